@@ -1,0 +1,708 @@
+/*
+ * dtplan.h: libdtplan, placement plans for distributed training.
+ *
+ * libdtplan is pure planning: plain structs in, a plan out.  It includes no
+ * Slurm header, touches no hardware, /sys or sockets, and never prints.
+ * Errors are returned as enum dtplan_err with detail in a caller-provided
+ * struct dtplan_error (NULL allowed).  Log messages go to a sink installed by
+ * the host program (dtplan_log_set_sink()).
+ *
+ * Units: sizes are in bytes, bandwidths in bytes per second, times in
+ * seconds, FLOP rates in FLOP/s.  All are doubles.  "GB" is 10^9 bytes.
+ *
+ * Thread safety: every function is reentrant; the log sink is global and is
+ * meant to be installed once at start-up.
+ */
+#ifndef DTPLAN_H
+#define DTPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Errors (lib/error.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Error codes.  Add new codes at the end, just before DTPLAN_ERR__LAST, and
+ * never renumber: values are part of the ABI and of the JSON output.
+ */
+enum dtplan_err {
+	DTPLAN_OK = 0,
+	DTPLAN_ERR_NOMEM,       /* out of memory */
+	DTPLAN_ERR_INVAL,       /* a value is invalid (bad flag value, zero count) */
+	DTPLAN_ERR_PARSE,       /* text does not parse (unit, config line, JSON, XML) */
+	DTPLAN_ERR_IO,          /* a file cannot be read or written */
+	DTPLAN_ERR_NOT_FOUND,   /* unknown name (model preset, GPU type, switch) */
+	DTPLAN_ERR_RANGE,       /* a number is out of its allowed range */
+	DTPLAN_ERR_NO_FIT,      /* no configuration fits the request */
+	DTPLAN_ERR_TIMEOUT,     /* an external wait ran out of time */
+	DTPLAN_ERR_UNSUPPORTED, /* valid input that this build cannot handle */
+	DTPLAN_ERR_POLICY,      /* the allocation breaks the site's rules */
+	DTPLAN_ERR__LAST        /* not an error: one past the last code */
+};
+
+/*
+ * Detail of an error.  Filled by the library when the caller passes a
+ * non-NULL pointer; modelled on Jansson's json_error_t.
+ */
+struct dtplan_error {
+	enum dtplan_err code;
+	char source[256]; /* file name, option name or "" */
+	int line;         /* 1-based line in source, 0 when not applicable */
+	char text[512];   /* human-readable message, without a trailing newline */
+};
+
+/* Returns a static, never-NULL string describing code. */
+const char *dtplan_strerror(enum dtplan_err code);
+
+/* Clears err (NULL allowed). */
+void dtplan_error_clear(struct dtplan_error *err);
+
+/*
+ * Formats err into buf as "source:line: text" (or the parts that are set).
+ * Returns buf.
+ */
+const char *dtplan_error_format(const struct dtplan_error *err, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Logging (lib/log.c)
+ * ---------------------------------------------------------------------- */
+
+enum dtplan_log_level {
+	DTPLAN_LOG_ERROR = 0,
+	DTPLAN_LOG_WARNING,
+	DTPLAN_LOG_INFO,
+	DTPLAN_LOG_DEBUG,
+};
+
+typedef void (*dtplan_log_sink_fn)(enum dtplan_log_level level, const char *msg, void *arg);
+
+/* Installs the sink (NULL: discard messages).  Call once, before any other use. */
+void dtplan_log_set_sink(dtplan_log_sink_fn fn, void *arg);
+
+/* ------------------------------------------------------------------------
+ * Units (lib/units.c)
+ *
+ * Parsers accept a number (decimal or exponent form) and an optional unit,
+ * with no space between.  On error they fill err naming the text and what
+ * was expected, and leave *out unchanged.  `what` names the value for the
+ * message (for example "--bytes"); may be NULL.
+ * ---------------------------------------------------------------------- */
+
+/* "14GB", "33.6MB", "14e9", "1GiB", "512KiB", "7B" (bytes).  Decimal units
+ * K/M/G/T/P (B optional), binary Ki/Mi/Gi/Ti.  Must be > 0 and finite. */
+enum dtplan_err dtplan_parse_bytes(const char *text, const char *what, double *out,
+				   struct dtplan_error *err);
+
+/* "900GB/s", "400Gb/s", "25GiB/s", "1e9" (bytes per second).  Lower-case
+ * b means bits.  Must be > 0. */
+enum dtplan_err dtplan_parse_rate(const char *text, const char *what, double *out,
+				  struct dtplan_error *err);
+
+/* "2us", "1.5ms", "60s", "5min", "3h", "2d", "0" (seconds); a bare number is
+ * seconds.  Must be >= 0. */
+enum dtplan_err dtplan_parse_time(const char *text, const char *what, double *out,
+				  struct dtplan_error *err);
+
+/* A whole number in [min, max].  Rejects trailing garbage, signs where min
+ * is positive, and overflow. */
+enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, long max,
+				  long *out, struct dtplan_error *err);
+
+/* A parameter count: "7B", "70b", "1.5T", "350M", "7e9".  Must be > 0. */
+enum dtplan_err dtplan_parse_count(const char *text, const char *what, double *out,
+				   struct dtplan_error *err);
+
+/* Formatting for people: "38.50 GB", "900 GB/s", "1.53 ms", "1h 57m".
+ * Write into buf and return buf. */
+const char *dtplan_format_bytes(double bytes, char *buf, size_t size);
+const char *dtplan_format_rate(double bytes_per_s, char *buf, size_t size);
+const char *dtplan_format_time(double seconds, char *buf, size_t size);
+const char *dtplan_format_count(double count, char *buf, size_t size); /* "70.55B" */
+
+/* ------------------------------------------------------------------------
+ * Models (lib/model.c)
+ * ---------------------------------------------------------------------- */
+
+enum dtplan_mlp {
+	DTPLAN_MLP_GELU = 0, /* two matrices: h -> ffn -> h */
+	DTPLAN_MLP_SWIGLU,   /* three matrices: gate, up, down */
+};
+
+struct dtplan_model {
+	char name[64];       /* preset name, config path basename or the spec */
+	int layers;          /* transformer blocks */
+	int hidden;          /* model width h */
+	int heads;           /* attention heads a */
+	int kv_heads;        /* key/value heads (GQA); == heads without GQA */
+	int ffn;             /* MLP inner width */
+	int vocab;           /* vocabulary size V */
+	int max_seq;         /* max position embeddings (0: unknown) */
+	enum dtplan_mlp mlp;
+	bool tied_embeddings; /* output head shares the input embedding */
+	double params;       /* parameter count used by the ledger */
+	bool params_given;   /* params came from a bare size, dims derived */
+};
+
+/*
+ * Parses a model spec into m:
+ *   - a preset name ("llama3-70b"; case-insensitive),
+ *   - a path to a HuggingFace config.json (a spec containing '/' or ending
+ *     in ".json"),
+ *   - explicit dimensions "layers=96,hidden=12288,heads=96[,kv_heads=..]
+ *     [,ffn=..][,vocab=..][,mlp=gelu|swiglu][,seq=..]",
+ *   - a bare size ("7B", "70b", "1.5T") that sets params exactly and derives
+ *     dimensions by the rule in dtplan_model_from_size().
+ * Returns DTPLAN_ERR_NOT_FOUND for an unknown preset (the message lists the
+ * presets), DTPLAN_ERR_PARSE/INVAL for a malformed spec or config.json.
+ */
+enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
+				   struct dtplan_error *err);
+
+/* Reads a HuggingFace config.json file. */
+enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_model *m,
+					    struct dtplan_error *err);
+
+/*
+ * Derives GPT-style dimensions from a parameter count: h = cbrt(128 N / 12)
+ * rounded to a multiple of 128, layers = h / 128, heads = h / 128, ffn = 4h,
+ * vocab 50257; params is set to N exactly (params_given = true).
+ */
+enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
+				       struct dtplan_error *err);
+
+/* Parameter count computed from the dimensions (embedding, output head when
+ * untied, attention with GQA, MLP, norms). */
+double dtplan_model_param_count(const struct dtplan_model *m);
+
+/* The preset table: *n receives its length.  Static storage. */
+const struct dtplan_model *dtplan_model_presets(size_t *n);
+
+/* ------------------------------------------------------------------------
+ * GPU catalog (lib/gpu.c)
+ * ---------------------------------------------------------------------- */
+
+struct dtplan_gpu {
+	char name[32];            /* "h100-sxm" */
+	char vendor[16];          /* "nvidia", "amd" */
+	double memory_bytes;      /* HBM capacity */
+	double peak_bf16_flops;   /* dense bf16 peak, FLOP/s */
+	double nvlink_bytes_per_s;/* NVLink/xGMI bandwidth per GPU (GPU to GPU inside a domain) */
+	int domain_size;          /* typical NVLink domain: 8 for HGX, 72 for NVL72, 1 for PCIe */
+};
+
+/* Finds a GPU type by name (case-insensitive).  Returns NULL and fills err
+ * (listing the known names) when unknown. */
+const struct dtplan_gpu *dtplan_gpu_find(const char *name, struct dtplan_error *err);
+
+/* The catalog: *n receives its length.  Static storage. */
+const struct dtplan_gpu *dtplan_gpu_catalog(size_t *n);
+
+/* ------------------------------------------------------------------------
+ * Memory ledger (lib/ledger.c)
+ * ---------------------------------------------------------------------- */
+
+enum dtplan_recompute {
+	DTPLAN_RECOMPUTE_NONE = 0,
+	DTPLAN_RECOMPUTE_SELECTIVE,
+	DTPLAN_RECOMPUTE_FULL,
+};
+
+/* "none", "selective", "full" <-> enum.  Parse returns DTPLAN_ERR_INVAL. */
+const char *dtplan_recompute_name(enum dtplan_recompute r);
+enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *out,
+				       struct dtplan_error *err);
+
+struct dtplan_ledger_in {
+	const struct dtplan_model *model;
+	int tp, pp, dp;           /* >= 1 each */
+	int zero;                 /* 0..3, sharded over dp */
+	bool no_master_copy;      /* 12 bytes/param instead of 16 */
+	int seq;                  /* sequence length s (0: no activations) */
+	int micro_batch;          /* b */
+	int num_microbatches;     /* m; stage 0 holds min(m, pp) micro-batches */
+	enum dtplan_recompute recompute;
+	bool sequence_parallel;   /* divide the sbh*34 part by tp too (Megatron SP) */
+};
+
+struct dtplan_ledger {
+	double params_per_gpu;    /* params / (tp * pp) */
+	double weights;           /* bytes per GPU */
+	double gradients;
+	double optimizer;         /* master copy (if any) + Adam m and v */
+	double activations;
+	double total;
+};
+
+/* Computes the per-GPU memory.  Formulas in DESIGN.md. */
+enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
+				      struct dtplan_error *err);
+
+/* Activation bytes of one transformer layer for one micro-batch. */
+double dtplan_activation_bytes_per_layer(int seq, int micro_batch, int hidden, int heads, int tp,
+					 bool sequence_parallel, enum dtplan_recompute r);
+
+/* ------------------------------------------------------------------------
+ * Collectives (lib/comm.c)
+ * ---------------------------------------------------------------------- */
+
+enum dtplan_coll {
+	DTPLAN_COLL_ALLREDUCE = 0,
+	DTPLAN_COLL_ALLGATHER,
+	DTPLAN_COLL_REDUCESCATTER,
+	DTPLAN_COLL_P2P,
+};
+
+enum dtplan_algo {
+	DTPLAN_ALGO_RING = 0,
+	DTPLAN_ALGO_TREE,
+};
+
+const char *dtplan_coll_name(enum dtplan_coll c);
+enum dtplan_err dtplan_coll_parse(const char *text, enum dtplan_coll *out, struct dtplan_error *err);
+const char *dtplan_algo_name(enum dtplan_algo a);
+enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out, struct dtplan_error *err);
+
+/*
+ * Time of a collective of `bytes` (the buffer size S) over n ranks on links
+ * of bandwidth bw (bytes/s) and latency alpha (s).  Ring all-reduce:
+ * 2(n-1)/n S/B + 2(n-1) alpha; all-gather/reduce-scatter: (n-1)/n S/B +
+ * (n-1) alpha; tree all-reduce: 2 S/B + 2 log2(n) alpha; p2p: S/B + alpha.
+ * n == 1 costs 0.
+ */
+double dtplan_comm_seconds(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n, double bw,
+			   double alpha);
+
+/* Bytes each rank sends for that collective (ring all-reduce 2(n-1)/n S). */
+double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n);
+
+/* ------------------------------------------------------------------------
+ * Pipeline (lib/pipeline.c)
+ * ---------------------------------------------------------------------- */
+
+struct dtplan_pipeline_in {
+	int stages;          /* p >= 1 */
+	int microbatches;    /* m >= 1 */
+	int chunks;          /* v >= 1: interleaved model chunks per stage */
+	double forward;      /* seconds of one micro-batch forward on one stage (whole stage) */
+	double backward;     /* seconds of one backward */
+};
+
+/* One slot of the simulated schedule. */
+struct dtplan_pipeline_op {
+	int stage;
+	int microbatch;
+	int chunk;
+	bool backward;
+	double start, end;
+};
+
+struct dtplan_pipeline {
+	double makespan;        /* simulated time of one step */
+	double ideal;           /* m * (forward + backward) */
+	double bubble_fraction; /* (makespan - ideal) / makespan */
+	size_t n_ops;
+	struct dtplan_pipeline_op *ops; /* owned; ordered by stage then start */
+};
+
+/*
+ * Simulates a 1F1B schedule (interleaved when chunks > 1; then m must be a
+ * multiple of p) driven by dependencies: a forward needs the previous stage's
+ * forward, a backward the next stage's backward.  Caller frees *out with
+ * dtplan_pipeline_destroy().
+ */
+enum dtplan_err dtplan_pipeline_simulate(const struct dtplan_pipeline_in *in,
+					 struct dtplan_pipeline **out, struct dtplan_error *err);
+void dtplan_pipeline_destroy(struct dtplan_pipeline *p);
+
+/* Closed forms: (p-1)/(m+p-1) for 1F1B; (p-1)/(v m) relative to compute for
+ * interleaved.  The first is a fraction of the total time. */
+double dtplan_bubble_fraction(int stages, int microbatches);
+double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks);
+
+/* ------------------------------------------------------------------------
+ * Checkpoint interval (lib/ckpt.c)
+ * ---------------------------------------------------------------------- */
+
+/* Llama 3: 419 interruptions in 54 days on 16,384 GPUs: 16384*54*24/419. */
+#define DTPLAN_DEFAULT_MTBF_GPU_HOURS (16384.0 * 54.0 * 24.0 / 419.0)
+
+struct dtplan_ckpt_in {
+	int gpus;
+	double mtbf_gpu_hours;   /* per-GPU MTBF */
+	double write_seconds;    /* delta: time to write one checkpoint */
+	double restart_seconds;  /* R */
+	double step_seconds;     /* 0: unknown */
+};
+
+struct dtplan_ckpt {
+	double job_mtbf_seconds; /* M = mtbf_gpu_hours * 3600 / gpus */
+	double young_seconds;    /* sqrt(2 delta M) */
+	double daly_seconds;     /* Daly 2006, = M when delta >= 2M */
+	double interval_seconds; /* the chosen interval (Daly) */
+	double waste_fraction;   /* delta/tau + (tau/2 + R)/M */
+	double interval_steps;   /* floor(interval / step), >= 1; 0 when step unknown */
+};
+
+enum dtplan_err dtplan_ckpt_compute(const struct dtplan_ckpt_in *in, struct dtplan_ckpt *out,
+				    struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Node inventory (filled by probes/, read by lib/)
+ * ---------------------------------------------------------------------- */
+
+enum dtplan_nic_kind {
+	DTPLAN_NIC_UNKNOWN = 0,
+	DTPLAN_NIC_INFINIBAND,
+	DTPLAN_NIC_ROCE,
+	DTPLAN_NIC_ETHERNET,
+	DTPLAN_NIC_EFA,
+	DTPLAN_NIC_SLINGSHOT,
+	DTPLAN_NIC_OMNIPATH,
+};
+
+const char *dtplan_nic_kind_name(enum dtplan_nic_kind k);
+
+struct dtplan_node_gpu {
+	char vendor[16];      /* "nvidia", "amd", "intel" */
+	char model[64];       /* marketing name when known, else "10de:2330" */
+	char pci_bus_id[16];  /* "0000:18:00.0" */
+	char os_name[32];     /* "nvml0", "cuda0", "rsmi0", "card1" or "" */
+	int numa;             /* NUMA node os index, -1 unknown */
+	int domain;           /* index into dtplan_node.domains */
+	int nic;              /* index into dtplan_node.nics of the nearest NIC, -1 none */
+};
+
+struct dtplan_node_nic {
+	char name[32];        /* "mlx5_0", "hfi1_0", "cxi0", "eth0" */
+	enum dtplan_nic_kind kind;
+	char pci_bus_id[16];
+	int numa;
+};
+
+struct dtplan_node_domain {
+	int n_gpus;
+	int gpus[64];             /* indexes into dtplan_node.gpus */
+	double bandwidth_bytes_per_s; /* per-GPU NVLink/xGMI bandwidth, 0 for a lone GPU */
+	char fabric_id[64];       /* multi-node domain id (NVML cluster UUID/clique) or "" */
+};
+
+#define DTPLAN_NODE_MAX_GPUS 64
+#define DTPLAN_NODE_MAX_NICS 32
+
+struct dtplan_node {
+	char hostname[64];
+	int n_gpus;
+	struct dtplan_node_gpu gpus[DTPLAN_NODE_MAX_GPUS];
+	int n_nics;
+	struct dtplan_node_nic nics[DTPLAN_NODE_MAX_NICS];
+	int n_domains;
+	struct dtplan_node_domain domains[DTPLAN_NODE_MAX_GPUS];
+	int cores;
+	int numa_nodes;
+	char source[16];      /* "live", "xml", "cache", "assumed", "site" */
+	char note[256];       /* e.g. "I/O devices were not exported" */
+};
+
+/* ------------------------------------------------------------------------
+ * Cluster topology: switch tree and site file (lib/topology.c, lib/config.c)
+ * ---------------------------------------------------------------------- */
+
+struct dtplan_switch {
+	char name[64];
+	int parent;               /* index of the parent switch, -1 for a root */
+	int level;                /* 0 for leaves (switches with nodes) */
+	double link_speed;        /* bytes/s from topology.conf LinkSpeed, 0 unknown */
+	double oversubscription;  /* downlink/uplink capacity, 1.0 = non-blocking */
+	double uplink_bytes_per_s;/* capacity of the uplink to the parent, 0 unknown */
+};
+
+struct dtplan_topology {
+	size_t n_switches;
+	struct dtplan_switch *switches;  /* owned */
+	size_t n_nodes;
+	char (*node_names)[64];          /* owned; every node named under a leaf */
+	int *node_leaf;                  /* owned; index of each node's leaf switch */
+};
+
+/*
+ * Parses Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=,
+ * hostlist expressions).  Caller frees with dtplan_topology_destroy().
+ * Errors name the file and line.
+ */
+enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
+					   struct dtplan_error *err);
+enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
+					     struct dtplan_topology **out, struct dtplan_error *err);
+
+/*
+ * Builds a tree from per-node SLURM_TOPOLOGY_ADDR strings
+ * ("spine.leaf1.node1"): addrs[i] is node i's address.
+ */
+enum dtplan_err dtplan_topology_from_addrs(const char *const *addrs, size_t n,
+					   struct dtplan_topology **out, struct dtplan_error *err);
+void dtplan_topology_destroy(struct dtplan_topology *t);
+
+/* Index of a switch or node by name, -1 when absent. */
+int dtplan_topology_switch_index(const struct dtplan_topology *t, const char *name);
+int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name);
+
+/*
+ * Expands a Slurm hostlist ("node[01-16,20],gpu7") into names.  Caller frees
+ * *names with free() (one allocation).  At most max_hosts names.
+ */
+enum dtplan_err dtplan_hostlist_expand(const char *expr, size_t max_hosts, char (**names)[64],
+				       size_t *n, struct dtplan_error *err);
+
+/* Per node set settings from the site file. */
+struct dtplan_site_nodeset {
+	char nodes[256];          /* hostlist expression */
+	char gpu_type[32];        /* catalog name or "" */
+	int gpus_per_node;        /* 0: from discovery */
+	char nvlink_domain[64];   /* multi-node NVLink domain name or "" */
+};
+
+struct dtplan_site_switch {
+	char name[64];
+	double oversubscription;  /* 0: not set */
+	double uplink_bytes_per_s;/* 0: not set */
+};
+
+/* Site configuration: dtplan.conf plus plugstack arguments. */
+struct dtplan_config {
+	/* plugin behaviour (plugstack.conf arguments) */
+	int default_mode;         /* enum dtplan_mode for jobs without --dt-plan */
+	int policy;               /* enum dtplan_policy */
+	char site_file[256];
+	char topology_file[256];
+	char cache_dir[256];      /* cached node hwloc XML folder */
+	char json_dir[256];       /* "" = job's submit directory */
+	double probe_timeout_s;   /* per external wait */
+	/* fabric */
+	double net_bytes_per_s;   /* node NIC bandwidth per GPU rail */
+	double net_latency_s;
+	double nvlink_bytes_per_s;/* 0: from the GPU catalog */
+	double nvlink_latency_s;
+	char gpu_type[32];        /* default GPU type */
+	/* reliability and checkpoint */
+	double mtbf_gpu_hours;
+	double ckpt_write_bytes_per_s;
+	double restart_seconds;
+	/* warning thresholds */
+	double oversub_threshold; /* warn above this ratio */
+	double bubble_threshold;  /* warn above this bubble fraction */
+	double exposed_comm_threshold; /* warn above this fraction of the step */
+	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	size_t n_switches;
+	struct dtplan_site_switch *switches; /* owned */
+	size_t n_nodesets;
+	struct dtplan_site_nodeset *nodesets; /* owned */
+};
+
+enum dtplan_mode {
+	DTPLAN_MODE_OFF = 0,
+	DTPLAN_MODE_AUTO,
+	DTPLAN_MODE_STRICT,
+};
+
+enum dtplan_policy {
+	DTPLAN_POLICY_WARN = 0,
+	DTPLAN_POLICY_DENY,
+};
+
+/* Sets every default (the single place defaults live). */
+void dtplan_config_init(struct dtplan_config *c);
+/* Frees owned arrays and re-initialises.  NULL allowed. */
+void dtplan_config_fini(struct dtplan_config *c);
+
+/* Reads a dtplan.conf site file (Key=Value lines, SwitchName=/NodeName=
+ * lines).  Unknown keys and bad values are errors with file and line. */
+enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *path,
+					 struct dtplan_error *err);
+enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
+					   const char *source_name, struct dtplan_error *err);
+
+/* Applies plugstack.conf arguments (argv of key=value tokens). */
+enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
+					 struct dtplan_error *err);
+
+/* Boolean spellings: yes/no, true/false, on/off, 1/0 (case-insensitive). */
+enum dtplan_err dtplan_parse_bool(const char *text, const char *what, bool *out,
+				  struct dtplan_error *err);
+
+/* Copies site switch settings into the tree's switches. */
+enum dtplan_err dtplan_config_apply_topology(const struct dtplan_config *c,
+					     struct dtplan_topology *t, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Planning (lib/search.c, lib/plan.c, lib/placement.c)
+ * ---------------------------------------------------------------------- */
+
+struct dtplan_request {
+	struct dtplan_model model;
+	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
+	int gpus;                  /* total GPUs */
+	int gpus_per_node;         /* >= 1 */
+	int seq;                   /* sequence length */
+	int global_batch;          /* sequences per step */
+	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
+	int tp, pp, zero, micro_batch;
+	int recompute;             /* -1 search, else enum dtplan_recompute */
+	bool no_master_copy;
+	/* links */
+	double nvlink_bytes_per_s; /* 0: from gpu */
+	double nvlink_latency_s;
+	double net_bytes_per_s;    /* per GPU across nodes */
+	double net_latency_s;
+	double efficiency;         /* fraction of peak reached by compute (0.5) */
+	double memory_headroom;    /* fraction of GPU memory kept free (0.1) */
+	/* checkpoint */
+	double mtbf_gpu_hours;
+	double ckpt_write_bytes_per_s; /* aggregate */
+	double restart_seconds;
+	/* thresholds */
+	double oversub_threshold;
+	double bubble_threshold;
+	double exposed_comm_threshold;
+};
+
+/* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
+ * node, seq 4096, global batch 1024, all "search", 50 GB/s and 5 us across
+ * nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
+ * write bandwidth, 300 s restart. */
+void dtplan_request_init(struct dtplan_request *r);
+
+/* Applies a site configuration's fabric, reliability and threshold values. */
+void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c);
+
+/* Predicted step time and its parts (seconds). */
+struct dtplan_step {
+	double compute;        /* FLOPs / (peak * efficiency) per GPU */
+	double tp_comm;        /* TP all-reduces on NVLink, not hidden */
+	double pp_comm;        /* activations between stages */
+	double bubble;         /* pipeline bubble */
+	double dp_comm;        /* whole DP/ZeRO communication */
+	double dp_exposed;     /* part of dp_comm not hidden behind backward */
+	double total;
+};
+
+struct dtplan_candidate {
+	int tp, pp, dp, zero, micro_batch, num_microbatches;
+	enum dtplan_recompute recompute;
+	struct dtplan_ledger memory;
+	struct dtplan_step step;
+	double flops_per_step;     /* whole job */
+	double tflops_per_gpu;     /* achieved, model FLOPs */
+	double mfu;                /* model FLOPs utilisation */
+	double uplink_slowdown;    /* step-time factor from oversubscribed uplinks (1.0 none) */
+	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
+};
+
+#define DTPLAN_WARN_CODE_MAX 32
+#define DTPLAN_WARN_TEXT_MAX 512
+
+struct dtplan_warning {
+	char code[DTPLAN_WARN_CODE_MAX];  /* "oversubscribed-uplink", "model-too-large", ... */
+	char message[DTPLAN_WARN_TEXT_MAX];
+};
+
+/* One rank of the placement. */
+struct dtplan_rank {
+	int node;        /* index into plan->node_names (rank order) */
+	int gpu;         /* local GPU index on that node */
+	int local_rank;  /* rank among the node's ranks */
+	int tp_rank, pp_rank, dp_rank;
+	int domain;      /* global NVLink domain id */
+	char nic[32];    /* nearest NIC, "" unknown */
+};
+
+struct dtplan_plan {
+	struct dtplan_request request;
+	struct dtplan_candidate best;
+	bool have_runner_up;
+	struct dtplan_candidate runner_up;
+	char runner_up_reason[256];
+	size_t n_considered;       /* configurations examined */
+	size_t n_fit;              /* of them, fitting memory */
+	struct dtplan_ckpt ckpt;
+	double ckpt_bytes;         /* bytes of one checkpoint */
+	size_t n_warnings;
+	struct dtplan_warning *warnings;  /* owned */
+	/* placement; n_nodes == 0 when planned without a cluster */
+	size_t n_nodes;
+	char (*node_names)[64];    /* owned, in rank order */
+	int *node_leaf;            /* owned, leaf switch index per node (-1 unknown) */
+	size_t n_ranks;
+	struct dtplan_rank *ranks; /* owned, indexed by rank */
+	size_t n_leaves_used;
+	size_t n_leaves_needed;
+	bool degraded;             /* some measurement failed; plan built on assumptions */
+	char degraded_reason[256];
+};
+
+/* The inputs the planner sees beyond the request: optional cluster facts. */
+struct dtplan_cluster {
+	size_t n_nodes;
+	const struct dtplan_node *nodes;   /* borrowed; n_nodes entries, allocation order */
+	const struct dtplan_topology *topology; /* borrowed; NULL: flat */
+	const struct dtplan_config *config;     /* borrowed; NULL: defaults */
+};
+
+/*
+ * Searches every (tp, pp, dp, zero, micro-batch, recompute) for the request,
+ * places the ranks on the cluster (NULL: uniform nodes of gpus_per_node under
+ * one switch) and returns the fastest that fits.  DTPLAN_ERR_NO_FIT when
+ * nothing fits: err says why and the smallest GPU count that would fit.
+ * Caller frees *out with dtplan_plan_destroy().
+ */
+enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
+				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
+				   struct dtplan_error *err);
+void dtplan_plan_destroy(struct dtplan_plan *p);
+
+/* Appends a warning to a plan (formatted message). */
+enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
+					...) __attribute__((format(printf, 3, 4)));
+
+/* Marks a plan degraded with a reason (formatted). */
+void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * Output (lib/plan_json.c, lib/render.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_PLAN_SCHEMA "dtplan.plan/1"
+
+/* Plan -> JSON text (indented when pretty).  Caller frees *out with free(). */
+enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, char **out,
+				    struct dtplan_error *err);
+
+/* Node inventory <-> JSON.  Caller frees *out with free(). */
+enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, char **out,
+				    struct dtplan_error *err);
+enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
+				      struct dtplan_error *err);
+
+/* Plan -> the readable block for people and the job log.  Caller frees. */
+enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
+					struct dtplan_error *err);
+
+/* Plan -> SVG picture of racks, nodes and GPUs.  Caller frees. */
+enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
+				       struct dtplan_error *err);
+
+/* Version string of the library. */
+const char *dtplan_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTPLAN_H */

@@ -1,0 +1,72 @@
+/*
+ * test_common.h: what every cmocka driver includes.
+ */
+#ifndef DTPLAN_TEST_COMMON_H
+#define DTPLAN_TEST_COMMON_H
+
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtplan.h"
+
+/* Asserts |a - b| <= tol (absolute). */
+#define assert_near(a, b, tol)                                                                 \
+	do {                                                                                   \
+		double a_ = (a), b_ = (b), t_ = (tol);                                         \
+		if (!(fabs(a_ - b_) <= t_))                                                    \
+			fail_msg("%s = %.9g, expected %.9g (tolerance %.3g)", #a, a_, b_, t_); \
+	} while (0)
+
+/* Asserts |a - b| <= rel * |b| (relative). */
+#define assert_rel(a, b, rel)                                                                  \
+	do {                                                                                   \
+		double a_ = (a), b_ = (b), r_ = (rel);                                         \
+		if (!(fabs(a_ - b_) <= r_ * fabs(b_)))                                         \
+			fail_msg("%s = %.9g, expected %.9g (relative %.3g)", #a, a_, b_, r_);  \
+	} while (0)
+
+/* Path of a file in the project's own tests/data (static buffer). */
+static inline const char *test_data_path(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", top ? top : ".", name);
+	return path;
+}
+
+/* Path of a shared fixture, or NULL when ../shared/fixtures is absent. */
+static inline const char *test_fixture_path(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("DTPLAN_FIXTURES");
+	FILE *f;
+
+	if (dir == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return NULL;
+	fclose(f);
+	return path;
+}
+
+/* Unbuffered stdio so that output interleaves with cmocka's. */
+static inline void test_setup_stdio(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	setvbuf(stderr, NULL, _IONBF, 0);
+}
+
+#endif /* DTPLAN_TEST_COMMON_H */
