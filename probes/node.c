@@ -516,21 +516,65 @@ static enum dtplan_err fill_node(hwloc_topology_t t, struct dtplan_node *n, cons
 	return find_domains(t, n, &s, err);
 }
 
+/* Cheap shape check before hwloc sees the file: hwloc 2.9 leaks objects on
+ * some parse failures, and "truncated" is a clearer message for the common
+ * case of a half-written file. */
+static enum dtplan_err check_xml_shape(const char *path, FILE *f, struct dtplan_error *err)
+{
+	char head[512], tail[64];
+	size_t n, i = 0;
+	long size;
+
+	n = fread(head, 1, sizeof(head) - 1, f);
+	head[n] = '\0';
+	if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < n && strchr(" \t\r\n", head[i]) != NULL)
+		i++;
+	if (i >= n || head[i] != '<')
+		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 1,
+				     "not an hwloc XML topology (does not start with '<')");
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0)
+		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot seek: %s",
+				     strerror(errno));
+	n = (size_t)size < sizeof(tail) - 1 ? (size_t)size : sizeof(tail) - 1;
+	if (fseek(f, -(long)n, SEEK_END) != 0 || fread(tail, 1, n, f) != n)
+		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot read: %s",
+				     strerror(errno));
+	tail[n] = '\0';
+	while (n > 0 && strchr(" \t\r\n", tail[n - 1]) != NULL)
+		tail[--n] = '\0';
+	if (n < 11 || strcmp(tail + n - 11, "</topology>") != 0)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+				     "not a complete hwloc XML topology (truncated: no closing "
+				     "</topology>)");
+	return DTPLAN_OK;
+}
+
 /* Loads an XML file with every I/O object kept. */
 static enum dtplan_err load_xml(const char *path, hwloc_topology_t *out, struct dtplan_error *err)
 {
 	hwloc_topology_t t = NULL;
-	enum dtplan_err rv;
+	enum dtplan_err rv, ret;
+	struct stat st;
 	FILE *f;
 
 	*out = NULL;
-	f = fopen(path, "r");
+	f = fopen(path, "rb");
 	if (f == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open hwloc XML: %s",
 				   strerror(errno));
 		goto out;
 	}
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		ret = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "not a regular file");
+	else
+		ret = check_xml_shape(path, f, err);
 	fclose(f);
+	if (ret != DTPLAN_OK) {
+		rv = ret;
+		goto out;
+	}
 	if (hwloc_topology_init(&t) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "cannot initialise hwloc: %s",
 				   strerror(errno));
@@ -539,7 +583,7 @@ static enum dtplan_err load_xml(const char *path, hwloc_topology_t *out, struct 
 	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
 	    hwloc_topology_set_xml(t, path) != 0 || hwloc_topology_load(t) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-				   "not a valid hwloc XML topology (truncated or malformed)");
+				   "not a valid hwloc XML topology (malformed)");
 		goto out;
 	}
 	*out = t;

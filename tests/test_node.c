@@ -170,6 +170,42 @@ static void node_from_xml__broken_files__errors(void **state)
 	}
 }
 
+static char tmpdir[256];
+
+static void node_from_xml__malformed_or_not_a_file__errors(void **state)
+{
+	static const struct {
+		const char *text;
+		enum dtplan_err code;
+		const char *says;
+	} cases[] = {
+		{"", DTPLAN_ERR_PARSE, "does not start with '<'"},
+		{"   \n", DTPLAN_ERR_PARSE, "does not start with '<'"},
+		{"<topology version=\"2.0\">\n", DTPLAN_ERR_PARSE, "truncated"},
+		{"<topology version=\"2.0\">\n<object type=\"Machine\" bogus\n</topology>\n",
+		 DTPLAN_ERR_PARSE, "malformed"},
+	};
+	struct dtplan_error err = {0};
+	char path[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad.xml", tmpdir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(cases[i].text, f);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(dtplan_node_from_xml(path, &node, &err), cases[i].code);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].says);
+		assert_string_equal(err.source, path);
+	}
+	unlink(path);
+	assert_int_equal(dtplan_node_from_xml(tmpdir, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "not a regular file"));
+}
+
 static void node_from_xml__null_args__inval(void **state)
 {
 	struct dtplan_error err = {0};
@@ -299,8 +335,6 @@ static void node_from_xml__shared_details__bandwidth_kinds_vendors(void **state)
 /* ------------------------------------------------------------------------
  * Discovery sources, cache, bounded child
  * ---------------------------------------------------------------------- */
-
-static char tmpdir[256];
 
 static int make_tmpdir(void **state)
 {
@@ -650,6 +684,7 @@ int main(void)
 		cmocka_unit_test(node_from_xml__pcie_fixture__lone_gpus_roce_bmc_skipped),
 		cmocka_unit_test(node_from_xml__cpu_fixture__no_gpu_omnipath),
 		cmocka_unit_test(node_from_xml__broken_files__errors),
+		cmocka_unit_test(node_from_xml__malformed_or_not_a_file__errors),
 		cmocka_unit_test(node_from_xml__null_args__inval),
 		cmocka_unit_test(node_from_xml__shared_fixtures__expected_shape),
 		cmocka_unit_test(node_from_xml__shared_details__bandwidth_kinds_vendors),

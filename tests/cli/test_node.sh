@@ -40,11 +40,13 @@ stdout_has "0   450 GB/s      0,1,2,3,4,5,6,7"
 
 # Discovery failures exit 1 and name the file.
 run 1 node --xml "$data/truncated.xml"
-stderr_has "truncated.xml: not a valid hwloc XML topology"
+stderr_has "truncated.xml: not a complete hwloc XML topology (truncated"
 run 1 node --xml "$data/garbage.xml"
 stderr_has "garbage.xml"
 run 1 node --xml "$data/does-not-exist.xml"
 stderr_has "cannot open hwloc XML"
+run 1 node --xml "$data"
+stderr_has "not a regular file"
 
 # Usage errors exit 2.
 run 2 node --bogus
