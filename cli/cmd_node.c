@@ -75,7 +75,8 @@ static void print_table(const struct dtplan_node *n)
 	for (int k = 0; k < n->n_nics; k++) {
 		const struct dtplan_node_nic *nic = &n->nics[k];
 
-		printf("  %-3d %-12s %-11s %-13s %d\n", k, nic->name, dtplan_nic_kind_name(nic->kind),
+		printf("  %-3d %-12s %-11s %-13s %d\n", k, nic->name,
+		       dtplan_nic_kind_name(nic->kind),
 		       nic->pci_bus_id[0] != '\0' ? nic->pci_bus_id : "-", nic->numa);
 	}
 }
@@ -114,7 +115,8 @@ int cmd_node(int argc, char **argv)
 			if (rv != 0)
 				goto out;
 			if (o.timeout_s <= 0) {
-				rv = cli_usage_error("node", "--timeout: must be more than 0, got '%s'",
+				rv = cli_usage_error("node",
+						     "--timeout: must be more than 0, got '%s'",
 						     optarg);
 				goto out;
 			}

@@ -121,14 +121,16 @@ enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, ch
 	if (out != NULL)
 		*out = NULL;
 	if (n == NULL || out == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "dtplan_node_to_json: NULL argument");
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
+				   "dtplan_node_to_json: NULL argument");
 		goto out;
 	}
 	if (n->n_gpus < 0 || n->n_gpus > DTPLAN_NODE_MAX_GPUS || n->n_nics < 0 ||
 	    n->n_nics > DTPLAN_NODE_MAX_NICS || n->n_domains < 0 ||
 	    n->n_domains > DTPLAN_NODE_MAX_GPUS) {
 		rv = dtplan__error(err, DTPLAN_ERR_RANGE, NULL, 0,
-				   "node inventory counts out of range (%d GPUs, %d NICs, %d domains)",
+				   "node inventory counts out of range "
+				   "(%d GPUs, %d NICs, %d domains)",
 				   n->n_gpus, n->n_nics, n->n_domains);
 		goto out;
 	}
@@ -152,10 +154,11 @@ enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, ch
 	ok = ok && json_object_set(root, "domains", domains) == 0;
 	ok = ok && json_object_set(root, "nics", nics) == 0;
 	if (ok)
-		*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER |
-						JSON_REAL_PRECISION(17));
+		*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
+						JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	if (!ok || *out == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, NULL, 0, "out of memory building node JSON");
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, NULL, 0,
+				   "out of memory building node JSON");
 		goto out;
 	}
 	rv = DTPLAN_OK;
@@ -306,7 +309,8 @@ static enum dtplan_err read_domain(json_t *o, int i, struct dtplan_node *n, int 
 
 	snprintf(path, sizeof(path), "domains[%d].", i);
 	if (!json_is_object(o))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "domains[%d]: not an object", i);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "domains[%d]: not an object",
+				     i);
 	gpus = json_object_get(o, "gpus");
 	if (!json_is_array(gpus) || json_array_size(gpus) == 0 ||
 	    json_array_size(gpus) > DTPLAN_NODE_MAX_GPUS)

@@ -31,7 +31,7 @@ struct dtplan_discover_opts {
 	const char *xml_path;  /* load this hwloc XML file (source "xml") */
 	const char *cache_dir; /* else use cache_dir/<hostname>.xml when present (source "cache") */
 	const char *hostname;  /* name for the cache file and the inventory; NULL: gethostname() */
-	double timeout_s;      /* bound on a live discovery; <= 0: DTPLAN_DISCOVER_DEFAULT_TIMEOUT */
+	double timeout_s;      /* bound on a live discovery (s); <= 0: the default above */
 	const char *fsroot;    /* live discovery reads this root instead of / (HWLOC_FSROOT) */
 };
 

@@ -439,8 +439,11 @@ static enum dtplan_err find_domains(hwloc_topology_t t, struct dtplan_node *n, c
 
 	d = get_link_matrix(t, &name);
 	if (d != NULL) {
-		bool merged = hwloc_distances_transform(
-				      t, d, HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS, NULL, 0) == 0;
+		enum hwloc_distances_transform_e merge =
+			HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS;
+		enum hwloc_distances_transform_e closure =
+			HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE;
+		bool merged = hwloc_distances_transform(t, d, merge, NULL, 0) == 0;
 
 		/* Per-GPU bandwidth before the closure fills GPU-GPU entries: the
 		 * (merged) switch links, or the sum of direct links; MB/s. */
@@ -452,8 +455,7 @@ static enum dtplan_err find_domains(hwloc_topology_t t, struct dtplan_node *n, c
 					bw[g] += (double)d->values[a * d->nbobjs + b] * 1e6;
 		}
 		/* On a matrix without switches the closure would zero every link. */
-		if (merged && hwloc_distances_transform(
-				      t, d, HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE, NULL, 0) != 0)
+		if (merged && hwloc_distances_transform(t, d, closure, NULL, 0) != 0)
 			dtplan__log(DTPLAN_LOG_DEBUG, "node: %s: transitive closure failed", name);
 		n_objs = (int)d->nbobjs;
 	}

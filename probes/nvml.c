@@ -146,8 +146,8 @@ void dtplan__nvml_annotate(struct dtplan_node *n)
 		gpu_fabric_id(&api, dev, ids[i], sizeof(ids[i]));
 		if (ids[i][0] != '\0')
 			any = true;
-		dtplan__log(DTPLAN_LOG_DEBUG, "nvml: GPU %d (%s): fabric '%s', %d active NVLinks", i,
-			    n->gpus[i].pci_bus_id, ids[i], active_nvlinks(&api, dev));
+		dtplan__log(DTPLAN_LOG_DEBUG, "nvml: GPU %d (%s): fabric '%s', %d active NVLinks",
+			    i, n->gpus[i].pci_bus_id, ids[i], active_nvlinks(&api, dev));
 	}
 	nvml_close(&api);
 	if (any)

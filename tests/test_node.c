@@ -585,7 +585,9 @@ static void node_json__round_trip__same_inventory(void **state)
 	}
 }
 
-#define NIC0 "{\"name\":\"mlx5_0\",\"kind\":\"infiniband\",\"pci_bus_id\":\"0000:1a:00.0\",\"numa\":0}"
+#define NIC0                                                                       \
+	"{\"name\":\"mlx5_0\",\"kind\":\"infiniband\",\"pci_bus_id\":\"0000:1a:00.0\"," \
+	"\"numa\":0}"
 #define GPU0(domain, nic)                                                                     \
 	"{\"vendor\":\"nvidia\",\"model\":\"H100\",\"pci_bus_id\":\"0000:1b:00.0\",\"numa\":0," \
 	"\"domain\":" domain ",\"nic\":" nic "}"
@@ -614,7 +616,8 @@ static void node_from_json__bad_documents__clear_errors(void **state)
 		{NODE("\"h\"", "{}", "[]", "[]"), DTPLAN_ERR_INVAL, "gpus"},
 		{NODE("\"h\"", "[" GPU0("1", "null") "]", "[" DOM("[0]", "0") "]", "[]"),
 		 DTPLAN_ERR_RANGE, "gpus[0].domain"},
-		{NODE("\"h\"", "[" GPU0("0", "\"mlx5_9\"") "]", "[" DOM("[0]", "0") "]", "[" NIC0 "]"),
+		{NODE("\"h\"", "[" GPU0("0", "\"mlx5_9\"") "]", "[" DOM("[0]", "0") "]",
+		      "[" NIC0 "]"),
 		 DTPLAN_ERR_INVAL, "mlx5_9"},
 		{NODE("\"h\"", "[" GPU0("0", "null") "]", "[" DOM("[0,0]", "0") "]", "[]"),
 		 DTPLAN_ERR_INVAL, "already in domain"},

@@ -38,6 +38,15 @@ HWLOC_XMLFILE="$data/hgx-h100-8gpu.xml" run 0 node --timeout 30s
 stdout_has "Node hgx01 (source live): 16 cores, 2 NUMA nodes"
 stdout_has "0   450 GB/s      0,1,2,3,4,5,6,7"
 
+# --cache-dir: a miss falls back to live discovery, a hit reads <hostname>.xml.
+cache=$(mktemp -d)
+HWLOC_XMLFILE="$data/hgx-h100-8gpu.xml" run 0 node --cache-dir "$cache"
+stdout_has "(source live)"
+cp "$data/pcie-4gpu.xml" "$cache/$(uname -n).xml"
+run 0 node --cache-dir "$cache" --json
+json_eq 'j["source"], len(j["gpus"])' "('cache', 4)"
+rm -rf "$cache"
+
 # Discovery failures exit 1 and name the file.
 run 1 node --xml "$data/truncated.xml"
 stderr_has "truncated.xml: not a complete hwloc XML topology (truncated"
