@@ -318,14 +318,17 @@ struct dtplan_pipeline {
  * Simulates a 1F1B schedule (interleaved when chunks > 1; then m must be a
  * multiple of p) driven by dependencies: a forward needs the previous stage's
  * forward, a backward the next stage's backward.  Caller frees *out with
- * dtplan_pipeline_destroy().
+ * dtplan_pipeline_destroy().  On error *out is NULL: DTPLAN_ERR_INVAL for a
+ * count below 1, a time not above 0 or m not a multiple of p when
+ * interleaved; DTPLAN_ERR_RANGE when 2 m p v exceeds 5e7 operations.
  */
 enum dtplan_err dtplan_pipeline_simulate(const struct dtplan_pipeline_in *in,
 					 struct dtplan_pipeline **out, struct dtplan_error *err);
 void dtplan_pipeline_destroy(struct dtplan_pipeline *p);
 
 /* Closed forms: (p-1)/(m+p-1) for 1F1B; (p-1)/(v m) relative to compute for
- * interleaved.  The first is a fraction of the total time. */
+ * interleaved.  The first is a fraction of the total time.  NAN when an
+ * argument is below 1. */
 double dtplan_bubble_fraction(int stages, int microbatches);
 double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks);
 
@@ -677,6 +680,8 @@ struct dtplan_candidate {
 	double mfu;                /* model FLOPs utilisation */
 	double uplink_slowdown;    /* step-time factor from oversubscribed uplinks (1.0 none) */
 	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
+	double net_bytes_per_gpu;  /* bytes one GPU sends per step over the inter-node
+				    * network (DP/ZeRO + PP traffic); the tie-breaker */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
