@@ -849,7 +849,10 @@ struct dtplan_job_env_in {
 	const struct dtplan_plan *plan; /* NULL: no plan could be made */
 	uint32_t job_id;
 	const char *plan_file;     /* DTPLAN_FILE; NULL: not written */
-	const char *first_node;    /* MASTER_ADDR when there is no plan */
+	const char (*nodes)[64];   /* the allocation's nodes in Slurm's order (borrowed; may be
+				    * NULL): node order and MASTER_ADDR when the plan has no
+				    * placement or there is no plan */
+	size_t n_nodes;
 	const char *reason;        /* why the plan is degraded or refused; NULL: none */
 	bool refused;              /* DTPLAN_PLAN_STATE=refused */
 };
@@ -859,7 +862,8 @@ struct dtplan_job_env_in {
  * refused), DTPLAN_PLAN_REASON (when not ok), DTPLAN_FILE, MASTER_ADDR,
  * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
  * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_CKPT_INTERVAL_S,
- * DT_CKPT_INTERVAL_STEPS, DT_NNODES, DT_NODE_ORDER (comma list, rank order).
+ * DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER (comma list in rank
+ * order; the allocation's order when the plan places nothing).
  */
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err);

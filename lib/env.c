@@ -101,25 +101,27 @@ bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 	return false;
 }
 
-/* Appends "a,b,c" of the plan's node names to e as name. */
-static enum dtplan_err set_node_order(struct dtplan_env *e, const struct dtplan_plan *p)
+/* Sets DT_NNODES and DT_NODE_ORDER ("a,b,c") from n names. */
+static enum dtplan_err set_node_order(struct dtplan_env *e, const char (*names)[64], size_t n)
 {
 	enum dtplan_err rv;
 	size_t len = 1;
 	char *list;
 
-	for (size_t i = 0; i < p->n_nodes; i++)
-		len += strlen(p->node_names[i]) + 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
 	list = malloc(len);
 	if (list == NULL)
 		return DTPLAN_ERR_NOMEM;
 	list[0] = '\0';
-	for (size_t i = 0; i < p->n_nodes; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			strcat(list, ",");
-		strcat(list, p->node_names[i]);
+		strcat(list, names[i]);
 	}
-	rv = dtplan_env_set(e, "DT_NODE_ORDER", "%s", list);
+	rv = dtplan_env_set(e, "DT_NNODES", "%zu", n);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_env_set(e, "DT_NODE_ORDER", "%s", list);
 	free(list);
 	return rv;
 }
@@ -138,10 +140,6 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));
-	if (p->n_nodes > 0) {
-		ret |= dtplan_env_set(e, "DT_NNODES", "%zu", p->n_nodes);
-		ret |= set_node_order(e, p);
-	}
 	/* Every failure above is DTPLAN_ERR_NOMEM (names are valid constants). */
 	return ret == DTPLAN_OK ? DTPLAN_OK : DTPLAN_ERR_NOMEM;
 }
@@ -150,8 +148,10 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 			       struct dtplan_error *err)
 {
 	const struct dtplan_plan *p;
-	const char *state, *master, *reason;
+	const char(*order)[64] = NULL;
+	const char *state, *reason;
 	enum dtplan_err ret = DTPLAN_OK;
+	size_t n_order = 0;
 
 	if (in == NULL || e == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no job given");
@@ -162,18 +162,27 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 	if (reason == NULL && p == NULL)
 		reason = "no plan";
 	state = in->refused ? "refused" : reason != NULL ? "degraded" : "ok";
-	master = p != NULL && p->n_nodes > 0 ? p->node_names[0] : in->first_node;
+	/* Rank order when the plan placed the ranks, else the allocation's. */
+	if (p != NULL && p->n_nodes > 0) {
+		order = (const char(*)[64])p->node_names;
+		n_order = p->n_nodes;
+	} else if (in->nodes != NULL) {
+		order = in->nodes;
+		n_order = in->n_nodes;
+	}
 
 	ret |= dtplan_env_set(e, "DTPLAN_PLAN_STATE", "%s", state);
 	if (reason != NULL)
 		ret |= dtplan_env_set(e, "DTPLAN_PLAN_REASON", "%s", reason);
 	if (in->plan_file != NULL && in->plan_file[0] != '\0')
 		ret |= dtplan_env_set(e, "DTPLAN_FILE", "%s", in->plan_file);
-	if (master != NULL && master[0] != '\0')
-		ret |= dtplan_env_set(e, "MASTER_ADDR", "%s", master);
+	if (n_order > 0)
+		ret |= dtplan_env_set(e, "MASTER_ADDR", "%s", order[0]);
 	ret |= dtplan_env_set(e, "MASTER_PORT", "%d", dtplan_master_port(in->job_id));
 	if (ret == DTPLAN_OK && p != NULL)
 		ret = set_plan_vars(e, p);
+	if (ret == DTPLAN_OK && n_order > 0)
+		ret = set_node_order(e, order, n_order);
 	if (ret != DTPLAN_OK)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 	return DTPLAN_OK;

@@ -119,7 +119,7 @@ static void env_job__good_plan__every_variable(void **state)
 	struct fixture *f = *state;
 	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234,
 				       .plan_file = "/home/u/dtplan-1234.json",
-				       .first_node = "ignored"};
+				       .nodes = (const char(*)[64])f->names + 1, .n_nodes = 1};
 	struct dtplan_env e;
 
 	dtplan_env_init(&e);
@@ -136,9 +136,10 @@ static void env_job__good_plan__every_variable(void **state)
 	dtplan_env_fini(&e);
 }
 
-static void env_job__no_plan__degraded_with_master(void **state)
+static void env_job__no_plan__degraded_allocation_order(void **state)
 {
-	struct dtplan_job_env_in in = {.job_id = 77, .first_node = "gpu01",
+	static const char alloc[2][64] = {"gpu01", "gpu02"};
+	struct dtplan_job_env_in in = {.job_id = 77, .nodes = alloc, .n_nodes = 2,
 				       .reason = "the job has no GPUs"};
 	struct dtplan_env e;
 
@@ -151,18 +152,40 @@ static void env_job__no_plan__degraded_with_master(void **state)
 	assert_string_equal(dtplan_env_get(&e, "MASTER_PORT"), "29577");
 	assert_null(dtplan_env_get(&e, "DT_TP"));
 	assert_null(dtplan_env_get(&e, "DTPLAN_FILE"));
-	assert_int_equal(e.n, 4);
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_ORDER"), "gpu01,gpu02");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "2");
+	assert_int_equal(e.n, 6);
 	dtplan_env_fini(&e);
 
-	/* Without a reason or a first node: "no plan" and no MASTER_ADDR. */
+	/* Without a reason or nodes: "no plan" and no MASTER_ADDR. */
 	in.reason = NULL;
-	in.first_node = NULL;
+	in.nodes = NULL;
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
 	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"), "no plan");
 	assert_null(dtplan_env_get(&e, "MASTER_ADDR"));
 	dtplan_env_fini(&e);
 	assert_int_equal(dtplan_env_job(NULL, &e, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void env_job__plan_without_placement__allocation_order(void **state)
+{
+	static const char alloc[3][64] = {"c3", "c1", "c2"};
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1, .nodes = alloc,
+				       .n_nodes = 3};
+	struct dtplan_env e;
+
+	f->plan.n_nodes = 0;
+	f->plan.n_ranks = 0;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_STATE"), "ok");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_ADDR"), "c3");
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_ORDER"), "c3,c1,c2");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "3");
+	assert_string_equal(dtplan_env_get(&e, "DT_TP"), "4");
+	dtplan_env_fini(&e);
 }
 
 static void env_job__degraded_or_refused_plan__state_and_reason(void **state)
@@ -316,7 +339,9 @@ int main(void)
 		cmocka_unit_test(master_port__job_ids__fixed_range),
 		cmocka_unit_test(env_set__same_name__replaces),
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
-		cmocka_unit_test(env_job__no_plan__degraded_with_master),
+		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
+		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,
