@@ -26,8 +26,9 @@ static void run_double_cases(double_parser parse, const struct double_case *case
 		dtplan_error_clear(&err);
 		rv = parse(cases[i].text, "--opt", &v, &err);
 		if (rv != cases[i].code)
-			fail_msg("'%s': got %d (%s), expected %d", cases[i].text ? cases[i].text : "(null)",
-				 rv, err.text, cases[i].code);
+			fail_msg("'%s': got %d (%s), expected %d",
+				 cases[i].text ? cases[i].text : "(null)", rv, err.text,
+				 cases[i].code);
 		if (rv == DTPLAN_OK) {
 			assert_rel(v, cases[i].value, 1e-12);
 			continue;
@@ -75,7 +76,8 @@ static const struct double_case bytes_cases[] = {
 static void parse_bytes__table__values_and_errors(void **state)
 {
 	(void)state;
-	run_double_cases(dtplan_parse_bytes, bytes_cases, sizeof(bytes_cases) / sizeof(bytes_cases[0]));
+	run_double_cases(dtplan_parse_bytes, bytes_cases,
+			 sizeof(bytes_cases) / sizeof(bytes_cases[0]));
 }
 
 static const struct double_case rate_cases[] = {
@@ -144,7 +146,8 @@ static const struct double_case count_cases[] = {
 static void parse_count__table__values_and_errors(void **state)
 {
 	(void)state;
-	run_double_cases(dtplan_parse_count, count_cases, sizeof(count_cases) / sizeof(count_cases[0]));
+	run_double_cases(dtplan_parse_count, count_cases,
+			 sizeof(count_cases) / sizeof(count_cases[0]));
 }
 
 static const struct {
