@@ -130,7 +130,8 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h, struct dtplan_error *err)
+static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
+				      struct dtplan_error *err)
 {
 	size_t len, i = 0;
 	enum dtplan_err rv;

@@ -295,9 +295,12 @@ static void compute_levels(struct dtplan_topology *t)
 
 		if (t->switches[i].level != 0)
 			continue;
-		for (p = t->switches[c].parent; p >= 0 && t->switches[p].level < t->switches[c].level + 1;
-		     c = p, p = t->switches[p].parent)
+		p = t->switches[c].parent;
+		while (p >= 0 && t->switches[p].level < t->switches[c].level + 1) {
 			t->switches[p].level = t->switches[c].level + 1;
+			c = p;
+			p = t->switches[p].parent;
+		}
 	}
 }
 
@@ -597,7 +600,8 @@ static enum dtplan_err add_addr(struct dtplan_topology *t, struct dtplan__strmap
 				break;
 			continue;
 		}
-		if (len == 63 || n == DTPLAN_ARRAY_SIZE(parts) || (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
+		if (len == 63 || n == DTPLAN_ARRAY_SIZE(parts) ||
+		    (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
 			return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
 					     "'%s' is not an address like spine.leaf1.node1 "
 					     "(bad or over-long name)", addr);
