@@ -274,12 +274,15 @@ enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out, struc
  * of bandwidth bw (bytes/s) and latency alpha (s).  Ring all-reduce:
  * 2(n-1)/n S/B + 2(n-1) alpha; all-gather/reduce-scatter: (n-1)/n S/B +
  * (n-1) alpha; tree all-reduce: 2 S/B + 2 log2(n) alpha; p2p: S/B + alpha.
- * n == 1 costs 0.
+ * n <= 1 (or S == 0) costs 0.  All-gather and reduce-scatter use the ring
+ * whatever the algorithm.  Returns NAN for bw <= 0, alpha < 0, negative or
+ * non-finite bytes, or an unknown collective or algorithm.
  */
 double dtplan_comm_seconds(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n, double bw,
 			   double alpha);
 
-/* Bytes each rank sends for that collective (ring all-reduce 2(n-1)/n S). */
+/* Bytes each rank sends for that collective (ring all-reduce 2(n-1)/n S,
+ * tree all-reduce 2S, p2p S; 0 for n <= 1; NAN for bad arguments). */
 double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n);
 
 /* ------------------------------------------------------------------------
@@ -315,14 +318,17 @@ struct dtplan_pipeline {
  * Simulates a 1F1B schedule (interleaved when chunks > 1; then m must be a
  * multiple of p) driven by dependencies: a forward needs the previous stage's
  * forward, a backward the next stage's backward.  Caller frees *out with
- * dtplan_pipeline_destroy().
+ * dtplan_pipeline_destroy().  On error *out is NULL: DTPLAN_ERR_INVAL for a
+ * count below 1, a time not above 0 or m not a multiple of p when
+ * interleaved; DTPLAN_ERR_RANGE when 2 m p v exceeds 5e7 operations.
  */
 enum dtplan_err dtplan_pipeline_simulate(const struct dtplan_pipeline_in *in,
 					 struct dtplan_pipeline **out, struct dtplan_error *err);
 void dtplan_pipeline_destroy(struct dtplan_pipeline *p);
 
 /* Closed forms: (p-1)/(m+p-1) for 1F1B; (p-1)/(v m) relative to compute for
- * interleaved.  The first is a fraction of the total time. */
+ * interleaved.  The first is a fraction of the total time.  NAN when an
+ * argument is below 1. */
 double dtplan_bubble_fraction(int stages, int microbatches);
 double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks);
 

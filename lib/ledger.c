@@ -1,0 +1,155 @@
+/*
+ * ledger.c: memory a GPU needs for weights, gradients, optimizer state and
+ * activations.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+
+static const char *const recompute_names[] = {
+	[DTPLAN_RECOMPUTE_NONE] = "none",
+	[DTPLAN_RECOMPUTE_SELECTIVE] = "selective",
+	[DTPLAN_RECOMPUTE_FULL] = "full",
+};
+
+const char *dtplan_recompute_name(enum dtplan_recompute r)
+{
+	if ((unsigned)r >= DTPLAN_ARRAY_SIZE(recompute_names))
+		return "unknown";
+	return recompute_names[r];
+}
+
+enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *out,
+				       struct dtplan_error *err)
+{
+	for (size_t i = 0; text != NULL && i < DTPLAN_ARRAY_SIZE(recompute_names); i++) {
+		if (dtplan__streq_nocase(text, recompute_names[i])) {
+			if (out != NULL)
+				*out = (enum dtplan_recompute)i;
+			return DTPLAN_OK;
+		}
+	}
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+			     "recompute: '%s' is not none, selective or full", text ? text : "");
+}
+
+/*
+ * Activations of one layer for one micro-batch in bytes (Korthikanti et al.,
+ * "Reducing Activation Recomputation in Large Transformer Models", arXiv
+ * 2205.05198, Table 2), s sequence, b micro-batch, h hidden, a heads, t TP:
+ *   no recompute, no TP             sbh (34 + 5as/h)
+ *   TP with sequence parallelism    (sbh/t) (34 + 5as/h)
+ *   TP without                      sbh (10 + 24/t + 5as/(ht))
+ *   selective recompute             34 sbh/t with SP, sbh (10 + 24/t) without
+ *   full recompute                  2 sbh (the layer input), /t with SP
+ * Returns 0 for non-positive inputs.
+ */
+double dtplan_activation_bytes_per_layer(int seq, int micro_batch, int hidden, int heads, int tp,
+					 bool sequence_parallel, enum dtplan_recompute r)
+{
+	double s = seq, b = micro_batch, h = hidden, a = heads, t = tp;
+	double sbh = s * b * h;
+
+	if (seq <= 0 || micro_batch <= 0 || hidden <= 0 || heads <= 0 || tp <= 0)
+		return 0.0;
+	switch (r) {
+	case DTPLAN_RECOMPUTE_NONE:
+		if (sequence_parallel || tp == 1)
+			return sbh / t * (34.0 + 5.0 * a * s / h);
+		return sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+	case DTPLAN_RECOMPUTE_SELECTIVE:
+		if (sequence_parallel)
+			return 34.0 * sbh / t;
+		return sbh * (10.0 + 24.0 / t);
+	case DTPLAN_RECOMPUTE_FULL:
+		return sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh;
+	}
+	return 0.0;
+}
+
+static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan_error *err)
+{
+	if (in->model == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no model given");
+	if (!(in->model->params > 0.0) || !isfinite(in->model->params))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: model '%s' has no parameter count", in->model->name);
+	if (in->tp < 1 || in->pp < 1 || in->dp < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: tp (%d), pp (%d) and dp (%d) must be at least 1",
+				     in->tp, in->pp, in->dp);
+	if (in->zero < 0 || in->zero > 3)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "ledger: ZeRO stage %d is not 0, 1, 2 or 3", in->zero);
+	if (in->seq < 0 || in->num_microbatches < 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: sequence length (%d) and micro-batch count (%d) must "
+				     "not be negative",
+				     in->seq, in->num_microbatches);
+	if (in->seq > 0 && in->micro_batch < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: micro-batch size %d must be at least 1",
+				     in->micro_batch);
+	if ((unsigned)in->recompute >= DTPLAN_ARRAY_SIZE(recompute_names))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: unknown recompute mode %d", (int)in->recompute);
+	if (in->seq > 0 && (in->model->layers < 1 || in->model->hidden < 1 || in->model->heads < 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: model '%s' lacks the layers, hidden and heads that "
+				     "activations need",
+				     in->model->name);
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
+				      struct dtplan_error *err)
+{
+	struct dtplan_ledger l = {0};
+	enum dtplan_err rv;
+	double p, n, master, opt;
+
+	if (in == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
+	rv = check_in(in, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+
+	/*
+	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
+	 * section 3.1): 2 bytes bf16 weights, 2 gradients, 4 fp32 master copy,
+	 * 4 Adam m, 4 Adam v = 16 per parameter (12 without the master copy).
+	 * TP and PP split the parameters; ZeRO shards over DP degree N:
+	 * stage 1 the optimizer state, stage 2 also gradients, stage 3 also
+	 * weights (4 + 12/N, 2 + 14/N, 16/N bytes per parameter).
+	 */
+	p = in->model->params / ((double)in->tp * in->pp);
+	n = in->dp;
+	master = in->no_master_copy ? 0.0 : 4.0;
+	opt = master + 4.0 + 4.0;
+	l.params_per_gpu = p;
+	l.weights = 2.0 * p / (in->zero >= 3 ? n : 1.0);
+	l.gradients = 2.0 * p / (in->zero >= 2 ? n : 1.0);
+	l.optimizer = opt * p / (in->zero >= 1 ? n : 1.0);
+
+	/*
+	 * 1F1B keeps min(m, p) micro-batches in flight on stage 0 (Narayanan et
+	 * al., arXiv 2104.04473, section 2.2), each with the activations of the
+	 * stage's ceil(layers / pp) layers.
+	 */
+	if (in->seq > 0) {
+		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
+		double in_flight = m < in->pp ? m : in->pp;
+		double layers = ceil((double)in->model->layers / in->pp);
+
+		double per_layer = dtplan_activation_bytes_per_layer(
+			in->seq, in->micro_batch, in->model->hidden, in->model->heads, in->tp,
+			in->sequence_parallel, in->recompute);
+
+		l.activations = layers * in_flight * per_layer;
+	}
+	l.total = l.weights + l.gradients + l.optimizer + l.activations;
+	*out = l;
+	return DTPLAN_OK;
+}

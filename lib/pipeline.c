@@ -1,0 +1,249 @@
+/*
+ * pipeline.c: 1F1B pipeline schedule simulation and bubble.
+ *
+ * The simulation does not use the closed form.  Each stage runs its
+ * operations in a fixed order (the 1F1B order, or Megatron-LM's interleaved
+ * 1F1B order), and each operation starts when its stage is free and the
+ * operation it depends on has finished:
+ *   forward of micro-batch i on virtual stage k   needs forward (i, k-1)
+ *   backward of micro-batch i on virtual stage k  needs backward (i, k+1), or
+ *                                                 forward (i, k) on the last one
+ * With v chunks, chunk c of stage s is virtual stage c p + s (Narayanan et
+ * al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
+ * Megatron-LM", arXiv 2104.04473, section 2.2.2).  Communication is free.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Largest schedule simulated: 2 m p v operations. */
+#define MAX_OPS 50000000.0
+
+/* Adds one operation to a stage's order. */
+static void push(struct dtplan_pipeline_op *ops, size_t *n, int stage, int mb, int chunk,
+		 bool backward)
+{
+	struct dtplan_pipeline_op *op = &ops[(*n)++];
+
+	op->stage = stage;
+	op->microbatch = mb;
+	op->chunk = chunk;
+	op->backward = backward;
+	op->start = op->end = 0.0;
+}
+
+/*
+ * 1F1B (PipeDream-Flush, Narayanan et al., arXiv 2006.09503; Megatron-LM
+ * forward_backward_pipelining_without_interleaving): stage s runs
+ * min(p-s-1, m) warm-up forwards, then alternates one forward and one
+ * backward, then finishes the remaining backwards.
+ */
+static void order_1f1b(struct dtplan_pipeline_op *ops, int p, int m, int s)
+{
+	int warmup = p - s - 1 < m ? p - s - 1 : m;
+	int steady = m - warmup;
+	size_t n = 0;
+
+	for (int i = 0; i < warmup; i++)
+		push(ops, &n, s, i, 0, false);
+	for (int i = 0; i < steady; i++) {
+		push(ops, &n, s, warmup + i, 0, false);
+		push(ops, &n, s, i, 0, true);
+	}
+	for (int i = steady; i < m; i++)
+		push(ops, &n, s, i, 0, true);
+}
+
+/*
+ * Megatron-LM's interleaved 1F1B (forward_backward_pipelining_with_interleaving):
+ * the stage's m v forward slots k are taken in groups of p micro-batches per
+ * chunk: chunk (k mod pv) / p, micro-batch (k / pv) p + k mod p; backwards
+ * walk the chunks in reverse.  Warm-up is 2(p-s-1) + (v-1)p forwards (all of
+ * them when m == p), then one forward and one backward alternate.
+ */
+static void order_interleaved(struct dtplan_pipeline_op *ops, int p, int m, int v, int s)
+{
+	int total = m * v, group = p * v;
+	int warmup;
+	size_t n = 0;
+
+	if (m == p) {
+		warmup = total;
+	} else {
+		warmup = 2 * (p - s - 1) + (v - 1) * p;
+		if (warmup > total)
+			warmup = total;
+	}
+	/* slot k: micro-batch k / group * p + k % p, forward chunk k % group / p */
+	for (int k = 0; k < warmup; k++)
+		push(ops, &n, s, k / group * p + k % p, k % group / p, false);
+	for (int i = 0; i < total - warmup; i++) {
+		int k = warmup + i;
+
+		push(ops, &n, s, k / group * p + k % p, k % group / p, false);
+		push(ops, &n, s, i / group * p + i % p, v - 1 - i % group / p, true);
+	}
+	for (int k = total - warmup; k < total; k++)
+		push(ops, &n, s, k / group * p + k % p, v - 1 - k % group / p, true);
+}
+
+static enum dtplan_err check_in(const struct dtplan_pipeline_in *in, struct dtplan_error *err)
+{
+	if (in->stages < 1 || in->microbatches < 1 || in->chunks < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "pipeline: stages (%d), micro-batches (%d) and chunks (%d) "
+				     "must be at least 1",
+				     in->stages, in->microbatches, in->chunks);
+	if (!isfinite(in->forward) || !isfinite(in->backward) || in->forward <= 0.0 ||
+	    in->backward <= 0.0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "pipeline: forward (%g s) and backward (%g s) times must be "
+				     "more than zero",
+				     in->forward, in->backward);
+	if (in->chunks > 1 && in->microbatches % in->stages != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "pipeline: interleaving (%d chunks) needs the micro-batches "
+				     "(%d) to be a multiple of the stages (%d)",
+				     in->chunks, in->microbatches, in->stages);
+	if (2.0 * in->microbatches * in->stages * in->chunks > MAX_OPS)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "pipeline: %d stages x %d micro-batches x %d chunks is too "
+				     "large to simulate",
+				     in->stages, in->microbatches, in->chunks);
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_pipeline_simulate(const struct dtplan_pipeline_in *in,
+					 struct dtplan_pipeline **out, struct dtplan_error *err)
+{
+	struct dtplan_pipeline *pl = NULL;
+	double *fend = NULL, *bend = NULL, *free_at = NULL;
+	size_t *next = NULL;
+	size_t per_stage, n_ops, done = 0, n_virtual;
+	double f, b;
+	enum dtplan_err rv;
+	int p, m, v;
+
+	if (out != NULL)
+		*out = NULL;
+	if (in == NULL || out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "pipeline: no input or output");
+		goto out;
+	}
+	rv = check_in(in, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	p = in->stages;
+	m = in->microbatches;
+	v = in->chunks;
+	f = in->forward / v;
+	b = in->backward / v;
+	per_stage = 2 * (size_t)m * (size_t)v;
+	n_ops = per_stage * (size_t)p;
+	n_virtual = (size_t)p * (size_t)v;
+
+	pl = calloc(1, sizeof(*pl));
+	if (pl != NULL)
+		pl->ops = calloc(n_ops, sizeof(*pl->ops));
+	fend = malloc(n_virtual * (size_t)m * sizeof(*fend));
+	bend = malloc(n_virtual * (size_t)m * sizeof(*bend));
+	free_at = calloc((size_t)p, sizeof(*free_at));
+	next = calloc((size_t)p, sizeof(*next));
+	if (pl == NULL || pl->ops == NULL || fend == NULL || bend == NULL || free_at == NULL ||
+	    next == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "pipeline: out of memory");
+		goto out;
+	}
+	pl->n_ops = n_ops;
+	for (size_t i = 0; i < n_virtual * (size_t)m; i++)
+		fend[i] = bend[i] = -1.0;
+	for (int s = 0; s < p; s++) {
+		if (v == 1)
+			order_1f1b(pl->ops + (size_t)s * per_stage, p, m, s);
+		else
+			order_interleaved(pl->ops + (size_t)s * per_stage, p, m, v, s);
+	}
+
+	/* Advance every stage as far as its dependencies allow until all ran. */
+	while (done < n_ops) {
+		bool progress = false;
+
+		for (int s = 0; s < p; s++) {
+			while (next[s] < per_stage) {
+				struct dtplan_pipeline_op *op =
+					&pl->ops[(size_t)s * per_stage + next[s]];
+				size_t k = (size_t)op->chunk * (size_t)p + (size_t)s;
+				size_t i = (size_t)op->microbatch;
+				double dep;
+
+				if (!op->backward)
+					dep = k == 0 ? 0.0 : fend[(k - 1) * (size_t)m + i];
+				else if (k == n_virtual - 1)
+					dep = fend[k * (size_t)m + i];
+				else
+					dep = bend[(k + 1) * (size_t)m + i];
+				if (dep < 0.0)
+					break;
+				op->start = dep > free_at[s] ? dep : free_at[s];
+				op->end = op->start + (op->backward ? b : f);
+				free_at[s] = op->end;
+				if (op->backward)
+					bend[k * (size_t)m + i] = op->end;
+				else
+					fend[k * (size_t)m + i] = op->end;
+				if (op->end > pl->makespan)
+					pl->makespan = op->end;
+				next[s]++;
+				done++;
+				progress = true;
+			}
+		}
+		if (!progress) {
+			rv = dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "", 0,
+					   "pipeline: the schedule for %d stages, %d micro-batches "
+					   "and %d chunks deadlocks",
+					   p, m, v);
+			goto out;
+		}
+	}
+	pl->ideal = m * (in->forward + in->backward);
+	pl->bubble_fraction = (pl->makespan - pl->ideal) / pl->makespan;
+	*out = pl;
+	pl = NULL;
+	rv = DTPLAN_OK;
+out:
+	dtplan_pipeline_destroy(pl);
+	free(fend);
+	free(bend);
+	free(free_at);
+	free(next);
+	return rv;
+}
+
+void dtplan_pipeline_destroy(struct dtplan_pipeline *p)
+{
+	if (p == NULL)
+		return;
+	free(p->ops);
+	free(p);
+}
+
+/* 1F1B bubble as a fraction of the step (Narayanan et al., arXiv 2104.04473, eq. 1):
+ * (p-1)(F+B) idle out of (m+p-1)(F+B). */
+double dtplan_bubble_fraction(int stages, int microbatches)
+{
+	if (stages < 1 || microbatches < 1)
+		return NAN;
+	return (double)(stages - 1) / (double)(microbatches + stages - 1);
+}
+
+/* Interleaved bubble relative to ideal compute (arXiv 2104.04473, section 2.2.2): (p-1)/(v m). */
+double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks)
+{
+	if (stages < 1 || microbatches < 1 || chunks < 1)
+		return NAN;
+	return (double)(stages - 1) / ((double)chunks * microbatches);
+}

@@ -1,0 +1,240 @@
+/*
+ * test_comm.c: alpha-beta collective costs (DESIGN.md acceptance numbers).
+ */
+#include "test_common.h"
+
+/* Ring all-reduce bytes per rank relative to S: 2(n-1)/n. */
+static const struct {
+	int n;
+	double ratio;
+} ring_ratio_cases[] = {
+	{1, 0.0},
+	{2, 1.0},           /* 2 * 1/2 */
+	{8, 1.75},          /* 2 * 7/8 */
+	{64, 1.96875},      /* 2 * 63/64 */
+	{1024, 1.998046875}, /* 2 * 1023/1024 */
+};
+
+static void comm_bytes_per_rank__ring_allreduce__seed_ratios(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ring_ratio_cases) / sizeof(ring_ratio_cases[0]); i++) {
+		double r = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1.0,
+						      ring_ratio_cases[i].n);
+
+		assert_near(r, ring_ratio_cases[i].ratio, 1e-12);
+	}
+	/* the seed's rounded forms */
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1.0, 64),
+		    1.969, 5e-4);
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1.0, 1024),
+		    1.998, 5e-4);
+}
+
+static void comm_bytes_per_rank__other_collectives__by_formula(void **state)
+{
+	(void)state;
+	/* (n-1)/n S: 7/8 * 8e6 = 7e6 */
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, 8e6, 8),
+		    7e6, 1e-6);
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_TREE, 8e6,
+					       8),
+		    7e6, 1e-6);
+	/* tree all-reduce: 2S whatever n */
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 8e6, 64),
+		    16e6, 1e-6);
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 8e6, 2), 8e6,
+		    1e-6);
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 8e6, 1), 0.0,
+		    0.0);
+}
+
+/* Bandwidth terms, alpha = 0. */
+static const struct {
+	enum dtplan_coll c;
+	double bytes;
+	int n;
+	double bw, seconds;
+} time_cases[] = {
+	/* 14 GB gradients, many GPUs: 2 * 1023/1024 * 14e9 / 900e9 = 0.0310807 s (~31 ms) */
+	{DTPLAN_COLL_ALLREDUCE, 14e9, 1024, 900e9, 2.0 * 1023.0 / 1024.0 * 14e9 / 900e9},
+	/* 2 * 1023/1024 * 14e9 / 50e9 = 0.559453 s (~560 ms) */
+	{DTPLAN_COLL_ALLREDUCE, 14e9, 1024, 50e9, 2.0 * 1023.0 / 1024.0 * 14e9 / 50e9},
+	/* 40 GB plain transfer: 40e9 / 900e9 = 0.04444 s; 40e9 / 50e9 = 0.8 s */
+	{DTPLAN_COLL_P2P, 40e9, 2, 900e9, 0.0444444444444},
+	{DTPLAN_COLL_P2P, 40e9, 2, 50e9, 0.8},
+	/* all-gather of 8 GB over 8 at 100 GB/s: 7/8 * 8e9 / 100e9 = 0.07 s */
+	{DTPLAN_COLL_ALLGATHER, 8e9, 8, 100e9, 0.07},
+	{DTPLAN_COLL_REDUCESCATTER, 8e9, 8, 100e9, 0.07},
+	/* n = 1 costs nothing */
+	{DTPLAN_COLL_ALLREDUCE, 14e9, 1, 900e9, 0.0},
+	{DTPLAN_COLL_ALLREDUCE, 0.0, 8, 900e9, 0.0},
+};
+
+static void comm_seconds__bandwidth_terms__seed_numbers(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(time_cases) / sizeof(time_cases[0]); i++)
+		assert_rel(dtplan_comm_seconds(time_cases[i].c, DTPLAN_ALGO_RING,
+					       time_cases[i].bytes, time_cases[i].n,
+					       time_cases[i].bw, 0.0),
+			   time_cases[i].seconds, 1e-9);
+	/* rounded seed numbers: about 31 ms and 560 ms, 44 ms and 800 ms */
+	assert_near(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 14e9, 1024, 900e9,
+					0.0),
+		    0.031, 0.0005);
+	assert_near(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 14e9, 1024, 50e9,
+					0.0),
+		    0.560, 0.001);
+	assert_near(dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 40e9, 2, 900e9, 0.0),
+		    0.0444, 0.0001);
+}
+
+/* Latency terms: time(alpha) - time(0), alpha = 5 us, S = 1 MB, B = 100 GB/s. */
+static const struct {
+	enum dtplan_coll c;
+	enum dtplan_algo a;
+	int n;
+	double latency;
+} latency_cases[] = {
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 8, 70e-6},     /* 2 * 7 * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 2, 10e-6},     /* 2 * 1 * 5 us */
+	{DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, 8, 35e-6},     /* 7 * 5 us */
+	{DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, 16, 75e-6}, /* 15 * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 8, 30e-6},     /* 2 * log2(8) * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 1024, 100e-6}, /* 2 * 10 * 5 us */
+	{DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2, 5e-6},
+};
+
+static void comm_seconds__latency_terms__by_formula(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(latency_cases) / sizeof(latency_cases[0]); i++) {
+		double with = dtplan_comm_seconds(latency_cases[i].c, latency_cases[i].a, 1e6,
+						  latency_cases[i].n, 100e9, 5e-6);
+		double without = dtplan_comm_seconds(latency_cases[i].c, latency_cases[i].a, 1e6,
+						     latency_cases[i].n, 100e9, 0.0);
+
+		assert_near(with - without, latency_cases[i].latency, 1e-12);
+	}
+	assert_near(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e6, 1, 100e9,
+					5e-6),
+		    0.0, 0.0);
+}
+
+static void comm_seconds__tree_vs_ring__tree_wins_small_ring_large(void **state)
+{
+	double ring, tree;
+
+	(void)state;
+	/* 1 KB over 1024: ring 2*1023 * 5 us = 10.23 ms of latency; tree 100 us */
+	ring = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e3, 1024, 50e9, 5e-6);
+	tree = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 1e3, 1024, 50e9, 5e-6);
+	assert_true(tree < ring);
+	/* tree: 2 * 1e3 / 50e9 + 2 * 10 * 5e-6 = 4e-8 + 1e-4 */
+	assert_rel(tree, 4e-8 + 1e-4, 1e-9);
+	/* 14 GB over 4: ring 1.5 S/B beats tree 2 S/B */
+	ring = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 14e9, 4, 50e9, 5e-6);
+	tree = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 14e9, 4, 50e9, 5e-6);
+	assert_true(ring < tree);
+}
+
+static void comm_seconds__bad_arguments__nan(void **state)
+{
+	(void)state;
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 0.0,
+					      0.0)));
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8,
+					      -1e9, 0.0)));
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, -1.0, 8,
+					      1e9, 0.0)));
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 1e9,
+					      -1e-6)));
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, NAN, 8, 1e9,
+					      0.0)));
+	assert_true(isnan(dtplan_comm_seconds((enum dtplan_coll)9, DTPLAN_ALGO_RING, 1e9, 8, 1e9,
+					      0.0)));
+	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_P2P, (enum dtplan_algo)5, 1e9, 8, 1e9,
+					      0.0)));
+	assert_true(isnan(dtplan_comm_bytes_per_rank((enum dtplan_coll)-1, DTPLAN_ALGO_RING, 1e9,
+						     8)));
+	assert_true(isnan(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+						     INFINITY, 8)));
+	/* n = 0 or negative is no collective at all */
+	assert_near(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 0, 1e9, 0.0),
+		    0.0, 0.0);
+}
+
+static const struct {
+	const char *text;
+	enum dtplan_err code;
+	enum dtplan_coll c;
+} coll_cases[] = {
+	{"allreduce", DTPLAN_OK, DTPLAN_COLL_ALLREDUCE},
+	{"all-reduce", DTPLAN_OK, DTPLAN_COLL_ALLREDUCE},
+	{"All_Gather", DTPLAN_OK, DTPLAN_COLL_ALLGATHER},
+	{"reduce-scatter", DTPLAN_OK, DTPLAN_COLL_REDUCESCATTER},
+	{"P2P", DTPLAN_OK, DTPLAN_COLL_P2P},
+	{"broadcast", DTPLAN_ERR_INVAL, 0},
+	{"", DTPLAN_ERR_INVAL, 0},
+	{"all-reduce-all-reduce-all-reduce-all-reduce", DTPLAN_ERR_INVAL, 0},
+	{NULL, DTPLAN_ERR_INVAL, 0},
+};
+
+static void coll_parse__table__round_trips(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(coll_cases) / sizeof(coll_cases[0]); i++) {
+		enum dtplan_coll c = (enum dtplan_coll)42, back = (enum dtplan_coll)42;
+		struct dtplan_error err;
+
+		assert_int_equal(dtplan_coll_parse(coll_cases[i].text, &c, &err),
+				 coll_cases[i].code);
+		if (coll_cases[i].code != DTPLAN_OK) {
+			assert_int_equal(c, 42);
+			assert_non_null(strstr(err.text, "allreduce, allgather"));
+			continue;
+		}
+		assert_int_equal(c, coll_cases[i].c);
+		assert_int_equal(dtplan_coll_parse(dtplan_coll_name(c), &back, NULL), DTPLAN_OK);
+		assert_int_equal(back, c);
+	}
+	assert_string_equal(dtplan_coll_name(DTPLAN_COLL_ALLREDUCE), "allreduce");
+	assert_string_equal(dtplan_coll_name((enum dtplan_coll)17), "unknown");
+}
+
+static void algo_parse__table__round_trips(void **state)
+{
+	enum dtplan_algo a = (enum dtplan_algo)42;
+	struct dtplan_error err;
+
+	(void)state;
+	assert_int_equal(dtplan_algo_parse("ring", &a, NULL), DTPLAN_OK);
+	assert_int_equal(a, DTPLAN_ALGO_RING);
+	assert_int_equal(dtplan_algo_parse("TREE", &a, NULL), DTPLAN_OK);
+	assert_int_equal(a, DTPLAN_ALGO_TREE);
+	assert_string_equal(dtplan_algo_name(a), "tree");
+	assert_string_equal(dtplan_algo_name(DTPLAN_ALGO_RING), "ring");
+	assert_string_equal(dtplan_algo_name((enum dtplan_algo)3), "unknown");
+	assert_int_equal(dtplan_algo_parse("butterfly", &a, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "butterfly"));
+	assert_int_equal(a, DTPLAN_ALGO_TREE);
+	assert_int_equal(dtplan_algo_parse(NULL, &a, NULL), DTPLAN_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(comm_bytes_per_rank__ring_allreduce__seed_ratios),
+		cmocka_unit_test(comm_bytes_per_rank__other_collectives__by_formula),
+		cmocka_unit_test(comm_seconds__bandwidth_terms__seed_numbers),
+		cmocka_unit_test(comm_seconds__latency_terms__by_formula),
+		cmocka_unit_test(comm_seconds__tree_vs_ring__tree_wins_small_ring_large),
+		cmocka_unit_test(comm_seconds__bad_arguments__nan),
+		cmocka_unit_test(coll_parse__table__round_trips),
+		cmocka_unit_test(algo_parse__table__round_trips),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,267 @@
+/*
+ * test_ledger.c: memory per GPU (DESIGN.md acceptance numbers, Korthikanti's activations).
+ */
+#include "test_common.h"
+
+#include <strings.h>
+
+#define GB 1e9
+
+static struct dtplan_model model_of_size(double params)
+{
+	struct dtplan_model m;
+
+	assert_int_equal(dtplan_model_from_size(params, &m, NULL), DTPLAN_OK);
+	return m;
+}
+
+static void ledger__7b_one_gpu__112_gb(void **state)
+{
+	struct dtplan_model m = model_of_size(7e9);
+	struct dtplan_ledger_in in = {.model = &m, .tp = 1, .pp = 1, .dp = 1};
+	struct dtplan_ledger l;
+
+	(void)state;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	/* 7e9 * 2 = 14 GB weights, 14 GB grads, (4 + 4 + 4) * 7e9 = 84 GB optimizer */
+	assert_near(l.params_per_gpu, 7e9, 0.0);
+	assert_near(l.weights, 14 * GB, 1.0);
+	assert_near(l.gradients, 14 * GB, 1.0);
+	assert_near(l.optimizer, 84 * GB, 1.0);
+	assert_near(l.activations, 0.0, 0.0);
+	assert_near(l.total, 112 * GB, 1.0);
+}
+
+static void ledger__70b__1120_gb_or_840_without_master(void **state)
+{
+	struct dtplan_model m = model_of_size(70e9);
+	struct dtplan_ledger_in in = {.model = &m, .tp = 1, .pp = 1, .dp = 1};
+	struct dtplan_ledger l;
+
+	(void)state;
+	/* 70e9 * 16 = 1120e9 */
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.total, 1120 * GB, 1.0);
+	/* 70e9 * 12 = 840e9: optimizer 8 bytes (m, v) = 560 GB */
+	in.no_master_copy = true;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.optimizer, 560 * GB, 1.0);
+	assert_near(l.total, 840 * GB, 1.0);
+}
+
+/* 7B on 8 GPUs of DP, per GPU (ZeRO paper: 4 + 12/N, 2 + 14/N, 16/N bytes/param) */
+static const struct {
+	int zero;
+	double weights, grads, optimizer, total; /* GB */
+} zero_cases[] = {
+	{0, 14, 14, 84, 112},
+	/* 14 + 14 + 84/8 = 38.5 */
+	{1, 14, 14, 10.5, 38.5},
+	/* 14 + (14 + 84)/8 = 14 + 12.25 = 26.25 */
+	{2, 14, 1.75, 10.5, 26.25},
+	/* 112 / 8 = 14 */
+	{3, 1.75, 1.75, 10.5, 14.0},
+};
+
+static void ledger__7b_8_gpus_zero_0_to_3__seed_numbers(void **state)
+{
+	struct dtplan_model m = model_of_size(7e9);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(zero_cases) / sizeof(zero_cases[0]); i++) {
+		struct dtplan_ledger_in in = {.model = &m, .tp = 1, .pp = 1, .dp = 8,
+					      .zero = zero_cases[i].zero};
+		struct dtplan_ledger l;
+
+		assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+		assert_near(l.weights, zero_cases[i].weights * GB, 1.0);
+		assert_near(l.gradients, zero_cases[i].grads * GB, 1.0);
+		assert_near(l.optimizer, zero_cases[i].optimizer * GB, 1.0);
+		assert_near(l.total, zero_cases[i].total * GB, 1.0);
+	}
+}
+
+static void ledger__tp_pp__divide_params(void **state)
+{
+	struct dtplan_model m = model_of_size(70e9);
+	struct dtplan_ledger_in in = {.model = &m, .tp = 8, .pp = 4, .dp = 4, .zero = 1};
+	struct dtplan_ledger l;
+
+	(void)state;
+	/* 70e9 / 32 = 2.1875e9 per GPU; 2 + 2 + 12/4 = 7 bytes -> 15.3125 GB */
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.params_per_gpu, 2.1875e9, 1.0);
+	assert_near(l.total, 15.3125 * GB, 1.0);
+}
+
+/* Korthikanti et al. Table 2, s 2048, b 1, h 4096, a 32: sbh = 8388608, 5as/h = 80. */
+static const struct {
+	int tp;
+	bool sp;
+	enum dtplan_recompute r;
+	double bytes;
+} act_cases[] = {
+	/* sbh (34 + 80) = 8388608 * 114 */
+	{1, false, DTPLAN_RECOMPUTE_NONE, 956301312.0},
+	{1, true, DTPLAN_RECOMPUTE_NONE, 956301312.0},
+	/* (sbh / 8) * 114 */
+	{8, true, DTPLAN_RECOMPUTE_NONE, 119537664.0},
+	/* sbh (10 + 24/8 + 80/8) = sbh * 23 */
+	{8, false, DTPLAN_RECOMPUTE_NONE, 192937984.0},
+	/* 34 sbh / 8 */
+	{8, true, DTPLAN_RECOMPUTE_SELECTIVE, 35651584.0},
+	/* sbh (10 + 3) */
+	{8, false, DTPLAN_RECOMPUTE_SELECTIVE, 109051904.0},
+	/* sbh * 34 with t = 1 */
+	{1, false, DTPLAN_RECOMPUTE_SELECTIVE, 285212672.0},
+	/* 2 sbh */
+	{8, false, DTPLAN_RECOMPUTE_FULL, 16777216.0},
+	/* 2 sbh / 8 */
+	{8, true, DTPLAN_RECOMPUTE_FULL, 2097152.0},
+};
+
+static void activation_bytes_per_layer__korthikanti_table__by_hand(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(act_cases) / sizeof(act_cases[0]); i++)
+		assert_near(dtplan_activation_bytes_per_layer(2048, 1, 4096, 32, act_cases[i].tp,
+							      act_cases[i].sp, act_cases[i].r),
+			    act_cases[i].bytes, 0.5);
+	/* b = 2 doubles it: 2 * 956301312 */
+	assert_near(dtplan_activation_bytes_per_layer(2048, 2, 4096, 32, 1, false,
+						      DTPLAN_RECOMPUTE_NONE),
+		    1912602624.0, 0.5);
+	assert_near(dtplan_activation_bytes_per_layer(0, 1, 4096, 32, 1, false,
+						      DTPLAN_RECOMPUTE_NONE),
+		    0.0, 0.0);
+	assert_near(dtplan_activation_bytes_per_layer(2048, 1, 4096, 32, 0, false,
+						      DTPLAN_RECOMPUTE_NONE),
+		    0.0, 0.0);
+	assert_near(dtplan_activation_bytes_per_layer(2048, 1, 4096, 32, 1, false,
+						      (enum dtplan_recompute)9),
+		    0.0, 0.0);
+}
+
+static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_ledger_in in = {.tp = 1, .pp = 4, .dp = 1, .seq = 4096, .micro_batch = 1,
+				      .num_microbatches = 8};
+	struct dtplan_ledger l;
+	/* s = h = 4096, a 32: sbh = 16777216, 5as/h = 160 -> 16777216 * 194 per layer */
+	const double per_layer = 3254779904.0;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama2-7b", &m, NULL), DTPLAN_OK);
+	in.model = &m;
+	/* 32 / 4 = 8 layers, min(8, 4) = 4 micro-batches */
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 8 * 4 * per_layer, 1.0);
+	assert_near(l.total, l.weights + l.gradients + l.optimizer + l.activations, 1.0);
+	/* m = 2 < p: two in flight */
+	in.num_microbatches = 2;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 8 * 2 * per_layer, 1.0);
+	/* m = 0 counts as 1 */
+	in.num_microbatches = 0;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 8 * per_layer, 1.0);
+	/* pp = 3: ceil(32/3) = 11 layers, min(1, 3) = 1 */
+	in.pp = 3;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 11 * per_layer, 1.0);
+	/* full recompute, tp 2 with SP: 2 sbh / 2 = 16777216 per layer, 11 layers */
+	in.tp = 2;
+	in.sequence_parallel = true;
+	in.recompute = DTPLAN_RECOMPUTE_FULL;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 11 * 16777216.0, 1.0);
+}
+
+static void ledger__bad_input__error(void **state)
+{
+	struct dtplan_model m = model_of_size(7e9), empty = {0};
+	struct dtplan_ledger_in good = {.model = &m, .tp = 1, .pp = 1, .dp = 1, .seq = 2048,
+					.micro_batch = 1};
+	struct dtplan_ledger l = {.total = 42.0};
+	struct dtplan_error err;
+	struct {
+		struct dtplan_ledger_in in;
+		enum dtplan_err code;
+	} cases[8];
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cases[i].in = good;
+	cases[n].in.model = NULL, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.model = &empty, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.tp = 0, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.dp = -1, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.zero = 4, cases[n++].code = DTPLAN_ERR_RANGE;
+	cases[n].in.micro_batch = 0, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.seq = -1, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.recompute = (enum dtplan_recompute)3, cases[n++].code = DTPLAN_ERR_INVAL;
+	for (size_t i = 0; i < n; i++) {
+		dtplan_error_clear(&err);
+		assert_int_equal(dtplan_ledger_compute(&cases[i].in, &l, &err), cases[i].code);
+		assert_int_equal(err.code, cases[i].code);
+		assert_true(strlen(err.text) > 0);
+		assert_near(l.total, 42.0, 0.0);
+	}
+	assert_int_equal(dtplan_ledger_compute(NULL, &l, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_ledger_compute(&good, NULL, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_ledger_compute(&good, &l, NULL), DTPLAN_OK);
+}
+
+static const struct {
+	const char *text;
+	enum dtplan_err code;
+	enum dtplan_recompute r;
+} recompute_cases[] = {
+	{"none", DTPLAN_OK, DTPLAN_RECOMPUTE_NONE},
+	{"selective", DTPLAN_OK, DTPLAN_RECOMPUTE_SELECTIVE},
+	{"FULL", DTPLAN_OK, DTPLAN_RECOMPUTE_FULL},
+	{"", DTPLAN_ERR_INVAL, DTPLAN_RECOMPUTE_NONE},
+	{"partial", DTPLAN_ERR_INVAL, DTPLAN_RECOMPUTE_NONE},
+	{NULL, DTPLAN_ERR_INVAL, DTPLAN_RECOMPUTE_NONE},
+};
+
+static void recompute_parse__table__round_trips(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(recompute_cases) / sizeof(recompute_cases[0]); i++) {
+		enum dtplan_recompute r = (enum dtplan_recompute)99;
+		struct dtplan_error err;
+
+		assert_int_equal(dtplan_recompute_parse(recompute_cases[i].text, &r, &err),
+				 recompute_cases[i].code);
+		if (recompute_cases[i].code == DTPLAN_OK) {
+			assert_int_equal(r, recompute_cases[i].r);
+			assert_int_equal(
+				strcasecmp(dtplan_recompute_name(r), recompute_cases[i].text), 0);
+		} else {
+			assert_int_equal(r, 99);
+			assert_non_null(strstr(err.text, "none, selective or full"));
+		}
+	}
+	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute)7), "unknown");
+	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute)-1), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ledger__7b_one_gpu__112_gb),
+		cmocka_unit_test(ledger__70b__1120_gb_or_840_without_master),
+		cmocka_unit_test(ledger__7b_8_gpus_zero_0_to_3__seed_numbers),
+		cmocka_unit_test(ledger__tp_pp__divide_params),
+		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
+		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),
+		cmocka_unit_test(ledger__bad_input__error),
+		cmocka_unit_test(recompute_parse__table__round_trips),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

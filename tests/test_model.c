@@ -1,0 +1,383 @@
+/*
+ * test_model.c: presets, parameter counts, config.json, explicit dimensions, sizes.
+ */
+#include "test_common.h"
+
+/* Published parameter counts (HuggingFace) that the counting rule reproduces. */
+static const struct {
+	const char *name;
+	double params;
+	int layers, hidden, heads, kv_heads, ffn, vocab;
+	enum dtplan_mlp mlp;
+	bool tied;
+} preset_cases[] = {
+	/* 32 (4h^2 + 3h*11008 + 2h) + 2*32000*4096 + 4096, h = 4096:
+	 * 32 * (67108864 + 135266304 + 8192) + 262144000 + 4096 = 6,738,415,616 */
+	{"llama2-7b", 6738415616.0, 32, 4096, 32, 32, 11008, 32000, DTPLAN_MLP_SWIGLU, false},
+	{"llama2-13b", 13015864320.0, 40, 5120, 40, 40, 13824, 32000, DTPLAN_MLP_SWIGLU, false},
+	/* GQA: 80 (2h^2 + 2h*1024 + 3h*28672 + 2h) + 2*32000*h + h, h = 8192 */
+	{"llama2-70b", 68976648192.0, 80, 8192, 64, 8, 28672, 32000, DTPLAN_MLP_SWIGLU, false},
+	{"llama3-8b", 8030261248.0, 32, 4096, 32, 8, 14336, 128256, DTPLAN_MLP_SWIGLU, false},
+	{"llama3-70b", 70553706496.0, 80, 8192, 64, 8, 28672, 128256, DTPLAN_MLP_SWIGLU, false},
+	{"llama3-405b", 405853388800.0, 126, 16384, 128, 8, 53248, 128256, DTPLAN_MLP_SWIGLU,
+	 false},
+	/* 70 (12h^2 + 13h + 4h) + 2h + 250880h, h = 14336: HF's 176,247,271,424 less the
+	 * 2h embedding LayerNorm BLOOM adds. */
+	{"bloom-176b", 176247242752.0, 70, 14336, 112, 112, 57344, 250880, DTPLAN_MLP_GELU, true},
+	{"gpt-neox-20b", 20554567680.0, 44, 6144, 64, 64, 24576, 50432, DTPLAN_MLP_GELU, false},
+	/* 96 (12h^2 + 13h + 4h) + 2h + 50257h, h = 12288 (learned positions not counted) */
+	{"gpt3-175b", 174579093504.0, 96, 12288, 96, 96, 49152, 50257, DTPLAN_MLP_GELU, true},
+};
+
+static void model_parse__presets__published_dims_and_counts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(preset_cases) / sizeof(preset_cases[0]); i++) {
+		struct dtplan_model m;
+		struct dtplan_error err;
+
+		assert_int_equal(dtplan_model_parse(preset_cases[i].name, &m, &err), DTPLAN_OK);
+		assert_string_equal(m.name, preset_cases[i].name);
+		assert_int_equal(m.layers, preset_cases[i].layers);
+		assert_int_equal(m.hidden, preset_cases[i].hidden);
+		assert_int_equal(m.heads, preset_cases[i].heads);
+		assert_int_equal(m.kv_heads, preset_cases[i].kv_heads);
+		assert_int_equal(m.ffn, preset_cases[i].ffn);
+		assert_int_equal(m.vocab, preset_cases[i].vocab);
+		assert_int_equal(m.mlp, preset_cases[i].mlp);
+		assert_int_equal(m.tied_embeddings, preset_cases[i].tied);
+		assert_false(m.params_given);
+		assert_near(m.params, preset_cases[i].params, 0.5);
+		assert_near(dtplan_model_param_count(&m), preset_cases[i].params, 0.5);
+	}
+}
+
+static void model_presets__table__params_match_count(void **state)
+{
+	const struct dtplan_model *t;
+	size_t n = 0;
+
+	(void)state;
+	t = dtplan_model_presets(&n);
+	assert_non_null(t);
+	assert_true(n >= 9);
+	for (size_t i = 0; i < n; i++) {
+		assert_near(t[i].params, dtplan_model_param_count(&t[i]), 0.5);
+		assert_int_equal(t[i].hidden % t[i].heads, 0);
+		assert_int_equal(t[i].heads % t[i].kv_heads, 0);
+		assert_true(t[i].max_seq > 0);
+	}
+	assert_non_null(dtplan_model_presets(NULL));
+}
+
+static void model_parse__case_insensitive__finds_preset(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("LLaMA3-70B", &m, NULL), DTPLAN_OK);
+	assert_string_equal(m.name, "llama3-70b");
+	assert_int_equal(m.max_seq, 8192);
+}
+
+static void model_parse__unknown_preset__lists_presets(void **state)
+{
+	struct dtplan_model m = {.layers = 7};
+	struct dtplan_error err;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama9-1t", &m, &err), DTPLAN_ERR_NOT_FOUND);
+	assert_int_equal(err.code, DTPLAN_ERR_NOT_FOUND);
+	assert_non_null(strstr(err.text, "llama9-1t"));
+	assert_non_null(strstr(err.text, "llama2-7b"));
+	assert_non_null(strstr(err.text, "gpt-neox-20b"));
+	assert_int_equal(m.layers, 7); /* untouched */
+}
+
+static void model_parse__null_or_empty__inval(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse(NULL, &m, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_parse("", &m, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_parse("llama2-7b", NULL, NULL), DTPLAN_ERR_INVAL);
+	assert_true(dtplan_model_param_count(NULL) == 0.0);
+}
+
+/* Bare sizes: h = cbrt(128 N / 12) rounded to a multiple of 128. */
+static const struct {
+	const char *spec;
+	double params;
+	int hidden;
+} size_cases[] = {
+	/* cbrt(128 * 7e9 / 12) = cbrt(7.4667e10) = 4210.9; / 128 = 32.9 -> 33 * 128 = 4224 */
+	{"7B", 7e9, 4224},
+	{"7e9", 7e9, 4224},
+	/* cbrt(128 * 70e9 / 12) = 9072.1; / 128 = 70.87 -> 71 * 128 = 9088 */
+	{"70b", 70e9, 9088},
+	/* cbrt(128 * 1.5e12 / 12) = cbrt(1.6e13) = 25198.4; / 128 = 196.9 -> 197 * 128 = 25216 */
+	{"1.5T", 1.5e12, 25216},
+	/* cbrt(128 * 350e6 / 12) = cbrt(3.7333e9) = 1551.3; / 128 = 12.12 -> 12 * 128 = 1536 */
+	{"350M", 350e6, 1536},
+	/* tiny: rounds to 0, clamped to one 128-wide head */
+	{"1000", 1000.0, 128},
+};
+
+static void model_parse__bare_size__derives_dims_keeps_params(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+		struct dtplan_model m;
+
+		assert_int_equal(dtplan_model_parse(size_cases[i].spec, &m, NULL), DTPLAN_OK);
+		assert_true(m.params_given);
+		assert_near(m.params, size_cases[i].params, 0.0);
+		assert_int_equal(m.hidden, size_cases[i].hidden);
+		assert_int_equal(m.layers, size_cases[i].hidden / 128);
+		assert_int_equal(m.heads, size_cases[i].hidden / 128);
+		assert_int_equal(m.kv_heads, m.heads);
+		assert_int_equal(m.ffn, 4 * m.hidden);
+		assert_int_equal(m.vocab, 50257);
+		assert_int_equal(m.mlp, DTPLAN_MLP_GELU);
+		assert_string_equal(m.name, size_cases[i].spec);
+	}
+}
+
+static void model_from_size__bad_values__rejected(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_error err;
+
+	(void)state;
+	assert_int_equal(dtplan_model_from_size(0.0, &m, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_from_size(-7e9, &m, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_from_size(NAN, &m, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_from_size(INFINITY, &m, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_from_size(2e15, &m, &err), DTPLAN_ERR_RANGE);
+	assert_int_equal(dtplan_model_from_size(7e9, NULL, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_parse("2000T", &m, &err), DTPLAN_ERR_RANGE);
+	assert_int_equal(dtplan_model_parse("7X", &m, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "7X"));
+	assert_int_equal(dtplan_model_parse("0B", &m, &err), DTPLAN_ERR_RANGE);
+	/* 1e15 itself is allowed */
+	assert_int_equal(dtplan_model_from_size(1e15, &m, &err), DTPLAN_OK);
+}
+
+/* Explicit dimensions. */
+static void model_parse__dims_defaults__gelu_4h_vocab_50257(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("layers=96,hidden=12288,heads=96", &m, NULL),
+			 DTPLAN_OK);
+	assert_int_equal(m.layers, 96);
+	assert_int_equal(m.hidden, 12288);
+	assert_int_equal(m.heads, 96);
+	assert_int_equal(m.kv_heads, 96);
+	assert_int_equal(m.ffn, 49152);
+	assert_int_equal(m.vocab, 50257);
+	assert_int_equal(m.mlp, DTPLAN_MLP_GELU);
+	assert_int_equal(m.max_seq, 0);
+	assert_false(m.tied_embeddings);
+	assert_false(m.params_given);
+	/* untied GPT-3 shape: gpt3-175b plus a second 50257 x 12288 matrix */
+	assert_near(m.params, 174579093504.0 + 50257.0 * 12288.0, 0.5);
+	assert_string_equal(m.name, "layers=96,hidden=12288,heads=96");
+}
+
+static void model_parse__dims_llama2_7b__same_count_as_preset(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("layers=32,hidden=4096,heads=32,kv_heads=32,ffn=11008,"
+					    "vocab=32000,mlp=swiglu,seq=4096",
+					    &m, NULL),
+			 DTPLAN_OK);
+	assert_near(m.params, 6738415616.0, 0.5);
+	assert_int_equal(m.max_seq, 4096);
+	assert_int_equal(m.mlp, DTPLAN_MLP_SWIGLU);
+	/* tied: one 32000 x 4096 matrix less */
+	assert_int_equal(dtplan_model_parse("layers=32,hidden=4096,heads=32,ffn=11008,vocab=32000,"
+					    "mlp=SwiGLU,tied=yes",
+					    &m, NULL),
+			 DTPLAN_OK);
+	assert_near(m.params, 6738415616.0 - 32000.0 * 4096.0, 0.5);
+}
+
+static const struct {
+	const char *spec;
+	enum dtplan_err code;
+	const char *needle; /* must appear in the message */
+} bad_dims[] = {
+	{"layers=32,hidden=4096", DTPLAN_ERR_PARSE, "heads"},
+	{"hidden=4096,heads=32", DTPLAN_ERR_PARSE, "layers"},
+	{"layers=32,hidden=4096,heads=30", DTPLAN_ERR_INVAL, "divide"},
+	{"layers=32,hidden=4096,heads=32,kv_heads=5", DTPLAN_ERR_INVAL, "kv_heads"},
+	{"layers=32,hidden=4096,heads=32,kv_heads=64", DTPLAN_ERR_INVAL, "kv_heads"},
+	{"layers=0,hidden=4096,heads=32", DTPLAN_ERR_RANGE, "layers"},
+	{"layers=-1,hidden=4096,heads=32", DTPLAN_ERR_RANGE, "layers"},
+	{"layers=32,hidden=4096,heads=32,ffn=x", DTPLAN_ERR_PARSE, "ffn"},
+	{"layers=32,hidden=4096,heads=32,depth=3", DTPLAN_ERR_PARSE, "depth"},
+	{"layers=32,hidden=4096,heads=32,layers=4", DTPLAN_ERR_PARSE, "twice"},
+	{"layers=32,hidden=4096,heads=32,mlp=relu", DTPLAN_ERR_PARSE, "relu"},
+	{"layers=32,hidden=4096,heads=32,tied=maybe", DTPLAN_ERR_PARSE, "tied"},
+	{"layers=32,hidden,heads=32", DTPLAN_ERR_PARSE, "key=value"},
+	{"layers=32,hidden=99999999999999999999,heads=32", DTPLAN_ERR_RANGE, "hidden"},
+	/* hidden > 1<<20 */
+	{"layers=1,hidden=2097152,heads=1", DTPLAN_ERR_RANGE, "hidden"},
+	{"layers=1,hidden=2097152,heads=1,ffn=1", DTPLAN_ERR_RANGE, "hidden"},
+	/* 1e6 layers of 12 * 65536^2 = 5.2e16 params > 1e15 */
+	{"layers=1000000,hidden=65536,heads=512", DTPLAN_ERR_RANGE, "parameters"},
+	{"layers=32,hidden=4096,heads=32,seq=-5", DTPLAN_ERR_RANGE, "seq"},
+};
+
+static void model_parse__bad_dims__named_error(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_dims) / sizeof(bad_dims[0]); i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err;
+
+		dtplan_error_clear(&err);
+		if (dtplan_model_parse(bad_dims[i].spec, &m, &err) != bad_dims[i].code)
+			fail_msg("'%s': got %d (%s), expected %d", bad_dims[i].spec, err.code,
+				 err.text, bad_dims[i].code);
+		if (strstr(err.text, bad_dims[i].needle) == NULL)
+			fail_msg("'%s': message '%s' lacks '%s'", bad_dims[i].spec, err.text,
+				 bad_dims[i].needle);
+		assert_int_equal(m.layers, 7);
+	}
+}
+
+static void model_param_count__gqa_and_gelu__by_hand(void **state)
+{
+	/* h 1024, a 16, k 4 (d 64, kv_dim 256), f 2816, V 1000, L 2, SwiGLU, untied:
+	 * layer 2*1024^2 + 2*1024*256 + 3*1024*2816 + 2*1024
+	 *     = 2097152 + 524288 + 8650752 + 2048 = 11274240; x2 = 22548480
+	 * + 1024 final + 2*1000*1024 = 2048000 -> 24597504 */
+	struct dtplan_model m = {.layers = 2, .hidden = 1024, .heads = 16, .kv_heads = 4,
+				 .ffn = 2816, .vocab = 1000, .mlp = DTPLAN_MLP_SWIGLU};
+
+	(void)state;
+	assert_near(dtplan_model_param_count(&m), 24597504.0, 0.5);
+	/* GELU, tied, same shape, f 4096: layer 2h^2 + 2h*256 + 2h*4096 + 4h
+	 * + (2h + 2*256) + (4096 + h)
+	 *     = 2097152 + 524288 + 8388608 + 4096 + 2560 + 5120 = 11021824; x2 = 22043648
+	 * + 2048 final + 1000*1024 = 1024000 -> 23069696 */
+	m.mlp = DTPLAN_MLP_GELU;
+	m.ffn = 4096;
+	m.tied_embeddings = true;
+	assert_near(dtplan_model_param_count(&m), 23069696.0, 0.5);
+}
+
+/* HuggingFace config.json */
+static void model_from_hf_config__llama2_7b__matches_preset(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_error err;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse(test_data_path("hf-llama2-7b.json"), &m, &err),
+			 DTPLAN_OK);
+	assert_string_equal(m.name, "hf-llama2-7b.json");
+	assert_int_equal(m.layers, 32);
+	assert_int_equal(m.hidden, 4096);
+	assert_int_equal(m.ffn, 11008);
+	assert_int_equal(m.max_seq, 4096);
+	assert_int_equal(m.mlp, DTPLAN_MLP_SWIGLU);
+	assert_false(m.tied_embeddings);
+	assert_near(m.params, 6738415616.0, 0.5);
+}
+
+static void model_from_hf_config__gqa__kv_heads_read(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-llama3-70b.json"), &m,
+						     NULL),
+			 DTPLAN_OK);
+	assert_int_equal(m.kv_heads, 8);
+	assert_near(m.params, 70553706496.0, 0.5);
+}
+
+static void model_from_hf_config__optional_keys__defaults(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-gpt2-defaults.json"), &m,
+						     NULL),
+			 DTPLAN_OK);
+	assert_int_equal(m.kv_heads, 12);
+	assert_int_equal(m.ffn, 3072);
+	assert_int_equal(m.max_seq, 0);
+	assert_int_equal(m.mlp, DTPLAN_MLP_GELU);
+	assert_true(m.tied_embeddings);
+	/* GPT-2 small: HF's 124,439,808 less its 1024 x 768 position table = 123,653,376 */
+	assert_near(m.params, 124439808.0 - 1024.0 * 768.0, 0.5);
+}
+
+static const struct {
+	const char *file;
+	enum dtplan_err code;
+	int line;
+	const char *needle;
+} bad_configs[] = {
+	{"hf-bad-syntax.json", DTPLAN_ERR_PARSE, 3, ""},
+	{"hf-missing-heads.json", DTPLAN_ERR_PARSE, 0, "num_attention_heads"},
+	{"hf-bad-act.json", DTPLAN_ERR_PARSE, 0, "tanh"},
+	{"hf-string-layers.json", DTPLAN_ERR_PARSE, 0, "num_hidden_layers"},
+	{"hf-heads-mismatch.json", DTPLAN_ERR_INVAL, 0, "divide"},
+	{"hf-array.json", DTPLAN_ERR_PARSE, 0, "object"},
+	{"no-such-config.json", DTPLAN_ERR_IO, 0, "cannot open"},
+};
+
+static void model_from_hf_config__bad_files__name_file_and_line(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_configs) / sizeof(bad_configs[0]); i++) {
+		const char *path = test_data_path(bad_configs[i].file);
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err;
+
+		dtplan_error_clear(&err);
+		if (dtplan_model_parse(path, &m, &err) != bad_configs[i].code)
+			fail_msg("%s: got %d (%s)", bad_configs[i].file, err.code, err.text);
+		assert_string_equal(err.source, path);
+		assert_int_equal(err.line, bad_configs[i].line);
+		if (strstr(err.text, bad_configs[i].needle) == NULL)
+			fail_msg("%s: message '%s' lacks '%s'", bad_configs[i].file, err.text,
+				 bad_configs[i].needle);
+		assert_int_equal(m.layers, 7);
+	}
+	assert_int_equal(dtplan_model_from_hf_config(NULL, NULL, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_model_from_hf_config("", NULL, NULL), DTPLAN_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(model_parse__presets__published_dims_and_counts),
+		cmocka_unit_test(model_presets__table__params_match_count),
+		cmocka_unit_test(model_parse__case_insensitive__finds_preset),
+		cmocka_unit_test(model_parse__unknown_preset__lists_presets),
+		cmocka_unit_test(model_parse__null_or_empty__inval),
+		cmocka_unit_test(model_parse__bare_size__derives_dims_keeps_params),
+		cmocka_unit_test(model_from_size__bad_values__rejected),
+		cmocka_unit_test(model_parse__dims_defaults__gelu_4h_vocab_50257),
+		cmocka_unit_test(model_parse__dims_llama2_7b__same_count_as_preset),
+		cmocka_unit_test(model_parse__bad_dims__named_error),
+		cmocka_unit_test(model_param_count__gqa_and_gelu__by_hand),
+		cmocka_unit_test(model_from_hf_config__llama2_7b__matches_preset),
+		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
+		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
+		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
