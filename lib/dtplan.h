@@ -888,10 +888,11 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 				struct dtplan_env *e, struct dtplan_error *err);
 
 /*
- * Reads from a plan's JSON (dtplan_plan_to_json()) what tasks need: the best
- * candidate's tp, pp, dp, zero, micro_batch, num_microbatches, recompute,
- * the checkpoint interval, node names in rank order and the ranks.  Other
- * fields are zero.  Caller frees *out with dtplan_plan_destroy(); *out is
+ * Reads from a plan's JSON (dtplan_plan_to_json()) what tasks need: the
+ * parallelism (into best: tp, pp, dp, zero, micro_batch, num_microbatches,
+ * recompute), the checkpoint interval, and the placement (node names in rank
+ * order, ranks).  Other fields are zero.  A plan without placement is a
+ * DTPLAN_ERR_PARSE error.  Caller frees *out with dtplan_plan_destroy(); *out is
  * NULL on error.
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,

@@ -3,9 +3,10 @@
  * degrees, node order, ranks), read back in every srun step so that all
  * tasks follow the plan the batch step made instead of recomputing it.
  *
- * Accepts what lib/plan_json.c writes and is lenient about the rest: node
- * names may be strings or objects with "name", a rank's node an index or a
- * name, "recompute" a name or a number.
+ * Reads what lib/plan_json.c writes: "parallelism", "checkpoint",
+ * "placement" {"nodes", "ranks"}, "degraded".  Lenient where it costs
+ * nothing: node entries may be strings or objects with "name", a rank's node
+ * an index or a name, "recompute" a name or a number.
  */
 #include "config.h"
 
@@ -48,40 +49,40 @@ static enum dtplan_err read_best(json_t *root, struct dtplan_candidate *b,
 		{"micro_batch", offsetof(struct dtplan_candidate, micro_batch)},
 		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
 	};
-	json_t *best = json_object_get(root, "best");
+	json_t *best = json_object_get(root, "parallelism");
 	json_t *rc;
 	enum dtplan_err ret;
 	int n;
 
 	if (!json_is_object(best))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"best\" object");
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"parallelism\" object");
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(ints); i++) {
-		ret = get_int(best, "best", ints[i].key, (int *)((char *)b + ints[i].offset), err);
+		ret = get_int(best, "parallelism", ints[i].key,
+			      (int *)((char *)b + ints[i].offset), err);
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
 	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "best: tp, pp and dp must be whole numbers >= 1");
+				     "parallelism: tp, pp and dp must be whole numbers >= 1");
 	rc = json_object_get(best, "recompute");
 	if (json_is_string(rc))
 		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
 	n = (int)b->recompute;
-	ret = get_int(best, "best", "recompute", &n, err);
+	ret = get_int(best, "parallelism", "recompute", &n, err);
 	if (ret != DTPLAN_OK)
 		return ret;
 	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "best.recompute: %d unknown", n);
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism.recompute: %d unknown", n);
 	b->recompute = (enum dtplan_recompute)n;
 	return DTPLAN_OK;
 }
 
 static void read_ckpt(json_t *root, struct dtplan_ckpt *c)
 {
-	json_t *ck = json_object_get(root, "ckpt");
+	json_t *ck = json_object_get(root, "checkpoint");
 
-	if (!json_is_object(ck))
-		ck = json_object_get(root, "checkpoint");
 	if (!json_is_object(ck))
 		return;
 	if (json_is_number(json_object_get(ck, "interval_seconds")))
@@ -90,16 +91,15 @@ static void read_ckpt(json_t *root, struct dtplan_ckpt *c)
 		c->interval_steps = json_number_value(json_object_get(ck, "interval_steps"));
 }
 
-static enum dtplan_err read_nodes(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+static enum dtplan_err read_nodes(json_t *placement, struct dtplan_plan *p,
+				  struct dtplan_error *err)
 {
-	json_t *nodes = json_object_get(root, "node_names");
+	json_t *nodes = json_object_get(placement, "nodes");
 	json_t *v;
 	size_t i;
 
-	if (!json_is_array(nodes))
-		nodes = json_object_get(root, "nodes");
 	if (!json_is_array(nodes) || json_array_size(nodes) == 0)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"nodes\" array");
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no placement.nodes array");
 	p->node_names = calloc(json_array_size(nodes), sizeof(*p->node_names));
 	p->node_leaf = calloc(json_array_size(nodes), sizeof(*p->node_leaf));
 	if (p->node_names == NULL || p->node_leaf == NULL)
@@ -110,7 +110,7 @@ static enum dtplan_err read_nodes(json_t *root, struct dtplan_plan *p, struct dt
 		if (!json_is_string(name) || json_string_length(name) == 0 ||
 		    json_string_length(name) >= sizeof(p->node_names[0]))
 			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "nodes[%zu]: expected a host name", i);
+					     "placement.nodes[%zu]: expected a host name", i);
 		dtplan__strlcpy(p->node_names[i], json_string_value(name),
 				sizeof(p->node_names[i]));
 		p->node_leaf[i] = -1;
@@ -123,12 +123,12 @@ static enum dtplan_err read_rank(json_t *v, size_t i, struct dtplan_plan *p,
 				 struct dtplan_error *err)
 {
 	struct dtplan_rank *r = &p->ranks[i];
-	char where[32];
+	char where[48];
 	json_t *node, *nic;
 	enum dtplan_err ret;
 	int rank = (int)i;
 
-	snprintf(where, sizeof(where), "ranks[%zu]", i);
+	snprintf(where, sizeof(where), "placement.ranks[%zu]", i);
 	if (!json_is_object(v))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: expected an object", where);
 	r->domain = -1;
@@ -167,7 +167,7 @@ enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan
 					    struct dtplan_error *err)
 {
 	struct dtplan_plan *p = NULL;
-	json_t *root = NULL, *ranks, *schema, *v;
+	json_t *root = NULL, *placement, *ranks, *schema, *v;
 	json_error_t jerr;
 	enum dtplan_err rv, ret;
 	size_t i;
@@ -199,15 +199,26 @@ enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		goto out;
 	}
-	if ((ret = read_best(root, &p->best, err)) != DTPLAN_OK ||
-	    (ret = read_nodes(root, p, err)) != DTPLAN_OK) {
+	ret = read_best(root, &p->best, err);
+	if (ret != DTPLAN_OK) {
+		rv = ret;
+		goto out;
+	}
+	placement = json_object_get(root, "placement");
+	if (!json_is_object(placement)) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				   "no \"placement\" object: the plan places no ranks");
+		goto out;
+	}
+	ret = read_nodes(placement, p, err);
+	if (ret != DTPLAN_OK) {
 		rv = ret;
 		goto out;
 	}
 	read_ckpt(root, &p->ckpt);
-	ranks = json_object_get(root, "ranks");
+	ranks = json_object_get(placement, "ranks");
 	if (!json_is_array(ranks) || json_array_size(ranks) == 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"ranks\" array");
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no placement.ranks array");
 		goto out;
 	}
 	p->ranks = calloc(json_array_size(ranks), sizeof(*p->ranks));

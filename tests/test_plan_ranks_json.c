@@ -7,11 +7,12 @@
 /* Two nodes, TP 2 x PP 1 x DP 2: ranks 0,1 on a1 and 2,3 on a2. */
 static const char good_json[] =
 	"{\"schema\": \"dtplan.plan/1\",\n"
-	" \"best\": {\"tp\": 2, \"pp\": 1, \"dp\": 2, \"zero\": 1, \"micro_batch\": 4,\n"
+	" \"parallelism\": {\"tp\": 2, \"pp\": 1, \"dp\": 2, \"zero\": 1, \"micro_batch\": 4,\n"
 	"          \"num_microbatches\": 8, \"recompute\": \"full\"},\n"
-	" \"ckpt\": {\"interval_seconds\": 5400.5, \"interval_steps\": 120},\n"
-	" \"nodes\": [{\"name\": \"a1\", \"leaf\": \"leaf1\"}, {\"name\": \"a2\"}],\n"
-	" \"ranks\": [\n"
+	" \"checkpoint\": {\"interval_seconds\": 5400.5, \"interval_steps\": 120},\n"
+	" \"degraded\": true, \"degraded_reason\": \"3 of 4 nodes assumed\",\n"
+	" \"placement\": {\"nodes\": [{\"name\": \"a1\", \"leaf\": \"leaf1\"}, \"a2\"],\n"
+	"  \"crosses_uplinks\": \"dp\", \"ranks\": [\n"
 	"  {\"rank\": 0, \"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0,"
 	"   \"pp_rank\": 0, \"dp_rank\": 0, \"domain\": 0, \"nic\": \"mlx5_0\"},\n"
 	"  {\"rank\": 1, \"node\": 0, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1,"
@@ -20,8 +21,7 @@ static const char good_json[] =
 	"   \"pp_rank\": 0, \"dp_rank\": 1, \"domain\": 1},\n"
 	"  {\"rank\": 3, \"node\": 1, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1,"
 	"   \"pp_rank\": 0, \"dp_rank\": 1, \"domain\": 1, \"nic\": null}\n"
-	" ],\n"
-	" \"degraded\": true, \"degraded_reason\": \"3 of 4 nodes assumed\"}\n";
+	" ]}}\n";
 
 static void ranks_from_json__good_plan__fields(void **state)
 {
@@ -54,13 +54,12 @@ static void ranks_from_json__good_plan__fields(void **state)
 	dtplan_plan_destroy(p);
 }
 
-/* Minimal form: node names as strings, recompute as a number, no ckpt. */
+/* Minimal form: recompute as a number, no checkpoint. */
 static void ranks_from_json__minimal__defaults(void **state)
 {
 	static const char text[] =
-		"{\"best\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 1},"
-		" \"node_names\": [\"solo\"],"
-		" \"ranks\": [{\"node\": 0}]}";
+		"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 1},"
+		" \"placement\": {\"nodes\": [\"solo\"], \"ranks\": [{\"node\": 0}]}}";
 	struct dtplan_plan *p = NULL;
 
 	(void)state;
@@ -74,8 +73,8 @@ static void ranks_from_json__minimal__defaults(void **state)
 	dtplan_plan_destroy(p);
 }
 
-#define BEST "\"best\": {\"tp\": 1, \"pp\": 1, \"dp\": 2}"
-#define NODES "\"nodes\": [\"a1\"]"
+#define PAR "\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2}"
+#define PLACE(ranks) "\"placement\": {\"nodes\": [\"a1\"], \"ranks\": " ranks "}"
 
 static const struct {
 	const char *text;
@@ -85,22 +84,24 @@ static const struct {
 	{"[1, 2]", "expected an object"},
 	{"{\"schema\": \"other/1\"}", "schema is not dtplan.plan/1"},
 	{"{\"a\": 1, \"a\": 2}", "duplicate object key"},
-	{"{" NODES "}", "no \"best\" object"},
-	{"{\"best\": {\"tp\": 0, \"pp\": 1, \"dp\": 1}}", "tp, pp and dp must be"},
-	{"{\"best\": {\"tp\": \"8\", \"pp\": 1, \"dp\": 1}}", "best.tp: expected a whole number"},
-	{"{\"best\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": \"most\"}}",
+	{"{" PLACE("[]") "}", "no \"parallelism\" object"},
+	{"{\"parallelism\": {\"tp\": 0, \"pp\": 1, \"dp\": 1}}", "tp, pp and dp must be"},
+	{"{\"parallelism\": {\"tp\": \"8\", \"pp\": 1, \"dp\": 1}}",
+	 "parallelism.tp: expected a whole number"},
+	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": \"most\"}}",
 	 "'most' is not none, selective or full"},
-	{"{\"best\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 7}}", "best.recompute: 7"},
-	{"{" BEST "}", "no \"nodes\" array"},
-	{"{" BEST ", \"nodes\": []}", "no \"nodes\" array"},
-	{"{" BEST ", \"nodes\": [3]}", "nodes[0]: expected a host name"},
-	{"{" BEST ", " NODES "}", "no \"ranks\" array"},
-	{"{" BEST ", " NODES ", \"ranks\": [7]}", "ranks[0]: expected an object"},
-	{"{" BEST ", " NODES ", \"ranks\": [{\"node\": 1}]}", "ranks[0].node: not one of"},
-	{"{" BEST ", " NODES ", \"ranks\": [{\"node\": \"zz\"}]}", "ranks[0].node: not one of"},
-	{"{" BEST ", " NODES ", \"ranks\": [{\"rank\": 1, \"node\": 0}]}", "rank 1 out of order"},
-	{"{" BEST ", " NODES ", \"ranks\": [{\"node\": 0, \"gpu\": -1}]}", "must be >= 0"},
-	{"{" BEST ", " NODES ", \"ranks\": [{\"node\": 0}]}", "1 ranks but tp 1 x pp 1 x dp 2"},
+	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 7}}",
+	 "parallelism.recompute: 7"},
+	{"{" PAR "}", "no \"placement\" object: the plan places no ranks"},
+	{"{" PAR ", \"placement\": {\"nodes\": []}}", "no placement.nodes array"},
+	{"{" PAR ", \"placement\": {\"nodes\": [3]}}", "placement.nodes[0]: expected a host"},
+	{"{" PAR ", \"placement\": {\"nodes\": [\"a1\"]}}", "no placement.ranks array"},
+	{"{" PAR ", " PLACE("[7]") "}", "placement.ranks[0]: expected an object"},
+	{"{" PAR ", " PLACE("[{\"node\": 1}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR ", " PLACE("[{\"node\": \"zz\"}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR ", " PLACE("[{\"rank\": 1, \"node\": 0}]") "}", "rank 1 out of order"},
+	{"{" PAR ", " PLACE("[{\"node\": 0, \"gpu\": -1}]") "}", "must be >= 0"},
+	{"{" PAR ", " PLACE("[{\"node\": 0}]") "}", "1 ranks but tp 1 x pp 1 x dp 2"},
 };
 
 static void ranks_from_json__bad_documents__parse_error(void **state)
@@ -119,6 +120,70 @@ static void ranks_from_json__bad_documents__parse_error(void **state)
 	}
 }
 
+/*
+ * The contract with lib/plan_json.c: what dtplan_plan_to_json() writes for a
+ * placed plan reads back into the same parallelism, checkpoint and ranks.
+ * Plan: nodes g1, g2 with 2 GPUs each, TP 2 x PP 2 x DP 1; rank r on node
+ * r / 2, GPU r % 2, stage r / 2.
+ */
+static void ranks_from_json__plan_to_json_output__round_trip(void **state)
+{
+	char names[2][64] = {"g1", "g2"};
+	int leaf[2] = {0, 0};
+	struct dtplan_rank ranks[4];
+	struct dtplan_plan plan, *back = NULL;
+	char *text = NULL;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	memset(ranks, 0, sizeof(ranks));
+	assert_int_equal(dtplan_model_parse("7B", &plan.request.model, NULL), DTPLAN_OK);
+	plan.best.tp = 2;
+	plan.best.pp = 2;
+	plan.best.dp = 1;
+	plan.best.zero = 2;
+	plan.best.micro_batch = 1;
+	plan.best.num_microbatches = 16;
+	plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	plan.best.crosses_uplinks = "pp";
+	plan.ckpt.interval_seconds = 1800.0;
+	plan.ckpt.interval_steps = 90.0;
+	plan.n_nodes = 2;
+	plan.node_names = names;
+	plan.node_leaf = leaf;
+	plan.n_ranks = 4;
+	plan.ranks = ranks;
+	for (int r = 0; r < 4; r++) {
+		ranks[r].node = r / 2;
+		ranks[r].gpu = r % 2;
+		ranks[r].local_rank = r % 2;
+		ranks[r].tp_rank = r % 2;
+		ranks[r].pp_rank = r / 2;
+		snprintf(ranks[r].nic, sizeof(ranks[r].nic), "mlx5_%d", r % 2);
+	}
+	assert_int_equal(dtplan_plan_to_json(&plan, true, &text, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &back, NULL), DTPLAN_OK);
+	assert_int_equal(back->best.tp, 2);
+	assert_int_equal(back->best.pp, 2);
+	assert_int_equal(back->best.dp, 1);
+	assert_int_equal(back->best.zero, 2);
+	assert_int_equal(back->best.num_microbatches, 16);
+	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
+	assert_near(back->ckpt.interval_seconds, 1800.0, 0.0);
+	assert_near(back->ckpt.interval_steps, 90.0, 0.0);
+	assert_int_equal(back->n_nodes, 2);
+	assert_string_equal(back->node_names[1], "g2");
+	assert_int_equal(back->n_ranks, 4);
+	for (int r = 0; r < 4; r++) {
+		assert_int_equal(back->ranks[r].node, r / 2);
+		assert_int_equal(back->ranks[r].pp_rank, r / 2);
+		assert_int_equal(back->ranks[r].tp_rank, r % 2);
+		assert_string_equal(back->ranks[r].nic, ranks[r].nic);
+	}
+	dtplan_plan_destroy(back);
+	free(text);
+}
+
 static void ranks_from_json__null__inval(void **state)
 {
 	struct dtplan_plan *p = NULL;
@@ -135,6 +200,7 @@ int main(void)
 		cmocka_unit_test(ranks_from_json__good_plan__fields),
 		cmocka_unit_test(ranks_from_json__minimal__defaults),
 		cmocka_unit_test(ranks_from_json__bad_documents__parse_error),
+		cmocka_unit_test(ranks_from_json__plan_to_json_output__round_trip),
 		cmocka_unit_test(ranks_from_json__null__inval),
 	};
 
