@@ -39,15 +39,16 @@ static struct plugin_ctx {
 	char reason[512];
 } ctx;
 
-/* Formats why something failed into reason (truncating a long path is fine). */
-static void set_reason(char *reason, size_t size, const char *fmt, ...)
+/* snprintf where truncation is acceptable (a reason quoting a long path) or
+ * ruled out by the caller, without -Wformat-truncation guessing otherwise. */
+static void bprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void set_reason(char *reason, size_t size, const char *fmt, ...)
+static void bprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(reason, size, fmt, ap);
+	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 }
 
@@ -111,18 +112,18 @@ static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, cha
 	*names = NULL;
 	*n = 0;
 	if (nodelist[0] == '\0') {
-		set_reason(reason, size, "SLURM_JOB_NODELIST is not set");
+		bprintf(reason, size, "SLURM_JOB_NODELIST is not set");
 		goto out;
 	}
 	hl = slurm_hostlist_create(nodelist);
 	count = hl ? slurm_hostlist_count(hl) : 0;
 	if (count <= 0) {
-		set_reason(reason, size, "cannot expand node list '%s'", nodelist);
+		bprintf(reason, size, "cannot expand node list '%s'", nodelist);
 		goto out;
 	}
 	*names = calloc((size_t)count, sizeof(**names));
 	if (*names == NULL) {
-		set_reason(reason, size, "out of memory");
+		bprintf(reason, size, "out of memory");
 		goto out;
 	}
 	while ((host = slurm_hostlist_shift(hl)) != NULL) {
@@ -160,7 +161,7 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
 	dopts.hostname = f->host[0] ? f->host : NULL;
 	dopts.timeout_s = c->probe_timeout_s;
 	if (dtplan_node_discover(&dopts, &self, &err) != DTPLAN_OK) {
-		set_reason(reason, size, "cannot discover node %s: %s", f->host,
+		bprintf(reason, size, "cannot discover node %s: %s", f->host,
 			 dtplan_error_format(&err, buf, sizeof(buf)));
 		return -1;
 	}
@@ -168,12 +169,13 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(names[i], f->host) == 0) {
 			nodes[i] = self;
+			bprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
 			continue;
 		}
 		if (c->cache_dir[0] != '\0') {
 			char path[4096];
 
-			snprintf(path, sizeof(path), "%s/%s.xml", c->cache_dir, names[i]);
+			bprintf(path, sizeof(path), "%s/%s.xml", c->cache_dir, names[i]);
 			if (access(path, R_OK) == 0 &&
 			    dtplan_node_from_xml(path, &nodes[i], NULL) == DTPLAN_OK) {
 				snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s",
@@ -210,19 +212,19 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	bool topo_failed = false;
 
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
-		set_reason(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
 	nodes = calloc(n, sizeof(*nodes));
 	if (nodes == NULL) {
-		set_reason(reason, size, "out of memory");
+		bprintf(reason, size, "out of memory");
 		goto out;
 	}
 	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
 		goto out;
 	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
 	if (req.gpus_per_node <= 0) {
-		set_reason(reason, size, "the job has no GPUs");
+		bprintf(reason, size, "the job has no GPUs");
 		goto out;
 	}
 	req.gpus = req.gpus_per_node * (int)n;
@@ -236,7 +238,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
-		set_reason(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		plan = NULL;
 		goto out;
 	}
@@ -266,17 +268,17 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 	int fd = -1, rv = -1;
 
 	if (geteuid() != uid) {
-		set_reason(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
 			 path, (unsigned)geteuid(), (unsigned)uid);
 		goto out;
 	}
 	if (dtplan_plan_to_json(plan, true, &json, &err) != DTPLAN_OK) {
-		set_reason(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		set_reason(reason, size, "cannot create %s: %s", path, strerror(errno));
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
 		goto out;
 	}
 	len = strlen(json);
@@ -286,7 +288,7 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			set_reason(reason, size, "cannot write %s: %s", path,
+			bprintf(reason, size, "cannot write %s: %s", path,
 				 w < 0 ? strerror(errno) : "short write");
 			goto out;
 		}
@@ -294,7 +296,7 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 	}
 	if (close(fd) != 0) {
 		fd = -1;
-		set_reason(reason, size, "cannot write %s: %s", path, strerror(errno));
+		bprintf(reason, size, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	fd = -1;
@@ -355,9 +357,9 @@ static void plan_file_path(const struct dtplan_config *c, const struct job_facts
 		return;
 	/* A requeued job keeps its id: give each run its own file. */
 	if (f->restart_count > 0)
-		snprintf(path, size, "%s/dtplan-%u.%u.json", dir, f->job_id, f->restart_count);
+		bprintf(path, size, "%s/dtplan-%u.%u.json", dir, f->job_id, f->restart_count);
 	else
-		snprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
+		bprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
 }
 
 /* The batch step on the first node: plan, log, file, environment. */
@@ -385,7 +387,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 			    ctx.reason);
 	plan_file_path(c, f, path, sizeof(path));
 	if (path[0] == '\0')
-		set_reason(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
+		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
 	else if (write_json(ctx.plan, path, f->uid, reason, sizeof(reason)) == 0)
 		file = path;
 	if (file == NULL)
@@ -413,20 +415,20 @@ static struct dtplan_plan *read_plan_file(const char *path, char *reason, size_t
 
 	fp = fopen(path, "re");
 	if (fp == NULL) {
-		set_reason(reason, size, "cannot open %s: %s", path, strerror(errno));
+		bprintf(reason, size, "cannot open %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (fstat(fileno(fp), &st) != 0 || st.st_size <= 0 || st.st_size > PLAN_FILE_MAX) {
-		set_reason(reason, size, "%s: not a plan file of a sensible size", path);
+		bprintf(reason, size, "%s: not a plan file of a sensible size", path);
 		goto out;
 	}
 	text = calloc(1, (size_t)st.st_size + 1);
 	if (text == NULL || fread(text, 1, (size_t)st.st_size, fp) != (size_t)st.st_size) {
-		set_reason(reason, size, "cannot read %s", path);
+		bprintf(reason, size, "cannot read %s", path);
 		goto out;
 	}
 	if (dtplan_plan_ranks_from_json(text, &plan, &err) != DTPLAN_OK)
-		set_reason(reason, size, "%s: %s", path, dtplan_error_format(&err, buf, sizeof(buf)));
+		bprintf(reason, size, "%s: %s", path, dtplan_error_format(&err, buf, sizeof(buf)));
 out:
 	if (fp != NULL)
 		fclose(fp);
