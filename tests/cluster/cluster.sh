@@ -333,7 +333,7 @@ slurmd_up() {
 # leftovers: prints (indented) what of a cluster with this configuration exists.
 leftovers() {
 	local p ns
-	for p in $(our_pids); do
+	for p in $(our_pids | sort -un); do
 		proc_alive "$p" && echo "  process $p ($(cat "/proc/$p/comm" 2>/dev/null))"
 	done
 	ip netns list 2>/dev/null | awk '{print $1}' | grep "^${CL_PREFIX}" | sed 's/^/  netns /'
