@@ -82,6 +82,12 @@ iperf_bps() {
 	[ "$(sort <<<"$LOG")" = "$(job_nodes "$JOB" | sort)" ]
 }
 
+@test "node names resolve to node addresses inside the cluster" {
+	run_job 30 -N1 -w node2 --wrap 'getent hosts node2 node7 | tr -s " " | sort'
+	echo "$LOG"
+	[ "$LOG" = "$(node_addr node2) node2"$'\n'"$(node_addr node7) node7" ]
+}
+
 @test "every task gets SLURM_TOPOLOGY_ADDR spine.leafR.nodeI" {
 	run_job 60 -N"$CL_NODES" --wrap \
 		'srun sh -c "echo \$SLURMD_NODENAME \$SLURM_TOPOLOGY_ADDR \$SLURM_TOPOLOGY_ADDR_PATTERN"'

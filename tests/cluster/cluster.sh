@@ -44,7 +44,7 @@ need_root() {
 
 check_tools() {
 	local t missing=""
-	for t in ip tc nsenter unshare mknod munged munge unmunge slurmctld slurmd sinfo scontrol \
+	for t in ip tc nsenter unshare mount mknod munged munge unmunge slurmctld slurmd sinfo scontrol \
 		sbatch squeue scancel; do
 		command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
 	done
@@ -119,7 +119,8 @@ shape() {
 	fi
 }
 
-no_ipv6() { sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" >/dev/null 2>&1; return 0; }
+# no_ipv6 DEV: no IPv6 (no router solicitations, no DAD) on DEV; best effort.
+no_ipv6() { { echo 1 >"/proc/sys/net/ipv6/conf/$1/disable_ipv6"; } 2>/dev/null; return 0; }
 
 net_up() {
 	local sp=${CL_PREFIX}spine rb r node ns hv b chain=${CL_PREFIX}guard
@@ -149,7 +150,7 @@ net_up() {
 		ip link add "$hv" type veth peer name eth0 netns "$ns" || return 1
 		no_ipv6 "$hv"
 		ip link set "$hv" master "$rb" up || return 1
-		in_node "$node" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
+		in_node "$node" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null
 		in_node "$node" ip link set lo up || return 1
 		in_node "$node" ip addr add "$(node_addr "$node")/16" dev eth0 || return 1
 		in_node "$node" ip link set eth0 up || return 1
@@ -242,6 +243,12 @@ write_configs() {
 		echo "SwitchName=spine Switches=$(for ((r = 1; r <= CL_RACKS; r++)); do echo "leaf$r"; done | paste -sd, -)"
 	} >"$etc/topology.conf" || return 1
 
+	{
+		echo "127.0.0.1 localhost"
+		echo "$CL_CTLD_ADDR $(hostname -s)"
+		for node in $(cluster_nodes); do echo "$(node_addr "$node") $node"; done
+	} >"$etc/hosts" || return 1
+
 	: >"$etc/gres.conf"
 	if [ "$CL_GPUS" -gt 0 ]; then
 		# Slurm 22.05 drops GPUs without device files: one character device each.
@@ -316,11 +323,14 @@ slurmd_up() {
 		ns=$(node_netns "$node")
 		xml=$(node_xml "$node")
 		# Not `ip netns exec`: it remounts /sys and slurmd 22.05 then fails
-		# to find /sys/fs/cgroup.  A UTS namespace gives each node its hostname.
+		# to find /sys/fs/cgroup.  A UTS namespace gives each node its
+		# hostname, a mount namespace its own /etc/hosts (node names resolve
+		# inside the cluster: MASTER_ADDR=node1 works).
 		# shellcheck disable=SC2016
 		env -i PATH="$SYSPATH" SLURM_CONF="$CL_CONF" ${xml:+HWLOC_XMLFILE="$xml"} \
-			nsenter --net="/run/netns/$ns" unshare --uts \
-			sh -c 'hostname "$1" && exec slurmd -f "$2" -N "$1"' sh "$node" "$CL_CONF" ||
+			nsenter --net="/run/netns/$ns" unshare --uts --mount --propagation private \
+			sh -c 'hostname "$1" && mount --bind "$3" /etc/hosts &&
+				exec slurmd -f "$2" -N "$1"' sh "$node" "$CL_CONF" "$CL_DIR/etc/hosts" ||
 			return 1
 	done
 	return 0

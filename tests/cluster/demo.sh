@@ -62,8 +62,7 @@ else
 fi
 cat >"$CL_DIR/jobs/demo-job.sh" <<EOF
 #!/bin/sh
-first=\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | head -n 1)
-MASTER_ADDR=\$(scontrol -o show node "\$first" | tr ' ' '\n' | sed -n 's/^NodeAddr=//p')
+MASTER_ADDR=\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | head -n 1)
 export MASTER_ADDR MASTER_PORT=29500 GLOO_SOCKET_IFNAME=eth0
 echo "== dtplan variables of the batch step =="
 env | grep '^DT_' | sort

@@ -20,12 +20,11 @@ setup() {
 		skip "Debian's /usr/bin/python3 has no torch with gloo (apt-get install python3-torch)"
 	[ "$CL_NODES" -ge 4 ] || skip "needs 4 nodes"
 	cd "$CL_DIR/jobs" || return 1
-	# The batch script: MASTER_ADDR is the first node's address (node names
-	# do not resolve), every task computes its (tp, pp, dp) ranks.
+	# The batch script: MASTER_ADDR is the first node, every task computes
+	# its (tp, pp, dp) ranks.
 	cat >"$CL_DIR/jobs/torch.sh" <<-EOF
 		#!/bin/sh
-		first=\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | head -n 1)
-		MASTER_ADDR=\$(scontrol -o show node "\$first" | tr ' ' '\n' | sed -n 's/^NodeAddr=//p')
+		MASTER_ADDR=\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | head -n 1)
 		MASTER_PORT=\$((20000 + SLURM_JOB_ID % 10000))
 		export MASTER_ADDR MASTER_PORT GLOO_SOCKET_IFNAME=eth0 DTPLAN_TORCH_TIMEOUT=60
 		exec srun -K sh -c 'RANK=\$SLURM_PROCID WORLD_SIZE=\$SLURM_NTASKS LOCAL_RANK=\$SLURM_LOCALID \\
