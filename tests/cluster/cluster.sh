@@ -537,7 +537,7 @@ down) cmd_down ;;
 status) cmd_status ;;
 env) cmd_env ;;
 -h | --help)
-	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
 	echo "Usage: $0 up|down|status|env" >&2
