@@ -1,0 +1,219 @@
+# shellcheck shell=bash disable=SC2034
+# tests/cluster/lib.sh: configuration and helpers for the test cluster.
+#
+# Sourced by cluster.sh, run.sh, demo.sh and the bats files.  It defines no
+# shell options of its own (bats and callers keep theirs).
+#
+# Configuration (environment, read by `cluster.sh up`; recorded in
+# $DTPLAN_CLUSTER_DIR/cluster.env so that later commands use the same values):
+#   DTPLAN_CLUSTER_DIR            scratch folder (default /tmp/dtplan-cluster)
+#   DTPLAN_CLUSTER_PREFIX         prefix of namespaces, bridges, veths (default dtp-)
+#   DTPLAN_CLUSTER_NET            first two octets of the private /16 (default 10.213)
+#   DTPLAN_CLUSTER_RACKS          racks (default 2)
+#   DTPLAN_CLUSTER_NODES_PER_RACK nodes in each rack (default 4)
+#   DTPLAN_CLUSTER_RACK_RATE      tbf rate of each node link (default 1gbit, "none" = unshaped)
+#   DTPLAN_CLUSTER_UPLINK_RATE    tbf rate of each rack uplink (default 200mbit, "none" = unshaped)
+#   DTPLAN_CLUSTER_BURST          tbf burst (default 256kb)
+#   DTPLAN_CLUSTER_CPUS           CPUs declared per node (default 16)
+#   DTPLAN_CLUSTER_GPUS           GPUs declared per node (default 8)
+#   DTPLAN_CLUSTER_CTLD_PORT      slurmctld port (default 6817)
+#   DTPLAN_CLUSTER_SLURMD_PORT    slurmd port, inside each namespace (default 6818)
+#   DTPLAN_CLUSTER_TIMEOUT        seconds `up` waits for idle nodes (default 30)
+#   DTPLAN_NODE_XML               hwloc XML given to every slurmd as HWLOC_XMLFILE ("%n" becomes
+#                                 the node name; default $top_srcdir/tests/data/hgx-h100-8gpu.xml,
+#                                 skipped with a warning when that default is missing; "none" = no XML)
+#   DTPLAN_PLUGIN                 spank_dtplan.so to load (plugstack.conf stays empty without it)
+#   DTPLAN_PLUGIN_ARGS            arguments after the plugin path in plugstack.conf
+#   DTPLAN_JOB_SUBMIT_LUA         job_submit.lua to install (enables JobSubmitPlugins=lua)
+
+CLUSTER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CLUSTER_TOP_SRCDIR=${top_srcdir:-$(cd "$CLUSTER_LIB_DIR/../.." && pwd)}
+CLUSTER_TOP_BUILDDIR=${top_builddir:-$CLUSTER_TOP_SRCDIR}
+
+# cluster_config: sets the CL_* variables, from the recorded cluster.env when
+# the cluster exists, else from the environment and the defaults.
+cluster_config() {
+	CL_DIR=${DTPLAN_CLUSTER_DIR:-/tmp/dtplan-cluster}
+	CL_PREFIX=${DTPLAN_CLUSTER_PREFIX:-dtp-}
+	CL_NET=${DTPLAN_CLUSTER_NET:-10.213}
+	CL_RACKS=${DTPLAN_CLUSTER_RACKS:-2}
+	CL_NODES_PER_RACK=${DTPLAN_CLUSTER_NODES_PER_RACK:-4}
+	CL_RACK_RATE=${DTPLAN_CLUSTER_RACK_RATE:-1gbit}
+	CL_UPLINK_RATE=${DTPLAN_CLUSTER_UPLINK_RATE:-200mbit}
+	CL_BURST=${DTPLAN_CLUSTER_BURST:-256kb}
+	CL_CPUS=${DTPLAN_CLUSTER_CPUS:-16}
+	CL_GPUS=${DTPLAN_CLUSTER_GPUS:-8}
+	CL_CTLD_PORT=${DTPLAN_CLUSTER_CTLD_PORT:-6817}
+	CL_SLURMD_PORT=${DTPLAN_CLUSTER_SLURMD_PORT:-6818}
+	CL_TIMEOUT=${DTPLAN_CLUSTER_TIMEOUT:-30}
+	CL_NODE_XML=${DTPLAN_NODE_XML-}
+	CL_PLUGIN=${DTPLAN_PLUGIN-}
+	CL_PLUGIN_ARGS=${DTPLAN_PLUGIN_ARGS-}
+	CL_JOB_SUBMIT_LUA=${DTPLAN_JOB_SUBMIT_LUA-}
+	if [ -f "$CL_DIR/cluster.env" ] && [ -f "$CL_DIR/.dtplan-cluster" ]; then
+		# shellcheck disable=SC1091
+		. "$CL_DIR/cluster.env"
+	fi
+	CL_NODES=$((CL_RACKS * CL_NODES_PER_RACK))
+	CL_CTLD_ADDR=$CL_NET.0.1
+	CL_CONF=$CL_DIR/etc/slurm.conf
+	CL_MUNGE_SOCKET=$CL_DIR/munge/run/munge.socket.2
+}
+
+# cluster_save_config: records the resolved configuration for later commands.
+cluster_save_config() {
+	local v
+	: >"$CL_DIR/cluster.env"
+	for v in CL_PREFIX CL_NET CL_RACKS CL_NODES_PER_RACK CL_RACK_RATE CL_UPLINK_RATE CL_BURST \
+		CL_CPUS CL_GPUS CL_CTLD_PORT CL_SLURMD_PORT CL_TIMEOUT CL_NODE_XML CL_PLUGIN \
+		CL_PLUGIN_ARGS CL_JOB_SUBMIT_LUA; do
+		printf '%s=%q\n' "$v" "${!v}" >>"$CL_DIR/cluster.env"
+	done
+}
+
+# Names and addresses.  Node I (1-based) sits in rack (I-1)/NODES_PER_RACK+1
+# and has address NET.<rack>.<I>/16; slurmctld has NET.0.1 on the spine.
+cluster_nodes() { local i; for ((i = 1; i <= CL_NODES; i++)); do echo "node$i"; done; }
+node_index() { echo "${1#node}"; }
+node_rack() { echo $((($(node_index "$1") - 1) / CL_NODES_PER_RACK + 1)); }
+node_addr() { echo "$CL_NET.$(node_rack "$1").$(node_index "$1")"; }
+node_netns() { echo "${CL_PREFIX}$1"; }
+# node_xml NODE: the hwloc XML of NODE ("" when the cluster runs without one).
+node_xml() { local x=$CL_NODE_XML; echo "${x//%n/$1}"; }
+
+# in_node NODE CMD...: runs CMD in NODE's network namespace.
+in_node() {
+	local ns
+	ns=$(node_netns "$1"); shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+# proc_alive PID: true while PID exists and is not a zombie (kill -0 succeeds
+# on zombies that PID 1 has not reaped yet).
+proc_alive() {
+	local stat
+	[ -n "${1:-}" ] || return 1
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) }
+	case ${stat%% *} in
+	Z | X) return 1 ;;
+	esac
+	return 0
+}
+
+# ----------------------------------------------------------------------
+# Jobs
+# ----------------------------------------------------------------------
+
+# job_field JOBID FIELD: prints FIELD from `scontrol show job`.
+job_field() {
+	scontrol -o show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+# job_state JOBID: PENDING, RUNNING, COMPLETED, FAILED, ... ("" if unknown).
+job_state() { job_field "$1" JobState; }
+
+job_is_final() {
+	case $1 in
+	COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | PREEMPTED | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+		return 0 ;;
+	esac
+	return 1
+}
+
+# submit_wait JOBID TIMEOUT: polls until JOBID ends.  Returns 0 when it
+# COMPLETED, 1 when it ended otherwise, 2 on timeout (the job is left alone).
+submit_wait() {
+	local id=$1 timeout=${2:-60} state="" deadline
+	deadline=$(($(date +%s%N) / 1000000 + timeout * 1000))
+	while [ $(($(date +%s%N) / 1000000)) -lt "$deadline" ]; do
+		state=$(job_state "$id")
+		if job_is_final "$state"; then
+			[ "$state" = COMPLETED ] && return 0
+			echo "job $id ended $state (exit $(job_field "$id" ExitCode), reason $(job_field "$id" Reason))" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+	echo "job $id still ${state:-unknown} after ${timeout}s" >&2
+	return 2
+}
+
+# sbatch_wait TIMEOUT SBATCH-ARGS...: submits, waits, prints the job id.
+# Returns like submit_wait (3 if sbatch itself failed).
+sbatch_wait() {
+	local timeout=$1 id
+	shift
+	id=$(sbatch --parsable "$@") || return 3
+	id=${id%%;*}
+	echo "$id"
+	submit_wait "$id" "$timeout"
+}
+
+# job_log JOBID: prints the job's standard output file.
+job_log() {
+	local f
+	f=$(job_field "$1" StdOut)
+	if [ -z "$f" ] || [ ! -f "$f" ]; then
+		echo "job_log: no output file for job $1 (${f:-unknown})" >&2
+		return 1
+	fi
+	cat "$f"
+}
+
+# job_nodes JOBID: the job's nodes, one per line.
+job_nodes() { scontrol show hostnames "$(job_field "$1" NodeList)"; }
+
+# cancel_all_wait TIMEOUT: cancels every job and waits until none is left
+# and every node is idle again.
+cancel_all_wait() {
+	local timeout=${1:-20} i
+	scancel --user=root 2>/dev/null
+	for ((i = 0; i < timeout * 5; i++)); do
+		if [ -z "$(squeue -h -o %i -t PD,R,CG,CF,S 2>/dev/null)" ] &&
+			[ "$(nodes_in_state idle)" = "$CL_NODES" ]; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "cancel_all_wait: jobs or busy nodes left after ${timeout}s" >&2
+	squeue >&2
+	sinfo -N >&2
+	return 1
+}
+
+# ----------------------------------------------------------------------
+# Nodes
+# ----------------------------------------------------------------------
+
+# node_state NODE: idle, allocated, mixed, down, drained, ... (lower case,
+# without the trailing *~#$@ flags).
+node_state() {
+	sinfo -h -N -n "$1" -o %T 2>/dev/null | head -n 1 | sed 's/[*~#$@+!%^-]*$//'
+}
+
+# nodes_in_state STATE: how many nodes are in STATE.
+nodes_in_state() {
+	sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | awk -v s="$1" '$2 == s' | wc -l
+}
+
+# wait_nodes_idle TIMEOUT: true once every node is idle.
+wait_nodes_idle() {
+	local timeout=${1:-30} i
+	for ((i = 0; i < timeout * 10; i++)); do
+		[ "$(nodes_in_state idle)" = "$CL_NODES" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# cluster_dump_logs [LINES]: the tail of every daemon log, to stderr.
+cluster_dump_logs() {
+	local f n=${1:-40}
+	for f in "$CL_DIR"/munge/log/munged.log "$CL_DIR"/log/*.log; do
+		[ -f "$f" ] || continue
+		echo "==== $f (last $n lines) ====" >&2
+		tail -n "$n" "$f" >&2
+	done
+	sinfo -N -o '%N %T %E' >&2 2>/dev/null
+}

@@ -1,0 +1,96 @@
+#!/bin/bash
+# tests/cluster/run.sh: the end-to-end tests on a real Slurm cluster.
+#
+# Usage: tests/cluster/run.sh [BATS-ARGS...]
+#
+# Installs what is missing (Debian packages, as root), brings the cluster up
+# (cluster.sh up), runs `bats tests/cluster/*.bats` (or bats with the given
+# arguments) and brings the cluster down again, whatever happens.  Exits
+# with bats' status, 77 (skip) without root or network namespaces.
+#
+# Environment: everything cluster.sh reads (see lib.sh), and
+#   DTPLAN_CLUSTER_NO_INSTALL=1   never call apt-get
+#   DTPLAN_PLUGIN                 default: plugin/.libs/spank_dtplan.so of the build tree, if built
+#   top_builddir                  the build tree (default: the source tree)
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+export top_srcdir top_builddir
+
+PACKAGES="slurmctld slurmd slurm-client munge libslurm-dev iperf3 iproute2 iptables bats hwloc
+python3 python3-torch"
+
+say() { echo "run.sh: $*" >&2; }
+skip() { say "SKIP: $*"; exit 77; }
+secs() { echo $(($(date +%s) - $1)); }
+
+[ "$(id -u)" = 0 ] || skip "needs root: it creates network namespaces and bridges and runs Slurm daemons"
+unshare --net true 2>/dev/null || skip "no network namespaces here (unshare --net failed)"
+
+# ----------------------------------------------------------------------
+# Packages
+# ----------------------------------------------------------------------
+t=$(date +%s)
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	[ "${DTPLAN_CLUSTER_NO_INSTALL:-0}" != 1 ] ||
+		{ say "missing packages:$missing (and DTPLAN_CLUSTER_NO_INSTALL=1)"; exit 1; }
+	command -v apt-get >/dev/null || { say "missing packages:$missing and no apt-get"; exit 1; }
+	say "installing$missing"
+	# Keep the packages' maintainer scripts from starting system daemons.
+	policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+	fi
+	# shellcheck disable=SC2086
+	apt-get update -q >/dev/null &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null
+	rc=$?
+	[ -n "$policy" ] && rm -f "$policy"
+	[ $rc -eq 0 ] || { say "apt-get install$missing failed"; exit 1; }
+	say "packages installed in $(secs "$t") s"
+fi
+
+# ----------------------------------------------------------------------
+# Cluster and tests
+# ----------------------------------------------------------------------
+if [ -z "${DTPLAN_PLUGIN:-}" ] && [ -f "$top_builddir/plugin/.libs/spank_dtplan.so" ]; then
+	export DTPLAN_PLUGIN=$top_builddir/plugin/.libs/spank_dtplan.so
+fi
+say "plugin: ${DTPLAN_PLUGIN:-(none)}"
+
+t=$(date +%s)
+# `up` cleans up after itself when it fails, and refuses (touching nothing)
+# when a cluster is already up: only take the cluster down once it is ours.
+"$here/cluster.sh" up || exit 1
+say "cluster up in $(secs "$t") s"
+
+# shellcheck disable=SC2317
+cleanup() {
+	local rc=$? t
+	trap - EXIT INT TERM
+	t=$(date +%s)
+	"$here/cluster.sh" down || { [ "$rc" -ne 0 ] || rc=1; }
+	say "cluster down in $(secs "$t") s"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+t=$(date +%s)
+if [ $# -gt 0 ]; then
+	bats -T "$@"
+else
+	bats -T "$here"/*.bats
+fi
+rc=$?
+say "bats finished in $(secs "$t") s with status $rc"
+exit $rc
