@@ -11,6 +11,8 @@
 # Environment: everything cluster.sh reads (see lib.sh), and
 #   DTPLAN_CLUSTER_NO_INSTALL=1   never call apt-get
 #   DTPLAN_PLUGIN                 default: plugin/.libs/spank_dtplan.so of the build tree, if built
+#   DTPLAN_JOB_SUBMIT_LUA         default: etc/job_submit.lua (set it empty for none)
+#   DTPLAN_NODE_XML               default: a link per node to tests/data/hgx-h100-8gpu.xml
 #   top_builddir                  the build tree (default: the source tree)
 set -u
 export LC_ALL=C
@@ -65,11 +67,24 @@ if [ -z "${DTPLAN_PLUGIN:-}" ] && [ -f "$top_builddir/plugin/.libs/spank_dtplan.
 	export DTPLAN_PLUGIN=$top_builddir/plugin/.libs/spank_dtplan.so
 fi
 say "plugin: ${DTPLAN_PLUGIN:-(none)}"
+if [ -z "${DTPLAN_JOB_SUBMIT_LUA+set}" ] && [ -f "$top_srcdir/etc/job_submit.lua" ]; then
+	export DTPLAN_JOB_SUBMIT_LUA=$top_srcdir/etc/job_submit.lua
+fi
+# Each node's hwloc XML is a link of its own (xml/nodeI.xml), so that a test
+# can break one node's inventory (plugin.bats, "degraded").
+xmldir=""
+if [ -z "${DTPLAN_NODE_XML:-}" ] && [ -f "$top_srcdir/tests/data/hgx-h100-8gpu.xml" ]; then
+	xmldir=$(mktemp -d /tmp/dtplan-xml.XXXXXX) || exit 1
+	for ((i = 1; i <= ${DTPLAN_CLUSTER_RACKS:-2} * ${DTPLAN_CLUSTER_NODES_PER_RACK:-4}; i++)); do
+		ln -s "$top_srcdir/tests/data/hgx-h100-8gpu.xml" "$xmldir/node$i.xml" || exit 1
+	done
+	export DTPLAN_NODE_XML=$xmldir/%n.xml
+fi
 
 t=$(date +%s)
 # `up` cleans up after itself when it fails, and refuses (touching nothing)
 # when a cluster is already up: only take the cluster down once it is ours.
-"$here/cluster.sh" up || exit 1
+"$here/cluster.sh" up || { [ -z "$xmldir" ] || rm -rf "$xmldir"; exit 1; }
 say "cluster up in $(secs "$t") s"
 
 # shellcheck disable=SC2317
@@ -78,6 +93,7 @@ cleanup() {
 	trap - EXIT INT TERM
 	t=$(date +%s)
 	"$here/cluster.sh" down || { [ "$rc" -ne 0 ] || rc=1; }
+	[ -z "$xmldir" ] || rm -rf "$xmldir"
 	say "cluster down in $(secs "$t") s"
 	exit "$rc"
 }

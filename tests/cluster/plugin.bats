@@ -1,0 +1,438 @@
+#!/usr/bin/env bats
+# tests/cluster/plugin.bats: the dtplan SPANK plugin end to end on the test
+# cluster: options in sbatch/salloc/srun, the batch step's plan, log, file and
+# environment, per-task ranks in srun steps, topology warnings and refusals,
+# the site default, job_submit.lua, torch.distributed from the plugin's
+# environment and degraded plans.
+#
+# Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
+# does that when plugin/.libs/spank_dtplan.so is built).  Each test writes the
+# plugstack.conf line it needs (slurmstepd and the clients read the file at
+# every start) and teardown puts the cluster's own line back.
+
+bats_require_minimum_version 1.5.0
+
+. "$BATS_TEST_DIRNAME/lib.sh"
+eval "$("$BATS_TEST_DIRNAME/cluster.sh" env 2>/dev/null)"
+cluster_config
+
+SITE=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-4to1.conf
+DTPLAN_CLI=$CLUSTER_TOP_BUILDDIR/cli/dtplan
+PLUGSTACK=$CL_DIR/etc/plugstack.conf
+
+setup_file() {
+	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
+		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+}
+
+teardown_file() {
+	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
+		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+}
+
+setup() {
+	[ -n "$CL_PLUGIN" ] || skip "cluster runs without the plugin (DTPLAN_PLUGIN)"
+	cd "$CL_DIR/jobs" || return 1
+	plugstack
+}
+
+teardown() {
+	local x
+	# Put back a node hwloc XML that a test broke (see "degraded" below).
+	if [ -f "$BATS_TEST_TMPDIR/xml.restore" ]; then
+		read -r x <"$BATS_TEST_TMPDIR/xml.restore"
+		ln -sfn "$x" "$(node_xml node1)"
+	fi
+	cancel_all_wait 20
+	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+}
+
+# plugstack ARGS...: the plugin with the 4:1 site file, the cluster's switch
+# tree (unless ARGS give topology=) and ARGS.
+plugstack() {
+	local topo="topology=$CL_DIR/etc/topology.conf"
+	case " $* " in *" topology="*) topo= ;; esac
+	echo "optional $CL_PLUGIN site=$SITE $topo $*" >"$PLUGSTACK"
+}
+
+# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
+# and LOG (the job's output).  Shows the job and its log when it fails.
+run_job() {
+	local timeout=$1
+	shift
+	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
+	JOB=${JOB%%;*}
+	if ! submit_wait "$JOB" "$timeout"; then
+		echo "job $JOB (sbatch $*):"
+		scontrol show job "$JOB"
+		job_log "$JOB"
+		return 1
+	fi
+	LOG=$(job_log "$JOB")
+}
+
+# batch_var NAME: NAME's value in LOG as the batch script printed it ("BATCH NAME=value").
+batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
+
+# The batch script of the planned jobs: the job-wide variables, then one line
+# per task of an srun step with the rank variables.
+write_job_script() {
+	cat >"$CL_DIR/jobs/plan-job.sh" <<-'EOF'
+		#!/bin/sh
+		for v in DT_TP DT_PP DT_DP DT_ZERO DT_MICRO_BATCH DT_NUM_MICROBATCHES DT_RECOMPUTE \
+			DT_CKPT_INTERVAL_S DT_NNODES DT_NODE_ORDER MASTER_ADDR MASTER_PORT DTPLAN_FILE \
+			DTPLAN_PLAN_STATE DTPLAN_PLAN_REASON; do
+			eval "echo \"BATCH $v=\${$v-}\""
+		done
+		srun -K sh -c 'echo "TASK $(hostname) RANK=${RANK-} WORLD_SIZE=${WORLD_SIZE-}" \
+			"LOCAL_RANK=${LOCAL_RANK-} LOCAL_WORLD_SIZE=${LOCAL_WORLD_SIZE-}" \
+			"DT_TP_RANK=${DT_TP_RANK-} DT_PP_RANK=${DT_PP_RANK-} DT_DP_RANK=${DT_DP_RANK-}" \
+			"NCCL_IB_HCA=${NCCL_IB_HCA-}"'
+	EOF
+	chmod 755 "$CL_DIR/jobs/plan-job.sh"
+}
+
+# main_job: the 4-node llama3-70b job of the tests 3 and 4, run once per file;
+# sets JOB and LOG.
+main_job() {
+	if [ -f "$BATS_FILE_TMPDIR/main.id" ]; then
+		JOB=$(cat "$BATS_FILE_TMPDIR/main.id")
+		LOG=$(cat "$BATS_FILE_TMPDIR/main.log")
+		return 0
+	fi
+	write_job_script
+	run_job 120 -N4 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b \
+		"$CL_DIR/jobs/plan-job.sh" || return 1
+	echo "$JOB" >"$BATS_FILE_TMPDIR/main.id"
+	echo "$LOG" >"$BATS_FILE_TMPDIR/main.log"
+}
+
+# ----------------------------------------------------------------------
+# 1. Options
+# ----------------------------------------------------------------------
+
+@test "sbatch, salloc and srun --help list --dt-plan, --dt-model, --dt-train as plugin options" {
+	for cmd in sbatch salloc srun; do
+		run -0 "$cmd" --help
+		# The section runs from its title to the next blank-line-separated title.
+		section=$(awk '/^Options provided by plugins:/ { on = 1; next }
+			on && /^[A-Z][A-Za-z -]*:$/ { exit } on' <<<"$output")
+		echo "== $cmd"
+		echo "$section"
+		grep -q -- '--dt-plan=auto|strict|off' <<<"$section"
+		grep -q -- '--dt-model=SPEC' <<<"$section"
+		grep -q -- '--dt-train=' <<<"$section"
+	done
+}
+
+# ----------------------------------------------------------------------
+# 2. Bad values
+# ----------------------------------------------------------------------
+
+@test "sbatch rejects bad --dt-* values at once, naming option and value; no job is queued" {
+	# option|value|what the plugin's message says
+	cases=(
+		"--dt-model|nosuch-99z|unknown model 'nosuch-99z'"
+		"--dt-plan|maybe|unknown mode 'maybe'"
+		"--dt-train|garbage|'garbage' is not key=value"
+		"--dt-train|gbs=abc|gbs: 'abc' is not a whole number"
+		"--dt-train|zero=7|zero"
+	)
+	before=$(squeue -h -t all -o %i | sort)
+	logs_before=$(ls "$CL_DIR/jobs")
+	for c in "${cases[@]}"; do
+		IFS='|' read -r opt val msg <<<"$c"
+		run sbatch --parsable -N1 --dt-plan=auto "$opt=$val" --wrap 'echo ran'
+		echo "sbatch $opt=$val: status $status: $output"
+		[ "$status" -ne 0 ]
+		grep -qF -- "[dtplan] $opt: $msg" <<<"$output"
+		grep -qF -- "Invalid $opt argument: $val" <<<"$output"
+		# No job id was printed and none is queued or ran.
+		[ -z "$(grep -x '[0-9][0-9]*' <<<"$output")" ]
+	done
+	# slurmctld knows no new job (finished ones stay listed for MinJobAge) and
+	# no job wrote an output file.
+	[ "$(squeue -h -t all -o %i | sort)" = "$before" ]
+	[ "$(ls "$CL_DIR/jobs")" = "$logs_before" ]
+}
+
+# ----------------------------------------------------------------------
+# 3. The batch step's plan
+# ----------------------------------------------------------------------
+
+@test "4-node --dt-plan=auto llama3-70b: plan block, JSON equal to dtplan plan, job variables" {
+	main_job
+	echo "$LOG"
+	# The plan block in the job's output.
+	grep -q '^dtplan plan (dtplan ' <<<"$LOG"
+	grep -q '^  model        llama3-70b: ' <<<"$LOG"
+	grep -q '^  GPUs         32 x h100-sxm (4 nodes of 8)$' <<<"$LOG"
+	block_tp=$(sed -n 's/^  parallelism  TP \([0-9]*\) x PP .*/\1/p' <<<"$LOG")
+	[ -n "$block_tp" ]
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+
+	# The batch script's variables: all set, and consistent.
+	for v in DT_TP DT_PP DT_DP DT_ZERO DT_MICRO_BATCH DT_NUM_MICROBATCHES DT_RECOMPUTE \
+		DT_CKPT_INTERVAL_S DT_NODE_ORDER MASTER_ADDR MASTER_PORT DTPLAN_FILE; do
+		[ -n "$(batch_var "$v")" ] || { echo "$v is not set in the batch script"; false; }
+	done
+	[ "$(batch_var DT_TP)" = "$block_tp" ]
+	[ $(($(batch_var DT_TP) * $(batch_var DT_PP) * $(batch_var DT_DP))) -eq 32 ]
+	# 8 GPUs per node: a TP group never leaves its node.
+	[ $((8 % $(batch_var DT_TP))) -eq 0 ]
+	[ "$(batch_var DT_NNODES)" = 4 ]
+	[ "$(tr , '\n' <<<"$(batch_var DT_NODE_ORDER)" | sort)" = "$(job_nodes "$JOB" | sort)" ]
+	[ "$(batch_var MASTER_ADDR)" = "$(batch_var DT_NODE_ORDER | cut -d, -f1)" ]
+	[ "$(batch_var MASTER_PORT)" = $((29500 + JOB % 1000)) ]
+	[ "$(batch_var DT_CKPT_INTERVAL_S)" -gt 0 ]
+
+	# The plan file: where DTPLAN_FILE says, valid JSON, the same numbers as
+	# the environment and as `dtplan plan` for the same inputs.
+	file=$(batch_var DTPLAN_FILE)
+	[ "$file" = "$CL_DIR/jobs/dtplan-$JOB.json" ]
+	run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" parallelism "$file"
+	plugin_par=$output
+	[ "$plugin_par" = "$(batch_var DT_TP) $(batch_var DT_PP) $(batch_var DT_DP) $(batch_var DT_ZERO) $(batch_var DT_MICRO_BATCH)" ]
+	args=(--model llama3-70b --gpus 32 --gpus-per-node 8 --json)
+	if "$DTPLAN_CLI" plan --help 2>&1 | grep -q -- --topology; then
+		args+=(--nodes "$(batch_var DT_NODE_ORDER)" --topology "$CL_DIR/etc/topology.conf"
+			--site "$SITE")
+	fi
+	"$DTPLAN_CLI" plan "${args[@]}" >"$BATS_TEST_TMPDIR/cli.json"
+	run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" parallelism "$BATS_TEST_TMPDIR/cli.json"
+	echo "plugin: $plugin_par; dtplan plan ${args[*]}: $output"
+	[ "$plugin_par" = "$output" ]
+}
+
+# ----------------------------------------------------------------------
+# 4. Ranks of an srun step
+# ----------------------------------------------------------------------
+
+@test "srun tasks of the 4-node job get RANK, LOCAL_RANK, tp/pp/dp ranks and NCCL_IB_HCA of the plan" {
+	main_job
+	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
+	cat "$BATS_TEST_TMPDIR/tasks.txt"
+	grep 'dtplan' <<<"$LOG" | grep -v '^  ' || true
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/tasks.txt")" -eq 32 ]
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" ranks "$(batch_var DTPLAN_FILE)" \
+		"$BATS_TEST_TMPDIR/tasks.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "ranks: 32 ok" ]
+	# No task was told that its rank environment is missing.
+	! grep -q 'rank environment not set' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 5. Topology rules: warn, deny, strict
+# ----------------------------------------------------------------------
+
+# eight_node_job: an 8-node llama3-70b job across both leaves (4:1 uplinks).
+eight_node_job() {
+	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
+	JOB=$(sbatch --parsable -N8 --ntasks-per-node=8 --gres=gpu:8 --dt-model=llama3-70b "$@" \
+		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done')
+	JOB=${JOB%%;*}
+	run submit_wait "$JOB" 120
+	JOB_RC=$status
+	LOG=$(job_log "$JOB")
+	echo "job $JOB: $(job_state "$JOB") (submit_wait $JOB_RC)"
+	echo "$LOG"
+}
+
+# no_drain: every node idle again, none drained or down with a reason.
+no_drain() {
+	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
+	run -0 sinfo -h -R -o '%N %E'
+	[ -z "$output" ]
+}
+
+@test "8 nodes across both 4:1 leaves: the plan warns and names leaf1 and leaf2" {
+	eight_node_job --dt-plan=auto
+	[ "$JOB_RC" -eq 0 ]
+	grep -q '^done$' <<<"$LOG"
+	warnings=$(grep -i 'warning' <<<"$LOG")
+	echo "warnings: $warnings"
+	grep -q leaf1 <<<"$warnings"
+	grep -q leaf2 <<<"$warnings"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	no_drain
+}
+
+@test "policy=deny: the 8-node job fails with the reason in its log; no node drains" {
+	plugstack policy=deny
+	eight_node_job --dt-plan=auto
+	[ "$JOB_RC" -eq 1 ]
+	[ "$(job_state "$JOB")" = FAILED ]
+	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
+	! grep -q '^done$' <<<"$LOG"
+	no_drain
+}
+
+@test "--dt-plan=strict: the 8-node job fails with the reason in its log; no node drains" {
+	eight_node_job --dt-plan=strict
+	[ "$JOB_RC" -eq 1 ]
+	[ "$(job_state "$JOB")" = FAILED ]
+	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
+	! grep -q '^done$' <<<"$LOG"
+	no_drain
+}
+
+@test "--dt-plan=strict on 4 nodes of one leaf: the job runs" {
+	run_job 60 -N4 -w node1,node2,node3,node4 --ntasks-per-node=8 --gres=gpu:8 \
+		--dt-plan=strict --dt-model=llama3-70b --wrap 'echo "state=$DTPLAN_PLAN_STATE"; srun -K true'
+	echo "$LOG"
+	grep -qx 'state=ok' <<<"$LOG"
+	! grep -q 'refused' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 6. Jobs that do not ask, and the site default
+# ----------------------------------------------------------------------
+
+# env_names: the names of the batch script's and one task's variables,
+# without those that differ between any two jobs by value only.
+ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env | sed \"s/=.*//\" | sort | sed \"s/^/task /\""'
+
+@test "a job without --dt-plan gets exactly the environment it gets without the plugin" {
+	echo "# no SPANK plugin" >"$PLUGSTACK"
+	run_job 30 -N2 --gres=gpu:8 --wrap "$ENV_JOB"
+	without=$LOG
+	plugstack
+	run_job 30 -N2 --gres=gpu:8 --wrap "$ENV_JOB"
+	diff <(echo "$without") <(echo "$LOG")
+	! grep -Eq ' (DT_[A-Z_]*|DTPLAN_PLAN_STATE|DTPLAN_FILE|MASTER_ADDR|RANK)$' <<<"$LOG"
+	! grep -q 'dtplan' <<<"$LOG"
+	[ ! -e "$CL_DIR/jobs/dtplan-$JOB.json" ]
+}
+
+@test "default=auto: a GPU job that did not ask gets a plan; a CPU job and --dt-plan=off do not" {
+	plugstack default=auto
+	write_job_script
+	run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-model=llama3-8b "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	grep -q '^dtplan plan (dtplan ' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	[ -n "$(batch_var DT_TP)" ]
+	[ -f "$(batch_var DTPLAN_FILE)" ]
+	[ "$(grep -c '^TASK .* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+
+	# Without a model there is nothing to size: node order and rendezvous only.
+	run_job 60 -N2 --gres=gpu:8 "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = degraded ]
+	grep -q -- '--dt-model' <<<"$(batch_var DTPLAN_PLAN_REASON)"
+	[ "$(batch_var DT_NNODES)" = 2 ]
+	[ -n "$(batch_var MASTER_ADDR)" ]
+	[ -z "$(batch_var DT_TP)" ]
+
+	# No GPUs: the site default does not apply.
+	run_job 60 -N1 --dt-model=llama3-8b "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ -z "$(batch_var DTPLAN_PLAN_STATE)" ]
+	[ -z "$(batch_var DT_TP)" ]
+	! grep -q 'dtplan' <<<"$LOG"
+
+	# --dt-plan=off wins over the site default.
+	run_job 60 -N1 --gres=gpu:8 --dt-plan=off --dt-model=llama3-8b "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ -z "$(batch_var DTPLAN_PLAN_STATE)" ]
+	[ -z "$(batch_var DT_TP)" ]
+	! grep -q 'dtplan' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 7. job_submit.lua
+# ----------------------------------------------------------------------
+
+@test "job_submit.lua keeps a 4-node --dt-plan job under one leaf switch" {
+	[ -n "$CL_JOB_SUBMIT_LUA" ] || skip "cluster runs without DTPLAN_JOB_SUBMIT_LUA"
+	[ "$CL_NODES_PER_RACK" -eq 4 ] && [ "$CL_RACKS" -ge 2 ] || skip "needs 4-node racks"
+	# node3, node4 (leaf1) and node7, node8 (leaf2) free: 4 idle nodes, no leaf with 4.
+	b1=$(sbatch --parsable --exclusive -N2 -w node1,node2 --wrap 'sleep 120')
+	b2=$(sbatch --parsable --exclusive -N2 -w node5,node6 --wrap 'sleep 120')
+	for ((i = 0; i < 50; i++)); do
+		[ "$(job_state "$b1")$(job_state "$b2")" = RUNNINGRUNNING ] && break
+		sleep 0.1
+	done
+	[ "$(job_state "$b1")$(job_state "$b2")" = RUNNINGRUNNING ]
+
+	# The lua script gives the job --switches=1: it waits for a whole leaf ...
+	sw=$(sbatch --parsable -N4 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b --wrap 'srun hostname')
+	sleep 2
+	scontrol show job "$sw"
+	[ "$(job_state "$sw")" = PENDING ]
+	[[ $(job_field "$sw" Switches) = 1@* ]]
+	grep -q "lua: dtplan: job of uid 0 with --dt-plan on 4 node(s): --switches=1@" \
+		"$CL_DIR/log/slurmctld.log"
+
+	# ... and gets leaf2 as soon as node5 and node6 are free.
+	scancel "$b2"
+	submit_wait "$sw" 60
+	[ "$(job_field "$sw" NodeList)" = "node[5-8]" ]
+
+	# A job larger than a leaf is left alone (Switches stays unset).
+	scancel "$b1"
+	big=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b --wrap true)
+	submit_wait "$big" 60
+	[[ $(job_field "$big" Switches) != 1@* ]]
+}
+
+# ----------------------------------------------------------------------
+# 8. torch.distributed from the plugin's environment
+# ----------------------------------------------------------------------
+
+@test "torch: --dt-plan=auto TP=2 PP=2 DP=2 on 4 nodes x 2 GPUs runs torch_launch.py, OK" {
+	/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
+		skip "Debian's /usr/bin/python3 has no torch with gloo (apt-get install python3-torch)"
+	[ "$CL_NODES" -ge 4 ] || skip "needs 4 nodes"
+	# No rank is set by hand: RANK, DT_*_RANK, MASTER_* come from the plugin.
+	cat >"$CL_DIR/jobs/torch-plan.sh" <<-EOF
+		#!/bin/sh
+		export GLOO_SOCKET_IFNAME=eth0 DTPLAN_TORCH_TIMEOUT=60
+		exec srun -K sh -c 'if [ -z "\${RANK-}" ] || [ -z "\${DT_TP_RANK-}" ]; then
+				echo "task \$SLURM_PROCID: no RANK/DT_TP_RANK from dtplan" >&2; exit 3
+			fi
+			exec /usr/bin/python3 "\$0"' "$BATS_TEST_DIRNAME/torch_launch.py"
+	EOF
+	run_job 180 -N4 --ntasks-per-node=2 --gres=gpu:2 --dt-plan=auto --dt-model=llama2-7b \
+		--dt-train=tp=2,pp=2 "$CL_DIR/jobs/torch-plan.sh"
+	echo "$LOG"
+	[ "$(grep -c ' ok$' <<<"$LOG")" -eq 8 ]
+	grep -q '^torch_launch: OK world=8 tp=2 pp=2 dp=2 nodes=4 iface=eth0$' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 9. Degraded plans
+# ----------------------------------------------------------------------
+
+@test "degraded: unreadable hwloc XML on the batch node; the job starts and the log says why" {
+	xml=$(node_xml node1)
+	[ -L "$xml" ] || skip "node1's hwloc XML is not a link this test can point elsewhere (run.sh sets that up)"
+	readlink "$xml" >"$BATS_TEST_TMPDIR/xml.restore"
+	ln -sfn "$CLUSTER_TOP_SRCDIR/tests/data/garbage.xml" "$xml"
+	write_job_script
+	run_job 60 -N2 -w node1,node2 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto \
+		--dt-model=llama3-70b "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	grep -q '^dtplan: plan degraded: cannot discover node node1: ' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = degraded ]
+	grep -q 'cannot discover node node1' <<<"$(batch_var DTPLAN_PLAN_REASON)"
+	# What can be known without the inventory is still there, and the steps ran.
+	[ "$(batch_var DT_NODE_ORDER)" = node1,node2 ]
+	[ "$(batch_var MASTER_ADDR)" = node1 ]
+	[ "$(grep -c '^TASK node[12] ' <<<"$LOG")" -eq 16 ]
+}
+
+@test "degraded: a missing topology file still plans; the log names the file" {
+	plugstack topology=/nonexistent/topology.conf
+	write_job_script
+	run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		"$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	grep -q '^dtplan: plan degraded: topology /nonexistent/topology.conf: ' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = degraded ]
+	[ -n "$(batch_var DT_TP)" ]
+	[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+}
