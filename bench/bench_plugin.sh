@@ -9,7 +9,9 @@
 #   sbatch  N=20 submissions (--hold, -N4 --gres=gpu:8, never started) with an
 #           empty plugstack.conf and N=20 with the plugin loaded and
 #           --dt-plan=auto --dt-model=llama3-70b (option checks and preview),
-#           alternating; the medians' ratio should stay under 1.05.
+#           alternating (and N=20 with the plugin loaded but no --dt option,
+#           for the share of loading it); the ratio of the first two medians
+#           should stay under 1.05.
 #   srun    N=10 steps (srun -N4 -n32 true) timed inside a batch job, without
 #           the plugin and with it (the step reads the plan file and sets every
 #           task's ranks); the medians' difference should stay under 50 ms.
@@ -73,6 +75,7 @@ stats() {
 # ---------------------------------------------------------------- sbatch
 : >"$CL_DIR/sbatch.off"
 : >"$CL_DIR/sbatch.on"
+: >"$CL_DIR/sbatch.idle"
 common=(--parsable --hold -N4 --gres=gpu:8 --wrap true)
 # One of each first, unmeasured: page cache, munge, slurmctld warm-up.
 without_plugin
@@ -88,6 +91,9 @@ for ((i = 0; i < sbatch_n; i++)); do
 	t=$(now_ns)
 	sbatch "${common[@]}" --dt-plan=auto --dt-model=llama3-70b >/dev/null 2>&1 || exit 1
 	echo "$((($(now_ns) - t) / 1000))" | awk '{ print $1 / 1000 }' >>"$CL_DIR/sbatch.on"
+	t=$(now_ns)
+	sbatch "${common[@]}" >/dev/null || exit 1
+	echo "$((($(now_ns) - t) / 1000))" | awk '{ print $1 / 1000 }' >>"$CL_DIR/sbatch.idle"
 done
 scancel --user=root
 cancel_all_wait 30 || exit 1
@@ -123,6 +129,7 @@ rank_lines=$(job_log "$id" | grep -c 'rank environment not set')
 # ---------------------------------------------------------------- table
 read -r n_off med_off mean_off < <(stats "$CL_DIR/sbatch.off")
 read -r n_on med_on mean_on < <(stats "$CL_DIR/sbatch.on")
+read -r n_idle med_idle mean_idle < <(stats "$CL_DIR/sbatch.idle")
 read -r s_off smed_off smean_off < <(stats "$CL_DIR/srun.off")
 read -r s_on smed_on smean_on < <(stats "$CL_DIR/srun.on")
 ratio=$(awk -v a="$med_on" -v b="$med_off" 'BEGIN { printf "%.3f", a / b }')
@@ -132,6 +139,7 @@ ok_srun=$(awk -v d="$diff_ms" 'BEGIN { print (d < 50) ? "ok" : "OVER" }')
 
 printf '%-44s %4s %11s %11s\n' "measurement" N "median ms" "mean ms"
 printf '%-44s %4s %11s %11s\n' "sbatch, plugstack empty" "$n_off" "$med_off" "$mean_off"
+printf '%-44s %4s %11s %11s\n' "sbatch, plugin loaded, no --dt options" "$n_idle" "$med_idle" "$mean_idle"
 printf '%-44s %4s %11s %11s\n' "sbatch, plugin, --dt-plan=auto --dt-model" "$n_on" "$med_on" "$mean_on"
 printf '%-44s %4s %11s %11s\n' "srun -N4 -n32 step, plugstack empty" "$s_off" "$smed_off" "$smean_off"
 printf '%-44s %4s %11s %11s\n' "srun -N4 -n32 step, plugin, planned job" "$s_on" "$smed_on" "$smean_on"
