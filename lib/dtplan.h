@@ -680,6 +680,8 @@ struct dtplan_candidate {
 	double mfu;                /* model FLOPs utilisation */
 	double uplink_slowdown;    /* step-time factor from oversubscribed uplinks (1.0 none) */
 	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
+	double net_bytes_per_gpu;  /* bytes one GPU sends per step over the inter-node
+				    * network (DP/ZeRO + PP traffic); the tie-breaker */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32

@@ -57,4 +57,58 @@ int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
  * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
 enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
 
+/* ------------------------------------------------------------------------
+ * Search (lib/search.c), used by lib/plan.c and the tests
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Candidates predicted within this fraction of the best time the model can
+ * vouch for (the smallest step time with links at DTPLAN__LINK_EFFICIENCY_LOW
+ * of their bandwidth) are ties, broken by network bytes then simplicity.
+ */
+#define DTPLAN__TIE_FRACTION 0.03
+#define DTPLAN__LINK_EFFICIENCY_LOW 0.5
+
+/* Fraction of the DP/ZeRO communication hidden behind compute that is
+ * still charged: the collectives' kernels slow the compute they overlap. */
+#define DTPLAN__OVERLAP_TAX 0.1
+
+/* Outcome of one search over a request. */
+struct dtplan__search {
+	struct dtplan_candidate best;
+	bool have_best;
+	bool have_runner_up;
+	struct dtplan_candidate runner_up;
+	char runner_up_reason[256];
+	size_t n_considered;      /* configurations examined */
+	size_t n_fit;             /* of them, fitting memory */
+};
+
+/*
+ * Checks that a request is complete and consistent (counts >= 1, fixed
+ * choices in range, bandwidths > 0).  DTPLAN_ERR_INVAL naming the field.
+ */
+enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err);
+
+/*
+ * Evaluates one configuration: fills c->memory and, when it fits, the
+ * predicted step, FLOPs and network bytes.  c->tp, pp, dp, zero,
+ * micro_batch and recompute are inputs; num_microbatches is set.  *fits
+ * says whether the ledger total is within memory * (1 - headroom).
+ */
+enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
+					   struct dtplan_candidate *c, bool *fits,
+					   struct dtplan_error *err);
+
+/*
+ * Runs the search.  With first_fit, stops at the first configuration that
+ * fits (used to find the smallest GPU count); out->best is then that one.
+ * Without a fit, out->have_best is false and DTPLAN_OK is returned.
+ */
+enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_fit,
+				   struct dtplan__search *out, struct dtplan_error *err);
+
+/* "TP 8 x PP 4 x DP 4, ZeRO-1, micro-batch 1 x 256, selective recompute" */
+const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size);
+
 #endif /* DTPLAN_PRIVATE_H */

@@ -1,0 +1,306 @@
+/*
+ * plan.c: request defaults, and request -> plan: search, checkpoint
+ * interval, warnings.  No I/O.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest GPU count tried when looking for the smallest one that fits. */
+#define MAX_FIT_GPUS (1 << 20)
+
+void dtplan_request_init(struct dtplan_request *r)
+{
+	const struct dtplan_gpu *gpu;
+
+	if (r == NULL)
+		return;
+	memset(r, 0, sizeof(*r));
+	gpu = dtplan_gpu_find("h100-sxm", NULL);
+	if (gpu != NULL)
+		r->gpu = *gpu;
+	r->gpus_per_node = 8;
+	r->seq = 4096;
+	r->global_batch = 1024;
+	r->zero = -1;
+	r->recompute = -1;
+	r->nvlink_latency_s = 2e-6;
+	r->net_bytes_per_s = 50e9;
+	r->net_latency_s = 5e-6;
+	r->efficiency = 0.5;
+	r->memory_headroom = 0.1;
+	r->mtbf_gpu_hours = DTPLAN_DEFAULT_MTBF_GPU_HOURS;
+	r->ckpt_write_bytes_per_s = 100e9;
+	r->restart_seconds = 300.0;
+	r->oversub_threshold = 2.0;
+	r->bubble_threshold = 0.10;
+	r->exposed_comm_threshold = 0.10;
+}
+
+/* Copies v into *dst when the site set it (> 0). */
+static void take(double *dst, double v)
+{
+	if (v > 0.0 && isfinite(v))
+		*dst = v;
+}
+
+void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c)
+{
+	const struct dtplan_gpu *gpu;
+
+	if (r == NULL || c == NULL)
+		return;
+	if (c->gpu_type[0] != '\0') {
+		gpu = dtplan_gpu_find(c->gpu_type, NULL);
+		if (gpu != NULL)
+			r->gpu = *gpu;
+	}
+	take(&r->net_bytes_per_s, c->net_bytes_per_s);
+	take(&r->net_latency_s, c->net_latency_s);
+	take(&r->nvlink_bytes_per_s, c->nvlink_bytes_per_s);
+	take(&r->nvlink_latency_s, c->nvlink_latency_s);
+	take(&r->mtbf_gpu_hours, c->mtbf_gpu_hours);
+	take(&r->ckpt_write_bytes_per_s, c->ckpt_write_bytes_per_s);
+	if (c->restart_seconds >= 0.0 && isfinite(c->restart_seconds))
+		r->restart_seconds = c->restart_seconds;
+	take(&r->oversub_threshold, c->oversub_threshold);
+	take(&r->bubble_threshold, c->bubble_threshold);
+	take(&r->exposed_comm_threshold, c->exposed_comm_threshold);
+	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
+		r->efficiency = c->mfu_efficiency;
+}
+
+void dtplan_plan_destroy(struct dtplan_plan *p)
+{
+	if (p == NULL)
+		return;
+	free(p->warnings);
+	free(p->node_names);
+	free(p->node_leaf);
+	free(p->ranks);
+	free(p);
+}
+
+enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
+					...)
+{
+	struct dtplan_warning *w;
+	va_list ap;
+
+	if (p == NULL || code == NULL || fmt == NULL)
+		return DTPLAN_ERR_INVAL;
+	w = realloc(p->warnings, (p->n_warnings + 1) * sizeof(*w));
+	if (w == NULL)
+		return DTPLAN_ERR_NOMEM;
+	p->warnings = w;
+	w = &p->warnings[p->n_warnings++];
+	dtplan__strlcpy(w->code, code, sizeof(w->code));
+	va_start(ap, fmt);
+	vsnprintf(w->message, sizeof(w->message), fmt, ap);
+	va_end(ap);
+	return DTPLAN_OK;
+}
+
+void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p == NULL || fmt == NULL)
+		return;
+	p->degraded = true;
+	va_start(ap, fmt);
+	vsnprintf(p->degraded_reason, sizeof(p->degraded_reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Fixed choices that can never be met are usage errors, not "no fit". */
+static enum dtplan_err check_fixed(const struct dtplan_request *r, struct dtplan_error *err)
+{
+	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
+
+	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide the %d attention heads and %d key/value "
+				     "heads of %s",
+				     r->tp, r->model.heads, kv, r->model.name);
+	if (r->tp > 0 && r->gpus % r->tp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0, "TP %d does not divide %d GPUs",
+				     r->tp, r->gpus);
+	if (r->pp > 0 && r->model.layers % r->pp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "PP %d does not divide the %d layers of %s", r->pp,
+				     r->model.layers, r->model.name);
+	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
+				     r->pp, r->gpus);
+	if (r->zero >= 2 && r->pp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d",
+				     r->zero, r->pp);
+	if (r->micro_batch > r->global_batch)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
+				     "micro-batch %d is larger than the global batch %d",
+				     r->micro_batch, r->global_batch);
+	return DTPLAN_OK;
+}
+
+/* Fills err for a request where nothing fits, with the smallest GPU count that would. */
+static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtplan__search *s,
+			      struct dtplan_error *err)
+{
+	struct dtplan_request r = *req;
+	struct dtplan__search probe;
+	char count[32], cap[32];
+	long smallest = 0;
+	enum dtplan_err rv;
+
+	for (long g = 1; g <= MAX_FIT_GPUS; g *= 2) {
+		r.gpus = (int)g;
+		rv = dtplan__search_run(&r, true, &probe, NULL);
+		if (rv == DTPLAN_OK && probe.have_best) {
+			smallest = g;
+			break;
+		}
+	}
+	dtplan_format_count(req->model.params, count, sizeof(count));
+	dtplan_format_bytes(req->gpu.memory_bytes * (1.0 - req->memory_headroom), cap, sizeof(cap));
+	if (s->n_considered == 0 && smallest > 0)
+		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
+				     "%s (%s parameters): no TP x PP x DP split of %d GPUs meets the "
+				     "rules (TP divides heads and GPUs per node, PP divides %d layers, "
+				     "DP x micro-batch divides the global batch %d); %ld GPUs would fit",
+				     req->model.name, count, req->gpus, req->model.layers,
+				     req->global_batch, smallest);
+	if (smallest > 0)
+		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
+				     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each, "
+				     "%zu configurations tried); the smallest power-of-two GPU count "
+				     "that fits is %ld",
+				     req->model.name, count, req->gpus, req->gpu.name, cap,
+				     s->n_considered, smallest);
+	return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
+			     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each), nor on "
+			     "any power-of-two count up to %d GPUs with these settings",
+			     req->model.name, count, req->gpus, req->gpu.name, cap, MAX_FIT_GPUS);
+}
+
+static enum dtplan_err add_warnings(struct dtplan_plan *p)
+{
+	const struct dtplan_request *r = &p->request;
+	const struct dtplan_step *st = &p->best.step;
+	double bubble = st->bubble / st->total;
+	double exposed = (st->tp_comm + st->pp_comm + st->dp_exposed) / st->total;
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (r->tp > r->gpu.domain_size)
+		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
+					     "TP %d is larger than the %d-GPU NVLink domain of %s: "
+					     "its all-reduces cross the network (%.3f s per step)",
+					     r->tp, r->gpu.domain_size, r->gpu.name, st->tp_comm);
+	else if (r->tp > 0 && r->gpus_per_node % r->tp != 0)
+		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
+					     "TP %d does not divide the %d GPUs of a node: TP groups "
+					     "span nodes (%.3f s per step)",
+					     r->tp, r->gpus_per_node, st->tp_comm);
+	if (rv == DTPLAN_OK && bubble > r->bubble_threshold)
+		rv = dtplan_plan_add_warning(p, "pipeline-bubble",
+					     "pipeline bubble is %.1f%% of the step (%.3f s of %.3f s, "
+					     "PP %d with %d micro-batches), above %.0f%%; more "
+					     "micro-batches or fewer stages shrink it",
+					     bubble * 100.0, st->bubble, st->total, p->best.pp,
+					     p->best.num_microbatches, r->bubble_threshold * 100.0);
+	if (rv == DTPLAN_OK && exposed > r->exposed_comm_threshold)
+		rv = dtplan_plan_add_warning(p, "exposed-communication",
+					     "communication not hidden behind compute is %.1f%% of the "
+					     "step (TP %.3f s, PP %.3f s, DP %.3f s of %.3f s), above "
+					     "%.0f%%",
+					     exposed * 100.0, st->tp_comm, st->pp_comm, st->dp_exposed,
+					     st->total, r->exposed_comm_threshold * 100.0);
+	return rv;
+}
+
+static enum dtplan_err plan_checkpoint(struct dtplan_plan *p, struct dtplan_error *err)
+{
+	const struct dtplan_request *r = &p->request;
+	struct dtplan_ckpt_in in = {
+		.gpus = r->gpus,
+		.mtbf_gpu_hours = r->mtbf_gpu_hours,
+		.restart_seconds = r->restart_seconds,
+		.step_seconds = p->best.step.total,
+	};
+
+	/* bf16 weights, fp32 master, Adam m and v: 16 bytes per parameter
+	 * (12 without the master copy); gradients are not saved but the bf16
+	 * copy is, so the count matches the ledger's. */
+	p->ckpt_bytes = (r->no_master_copy ? 12.0 : 16.0) * r->model.params;
+	in.write_seconds = p->ckpt_bytes / r->ckpt_write_bytes_per_s;
+	return dtplan_ckpt_compute(&in, &p->ckpt, err);
+}
+
+enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
+				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
+				   struct dtplan_error *err)
+{
+	struct dtplan_plan *p = NULL;
+	struct dtplan__search s;
+	enum dtplan_err rv;
+
+	(void)cluster; /* placement on a cluster: lib/placement.c */
+	if (out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no output pointer");
+		goto out;
+	}
+	*out = NULL;
+	rv = dtplan__request_check(req, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	if (!(req->mtbf_gpu_hours > 0.0) || !(req->ckpt_write_bytes_per_s > 0.0) ||
+	    req->restart_seconds < 0.0) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				   "MTBF and checkpoint write bandwidth must be > 0, restart >= 0");
+		goto out;
+	}
+	rv = check_fixed(req, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	rv = dtplan__search_run(req, false, &s, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	if (!s.have_best) {
+		rv = no_fit(req, &s, err);
+		goto out;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+		goto out;
+	}
+	p->request = *req;
+	p->best = s.best;
+	p->have_runner_up = s.have_runner_up;
+	p->runner_up = s.runner_up;
+	memcpy(p->runner_up_reason, s.runner_up_reason, sizeof(p->runner_up_reason));
+	p->n_considered = s.n_considered;
+	p->n_fit = s.n_fit;
+	rv = plan_checkpoint(p, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	rv = add_warnings(p);
+	if (rv != DTPLAN_OK) {
+		dtplan__error(err, rv, "", 0, "out of memory");
+		goto out;
+	}
+	*out = p;
+	p = NULL;
+out:
+	dtplan_plan_destroy(p);
+	return rv;
+}

@@ -1,0 +1,593 @@
+/*
+ * search.c: the (tp, pp, dp, zero, micro-batch, recompute) search and the
+ * step-time prediction.  The formulas are derived in
+ * doc/internals/cost-model.md; keep the two in step.
+ *
+ * The search walks divisors only and allocates nothing, so that planning
+ * 131,072 GPUs stays in the millisecond range (bench/bench_plan.c).
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Rank order is tp fastest, then dp, then pp (one PP stage = tp*dp ranks). */
+
+/* Per-request constants, computed once per search. */
+struct ctx {
+	const struct dtplan_request *req;
+	double params;       /* N */
+	double tokens;       /* T = global_batch * seq */
+	double capacity;     /* usable bytes per GPU */
+	double rate;         /* peak * efficiency, FLOP/s per GPU */
+	double nvlink_bw;
+	int kv_heads;
+};
+
+static void ctx_init(struct ctx *x, const struct dtplan_request *req)
+{
+	x->req = req;
+	x->params = req->model.params;
+	x->tokens = (double)req->global_batch * (double)req->seq;
+	x->capacity = req->gpu.memory_bytes * (1.0 - req->memory_headroom);
+	x->rate = req->gpu.peak_bf16_flops * req->efficiency;
+	x->nvlink_bw = req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
+						      : req->gpu.nvlink_bytes_per_s;
+	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
+}
+
+enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err)
+{
+	const struct dtplan_model *m;
+	const char *bad = NULL;
+
+	if (req == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no request");
+	m = &req->model;
+	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 0)
+		bad = "model dimensions (layers, hidden, heads) must be >= 1";
+	else if (!(m->params > 0.0) || !isfinite(m->params))
+		bad = "model parameter count must be > 0";
+	else if (req->gpus < 1)
+		bad = "gpus must be >= 1";
+	else if (req->gpus_per_node < 1)
+		bad = "gpus_per_node must be >= 1";
+	else if (req->seq < 1)
+		bad = "sequence length must be >= 1";
+	else if (req->global_batch < 1)
+		bad = "global batch must be >= 1";
+	else if (!(req->gpu.memory_bytes > 0.0) || !(req->gpu.peak_bf16_flops > 0.0))
+		bad = "GPU memory and peak FLOP/s must be > 0";
+	else if (req->gpu.domain_size < 1)
+		bad = "GPU NVLink domain size must be >= 1";
+	else if (!(req->efficiency > 0.0 && req->efficiency <= 1.0))
+		bad = "efficiency must be in (0, 1]";
+	else if (!(req->memory_headroom >= 0.0 && req->memory_headroom < 1.0))
+		bad = "memory headroom must be in [0, 1)";
+	else if (!(req->net_bytes_per_s > 0.0) ||
+		 !(req->nvlink_bytes_per_s > 0.0 || req->gpu.nvlink_bytes_per_s > 0.0))
+		bad = "network and NVLink bandwidths must be > 0";
+	else if (req->net_latency_s < 0.0 || req->nvlink_latency_s < 0.0)
+		bad = "latencies must be >= 0";
+	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0)
+		bad = "fixed tp, pp and micro-batch must be >= 0 (0: search)";
+	else if (req->zero < -1 || req->zero > 3)
+		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
+	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
+		bad = "fixed recompute must be none, selective or full (-1: search)";
+	if (bad != NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s", bad);
+	return DTPLAN_OK;
+}
+
+/* Bandwidth and latency of the links a group of `span` consecutive ranks uses. */
+static void group_link(const struct ctx *x, int span, bool *net, double *bw, double *lat)
+{
+	const struct dtplan_request *r = x->req;
+
+	/* A group stays inside a node when the job does, or when its span
+	 * divides the node (groups never straddle a node boundary then). */
+	*net = r->gpus > r->gpus_per_node && (span > r->gpus_per_node || r->gpus_per_node % span != 0);
+	*bw = *net ? r->net_bytes_per_s : x->nvlink_bw;
+	*lat = *net ? r->net_latency_s : r->nvlink_latency_s;
+}
+
+/* Executed FLOPs of one step (whole job), recomputation included. */
+static double step_flops(const struct ctx *x, enum dtplan_recompute rc)
+{
+	double base = 6.0 * x->params * x->tokens;
+
+	switch (rc) {
+	case DTPLAN_RECOMPUTE_FULL:
+		return base * 8.0 / 6.0;
+	case DTPLAN_RECOMPUTE_SELECTIVE:
+		/* Attention scores are s/(6h) of the matmul FLOPs; their forward
+		 * (1/3 of training) runs again: + s/(18h). */
+		return base * (1.0 + (double)x->req->seq / (18.0 * x->req->model.hidden));
+	case DTPLAN_RECOMPUTE_NONE:
+	default:
+		return base;
+	}
+}
+
+static void predict(const struct ctx *x, struct dtplan_candidate *c)
+{
+	const struct dtplan_request *r = x->req;
+	struct dtplan_step *st = &c->step;
+	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
+	double gpus = r->gpus, act = 2.0 * s * b * h; /* bf16 activation of one micro-batch */
+	double per_mb, fwd_mb, bwd_mb, t, bw, lat, grad_bytes, f;
+	double n_ar, net_bytes = 0.0, rs_bytes, ag_bytes, dp_bytes;
+	bool net;
+
+	memset(st, 0, sizeof(*st));
+	c->flops_per_step = step_flops(x, c->recompute);
+	st->compute = c->flops_per_step / (gpus * x->rate);
+	per_mb = st->compute / m;
+	fwd_mb = 2.0 * x->params * x->tokens / (gpus * x->rate) / m;
+	bwd_mb = per_mb - fwd_mb;
+
+	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
+	 * 2 backward), 2 more when full recomputation reruns the forward. */
+	if (c->tp > 1) {
+		bool in_domain = c->tp <= r->gpu.domain_size && r->gpus_per_node % c->tp == 0;
+
+		bw = in_domain ? x->nvlink_bw : r->net_bytes_per_s;
+		lat = in_domain ? r->nvlink_latency_s : r->net_latency_s;
+		n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * r->model.layers / c->pp;
+		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, act, c->tp, bw, lat);
+		st->tp_comm = n_ar * m * t;
+	}
+
+	/* Pipeline: 1F1B bubble (p-1)/m of the busy time; warm-up and
+	 * cool-down expose 2(p-1) transfers of 2sbh/tp bytes, the rest overlap. */
+	if (c->pp > 1) {
+		f = dtplan_bubble_fraction(c->pp, c->num_microbatches);
+		st->bubble = f < 1.0 ? (st->compute + st->tp_comm) * f / (1.0 - f) : 0.0;
+		group_link(x, c->tp * c->dp * c->pp, &net, &bw, &lat);
+		t = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, act / c->tp, 2, bw, lat);
+		st->pp_comm = 2.0 * (c->pp - 1) * t;
+		if (net)
+			/* each boundary carries 2sbh/tp each way per micro-batch */
+			net_bytes += 2.0 * (c->pp - 1) / c->pp * m * act / c->tp;
+	}
+
+	/* DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
+	 * reduce-scatters + all-gathers the accumulated gradients once per step,
+	 * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
+	 * gradients sharded, so every micro-batch's backward reduce-scatters;
+	 * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them
+	 * before every forward and backward instead. */
+	if (c->dp > 1) {
+		double rs, ag, hidden;
+
+		group_link(x, c->tp * c->dp, &net, &bw, &lat);
+		grad_bytes = 2.0 * c->memory.params_per_gpu;
+		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, grad_bytes,
+					 c->dp, bw, lat);
+		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, grad_bytes, c->dp,
+					 bw, lat);
+		rs_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
+						      grad_bytes, c->dp);
+		ag_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
+						      grad_bytes, c->dp);
+		switch (c->zero) {
+		case 0:
+			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+							  grad_bytes, c->dp, bw, lat);
+			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
+			dp_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE,
+							      DTPLAN_ALGO_RING, grad_bytes, c->dp);
+			break;
+		case 1:
+			st->dp_comm = rs + ag;
+			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
+			dp_bytes = rs_bytes + ag_bytes;
+			break;
+		case 2:
+			st->dp_comm = m * rs + ag;
+			st->dp_exposed = (m - 1.0) * fmax(0.0, rs - bwd_mb) +
+					 fmax(0.0, rs + ag - bwd_mb);
+			dp_bytes = m * rs_bytes + ag_bytes;
+			break;
+		default:
+			st->dp_comm = m * (rs + 2.0 * ag);
+			st->dp_exposed = m * (fmax(0.0, ag - fwd_mb) + fmax(0.0, rs + ag - bwd_mb));
+			dp_bytes = m * (rs_bytes + 2.0 * ag_bytes);
+			break;
+		}
+		/* Overlap is not free: NCCL's channels take SMs and HBM
+		 * bandwidth from the kernels they hide behind. */
+		hidden = st->dp_comm - st->dp_exposed;
+		st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
+		if (net)
+			net_bytes += dp_bytes;
+	}
+
+	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed;
+	c->net_bytes_per_gpu = net_bytes;
+	c->tflops_per_gpu = 6.0 * x->params * x->tokens / (st->total * gpus) / 1e12;
+	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
+	c->uplink_slowdown = 1.0;
+	c->crosses_uplinks = "none";
+}
+
+static enum dtplan_err evaluate(const struct ctx *x, struct dtplan_candidate *c, bool *fits,
+				struct dtplan_error *err)
+{
+	const struct dtplan_request *r = x->req;
+	struct dtplan_ledger_in in = {
+		.model = &r->model,
+		.tp = c->tp,
+		.pp = c->pp,
+		.dp = c->dp,
+		.zero = c->zero,
+		.no_master_copy = r->no_master_copy,
+		.seq = r->seq,
+		.micro_batch = c->micro_batch,
+		.recompute = c->recompute,
+		.sequence_parallel = c->tp > 1,
+	};
+	enum dtplan_err rv;
+
+	c->num_microbatches = r->global_batch / (c->dp * c->micro_batch);
+	in.num_microbatches = c->num_microbatches;
+	rv = dtplan_ledger_compute(&in, &c->memory, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	*fits = c->memory.total <= x->capacity;
+	if (*fits)
+		predict(x, c);
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
+					   struct dtplan_candidate *c, bool *fits,
+					   struct dtplan_error *err)
+{
+	struct ctx x;
+	enum dtplan_err rv;
+
+	rv = dtplan__request_check(req, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
+	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 ||
+	    (long)c->dp * c->micro_batch > req->global_batch)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3 and "
+				     "dp * micro-batch <= global batch");
+	ctx_init(&x, req);
+	return evaluate(&x, c, fits, err);
+}
+
+const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "TP %d x PP %d x DP %d, ZeRO-%d, micro-batch %d x %d, %s recompute",
+		 c->tp, c->pp, c->dp, c->zero, c->micro_batch, c->num_microbatches,
+		 dtplan_recompute_name(c->recompute));
+	return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * Choosing
+ * ---------------------------------------------------------------------- */
+
+/* Communication that is not hidden: the least certain part of a prediction. */
+static double exposed_comm(const struct dtplan_candidate *c)
+{
+	return c->step.tp_comm + c->step.pp_comm + c->step.dp_exposed;
+}
+
+/*
+ * The step time when links reach only half their catalog bandwidth, as NCCL
+ * often does: the upper end of the prediction.
+ */
+static double pessimistic(const struct dtplan_candidate *c)
+{
+	return c->step.total + exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0);
+}
+
+/* `bound` is the smallest pessimistic step time among the fitting candidates. */
+static bool within_tie(const struct dtplan_candidate *c, double bound)
+{
+	return c->step.total <= bound * (1.0 + DTPLAN__TIE_FRACTION);
+}
+
+/* Network bytes differing by under 1% count as equal. */
+static int cmp_bytes(double a, double b)
+{
+	double tol = 0.01 * fmax(a, b);
+
+	if (a < b - tol)
+		return -1;
+	if (a > b + tol)
+		return 1;
+	return 0;
+}
+
+/*
+ * True when a ranks before b: inside the tie window, fewest network bytes,
+ * then fewer model-parallel GPUs (tp * pp), lower ZeRO, smaller pp, smaller
+ * tp, less recomputation, then time;
+ * outside it, time alone.
+ */
+static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
+			 double fastest)
+{
+	bool in_a = within_tie(a, fastest), in_b = within_tie(b, fastest);
+	int cb;
+
+	if (in_a != in_b)
+		return in_a;
+	if (in_a) {
+		cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
+		if (cb != 0)
+			return cb < 0;
+		/* model parallelism changes the training script, ZeRO and
+		 * recomputation are switches: fewer model-parallel GPUs first */
+		if (a->tp * a->pp != b->tp * b->pp)
+			return a->tp * a->pp < b->tp * b->pp;
+		if (a->zero != b->zero)
+			return a->zero < b->zero;
+		if (a->pp != b->pp)
+			return a->pp < b->pp;
+		if (a->tp != b->tp)
+			return a->tp < b->tp;
+		if (a->recompute != b->recompute)
+			return a->recompute < b->recompute;
+	}
+	if (a->step.total != b->step.total)
+		return a->step.total < b->step.total;
+	return a->micro_batch > b->micro_batch;
+}
+
+static bool same_layout(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->zero == b->zero &&
+	       a->recompute == b->recompute;
+}
+
+static bool same_split(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
+{
+	return a->tp == b->tp && a->pp == b->pp;
+}
+
+/* The step part in which b exceeds a the most. */
+static const char *largest_gap(const struct dtplan_step *a, const struct dtplan_step *b,
+			       double *gap)
+{
+	const struct {
+		const char *name;
+		double d;
+	} parts[] = {
+		{"compute", b->compute - a->compute},
+		{"TP communication", b->tp_comm - a->tp_comm},
+		{"pipeline bubble", b->bubble - a->bubble},
+		{"PP communication", b->pp_comm - a->pp_comm},
+		{"exposed DP communication", b->dp_exposed - a->dp_exposed},
+	};
+	size_t best = 0;
+
+	for (size_t i = 1; i < DTPLAN_ARRAY_SIZE(parts); i++)
+		if (parts[i].d > parts[best].d)
+			best = i;
+	*gap = parts[best].d;
+	return parts[best].name;
+}
+
+static const char *simpler_part(const struct dtplan_candidate *w, const struct dtplan_candidate *l,
+				char *buf, size_t size)
+{
+	if (w->tp * w->pp != l->tp * l->pp)
+		snprintf(buf, size, "TP x PP %d instead of %d", w->tp * w->pp, l->tp * l->pp);
+	else if (w->zero != l->zero)
+		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
+	else if (w->pp != l->pp)
+		snprintf(buf, size, "PP %d instead of PP %d", w->pp, l->pp);
+	else if (w->tp != l->tp)
+		snprintf(buf, size, "TP %d instead of TP %d", w->tp, l->tp);
+	else
+		snprintf(buf, size, "%s recompute instead of %s", dtplan_recompute_name(w->recompute),
+			 dtplan_recompute_name(l->recompute));
+	return buf;
+}
+
+static void explain(struct dtplan__search *out, double fastest)
+{
+	const struct dtplan_candidate *w = &out->best, *l = &out->runner_up;
+	char gb_w[32], gb_l[32], why[64];
+	double slower = (l->step.total / w->step.total - 1.0) * 100.0, gap;
+	const char *part;
+
+	if (!within_tie(l, fastest)) {
+		part = largest_gap(&w->step, &l->step, &gap);
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s",
+			 slower, l->step.total, w->step.total, gap, part);
+	} else if (cmp_bytes(w->net_bytes_per_gpu, l->net_bytes_per_gpu) != 0) {
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves %s per GPU per step "
+			 "over the network instead of %s",
+			 l->step.total, w->step.total,
+			 dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
+			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)));
+	} else {
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step) with the same network traffic "
+			 "(%s per GPU); the plan is simpler: %s",
+			 l->step.total, w->step.total,
+			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)),
+			 simpler_part(w, l, why, sizeof(why)));
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Enumeration
+ * ---------------------------------------------------------------------- */
+
+struct walk {
+	const struct ctx *x;
+	int pass;              /* 1: find the tie bound; 2: rank */
+	bool first_fit;
+	double fastest;        /* smallest pessimistic step time */
+	struct dtplan__search *out;
+	/* runner-up candidates: another TP x PP split, or another ZeRO/recompute */
+	bool have_split, have_other;
+	struct dtplan_candidate split, other;
+};
+
+/* Keeps *slot the best candidate that differs from the current best by `same`. */
+static void keep_second(struct walk *w, const struct dtplan_candidate *c,
+			const struct dtplan_candidate *old_best, bool new_best,
+			bool (*same)(const struct dtplan_candidate *, const struct dtplan_candidate *),
+			struct dtplan_candidate *slot, bool *have)
+{
+	if (new_best) {
+		if (!same(c, old_best)) {
+			*slot = *old_best;
+			*have = true;
+		}
+	} else if (!same(c, &w->out->best) && (!*have || ranks_before(c, slot, w->fastest))) {
+		*slot = *c;
+		*have = true;
+	}
+}
+
+/* Returns true to stop the walk. */
+static bool visit(struct walk *w, struct dtplan_candidate *c)
+{
+	struct dtplan__search *o = w->out;
+	struct dtplan_candidate old;
+	bool new_best;
+
+	if (w->pass == 1) {
+		if (pessimistic(c) < w->fastest)
+			w->fastest = pessimistic(c);
+		if (w->first_fit) {
+			o->best = *c;
+			o->have_best = true;
+			return true;
+		}
+		return false;
+	}
+	if (!o->have_best) {
+		o->best = *c;
+		o->have_best = true;
+		return false;
+	}
+	old = o->best;
+	new_best = ranks_before(c, &o->best, w->fastest);
+	if (new_best)
+		o->best = *c;
+	keep_second(w, c, &old, new_best, same_split, &w->split, &w->have_split);
+	keep_second(w, c, &old, new_best, same_layout, &w->other, &w->have_other);
+	return false;
+}
+
+static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
+{
+	const struct ctx *x = w->x;
+	const struct dtplan_request *r = x->req;
+	int gpus = r->gpus, layers = r->model.layers, gbs = r->global_batch;
+	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
+	enum dtplan_err rv;
+	bool fits, stop = false;
+
+	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !stop; tp++) {
+		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
+			continue;
+		if (r->tp == 0 && (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
+			continue;
+		for (int pp = r->pp > 0 ? r->pp : 1; pp <= (r->pp > 0 ? r->pp : layers) && !stop;
+		     pp++) {
+			int dp;
+
+			if (layers % pp != 0 || (gpus / tp) % pp != 0)
+				continue;
+			dp = gpus / tp / pp;
+			if (dp > gbs || gbs % dp != 0)
+				continue;
+			for (int zero = r->zero >= 0 ? r->zero : 0;
+			     zero <= (r->zero >= 0 ? r->zero : 3) && !stop; zero++) {
+				/* DeepSpeed runs ZeRO-2/3 only without pipeline
+				 * parallelism; ZeRO over one replica is ZeRO-0. */
+				if (zero >= 2 && pp > 1)
+					continue;
+				if (zero > 0 && dp == 1 && r->zero < 0)
+					continue;
+				for (int b = r->micro_batch > 0 ? r->micro_batch : 1;
+				     (long)dp * b <= gbs && !stop; b *= 2) {
+					if (gbs % (dp * b) != 0) {
+						if (r->micro_batch > 0)
+							break;
+						continue;
+					}
+					for (int rc = r->recompute >= 0 ? r->recompute : 0;
+					     rc <= (r->recompute >= 0 ? r->recompute
+								      : DTPLAN_RECOMPUTE_FULL) &&
+					     !stop;
+					     rc++) {
+						struct dtplan_candidate c = {
+							.tp = tp,
+							.pp = pp,
+							.dp = dp,
+							.zero = zero,
+							.micro_batch = b,
+							.recompute = (enum dtplan_recompute)rc,
+						};
+
+						rv = evaluate(x, &c, &fits, err);
+						if (rv != DTPLAN_OK)
+							return rv;
+						if (w->pass == 1)
+							w->out->n_considered++;
+						if (!fits)
+							continue;
+						if (w->pass == 1)
+							w->out->n_fit++;
+						stop = visit(w, &c);
+					}
+					if (r->micro_batch > 0)
+						break;
+				}
+			}
+		}
+	}
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_fit,
+				   struct dtplan__search *out, struct dtplan_error *err)
+{
+	struct ctx x;
+	struct walk w = {.x = &x, .pass = 1, .first_fit = first_fit, .fastest = INFINITY};
+	enum dtplan_err rv;
+
+	if (out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no search result");
+	memset(out, 0, sizeof(*out));
+	rv = dtplan__request_check(req, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	ctx_init(&x, req);
+	w.out = out;
+	rv = walk_all(&w, err);
+	if (rv != DTPLAN_OK || first_fit || out->n_fit == 0)
+		return rv;
+	w.pass = 2;
+	rv = walk_all(&w, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	/* another TP x PP split explains the choice best; else another ZeRO or
+	 * recomputation for the same split */
+	if (w.have_split || w.have_other) {
+		out->runner_up = w.have_split ? w.split : w.other;
+		out->have_runner_up = true;
+		explain(out, w.fastest);
+	}
+	return rv;
+}
