@@ -781,6 +781,123 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 /* Version string of the library. */
 const char *dtplan_version(void);
 
+/* ------------------------------------------------------------------------
+ * User options as text (lib/request_train.c)
+ * ---------------------------------------------------------------------- */
+
+/* "off", "auto", "strict" -> enum dtplan_mode (case-insensitive).  Returns
+ * DTPLAN_ERR_INVAL and leaves *out unchanged on unknown text.  The reverse is
+ * dtplan_mode_name(). */
+enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out,
+				  struct dtplan_error *err);
+
+/*
+ * Applies a training spec "seq=8192,gbs=1024[,tp=N][,pp=N][,zero=0-3][,mb=N]
+ * [,recompute=none|selective|full|auto][,gpu=TYPE]" to r.  Keys not given keep
+ * their value in r.  Each key at most once; mb must divide gbs.  On error r
+ * is unchanged and err names the key and value (DTPLAN_ERR_PARSE for syntax,
+ * DTPLAN_ERR_NOT_FOUND for an unknown key or GPU type, DTPLAN_ERR_RANGE for
+ * out-of-range numbers, DTPLAN_ERR_INVAL otherwise).
+ */
+enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char *text,
+					   struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Launch environment (lib/env.c, lib/plan_ranks_json.c)
+ *
+ * What a plan means for launchers as NAME=value pairs: the job-wide
+ * variables (DT_TP, MASTER_ADDR, ...) and one task's (RANK, LOCAL_RANK, ...).
+ * The host program copies them into the job's or the task's environment.
+ * ---------------------------------------------------------------------- */
+
+struct dtplan_env_var {
+	char name[32];
+	char *value;               /* owned */
+};
+
+struct dtplan_env {
+	size_t n;
+	struct dtplan_env_var *vars; /* owned, in the order they were set */
+};
+
+/* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
+ * stable for a job, different for jobs that share a first node. */
+#define DTPLAN_MASTER_PORT_BASE 29500
+#define DTPLAN_MASTER_PORT_SPAN 1000
+int dtplan_master_port(uint32_t job_id);
+
+/* Zeroes e.  dtplan_env_fini() frees what e owns and zeroes it (NULL allowed). */
+void dtplan_env_init(struct dtplan_env *e);
+void dtplan_env_fini(struct dtplan_env *e);
+
+/* Value of name in e, or NULL.  Owned by e. */
+const char *dtplan_env_get(const struct dtplan_env *e, const char *name);
+
+/* Sets name to a formatted value, replacing an earlier value. */
+enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * True when the plan must not run: mode strict or policy deny, and a warning
+ * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
+ * warning's message goes to reason (NULL allowed).
+ */
+bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
+			 enum dtplan_policy policy, char *reason, size_t size);
+
+struct dtplan_job_env_in {
+	const struct dtplan_plan *plan; /* NULL: no plan could be made */
+	uint32_t job_id;
+	const char *plan_file;     /* DTPLAN_FILE; NULL: not written */
+	const char (*nodes)[64];   /* the allocation's nodes in Slurm's order (borrowed; may be
+				    * NULL): node order and MASTER_ADDR when the plan has no
+				    * placement or there is no plan */
+	size_t n_nodes;
+	const char *reason;        /* why the plan is degraded or refused; NULL: none */
+	bool refused;              /* DTPLAN_PLAN_STATE=refused */
+};
+
+/*
+ * Job-wide variables, appended to e: DTPLAN_PLAN_STATE (ok, degraded,
+ * refused), DTPLAN_PLAN_REASON (when not ok), DTPLAN_FILE, MASTER_ADDR,
+ * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
+ * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_CKPT_INTERVAL_S,
+ * DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER (comma list in rank
+ * order; the allocation's order when the plan places nothing).
+ */
+enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
+			       struct dtplan_error *err);
+
+struct dtplan_task_env_in {
+	const char *host;          /* node the task runs on */
+	int local_id;              /* the task's index among the node's tasks */
+	int local_count;           /* tasks of the step on this node */
+	int step_nodes;            /* nodes in the step; 0: unknown */
+};
+
+/*
+ * One task's variables, appended to e.  When the node runs as many tasks as
+ * the plan has ranks there: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+ * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK and
+ * NCCL_IB_HCA (when the nearest NIC is known).  With one task per node
+ * (a launcher such as torchrun per node): DT_NODE_RANK and DT_NNODES only.
+ * DTPLAN_ERR_NOT_FOUND when host is not in the plan, DTPLAN_ERR_INVAL when
+ * the step does not match the plan (err says how).
+ */
+enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
+				struct dtplan_env *e, struct dtplan_error *err);
+
+/*
+ * Reads from a plan's JSON (dtplan_plan_to_json()) what tasks need: the
+ * parallelism (into best: tp, pp, dp, zero, micro_batch, num_microbatches,
+ * recompute), the checkpoint interval, and the placement (node names in rank
+ * order, ranks).  Other fields are zero.  A plan without placement is a
+ * DTPLAN_ERR_PARSE error.  Caller frees *out with dtplan_plan_destroy(); *out is
+ * NULL on error.
+ */
+enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
+					    struct dtplan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

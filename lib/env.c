@@ -1,0 +1,266 @@
+/*
+ * env.c: a plan as environment variables for launchers (torchrun,
+ * Megatron-LM, DeepSpeed).  The plugin copies them into the job or the task;
+ * deciding what they say happens here, where it can be tested.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dtplan_master_port(uint32_t job_id)
+{
+	return DTPLAN_MASTER_PORT_BASE + (int)(job_id % DTPLAN_MASTER_PORT_SPAN);
+}
+
+void dtplan_env_init(struct dtplan_env *e)
+{
+	e->n = 0;
+	e->vars = NULL;
+}
+
+void dtplan_env_fini(struct dtplan_env *e)
+{
+	if (e == NULL)
+		return;
+	for (size_t i = 0; i < e->n; i++)
+		free(e->vars[i].value);
+	free(e->vars);
+	e->n = 0;
+	e->vars = NULL;
+}
+
+const char *dtplan_env_get(const struct dtplan_env *e, const char *name)
+{
+	for (size_t i = 0; e != NULL && name != NULL && i < e->n; i++)
+		if (strcmp(e->vars[i].name, name) == 0)
+			return e->vars[i].value;
+	return NULL;
+}
+
+enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const char *fmt, ...)
+{
+	struct dtplan_env_var *grown;
+	char *value = NULL;
+	va_list ap;
+	size_t i;
+	int n;
+
+	if (e == NULL || name == NULL || name[0] == '\0' ||
+	    strlen(name) >= sizeof(e->vars[0].name))
+		return DTPLAN_ERR_INVAL;
+	va_start(ap, fmt);
+	n = vasprintf(&value, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return DTPLAN_ERR_NOMEM;
+	for (i = 0; i < e->n; i++) {
+		if (strcmp(e->vars[i].name, name) == 0) {
+			free(e->vars[i].value);
+			e->vars[i].value = value;
+			return DTPLAN_OK;
+		}
+	}
+	grown = realloc(e->vars, (e->n + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		free(value);
+		return DTPLAN_ERR_NOMEM;
+	}
+	e->vars = grown;
+	dtplan__strlcpy(e->vars[e->n].name, name, sizeof(e->vars[e->n].name));
+	e->vars[e->n].value = value;
+	e->n++;
+	return DTPLAN_OK;
+}
+
+/* Warning codes that break the site's topology rules. */
+static const char *const refusing_codes[] = {
+	"oversubscribed-uplink",
+	"too-many-leaves",
+};
+
+bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
+			 enum dtplan_policy policy, char *reason, size_t size)
+{
+	if (p == NULL || (mode != DTPLAN_MODE_STRICT && policy != DTPLAN_POLICY_DENY))
+		return false;
+	for (size_t i = 0; i < p->n_warnings; i++) {
+		for (size_t j = 0; j < DTPLAN_ARRAY_SIZE(refusing_codes); j++) {
+			if (strcmp(p->warnings[i].code, refusing_codes[j]) != 0)
+				continue;
+			if (reason != NULL && size > 0)
+				snprintf(reason, size, "%s: %s", p->warnings[i].code,
+					 p->warnings[i].message);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Sets DT_NNODES and DT_NODE_ORDER ("a,b,c") from n names. */
+static enum dtplan_err set_node_order(struct dtplan_env *e, const char (*names)[64], size_t n)
+{
+	enum dtplan_err rv;
+	size_t len = 1;
+	char *list;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	list = malloc(len);
+	if (list == NULL)
+		return DTPLAN_ERR_NOMEM;
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(list, ",");
+		strcat(list, names[i]);
+	}
+	rv = dtplan_env_set(e, "DT_NNODES", "%zu", n);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_env_set(e, "DT_NODE_ORDER", "%s", list);
+	free(list);
+	return rv;
+}
+
+static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *b = &p->best;
+	enum dtplan_err ret = DTPLAN_OK;
+
+	ret |= dtplan_env_set(e, "DT_TP", "%d", b->tp);
+	ret |= dtplan_env_set(e, "DT_PP", "%d", b->pp);
+	ret |= dtplan_env_set(e, "DT_DP", "%d", b->dp);
+	ret |= dtplan_env_set(e, "DT_ZERO", "%d", b->zero);
+	ret |= dtplan_env_set(e, "DT_MICRO_BATCH", "%d", b->micro_batch);
+	ret |= dtplan_env_set(e, "DT_NUM_MICROBATCHES", "%d", b->num_microbatches);
+	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
+	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
+	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));
+	/* Every failure above is DTPLAN_ERR_NOMEM (names are valid constants). */
+	return ret == DTPLAN_OK ? DTPLAN_OK : DTPLAN_ERR_NOMEM;
+}
+
+enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
+			       struct dtplan_error *err)
+{
+	const struct dtplan_plan *p;
+	const char(*order)[64] = NULL;
+	const char *state, *reason;
+	enum dtplan_err ret = DTPLAN_OK;
+	size_t n_order = 0;
+
+	if (in == NULL || e == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no job given");
+	p = in->plan;
+	reason = in->reason != NULL && in->reason[0] != '\0' ? in->reason : NULL;
+	if (reason == NULL && p != NULL && p->degraded)
+		reason = p->degraded_reason;
+	if (reason == NULL && p == NULL)
+		reason = "no plan";
+	state = in->refused ? "refused" : reason != NULL ? "degraded" : "ok";
+	/* Rank order when the plan placed the ranks, else the allocation's. */
+	if (p != NULL && p->n_nodes > 0) {
+		order = (const char(*)[64])p->node_names;
+		n_order = p->n_nodes;
+	} else if (in->nodes != NULL) {
+		order = in->nodes;
+		n_order = in->n_nodes;
+	}
+
+	ret |= dtplan_env_set(e, "DTPLAN_PLAN_STATE", "%s", state);
+	if (reason != NULL)
+		ret |= dtplan_env_set(e, "DTPLAN_PLAN_REASON", "%s", reason);
+	if (in->plan_file != NULL && in->plan_file[0] != '\0')
+		ret |= dtplan_env_set(e, "DTPLAN_FILE", "%s", in->plan_file);
+	if (n_order > 0)
+		ret |= dtplan_env_set(e, "MASTER_ADDR", "%s", order[0]);
+	ret |= dtplan_env_set(e, "MASTER_PORT", "%d", dtplan_master_port(in->job_id));
+	if (ret == DTPLAN_OK && p != NULL)
+		ret = set_plan_vars(e, p);
+	if (ret == DTPLAN_OK && n_order > 0)
+		ret = set_node_order(e, order, n_order);
+	if (ret != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	return DTPLAN_OK;
+}
+
+/* Index of host in the plan's nodes; a short name matches a dotted one. */
+static int plan_node_index(const struct dtplan_plan *p, const char *host)
+{
+	size_t hl = strcspn(host, ".");
+
+	for (size_t i = 0; i < p->n_nodes; i++)
+		if (strcmp(p->node_names[i], host) == 0)
+			return (int)i;
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		size_t nl = strcspn(p->node_names[i], ".");
+
+		if (nl == hl && strncmp(p->node_names[i], host, hl) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
+				struct dtplan_env *e, struct dtplan_error *err)
+{
+	const struct dtplan_rank *r = NULL;
+	enum dtplan_err ret = DTPLAN_OK;
+	int node, on_node = 0;
+	size_t rank = 0;
+
+	if (p == NULL || in == NULL || in->host == NULL || e == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or task given");
+	if (p->n_nodes == 0 || p->n_ranks == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "the plan places no ranks");
+	if (in->step_nodes > 0 && (size_t)in->step_nodes != p->n_nodes)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "the step spans %d nodes, the plan %zu", in->step_nodes,
+				     p->n_nodes);
+	node = plan_node_index(p, in->host);
+	if (node < 0)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0,
+				     "node '%s' is not in the plan", in->host);
+	for (size_t i = 0; i < p->n_ranks; i++) {
+		if (p->ranks[i].node != node)
+			continue;
+		on_node++;
+		if (p->ranks[i].local_rank == in->local_id) {
+			r = &p->ranks[i];
+			rank = i;
+		}
+	}
+	if (in->local_count == 1 && on_node != 1) {
+		ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+		ret |= dtplan_env_set(e, "DT_NNODES", "%zu", p->n_nodes);
+		goto out;
+	}
+	if (in->local_count != on_node)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "node '%s' runs %d tasks of the step, the plan places %d ranks there",
+				     in->host, in->local_count, on_node);
+	if (r == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "task %d on node '%s' has no rank in the plan", in->local_id,
+				     in->host);
+	ret |= dtplan_env_set(e, "RANK", "%zu", rank);
+	ret |= dtplan_env_set(e, "WORLD_SIZE", "%zu", p->n_ranks);
+	ret |= dtplan_env_set(e, "LOCAL_RANK", "%d", r->local_rank);
+	ret |= dtplan_env_set(e, "LOCAL_WORLD_SIZE", "%d", on_node);
+	ret |= dtplan_env_set(e, "DT_TP_RANK", "%d", r->tp_rank);
+	ret |= dtplan_env_set(e, "DT_PP_RANK", "%d", r->pp_rank);
+	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);
+	ret |= dtplan_env_set(e, "DT_LOCAL_GPU", "%d", r->gpu);
+	ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+	/* "=" asks NCCL for an exact name: plain mlx5_1 would also match mlx5_10. */
+	if (r->nic[0] != '\0')
+		ret |= dtplan_env_set(e, "NCCL_IB_HCA", "=%s", r->nic);
+out:
+	if (ret != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	return DTPLAN_OK;
+}

@@ -1,0 +1,141 @@
+/*
+ * local.c: sbatch/salloc (allocator context) and srun (local context), as the
+ * user, before the allocation exists.
+ *
+ * The option callbacks have already refused bad values.  Here we only print
+ * a short preview of what can be known before allocation: the GPUs asked for
+ * (when the environment says), the model's memory, the likely split and the
+ * checkpoint interval.  Nothing here fails the user's command.
+ */
+#include "config.h"
+
+#include "plugin.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Submit-side variables that may carry the GPU request, most precise first.
+ * #SBATCH lines are not in the environment, so often none is set. */
+static const char *const total_gpu_vars[] = {"SBATCH_GPUS", "SALLOC_GPUS", "SLURM_GPUS"};
+static const char *const node_gpu_vars[] = {"SBATCH_GPUS_PER_NODE", "SALLOC_GPUS_PER_NODE",
+					    "SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"};
+static const char *const node_count_vars[] = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+
+/* Reads a "[type:]N" count from the first of vars that is set; 0 when none. */
+static long env_count(const char *const *vars, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *v = getenv(vars[i]);
+		const char *colon;
+		long count;
+
+		if (v == NULL || v[0] == '\0')
+			continue;
+		colon = strrchr(v, ':');
+		if (dtplan_parse_long(colon ? colon + 1 : v, vars[i], 1, 1L << 24, &count, NULL) ==
+		    DTPLAN_OK)
+			return count;
+	}
+	return 0;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* GPUs the job asks for, and per node; 0 when the environment does not say. */
+static void submit_gpus(int *gpus, int *per_node)
+{
+	long total = env_count(total_gpu_vars, N_OF(total_gpu_vars));
+	long node = env_count(node_gpu_vars, N_OF(node_gpu_vars));
+	long nodes = env_count(node_count_vars, N_OF(node_count_vars));
+
+	*per_node = (int)node;
+	*gpus = (int)total;
+	if (total == 0 && node > 0 && nodes > 0 && node * nodes <= (1L << 24))
+		*gpus = (int)(node * nodes);
+}
+
+static void preview_plan(struct dtplan_request *req, int gpus, int per_node)
+{
+	struct dtplan_plan *plan = NULL;
+	struct dtplan_error err = {0};
+	char buf[1024], t[32];
+
+	req->gpus = gpus;
+	if (per_node > 0)
+		req->gpus_per_node = per_node;
+	if (req->gpus_per_node > gpus)
+		req->gpus_per_node = gpus;
+	if (dtplan_plan_create(req, NULL, &plan, &err) != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "warning: model cannot fit on %d GPUs: %s", gpus,
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	slurm_info(DTPLAN_LOG_PREFIX "likely TP %d x PP %d x DP %d, ZeRO-%d, micro-batch %d, "
+		   "recompute %s on %d GPUs",
+		   plan->best.tp, plan->best.pp, plan->best.dp, plan->best.zero,
+		   plan->best.micro_batch, dtplan_recompute_name(plan->best.recompute), gpus);
+	slurm_info(DTPLAN_LOG_PREFIX "checkpoint every %s",
+		   dtplan_format_time(plan->ckpt.interval_seconds, t, sizeof(t)));
+	for (size_t i = 0; i < plan->n_warnings; i++)
+		slurm_info(DTPLAN_LOG_PREFIX "warning: %s", plan->warnings[i].message);
+out:
+	dtplan_plan_destroy(plan);
+}
+
+int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
+{
+	const struct dtplan_opts *o = dtplan__opts();
+	struct dtplan_ledger_in lin = {0};
+	struct dtplan_ledger state = {0};
+	struct dtplan_request req;
+	struct dtplan_error err = {0};
+	char buf[1024], b1[32], b2[32];
+	int gpus, per_node;
+
+	/* Silent unless the user asked; srun inside a job previews nothing (the
+	 * job's plan exists already). */
+	if (!dtplan__opts_any(o))
+		return 0;
+	if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID") != NULL)
+		return 0;
+	if (dtplan__opts_mode(o, c) == DTPLAN_MODE_OFF) {
+		if (!o->mode_given)
+			slurm_info(DTPLAN_LOG_PREFIX "--dt-model/--dt-train given without "
+				   "--dt-plan: no plan will be made (add --dt-plan)");
+		return 0;
+	}
+	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "no preview: %s",
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		return 0;
+	}
+	/* Model state (weights, gradients, optimizer) unsharded: the ledger on
+	 * one GPU without activations. */
+	lin.model = &req.model;
+	lin.tp = lin.pp = lin.dp = 1;
+	lin.no_master_copy = req.no_master_copy;
+	if (dtplan_ledger_compute(&lin, &state, &err) != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "no preview: %s",
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		return 0;
+	}
+	slurm_info(DTPLAN_LOG_PREFIX "model %s: %s parameters, %s of weights, gradients and "
+		   "optimizer state; %s has %s",
+		   req.model.name, dtplan_format_count(req.model.params, b1, sizeof(b1)),
+		   dtplan_format_bytes(state.total, buf, sizeof(buf)), req.gpu.name,
+		   dtplan_format_bytes(req.gpu.memory_bytes, b2, sizeof(b2)));
+	submit_gpus(&gpus, &per_node);
+	if (gpus <= 0) {
+		/* Lower bound with everything sharded (ZeRO-3) and no activations. */
+		double usable = req.gpu.memory_bytes * (1.0 - req.memory_headroom);
+
+		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation (at least %.0f "
+			   "GPUs for the model state); the plan is made at job start",
+			   usable > 0 ? ceil(state.total / usable) : 1.0);
+		return 0;
+	}
+	preview_plan(&req, gpus, per_node);
+	return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * opts.c: --dt-plan, --dt-model and --dt-train.
+ *
+ * Callbacks check values at once on the submit side (remote == 0), where a
+ * bad value fails the user's command with a message naming the option and
+ * the value.  An option may arrive twice (environment, then command line):
+ * a repeat of the same value is accepted, a conflicting one refused.  In
+ * slurmstepd (remote == 1) values are only kept: they were checked at submit
+ * time, and failing there would hurt the node, not the user.
+ */
+#include "config.h"
+
+#include "plugin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_id {
+	OPT_PLAN = 0,
+	OPT_MODEL,
+	OPT_TRAIN,
+};
+
+static int opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+	[OPT_PLAN] = {"dt-plan", "auto|strict|off",
+		      "[dtplan] plan distributed training for this job: auto (default "
+		      "when given bare) plans and warns, strict also fails the job when "
+		      "the allocation breaks the site's topology rules, off disables",
+		      2, OPT_PLAN, opt_cb},
+	[OPT_MODEL] = {"dt-model", "SPEC",
+		       "[dtplan] model to plan for: a preset (llama3-70b), a size (7B), "
+		       "a HuggingFace config.json path or layers=,hidden=,heads=",
+		       1, OPT_MODEL, opt_cb},
+	[OPT_TRAIN] = {"dt-train", "seq=N,gbs=N[,tp=N,pp=N,zero=N,mb=N,recompute=R,gpu=TYPE]",
+		       "[dtplan] training shape: sequence length, global batch, and "
+		       "optional fixed choices",
+		       1, OPT_TRAIN, opt_cb},
+};
+
+static struct dtplan_opts opts;
+
+const struct dtplan_opts *dtplan__opts(void)
+{
+	return &opts;
+}
+
+void dtplan__opts_reset(void)
+{
+	memset(&opts, 0, sizeof(opts));
+}
+
+bool dtplan__opts_any(const struct dtplan_opts *o)
+{
+	return o->mode_given || o->model[0] != '\0' || o->train[0] != '\0';
+}
+
+int dtplan__opts_register(spank_t sp)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		spank_err_t rc = spank_option_register(sp, &options[i]);
+
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error(DTPLAN_LOG_PREFIX "cannot register --%s: %s", options[i].name,
+				    spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Checks a value of the option; on error writes the reason into msg. */
+static int validate(enum opt_id id, const char *value, char *msg, size_t size)
+{
+	struct dtplan_request req;
+	struct dtplan_model model;
+	struct dtplan_error err = {0};
+	enum dtplan_mode mode;
+	enum dtplan_err ret = DTPLAN_OK;
+
+	switch (id) {
+	case OPT_PLAN:
+		ret = dtplan_mode_parse(value, &mode, &err);
+		break;
+	case OPT_MODEL:
+		ret = dtplan_model_parse(value, &model, &err);
+		break;
+	case OPT_TRAIN:
+		dtplan_request_init(&req);
+		ret = dtplan_request_parse_train(&req, value, &err);
+		break;
+	}
+	if (ret != DTPLAN_OK)
+		dtplan_error_format(&err, msg, size);
+	return ret == DTPLAN_OK ? 0 : -1;
+}
+
+/*
+ * Stores value into dst of size n.  On the submit side refuses a value that
+ * is too long or differs from one already kept; in slurmstepd the last one
+ * wins (both were checked at submit time).
+ */
+static int keep(const char *name, const char *value, char *dst, size_t n, int remote)
+{
+	if (strlen(value) >= n) {
+		slurm_error("[dtplan] --%s: value longer than %zu characters", name, n - 1);
+		return remote ? 0 : -1;
+	}
+	if (dst[0] != '\0' && strcmp(dst, value) != 0 && !remote) {
+		slurm_error("[dtplan] --%s: conflicting values '%s' and '%s'", name, dst, value);
+		return -1;
+	}
+	snprintf(dst, n, "%s", value);
+	return 0;
+}
+
+static int opt_cb(int val, const char *optarg, int remote)
+{
+	const char *name;
+	const char *value = optarg;
+	char msg[1024];
+	enum dtplan_mode mode;
+
+	if (val < OPT_PLAN || val > OPT_TRAIN)
+		return -1;
+	name = options[val].name;
+	/* --dt-plan alone means auto. */
+	if (val == OPT_PLAN && (value == NULL || value[0] == '\0'))
+		value = "auto";
+	if (value == NULL || value[0] == '\0') {
+		slurm_error("[dtplan] --%s: missing value", name);
+		return remote ? 0 : -1;
+	}
+	if (!remote && validate(val, value, msg, sizeof(msg)) != 0) {
+		slurm_error("[dtplan] --%s: %s", name, msg);
+		return -1;
+	}
+	switch (val) {
+	case OPT_PLAN:
+		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK)
+			return remote ? 0 : -1;
+		if (opts.mode_given && opts.mode != mode && !remote) {
+			slurm_error("[dtplan] --%s: conflicting values '%s' and '%s'", name,
+				    dtplan_mode_name(opts.mode), dtplan_mode_name(mode));
+			return -1;
+		}
+		opts.mode_given = true;
+		opts.mode = mode;
+		return 0;
+	case OPT_MODEL:
+		return keep(name, value, opts.model, sizeof(opts.model), remote);
+	default:
+		return keep(name, value, opts.train, sizeof(opts.train), remote);
+	}
+}
+
+void dtplan__opts_from_env(spank_t sp)
+{
+	char name[128], value[DTPLAN_OPT_MAX];
+
+	for (int i = OPT_PLAN; i <= OPT_TRAIN; i++) {
+		char *p;
+
+		if ((i == OPT_PLAN && opts.mode_given) || (i == OPT_MODEL && opts.model[0]) ||
+		    (i == OPT_TRAIN && opts.train[0]))
+			continue;
+		/* Slurm turns "dt-plan" into "dt_plan" in the variable's name. */
+		snprintf(name, sizeof(name), "SLURM_SPANK__SLURM_SPANK_OPTION_%s_%s", "dtplan",
+			 options[i].name);
+		for (p = name + strlen(name) - strlen(options[i].name); *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (spank_getenv(sp, name, value, sizeof(value)) != ESPANK_SUCCESS)
+			continue;
+		opt_cb(i, value, 1);
+	}
+}
+
+enum dtplan_mode dtplan__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c)
+{
+	if (o->mode_given)
+		return o->mode;
+	return (enum dtplan_mode)c->default_mode;
+}
+
+/* Fills err (NULL allowed) like the library does. */
+static enum dtplan_err fail(struct dtplan_error *err, enum dtplan_err code, const char *source,
+			    const char *text)
+{
+	if (err != NULL) {
+		dtplan_error_clear(err);
+		err->code = code;
+		snprintf(err->source, sizeof(err->source), "%s", source);
+		snprintf(err->text, sizeof(err->text), "%s", text);
+	}
+	return code;
+}
+
+/* Names the option in an error the library filled without a source. */
+static void name_option(struct dtplan_error *err, const char *option)
+{
+	if (err != NULL && err->source[0] == '\0')
+		snprintf(err->source, sizeof(err->source), "%s", option);
+}
+
+enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
+				     struct dtplan_request *r, struct dtplan_error *err)
+{
+	const struct dtplan_gpu *gpu;
+	enum dtplan_err rv;
+
+	dtplan_request_init(r);
+	dtplan_request_apply_config(r, c);
+	if (c->gpu_type[0] != '\0') {
+		gpu = dtplan_gpu_find(c->gpu_type, err);
+		if (gpu == NULL) {
+			rv = DTPLAN_ERR_NOT_FOUND;
+			name_option(err, "gpu_type");
+			goto out;
+		}
+		r->gpu = *gpu;
+	}
+	if (o->model[0] == '\0') {
+		rv = fail(err, DTPLAN_ERR_INVAL, "--dt-model", "not given: nothing to plan for");
+		goto out;
+	}
+	rv = dtplan_model_parse(o->model, &r->model, err);
+	if (rv != DTPLAN_OK) {
+		name_option(err, "--dt-model");
+		goto out;
+	}
+	if (o->train[0] != '\0') {
+		rv = dtplan_request_parse_train(r, o->train, err);
+		if (rv != DTPLAN_OK) {
+			name_option(err, "--dt-train");
+			goto out;
+		}
+	}
+	rv = DTPLAN_OK;
+out:
+	return rv;
+}

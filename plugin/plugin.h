@@ -1,0 +1,93 @@
+/*
+ * plugin.h: what the SPANK plugin's files share.  Never installed.
+ *
+ * One file per Slurm context (local.c, remote.c, prolog.c), options in
+ * opts.c, the Slurm log sink in log_slurm.c, and spank_dtplan.c holding the
+ * entry points and the dispatcher.  Cross-file functions carry the dtplan__
+ * prefix; the version script keeps every one of them out of the .so's
+ * exported symbols.
+ */
+#ifndef DTPLAN_PLUGIN_H
+#define DTPLAN_PLUGIN_H
+
+#include <slurm/spank.h>
+
+#include "dtplan.h"
+
+/* Every message the plugin logs starts with this. */
+#define DTPLAN_LOG_PREFIX "dtplan: "
+
+/* Longest option value kept (a model spec may be a config.json path). */
+#define DTPLAN_OPT_MAX 1024
+
+/* Values the user gave, exactly as typed; "" when not given. */
+struct dtplan_opts {
+	bool mode_given;
+	enum dtplan_mode mode;
+	char model[DTPLAN_OPT_MAX];
+	char train[DTPLAN_OPT_MAX];
+};
+
+/* ---- opts.c ---------------------------------------------------------- */
+
+/* Registers --dt-plan, --dt-model and --dt-train.  Returns 0 or -1 (logged). */
+int dtplan__opts_register(spank_t sp);
+
+/* The options seen so far (callbacks and environment fallback). */
+const struct dtplan_opts *dtplan__opts(void);
+
+/* Forgets every option (plugin exit, tests). */
+void dtplan__opts_reset(void);
+
+/*
+ * Fills options the callbacks did not see from the job environment
+ * (SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_<name>, which Slurm exports to the
+ * job): an srun in a batch script inherits them that way.  Remote only.
+ */
+void dtplan__opts_from_env(spank_t sp);
+
+/* True when the user gave any --dt-* option. */
+bool dtplan__opts_any(const struct dtplan_opts *o);
+
+/* The mode in force: the user's --dt-plan, else the site default. */
+enum dtplan_mode dtplan__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c);
+
+/*
+ * Builds a request from the site configuration and the user's options.
+ * Returns DTPLAN_OK or fills err naming the option and value.
+ */
+enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
+				     struct dtplan_request *r, struct dtplan_error *err);
+
+/* ---- spank_dtplan.c -------------------------------------------------- */
+
+/*
+ * Reads plugstack arguments (and the site file named by site=) into c,
+ * which the caller initialised.  Logs and returns -1 on a bad configuration.
+ */
+int dtplan__config_load(struct dtplan_config *c, int ac, char **av);
+
+/* ---- log_slurm.c ----------------------------------------------------- */
+
+/* Sends libdtplan's messages to slurm_error/slurm_info/slurm_debug. */
+void dtplan__log_install(void);
+
+/* Logs text line by line with slurm_spank_log (the job's output file in
+ * slurmstepd, the terminal on the submit side). */
+void dtplan__log_block(const char *text);
+
+/* ---- local.c: sbatch/salloc (allocator) and srun (local) -------------- */
+
+int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c);
+
+/* ---- remote.c: slurmstepd -------------------------------------------- */
+
+int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c);
+int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c);
+void dtplan__remote_exit(void);
+
+/* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
+
+int dtplan__prolog(spank_t sp, int ac, char **av);
+
+#endif /* DTPLAN_PLUGIN_H */

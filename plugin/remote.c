@@ -1,0 +1,557 @@
+/*
+ * remote.c: slurmstepd.
+ *
+ * user_init (as the user, every step):
+ *   batch step  make the plan for the allocation, log it into the job's
+ *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
+ *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
+ *               recompute it the same way) for task_init.
+ * task_init (in each task, as the user): RANK and friends in plan order.
+ *
+ * Nothing here may stop the job for a failure of ours: user_init always
+ * returns 0 (spank(7): a failing user_init of a batch job drains the node)
+ * and logs "dtplan: plan degraded: <reason>".  A plan refused by strict mode
+ * or policy=deny fails the job from task_init, which does not drain.
+ */
+#include "config.h"
+
+#include "plugin.h"
+#include "dtprobes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <slurm/slurm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest plan file read back (a plan of 100k ranks is about 20 MB). */
+#define PLAN_FILE_MAX (64L << 20)
+
+static struct plugin_ctx {
+	uint32_t job_id;
+	uint32_t step_id;
+	struct dtplan_plan *plan; /* owned */
+	bool refused;
+	char reason[512];
+} ctx;
+
+/* snprintf where truncation is acceptable (a reason quoting a long path) or
+ * ruled out by the caller, without -Wformat-truncation guessing otherwise. */
+static void bprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void bprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+/* Facts about the job, read once in user_init. */
+struct job_facts {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t restart_count;
+	uid_t uid;
+	int gpus_on_node;     /* 0: none or unknown */
+	char nodelist[8192];
+	char submit_dir[4096];
+	char topology_addr[256];
+	char host[64];        /* this node */
+};
+
+/* spank_getenv into buf; "" when absent or too long. */
+static void job_getenv(spank_t sp, const char *name, char *buf, size_t size)
+{
+	if (spank_getenv(sp, name, buf, (int)size) != ESPANK_SUCCESS)
+		buf[0] = '\0';
+}
+
+static void read_facts(spank_t sp, struct job_facts *f)
+{
+	char buf[64];
+	long v;
+
+	memset(f, 0, sizeof(*f));
+	f->step_id = SLURM_BATCH_SCRIPT;
+	spank_get_item(sp, S_JOB_ID, &f->job_id);
+	spank_get_item(sp, S_JOB_STEPID, &f->step_id);
+	spank_get_item(sp, S_JOB_UID, &f->uid);
+	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &f->restart_count) != ESPANK_SUCCESS)
+		f->restart_count = 0;
+	job_getenv(sp, "SLURM_GPUS_ON_NODE", buf, sizeof(buf));
+	if (dtplan_parse_long(buf, "SLURM_GPUS_ON_NODE", 0, DTPLAN_NODE_MAX_GPUS, &v, NULL) ==
+	    DTPLAN_OK)
+		f->gpus_on_node = (int)v;
+	/* S_JOB_NNODES is 0 in the batch step: the node list is the truth. */
+	job_getenv(sp, "SLURM_JOB_NODELIST", f->nodelist, sizeof(f->nodelist));
+	job_getenv(sp, "SLURM_SUBMIT_DIR", f->submit_dir, sizeof(f->submit_dir));
+	job_getenv(sp, "SLURM_TOPOLOGY_ADDR", f->topology_addr, sizeof(f->topology_addr));
+	/* spank_getenv("SLURMD_NODENAME") gives the batch node on every node;
+	 * slurmstepd's own environment has the right one. */
+	snprintf(f->host, sizeof(f->host), "%s",
+		 getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "");
+	if (f->host[0] == '\0' && gethostname(f->host, sizeof(f->host)) != 0)
+		f->host[0] = '\0';
+	f->host[sizeof(f->host) - 1] = '\0';
+}
+
+/* Expands the node list with Slurm's own parser.  Caller frees *names. */
+static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, char *reason,
+			size_t size)
+{
+	hostlist_t hl = NULL;
+	char *host;
+	int count, rv = -1;
+
+	*names = NULL;
+	*n = 0;
+	if (nodelist[0] == '\0') {
+		bprintf(reason, size, "SLURM_JOB_NODELIST is not set");
+		goto out;
+	}
+	hl = slurm_hostlist_create(nodelist);
+	count = hl ? slurm_hostlist_count(hl) : 0;
+	if (count <= 0) {
+		bprintf(reason, size, "cannot expand node list '%s'", nodelist);
+		goto out;
+	}
+	*names = calloc((size_t)count, sizeof(**names));
+	if (*names == NULL) {
+		bprintf(reason, size, "out of memory");
+		goto out;
+	}
+	while ((host = slurm_hostlist_shift(hl)) != NULL) {
+		if (*n < (size_t)count)
+			snprintf((*names)[(*n)++], sizeof((*names)[0]), "%s", host);
+		free(host);
+	}
+	rv = 0;
+out:
+	if (hl != NULL)
+		slurm_hostlist_destroy(hl);
+	if (rv != 0) {
+		free(*names);
+		*names = NULL;
+		*n = 0;
+	}
+	return rv;
+}
+
+/*
+ * Inventory of every node: this one discovered (bounded by the probe
+ * timeout), the others from the cache folder when the prolog filled it, else
+ * assumed equal to this one.  *assumed counts the latter.
+ */
+static int inventory(const struct dtplan_config *c, const struct job_facts *f,
+		     char (*names)[64], size_t n, struct dtplan_node *nodes, size_t *assumed,
+		     char *reason, size_t size)
+{
+	struct dtplan_discover_opts dopts = {0};
+	struct dtplan_node self;
+	struct dtplan_error err = {0};
+	char buf[1024];
+
+	dopts.cache_dir = c->cache_dir[0] ? c->cache_dir : NULL;
+	dopts.hostname = f->host[0] ? f->host : NULL;
+	dopts.timeout_s = c->probe_timeout_s;
+	if (dtplan_node_discover(&dopts, &self, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "cannot discover node %s: %s", f->host,
+			 dtplan_error_format(&err, buf, sizeof(buf)));
+		return -1;
+	}
+	*assumed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(names[i], f->host) == 0) {
+			nodes[i] = self;
+			bprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
+			continue;
+		}
+		if (c->cache_dir[0] != '\0') {
+			char path[4096];
+
+			bprintf(path, sizeof(path), "%s/%s.xml", c->cache_dir, names[i]);
+			if (access(path, R_OK) == 0 &&
+			    dtplan_node_from_xml(path, &nodes[i], NULL) == DTPLAN_OK) {
+				snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s",
+					 names[i]);
+				snprintf(nodes[i].source, sizeof(nodes[i].source), "cache");
+				continue;
+			}
+		}
+		nodes[i] = self;
+		snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
+		snprintf(nodes[i].source, sizeof(nodes[i].source), "assumed");
+		(*assumed)++;
+	}
+	return 0;
+}
+
+/*
+ * Makes the plan for the job's allocation.  Returns it, or NULL with the
+ * reason.  Problems that still leave a plan (no topology file) mark it
+ * degraded instead.
+ */
+static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
+				     char (*names)[64], size_t n, char *reason, size_t size)
+{
+	const struct dtplan_opts *o = dtplan__opts();
+	struct dtplan_topology *topo = NULL;
+	struct dtplan_node *nodes = NULL;
+	struct dtplan_plan *plan = NULL;
+	struct dtplan_cluster cluster = {0};
+	struct dtplan_request req;
+	struct dtplan_error err = {0}, terr = {0};
+	char buf[1024];
+	size_t assumed = 0;
+	bool topo_failed = false;
+
+	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	nodes = calloc(n, sizeof(*nodes));
+	if (nodes == NULL) {
+		bprintf(reason, size, "out of memory");
+		goto out;
+	}
+	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
+		goto out;
+	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
+	if (req.gpus_per_node <= 0) {
+		bprintf(reason, size, "the job has no GPUs");
+		goto out;
+	}
+	req.gpus = req.gpus_per_node * (int)n;
+	if (c->topology_file[0] != '\0') {
+		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
+		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
+			topo_failed = true;
+	}
+	cluster.n_nodes = n;
+	cluster.nodes = nodes;
+	cluster.topology = topo_failed ? NULL : topo;
+	cluster.config = c;
+	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		plan = NULL;
+		goto out;
+	}
+	if (assumed > 0 && c->cache_dir[0] != '\0')
+		dtplan_plan_add_warning(plan, "assumed-nodes",
+					"%zu of %zu nodes have no cached inventory in %s: assumed "
+					"equal to %s",
+					assumed, n, c->cache_dir, f->host);
+	else if (assumed > 0)
+		dtplan_plan_add_warning(plan, "assumed-nodes",
+					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
+					"read their inventory)",
+					assumed, n, f->host);
+	if (topo_failed)
+		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
+					 dtplan_error_format(&terr, buf, sizeof(buf)));
+out:
+	dtplan_topology_destroy(topo);
+	free(nodes);
+	return plan;
+}
+
+/* Writes the plan's JSON to path as the job's user; never follows a link and
+ * never replaces a file.  Returns 0 or -1 with the reason. */
+static int write_json(const struct dtplan_plan *plan, const char *path, uid_t uid, char *reason,
+		      size_t size)
+{
+	struct dtplan_error err = {0};
+	char *json = NULL, buf[1024];
+	size_t len, done = 0;
+	int fd = -1, rv = -1;
+
+	if (geteuid() != uid) {
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+			 path, (unsigned)geteuid(), (unsigned)uid);
+		goto out;
+	}
+	if (dtplan_plan_to_json(plan, true, &json, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	len = strlen(json);
+	while (done < len) {
+		ssize_t w = write(fd, json + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			bprintf(reason, size, "cannot write %s: %s", path,
+				 w < 0 ? strerror(errno) : "short write");
+			goto out;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		bprintf(reason, size, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	rv = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rv != 0 && done > 0)
+		unlink(path);
+	free(json);
+	return rv;
+}
+
+/* Copies env into the job (user_init) or the task (task_init). */
+static void apply_env(spank_t sp, const struct dtplan_env *env)
+{
+	for (size_t i = 0; i < env->n; i++) {
+		spank_err_t rc = spank_setenv(sp, env->vars[i].name, env->vars[i].value, 1);
+
+		if (rc != ESPANK_SUCCESS)
+			slurm_error(DTPLAN_LOG_PREFIX "cannot set %s: %s", env->vars[i].name,
+				    spank_strerror(rc));
+	}
+}
+
+/* Sets the job-wide variables; reason NULL when the plan is fine. */
+static void export_job(spank_t sp, const struct job_facts *f, const struct dtplan_plan *plan,
+		       const char *plan_file, char (*names)[64], size_t n, const char *reason)
+{
+	struct dtplan_job_env_in in = {0};
+	struct dtplan_env env;
+	struct dtplan_error err = {0};
+	char buf[1024];
+
+	dtplan_env_init(&env);
+	in.plan = plan;
+	in.job_id = f->job_id;
+	in.plan_file = plan_file;
+	in.nodes = (const char(*)[64])names;
+	in.n_nodes = n;
+	in.reason = ctx.refused ? ctx.reason : reason;
+	in.refused = ctx.refused;
+	if (dtplan_env_job(&in, &env, &err) != DTPLAN_OK)
+		slurm_error(DTPLAN_LOG_PREFIX "plan degraded: %s",
+			    dtplan_error_format(&err, buf, sizeof(buf)));
+	else
+		apply_env(sp, &env);
+	dtplan_env_fini(&env);
+}
+
+static void plan_file_path(const struct dtplan_config *c, const struct job_facts *f, char *path,
+			   size_t size)
+{
+	const char *dir = c->json_dir[0] ? c->json_dir : f->submit_dir;
+
+	path[0] = '\0';
+	if (dir[0] == '\0')
+		return;
+	/* A requeued job keeps its id: give each run its own file. */
+	if (f->restart_count > 0)
+		bprintf(path, size, "%s/dtplan-%u.%u.json", dir, f->job_id, f->restart_count);
+	else
+		bprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
+}
+
+/* The batch step on the first node: plan, log, file, environment. */
+static void batch_user_init(spank_t sp, const struct dtplan_config *c,
+			    const struct job_facts *f, enum dtplan_mode mode)
+{
+	struct dtplan_error err = {0};
+	char (*names)[64] = NULL;
+	char reason[1024] = "", path[4096], *text = NULL;
+	const char *file = NULL;
+	size_t n = 0;
+
+	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) != 0)
+		goto degraded;
+	ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+	if (ctx.plan == NULL)
+		goto degraded;
+	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
+					  ctx.reason, sizeof(ctx.reason));
+	if (dtplan_plan_render_text(ctx.plan, &text, &err) == DTPLAN_OK)
+		dtplan__log_block(text);
+	if (ctx.refused)
+		slurm_error(DTPLAN_LOG_PREFIX "plan refused (%s): %s",
+			    mode == DTPLAN_MODE_STRICT ? "--dt-plan=strict" : "policy=deny",
+			    ctx.reason);
+	plan_file_path(c, f, path, sizeof(path));
+	if (path[0] == '\0')
+		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
+	else if (write_json(ctx.plan, path, f->uid, reason, sizeof(reason)) == 0)
+		file = path;
+	if (file == NULL)
+		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
+	if (ctx.plan->degraded)
+		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", ctx.plan->degraded_reason);
+	export_job(sp, f, ctx.plan, file, names, n, NULL);
+	goto out;
+degraded:
+	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+	export_job(sp, f, NULL, NULL, names, n, reason);
+out:
+	free(text);
+	free(names);
+}
+
+/*
+ * Reads the batch step's plan back.  Returns it or NULL with the reason;
+ * *missing tells a file that could not be read from one that holds no
+ * usable plan (recomputing would not do better then).
+ */
+static struct dtplan_plan *read_plan_file(const char *path, bool *missing, char *reason,
+					  size_t size)
+{
+	struct dtplan_plan *plan = NULL;
+	struct dtplan_error err = {0};
+	char *text = NULL, buf[1024];
+	struct stat st;
+	FILE *fp;
+
+	*missing = true;
+	fp = fopen(path, "re");
+	if (fp == NULL) {
+		bprintf(reason, size, "cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fileno(fp), &st) != 0 || st.st_size <= 0 || st.st_size > PLAN_FILE_MAX) {
+		bprintf(reason, size, "%s: not a plan file of a sensible size", path);
+		goto out;
+	}
+	text = calloc(1, (size_t)st.st_size + 1);
+	if (text == NULL || fread(text, 1, (size_t)st.st_size, fp) != (size_t)st.st_size) {
+		bprintf(reason, size, "cannot read %s", path);
+		goto out;
+	}
+	*missing = false;
+	if (dtplan_plan_ranks_from_json(text, &plan, &err) != DTPLAN_OK)
+		bprintf(reason, size, "%s: %s", path, dtplan_error_format(&err, buf, sizeof(buf)));
+out:
+	if (fp != NULL)
+		fclose(fp);
+	free(text);
+	return plan;
+}
+
+/* An srun step: the batch step's plan, or the same computation again (for
+ * salloc, or when the file could not be written). */
+static void step_user_init(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
+			   enum dtplan_mode mode)
+{
+	char (*names)[64] = NULL;
+	char path[4096], state[32], reason[1024] = "";
+	uint32_t node_id = 0;
+	bool missing = true;
+	size_t n = 0;
+
+	spank_get_item(sp, S_JOB_NODEID, &node_id);
+	job_getenv(sp, "DTPLAN_PLAN_STATE", state, sizeof(state));
+	if (strcmp(state, "refused") == 0) {
+		ctx.refused = true;
+		job_getenv(sp, "DTPLAN_PLAN_REASON", ctx.reason, sizeof(ctx.reason));
+		return;
+	}
+	job_getenv(sp, "DTPLAN_FILE", path, sizeof(path));
+	if (path[0] != '\0') {
+		ctx.plan = read_plan_file(path, &missing, reason, sizeof(reason));
+		if (ctx.plan != NULL)
+			return;
+		if (!missing) {
+			if (node_id == 0)
+				slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+			return;
+		}
+	} else if (state[0] != '\0') {
+		/* The batch step tried and logged why; do not repeat it per step. */
+		return;
+	}
+	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
+		ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+	if (ctx.plan != NULL) {
+		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
+						  ctx.reason, sizeof(ctx.reason));
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL);
+	} else if (node_id == 0) {
+		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+	}
+	free(names);
+}
+
+int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
+{
+	const struct dtplan_opts *o;
+	struct job_facts f;
+	enum dtplan_mode mode;
+
+	dtplan__opts_from_env(sp);
+	o = dtplan__opts();
+	mode = dtplan__opts_mode(o, c);
+	if (mode == DTPLAN_MODE_OFF)
+		return 0;
+	read_facts(sp, &f);
+	ctx.job_id = f.job_id;
+	ctx.step_id = f.step_id;
+	/* The site default applies to GPU jobs only. */
+	if (!o->mode_given && f.gpus_on_node <= 0)
+		return 0;
+	if (f.step_id == SLURM_BATCH_SCRIPT)
+		batch_user_init(sp, c, &f, mode);
+	else if (f.step_id != SLURM_EXTERN_CONT && f.step_id != SLURM_INTERACTIVE_STEP)
+		step_user_init(sp, c, &f, mode);
+	return 0;
+}
+
+int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
+{
+	struct dtplan_task_env_in in = {0};
+	struct dtplan_env env;
+	struct dtplan_error err = {0};
+	uint32_t count = 0, nnodes = 0;
+	char buf[1024];
+	int task_id = 0;
+
+	if (ctx.refused) {
+		slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
+		return -1;
+	}
+	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT)
+		return 0;
+	spank_get_item(sp, S_TASK_ID, &task_id);
+	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &count);
+	spank_get_item(sp, S_JOB_NNODES, &nnodes);
+	in.host = getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "";
+	in.local_id = task_id;
+	in.local_count = (int)count;
+	in.step_nodes = (int)nnodes;
+	dtplan_env_init(&env);
+	if (dtplan_env_task(ctx.plan, &in, &env, &err) != DTPLAN_OK) {
+		/* Once per node is enough. */
+		if (task_id == 0)
+			slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: rank environment not "
+				       "set: %s", dtplan_error_format(&err, buf, sizeof(buf)));
+	} else {
+		apply_env(sp, &env);
+	}
+	dtplan_env_fini(&env);
+	return 0;
+}
+
+void dtplan__remote_exit(void)
+{
+	dtplan_plan_destroy(ctx.plan);
+	memset(&ctx, 0, sizeof(ctx));
+}

@@ -1,0 +1,360 @@
+/*
+ * test_env.c: a plan as launcher environment variables (lib/env.c).
+ */
+#include "test_common.h"
+
+/*
+ * A hand-made plan: nodes n1 and n2 with 4 GPUs each, TP 4 x PP 2 x DP 1.
+ * Rank r sits on node r / 4, GPU r % 4 (= local rank = TP rank), stage
+ * r / 4; NIC mlx5_<r % 4>, none for GPU 3.
+ */
+struct fixture {
+	struct dtplan_plan plan;
+	char names[2][64];
+	int leaf[2];
+	struct dtplan_rank ranks[8];
+	struct dtplan_warning warnings[2];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->names[0], 64, "n1");
+	snprintf(f->names[1], 64, "n2");
+	f->plan.best.tp = 4;
+	f->plan.best.pp = 2;
+	f->plan.best.dp = 1;
+	f->plan.best.zero = 1;
+	f->plan.best.micro_batch = 2;
+	f->plan.best.num_microbatches = 64;
+	f->plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	f->plan.ckpt.interval_seconds = 3725.9;
+	f->plan.ckpt.interval_steps = 412.7;
+	f->plan.n_nodes = 2;
+	f->plan.node_names = f->names;
+	f->plan.node_leaf = f->leaf;
+	f->plan.n_ranks = 8;
+	f->plan.ranks = f->ranks;
+	for (int r = 0; r < 8; r++) {
+		f->ranks[r].node = r / 4;
+		f->ranks[r].gpu = r % 4;
+		f->ranks[r].local_rank = r % 4;
+		f->ranks[r].tp_rank = r % 4;
+		f->ranks[r].pp_rank = r / 4;
+		f->ranks[r].dp_rank = 0;
+		if (r % 4 != 3)
+			snprintf(f->ranks[r].nic, sizeof(f->ranks[r].nic), "mlx5_%d", r % 4);
+	}
+	f->plan.warnings = f->warnings;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void master_port__job_ids__fixed_range(void **state)
+{
+	(void)state;
+	/* 29500 + id % 1000 */
+	assert_int_equal(dtplan_master_port(0), 29500);
+	assert_int_equal(dtplan_master_port(1234), 29734);
+	assert_int_equal(dtplan_master_port(999), 30499);
+	assert_int_equal(dtplan_master_port(1000), 29500);
+	assert_int_equal(dtplan_master_port(UINT32_MAX), 29500 + 295); /* 4294967295 % 1000 */
+}
+
+static void env_set__same_name__replaces(void **state)
+{
+	struct dtplan_env e;
+
+	(void)state;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_set(&e, "A", "%d", 1), DTPLAN_OK);
+	assert_int_equal(dtplan_env_set(&e, "B", "%s", "x"), DTPLAN_OK);
+	assert_int_equal(dtplan_env_set(&e, "A", "%d", 2), DTPLAN_OK);
+	assert_int_equal(e.n, 2);
+	assert_string_equal(dtplan_env_get(&e, "A"), "2");
+	assert_string_equal(e.vars[1].name, "B");
+	assert_null(dtplan_env_get(&e, "C"));
+	assert_null(dtplan_env_get(&e, NULL));
+	assert_int_equal(dtplan_env_set(&e, "", "x"), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_env_set(&e, "A_NAME_LONGER_THAN_THIRTY_ONE_CHARS", "x"),
+			 DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_env_set(NULL, "A", "x"), DTPLAN_ERR_INVAL);
+	dtplan_env_fini(&e);
+	assert_int_equal(e.n, 0);
+	assert_null(e.vars);
+	dtplan_env_fini(NULL);
+}
+
+static const struct {
+	const char *name;
+	const char *value;
+} job_ok[] = {
+	{"DTPLAN_PLAN_STATE", "ok"},
+	{"DTPLAN_FILE", "/home/u/dtplan-1234.json"},
+	{"MASTER_ADDR", "n1"},
+	{"MASTER_PORT", "29734"}, /* 29500 + 1234 % 1000 */
+	{"DT_TP", "4"},
+	{"DT_PP", "2"},
+	{"DT_DP", "1"},
+	{"DT_ZERO", "1"},
+	{"DT_MICRO_BATCH", "2"},
+	{"DT_NUM_MICROBATCHES", "64"},
+	{"DT_RECOMPUTE", "selective"},
+	{"DT_CKPT_INTERVAL_S", "3725"},   /* floor(3725.9) */
+	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
+	{"DT_NNODES", "2"},
+	{"DT_NODE_ORDER", "n1,n2"},
+};
+
+static void env_job__good_plan__every_variable(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234,
+				       .plan_file = "/home/u/dtplan-1234.json",
+				       .nodes = (const char(*)[64])f->names + 1, .n_nodes = 1};
+	struct dtplan_env e;
+
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	for (size_t i = 0; i < sizeof(job_ok) / sizeof(job_ok[0]); i++) {
+		const char *v = dtplan_env_get(&e, job_ok[i].name);
+
+		if (v == NULL || strcmp(v, job_ok[i].value) != 0)
+			fail_msg("%s = %s, expected %s", job_ok[i].name, v ? v : "(unset)",
+				 job_ok[i].value);
+	}
+	assert_int_equal(e.n, sizeof(job_ok) / sizeof(job_ok[0]));
+	assert_null(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"));
+	dtplan_env_fini(&e);
+}
+
+static void env_job__no_plan__degraded_allocation_order(void **state)
+{
+	static const char alloc[2][64] = {"gpu01", "gpu02"};
+	struct dtplan_job_env_in in = {.job_id = 77, .nodes = alloc, .n_nodes = 2,
+				       .reason = "the job has no GPUs"};
+	struct dtplan_env e;
+
+	(void)state;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_STATE"), "degraded");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"), "the job has no GPUs");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_ADDR"), "gpu01");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_PORT"), "29577");
+	assert_null(dtplan_env_get(&e, "DT_TP"));
+	assert_null(dtplan_env_get(&e, "DTPLAN_FILE"));
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_ORDER"), "gpu01,gpu02");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "2");
+	assert_int_equal(e.n, 6);
+	dtplan_env_fini(&e);
+
+	/* Without a reason or nodes: "no plan" and no MASTER_ADDR. */
+	in.reason = NULL;
+	in.nodes = NULL;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"), "no plan");
+	assert_null(dtplan_env_get(&e, "MASTER_ADDR"));
+	dtplan_env_fini(&e);
+	assert_int_equal(dtplan_env_job(NULL, &e, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void env_job__plan_without_placement__allocation_order(void **state)
+{
+	static const char alloc[3][64] = {"c3", "c1", "c2"};
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1, .nodes = alloc,
+				       .n_nodes = 3};
+	struct dtplan_env e;
+
+	f->plan.n_nodes = 0;
+	f->plan.n_ranks = 0;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_STATE"), "ok");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_ADDR"), "c3");
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_ORDER"), "c3,c1,c2");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "3");
+	assert_string_equal(dtplan_env_get(&e, "DT_TP"), "4");
+	dtplan_env_fini(&e);
+}
+
+static void env_job__degraded_or_refused_plan__state_and_reason(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 5};
+	struct dtplan_env e;
+
+	f->plan.degraded = true;
+	snprintf(f->plan.degraded_reason, sizeof(f->plan.degraded_reason), "cannot create x");
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_STATE"), "degraded");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"), "cannot create x");
+	assert_string_equal(dtplan_env_get(&e, "DT_TP"), "4");
+	dtplan_env_fini(&e);
+
+	in.refused = true;
+	in.reason = "oversubscribed-uplink: spine 4:1";
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_STATE"), "refused");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"),
+			    "oversubscribed-uplink: spine 4:1");
+	dtplan_env_fini(&e);
+}
+
+static void plan_refused__mode_policy_codes__table(void **state)
+{
+	struct fixture *f = *state;
+	char reason[128];
+
+	snprintf(f->warnings[0].code, DTPLAN_WARN_CODE_MAX, "bubble");
+	snprintf(f->warnings[0].message, DTPLAN_WARN_TEXT_MAX, "bubble 30%%");
+	f->plan.n_warnings = 1;
+	/* No refusing warning: never refused. */
+	assert_false(dtplan_plan_refused(&f->plan, DTPLAN_MODE_STRICT, DTPLAN_POLICY_DENY, NULL, 0));
+	snprintf(f->warnings[1].code, DTPLAN_WARN_CODE_MAX, "too-many-leaves");
+	snprintf(f->warnings[1].message, DTPLAN_WARN_TEXT_MAX, "3 leaves, 1 needed");
+	f->plan.n_warnings = 2;
+	assert_false(dtplan_plan_refused(&f->plan, DTPLAN_MODE_AUTO, DTPLAN_POLICY_WARN, reason,
+					 sizeof(reason)));
+	assert_false(dtplan_plan_refused(&f->plan, DTPLAN_MODE_OFF, DTPLAN_POLICY_WARN, NULL, 0));
+	assert_true(dtplan_plan_refused(&f->plan, DTPLAN_MODE_STRICT, DTPLAN_POLICY_WARN, reason,
+					sizeof(reason)));
+	assert_string_equal(reason, "too-many-leaves: 3 leaves, 1 needed");
+	assert_true(dtplan_plan_refused(&f->plan, DTPLAN_MODE_AUTO, DTPLAN_POLICY_DENY, NULL, 0));
+	snprintf(f->warnings[1].code, DTPLAN_WARN_CODE_MAX, "oversubscribed-uplink");
+	assert_true(dtplan_plan_refused(&f->plan, DTPLAN_MODE_AUTO, DTPLAN_POLICY_DENY, reason,
+					sizeof(reason)));
+	assert_false(dtplan_plan_refused(NULL, DTPLAN_MODE_STRICT, DTPLAN_POLICY_DENY, NULL, 0));
+}
+
+static void env_task__one_task_per_gpu__plan_ranks(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_task_env_in in = {.host = "n2", .local_id = 1, .local_count = 4,
+					.step_nodes = 2};
+	struct dtplan_env e;
+
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+	/* n2 is node 1: ranks 4..7; local 1 -> rank 5, stage 1, TP rank 1. */
+	assert_string_equal(dtplan_env_get(&e, "RANK"), "5");
+	assert_string_equal(dtplan_env_get(&e, "WORLD_SIZE"), "8");
+	assert_string_equal(dtplan_env_get(&e, "LOCAL_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "LOCAL_WORLD_SIZE"), "4");
+	assert_string_equal(dtplan_env_get(&e, "DT_TP_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "DT_PP_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
+	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_1");
+	dtplan_env_fini(&e);
+
+	/* GPU 3 has no known NIC: NCCL_IB_HCA left alone.  A dotted host name
+	 * matches the plan's short one. */
+	in.host = "n1.cluster.example";
+	in.local_id = 3;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "RANK"), "3");
+	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
+	dtplan_env_fini(&e);
+}
+
+static void env_task__one_task_per_node__node_rank_only(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_task_env_in in = {.host = "n2", .local_id = 0, .local_count = 1};
+	struct dtplan_env e;
+
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "2");
+	assert_null(dtplan_env_get(&e, "RANK"));
+	assert_int_equal(e.n, 2);
+	dtplan_env_fini(&e);
+}
+
+static const struct {
+	const char *host;
+	int local_id, local_count, step_nodes;
+	enum dtplan_err code;
+	const char *message_part;
+} task_bad[] = {
+	{"n9", 0, 4, 2, DTPLAN_ERR_NOT_FOUND, "node 'n9' is not in the plan"},
+	{"n1", 0, 4, 3, DTPLAN_ERR_INVAL, "the step spans 3 nodes, the plan 2"},
+	{"n1", 0, 2, 2, DTPLAN_ERR_INVAL, "runs 2 tasks of the step, the plan places 4"},
+	{"n1", 7, 4, 2, DTPLAN_ERR_INVAL, "task 7 on node 'n1' has no rank"},
+};
+
+static void env_task__step_not_matching__error_names_why(void **state)
+{
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(task_bad) / sizeof(task_bad[0]); i++) {
+		struct dtplan_task_env_in in = {task_bad[i].host, task_bad[i].local_id,
+						task_bad[i].local_count, task_bad[i].step_nodes};
+		struct dtplan_error err = {0};
+		struct dtplan_env e;
+
+		dtplan_env_init(&e);
+		assert_int_equal(dtplan_env_task(&f->plan, &in, &e, &err), task_bad[i].code);
+		if (strstr(err.text, task_bad[i].message_part) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, task_bad[i].message_part);
+		assert_int_equal(e.n, 0);
+		dtplan_env_fini(&e);
+	}
+}
+
+static void env_task__null_or_empty_plan__inval(void **state)
+{
+	struct dtplan_plan empty = {0};
+	struct dtplan_task_env_in in = {.host = "n1", .local_count = 1};
+	struct dtplan_env e;
+
+	(void)state;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(NULL, &in, &e, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_env_task(&empty, &in, &e, NULL), DTPLAN_ERR_INVAL);
+	in.host = NULL;
+	assert_int_equal(dtplan_env_task(&empty, &in, &e, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(e.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(master_port__job_ids__fixed_range),
+		cmocka_unit_test(env_set__same_name__replaces),
+		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
+		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
+		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(env_task__one_task_per_gpu__plan_ranks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(env_task__one_task_per_node__node_rank_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(env_task__step_not_matching__error_names_why, setup,
+						teardown),
+		cmocka_unit_test(env_task__null_or_empty_plan__inval),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,209 @@
+/*
+ * test_plan_ranks_json.c: reading back the parts of a plan's JSON that
+ * tasks need (lib/plan_ranks_json.c).
+ */
+#include "test_common.h"
+
+/* Two nodes, TP 2 x PP 1 x DP 2: ranks 0,1 on a1 and 2,3 on a2. */
+static const char good_json[] =
+	"{\"schema\": \"dtplan.plan/1\",\n"
+	" \"parallelism\": {\"tp\": 2, \"pp\": 1, \"dp\": 2, \"zero\": 1, \"micro_batch\": 4,\n"
+	"          \"num_microbatches\": 8, \"recompute\": \"full\"},\n"
+	" \"checkpoint\": {\"interval_seconds\": 5400.5, \"interval_steps\": 120},\n"
+	" \"degraded\": true, \"degraded_reason\": \"3 of 4 nodes assumed\",\n"
+	" \"placement\": {\"nodes\": [{\"name\": \"a1\", \"leaf\": \"leaf1\"}, \"a2\"],\n"
+	"  \"crosses_uplinks\": \"dp\", \"ranks\": [\n"
+	"  {\"rank\": 0, \"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0,"
+	"   \"pp_rank\": 0, \"dp_rank\": 0, \"domain\": 0, \"nic\": \"mlx5_0\"},\n"
+	"  {\"rank\": 1, \"node\": 0, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1,"
+	"   \"pp_rank\": 0, \"dp_rank\": 0, \"domain\": 0, \"nic\": \"mlx5_1\"},\n"
+	"  {\"rank\": 2, \"node\": \"a2\", \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0,"
+	"   \"pp_rank\": 0, \"dp_rank\": 1, \"domain\": 1},\n"
+	"  {\"rank\": 3, \"node\": 1, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1,"
+	"   \"pp_rank\": 0, \"dp_rank\": 1, \"domain\": 1, \"nic\": null}\n"
+	" ]}}\n";
+
+static void ranks_from_json__good_plan__fields(void **state)
+{
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_plan_ranks_from_json(good_json, &p, &err), DTPLAN_OK);
+	assert_non_null(p);
+	assert_int_equal(p->best.tp, 2);
+	assert_int_equal(p->best.pp, 1);
+	assert_int_equal(p->best.dp, 2);
+	assert_int_equal(p->best.zero, 1);
+	assert_int_equal(p->best.micro_batch, 4);
+	assert_int_equal(p->best.num_microbatches, 8);
+	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_FULL);
+	assert_near(p->ckpt.interval_seconds, 5400.5, 0.0);
+	assert_near(p->ckpt.interval_steps, 120.0, 0.0);
+	assert_int_equal(p->n_nodes, 2);
+	assert_string_equal(p->node_names[0], "a1");
+	assert_string_equal(p->node_names[1], "a2");
+	assert_int_equal(p->n_ranks, 4);
+	assert_int_equal(p->ranks[2].node, 1); /* given by name */
+	assert_int_equal(p->ranks[2].dp_rank, 1);
+	assert_int_equal(p->ranks[3].local_rank, 1);
+	assert_string_equal(p->ranks[1].nic, "mlx5_1");
+	assert_string_equal(p->ranks[3].nic, "");
+	assert_true(p->degraded);
+	assert_string_equal(p->degraded_reason, "3 of 4 nodes assumed");
+	dtplan_plan_destroy(p);
+}
+
+/* Minimal form: recompute as a number, no checkpoint. */
+static void ranks_from_json__minimal__defaults(void **state)
+{
+	static const char text[] =
+		"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 1},"
+		" \"placement\": {\"nodes\": [\"solo\"], \"ranks\": [{\"node\": 0}]}}";
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
+	assert_int_equal(p->n_ranks, 1);
+	assert_int_equal(p->ranks[0].gpu, 0);
+	assert_int_equal(p->ranks[0].domain, -1);
+	assert_near(p->ckpt.interval_seconds, 0.0, 0.0);
+	assert_false(p->degraded);
+	dtplan_plan_destroy(p);
+}
+
+#define PAR "\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2}"
+#define PLACE(ranks) "\"placement\": {\"nodes\": [\"a1\"], \"ranks\": " ranks "}"
+
+static const struct {
+	const char *text;
+	const char *message_part;
+} bad_json[] = {
+	{"", "'[' or '{' expected"},
+	{"[1, 2]", "expected an object"},
+	{"{\"schema\": \"other/1\"}", "schema is not dtplan.plan/1"},
+	{"{\"a\": 1, \"a\": 2}", "duplicate object key"},
+	{"{" PLACE("[]") "}", "no \"parallelism\" object"},
+	{"{\"parallelism\": {\"tp\": 0, \"pp\": 1, \"dp\": 1}}", "tp, pp and dp must be"},
+	{"{\"parallelism\": {\"tp\": \"8\", \"pp\": 1, \"dp\": 1}}",
+	 "parallelism.tp: expected a whole number"},
+	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": \"most\"}}",
+	 "'most' is not none, selective or full"},
+	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 7}}",
+	 "parallelism.recompute: 7"},
+	{"{" PAR "}", "no \"placement\" object: the plan places no ranks"},
+	{"{" PAR ", \"placement\": {\"nodes\": []}}", "no placement.nodes array"},
+	{"{" PAR ", \"placement\": {\"nodes\": [3]}}", "placement.nodes[0]: expected a host"},
+	{"{" PAR ", \"placement\": {\"nodes\": [\"a1\"]}}", "no placement.ranks array"},
+	{"{" PAR ", " PLACE("[7]") "}", "placement.ranks[0]: expected an object"},
+	{"{" PAR ", " PLACE("[{\"node\": 1}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR ", " PLACE("[{\"node\": \"zz\"}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR ", " PLACE("[{\"rank\": 1, \"node\": 0}]") "}", "rank 1 out of order"},
+	{"{" PAR ", " PLACE("[{\"node\": 0, \"gpu\": -1}]") "}", "must be >= 0"},
+	{"{" PAR ", " PLACE("[{\"node\": 0}]") "}", "1 ranks but tp 1 x pp 1 x dp 2"},
+};
+
+static void ranks_from_json__bad_documents__parse_error(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_json) / sizeof(bad_json[0]); i++) {
+		struct dtplan_plan *p = (struct dtplan_plan *)&p;
+		struct dtplan_error err = {0};
+		enum dtplan_err rc = dtplan_plan_ranks_from_json(bad_json[i].text, &p, &err);
+
+		if (rc == DTPLAN_OK)
+			fail_msg("case %zu accepted", i);
+		assert_null(p);
+		if (strstr(err.text, bad_json[i].message_part) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, bad_json[i].message_part);
+	}
+}
+
+/*
+ * The contract with lib/plan_json.c: what dtplan_plan_to_json() writes for a
+ * placed plan reads back into the same parallelism, checkpoint and ranks.
+ * Plan: nodes g1, g2 with 2 GPUs each, TP 2 x PP 2 x DP 1; rank r on node
+ * r / 2, GPU r % 2, stage r / 2.
+ */
+static void ranks_from_json__plan_to_json_output__round_trip(void **state)
+{
+	char names[2][64] = {"g1", "g2"};
+	int leaf[2] = {0, 0};
+	struct dtplan_rank ranks[4];
+	struct dtplan_plan plan, *back = NULL;
+	char *text = NULL;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	memset(ranks, 0, sizeof(ranks));
+	assert_int_equal(dtplan_model_parse("7B", &plan.request.model, NULL), DTPLAN_OK);
+	plan.best.tp = 2;
+	plan.best.pp = 2;
+	plan.best.dp = 1;
+	plan.best.zero = 2;
+	plan.best.micro_batch = 1;
+	plan.best.num_microbatches = 16;
+	plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	plan.best.crosses_uplinks = "pp";
+	plan.ckpt.interval_seconds = 1800.0;
+	plan.ckpt.interval_steps = 90.0;
+	plan.n_nodes = 2;
+	plan.node_names = names;
+	plan.node_leaf = leaf;
+	plan.n_ranks = 4;
+	plan.ranks = ranks;
+	for (int r = 0; r < 4; r++) {
+		ranks[r].node = r / 2;
+		ranks[r].gpu = r % 2;
+		ranks[r].local_rank = r % 2;
+		ranks[r].tp_rank = r % 2;
+		ranks[r].pp_rank = r / 2;
+		snprintf(ranks[r].nic, sizeof(ranks[r].nic), "mlx5_%d", r % 2);
+	}
+	assert_int_equal(dtplan_plan_to_json(&plan, true, &text, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &back, NULL), DTPLAN_OK);
+	assert_int_equal(back->best.tp, 2);
+	assert_int_equal(back->best.pp, 2);
+	assert_int_equal(back->best.dp, 1);
+	assert_int_equal(back->best.zero, 2);
+	assert_int_equal(back->best.num_microbatches, 16);
+	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
+	assert_near(back->ckpt.interval_seconds, 1800.0, 0.0);
+	assert_near(back->ckpt.interval_steps, 90.0, 0.0);
+	assert_int_equal(back->n_nodes, 2);
+	assert_string_equal(back->node_names[1], "g2");
+	assert_int_equal(back->n_ranks, 4);
+	for (int r = 0; r < 4; r++) {
+		assert_int_equal(back->ranks[r].node, r / 2);
+		assert_int_equal(back->ranks[r].pp_rank, r / 2);
+		assert_int_equal(back->ranks[r].tp_rank, r % 2);
+		assert_string_equal(back->ranks[r].nic, ranks[r].nic);
+	}
+	dtplan_plan_destroy(back);
+	free(text);
+}
+
+static void ranks_from_json__null__inval(void **state)
+{
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_plan_ranks_from_json(NULL, &p, NULL), DTPLAN_ERR_INVAL);
+	assert_null(p);
+	assert_int_equal(dtplan_plan_ranks_from_json("{}", NULL, NULL), DTPLAN_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ranks_from_json__good_plan__fields),
+		cmocka_unit_test(ranks_from_json__minimal__defaults),
+		cmocka_unit_test(ranks_from_json__bad_documents__parse_error),
+		cmocka_unit_test(ranks_from_json__plan_to_json_output__round_trip),
+		cmocka_unit_test(ranks_from_json__null__inval),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,762 @@
+/*
+ * test_plugin.c: the SPANK glue (the plugin sources) run against tests/mock_spank.c.
+ *
+ * Each test starts the plugin as Slurm would in one context (init with the
+ * plugstack arguments, option callbacks, then the context's callbacks) and
+ * checks what it logged, what it put in the job environment and which files
+ * it wrote.  slurm_spank_exit() runs in every teardown, as it does in Slurm.
+ */
+#include "test_common.h"
+
+#include <slurm/slurm.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mock_spank.h"
+#include "plugin.h"
+
+#define JOB_ID 1234
+/* 29500 + 1234 % 1000 */
+#define JOB_PORT "29734"
+
+static char tmpdir[256];
+static bool context_queued; /* spank_context() answers one context per test */
+
+static int setup(void **state)
+{
+	(void)state;
+	mock_spank_reset();
+	context_queued = false;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/dtplan-test-plugin.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SBATCH_GPUS");
+	unsetenv("SBATCH_GPUS_PER_NODE");
+	unsetenv("SLURM_JOB_NUM_NODES");
+	unsetenv("SLURM_GPUS_ON_NODE");
+	unsetenv("HWLOC_XMLFILE");
+	setenv("SLURMD_NODENAME", "n1", 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* Runs slurm_spank_init in context ctx with plugstack arguments av. */
+static int start_plugin(spank_context_t ctx, int ac, char **av)
+{
+	if (!context_queued)
+		will_return_maybe(spank_context, ctx);
+	context_queued = true;
+	expect_string(spank_option_register, name, "dt-plan");
+	expect_string(spank_option_register, name, "dt-model");
+	expect_string(spank_option_register, name, "dt-train");
+	will_return_count(spank_option_register, ESPANK_SUCCESS, 3);
+	return slurm_spank_init(MOCK_SP, ac, av);
+}
+
+/* Calls an option's callback as Slurm does when the user gives it. */
+static int give_option(const char *name, const char *value, int remote)
+{
+	struct spank_option *o = mock_registered(name);
+
+	assert_non_null(o);
+	return o->cb(o->val, value, remote);
+}
+
+static void assert_env(const char *name, const char *value)
+{
+	const char *got = mock_env_get(name);
+
+	if (got == NULL || strcmp(got, value) != 0)
+		fail_msg("%s = %s, expected %s\nlog:\n%s", name, got ? got : "(unset)", value,
+			 mock_log());
+}
+
+static void assert_log_has(const char *text)
+{
+	if (!mock_log_has(text))
+		fail_msg("log lacks '%s':\n%s", text, mock_log());
+}
+
+/* Number of times text appears in the log. */
+static int log_count(const char *text)
+{
+	int n = 0;
+
+	for (const char *p = strstr(mock_log(), text); p != NULL; p = strstr(p + 1, text))
+		n++;
+	return n;
+}
+
+/* ---- slurm_spank_init ------------------------------------------------ */
+
+static void init__allocator__registers_options_with_dtplan_usage(void **state)
+{
+	static const char *const names[] = {"dt-plan", "dt-model", "dt-train"};
+
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct spank_option *o = mock_registered(names[i]);
+
+		assert_non_null(o);
+		assert_non_null(o->cb);
+		assert_true(strncmp(o->usage, "[dtplan] ", 9) == 0);
+	}
+	/* --dt-plan takes an optional argument, the others a required one. */
+	assert_int_equal(mock_registered("dt-plan")->has_arg, 2);
+	assert_int_equal(mock_registered("dt-model")->has_arg, 1);
+	assert_int_equal(mock_registered("dt-train")->has_arg, 1);
+	assert_string_equal(mock_log(), "");
+}
+
+static void init__slurmd__registers_nothing(void **state)
+{
+	(void)state;
+	will_return_maybe(spank_context, S_CTX_SLURMD);
+	assert_int_equal(slurm_spank_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_registered("dt-plan"));
+}
+
+static void init__register_fails__minus_one_logged(void **state)
+{
+	(void)state;
+	will_return_maybe(spank_context, S_CTX_LOCAL);
+	expect_string(spank_option_register, name, "dt-plan");
+	will_return(spank_option_register, ESPANK_BAD_ARG);
+	assert_int_equal(slurm_spank_init(MOCK_SP, 0, NULL), -1);
+	assert_log_has("error: dtplan: cannot register --dt-plan: mock spank error");
+}
+
+static void init__bad_plugstack_argument__logged_and_plugin_idle(void **state)
+{
+	char *av[] = {"policy=maybe"};
+
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_log_has("error: dtplan: configuration: plugstack.conf");
+	assert_log_has("disabled until the configuration is fixed");
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	mock_items.step_id = SLURM_BATCH_SCRIPT;
+	mock_env_set("SLURM_JOB_NODELIST", "n1");
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("DTPLAN_PLAN_STATE"));
+}
+
+/* ---- option callbacks (submit side) ---------------------------------- */
+
+static void opt_plan__bare_and_names__accepted(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
+	assert_true(dtplan__opts()->mode_given);
+	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_AUTO);
+	/* Environment then command line: the same value again is fine. */
+	assert_int_equal(give_option("dt-plan", "auto", 0), 0);
+	assert_int_equal(give_option("dt-plan", "AUTO", 0), 0);
+	assert_string_equal(mock_log(), "");
+}
+
+static void opt_plan__conflict_or_garbage__refused_with_message(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "strict", 0), 0);
+	assert_int_equal(give_option("dt-plan", "off", 0), -1);
+	assert_log_has("error: [dtplan] --dt-plan: conflicting values 'strict' and 'off'");
+	assert_int_equal(give_option("dt-plan", "sometimes", 0), -1);
+	assert_log_has("error: [dtplan] --dt-plan: unknown mode 'sometimes' (expected auto, "
+		       "strict or off)");
+	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_STRICT);
+}
+
+static void opt_model__unknown__message_names_option_and_value(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "foo", 0), -1);
+	assert_log_has("error: [dtplan] --dt-model: unknown model 'foo' (presets: ");
+	assert_string_equal(dtplan__opts()->model, "");
+}
+
+static void opt_model__repeat_and_conflict__same_ok_different_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(give_option("dt-model", "70B", 0), -1);
+	assert_log_has("error: [dtplan] --dt-model: conflicting values '7B' and '70B'");
+	assert_string_equal(dtplan__opts()->model, "7B");
+}
+
+static const struct {
+	const char *value;
+	const char *message;
+} train_bad[] = {
+	{"seq=abc", "[dtplan] --dt-train: seq: 'abc' is not a whole number"},
+	{"seq=8192,foo=1", "[dtplan] --dt-train: unknown key 'foo'"},
+	{"zero=5", "[dtplan] --dt-train: zero: 5 is out of range (0 to 3)"},
+	{"gpu=tpu9", "[dtplan] --dt-train: unknown GPU type 'tpu9'"},
+};
+
+static void opt_train__bad_values__refused_with_message(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_LOCAL, 0, NULL), 0);
+	for (size_t i = 0; i < sizeof(train_bad) / sizeof(train_bad[0]); i++) {
+		assert_int_equal(give_option("dt-train", train_bad[i].value, 0), -1);
+		assert_log_has(train_bad[i].message);
+	}
+	assert_int_equal(give_option("dt-train", "seq=8192,gbs=1024,tp=8", 0), 0);
+	assert_int_equal(give_option("dt-train", "seq=8192,gbs=1024,tp=4", 0), -1);
+	assert_log_has("--dt-train: conflicting values 'seq=8192,gbs=1024,tp=8' and "
+		       "'seq=8192,gbs=1024,tp=4'");
+}
+
+static void opt__remote__values_kept_never_fail(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "foo", 1), 0);
+	assert_int_equal(give_option("dt-model", "bar", 1), 0);
+	assert_string_equal(dtplan__opts()->model, "bar");
+	assert_int_equal(give_option("dt-plan", "bogus", 1), 0);
+	assert_false(dtplan__opts()->mode_given);
+}
+
+static void opts_from_env__job_environment__fills_missing(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "");
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "70B");
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train", "seq=2048");
+	dtplan__opts_from_env(MOCK_SP);
+	assert_true(dtplan__opts()->mode_given);
+	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_AUTO);
+	assert_string_equal(dtplan__opts()->model, "7B"); /* the callback's value wins */
+	assert_string_equal(dtplan__opts()->train, "seq=2048");
+}
+
+/* ---- init_post_opt on the submit side: the preview ------------------- */
+
+static void preview__no_options__silent(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_string_equal(mock_log(), "");
+}
+
+static void preview__gpus_unknown__model_memory_and_lower_bound(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	/* 7e9 parameters x 16 bytes = 112 GB; an H100 keeps 80 GB x 0.9 = 72 GB
+	 * usable, so at least ceil(112 / 72) = 2 GPUs. */
+	assert_log_has("info: dtplan: model 7B: 7.00B parameters, 112 GB of weights, gradients "
+		       "and optimizer state; h100-sxm has 80.00 GB");
+	assert_log_has("GPU count unknown before allocation (at least 2 GPUs for the model "
+		       "state)");
+}
+
+static void preview__gpus_from_environment__likely_split(void **state)
+{
+	(void)state;
+	setenv("SBATCH_GPUS_PER_NODE", "h100:8", 1);
+	setenv("SLURM_JOB_NUM_NODES", "2", 1);
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("info: dtplan: likely TP ");
+	assert_log_has(" on 16 GPUs");
+	assert_log_has("info: dtplan: checkpoint every ");
+}
+
+static void preview__model_too_large__warns_never_fails(void **state)
+{
+	(void)state;
+	setenv("SBATCH_GPUS", "1", 1);
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "strict", 0), 0);
+	assert_int_equal(give_option("dt-model", "70B", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("info: dtplan: warning: model cannot fit on 1 GPUs: ");
+}
+
+static void preview__model_without_dt_plan__hint(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_string_equal(mock_log(), "info: dtplan: --dt-model/--dt-train given without "
+					"--dt-plan: no plan will be made (add --dt-plan)\n");
+}
+
+static void preview__srun_inside_job__silent(void **state)
+{
+	(void)state;
+	setenv("SLURM_JOB_ID", "77", 1);
+	assert_int_equal(start_plugin(S_CTX_LOCAL, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_string_equal(mock_log(), "");
+}
+
+/* ---- user_init in the batch step ------------------------------------- */
+
+/* A two-node allocation of HGX H100 boards, batch step on n1. */
+static void canned_batch_job(void)
+{
+	mock_items.job_id = JOB_ID;
+	mock_items.step_id = SLURM_BATCH_SCRIPT;
+	mock_items.uid = geteuid();
+	mock_env_set("SLURM_JOB_NUM_NODES", "2");
+	mock_env_set("SLURM_JOB_NODELIST", "n[1-2]");
+	mock_env_set("SLURM_GPUS_ON_NODE", "8");
+	mock_env_set("SLURM_SUBMIT_DIR", tmpdir);
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+}
+
+static void user_init__batch_canned_allocation__plan_env_file_and_log(void **state)
+{
+	char path[512], want[64], *text;
+	struct stat st;
+	long tp, pp, dp;
+	FILE *f;
+
+	(void)state;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_env("DTPLAN_FILE", path);
+	assert_env("MASTER_ADDR", "n1");
+	assert_env("MASTER_PORT", JOB_PORT);
+	assert_env("DT_NNODES", "2");
+	assert_env("DT_NODE_ORDER", "n1,n2");
+	tp = strtol(mock_env_get("DT_TP"), NULL, 10);
+	pp = strtol(mock_env_get("DT_PP"), NULL, 10);
+	dp = strtol(mock_env_get("DT_DP"), NULL, 10);
+	assert_int_equal(tp * pp * dp, 16);
+	assert_non_null(mock_env_get("DT_ZERO"));
+	assert_non_null(mock_env_get("DT_RECOMPUTE"));
+	assert_true(strtol(mock_env_get("DT_CKPT_INTERVAL_S"), NULL, 10) > 0);
+	assert_non_null(mock_env_get("DT_CKPT_INTERVAL_STEPS"));
+	/* The readable block went to the job log without the error prefix. */
+	assert_log_has("log: ");
+	assert_false(mock_log_has("plan degraded"));
+
+	/* The JSON file: the user's, 0644 (less the umask), the plan's JSON. */
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_mode & 0133, 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, (size_t)st.st_size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	assert_non_null(strstr(text, "\"schema\": \"dtplan.plan/1\""));
+	snprintf(want, sizeof(want), "\"tp\": %ld,", tp);
+	assert_non_null(strstr(text, want));
+	free(text);
+}
+
+static void user_init__plan_file_exists__degraded_not_overwritten(void **state)
+{
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	canned_batch_job();
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("mine\n", f);
+	fclose(f);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", NULL, 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_log_has("log: dtplan: plan degraded: cannot create ");
+	assert_log_has("File exists");
+	assert_null(mock_env_get("DTPLAN_FILE"));
+	assert_non_null(mock_env_get("DT_TP"));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fgetc(f), 'm');
+	fclose(f);
+}
+
+static void user_init__requeued_job__own_file(void **state)
+{
+	char path[512];
+
+	(void)state;
+	canned_batch_job();
+	mock_items.restart_count = 2;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "strict", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_FILE", path);
+	assert_int_equal(access(path, R_OK), 0);
+}
+
+static const struct {
+	const char *what;
+	const char *nodelist; /* NULL: unset */
+	const char *model;    /* NULL: not given */
+	const char *gpus;
+	const char *reason;
+} degraded_cases[] = {
+	{"no model", "n[1-2]", NULL, "8", "dtplan: plan degraded: --dt-model: not given"},
+	{"no node list", NULL, "7B", "8", "dtplan: plan degraded: SLURM_JOB_NODELIST is not set"},
+	{"bad node list", "n[2-1", "7B", "8", "dtplan: plan degraded: cannot expand node list"},
+	{"no GPUs", "n[1-2]", "7B", "0", "dtplan: plan degraded: the job has no GPUs"},
+	{"model too big", "n1", "2T", "8", "dtplan: plan degraded: "},
+};
+
+static void user_init__failures__degraded_and_job_starts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(degraded_cases) / sizeof(degraded_cases[0]); i++) {
+		mock_spank_reset();
+		canned_batch_job();
+		setenv("HWLOC_XMLFILE", test_data_path("cpu-only.xml"), 1);
+		if (degraded_cases[i].nodelist != NULL)
+			mock_env_set("SLURM_JOB_NODELIST", degraded_cases[i].nodelist);
+		else
+			mock_env_set("SLURM_JOB_NODELIST", "");
+		mock_env_set("SLURM_GPUS_ON_NODE", degraded_cases[i].gpus);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+		assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+		if (degraded_cases[i].model != NULL)
+			assert_int_equal(give_option("dt-model", degraded_cases[i].model, 1), 0);
+		if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
+			fail_msg("%s: user_init failed", degraded_cases[i].what);
+		if (!mock_log_has(degraded_cases[i].reason))
+			fail_msg("%s: log lacks '%s':\n%s", degraded_cases[i].what,
+				 degraded_cases[i].reason, mock_log());
+		assert_env("DTPLAN_PLAN_STATE", "degraded");
+		assert_env("MASTER_PORT", JOB_PORT);
+		assert_non_null(mock_env_get("DTPLAN_PLAN_REASON"));
+		/* The batch script itself runs. */
+		mock_items.in_task = true;
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
+static void user_init__mode_off_or_default_without_gpus__nothing(void **state)
+{
+	char *av[] = {"default=auto"};
+
+	(void)state;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "off", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("DTPLAN_PLAN_STATE"));
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+
+	/* default=auto plans GPU jobs only. */
+	mock_spank_reset();
+	canned_batch_job();
+	mock_env_set("SLURM_GPUS_ON_NODE", "0");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("DTPLAN_PLAN_STATE"));
+	assert_string_equal(mock_log(), "");
+}
+
+static void user_init__setenv_refused__logged_and_continues(void **state)
+{
+	(void)state;
+	canned_batch_job();
+	mock_setenv_fail("DT_TP");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_log_has("error: dtplan: cannot set DT_TP: mock spank error");
+	assert_null(mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_PP"));
+}
+
+/* ---- srun steps: task_init ------------------------------------------- */
+
+/* Nodes a1 and a2, TP 2 x DP 2: ranks 0,1 on a1 and 2,3 on a2. */
+static const char plan_json[] =
+	"{\"schema\": \"dtplan.plan/1\","
+	" \"parallelism\": {\"tp\": 2, \"pp\": 1, \"dp\": 2, \"zero\": 1, \"micro_batch\": 1,"
+	"          \"num_microbatches\": 8, \"recompute\": \"none\"},"
+	" \"placement\": {\"nodes\": [\"a1\", \"a2\"], \"ranks\": ["
+	"  {\"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0,"
+	"   \"dp_rank\": 0, \"nic\": \"mlx5_0\"},"
+	"  {\"node\": 0, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1, \"pp_rank\": 0,"
+	"   \"dp_rank\": 0, \"nic\": \"mlx5_1\"},"
+	"  {\"node\": 1, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0,"
+	"   \"dp_rank\": 1, \"nic\": \"mlx5_0\"},"
+	"  {\"node\": 1, \"gpu\": 1, \"local_rank\": 1, \"tp_rank\": 1, \"pp_rank\": 0,"
+	"   \"dp_rank\": 1, \"nic\": \"mlx5_1\"}]}}";
+
+/* An srun step of 2 nodes x 2 tasks in a job whose batch step wrote the plan. */
+static void srun_step_with_plan_file(void)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(plan_json, f);
+	fclose(f);
+	mock_items.job_id = JOB_ID;
+	mock_items.step_id = 0;
+	mock_items.nnodes = 2;
+	mock_items.node_id = 1;
+	mock_items.local_task_count = 2;
+	mock_items.uid = geteuid();
+	mock_env_set("SLURM_JOB_NODELIST", "a[1-2]");
+	mock_env_set("SLURM_GPUS_ON_NODE", "2");
+	mock_env_set("DTPLAN_FILE", path);
+	mock_env_set("DTPLAN_PLAN_STATE", "ok");
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+	setenv("SLURMD_NODENAME", "a2", 1);
+}
+
+static void task_init__plan_file__ranks_in_plan_order(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	mock_items.in_task = true;
+	mock_items.task_id = 1;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	/* a2 is plan node 1; its local task 1 is rank 3 (TP rank 1, DP rank 1). */
+	assert_env("RANK", "3");
+	assert_env("WORLD_SIZE", "4");
+	assert_env("LOCAL_RANK", "1");
+	assert_env("LOCAL_WORLD_SIZE", "2");
+	assert_env("DT_TP_RANK", "1");
+	assert_env("DT_PP_RANK", "0");
+	assert_env("DT_DP_RANK", "1");
+	assert_env("DT_NODE_RANK", "1");
+	assert_env("NCCL_IB_HCA", "=mlx5_1");
+	assert_string_equal(mock_log(), "");
+}
+
+static void task_init__one_task_per_node__node_rank(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	mock_items.local_task_count = 1;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	mock_items.in_task = true;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DT_NODE_RANK", "1");
+	assert_env("DT_NNODES", "2");
+	assert_null(mock_env_get("RANK"));
+}
+
+static void task_init__step_not_matching_plan__degraded_once(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	mock_items.local_task_count = 3;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	mock_items.in_task = true;
+	for (int t = 0; t < 3; t++) {
+		mock_items.task_id = t;
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	}
+	assert_log_has("log: dtplan: plan degraded: rank environment not set: node 'a2' runs 3 "
+		       "tasks of the step, the plan places 2 ranks there");
+	/* Logged by task 0 only. */
+	assert_int_equal(log_count("rank environment not set"), 1);
+	assert_null(mock_env_get("RANK"));
+}
+
+static void task_init__unreadable_plan_file__recomputed(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	mock_env_set("DTPLAN_FILE", "/nonexistent/dtplan.json");
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+	mock_items.node_id = 0;
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	setenv("SLURMD_NODENAME", "a1", 1);
+	mock_env_set("SLURM_GPUS_ON_NODE", "8");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	/* The step recomputed the plan and exported it for its tasks. */
+	assert_env("MASTER_ADDR", "a1");
+	assert_env("DT_NODE_ORDER", "a1,a2");
+	assert_non_null(mock_env_get("DT_TP"));
+}
+
+static void user_init__plan_file_without_placement__degraded_no_recompute(void **state)
+{
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	srun_step_with_plan_file();
+	mock_items.node_id = 0;
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 4}}", f);
+	fclose(f);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_log_has("log: dtplan: plan degraded: ");
+	assert_log_has("no \"placement\" object: the plan places no ranks");
+	/* Not recomputed: nothing exported by this step. */
+	assert_null(mock_env_get("MASTER_ADDR"));
+	mock_items.in_task = true;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("RANK"));
+}
+
+static void task_init__refused_plan__fails_the_job(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	mock_env_set("DTPLAN_PLAN_STATE", "refused");
+	mock_env_set("DTPLAN_PLAN_REASON", "too-many-leaves: 2 leaves, 1 needed");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	mock_items.in_task = true;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), -1);
+	assert_log_has("error: dtplan: job refused: too-many-leaves: 2 leaves, 1 needed");
+}
+
+/* ---- job prolog ------------------------------------------------------ */
+
+static void prolog__no_cache_dir__nothing(void **state)
+{
+	(void)state;
+	mock_getopt_set("dt-plan", "auto");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 0, NULL), 0);
+	assert_string_equal(mock_log(), "");
+}
+
+static void prolog__cache_dir__writes_node_xml(void **state)
+{
+	char arg[300], path[512], *av[1] = {arg};
+
+	(void)state;
+	snprintf(arg, sizeof(arg), "cache_dir=%s", tmpdir);
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	setenv("SLURMD_NODENAME", "n7", 1);
+	mock_getopt_set("dt-plan", "");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 1, av), 0);
+	snprintf(path, sizeof(path), "%s/n7.xml", tmpdir);
+	if (access(path, R_OK) != 0)
+		fail_msg("%s not written; log:\n%s", path, mock_log());
+}
+
+static void prolog__job_without_plan__no_cache(void **state)
+{
+	char arg[300], path[512], *av[1] = {arg};
+
+	(void)state;
+	snprintf(arg, sizeof(arg), "cache_dir=%s", tmpdir);
+	setenv("SLURMD_NODENAME", "n7", 1);
+	mock_getopt_set("dt-plan", "off");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 1, av), 0);
+	snprintf(path, sizeof(path), "%s/n7.xml", tmpdir);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void prolog__cache_failure_or_bad_args__logged_never_fails(void **state)
+{
+	char *bad_dir[] = {"cache_dir=/nonexistent/dtplan-cache"};
+	char *bad_arg[] = {"cache_dir"};
+
+	(void)state;
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	mock_getopt_set("dt-model", "7B");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 1, bad_dir), 0);
+	assert_log_has("error: dtplan: prolog: cannot cache node n1 in /nonexistent/dtplan-cache");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 1, bad_arg), 0);
+	assert_log_has("error: dtplan: configuration: ");
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(init__allocator__registers_options_with_dtplan_usage),
+		T(init__slurmd__registers_nothing),
+		T(init__register_fails__minus_one_logged),
+		T(init__bad_plugstack_argument__logged_and_plugin_idle),
+		T(opt_plan__bare_and_names__accepted),
+		T(opt_plan__conflict_or_garbage__refused_with_message),
+		T(opt_model__unknown__message_names_option_and_value),
+		T(opt_model__repeat_and_conflict__same_ok_different_refused),
+		T(opt_train__bad_values__refused_with_message),
+		T(opt__remote__values_kept_never_fail),
+		T(opts_from_env__job_environment__fills_missing),
+		T(preview__no_options__silent),
+		T(preview__gpus_unknown__model_memory_and_lower_bound),
+		T(preview__gpus_from_environment__likely_split),
+		T(preview__model_too_large__warns_never_fails),
+		T(preview__model_without_dt_plan__hint),
+		T(preview__srun_inside_job__silent),
+		T(user_init__batch_canned_allocation__plan_env_file_and_log),
+		T(user_init__plan_file_exists__degraded_not_overwritten),
+		T(user_init__requeued_job__own_file),
+		T(user_init__failures__degraded_and_job_starts),
+		T(user_init__mode_off_or_default_without_gpus__nothing),
+		T(user_init__setenv_refused__logged_and_continues),
+		T(task_init__plan_file__ranks_in_plan_order),
+		T(task_init__one_task_per_node__node_rank),
+		T(task_init__step_not_matching_plan__degraded_once),
+		T(task_init__unreadable_plan_file__recomputed),
+		T(user_init__plan_file_without_placement__degraded_no_recompute),
+		T(task_init__refused_plan__fails_the_job),
+		T(prolog__no_cache_dir__nothing),
+		T(prolog__cache_dir__writes_node_xml),
+		T(prolog__job_without_plan__no_cache),
+		T(prolog__cache_failure_or_bad_args__logged_never_fails),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

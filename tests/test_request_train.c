@@ -1,0 +1,179 @@
+/*
+ * test_request_train.c: --dt-plan and --dt-train text -> request fields.
+ */
+#include "test_common.h"
+
+/* A request with recognisable values, independent of dtplan_request_init(). */
+static void request_base(struct dtplan_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->seq = 4096;
+	r->global_batch = 1024;
+	r->recompute = -1;
+	snprintf(r->gpu.name, sizeof(r->gpu.name), "%s", "base-gpu");
+}
+
+static const struct {
+	const char *text;
+	enum dtplan_mode mode;
+} mode_ok[] = {
+	{"off", DTPLAN_MODE_OFF},       {"auto", DTPLAN_MODE_AUTO}, {"strict", DTPLAN_MODE_STRICT},
+	{"AUTO", DTPLAN_MODE_AUTO},     {"Strict", DTPLAN_MODE_STRICT},
+};
+
+static void mode_parse__known_names__enum(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(mode_ok) / sizeof(mode_ok[0]); i++) {
+		enum dtplan_mode m = (enum dtplan_mode)-1;
+
+		assert_int_equal(dtplan_mode_parse(mode_ok[i].text, &m, NULL), DTPLAN_OK);
+		assert_int_equal(m, mode_ok[i].mode);
+	}
+}
+
+static void mode_parse__garbage__inval_and_unchanged(void **state)
+{
+	static const char *const bad[] = {"", "on", "auto ", "strictly", "1"};
+	struct dtplan_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum dtplan_mode m = DTPLAN_MODE_STRICT;
+
+		assert_int_equal(dtplan_mode_parse(bad[i], &m, &err), DTPLAN_ERR_INVAL);
+		assert_int_equal(m, DTPLAN_MODE_STRICT);
+		assert_non_null(strstr(err.text, "expected auto, strict or off"));
+	}
+	assert_int_equal(dtplan_mode_parse(NULL, NULL, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void parse_train__every_key__sets_fields(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(dtplan_request_parse_train(
+				 &r, "seq=8192,gbs=1024,tp=8,pp=4,zero=1,mb=2,recompute=selective,gpu=h100",
+				 NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.seq, 8192);
+	assert_int_equal(r.global_batch, 1024);
+	assert_int_equal(r.tp, 8);
+	assert_int_equal(r.pp, 4);
+	assert_int_equal(r.zero, 1);
+	assert_int_equal(r.micro_batch, 2);
+	assert_int_equal(r.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
+	/* "h100" is an alias of the catalog's h100-sxm: 80 GB. */
+	assert_string_equal(r.gpu.name, "h100-sxm");
+	assert_near(r.gpu.memory_bytes, 80e9, 0.0);
+}
+
+static void parse_train__some_keys__others_kept(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	request_base(&r);
+	r.tp = 2;
+	assert_int_equal(dtplan_request_parse_train(&r, "seq=2048", NULL), DTPLAN_OK);
+	assert_int_equal(r.seq, 2048);
+	assert_int_equal(r.global_batch, 1024);
+	assert_int_equal(r.tp, 2);
+	assert_int_equal(r.recompute, -1);
+	assert_string_equal(r.gpu.name, "base-gpu");
+	assert_int_equal(dtplan_request_parse_train(&r, "recompute=full,zero=0", NULL), DTPLAN_OK);
+	assert_int_equal(r.recompute, DTPLAN_RECOMPUTE_FULL);
+	assert_int_equal(r.zero, 0);
+	assert_int_equal(dtplan_request_parse_train(&r, "recompute=auto", NULL), DTPLAN_OK);
+	assert_int_equal(r.recompute, -1);
+}
+
+/* Range edges: seq and gbs 1 .. 2^24 = 16777216, zero 0 .. 3. */
+static void parse_train__range_edges__accepted(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(dtplan_request_parse_train(&r, "seq=16777216,gbs=1,zero=3", NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.seq, 16777216);
+	assert_int_equal(r.global_batch, 1);
+	assert_int_equal(r.zero, 3);
+}
+
+static const struct {
+	const char *text;
+	enum dtplan_err code;
+	const char *message_part;
+} bad_train[] = {
+	{"", DTPLAN_ERR_INVAL, "empty training spec"},
+	{"seq", DTPLAN_ERR_PARSE, "'seq' is not key=value"},
+	{"seq=", DTPLAN_ERR_PARSE, "'seq=' is not key=value"},
+	{"=8192", DTPLAN_ERR_PARSE, "'=8192' is not key=value"},
+	{"seq=8192,,gbs=8", DTPLAN_ERR_PARSE, "empty field"},
+	{"seq=8192,", DTPLAN_ERR_PARSE, "empty field"},
+	{",seq=8192", DTPLAN_ERR_PARSE, "empty field"},
+	{"foo=1", DTPLAN_ERR_NOT_FOUND, "unknown key 'foo' (known: seq, gbs"},
+	{"SEQ=1", DTPLAN_ERR_NOT_FOUND, "unknown key 'SEQ'"},
+	{"seq=1,seq=2", DTPLAN_ERR_INVAL, "key 'seq' given twice"},
+	{"seq=abc", DTPLAN_ERR_PARSE, "seq: 'abc' is not a whole number"},
+	{"seq=0", DTPLAN_ERR_RANGE, "seq: 0 is out of range"},
+	{"seq=16777217", DTPLAN_ERR_RANGE, "out of range"},
+	{"gbs=-4", DTPLAN_ERR_RANGE, "gbs: -4 is out of range"},
+	{"tp=99999999999999999999", DTPLAN_ERR_RANGE, "tp:"},
+	{"zero=4", DTPLAN_ERR_RANGE, "zero: 4 is out of range (0 to 3)"},
+	{"mb=1.5", DTPLAN_ERR_PARSE, "mb: '1.5' is not a whole number"},
+	{"recompute=some", DTPLAN_ERR_INVAL, "'some' is not none, selective or full"},
+	{"gpu=tpu9", DTPLAN_ERR_NOT_FOUND, "unknown GPU type 'tpu9'"},
+	{"gbs=1024,mb=3", DTPLAN_ERR_INVAL, "mb=3 does not divide gbs=1024"},
+	{"mb=3", DTPLAN_ERR_INVAL, "mb=3 does not divide gbs=1024"},
+};
+
+static void parse_train__bad_text__error_and_request_unchanged(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_train) / sizeof(bad_train[0]); i++) {
+		struct dtplan_request r, before;
+		struct dtplan_error err;
+
+		request_base(&r);
+		before = r;
+		memset(&err, 0, sizeof(err));
+		if (dtplan_request_parse_train(&r, bad_train[i].text, &err) != bad_train[i].code)
+			fail_msg("'%s': got code %d (%s), expected %d", bad_train[i].text, err.code,
+				 err.text, bad_train[i].code);
+		if (strstr(err.text, bad_train[i].message_part) == NULL)
+			fail_msg("'%s': message '%s' lacks '%s'", bad_train[i].text, err.text,
+				 bad_train[i].message_part);
+		assert_memory_equal(&r, &before, sizeof(r));
+	}
+}
+
+static void parse_train__null__inval(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(dtplan_request_parse_train(&r, NULL, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_request_parse_train(NULL, "seq=1", NULL), DTPLAN_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mode_parse__known_names__enum),
+		cmocka_unit_test(mode_parse__garbage__inval_and_unchanged),
+		cmocka_unit_test(parse_train__every_key__sets_fields),
+		cmocka_unit_test(parse_train__some_keys__others_kept),
+		cmocka_unit_test(parse_train__range_edges__accepted),
+		cmocka_unit_test(parse_train__bad_text__error_and_request_unchanged),
+		cmocka_unit_test(parse_train__null__inval),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
