@@ -398,7 +398,7 @@ static void request_init__defaults(void **state)
 	dtplan_request_init(&r);
 	assert_string_equal(r.gpu.name, "h100-sxm");
 	assert_int_equal(r.gpus_per_node, 8);
-	assert_int_equal(r.seq, 4096);
+	assert_int_equal(r.seq, 0); /* the model's context length */
 	assert_int_equal(r.global_batch, 1024);
 	assert_int_equal(r.tp, 0);
 	assert_int_equal(r.zero, -1);
@@ -487,6 +487,32 @@ static void search_run__131072_gpus__finds_a_plan(void **state)
 	assert_int_equal(s.n_considered, 0);
 }
 
+static void plan_create__seq_unset__uses_model_context_length(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	/* llama3-70b's max_position_embeddings is 8192: with seq unset the plan
+	 * trains at 8192, where TP 4 x PP 4 no longer fits with selective
+	 * recompute ((sbh/4) * 34 = 570 MB per layer, 20 layers x 4 in flight =
+	 * 45.6 GB on top of 44.1 GB of ZeRO-1 state > 72 GB), so 4 nodes of 8
+	 * H100 get TP 8 inside each node. */
+	preset_request(&r, "llama3-70b", "h100-sxm", 32);
+	assert_int_equal(r.seq, 0);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->request.seq, 8192);
+	assert_int_equal(p->best.tp, 8);
+	dtplan_plan_destroy(p);
+	/* A bare size has no context length: DTPLAN_DEFAULT_SEQ. */
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("7B", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 8;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->request.seq, DTPLAN_DEFAULT_SEQ);
+	dtplan_plan_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +531,7 @@ int main(void)
 		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),
 		cmocka_unit_test(plan_create__bad_requests__inval),
 		cmocka_unit_test(request_init__defaults),
+		cmocka_unit_test(plan_create__seq_unset__uses_model_context_length),
 		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),
 		cmocka_unit_test(plan_add_warning__appends_and_formats),
 		cmocka_unit_test(search_run__131072_gpus__finds_a_plan),
