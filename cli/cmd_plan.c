@@ -26,7 +26,7 @@ void cmd_plan_usage(FILE *out)
 		"  --gpus N             GPUs in the job\n"
 		"  --gpus-per-node G    GPUs per node (default 8)\n"
 		"  --gpu TYPE           GPU type from the catalog (default h100-sxm)\n"
-		"  --seq S              sequence length (default 4096)\n"
+		"  --seq S              sequence length (default: the model's context length, else 4096)\n"
 		"  --global-batch B     sequences per step (default 1024)\n"
 		"  --tp T, --pp P, --zero Z, --micro-batch B, --recompute none|selective|full\n"
 		"                       pin that choice instead of searching it\n"

@@ -622,12 +622,15 @@ const char *dtplan_policy_name(int policy);
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)
  * ---------------------------------------------------------------------- */
 
+/* Sequence length when neither the request nor the model gives one. */
+#define DTPLAN_DEFAULT_SEQ 4096
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
 	int gpus;                  /* total GPUs */
 	int gpus_per_node;         /* >= 1 */
-	int seq;                   /* sequence length */
+	int seq;                   /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
 	int global_batch;          /* sequences per step */
 	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
 	int tp, pp, zero, micro_batch;
@@ -651,7 +654,7 @@ struct dtplan_request {
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
- * node, seq 4096, global batch 1024, all "search", 50 GB/s and 5 us across
+ * node, seq 0 (the model's context length), global batch 1024, all "search", 50 GB/s and 5 us across
  * nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
  * write bandwidth, 300 s restart. */
 void dtplan_request_init(struct dtplan_request *r);

@@ -88,6 +88,14 @@ struct dtplan__search {
  * Checks that a request is complete and consistent (counts >= 1, fixed
  * choices in range, bandwidths > 0).  DTPLAN_ERR_INVAL naming the field.
  */
+/*
+ * Fills what a request leaves to the model: seq 0 becomes the model's
+ * max_seq (DTPLAN_DEFAULT_SEQ when unknown).  Returns req itself when nothing
+ * is left open, else buf holding the resolved copy.
+ */
+const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
+						    struct dtplan_request *buf);
+
 enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err);
 
 /*

@@ -26,7 +26,7 @@ void dtplan_request_init(struct dtplan_request *r)
 	if (gpu != NULL)
 		r->gpu = *gpu;
 	r->gpus_per_node = 8;
-	r->seq = 4096;
+	r->seq = 0; /* the model's context length, else DTPLAN_DEFAULT_SEQ */
 	r->global_batch = 1024;
 	r->zero = -1;
 	r->recompute = -1;
@@ -251,6 +251,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 {
 	struct dtplan_plan *p = NULL;
 	struct dtplan__search s;
+	struct dtplan_request resolved;
 	enum dtplan_err rv;
 
 	(void)cluster; /* placement on a cluster: lib/placement.c */
@@ -259,6 +260,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 		goto out;
 	}
 	*out = NULL;
+	req = dtplan__request_resolve(req, &resolved);
 	rv = dtplan__request_check(req, err);
 	if (rv != DTPLAN_OK)
 		goto out;

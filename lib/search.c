@@ -39,6 +39,16 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
 }
 
+const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
+						    struct dtplan_request *buf)
+{
+	if (req == NULL || req->seq != 0)
+		return req;
+	*buf = *req;
+	buf->seq = req->model.max_seq > 0 ? req->model.max_seq : DTPLAN_DEFAULT_SEQ;
+	return buf;
+}
+
 enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err)
 {
 	const struct dtplan_model *m;
@@ -565,11 +575,13 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 {
 	struct ctx x;
 	struct walk w = {.x = &x, .pass = 1, .first_fit = first_fit, .fastest = INFINITY};
+	struct dtplan_request resolved;
 	enum dtplan_err rv;
 
 	if (out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no search result");
 	memset(out, 0, sizeof(*out));
+	req = dtplan__request_resolve(req, &resolved);
 	rv = dtplan__request_check(req, err);
 	if (rv != DTPLAN_OK)
 		return rv;

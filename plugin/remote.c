@@ -242,12 +242,16 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 		plan = NULL;
 		goto out;
 	}
-	if (assumed > 0)
+	if (assumed > 0 && c->cache_dir[0] != '\0')
 		dtplan_plan_add_warning(plan, "assumed-nodes",
-					"%zu of %zu nodes have no cached inventory in '%s': assumed "
+					"%zu of %zu nodes have no cached inventory in %s: assumed "
 					"equal to %s",
-					assumed, n, c->cache_dir[0] ? c->cache_dir : "(no cache_dir)",
-					f->host);
+					assumed, n, c->cache_dir, f->host);
+	else if (assumed > 0)
+		dtplan_plan_add_warning(plan, "assumed-nodes",
+					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
+					"read their inventory)",
+					assumed, n, f->host);
 	if (topo_failed)
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
@@ -404,8 +408,13 @@ out:
 	free(names);
 }
 
-/* Reads the batch step's plan back.  Returns it or NULL with the reason. */
-static struct dtplan_plan *read_plan_file(const char *path, char *reason, size_t size)
+/*
+ * Reads the batch step's plan back.  Returns it or NULL with the reason;
+ * *missing tells a file that could not be read from one that holds no
+ * usable plan (recomputing would not do better then).
+ */
+static struct dtplan_plan *read_plan_file(const char *path, bool *missing, char *reason,
+					  size_t size)
 {
 	struct dtplan_plan *plan = NULL;
 	struct dtplan_error err = {0};
@@ -413,6 +422,7 @@ static struct dtplan_plan *read_plan_file(const char *path, char *reason, size_t
 	struct stat st;
 	FILE *fp;
 
+	*missing = true;
 	fp = fopen(path, "re");
 	if (fp == NULL) {
 		bprintf(reason, size, "cannot open %s: %s", path, strerror(errno));
@@ -427,6 +437,7 @@ static struct dtplan_plan *read_plan_file(const char *path, char *reason, size_t
 		bprintf(reason, size, "cannot read %s", path);
 		goto out;
 	}
+	*missing = false;
 	if (dtplan_plan_ranks_from_json(text, &plan, &err) != DTPLAN_OK)
 		bprintf(reason, size, "%s: %s", path, dtplan_error_format(&err, buf, sizeof(buf)));
 out:
@@ -444,6 +455,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	char (*names)[64] = NULL;
 	char path[4096], state[32], reason[1024] = "";
 	uint32_t node_id = 0;
+	bool missing = true;
 	size_t n = 0;
 
 	spank_get_item(sp, S_JOB_NODEID, &node_id);
@@ -455,9 +467,14 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	}
 	job_getenv(sp, "DTPLAN_FILE", path, sizeof(path));
 	if (path[0] != '\0') {
-		ctx.plan = read_plan_file(path, reason, sizeof(reason));
+		ctx.plan = read_plan_file(path, &missing, reason, sizeof(reason));
 		if (ctx.plan != NULL)
 			return;
+		if (!missing) {
+			if (node_id == 0)
+				slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+			return;
+		}
 	} else if (state[0] != '\0') {
 		/* The batch step tried and logged why; do not repeat it per step. */
 		return;

@@ -628,6 +628,30 @@ static void task_init__unreadable_plan_file__recomputed(void **state)
 	assert_non_null(mock_env_get("DT_TP"));
 }
 
+static void user_init__plan_file_without_placement__degraded_no_recompute(void **state)
+{
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	srun_step_with_plan_file();
+	mock_items.node_id = 0;
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 4}}", f);
+	fclose(f);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_log_has("log: dtplan: plan degraded: ");
+	assert_log_has("no \"placement\" object: the plan places no ranks");
+	/* Not recomputed: nothing exported by this step. */
+	assert_null(mock_env_get("MASTER_ADDR"));
+	mock_items.in_task = true;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("RANK"));
+}
+
 static void task_init__refused_plan__fails_the_job(void **state)
 {
 	(void)state;
@@ -725,6 +749,7 @@ int main(void)
 		T(task_init__one_task_per_node__node_rank),
 		T(task_init__step_not_matching_plan__degraded_once),
 		T(task_init__unreadable_plan_file__recomputed),
+		T(user_init__plan_file_without_placement__degraded_no_recompute),
 		T(task_init__refused_plan__fails_the_job),
 		T(prolog__no_cache_dir__nothing),
 		T(prolog__cache_dir__writes_node_xml),
