@@ -165,11 +165,13 @@ main_job() {
 	main_job
 	echo "$LOG"
 	# The plan block in the job's output.
-	grep -q '^dtplan plan (dtplan ' <<<"$LOG"
+	grep -Eq '^dtplan plan( \(dtplan [^)]*\))?$' <<<"$LOG"
 	grep -q '^  model        llama3-70b: ' <<<"$LOG"
 	grep -q '^  GPUs         32 x h100-sxm (4 nodes of 8)$' <<<"$LOG"
 	block_tp=$(sed -n 's/^  parallelism  TP \([0-9]*\) x PP .*/\1/p' <<<"$LOG")
 	[ -n "$block_tp" ]
+	# A 70B model at its 8192-token context fills a node with one TP group.
+	[ "$block_tp" -eq 8 ]
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 
 	# The batch script's variables: all set, and consistent.
@@ -312,7 +314,7 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	write_job_script
 	run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-model=llama3-8b "$CL_DIR/jobs/plan-job.sh"
 	echo "$LOG"
-	grep -q '^dtplan plan (dtplan ' <<<"$LOG"
+	grep -Eq '^dtplan plan( \(dtplan [^)]*\))?$' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	[ -n "$(batch_var DT_TP)" ]
 	[ -f "$(batch_var DTPLAN_FILE)" ]
