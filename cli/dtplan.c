@@ -22,6 +22,7 @@ static void cmd_help_usage(FILE *out);
 static const struct cli_command commands[] = {
 	{"version", "print the version", cmd_version, cmd_version_usage},
 	{"help", "show help for a command", cmd_help, cmd_help_usage},
+	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

@@ -19,7 +19,8 @@ enum dtplan_err dtplan_ckpt_compute(const struct dtplan_ckpt_in *in, struct dtpl
 	double m, delta, r, x;
 
 	if (in == NULL || out == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "checkpoint: no input or output");
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "checkpoint: no input or output");
 	if (in->gpus < 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "checkpoint: GPU count %d must be at least 1", in->gpus);

@@ -143,11 +143,11 @@ enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct 
 		double in_flight = m < in->pp ? m : in->pp;
 		double layers = ceil((double)in->model->layers / in->pp);
 
-		l.activations = layers * in_flight *
-				dtplan_activation_bytes_per_layer(in->seq, in->micro_batch,
-								  in->model->hidden,
-								  in->model->heads, in->tp,
-								  in->sequence_parallel, in->recompute);
+		double per_layer = dtplan_activation_bytes_per_layer(
+			in->seq, in->micro_batch, in->model->hidden, in->model->heads, in->tp,
+			in->sequence_parallel, in->recompute);
+
+		l.activations = layers * in_flight * per_layer;
 	}
 	l.total = l.weights + l.gradients + l.optimizer + l.activations;
 	*out = l;

@@ -107,8 +107,8 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 	if (m->layers <= 0 || m->hidden <= 0 || m->heads <= 0 || m->kv_heads <= 0 ||
 	    m->ffn <= 0 || m->vocab <= 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
-				     "layers (%d), hidden (%d), heads (%d), kv_heads (%d), ffn (%d) "
-				     "and vocab (%d) must all be positive",
+				     "layers (%d), hidden (%d), heads (%d), kv_heads (%d), "
+				     "ffn (%d) and vocab (%d) must all be positive",
 				     m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab);
 	if (m->max_seq < 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
@@ -145,8 +145,8 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 				     "model size %g must be a positive number", params);
 	if (params > MAX_PARAMS)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-				     "model size %.3g is more than the %.0e parameters allowed", params,
-				     MAX_PARAMS);
+				     "model size %.3g is more than the %.0e parameters allowed",
+				     params, MAX_PARAMS);
 	/* N = 12 L h^2 (Kaplan et al., arXiv 2001.08361) with L = h/128. */
 	h = round(cbrt(128.0 * params / 12.0) / 128.0) * 128.0;
 	if (h < 128.0)

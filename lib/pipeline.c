@@ -94,8 +94,8 @@ static enum dtplan_err check_in(const struct dtplan_pipeline_in *in, struct dtpl
 {
 	if (in->stages < 1 || in->microbatches < 1 || in->chunks < 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "pipeline: stages (%d), micro-batches (%d) and chunks (%d) must "
-				     "be at least 1",
+				     "pipeline: stages (%d), micro-batches (%d) and chunks (%d) "
+				     "must be at least 1",
 				     in->stages, in->microbatches, in->chunks);
 	if (!isfinite(in->forward) || !isfinite(in->backward) || in->forward <= 0.0 ||
 	    in->backward <= 0.0)

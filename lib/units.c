@@ -5,6 +5,7 @@
 
 #include "dtplan_private.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -47,6 +48,16 @@ static const struct unit count_units[] = {
 	{"B", 1e9}, {"b", 1e9},  {"G", 1e9},  {"T", 1e12},  {"t", 1e12},
 };
 
+/* True when [text, end) holds only what a decimal number needs. */
+static bool plain_decimal(const char *text, const char *end)
+{
+	for (const char *p = text; p < end; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && *p != 'e' && *p != 'E' &&
+		    *p != '+' && *p != '-')
+			return false;
+	return true;
+}
+
 static enum dtplan_err parse_with_units(const char *text, const char *what, const struct unit *units,
 					size_t n_units, const char *expected, bool allow_zero,
 					double *out, struct dtplan_error *err)
@@ -60,9 +71,13 @@ static enum dtplan_err parse_with_units(const char *text, const char *what, cons
 				     name, expected);
 	errno = 0;
 	v = strtod(text, &end);
-	if (end == text || errno == ERANGE || isnan(v) || isinf(v))
+	/* strtod also takes blanks, hex, "inf" and "nan": allow plain decimals only. */
+	if (end == text || !plain_decimal(text, end))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 				     "%s: '%s' is not a number (expected %s)", name, text, expected);
+	if (errno == ERANGE || !isfinite(v))
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "%s: '%s' is out of range", name, text);
 	for (size_t i = 0; i < n_units; i++) {
 		if (strcmp(end, units[i].suffix) != 0)
 			continue;
@@ -120,7 +135,9 @@ enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, 
 				     "%s: missing value (expected a whole number)", name);
 	errno = 0;
 	v = strtol(text, &end, 10);
-	if (end == text || *end != '\0')
+	/* strtol skips blanks and takes '+': a count such as --gpus gets neither. */
+	if (end == text || *end != '\0' || isspace((unsigned char)text[0]) ||
+	    (min > 0 && text[0] == '+'))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 				     "%s: '%s' is not a whole number", name, text);
 	if (errno == ERANGE || v < min || v > max)
@@ -151,16 +168,29 @@ enum dtplan_err dtplan_parse_bool(const char *text, const char *what, bool *out,
 			     what ? what : "value", text ? text : "");
 }
 
-/* Picks the largest decimal unit whose value is >= 1 and prints 2-4 digits. */
+/*
+ * Picks the largest decimal unit whose value is >= 1 and prints 3-4
+ * significant digits: two decimals below 100, none from 100.  Decides on the
+ * rounded value, so that 999.9996e9 prints "1.00 TB", not "1000 GB", and
+ * 99.999 prints "100", not "100.00".
+ */
 static const char *format_scaled(double v, const char *const *names, char *buf, size_t size)
 {
 	static const double scales[] = {1e15, 1e12, 1e9, 1e6, 1e3, 1.0};
 	size_t i;
+	double x;
+	int digits;
 
 	for (i = 0; i < DTPLAN_ARRAY_SIZE(scales) - 1; i++)
 		if (fabs(v) >= scales[i])
 			break;
-	snprintf(buf, size, "%.*f %s", fabs(v / scales[i]) >= 100 ? 0 : 2, v / scales[i], names[i]);
+	x = v / scales[i];
+	if (i > 0 && fabs(round(x)) >= 1000.0) {
+		i--;
+		x = v / scales[i];
+	}
+	digits = fabs(round(x * 100.0) / 100.0) >= 100.0 ? 0 : 2;
+	snprintf(buf, size, "%.*f %s", digits, x, names[i]);
 	return buf;
 }
 
@@ -197,21 +227,31 @@ const char *dtplan_format_count(double count, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * "12.0 us", "1.53 ms", "59.50 s", "2m 05s" (from 2 min), "1h 57m" (from
+ * 1 h, minutes rounded), "3.5 days" (from 2 days).  Negative or non-finite
+ * times print as "-".
+ */
 const char *dtplan_format_time(double s, char *buf, size_t size)
 {
-	if (s < 1e-3)
+	if (!isfinite(s) || s < 0.0) {
+		snprintf(buf, size, "-");
+	} else if (s < 1e-3) {
 		snprintf(buf, size, "%.1f us", s * 1e6);
-	else if (s < 1.0)
+	} else if (s < 1.0) {
 		snprintf(buf, size, "%.2f ms", s * 1e3);
-	else if (s < 120.0)
+	} else if (s < 120.0) {
 		snprintf(buf, size, "%.2f s", s);
-	else if (s < 7200.0)
-		snprintf(buf, size, "%.0fm %02.0fs", floor(s / 60.0), fmod(s, 60.0) >= 59.5 ? 59.0
-											   : round(fmod(s, 60.0)));
-	else if (s < 172800.0)
-		snprintf(buf, size, "%.0fh %02.0fm", floor(s / 3600.0),
-			 floor(fmod(s, 3600.0) / 60.0));
-	else
+	} else if (round(s) < 3600.0) {
+		double t = round(s);
+
+		snprintf(buf, size, "%.0fm %02.0fs", floor(t / 60.0), fmod(t, 60.0));
+	} else if (round(s / 60.0) < 48.0 * 60.0) {
+		double t = round(s / 60.0);
+
+		snprintf(buf, size, "%.0fh %02.0fm", floor(t / 60.0), fmod(t, 60.0));
+	} else {
 		snprintf(buf, size, "%.1f days", s / 86400.0);
+	}
 	return buf;
 }

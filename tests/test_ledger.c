@@ -238,8 +238,8 @@ static void recompute_parse__table__round_trips(void **state)
 				 recompute_cases[i].code);
 		if (recompute_cases[i].code == DTPLAN_OK) {
 			assert_int_equal(r, recompute_cases[i].r);
-			assert_int_equal(strcasecmp(dtplan_recompute_name(r), recompute_cases[i].text),
-					 0);
+			assert_int_equal(
+				strcasecmp(dtplan_recompute_name(r), recompute_cases[i].text), 0);
 		} else {
 			assert_int_equal(r, 99);
 			assert_non_null(strstr(err.text, "none, selective or full"));
