@@ -429,13 +429,21 @@ struct dtplan_switch {
 	double uplink_bytes_per_s;/* capacity of the uplink to the parent, 0 unknown */
 };
 
+struct dtplan_topology_index; /* private to lib/topology.c */
+
 struct dtplan_topology {
 	size_t n_switches;
 	struct dtplan_switch *switches;  /* owned */
 	size_t n_nodes;
 	char (*node_names)[64];          /* owned; every node named under a leaf */
 	int *node_leaf;                  /* owned; index of each node's leaf switch */
+	/* Name index built by the parsers (owned).  NULL in a tree built by hand:
+	 * lookups then scan the arrays. */
+	struct dtplan_topology_index *index;
 };
+
+/* Most names one hostlist expression in topology.conf or dtplan.conf may name. */
+#define DTPLAN_HOSTLIST_MAX 1048576
 
 /*
  * Parses Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=,
@@ -455,9 +463,36 @@ enum dtplan_err dtplan_topology_from_addrs(const char *const *addrs, size_t n,
 					   struct dtplan_topology **out, struct dtplan_error *err);
 void dtplan_topology_destroy(struct dtplan_topology *t);
 
-/* Index of a switch or node by name, -1 when absent. */
+/* Index of a switch or node by name, -1 when absent (or t/name NULL). */
 int dtplan_topology_switch_index(const struct dtplan_topology *t, const char *name);
 int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name);
+
+/* Lowest switch above (or equal to) both switches a and b; -1 when they sit
+ * in different trees or an index is out of range. */
+int dtplan_topology_common_ancestor(const struct dtplan_topology *t, int a, int b);
+
+/*
+ * Writes the switch indexes from sw up to its root into out (at most max of
+ * them; out may be NULL when max is 0).  Returns the length of the whole
+ * path, like snprintf; 0 when sw is out of range.
+ */
+size_t dtplan_topology_path_up(const struct dtplan_topology *t, int sw, int *out, size_t max);
+
+/* Number of nodes under leaf switch sw (0 for a non-leaf or a bad index). */
+size_t dtplan_topology_leaf_size(const struct dtplan_topology *t, int sw);
+
+/*
+ * Fewest leaf switches that could hold n_nodes nodes: the largest leaves
+ * first.  0 when n_nodes is 0 or the tree has fewer than n_nodes nodes.
+ */
+size_t dtplan_topology_min_leaves(const struct dtplan_topology *t, size_t n_nodes);
+
+/*
+ * Distinct leaf switches the named nodes sit under.  Names the tree lacks
+ * are counted in *unknown (NULL allowed) and otherwise ignored.
+ */
+size_t dtplan_topology_leaves_used(const struct dtplan_topology *t, const char (*names)[64],
+				   size_t n, size_t *unknown);
 
 /*
  * Expands a Slurm hostlist ("node[01-16,20],gpu7") into names.  Caller frees
@@ -466,18 +501,33 @@ int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name
 enum dtplan_err dtplan_hostlist_expand(const char *expr, size_t max_hosts, char (**names)[64],
 				       size_t *n, struct dtplan_error *err);
 
+/* Sets *match to whether name is one of the names expr expands to, without
+ * expanding it.  Errors as dtplan_hostlist_expand() for a bad expression. */
+enum dtplan_err dtplan_hostlist_match(const char *expr, const char *name, bool *match,
+				      struct dtplan_error *err);
+
+/*
+ * Writes names in hostlist form ("node[1-4,7],gpu[01-02]") into buf for
+ * messages: names sharing a prefix and trailing-number width are grouped
+ * in order of first appearance, their numbers sorted.  Truncates with "..."
+ * when buf is too small.  Returns buf.
+ */
+const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *buf, size_t size);
+
 /* Per node set settings from the site file. */
 struct dtplan_site_nodeset {
 	char nodes[256];          /* hostlist expression */
 	char gpu_type[32];        /* catalog name or "" */
 	int gpus_per_node;        /* 0: from discovery */
 	char nvlink_domain[64];   /* multi-node NVLink domain name or "" */
+	int line;                 /* line in the site file, 0 when not from a file */
 };
 
 struct dtplan_site_switch {
 	char name[64];
 	double oversubscription;  /* 0: not set */
 	double uplink_bytes_per_s;/* 0: not set */
+	int line;                 /* line in the site file, 0 when not from a file */
 };
 
 /* Site configuration: dtplan.conf plus plugstack arguments. */
@@ -542,9 +592,31 @@ enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char
 enum dtplan_err dtplan_parse_bool(const char *text, const char *what, bool *out,
 				  struct dtplan_error *err);
 
-/* Copies site switch settings into the tree's switches. */
+/* Copies site switch settings (oversubscription, uplink bandwidth) into the
+ * tree's switches.  DTPLAN_ERR_NOT_FOUND, naming the site file line, for a
+ * switch the tree lacks. */
 enum dtplan_err dtplan_config_apply_topology(const struct dtplan_config *c,
 					     struct dtplan_topology *t, struct dtplan_error *err);
+
+/* The first NodeName= set of the site file holding hostname, NULL when none.
+ * Borrowed from c. */
+const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_config *c,
+							    const char *hostname);
+
+/*
+ * Describes global setting i (0, 1, ... until it returns false) for
+ * summaries: *key receives its site-file name ("" for plugstack-only
+ * settings), *arg its plugstack argument name (static strings), value its
+ * current value for people ("50.00 GB/s", "warn", "" for an unset path),
+ * *is_default whether it equals dtplan_config_init()'s value.  Any output
+ * pointer may be NULL.
+ */
+bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
+			   const char **arg, char *value, size_t size, bool *is_default);
+
+/* "off", "auto", "strict" and "warn", "deny" (static strings, "?" when unknown). */
+const char *dtplan_mode_name(int mode);
+const char *dtplan_policy_name(int policy);
 
 /* ------------------------------------------------------------------------
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)

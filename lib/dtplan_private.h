@@ -82,4 +82,33 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 /* "TP 8 x PP 4 x DP 4, ZeRO-1, micro-batch 1 x 256, selective recompute" */
 const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size);
 
+/*
+ * String -> int map with open addressing, for name lookups over large
+ * clusters (lib/strmap.c).  Keys are borrowed: the caller keeps them alive
+ * and unchanged while the map is in use.
+ */
+struct dtplan__strmap {
+	size_t cap;          /* power of two, 0 when empty */
+	size_t len;
+	const char **keys;   /* borrowed, NULL for a free slot */
+	int *values;
+};
+
+/* Sets up an empty map sized for about `expected` keys. */
+enum dtplan_err dtplan__strmap_init(struct dtplan__strmap *m, size_t expected);
+/* Frees the map's arrays (not the keys).  NULL allowed. */
+void dtplan__strmap_fini(struct dtplan__strmap *m);
+/*
+ * Inserts key -> value.  When key is already present, leaves the map
+ * unchanged, stores the existing value in *old (NULL allowed) and returns
+ * DTPLAN_ERR_INVAL; DTPLAN_ERR_NOMEM when growing fails.
+ */
+enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, int value, int *old);
+/* Value of key, or -1 when absent. */
+int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
+
+/* Reads a whole text file into *out (caller frees with free()).  Errors
+ * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
+enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
+
 #endif /* DTPLAN_PRIVATE_H */

@@ -1,0 +1,857 @@
+/*
+ * config.c: the site configuration.  Defaults (dtplan_config_init(), the
+ * only place they live), the site file dtplan.conf, and the plugstack.conf
+ * arguments.
+ *
+ * dtplan.conf is Slurm-style: whitespace-separated Key=Value tokens, keys
+ * case-insensitive, '#' to the end of the line is a comment.  A line starting
+ * with SwitchName= describes switches (Oversubscription=, UplinkBandwidth=),
+ * one starting with NodeName= describes a set of nodes (GpuType=, Gpus=,
+ * NVLinkDomain=); any other line holds global settings.  A setting given
+ * twice must keep its value.
+ *
+ * plugstack.conf arguments are key=value tokens (snake_case names of the same
+ * settings, plus site= and topology=).  The site file named by site= is read
+ * first; the other arguments then override it.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARGS_SOURCE "plugstack.conf"
+
+enum kind {
+	K_MODE,    /* off|auto */
+	K_POLICY,  /* warn|deny */
+	K_PATH,    /* file or folder path, "" allowed */
+	K_NAME,    /* a name: letters, digits, '-', '_', '.' */
+	K_TIME,    /* dtplan_parse_time, in [min, max] */
+	K_RATE,    /* dtplan_parse_rate, "0" allowed when min == 0 */
+	K_NUMBER,  /* plain number in [min, max] */
+	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
+};
+
+struct setting {
+	const char *key;   /* site file name, NULL: plugstack argument only */
+	const char *arg;   /* plugstack argument name */
+	enum kind kind;
+	size_t offset;     /* in struct dtplan_config */
+	size_t size;       /* string fields */
+	double min, max;
+	bool min_open;     /* min itself is not allowed */
+};
+
+#define OFF(f) offsetof(struct dtplan_config, f)
+#define STR(f) OFF(f), sizeof(((struct dtplan_config *)0)->f)
+
+static const struct setting settings[] = {
+	{"Default", "default", K_MODE, OFF(default_mode), 0, 0, 0, false},
+	{"Policy", "policy", K_POLICY, OFF(policy), 0, 0, 0, false},
+	{NULL, "site", K_PATH, STR(site_file), 0, 0, false},
+	{NULL, "topology", K_PATH, STR(topology_file), 0, 0, false},
+	{"CacheDir", "cache_dir", K_PATH, STR(cache_dir), 0, 0, false},
+	{"JsonDir", "json_dir", K_PATH, STR(json_dir), 0, 0, false},
+	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 0, 3600, true},
+	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, 0, 1e15, true},
+	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
+	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE, OFF(nvlink_bytes_per_s), 0, 0, 1e15,
+	 false},
+	{"NVLinkLatency", "nvlink_latency", K_TIME, OFF(nvlink_latency_s), 0, 0, 1, false},
+	{"GpuType", "gpu_type", K_NAME, STR(gpu_type), 0, 0, false},
+	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 0, 1e12, true},
+	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE,
+	 OFF(ckpt_write_bytes_per_s), 0, 0, 1e18, true},
+	{"RestartTime", "restart_time", K_TIME, OFF(restart_seconds), 0, 0, 1e7, false},
+	{"OversubscriptionThreshold", "oversub_threshold", K_RATIO, OFF(oversub_threshold), 0, 1,
+	 1e6, false},
+	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
+	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
+	 0, 0, 1, false},
+	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0, 1, true},
+};
+
+#define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
+
+/* A parsed value before it is stored. */
+struct value {
+	int i;
+	double d;
+	char s[256];
+};
+
+void dtplan_config_init(struct dtplan_config *c)
+{
+	if (c == NULL)
+		return;
+	memset(c, 0, sizeof(*c));
+	c->default_mode = DTPLAN_MODE_OFF;
+	c->policy = DTPLAN_POLICY_WARN;
+	c->probe_timeout_s = 10.0;
+	c->net_bytes_per_s = 50e9; /* 400 Gb/s per GPU rail */
+	c->net_latency_s = 5e-6;
+	c->nvlink_bytes_per_s = 0.0; /* from the GPU catalog */
+	c->nvlink_latency_s = 1e-6;
+	c->mtbf_gpu_hours = DTPLAN_DEFAULT_MTBF_GPU_HOURS;
+	c->ckpt_write_bytes_per_s = 100e9;
+	c->restart_seconds = 300.0;
+	c->oversub_threshold = 2.0;
+	c->bubble_threshold = 0.10;
+	c->exposed_comm_threshold = 0.10;
+	c->mfu_efficiency = 0.5;
+}
+
+void dtplan_config_fini(struct dtplan_config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->switches);
+	free(c->nodesets);
+	dtplan_config_init(c);
+}
+
+const char *dtplan_mode_name(int mode)
+{
+	switch (mode) {
+	case DTPLAN_MODE_OFF:
+		return "off";
+	case DTPLAN_MODE_AUTO:
+		return "auto";
+	case DTPLAN_MODE_STRICT:
+		return "strict";
+	default:
+		return "?";
+	}
+}
+
+const char *dtplan_policy_name(int policy)
+{
+	switch (policy) {
+	case DTPLAN_POLICY_WARN:
+		return "warn";
+	case DTPLAN_POLICY_DENY:
+		return "deny";
+	default:
+		return "?";
+	}
+}
+
+static bool valid_name(const char *s)
+{
+	if (s[0] == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+/* A plain number: no unit, no trailing text. */
+static enum dtplan_err parse_number(const char *name, const char *text, double *out,
+				    struct dtplan_error *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: '%s' is not a number",
+				     name, text);
+	*out = v;
+	return DTPLAN_OK;
+}
+
+/* "4:1", "1.5:1", "3:2" or "4": downlink over uplink capacity. */
+static enum dtplan_err parse_ratio(const char *name, const char *text, double *out,
+				   struct dtplan_error *err)
+{
+	const char *colon = strchr(text, ':');
+	char *end;
+	double a, b = 1.0;
+
+	errno = 0;
+	a = strtod(text, &end);
+	if (end == text || (colon != NULL ? end != colon : *end != '\0'))
+		goto bad;
+	if (colon != NULL) {
+		b = strtod(colon + 1, &end);
+		if (end == colon + 1 || *end != '\0')
+			goto bad;
+	}
+	if (errno == ERANGE || !isfinite(a) || !isfinite(b) || a <= 0.0 || b <= 0.0)
+		goto bad;
+	*out = a / b;
+	return DTPLAN_OK;
+bad:
+	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+			     "%s: '%s' is not a ratio such as 4:1, 1.5:1 or 2", name, text);
+}
+
+static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
+				   double v, struct dtplan_error *err)
+{
+	if (v < s->min || v > s->max || (s->min_open && v == s->min))
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "%s: '%s' is out of range (%s %g, at most %g)", name, text,
+				     s->min_open ? "more than" : "at least", s->min, s->max);
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err parse_value(const struct setting *s, const char *name, const char *text,
+				   struct value *v, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	memset(v, 0, sizeof(*v));
+	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_NAME)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: missing value", name);
+	switch (s->kind) {
+	case K_MODE:
+		if (dtplan__streq_nocase(text, "off"))
+			v->i = DTPLAN_MODE_OFF;
+		else if (dtplan__streq_nocase(text, "auto"))
+			v->i = DTPLAN_MODE_AUTO;
+		else
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not a mode (expected off or auto)", name,
+					     text);
+		return DTPLAN_OK;
+	case K_POLICY:
+		if (dtplan__streq_nocase(text, "warn"))
+			v->i = DTPLAN_POLICY_WARN;
+		else if (dtplan__streq_nocase(text, "deny"))
+			v->i = DTPLAN_POLICY_DENY;
+		else
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not a policy (expected warn or deny)",
+					     name, text);
+		return DTPLAN_OK;
+	case K_PATH:
+	case K_NAME:
+		if (strlen(text) >= s->size)
+			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+					     "%s: '%s' is longer than %zu characters", name, text,
+					     s->size - 1);
+		if (s->kind == K_NAME && text[0] != '\0' && !valid_name(text))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not a name (letters, digits, '-', '_', "
+					     "'.')", name, text);
+		dtplan__strlcpy(v->s, text, sizeof(v->s));
+		return DTPLAN_OK;
+	case K_TIME:
+		rv = dtplan_parse_time(text, name, &v->d, err);
+		break;
+	case K_RATE:
+		if (s->min_open || strcmp(text, "0") != 0)
+			rv = dtplan_parse_rate(text, name, &v->d, err);
+		else
+			rv = DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
+		break;
+	case K_NUMBER:
+		rv = parse_number(name, text, &v->d, err);
+		break;
+	case K_RATIO:
+		rv = parse_ratio(name, text, &v->d, err);
+		break;
+	default:
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled setting", name);
+		break;
+	}
+	if (rv == DTPLAN_OK)
+		rv = check_range(s, name, text, v->d, err);
+	return rv;
+}
+
+static void store_value(struct dtplan_config *c, const struct setting *s, const struct value *v)
+{
+	char *field = (char *)c + s->offset;
+
+	switch (s->kind) {
+	case K_MODE:
+	case K_POLICY:
+		memcpy(field, &v->i, sizeof(int));
+		break;
+	case K_PATH:
+	case K_NAME:
+		dtplan__strlcpy(field, v->s, s->size);
+		break;
+	default:
+		memcpy(field, &v->d, sizeof(double));
+		break;
+	}
+}
+
+static bool same_value(const struct dtplan_config *c, const struct setting *s,
+		       const struct value *v)
+{
+	const char *field = (const char *)c + s->offset;
+	double d;
+	int i;
+
+	switch (s->kind) {
+	case K_MODE:
+	case K_POLICY:
+		memcpy(&i, field, sizeof(int));
+		return i == v->i;
+	case K_PATH:
+	case K_NAME:
+		return strcmp(field, v->s) == 0;
+	default:
+		memcpy(&d, field, sizeof(double));
+		/* 5us parses to 5 * 1e-6, which is not bit-equal to 5e-6 */
+		return fabs(d - v->d) <= 1e-12 * fmax(fabs(d), fabs(v->d));
+	}
+}
+
+static const struct setting *find_setting(const char *name, bool site)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const char *n = site ? settings[i].key : settings[i].arg;
+
+		if (n != NULL && dtplan__streq_nocase(n, name))
+			return &settings[i];
+	}
+	return NULL;
+}
+
+/* ---- site file ---- */
+
+/* State of one parse: where each setting was first given, for repeats. */
+struct site_parse {
+	struct dtplan_config *c;
+	const char *source;
+	int seen[N_SETTINGS];        /* line of the first occurrence, 0 none */
+	char first[N_SETTINGS][256]; /* its text */
+	struct dtplan__strmap nodes; /* node -> nodeset index, keys in name_arrays */
+	char (**name_arrays)[64];
+	size_t n_name_arrays;
+};
+
+static enum dtplan_err set_global(struct site_parse *sp, const char *key, const char *value,
+				  int line, struct dtplan_error *err)
+{
+	const struct setting *s = find_setting(key, true);
+	struct dtplan_error e = {0};
+	struct value v;
+	size_t k;
+
+	if (s == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+				     "unknown key '%s' (in '%s=%s')", key, key, value);
+	k = (size_t)(s - settings);
+	if (parse_value(s, s->key, value, &v, &e) != DTPLAN_OK)
+		return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
+	if (sp->seen[k] != 0) {
+		if (!same_value(sp->c, s, &v))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "%s=%s conflicts with %s=%s at line %d", s->key,
+					     value, s->key, sp->first[k], sp->seen[k]);
+		return DTPLAN_OK;
+	}
+	sp->seen[k] = line;
+	dtplan__strlcpy(sp->first[k], value, sizeof(sp->first[k]));
+	store_value(sp->c, s, &v);
+	return DTPLAN_OK;
+}
+
+/* Splits "Key=Value" in place; NULL value when there is no '='. */
+static char *split_token(char *tok)
+{
+	char *eq = strchr(tok, '=');
+
+	if (eq == NULL)
+		return NULL;
+	*eq = '\0';
+	return eq + 1;
+}
+
+static enum dtplan_err add_switch(struct site_parse *sp, const char *name, double oversub,
+				  double uplink, int line, struct dtplan_error *err)
+{
+	struct dtplan_config *c = sp->c;
+	struct dtplan_site_switch *sw = NULL, *tmp;
+
+	for (size_t i = 0; i < c->n_switches; i++)
+		if (strcmp(c->switches[i].name, name) == 0)
+			sw = &c->switches[i];
+	if (sw != NULL) {
+		if (oversub > 0 && sw->oversubscription > 0 && sw->oversubscription != oversub)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "switch '%s': Oversubscription %g conflicts with %g "
+					     "at line %d", name, oversub, sw->oversubscription,
+					     sw->line);
+		if (uplink > 0 && sw->uplink_bytes_per_s > 0 && sw->uplink_bytes_per_s != uplink)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "switch '%s': UplinkBandwidth %g B/s conflicts with %g "
+					     "B/s at line %d", name, uplink,
+					     sw->uplink_bytes_per_s, sw->line);
+	} else {
+		tmp = realloc(c->switches, (c->n_switches + 1) * sizeof(*tmp));
+		if (tmp == NULL)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
+					     "out of memory");
+		c->switches = tmp;
+		sw = &c->switches[c->n_switches++];
+		memset(sw, 0, sizeof(*sw));
+		dtplan__strlcpy(sw->name, name, sizeof(sw->name));
+		sw->line = line;
+	}
+	if (oversub > 0)
+		sw->oversubscription = oversub;
+	if (uplink > 0)
+		sw->uplink_bytes_per_s = uplink;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
+					 int line, struct dtplan_error *err)
+{
+	const char *names_expr = first;
+	char (*names)[64] = NULL;
+	double oversub = 0, uplink = 0;
+	struct dtplan_error e = {0};
+	size_t n = 0;
+	enum dtplan_err rv;
+	char *tok;
+
+	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
+		char *value = split_token(tok);
+		double *slot;
+
+		if (value == NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "'%s' is not Key=Value", tok);
+		if (dtplan__streq_nocase(tok, "Oversubscription")) {
+			slot = &oversub;
+			rv = parse_ratio("Oversubscription", value, slot, &e);
+		} else if (dtplan__streq_nocase(tok, "UplinkBandwidth")) {
+			slot = &uplink;
+			rv = dtplan_parse_rate(value, "UplinkBandwidth", slot, &e);
+		} else {
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
+					     "expected Oversubscription or UplinkBandwidth)", tok,
+					     tok, value);
+		}
+		if (rv != DTPLAN_OK)
+			return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
+	}
+	if (oversub == 0 && uplink == 0)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+				     "SwitchName=%s sets nothing (expected Oversubscription= or "
+				     "UplinkBandwidth=)", names_expr);
+	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, rv, sp->source, line, "SwitchName=%s: %s", names_expr,
+				     e.text);
+	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
+		rv = add_switch(sp, names[i], oversub, uplink, line, err);
+	free(names);
+	return rv;
+}
+
+/* Adds a nodeset's names to the overlap map; names stay alive in sp. */
+static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct dtplan_error *err)
+{
+	const struct dtplan_site_nodeset *ns = &sp->c->nodesets[set];
+	char (*names)[64] = NULL, (**arrays)[64];
+	struct dtplan_error e = {0};
+	size_t n = 0;
+	enum dtplan_err rv;
+	int old;
+
+	rv = dtplan_hostlist_expand(ns->nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
+				     e.text);
+	arrays = realloc(sp->name_arrays, (sp->n_name_arrays + 1) * sizeof(*arrays));
+	if (arrays == NULL) {
+		free(names);
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, ns->line, "out of memory");
+	}
+	sp->name_arrays = arrays;
+	sp->name_arrays[sp->n_name_arrays++] = names;
+	for (size_t i = 0; i < n; i++) {
+		rv = dtplan__strmap_put(&sp->nodes, names[i], (int)set, &old);
+		if (rv == DTPLAN_ERR_INVAL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, ns->line,
+					     "node '%s' of NodeName=%s is already in NodeName=%s "
+					     "(line %d)", names[i], ns->nodes,
+					     sp->c->nodesets[old].nodes, sp->c->nodesets[old].line);
+		if (rv != DTPLAN_OK)
+			return dtplan__error(err, rv, sp->source, ns->line, "out of memory");
+	}
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char *save, int line,
+				       struct dtplan_error *err)
+{
+	struct dtplan_site_nodeset ns = {.line = line};
+	struct dtplan_config *c = sp->c;
+	struct dtplan_site_nodeset *tmp;
+	struct dtplan_error e = {0};
+	bool any = false;
+	char *tok;
+
+	if (strlen(first) >= sizeof(ns.nodes))
+		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
+				     "NodeName=%.40s...: longer than %zu characters", first,
+				     sizeof(ns.nodes) - 1);
+	dtplan__strlcpy(ns.nodes, first, sizeof(ns.nodes));
+	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
+		char *value = split_token(tok);
+		long gpus;
+
+		if (value == NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "'%s' is not Key=Value", tok);
+		any = true;
+		if (dtplan__streq_nocase(tok, "GpuType") || dtplan__streq_nocase(tok, "NVLinkDomain")) {
+			bool gpu = dtplan__streq_nocase(tok, "GpuType");
+			char *dst = gpu ? ns.gpu_type : ns.nvlink_domain;
+			size_t size = gpu ? sizeof(ns.gpu_type) : sizeof(ns.nvlink_domain);
+
+			if (strlen(value) >= size || !valid_name(value))
+				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+						     "%s: '%s' is not a name (letters, digits, "
+						     "'-', '_', '.'; at most %zu)",
+						     gpu ? "GpuType" : "NVLinkDomain", value,
+						     size - 1);
+			dtplan__strlcpy(dst, value, size);
+		} else if (dtplan__streq_nocase(tok, "Gpus")) {
+			if (dtplan_parse_long(value, "Gpus", 1, DTPLAN_NODE_MAX_GPUS, &gpus, &e) !=
+			    DTPLAN_OK)
+				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
+			ns.gpus_per_node = (int)gpus;
+		} else {
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "unknown key '%s' on a NodeName= line (in '%s=%s'; "
+					     "expected GpuType, Gpus or NVLinkDomain)", tok, tok,
+					     value);
+		}
+	}
+	if (!any)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
+				     "NVLinkDomain=)", ns.nodes);
+	tmp = realloc(c->nodesets, (c->n_nodesets + 1) * sizeof(*tmp));
+	if (tmp == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
+	c->nodesets = tmp;
+	c->nodesets[c->n_nodesets++] = ns;
+	return index_nodeset(sp, c->n_nodesets - 1, err);
+}
+
+static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
+				       struct dtplan_error *err)
+{
+	char *save = NULL, *tok, *value;
+	enum dtplan_err rv;
+
+	tok = strtok_r(line, " \t\r\v\f", &save);
+	if (tok == NULL)
+		return DTPLAN_OK;
+	value = split_token(tok);
+	if (value == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+				     "'%s' is not Key=Value", tok);
+	if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName")) {
+		if (value[0] == '\0')
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+					     "%s= has no value", tok);
+		if (dtplan__streq_nocase(tok, "SwitchName"))
+			return parse_switch_line(sp, value, save, lineno, err);
+		return parse_node_line(sp, value, save, lineno, err);
+	}
+	for (;;) {
+		rv = set_global(sp, tok, value, lineno, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		tok = strtok_r(NULL, " \t\r\v\f", &save);
+		if (tok == NULL)
+			return DTPLAN_OK;
+		value = split_token(tok);
+		if (value == NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+					     "'%s' is not Key=Value", tok);
+		if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName"))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+					     "%s= must start its own line", tok);
+	}
+}
+
+enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
+					   const char *source_name, struct dtplan_error *err)
+{
+	struct site_parse *sp = NULL;
+	char *copy = NULL, *line, *next;
+	const char *source = source_name ? source_name : "dtplan.conf";
+	enum dtplan_err rv;
+	int lineno = 0;
+
+	if (c == NULL || text == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0, "no configuration to parse");
+	sp = calloc(1, sizeof(*sp));
+	copy = strdup(text);
+	if (sp == NULL || copy == NULL || dtplan__strmap_init(&sp->nodes, 64) != DTPLAN_OK) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
+		goto out;
+	}
+	sp->c = c;
+	sp->source = source;
+	/* Node sets from earlier files take part in the overlap check. */
+	for (size_t i = 0; i < c->n_nodesets; i++) {
+		rv = index_nodeset(sp, i, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	for (line = copy; line != NULL; line = next) {
+		char *hash;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		rv = parse_site_line(sp, line, lineno, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	rv = DTPLAN_OK;
+out:
+	if (sp != NULL) {
+		dtplan__strmap_fini(&sp->nodes);
+		for (size_t i = 0; i < sp->n_name_arrays; i++)
+			free(sp->name_arrays[i]);
+		free(sp->name_arrays);
+	}
+	free(sp);
+	free(copy);
+	return rv;
+}
+
+enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *path,
+					 struct dtplan_error *err)
+{
+	char *text = NULL;
+	enum dtplan_err rv;
+
+	if (c == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, path ? path : "", 0,
+				     "no configuration given");
+	rv = dtplan__read_file(path, &text, err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_config_parse_string(c, text, path, err);
+	if (rv == DTPLAN_OK && path != c->site_file) {
+		if (strlen(path) >= sizeof(c->site_file))
+			rv = dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
+					   "file name is longer than %zu characters",
+					   sizeof(c->site_file) - 1);
+		else
+			dtplan__strlcpy(c->site_file, path, sizeof(c->site_file));
+	}
+	free(text);
+	return rv;
+}
+
+/* ---- plugstack.conf arguments ---- */
+
+static bool values_equal(const struct setting *s, const struct value *a, const struct value *b)
+{
+	if (s->kind == K_PATH || s->kind == K_NAME)
+		return strcmp(a->s, b->s) == 0;
+	return a->i == b->i && a->d == b->d;
+}
+
+enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
+					 struct dtplan_error *err)
+{
+	const struct setting **which = NULL;
+	struct value *values = NULL;
+	const char *site = NULL;
+	struct dtplan_error e = {0};
+	enum dtplan_err rv;
+
+	if (c == NULL || argc < 0 || (argv == NULL && argc > 0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ARGS_SOURCE, 0, "no arguments given");
+	if (argc == 0)
+		return DTPLAN_OK;
+	which = calloc((size_t)argc, sizeof(*which));
+	values = calloc((size_t)argc, sizeof(*values));
+	if (which == NULL || values == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ARGS_SOURCE, 0, "out of memory");
+		goto out;
+	}
+	/* First pass: every token is a known key with a valid value. */
+	for (int i = 0; i < argc; i++) {
+		const char *tok = argv[i], *eq = tok ? strchr(tok, '=') : NULL;
+		char key[64];
+
+		if (tok == NULL || eq == NULL || eq == tok) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
+					   "argument '%s' is not key=value", tok ? tok : "(null)");
+			goto out;
+		}
+		if ((size_t)(eq - tok) >= sizeof(key)) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
+					   "argument '%s': unknown key", tok);
+			goto out;
+		}
+		memcpy(key, tok, (size_t)(eq - tok));
+		key[eq - tok] = '\0';
+		which[i] = find_setting(key, false);
+		if (which[i] == NULL) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
+					   "argument '%s': unknown key '%s'", tok, key);
+			goto out;
+		}
+		if (parse_value(which[i], which[i]->arg, eq + 1, &values[i], &e) != DTPLAN_OK) {
+			rv = dtplan__error(err, e.code, ARGS_SOURCE, 0, "argument '%s': %s", tok,
+					   e.text);
+			goto out;
+		}
+		for (int k = 0; k < i; k++) {
+			if (which[k] == which[i] && !values_equal(which[i], &values[k], &values[i])) {
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
+						   "argument '%s' conflicts with '%s'", tok,
+						   argv[k]);
+				goto out;
+			}
+		}
+		if (strcmp(which[i]->arg, "site") == 0)
+			site = values[i].s;
+	}
+	/* The site file, then the arguments over it. */
+	if (site != NULL && site[0] != '\0') {
+		rv = dtplan_config_parse_file(c, site, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	for (int i = 0; i < argc; i++)
+		store_value(c, which[i], &values[i]);
+	rv = DTPLAN_OK;
+out:
+	free(which);
+	free(values);
+	return rv;
+}
+
+/* ---- lookups ---- */
+
+enum dtplan_err dtplan_config_apply_topology(const struct dtplan_config *c,
+					     struct dtplan_topology *t, struct dtplan_error *err)
+{
+	if (c == NULL || t == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no configuration or topology");
+	/* Check every name first so that a failure changes nothing. */
+	for (size_t i = 0; i < c->n_switches; i++)
+		if (dtplan_topology_switch_index(t, c->switches[i].name) < 0)
+			return dtplan__error(err, DTPLAN_ERR_NOT_FOUND,
+					     c->site_file[0] ? c->site_file : "dtplan.conf",
+					     c->switches[i].line,
+					     "SwitchName=%s: no switch '%s' in the topology",
+					     c->switches[i].name, c->switches[i].name);
+	for (size_t i = 0; i < c->n_switches; i++) {
+		const struct dtplan_site_switch *s = &c->switches[i];
+		struct dtplan_switch *sw = &t->switches[dtplan_topology_switch_index(t, s->name)];
+
+		if (s->oversubscription > 0)
+			sw->oversubscription = s->oversubscription;
+		if (s->uplink_bytes_per_s > 0)
+			sw->uplink_bytes_per_s = s->uplink_bytes_per_s;
+	}
+	return DTPLAN_OK;
+}
+
+const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_config *c,
+							    const char *hostname)
+{
+	if (c == NULL || hostname == NULL)
+		return NULL;
+	for (size_t i = 0; i < c->n_nodesets; i++) {
+		bool match = false;
+
+		if (dtplan_hostlist_match(c->nodesets[i].nodes, hostname, &match, NULL) ==
+			    DTPLAN_OK &&
+		    match)
+			return &c->nodesets[i];
+	}
+	return NULL;
+}
+
+bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
+			   const char **arg, char *value, size_t size, bool *is_default)
+{
+	struct dtplan_config def;
+	const struct setting *s;
+	const char *field;
+	char buf[64];
+	double d = 0;
+	int v = 0;
+
+	if (c == NULL || i >= N_SETTINGS)
+		return false;
+	s = &settings[i];
+	field = (const char *)c + s->offset;
+	if (key != NULL)
+		*key = s->key ? s->key : "";
+	if (arg != NULL)
+		*arg = s->arg;
+	if (s->kind == K_MODE || s->kind == K_POLICY)
+		memcpy(&v, field, sizeof(int));
+	else if (s->kind != K_PATH && s->kind != K_NAME)
+		memcpy(&d, field, sizeof(double));
+	switch (s->kind) {
+	case K_MODE:
+		dtplan__strlcpy(buf, dtplan_mode_name(v), sizeof(buf));
+		break;
+	case K_POLICY:
+		dtplan__strlcpy(buf, dtplan_policy_name(v), sizeof(buf));
+		break;
+	case K_PATH:
+	case K_NAME:
+		buf[0] = '\0';
+		break;
+	case K_TIME:
+		dtplan_format_time(d, buf, sizeof(buf));
+		break;
+	case K_RATE:
+		if (d == 0)
+			dtplan__strlcpy(buf, "0", sizeof(buf));
+		else
+			dtplan_format_rate(d, buf, sizeof(buf));
+		break;
+	case K_RATIO:
+		snprintf(buf, sizeof(buf), "%g:1", d);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "%g", d);
+		break;
+	}
+	if (value != NULL && size > 0)
+		dtplan__strlcpy(value, (s->kind == K_PATH || s->kind == K_NAME) ? field : buf, size);
+	if (is_default != NULL) {
+		struct value cur;
+
+		dtplan_config_init(&def);
+		memset(&cur, 0, sizeof(cur));
+		cur.i = v;
+		cur.d = d;
+		if (s->kind == K_PATH || s->kind == K_NAME)
+			dtplan__strlcpy(cur.s, field, sizeof(cur.s));
+		*is_default = same_value(&def, s, &cur);
+	}
+	return true;
+}

@@ -1,0 +1,787 @@
+/*
+ * topology.c: the cluster's switch tree, from Slurm's topology.conf or from
+ * per-node SLURM_TOPOLOGY_ADDR strings, and the lookups placement needs.
+ *
+ * topology.conf (topology/tree): one switch per line,
+ *   SwitchName=leaf1 Nodes=node[1-4] [LinkSpeed=...]
+ *   SwitchName=spine Switches=leaf[1-2]
+ * Keys are case-insensitive, '#' starts a comment.  Leaves (switches with
+ * nodes) are level 0; a switch is one level above its highest child.
+ * LinkSpeed with a unit ("400Gb/s") is a bandwidth; a bare whole number is
+ * Slurm's unitless weight and leaves link_speed unknown (0).
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dtplan_topology_index {
+	struct dtplan__strmap switches; /* keys borrowed from t->switches[].name */
+	struct dtplan__strmap nodes;    /* keys borrowed from t->node_names[] */
+};
+
+/* A switch line as read, before the tree is linked. */
+struct raw_switch {
+	char name[64];
+	int line;
+	double link_speed;
+	char *switches;  /* hostlist of child switches, owned, or NULL */
+	char *nodes;     /* hostlist of nodes, owned, or NULL */
+};
+
+struct parser {
+	const char *source;
+	struct raw_switch *raw;
+	size_t n_raw, cap_raw;
+	struct dtplan_topology *t;
+	size_t cap_nodes;
+};
+
+void dtplan_topology_destroy(struct dtplan_topology *t)
+{
+	if (t == NULL)
+		return;
+	if (t->index != NULL) {
+		dtplan__strmap_fini(&t->index->switches);
+		dtplan__strmap_fini(&t->index->nodes);
+		free(t->index);
+	}
+	free(t->switches);
+	free(t->node_names);
+	free(t->node_leaf);
+	free(t);
+}
+
+static bool valid_name(const char *s)
+{
+	if (s[0] == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
+			return false;
+	return true;
+}
+
+/* Builds the name index over the final arrays; reports duplicates. */
+static enum dtplan_err build_index(struct dtplan_topology *t, int *dup_switch, int *dup_first,
+				   int *dup_node)
+{
+	struct dtplan_topology_index *ix;
+	enum dtplan_err rv;
+	int old;
+
+	*dup_switch = -1;
+	*dup_node = -1;
+	ix = calloc(1, sizeof(*ix));
+	if (ix == NULL)
+		return DTPLAN_ERR_NOMEM;
+	t->index = ix;
+	rv = dtplan__strmap_init(&ix->switches, t->n_switches);
+	if (rv == DTPLAN_OK)
+		rv = dtplan__strmap_init(&ix->nodes, t->n_nodes);
+	if (rv != DTPLAN_OK)
+		return rv;
+	for (size_t i = 0; i < t->n_switches; i++) {
+		rv = dtplan__strmap_put(&ix->switches, t->switches[i].name, (int)i, &old);
+		if (rv == DTPLAN_ERR_INVAL) {
+			*dup_switch = (int)i;
+			*dup_first = old;
+			return rv;
+		}
+		if (rv != DTPLAN_OK)
+			return rv;
+	}
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		rv = dtplan__strmap_put(&ix->nodes, t->node_names[i], (int)i, &old);
+		if (rv == DTPLAN_ERR_INVAL) {
+			*dup_node = (int)i;
+			*dup_first = old;
+			return rv;
+		}
+		if (rv != DTPLAN_OK)
+			return rv;
+	}
+	return DTPLAN_OK;
+}
+
+int dtplan_topology_switch_index(const struct dtplan_topology *t, const char *name)
+{
+	if (t == NULL || name == NULL)
+		return -1;
+	if (t->index != NULL)
+		return dtplan__strmap_get(&t->index->switches, name);
+	for (size_t i = 0; i < t->n_switches; i++)
+		if (strcmp(t->switches[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name)
+{
+	if (t == NULL || name == NULL)
+		return -1;
+	if (t->index != NULL)
+		return dtplan__strmap_get(&t->index->nodes, name);
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (strcmp(t->node_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ---- topology.conf ---- */
+
+static enum dtplan_err add_raw(struct parser *p, struct raw_switch **out)
+{
+	if (p->n_raw == p->cap_raw) {
+		size_t cap = p->cap_raw ? p->cap_raw * 2 : 64;
+		struct raw_switch *r = realloc(p->raw, cap * sizeof(*r));
+
+		if (r == NULL)
+			return DTPLAN_ERR_NOMEM;
+		p->raw = r;
+		p->cap_raw = cap;
+	}
+	*out = &p->raw[p->n_raw++];
+	memset(*out, 0, sizeof(**out));
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err parse_link_speed(const char *value, double *out, struct dtplan_error *err)
+{
+	struct dtplan_error e = {0};
+	long weight;
+
+	/* A bare whole number is Slurm's unitless weight: the speed stays unknown. */
+	if (dtplan_parse_long(value, "LinkSpeed", 0, 1L << 62, &weight, NULL) == DTPLAN_OK) {
+		*out = 0.0;
+		return DTPLAN_OK;
+	}
+	if (dtplan_parse_rate(value, "LinkSpeed", out, &e) != DTPLAN_OK)
+		return dtplan__error(err, e.code, "", 0, "%s", e.text);
+	return DTPLAN_OK;
+}
+
+/* Parses one line (comment already cut) in place. */
+static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
+				  struct dtplan_error *err)
+{
+	const char *name = NULL, *switches = NULL, *nodes = NULL, *speed = NULL;
+	struct dtplan_error e = {0};
+	struct raw_switch *r;
+	char *save = NULL, *tok;
+	enum dtplan_err rv;
+
+	for (tok = strtok_r(line, " \t\r\v\f", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
+		char *eq = strchr(tok, '=');
+		const char **slot;
+
+		if (eq == NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+					     "'%s' is not Key=Value", tok);
+		*eq = '\0';
+		if (dtplan__streq_nocase(tok, "SwitchName"))
+			slot = &name;
+		else if (dtplan__streq_nocase(tok, "Switches"))
+			slot = &switches;
+		else if (dtplan__streq_nocase(tok, "Nodes"))
+			slot = &nodes;
+		else if (dtplan__streq_nocase(tok, "LinkSpeed"))
+			slot = &speed;
+		else
+			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+					     "unknown key '%s' (expected SwitchName, Switches, "
+					     "Nodes or LinkSpeed)", tok);
+		if (*slot != NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+					     "%s= given twice on one line", tok);
+		if (eq[1] == '\0')
+			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+					     "%s= has no value", tok);
+		*slot = eq + 1;
+	}
+	if (name == NULL && switches == NULL && nodes == NULL && speed == NULL)
+		return DTPLAN_OK; /* blank line */
+	if (name == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "line has no SwitchName=");
+	if (strlen(name) > 63 || !valid_name(name))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "SwitchName=%s: not a valid switch name (letters, digits, "
+				     "'-', '_'; at most 63)", name);
+	if (switches == NULL && nodes == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "switch '%s' has neither Nodes= nor Switches=", name);
+	if (switches != NULL && nodes != NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "switch '%s' has both Nodes= and Switches= (nodes belong "
+				     "to leaf switches only)", name);
+	rv = add_raw(p, &r);
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, rv, p->source, lineno, "out of memory");
+	dtplan__strlcpy(r->name, name, sizeof(r->name));
+	r->line = lineno;
+	if (speed != NULL && parse_link_speed(speed, &r->link_speed, &e) != DTPLAN_OK)
+		return dtplan__error(err, e.code, p->source, lineno, "%s", e.text);
+	r->switches = switches ? strdup(switches) : NULL;
+	r->nodes = nodes ? strdup(nodes) : NULL;
+	if ((switches != NULL && r->switches == NULL) || (nodes != NULL && r->nodes == NULL))
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, lineno, "out of memory");
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err append_nodes(struct parser *p, char (*names)[64], size_t n, int leaf)
+{
+	struct dtplan_topology *t = p->t;
+
+	if (t->n_nodes + n > p->cap_nodes) {
+		size_t cap = p->cap_nodes ? p->cap_nodes : 256;
+		char (*nn)[64];
+		int *nl;
+
+		while (cap < t->n_nodes + n)
+			cap *= 2;
+		nn = realloc(t->node_names, cap * sizeof(*nn));
+		if (nn == NULL)
+			return DTPLAN_ERR_NOMEM;
+		t->node_names = nn;
+		nl = realloc(t->node_leaf, cap * sizeof(*nl));
+		if (nl == NULL)
+			return DTPLAN_ERR_NOMEM;
+		t->node_leaf = nl;
+		p->cap_nodes = cap;
+	}
+	memcpy(t->node_names[t->n_nodes], names, n * sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		t->node_leaf[t->n_nodes + i] = leaf;
+	t->n_nodes += n;
+	return DTPLAN_OK;
+}
+
+/* Rejects cycles: walks up from every switch, colouring the path. */
+static int find_cycle(const struct dtplan_topology *t)
+{
+	unsigned char *state = calloc(t->n_switches, 1); /* 0 new, 1 on path, 2 done */
+	int found = -2;
+
+	if (state == NULL)
+		return -2;
+	found = -1;
+	for (size_t i = 0; i < t->n_switches && found < 0; i++) {
+		int s = (int)i;
+
+		while (s >= 0 && state[s] == 0) {
+			state[s] = 1;
+			s = t->switches[s].parent;
+		}
+		if (s >= 0 && state[s] == 1)
+			found = s;
+		for (int k = (int)i; k >= 0 && state[k] == 1; k = t->switches[k].parent)
+			state[k] = 2;
+	}
+	free(state);
+	return found;
+}
+
+static void compute_levels(struct dtplan_topology *t)
+{
+	for (size_t i = 0; i < t->n_switches; i++) {
+		int c = (int)i, p;
+
+		if (t->switches[i].level != 0)
+			continue;
+		for (p = t->switches[c].parent; p >= 0 && t->switches[p].level < t->switches[c].level + 1;
+		     c = p, p = t->switches[p].parent)
+			t->switches[p].level = t->switches[c].level + 1;
+	}
+}
+
+static enum dtplan_err link_tree(struct parser *p, struct dtplan_error *err)
+{
+	struct dtplan_topology *t = p->t;
+	struct dtplan_error e = {0};
+	char (*names)[64] = NULL;
+	size_t n = 0;
+	enum dtplan_err rv;
+	int dup_sw, dup_first, dup_node, cyc;
+
+	t->switches = calloc(p->n_raw, sizeof(*t->switches));
+	if (t->switches == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+		goto out;
+	}
+	t->n_switches = p->n_raw;
+	for (size_t i = 0; i < p->n_raw; i++) {
+		struct dtplan_switch *s = &t->switches[i];
+
+		dtplan__strlcpy(s->name, p->raw[i].name, sizeof(s->name));
+		s->parent = -1;
+		s->level = p->raw[i].nodes != NULL ? 0 : -1;
+		s->link_speed = p->raw[i].link_speed;
+		s->oversubscription = 1.0;
+	}
+	/* Nodes of every leaf, in file order. */
+	for (size_t i = 0; i < p->n_raw; i++) {
+		if (p->raw[i].nodes == NULL)
+			continue;
+		rv = dtplan_hostlist_expand(p->raw[i].nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+		if (rv != DTPLAN_OK) {
+			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "Nodes=%s: %s",
+					   p->raw[i].nodes, e.text);
+			goto out;
+		}
+		rv = append_nodes(p, names, n, (int)i);
+		free(names);
+		names = NULL;
+		if (rv != DTPLAN_OK) {
+			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "out of memory");
+			goto out;
+		}
+	}
+	rv = build_index(t, &dup_sw, &dup_first, &dup_node);
+	if (rv == DTPLAN_ERR_INVAL && dup_sw >= 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[dup_sw].line,
+				   "switch '%s' is defined twice (first at line %d)",
+				   p->raw[dup_sw].name, p->raw[dup_first].line);
+		goto out;
+	}
+	if (rv == DTPLAN_ERR_INVAL && dup_node >= 0) {
+		int a = t->node_leaf[dup_first], b = t->node_leaf[dup_node];
+
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[b].line,
+				   "node '%s' is under two leaf switches: '%s' (line %d) and '%s'",
+				   t->node_names[dup_node], p->raw[a].name, p->raw[a].line,
+				   p->raw[b].name);
+		goto out;
+	}
+	if (rv != DTPLAN_OK) {
+		rv = dtplan__error(err, rv, p->source, 0, "out of memory");
+		goto out;
+	}
+	/* Parents. */
+	for (size_t i = 0; i < p->n_raw; i++) {
+		if (p->raw[i].switches == NULL)
+			continue;
+		rv = dtplan_hostlist_expand(p->raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n,
+					    &e);
+		if (rv != DTPLAN_OK) {
+			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "Switches=%s: %s",
+					   p->raw[i].switches, e.text);
+			goto out;
+		}
+		for (size_t k = 0; k < n; k++) {
+			int c = dtplan_topology_switch_index(t, names[k]);
+
+			if (c < 0) {
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+						   "switch '%s': child switch '%s' is not defined",
+						   p->raw[i].name, names[k]);
+				goto out;
+			}
+			if (c == (int)i) {
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+						   "switch '%s' lists itself in Switches= (a cycle)",
+						   p->raw[i].name);
+				goto out;
+			}
+			if (t->switches[c].parent >= 0) {
+				int q = t->switches[c].parent;
+
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+						   "switch '%s' is under two switches: '%s' (line %d) "
+						   "and '%s'", names[k], p->raw[q].name,
+						   p->raw[q].line, p->raw[i].name);
+				goto out;
+			}
+			t->switches[c].parent = (int)i;
+		}
+		free(names);
+		names = NULL;
+	}
+	cyc = find_cycle(t);
+	if (cyc == -2) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+		goto out;
+	}
+	if (cyc >= 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[cyc].line,
+				   "switch '%s' is its own ancestor (a cycle in Switches=)",
+				   p->raw[cyc].name);
+		goto out;
+	}
+	compute_levels(t);
+	rv = DTPLAN_OK;
+out:
+	free(names);
+	return rv;
+}
+
+enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
+					     struct dtplan_topology **out,
+					     struct dtplan_error *err)
+{
+	struct parser p = {.source = source_name ? source_name : "topology.conf"};
+	char *copy = NULL, *line, *next;
+	enum dtplan_err rv;
+	int lineno = 0;
+
+	if (out != NULL)
+		*out = NULL;
+	if (text == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, p.source, 0, "no text to parse");
+	copy = strdup(text);
+	p.t = calloc(1, sizeof(*p.t));
+	if (copy == NULL || p.t == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p.source, 0, "out of memory");
+		goto out;
+	}
+	for (line = copy; line != NULL; line = next) {
+		char *hash;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		rv = parse_line(&p, line, lineno, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	if (p.n_raw == 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p.source, 0,
+				   "no switches defined (expected SwitchName= lines)");
+		goto out;
+	}
+	rv = link_tree(&p, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	*out = p.t;
+	p.t = NULL;
+out:
+	for (size_t i = 0; i < p.n_raw; i++) {
+		free(p.raw[i].switches);
+		free(p.raw[i].nodes);
+	}
+	free(p.raw);
+	dtplan_topology_destroy(p.t);
+	free(copy);
+	return rv;
+}
+
+/* Reads a whole file into a string (caller frees). */
+static enum dtplan_err read_file(const char *path, char **out, struct dtplan_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, *tmp;
+	size_t len = 0, cap = 0, got;
+	enum dtplan_err rv;
+
+	*out = NULL;
+	if (f == NULL)
+		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			tmp = realloc(buf, cap + 1);
+			if (tmp == NULL) {
+				rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "out of memory");
+				goto out;
+			}
+			buf = tmp;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
+		goto out;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0, "file contains a NUL byte");
+		goto out;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	buf = NULL;
+	rv = DTPLAN_OK;
+out:
+	free(buf);
+	fclose(f);
+	return rv;
+}
+
+enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err)
+{
+	if (out == NULL || path == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no file name given");
+	return read_file(path, out, err);
+}
+
+enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
+					   struct dtplan_error *err)
+{
+	char *text = NULL;
+	enum dtplan_err rv;
+
+	if (out != NULL)
+		*out = NULL;
+	rv = dtplan__read_file(path, &text, err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_topology_parse_string(text, path, out, err);
+	free(text);
+	return rv;
+}
+
+/* ---- SLURM_TOPOLOGY_ADDR ---- */
+
+#define ADDR_SOURCE "SLURM_TOPOLOGY_ADDR"
+
+/* Finds or adds switch `name` under `parent`; checks that every address agrees. */
+static enum dtplan_err addr_switch(struct dtplan_topology *t, struct dtplan__strmap *map,
+				   const char *addr, const char *name, int parent, bool leaf,
+				   int *out, struct dtplan_error *err)
+{
+	int s = dtplan__strmap_get(map, name);
+	struct dtplan_switch *sw;
+
+	if (s < 0) {
+		s = (int)t->n_switches++;
+		sw = &t->switches[s];
+		dtplan__strlcpy(sw->name, name, sizeof(sw->name));
+		sw->parent = parent;
+		sw->level = leaf ? 0 : -1;
+		sw->oversubscription = 1.0;
+		if (dtplan__strmap_put(map, sw->name, s, NULL) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, ADDR_SOURCE, 0, "out of memory");
+		*out = s;
+		return DTPLAN_OK;
+	}
+	sw = &t->switches[s];
+	if (sw->parent != parent)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+				     "'%s' puts switch '%s' under '%s', another address under '%s'",
+				     addr, name, parent >= 0 ? t->switches[parent].name : "(none)",
+				     sw->parent >= 0 ? t->switches[sw->parent].name : "(none)");
+	if ((sw->level == 0) != leaf)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+				     "'%s' makes switch '%s' both a leaf and a switch above leaves",
+				     addr, name);
+	*out = s;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err add_addr(struct dtplan_topology *t, struct dtplan__strmap *map,
+				const char *addr, struct dtplan_error *err)
+{
+	char parts[64][64];
+	size_t n = 0, len = 0;
+	int parent = -1, s = -1;
+	enum dtplan_err rv;
+
+	for (const char *c = addr;; c++) {
+		if (*c == '.' || *c == '\0') {
+			if (len == 0 || n == DTPLAN_ARRAY_SIZE(parts))
+				return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+						     "'%s' is not an address like "
+						     "spine.leaf1.node1", addr);
+			parts[n++][len] = '\0';
+			len = 0;
+			if (*c == '\0')
+				break;
+			continue;
+		}
+		if (len == 63 || n == DTPLAN_ARRAY_SIZE(parts) || (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
+			return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+					     "'%s' is not an address like spine.leaf1.node1 "
+					     "(bad or over-long name)", addr);
+		parts[n][len++] = *c;
+	}
+	if (n < 2)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+				     "'%s' names no switch (is TopologyPlugin=topology/tree set?)",
+				     addr);
+	for (size_t i = 0; i + 1 < n; i++) {
+		rv = addr_switch(t, map, addr, parts[i], parent, i + 2 == n, &s, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		parent = s;
+	}
+	dtplan__strlcpy(t->node_names[t->n_nodes], parts[n - 1], 64);
+	t->node_leaf[t->n_nodes++] = s;
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_topology_from_addrs(const char *const *addrs, size_t n,
+					   struct dtplan_topology **out, struct dtplan_error *err)
+{
+	struct dtplan__strmap map = {0};
+	struct dtplan_topology *t = NULL;
+	size_t cap = 0;
+	enum dtplan_err rv;
+	int dup_sw, dup_first, dup_node;
+
+	if (out != NULL)
+		*out = NULL;
+	if (out == NULL || (addrs == NULL && n > 0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0, "no addresses given");
+	if (n == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0, "no addresses given");
+	for (size_t i = 0; i < n; i++) {
+		if (addrs[i] == NULL)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+					     "address %zu is missing", i);
+		for (const char *c = addrs[i]; *c != '\0'; c++)
+			cap += *c == '.';
+	}
+	/* Arrays sized up front so that the map's borrowed keys never move. */
+	t = calloc(1, sizeof(*t));
+	if (t != NULL) {
+		t->switches = calloc(cap + 1, sizeof(*t->switches));
+		t->node_names = calloc(n, sizeof(*t->node_names));
+		t->node_leaf = calloc(n, sizeof(*t->node_leaf));
+	}
+	if (t == NULL || t->switches == NULL || t->node_names == NULL || t->node_leaf == NULL ||
+	    dtplan__strmap_init(&map, cap + 1) != DTPLAN_OK) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ADDR_SOURCE, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rv = add_addr(t, &map, addrs[i], err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	rv = build_index(t, &dup_sw, &dup_first, &dup_node);
+	if (rv == DTPLAN_ERR_INVAL && dup_node >= 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
+				   "node '%s' has two addresses: '%s' and '%s'",
+				   t->node_names[dup_node], addrs[dup_first], addrs[dup_node]);
+		goto out;
+	}
+	if (rv != DTPLAN_OK) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ADDR_SOURCE, 0, "out of memory");
+		goto out;
+	}
+	compute_levels(t);
+	*out = t;
+	t = NULL;
+out:
+	dtplan__strmap_fini(&map);
+	dtplan_topology_destroy(t);
+	return rv;
+}
+
+/* ---- queries ---- */
+
+static bool valid_switch(const struct dtplan_topology *t, int s)
+{
+	return t != NULL && s >= 0 && (size_t)s < t->n_switches;
+}
+
+int dtplan_topology_common_ancestor(const struct dtplan_topology *t, int a, int b)
+{
+	size_t guard = 0;
+
+	if (!valid_switch(t, a) || !valid_switch(t, b))
+		return -1;
+	while (a != b && a >= 0 && b >= 0 && guard++ <= 2 * t->n_switches) {
+		if (t->switches[a].level < t->switches[b].level)
+			a = t->switches[a].parent;
+		else if (t->switches[b].level < t->switches[a].level)
+			b = t->switches[b].parent;
+		else {
+			a = t->switches[a].parent;
+			b = t->switches[b].parent;
+		}
+	}
+	return (a == b && a >= 0) ? a : -1;
+}
+
+size_t dtplan_topology_path_up(const struct dtplan_topology *t, int sw, int *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!valid_switch(t, sw))
+		return 0;
+	for (; sw >= 0 && n <= t->n_switches; sw = t->switches[sw].parent) {
+		if (out != NULL && n < max)
+			out[n] = sw;
+		n++;
+	}
+	return n;
+}
+
+size_t dtplan_topology_leaf_size(const struct dtplan_topology *t, int sw)
+{
+	size_t n = 0;
+
+	if (!valid_switch(t, sw) || t->switches[sw].level != 0)
+		return 0;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		n += t->node_leaf[i] == sw;
+	return n;
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+size_t dtplan_topology_min_leaves(const struct dtplan_topology *t, size_t n_nodes)
+{
+	size_t *sizes, have = 0, used = 0;
+
+	if (t == NULL || n_nodes == 0 || t->n_nodes < n_nodes || t->n_switches == 0)
+		return 0;
+	sizes = calloc(t->n_switches, sizeof(*sizes));
+	if (sizes == NULL)
+		return 0;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (valid_switch(t, t->node_leaf[i]))
+			sizes[t->node_leaf[i]]++;
+	qsort(sizes, t->n_switches, sizeof(*sizes), cmp_size_desc);
+	while (have < n_nodes && used < t->n_switches && sizes[used] > 0)
+		have += sizes[used++];
+	free(sizes);
+	return have >= n_nodes ? used : 0;
+}
+
+size_t dtplan_topology_leaves_used(const struct dtplan_topology *t, const char (*names)[64],
+				   size_t n, size_t *unknown)
+{
+	unsigned char *seen;
+	size_t used = 0, missing = 0;
+
+	if (unknown != NULL)
+		*unknown = 0;
+	if (t == NULL || names == NULL || n == 0)
+		return 0;
+	seen = calloc(t->n_switches + 1, 1);
+	if (seen == NULL)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = dtplan_topology_node_index(t, names[i]);
+		int leaf = k >= 0 ? t->node_leaf[k] : -1;
+
+		if (!valid_switch(t, leaf)) {
+			missing++;
+			continue;
+		}
+		if (!seen[leaf]) {
+			seen[leaf] = 1;
+			used++;
+		}
+	}
+	free(seen);
+	if (unknown != NULL)
+		*unknown = missing;
+	return used;
+}

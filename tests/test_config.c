@@ -1,0 +1,447 @@
+/*
+ * test_config.c: defaults, the site file dtplan.conf, plugstack.conf
+ * arguments and applying switch settings to a topology.
+ */
+#include "test_common.h"
+
+static void config_init__defaults__documented_values(void **state)
+{
+	struct dtplan_config c;
+
+	(void)state;
+	memset(&c, 0xff, sizeof(c));
+	dtplan_config_init(&c);
+	assert_int_equal(c.default_mode, DTPLAN_MODE_OFF);
+	assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
+	assert_near(c.probe_timeout_s, 10.0, 0);
+	/* 400 Gb/s per GPU rail = 400e9 / 8 = 50e9 bytes/s */
+	assert_near(c.net_bytes_per_s, 50e9, 0);
+	assert_near(c.net_latency_s, 5e-6, 1e-15);
+	assert_near(c.nvlink_bytes_per_s, 0, 0);
+	assert_near(c.nvlink_latency_s, 1e-6, 1e-15);
+	/* 16384 * 54 * 24 / 419 = 21233664 / 419 = 50677.00... GPU-hours */
+	assert_near(c.mtbf_gpu_hours, 21233664.0 / 419.0, 1e-9);
+	assert_near(c.ckpt_write_bytes_per_s, 100e9, 0);
+	assert_near(c.restart_seconds, 300, 0);
+	assert_near(c.oversub_threshold, 2.0, 0);
+	assert_near(c.bubble_threshold, 0.10, 0);
+	assert_near(c.exposed_comm_threshold, 0.10, 0);
+	assert_near(c.mfu_efficiency, 0.5, 0);
+	assert_string_equal(c.gpu_type, "");
+	assert_string_equal(c.json_dir, "");
+	assert_string_equal(c.cache_dir, "");
+	assert_int_equal(c.n_switches, 0);
+	assert_null(c.switches);
+	assert_int_equal(c.n_nodesets, 0);
+	assert_null(c.nodesets);
+	dtplan_config_fini(&c);
+	dtplan_config_fini(NULL);
+	dtplan_config_init(NULL);
+}
+
+static void config_parse_file__every_key__values_with_units(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+	const char *path = test_data_path("dtplan-full.conf");
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c, path, &err), DTPLAN_OK);
+	assert_string_equal(c.site_file, path);
+	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
+	assert_int_equal(c.policy, DTPLAN_POLICY_DENY);
+	assert_string_equal(c.cache_dir, "/var/cache/dtplan");
+	assert_string_equal(c.json_dir, "/shared/plans");
+	assert_near(c.probe_timeout_s, 5, 0);
+	assert_near(c.net_bytes_per_s, 25e9, 1);       /* 200e9 / 8 */
+	assert_near(c.net_latency_s, 3e-6, 1e-15);
+	assert_near(c.nvlink_bytes_per_s, 900e9, 1);
+	assert_near(c.nvlink_latency_s, 2e-6, 1e-15);
+	assert_string_equal(c.gpu_type, "h100-sxm");
+	assert_near(c.mtbf_gpu_hours, 40000, 0);
+	assert_near(c.ckpt_write_bytes_per_s, 20e9, 1);
+	assert_near(c.restart_seconds, 600, 1e-9);      /* 10 * 60 */
+	assert_near(c.oversub_threshold, 3, 0);
+	assert_near(c.bubble_threshold, 0.2, 0);
+	assert_near(c.exposed_comm_threshold, 0.25, 0);
+	assert_near(c.mfu_efficiency, 0.4, 0);
+	assert_int_equal(c.n_switches, 2);
+	assert_string_equal(c.switches[0].name, "leaf1");
+	assert_near(c.switches[0].oversubscription, 4, 0);
+	assert_near(c.switches[0].uplink_bytes_per_s, 100e9, 1); /* 800e9 / 8 */
+	assert_int_equal(c.switches[0].line, 23);
+	assert_near(c.switches[1].oversubscription, 1.5, 0);
+	assert_near(c.switches[1].uplink_bytes_per_s, 0, 0);
+	assert_int_equal(c.n_nodesets, 2);
+	assert_string_equal(c.nodesets[0].nodes, "node[1-4]");
+	assert_string_equal(c.nodesets[0].gpu_type, "gb200");
+	assert_int_equal(c.nodesets[0].gpus_per_node, 4);
+	assert_string_equal(c.nodesets[0].nvlink_domain, "rack1");
+	assert_int_equal(c.nodesets[1].gpus_per_node, 8);
+	assert_string_equal(c.nodesets[1].nvlink_domain, "");
+	dtplan_config_fini(&c);
+	assert_int_equal(c.n_switches, 0);
+	assert_null(c.switches);
+	assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
+}
+
+struct ratio_case {
+	const char *text;
+	double want;
+};
+
+static void config_parse_string__switch_ratios__downlink_over_uplink(void **state)
+{
+	static const struct ratio_case cases[] = {
+		{"4:1", 4.0}, {"4", 4.0}, {"1.5:1", 1.5}, {"3:2", 1.5}, {"1:1", 1.0}, {"1:2", 0.5},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_config c;
+		char text[128];
+
+		dtplan_config_init(&c);
+		snprintf(text, sizeof(text), "SwitchName=leaf[1-3] Oversubscription=%s\n",
+			 cases[i].text);
+		assert_int_equal(dtplan_config_parse_string(&c, text, "t.conf", NULL), DTPLAN_OK);
+		assert_int_equal(c.n_switches, 3);
+		assert_string_equal(c.switches[2].name, "leaf3");
+		assert_near(c.switches[2].oversubscription, cases[i].want, 1e-12);
+		dtplan_config_fini(&c);
+	}
+}
+
+struct bad_case {
+	const char *text;
+	enum dtplan_err code;
+	int line;
+	const char *msg;
+};
+
+static void config_parse_string__bad_lines__error_names_file_line_key_value(void **state)
+{
+	static const struct bad_case cases[] = {
+		{"Policy=warn\nNetworkBandwith=400Gb/s\n", DTPLAN_ERR_PARSE, 2,
+		 "unknown key 'NetworkBandwith' (in 'NetworkBandwith=400Gb/s')"},
+		{"NetworkBandwidth=fast\n", DTPLAN_ERR_PARSE, 1, "NetworkBandwidth: 'fast' is not a number"},
+		{"NetworkBandwidth=400Gbit\n", DTPLAN_ERR_PARSE, 1, "unknown unit 'Gbit'"},
+		{"NetworkBandwidth=0\n", DTPLAN_ERR_RANGE, 1, "NetworkBandwidth: '0' must be more"},
+		{"NetworkLatency=5parsecs\n", DTPLAN_ERR_PARSE, 1, "NetworkLatency"},
+		{"Policy=warn\n#\nPolicy=deny\n", DTPLAN_ERR_PARSE, 3,
+		 "Policy=deny conflicts with Policy=warn at line 1"},
+		{"Policy=maybe\n", DTPLAN_ERR_PARSE, 1, "Policy: 'maybe' is not a policy"},
+		{"Default=sometimes\n", DTPLAN_ERR_PARSE, 1, "Default: 'sometimes' is not a mode"},
+		{"BubbleThreshold=1.5\n", DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
+		{"ComputeEfficiency=0\n", DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
+		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
+		{"MtbfGpuHours=many\n", DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
+		{"MtbfGpuHours=1e999\n", DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: '1e999' is not a number"},
+		{"OversubscriptionThreshold=0.5\n", DTPLAN_ERR_RANGE, 1, "out of range"},
+		{"GpuType=h100 sxm\n", DTPLAN_ERR_PARSE, 1, "'sxm' is not Key=Value"},
+		{"GpuType=h100/sxm\n", DTPLAN_ERR_PARSE, 1, "GpuType: 'h100/sxm' is not a name"},
+		{"Policy\n", DTPLAN_ERR_PARSE, 1, "'Policy' is not Key=Value"},
+		{"Policy=\n", DTPLAN_ERR_PARSE, 1, "Policy: missing value"},
+		{"Policy=warn SwitchName=a\n", DTPLAN_ERR_PARSE, 1, "must start its own line"},
+		{"SwitchName=leaf1\n", DTPLAN_ERR_PARSE, 1, "SwitchName=leaf1 sets nothing"},
+		{"SwitchName=leaf1 Oversubscription=4:0\n", DTPLAN_ERR_PARSE, 1,
+		 "Oversubscription: '4:0' is not a ratio"},
+		{"SwitchName=leaf1 Oversubscription=x:1\n", DTPLAN_ERR_PARSE, 1, "'x:1' is not a ratio"},
+		{"SwitchName=leaf1 Oversubscription=-2\n", DTPLAN_ERR_PARSE, 1, "'-2' is not a ratio"},
+		{"SwitchName=leaf1 UplinkBandwidth=lots\n", DTPLAN_ERR_PARSE, 1, "UplinkBandwidth"},
+		{"SwitchName=leaf1 Speed=1\n", DTPLAN_ERR_PARSE, 1,
+		 "unknown key 'Speed' on a SwitchName= line (in 'Speed=1'"},
+		{"SwitchName=leaf[1-2] Oversubscription=2\nSwitchName=leaf2 Oversubscription=4\n",
+		 DTPLAN_ERR_PARSE, 2, "switch 'leaf2': Oversubscription 4 conflicts with 2 at line 1"},
+		{"SwitchName=leaf[2-1] Oversubscription=2\n", DTPLAN_ERR_PARSE, 1,
+		 "SwitchName=leaf[2-1]: hostlist 'leaf[2-1]': range 2-1 is reversed"},
+		{"SwitchName= Oversubscription=2\n", DTPLAN_ERR_PARSE, 1, "SwitchName= has no value"},
+		{"NodeName=n[1-4] Gpus=0\n", DTPLAN_ERR_RANGE, 1, "Gpus: 0 is out of range"},
+		{"NodeName=n[1-4] Gpus=65\n", DTPLAN_ERR_RANGE, 1, "Gpus: 65 is out of range"},
+		{"NodeName=n[1-4] Gpus=eight\n", DTPLAN_ERR_PARSE, 1, "Gpus: 'eight' is not"},
+		{"NodeName=n[1-4] GpuType=a/b\n", DTPLAN_ERR_PARSE, 1, "GpuType: 'a/b' is not a name"},
+		{"NodeName=n[1-4] Rack=7\n", DTPLAN_ERR_PARSE, 1, "unknown key 'Rack' on a NodeName="},
+		{"NodeName=n[1-4]\n", DTPLAN_ERR_PARSE, 1, "NodeName=n[1-4] sets nothing"},
+		{"NodeName=n[1-4] Gpus=8\n\nNodeName=n[4-6] Gpus=4\n", DTPLAN_ERR_PARSE, 3,
+		 "node 'n4' of NodeName=n[4-6] is already in NodeName=n[1-4] (line 1)"},
+		{"NodeName=n[1- Gpus=8\n", DTPLAN_ERR_PARSE, 1, "NodeName=n[1-: hostlist"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_config c;
+		struct dtplan_error err = {0};
+
+		dtplan_config_init(&c);
+		assert_int_equal(dtplan_config_parse_string(&c, cases[i].text, "site.conf", &err),
+				 cases[i].code);
+		assert_string_equal(err.source, "site.conf");
+		if (err.line != cases[i].line || strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: got line %d '%s', expected line %d '%s'", i, err.line,
+				 err.text, cases[i].line, cases[i].msg);
+		dtplan_config_fini(&c);
+	}
+}
+
+static void config_parse_string__repeats_and_blank__accepted(void **state)
+{
+	struct dtplan_config c;
+
+	(void)state;
+	dtplan_config_init(&c);
+	/* 400Gb/s and 50GB/s are the same rate; the switch gains its uplink later */
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "\n   \n# only comments\n"
+						    "NetworkBandwidth=400Gb/s\n"
+						    "NetworkBandwidth=50GB/s\n"
+						    "NVLinkBandwidth=0 JsonDir=\n"
+						    "SwitchName=s1 Oversubscription=2\n"
+						    "SwitchName=s1 UplinkBandwidth=100GB/s\n",
+						    NULL, NULL),
+			 DTPLAN_OK);
+	assert_near(c.net_bytes_per_s, 50e9, 1);
+	assert_int_equal(c.n_switches, 1);
+	assert_near(c.switches[0].oversubscription, 2, 0);
+	assert_near(c.switches[0].uplink_bytes_per_s, 100e9, 1);
+	dtplan_config_fini(&c);
+	assert_int_equal(dtplan_config_parse_string(NULL, "", "x", NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_config_parse_string(&c, NULL, "x", NULL), DTPLAN_ERR_INVAL);
+}
+
+static void config_parse_file__missing__io_error_names_path(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c, "/nonexistent/dtplan.conf", &err),
+			 DTPLAN_ERR_IO);
+	assert_string_equal(err.source, "/nonexistent/dtplan.conf");
+	assert_string_equal(c.site_file, "");
+	dtplan_config_fini(&c);
+}
+
+static void config_parse_args__plugstack_tokens__applied(void **state)
+{
+	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
+			"cache_dir=/var/cache/dtplan", "json_dir=/tmp/plans",
+			"topology=/etc/slurm/topology.conf", "Policy=deny", "net_bandwidth=100Gb/s"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_args(&c, 9, argv, &err), DTPLAN_OK);
+	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
+	assert_int_equal(c.policy, DTPLAN_POLICY_DENY);
+	assert_near(c.probe_timeout_s, 2, 0);
+	assert_near(c.oversub_threshold, 3, 0);
+	assert_near(c.net_bytes_per_s, 12.5e9, 1); /* 100e9 / 8 */
+	assert_string_equal(c.cache_dir, "/var/cache/dtplan");
+	assert_string_equal(c.json_dir, "/tmp/plans");
+	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
+	assert_string_equal(c.site_file, "");
+	assert_int_equal(dtplan_config_parse_args(&c, 0, NULL, &err), DTPLAN_OK);
+	dtplan_config_fini(&c);
+}
+
+static void config_parse_args__site_file__read_then_overridden(void **state)
+{
+	char site[4200];
+	char *argv[] = {"policy=warn", site};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	snprintf(site, sizeof(site), "site=%s", test_data_path("dtplan-full.conf"));
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_args(&c, 2, argv, &err), DTPLAN_OK);
+	/* the file says Policy=deny; the argument wins */
+	assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
+	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
+	assert_near(c.mtbf_gpu_hours, 40000, 0);
+	assert_int_equal(c.n_nodesets, 2);
+	assert_string_equal(c.site_file, test_data_path("dtplan-full.conf"));
+	dtplan_config_fini(&c);
+}
+
+struct args_case {
+	const char *tokens[3];
+	int argc;
+	enum dtplan_err code;
+	const char *source;
+	int line;
+	const char *msg;
+};
+
+static void config_parse_args__bad_tokens__error_names_token(void **state)
+{
+	static const struct args_case cases[] = {
+		{{"default"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'default' is not key=value"},
+		{{"=auto"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0, "'=auto' is not key=value"},
+		{{"colour=blue"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'colour=blue': unknown key 'colour'"},
+		{{"NetworkBandwidth=1GB/s"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "unknown key 'NetworkBandwidth'"},
+		{{"policy=sometimes"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'policy=sometimes': policy: 'sometimes' is not a policy"},
+		{{"probe_timeout=soon"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'probe_timeout=soon'"},
+		{{"policy=warn", "policy=deny"}, 2, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'policy=deny' conflicts with 'policy=warn'"},
+		{{"site=/nonexistent/dtplan.conf"}, 1, DTPLAN_ERR_IO, "/nonexistent/dtplan.conf", 0,
+		 "cannot open"},
+		{{"policy=warn", "site=BAD"}, 2, DTPLAN_ERR_PARSE, "BAD", 3,
+		 "NetworkBandwidth: 'fast' is not a number"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[3] = {NULL, NULL, NULL};
+		char bad[4200], source[4200];
+		struct dtplan_config c;
+		struct dtplan_error err = {0};
+
+		snprintf(bad, sizeof(bad), "site=%s", test_data_path("dtplan-bad-value.conf"));
+		snprintf(source, sizeof(source), "%s",
+			 strcmp(cases[i].source, "BAD") == 0 ? test_data_path("dtplan-bad-value.conf")
+							     : cases[i].source);
+		for (int k = 0; k < cases[i].argc; k++)
+			argv[k] = strcmp(cases[i].tokens[k], "site=BAD") == 0
+					  ? bad
+					  : (char *)cases[i].tokens[k];
+		dtplan_config_init(&c);
+		assert_int_equal(dtplan_config_parse_args(&c, cases[i].argc, argv, &err),
+				 cases[i].code);
+		assert_string_equal(err.source, source);
+		assert_int_equal(err.line, cases[i].line);
+		if (strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].msg);
+		/* nothing is applied from a failing argument list */
+		assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
+		dtplan_config_fini(&c);
+	}
+}
+
+static void config_apply_topology__switch_settings__copied_or_not_found(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+	int leaf1, leaf2;
+
+	(void)state;
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-two-leaves.conf"), &t,
+						    NULL),
+			 DTPLAN_OK);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c, test_data_path("dtplan-full.conf"), NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_config_apply_topology(&c, t, &err), DTPLAN_OK);
+	leaf1 = dtplan_topology_switch_index(t, "leaf1");
+	leaf2 = dtplan_topology_switch_index(t, "leaf2");
+	assert_near(t->switches[leaf1].oversubscription, 4, 0);
+	assert_near(t->switches[leaf1].uplink_bytes_per_s, 100e9, 1);
+	assert_near(t->switches[leaf2].oversubscription, 1.5, 0);
+	assert_near(t->switches[leaf2].uplink_bytes_per_s, 0, 0);
+	assert_near(t->switches[dtplan_topology_switch_index(t, "spine")].oversubscription, 1, 0);
+	dtplan_config_fini(&c);
+
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c, test_data_path("dtplan-unknown-switch.conf"),
+						  NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_config_apply_topology(&c, t, &err), DTPLAN_ERR_NOT_FOUND);
+	assert_string_equal(err.source, test_data_path("dtplan-unknown-switch.conf"));
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "SwitchName=leaf9: no switch 'leaf9' in the topology"));
+	/* a failing apply changes nothing: leaf1 keeps 4:1 from the first file */
+	assert_near(t->switches[leaf1].oversubscription, 4, 0);
+	assert_int_equal(dtplan_config_apply_topology(NULL, t, &err), DTPLAN_ERR_INVAL);
+	dtplan_config_fini(&c);
+	dtplan_topology_destroy(t);
+}
+
+static void config_nodeset_for__hostnames__first_matching_set(void **state)
+{
+	struct dtplan_config c;
+	const struct dtplan_site_nodeset *ns;
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c, test_data_path("dtplan-full.conf"), NULL),
+			 DTPLAN_OK);
+	ns = dtplan_config_nodeset_for(&c, "node3");
+	assert_non_null(ns);
+	assert_string_equal(ns->gpu_type, "gb200");
+	assert_int_equal(ns->line, 26);
+	ns = dtplan_config_nodeset_for(&c, "node8");
+	assert_non_null(ns);
+	assert_string_equal(ns->gpu_type, "h100-sxm");
+	assert_null(dtplan_config_nodeset_for(&c, "node9"));
+	assert_null(dtplan_config_nodeset_for(&c, NULL));
+	assert_null(dtplan_config_nodeset_for(NULL, "node1"));
+	dtplan_config_fini(&c);
+}
+
+static void config_setting__defaults_marked__changed_not(void **state)
+{
+	char *argv[] = {"policy=deny", "probe_timeout=10s"};
+	struct dtplan_config c;
+	const char *key, *arg;
+	char value[64];
+	bool def;
+	size_t n = 0;
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_args(&c, 2, argv, NULL), DTPLAN_OK);
+	for (size_t i = 0; dtplan_config_setting(&c, i, &key, &arg, value, sizeof(value), &def);
+	     i++) {
+		n++;
+		if (strcmp(arg, "policy") == 0) {
+			assert_string_equal(key, "Policy");
+			assert_string_equal(value, "deny");
+			assert_false(def);
+		} else if (strcmp(arg, "probe_timeout") == 0) {
+			/* set, but to the default value */
+			assert_true(def);
+		} else if (strcmp(arg, "net_bandwidth") == 0) {
+			assert_string_equal(value, "50.00 GB/s");
+			assert_true(def);
+		} else if (strcmp(arg, "site") == 0) {
+			assert_string_equal(key, "");
+		}
+	}
+	/* 19 settings: 17 site keys plus site= and topology= */
+	assert_int_equal(n, 19);
+	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
+	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
+	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
+	assert_string_equal(dtplan_policy_name(7), "?");
+	dtplan_config_fini(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(config_init__defaults__documented_values),
+		cmocka_unit_test(config_parse_file__every_key__values_with_units),
+		cmocka_unit_test(config_parse_string__switch_ratios__downlink_over_uplink),
+		cmocka_unit_test(config_parse_string__bad_lines__error_names_file_line_key_value),
+		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
+		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
+		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
+		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
+		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
+		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),
+		cmocka_unit_test(config_nodeset_for__hostnames__first_matching_set),
+		cmocka_unit_test(config_setting__defaults_marked__changed_not),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

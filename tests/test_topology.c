@@ -1,0 +1,336 @@
+/*
+ * test_topology.c: topology.conf, SLURM_TOPOLOGY_ADDR trees and the lookups
+ * placement uses.
+ */
+#include "test_common.h"
+
+#include <time.h>
+
+static struct dtplan_topology *parse_ok(const char *text)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+	char buf[1024];
+
+	if (dtplan_topology_parse_string(text, "test.conf", &t, &err) != DTPLAN_OK)
+		fail_msg("parse failed: %s", dtplan_error_format(&err, buf, sizeof(buf)));
+	return t;
+}
+
+static void topology_parse_string__two_leaves__tree_and_levels(void **state)
+{
+	struct dtplan_topology *t = parse_ok("# comment\n"
+					     "\n"
+					     "SwitchName=leaf1 Nodes=node[1-4]\n"
+					     "SwitchName=leaf2 Nodes=node[5-8]\n"
+					     "SwitchName=spine Switches=leaf[1-2]\n");
+	int l1, l2, sp;
+
+	(void)state;
+	assert_int_equal(t->n_switches, 3);
+	assert_int_equal(t->n_nodes, 8);
+	l1 = dtplan_topology_switch_index(t, "leaf1");
+	l2 = dtplan_topology_switch_index(t, "leaf2");
+	sp = dtplan_topology_switch_index(t, "spine");
+	assert_true(l1 >= 0 && l2 >= 0 && sp >= 0);
+	assert_int_equal(t->switches[l1].level, 0);
+	assert_int_equal(t->switches[sp].level, 1);
+	assert_int_equal(t->switches[l1].parent, sp);
+	assert_int_equal(t->switches[l2].parent, sp);
+	assert_int_equal(t->switches[sp].parent, -1);
+	assert_near(t->switches[l1].oversubscription, 1.0, 0);
+	assert_string_equal(t->node_names[0], "node1");
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "node6")], l2);
+	assert_int_equal(dtplan_topology_node_index(t, "node9"), -1);
+	assert_int_equal(dtplan_topology_switch_index(t, "leaf3"), -1);
+	assert_int_equal(dtplan_topology_switch_index(t, NULL), -1);
+	assert_int_equal(dtplan_topology_node_index(NULL, "node1"), -1);
+	dtplan_topology_destroy(t);
+}
+
+static void topology_parse_file__three_levels__levels_and_link_speed(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+	int leaf1, leaf4, agg1, spine;
+
+	(void)state;
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"),
+						    &t, &err),
+			 DTPLAN_OK);
+	assert_int_equal(t->n_switches, 7);
+	assert_int_equal(t->n_nodes, 16);
+	leaf1 = dtplan_topology_switch_index(t, "leaf1");
+	leaf4 = dtplan_topology_switch_index(t, "leaf4");
+	agg1 = dtplan_topology_switch_index(t, "agg1");
+	spine = dtplan_topology_switch_index(t, "spine");
+	assert_int_equal(t->switches[agg1].level, 1);
+	assert_int_equal(t->switches[spine].level, 2);
+	/* 400 Gb/s = 400e9 / 8 = 50e9 bytes/s; a bare 100 is Slurm's weight: unknown */
+	assert_near(t->switches[leaf1].link_speed, 50e9, 1);
+	assert_near(t->switches[leaf4].link_speed, 0, 0);
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "node09")],
+			 dtplan_topology_switch_index(t, "leaf3"));
+	dtplan_topology_destroy(t);
+}
+
+struct bad_case {
+	const char *text;
+	enum dtplan_err code;
+	int line;
+	const char *msg; /* substring of the message */
+};
+
+static void topology_parse_string__bad_files__error_names_file_and_line(void **state)
+{
+	static const struct bad_case cases[] = {
+		{"SwitchName=a Nodes=n1 Foo=1\n", DTPLAN_ERR_PARSE, 1, "unknown key 'Foo'"},
+		{"SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n", DTPLAN_ERR_PARSE, 2,
+		 "switch 'a' is defined twice (first at line 1)"},
+		{"SwitchName=a Nodes=n1\n#\nSwitchName=s Switches=a,b\n", DTPLAN_ERR_PARSE, 3,
+		 "child switch 'b' is not defined"},
+		{"SwitchName=a Nodes=n1\nSwitchName=b Switches=a,c\nSwitchName=c Switches=b\n",
+		 DTPLAN_ERR_PARSE, 2, "switch 'b' is its own ancestor"},
+		{"SwitchName=s Switches=s\n", DTPLAN_ERR_PARSE, 1, "lists itself"},
+		{"SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n", DTPLAN_ERR_PARSE, 2,
+		 "node 'n2' is under two leaf switches: 'a' (line 1) and 'b'"},
+		{"SwitchName=a Nodes=n1\nSwitchName=s1 Switches=a\nSwitchName=s2 Switches=a\n",
+		 DTPLAN_ERR_PARSE, 3, "switch 'a' is under two switches: 's1' (line 2) and 's2'"},
+		{"# nothing here\n\n", DTPLAN_ERR_PARSE, 0, "no switches defined"},
+		{"", DTPLAN_ERR_PARSE, 0, "no switches defined"},
+		{"Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "no SwitchName="},
+		{"SwitchName=a Nodes=n1 junk\n", DTPLAN_ERR_PARSE, 1, "'junk' is not Key=Value"},
+		{"SwitchName=a Nodes=n1 Switches=b\n", DTPLAN_ERR_PARSE, 1, "both Nodes= and Switches="},
+		{"SwitchName=a LinkSpeed=10\n", DTPLAN_ERR_PARSE, 1, "neither Nodes= nor Switches="},
+		{"\nSwitchName=a Nodes=node[3-1]\n", DTPLAN_ERR_PARSE, 2,
+		 "Nodes=node[3-1]: hostlist 'node[3-1]': range 3-1 is reversed"},
+		{"SwitchName=a Nodes=n1\nSwitchName=s Switches=a[\n", DTPLAN_ERR_PARSE, 2,
+		 "Switches=a[: hostlist 'a[': '[' at offset 1 has no ']'"},
+		{"SwitchName=a Nodes=n1 LinkSpeed=fast\n", DTPLAN_ERR_PARSE, 1,
+		 "LinkSpeed: 'fast' is not a number"},
+		{"SwitchName=a Nodes=n1 nodes=n2\n", DTPLAN_ERR_PARSE, 1, "nodes= given twice"},
+		{"SwitchName=a Nodes=\n", DTPLAN_ERR_PARSE, 1, "Nodes= has no value"},
+		{"SwitchName=a.b Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "not a valid switch name"},
+		{"SwitchName=a Nodes=n[1-2000000]\n", DTPLAN_ERR_RANGE, 1, "names more than"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_topology *t = (void *)&cases; /* must be reset to NULL */
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_topology_parse_string(cases[i].text, "test.conf", &t, &err),
+				 cases[i].code);
+		assert_null(t);
+		assert_string_equal(err.source, "test.conf");
+		if (err.line != cases[i].line || strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: got line %d '%s', expected line %d '%s'", i, err.line,
+				 err.text, cases[i].line, cases[i].msg);
+	}
+}
+
+static void topology_parse__null_and_missing_file__errors(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_topology_parse_string(NULL, "x", &t, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_topology_parse_string("SwitchName=a Nodes=b", "x", NULL, &err),
+			 DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_topology_parse_file("/nonexistent/topology.conf", &t, &err),
+			 DTPLAN_ERR_IO);
+	assert_string_equal(err.source, "/nonexistent/topology.conf");
+	assert_null(t);
+	dtplan_topology_destroy(NULL);
+}
+
+static void topology_from_addrs__slurm_addresses__tree(void **state)
+{
+	static const char *const addrs[] = {"spine.leaf1.node1", "spine.leaf1.node2",
+					    "spine.leaf2.node3"};
+	struct dtplan_topology *t = NULL;
+	int spine, leaf1, leaf2;
+
+	(void)state;
+	assert_int_equal(dtplan_topology_from_addrs(addrs, 3, &t, NULL), DTPLAN_OK);
+	assert_int_equal(t->n_switches, 3);
+	assert_int_equal(t->n_nodes, 3);
+	spine = dtplan_topology_switch_index(t, "spine");
+	leaf1 = dtplan_topology_switch_index(t, "leaf1");
+	leaf2 = dtplan_topology_switch_index(t, "leaf2");
+	assert_int_equal(t->switches[spine].level, 1);
+	assert_int_equal(t->switches[leaf1].level, 0);
+	assert_int_equal(t->switches[leaf2].parent, spine);
+	assert_string_equal(t->node_names[2], "node3");
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "node2")], leaf1);
+	dtplan_topology_destroy(t);
+}
+
+struct addr_case {
+	const char *a, *b;
+	const char *msg;
+};
+
+static void topology_from_addrs__inconsistent__inval(void **state)
+{
+	static const struct addr_case cases[] = {
+		{"s1.leaf1.n1", "s2.leaf1.n2", "puts switch 'leaf1' under 's2'"},
+		{"s.leaf1.n1", "s.leaf1.n1", "node 'n1' has two addresses"},
+		{"node1", "s.l.node2", "names no switch"},
+		{"s..n1", "s.l.n2", "is not an address"},
+		{"s.l.n1", "s.l.n 2", "is not an address"},
+		{"s.l.n1", "s.n2", "both a leaf and a switch above leaves"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const addrs[] = {cases[i].a, cases[i].b};
+		struct dtplan_topology *t = NULL;
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_topology_from_addrs(addrs, 2, &t, &err), DTPLAN_ERR_INVAL);
+		assert_null(t);
+		if (strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].msg);
+	}
+	assert_int_equal(dtplan_topology_from_addrs(NULL, 0, NULL, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void topology_queries__three_levels__ancestors_paths_leaves(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	int leaf1, leaf2, leaf3, leaf4, agg1, spine, path[8];
+	char names[4][64] = {"node01", "node05", "node06", "ghost"};
+
+	(void)state;
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"),
+						    &t, NULL),
+			 DTPLAN_OK);
+	leaf1 = dtplan_topology_switch_index(t, "leaf1");
+	leaf2 = dtplan_topology_switch_index(t, "leaf2");
+	leaf3 = dtplan_topology_switch_index(t, "leaf3");
+	leaf4 = dtplan_topology_switch_index(t, "leaf4");
+	agg1 = dtplan_topology_switch_index(t, "agg1");
+	spine = dtplan_topology_switch_index(t, "spine");
+	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf2), agg1);
+	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf3), spine);
+	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf1), leaf1);
+	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, agg1), agg1);
+	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, 99), -1);
+	/* leaf1 -> agg1 -> spine */
+	assert_int_equal(dtplan_topology_path_up(t, leaf1, path, 8), 3);
+	assert_int_equal(path[0], leaf1);
+	assert_int_equal(path[1], agg1);
+	assert_int_equal(path[2], spine);
+	assert_int_equal(dtplan_topology_path_up(t, leaf1, path, 1), 3);
+	assert_int_equal(dtplan_topology_path_up(t, leaf1, NULL, 0), 3);
+	assert_int_equal(dtplan_topology_path_up(t, -1, path, 8), 0);
+	/* leaf sizes 4, 4, 2, 6 */
+	assert_int_equal(dtplan_topology_leaf_size(t, leaf4), 6);
+	assert_int_equal(dtplan_topology_leaf_size(t, agg1), 0);
+	/* greedy by size 6, 4, 4, 2: 6 nodes -> 1 leaf, 7 -> 2, 14 -> 3, 16 -> 4, 17 -> none */
+	assert_int_equal(dtplan_topology_min_leaves(t, 6), 1);
+	assert_int_equal(dtplan_topology_min_leaves(t, 7), 2);
+	assert_int_equal(dtplan_topology_min_leaves(t, 14), 3);
+	assert_int_equal(dtplan_topology_min_leaves(t, 16), 4);
+	assert_int_equal(dtplan_topology_min_leaves(t, 17), 0);
+	assert_int_equal(dtplan_topology_min_leaves(t, 0), 0);
+	{
+		size_t unknown = 9;
+
+		/* node01 on leaf1, node05 and node06 on leaf2, ghost unknown */
+		assert_int_equal(dtplan_topology_leaves_used(t, (const char(*)[64])names, 4,
+							     &unknown),
+				 2);
+		assert_int_equal(unknown, 1);
+	}
+	dtplan_topology_destroy(t);
+}
+
+static void topology_lookups__hand_built_tree__scan_without_index(void **state)
+{
+	struct dtplan_switch sw[2] = {
+		{.name = "leaf", .parent = 1, .level = 0, .oversubscription = 1.0},
+		{.name = "spine", .parent = -1, .level = 1, .oversubscription = 1.0},
+	};
+	char names[2][64] = {"a", "b"};
+	int leaf[2] = {0, 0};
+	struct dtplan_topology t = {.n_switches = 2, .switches = sw, .n_nodes = 2,
+				    .node_names = names, .node_leaf = leaf};
+
+	(void)state;
+	assert_null(t.index);
+	assert_int_equal(dtplan_topology_switch_index(&t, "spine"), 1);
+	assert_int_equal(dtplan_topology_node_index(&t, "b"), 1);
+	assert_int_equal(dtplan_topology_node_index(&t, "c"), -1);
+	assert_int_equal(dtplan_topology_common_ancestor(&t, 0, 1), 1);
+	assert_int_equal(dtplan_topology_min_leaves(&t, 2), 1);
+}
+
+static void topology_parse_string__16384_nodes_512_leaves__fast_and_correct(void **state)
+{
+	/* 512 leaves of 32 nodes = 16,384 nodes; 16 aggregation switches of 32 leaves; a spine */
+	size_t size = 512 * 64 + 16 * 64 + 64, len = 0;
+	char *text = malloc(size);
+	struct dtplan_topology *t;
+	clock_t start;
+	double seconds;
+	int leaf511, agg15;
+	char name[64];
+
+	(void)state;
+	assert_non_null(text);
+	for (int l = 0; l < 512; l++)
+		len += (size_t)snprintf(text + len, size - len,
+					"SwitchName=leaf%d Nodes=n[%05d-%05d]\n", l, l * 32,
+					l * 32 + 31);
+	for (int a = 0; a < 16; a++)
+		len += (size_t)snprintf(text + len, size - len,
+					"SwitchName=agg%d Switches=leaf[%d-%d]\n", a, a * 32,
+					a * 32 + 31);
+	snprintf(text + len, size - len, "SwitchName=spine Switches=agg[0-15]\n");
+	start = clock();
+	t = parse_ok(text);
+	for (int i = 0; i < 16384; i++) {
+		snprintf(name, sizeof(name), "n%05d", i);
+		/* node i sits on leaf i / 32 */
+		if (t->node_leaf[dtplan_topology_node_index(t, name)] !=
+		    dtplan_topology_switch_index(t, "leaf0") + i / 32)
+			fail_msg("node %s on the wrong leaf", name);
+	}
+	seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+	assert_non_null(t->index);
+	assert_int_equal(t->n_nodes, 16384);
+	assert_int_equal(t->n_switches, 512 + 16 + 1);
+	leaf511 = dtplan_topology_switch_index(t, "leaf511");
+	agg15 = dtplan_topology_switch_index(t, "agg15");
+	assert_int_equal(t->switches[leaf511].parent, agg15);
+	assert_int_equal(t->switches[dtplan_topology_switch_index(t, "spine")].level, 2);
+	assert_int_equal(dtplan_topology_node_index(t, "n16384"), -1);
+	/* 1000 nodes at 32 per leaf need ceil(1000 / 32) = 32 leaves */
+	assert_int_equal(dtplan_topology_min_leaves(t, 1000), 32);
+	/* generous bound: a quadratic parse takes far longer under sanitizers */
+	if (seconds > 5.0)
+		fail_msg("parse and 16384 lookups took %.2f s", seconds);
+	dtplan_topology_destroy(t);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(topology_parse_string__two_leaves__tree_and_levels),
+		cmocka_unit_test(topology_parse_file__three_levels__levels_and_link_speed),
+		cmocka_unit_test(topology_parse_string__bad_files__error_names_file_and_line),
+		cmocka_unit_test(topology_parse__null_and_missing_file__errors),
+		cmocka_unit_test(topology_from_addrs__slurm_addresses__tree),
+		cmocka_unit_test(topology_from_addrs__inconsistent__inval),
+		cmocka_unit_test(topology_queries__three_levels__ancestors_paths_leaves),
+		cmocka_unit_test(topology_lookups__hand_built_tree__scan_without_index),
+		cmocka_unit_test(topology_parse_string__16384_nodes_512_leaves__fast_and_correct),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
