@@ -61,6 +61,18 @@ int cli_time(const char *cmd, const char *flag, const char *text, double *out);
 int cli_double(const char *cmd, const char *flag, const char *text, double min, double max,
 	       double *out);
 
+/*
+ * Reports a getopt_long() failure: c is its return (':' or '?'), opt is
+ * optopt, index is optind.  Returns CLI_EXIT_USAGE (cli/util.c).
+ */
+int cli_bad_option(const char *cmd, int c, int opt, char **argv, int index);
+
+/* Fails with CLI_EXIT_USAGE when arguments remain after the options, else 0. */
+int cli_no_operands(const char *cmd, int argc, char **argv, int index);
+
+/* Writes s as a JSON string literal (quoted and escaped). */
+void cli_json_string(FILE *out, const char *s);
+
 /* Prints the JSON text followed by a newline and frees it. */
 void cli_print_json(char *text);
 

@@ -20,6 +20,11 @@ static void cmd_help_usage(FILE *out);
 
 /* One row per subcommand; adding one means a row here and a cmd_<verb>.c. */
 static const struct cli_command commands[] = {
+	{"plan", "plan TP/PP/DP, ZeRO, micro-batch and checkpoints", cmd_plan, cmd_plan_usage},
+	{"ledger", "memory per GPU for one layout", cmd_ledger, cmd_ledger_usage},
+	{"pipeline", "simulate a 1F1B pipeline and its bubble", cmd_pipeline, cmd_pipeline_usage},
+	{"comm", "time of one collective", cmd_comm, cmd_comm_usage},
+	{"ckpt", "checkpoint interval from the MTBF", cmd_ckpt, cmd_ckpt_usage},
 	{"version", "print the version", cmd_version, cmd_version_usage},
 	{"help", "show help for a command", cmd_help, cmd_help_usage},
 	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},

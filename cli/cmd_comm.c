@@ -1,0 +1,125 @@
+/*
+ * cmd_comm.c: dtplan comm: time of one collective (alpha-beta model).
+ */
+#include "config.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "comm"
+
+void cmd_comm_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dtplan comm --op allreduce|allgather|reducescatter|p2p --bytes SIZE\n"
+		"                   --ranks N --bandwidth RATE [--latency TIME] [--algo ring|tree]\n"
+		"                   [--json]\n\n"
+		"Predicts the time of one collective of SIZE bytes over N ranks.\n\n"
+		"  --op OP            allreduce, allgather, reducescatter or p2p\n"
+		"  --bytes SIZE       buffer size: 14GB, 33.6MB, 1GiB, 14e9\n"
+		"  --ranks N          ranks taking part (2 for p2p)\n"
+		"  --bandwidth RATE   link bandwidth per rank: 900GB/s, 400Gb/s\n"
+		"  --latency TIME     per-message latency (default 0): 5us, 1.5ms\n"
+		"  --algo ALGO        ring or tree (all-reduce only; default ring)\n"
+		"  --json             print JSON instead of a table\n");
+}
+
+int cmd_comm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"op", required_argument, NULL, 'o'},
+		{"bytes", required_argument, NULL, 's'},
+		{"ranks", required_argument, NULL, 'n'},
+		{"bandwidth", required_argument, NULL, 'b'},
+		{"latency", required_argument, NULL, 'l'},
+		{"algo", required_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct dtplan_error err = {0};
+	enum dtplan_coll op = DTPLAN_COLL_ALLREDUCE;
+	enum dtplan_algo algo = DTPLAN_ALGO_RING;
+	double bytes = 0.0, bw = 0.0, lat = 0.0, secs, per_rank;
+	int ranks = 0, c, rc = 0;
+	bool json = false, have_op = false;
+	char a[32], b[32], t[32];
+
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (dtplan_coll_parse(optarg, &op, &err) != DTPLAN_OK)
+				rc = cli_usage_error(CMD, "--op: %s", err.text);
+			have_op = true;
+			break;
+		case 's':
+			rc = cli_bytes(CMD, "--bytes", optarg, &bytes);
+			if (rc == 0 && bytes > 1e18)
+				rc = cli_usage_error(CMD, "--bytes: '%s' is absurdly large (over 1 EB)",
+						     optarg);
+			break;
+		case 'n':
+			rc = cli_int(CMD, "--ranks", optarg, 1, 1 << 24, &ranks);
+			break;
+		case 'b':
+			rc = cli_rate(CMD, "--bandwidth", optarg, &bw);
+			break;
+		case 'l':
+			rc = cli_time(CMD, "--latency", optarg, &lat);
+			if (rc == 0 && lat > 3600.0)
+				rc = cli_usage_error(CMD, "--latency: '%s' is over an hour", optarg);
+			break;
+		case 'a':
+			if (dtplan_algo_parse(optarg, &algo, &err) != DTPLAN_OK)
+				rc = cli_usage_error(CMD, "--algo: %s", err.text);
+			break;
+		case 'j':
+			json = true;
+			break;
+		default:
+			rc = cli_bad_option(CMD, c, optopt, argv, optind);
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = cli_no_operands(CMD, argc, argv, optind);
+	if (rc != 0)
+		return rc;
+	if (!have_op)
+		return cli_usage_error(CMD, "--op is required");
+	if (bytes == 0.0)
+		return cli_usage_error(CMD, "--bytes is required");
+	if (ranks == 0)
+		return cli_usage_error(CMD, "--ranks is required");
+	if (bw == 0.0)
+		return cli_usage_error(CMD, "--bandwidth is required");
+	if (op == DTPLAN_COLL_P2P && ranks != 2)
+		return cli_usage_error(CMD, "--ranks %d: p2p is between 2 ranks", ranks);
+	if (algo == DTPLAN_ALGO_TREE && op != DTPLAN_COLL_ALLREDUCE)
+		return cli_usage_error(CMD, "--algo tree applies to allreduce only, not %s",
+				       dtplan_coll_name(op));
+	secs = dtplan_comm_seconds(op, algo, bytes, ranks, bw, lat);
+	per_rank = dtplan_comm_bytes_per_rank(op, algo, bytes, ranks);
+	if (json) {
+		printf("{\"op\": \"%s\", \"algo\": \"%s\", \"bytes\": %.17g, \"ranks\": %d, "
+		       "\"bandwidth\": %.17g, \"latency\": %.17g, \"seconds\": %.17g, "
+		       "\"bytes_per_rank\": %.17g}\n",
+		       dtplan_coll_name(op), dtplan_algo_name(algo), bytes, ranks, bw, lat, secs,
+		       per_rank);
+		return CLI_EXIT_OK;
+	}
+	printf("dtplan comm: %s (%s) of %s over %d ranks at %s, latency %s\n\n",
+	       dtplan_coll_name(op), dtplan_algo_name(algo), dtplan_format_bytes(bytes, a, sizeof(a)),
+	       ranks, dtplan_format_rate(bw, b, sizeof(b)), dtplan_format_time(lat, t, sizeof(t)));
+	printf("%-16s %14s\n", "quantity", "value");
+	printf("%-16s %14s\n", "time", dtplan_format_time(secs, t, sizeof(t)));
+	printf("%-16s %14s  (%.3f x the buffer)\n", "sent per rank",
+	       dtplan_format_bytes(per_rank, a, sizeof(a)), per_rank / bytes);
+	if (secs > 0.0)
+		printf("%-16s %14s\n", "algorithm bw", dtplan_format_rate(bytes / secs, b, sizeof(b)));
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,195 @@
+/*
+ * plan_json.c: plan -> JSON ("dtplan.plan/1").  The only Jansson user for
+ * plans.  Objects keep insertion order, so the text does not depend on
+ * Jansson's hash seed.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A JSON number for v; non-finite values (never expected) become null. */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Sets key to a fresh value; false (and value freed) on failure. */
+static bool put(json_t *obj, const char *key, json_t *value)
+{
+	return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+static json_t *model_json(const struct dtplan_model *m, int seq)
+{
+	return json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i}", "name", m->name, "params",
+			 num(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
+			 m->heads, "kv_heads", m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq);
+}
+
+static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
+{
+	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "bytes_per_gpu", "weights",
+			 num(l->weights), "gradients", num(l->gradients), "optimizer",
+			 num(l->optimizer), "activations", num(l->activations), "total",
+			 num(l->total), "capacity_bytes", num(capacity));
+}
+
+static json_t *prediction_json(const struct dtplan_candidate *c)
+{
+	const struct dtplan_step *s = &c->step;
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step_seconds",
+			 num(s->total), "compute_seconds", num(s->compute), "tp_comm_seconds",
+			 num(s->tp_comm), "pp_comm_seconds", num(s->pp_comm), "bubble_seconds",
+			 num(s->bubble), "dp_comm_seconds", num(s->dp_comm), "dp_exposed_seconds",
+			 num(s->dp_exposed), "tflops_per_gpu", num(c->tflops_per_gpu), "mfu",
+			 num(c->mfu), "net_bytes_per_gpu", num(c->net_bytes_per_gpu));
+}
+
+static json_t *parallelism_json(const struct dtplan_candidate *c)
+{
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "tp", c->tp, "pp", c->pp, "dp",
+			 c->dp, "zero", c->zero, "micro_batch", c->micro_batch, "num_microbatches",
+			 c->num_microbatches, "recompute", dtplan_recompute_name(c->recompute));
+}
+
+static json_t *runner_up_json(const struct dtplan_plan *p)
+{
+	json_t *o = parallelism_json(&p->runner_up);
+
+	if (o == NULL)
+		return NULL;
+	if (!put(o, "step_seconds", num(p->runner_up.step.total)) ||
+	    !put(o, "memory_bytes_per_gpu", num(p->runner_up.memory.total)) ||
+	    !put(o, "net_bytes_per_gpu", num(p->runner_up.net_bytes_per_gpu)) ||
+	    !put(o, "reason", json_string(p->runner_up_reason))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *checkpoint_json(const struct dtplan_plan *p)
+{
+	const struct dtplan_ckpt *c = &p->ckpt;
+	double write = p->request.ckpt_write_bytes_per_s > 0.0
+			       ? p->ckpt_bytes / p->request.ckpt_write_bytes_per_s
+			       : 0.0;
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
+			 num(c->interval_seconds), "interval_steps", num(c->interval_steps),
+			 "young_seconds", num(c->young_seconds), "daly_seconds",
+			 num(c->daly_seconds), "write_seconds", num(write), "job_mtbf_seconds",
+			 num(c->job_mtbf_seconds), "waste_fraction", num(c->waste_fraction), "bytes",
+			 num(p->ckpt_bytes));
+}
+
+static json_t *warnings_json(const struct dtplan_plan *p)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < p->n_warnings; i++) {
+		json_t *w = json_pack("{s:s, s:s}", "code", p->warnings[i].code, "message",
+				      p->warnings[i].message);
+
+		if (w == NULL || json_array_append_new(a, w) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *placement_json(const struct dtplan_plan *p)
+{
+	json_t *o = NULL, *nodes = json_array(), *ranks = json_array();
+
+	if (nodes == NULL || ranks == NULL)
+		goto fail;
+	for (size_t i = 0; i < p->n_nodes; i++)
+		if (json_array_append_new(nodes, json_string(p->node_names[i])) != 0)
+			goto fail;
+	for (size_t i = 0; i < p->n_ranks; i++) {
+		const struct dtplan_rank *r = &p->ranks[i];
+		json_t *j = json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "rank",
+				      (json_int_t)i, "node", r->node, "gpu", r->gpu, "local_rank",
+				      r->local_rank, "tp_rank", r->tp_rank, "pp_rank", r->pp_rank,
+				      "dp_rank", r->dp_rank, "nic", r->nic);
+
+		if (j == NULL || json_array_append_new(ranks, j) != 0)
+			goto fail;
+	}
+	o = json_pack("{s:o, s:s, s:o}", "nodes", nodes, "crosses_uplinks",
+		      p->best.crosses_uplinks ? p->best.crosses_uplinks : "none", "ranks", ranks);
+	return o; /* json_pack stole nodes and ranks, even on failure */
+fail:
+	json_decref(nodes);
+	json_decref(ranks);
+	return NULL;
+}
+
+static json_t *plan_json(const struct dtplan_plan *p)
+{
+	const struct dtplan_request *r = &p->request;
+	json_t *root = json_object();
+
+	if (root == NULL)
+		return NULL;
+	if (!put(root, "schema", json_string(DTPLAN_PLAN_SCHEMA)) ||
+	    !put(root, "model", model_json(&r->model, r->seq)) ||
+	    !put(root, "gpu", json_pack("{s:s, s:o}", "name", r->gpu.name, "memory_bytes",
+					num(r->gpu.memory_bytes))) ||
+	    !put(root, "gpus", json_integer(r->gpus)) ||
+	    !put(root, "gpus_per_node", json_integer(r->gpus_per_node)) ||
+	    !put(root, "global_batch", json_integer(r->global_batch)) ||
+	    !put(root, "parallelism", parallelism_json(&p->best)) ||
+	    !put(root, "memory",
+		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||
+	    !put(root, "prediction", prediction_json(&p->best)) ||
+	    !put(root, "runner_up", p->have_runner_up ? runner_up_json(p) : json_null()) ||
+	    !put(root, "checkpoint", checkpoint_json(p)) ||
+	    !put(root, "warnings", warnings_json(p)) ||
+	    !put(root, "degraded", json_boolean(p->degraded)) ||
+	    !put(root, "degraded_reason", json_string(p->degraded_reason)) ||
+	    !put(root, "considered", json_integer((json_int_t)p->n_considered)) ||
+	    !put(root, "fitting", json_integer((json_int_t)p->n_fit)))
+		goto fail;
+	if (p->n_ranks > 0 && !put(root, "placement", placement_json(p)))
+		goto fail;
+	return root;
+fail:
+	json_decref(root);
+	return NULL;
+}
+
+enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, char **out,
+				    struct dtplan_error *err)
+{
+	json_t *root = NULL;
+	enum dtplan_err rv;
+
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+		goto out;
+	}
+	root = plan_json(p);
+	if (root != NULL)
+		*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
+						JSON_PRESERVE_ORDER);
+	if (*out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0,
+				   "out of memory while writing the plan as JSON");
+		goto out;
+	}
+	rv = DTPLAN_OK;
+out:
+	json_decref(root);
+	return rv;
+}

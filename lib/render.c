@@ -1,0 +1,317 @@
+/*
+ * render.c: plan -> the readable block for people and the job log, and an
+ * SVG picture of nodes and GPUs coloured by pipeline stage.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Nodes listed in the rank map and drawn in the picture; the rest are counted. */
+#define MAX_MAP_NODES 64
+#define MAX_SVG_NODES 256
+
+/* An in-memory stream; finish() hands back the text or reports NOMEM. */
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static bool sink_open(struct sink *s)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	return s->f != NULL;
+}
+
+static enum dtplan_err sink_finish(struct sink *s, char **out, struct dtplan_error *err)
+{
+	bool failed = s->f == NULL || ferror(s->f);
+
+	if (s->f != NULL && fclose(s->f) != 0)
+		failed = true;
+	if (failed) {
+		free(s->buf);
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
+	}
+	*out = s->buf;
+	return DTPLAN_OK;
+}
+
+static int nodes_of(const struct dtplan_request *r)
+{
+	return (r->gpus + r->gpus_per_node - 1) / r->gpus_per_node;
+}
+
+static void text_memory(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_ledger *l = &p->best.memory;
+	const struct dtplan_request *r = &p->request;
+	char a[32], b[32], c[32], d[32], t[32], cap[32], mem[32];
+
+	fprintf(f, "  memory/GPU   %s total = weights %s + gradients %s + optimizer %s + "
+		   "activations %s\n",
+		dtplan_format_bytes(l->total, t, sizeof(t)),
+		dtplan_format_bytes(l->weights, a, sizeof(a)),
+		dtplan_format_bytes(l->gradients, b, sizeof(b)),
+		dtplan_format_bytes(l->optimizer, c, sizeof(c)),
+		dtplan_format_bytes(l->activations, d, sizeof(d)));
+	fprintf(f, "               of %s usable (%s, %.0f%% kept free), %.0f%% used\n",
+		dtplan_format_bytes(r->gpu.memory_bytes * (1.0 - r->memory_headroom), cap,
+				    sizeof(cap)),
+		dtplan_format_bytes(r->gpu.memory_bytes, mem, sizeof(mem)),
+		r->memory_headroom * 100.0,
+		l->total / (r->gpu.memory_bytes * (1.0 - r->memory_headroom)) * 100.0);
+}
+
+static void text_step(FILE *f, const struct dtplan_candidate *c)
+{
+	const struct dtplan_step *s = &c->step;
+	char t[32], a[32], b[32], d[32], e[32], g[32], h[32];
+
+	fprintf(f, "  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s\n",
+		dtplan_format_time(s->total, t, sizeof(t)),
+		dtplan_format_time(s->compute, a, sizeof(a)),
+		dtplan_format_time(s->tp_comm, b, sizeof(b)),
+		dtplan_format_time(s->bubble, d, sizeof(d)),
+		dtplan_format_time(s->pp_comm, e, sizeof(e)),
+		dtplan_format_time(s->dp_exposed, g, sizeof(g)));
+	fprintf(f, "               DP/ZeRO traffic %s per step, %s per GPU over the network\n",
+		dtplan_format_time(s->dp_comm, h, sizeof(h)),
+		dtplan_format_bytes(c->net_bytes_per_gpu, t, sizeof(t)));
+	fprintf(f, "  throughput   %.1f TFLOP/s per GPU, MFU %.1f%%\n", c->tflops_per_gpu,
+		c->mfu * 100.0);
+}
+
+static void text_ckpt(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_ckpt *k = &p->ckpt;
+	const struct dtplan_request *r = &p->request;
+	char iv[32], mtbf[32], wr[32], by[32], bw[32], y[32];
+	double write = p->ckpt_bytes / r->ckpt_write_bytes_per_s;
+
+	fprintf(f, "  checkpoint   every %.1f min (%.0f steps)\n", k->interval_seconds / 60.0,
+		k->interval_steps);
+	fprintf(f, "               why: job MTBF %s (%.0f GPU-hours per GPU / %d GPUs), one "
+		   "write %s (%s at %s); Daly %s, Young %s, waste %.1f%%\n",
+		dtplan_format_time(k->job_mtbf_seconds, mtbf, sizeof(mtbf)), r->mtbf_gpu_hours,
+		r->gpus, dtplan_format_time(write, wr, sizeof(wr)),
+		dtplan_format_bytes(p->ckpt_bytes, by, sizeof(by)),
+		dtplan_format_rate(r->ckpt_write_bytes_per_s, bw, sizeof(bw)),
+		dtplan_format_time(k->daly_seconds, iv, sizeof(iv)),
+		dtplan_format_time(k->young_seconds, y, sizeof(y)), k->waste_fraction * 100.0);
+}
+
+static void text_ranks(FILE *f, const struct dtplan_plan *p)
+{
+	size_t shown = p->n_nodes < MAX_MAP_NODES ? p->n_nodes : MAX_MAP_NODES;
+
+	fprintf(f, "  rank map     rank(tp,pp,dp) per GPU\n");
+	for (size_t n = 0; n < shown; n++) {
+		fprintf(f, "    %-16s", p->node_names[n]);
+		for (size_t i = 0; i < p->n_ranks; i++) {
+			const struct dtplan_rank *k = &p->ranks[i];
+
+			if (k->node != (int)n)
+				continue;
+			fprintf(f, " g%d:r%zu(%d,%d,%d)%s%s", k->gpu, i, k->tp_rank, k->pp_rank,
+				k->dp_rank, k->nic[0] ? "@" : "", k->nic);
+		}
+		fputc('\n', f);
+	}
+	if (shown < p->n_nodes)
+		fprintf(f, "    ... %zu more nodes\n", p->n_nodes - shown);
+}
+
+enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
+					struct dtplan_error *err)
+{
+	const struct dtplan_request *r;
+	const struct dtplan_candidate *c;
+	struct sink s = {0};
+	char count[32], buf[256];
+
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+	if (!sink_open(&s))
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
+	r = &p->request;
+	c = &p->best;
+	fprintf(s.f, "dtplan plan (dtplan %s)\n", dtplan_version());
+	fprintf(s.f, "  model        %s: %s parameters, %d layers, hidden %d, %d heads (%d kv), "
+		     "seq %d\n",
+		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),
+		r->model.layers, r->model.hidden, r->model.heads,
+		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
+	fprintf(s.f, "  GPUs         %d x %s (%d nodes of %d)\n", r->gpus, r->gpu.name,
+		nodes_of(r), r->gpus_per_node);
+	fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d\n", c->tp, c->pp, c->dp);
+	fprintf(s.f, "  ZeRO         stage %d\n", c->zero);
+	fprintf(s.f, "  micro-batch  %d x %d micro-batches (global batch %d)\n", c->micro_batch,
+		c->num_microbatches, r->global_batch);
+	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));
+	text_memory(s.f, p);
+	text_step(s.f, c);
+	if (p->have_runner_up)
+		fprintf(s.f, "  runner-up    %s\n               why not: %s\n",
+			dtplan__candidate_describe(&p->runner_up, buf, sizeof(buf)),
+			p->runner_up_reason);
+	text_ckpt(s.f, p);
+	fprintf(s.f, "  searched     %zu configurations, %zu fit in memory\n", p->n_considered,
+		p->n_fit);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		fprintf(s.f, "  warning      [%s] %s\n", p->warnings[i].code,
+			p->warnings[i].message);
+	if (p->degraded)
+		fprintf(s.f, "  degraded     %s\n", p->degraded_reason);
+	if (p->n_ranks > 0 && p->n_nodes > 0)
+		text_ranks(s.f, p);
+	return sink_finish(&s, out, err);
+}
+
+/* ------------------------------------------------------------------------
+ * SVG
+ * ---------------------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *t)
+{
+	for (; *t != '\0'; t++) {
+		switch (*t) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*t, f);
+		}
+	}
+}
+
+/* Stage colour: hues spread around the wheel, repeating after 12. */
+static void stage_colour(int stage, char *buf, size_t size)
+{
+	snprintf(buf, size, "hsl(%d,65%%,60%%)", (stage % 12) * 30);
+}
+
+/* The PP stage of (node, gpu): from the ranks, else from rank order tp, dp, pp. */
+static int svg_stage(const struct dtplan_plan *p, int node, int gpu, int *rank)
+{
+	const struct dtplan_request *r = &p->request;
+	long k;
+
+	if (p->n_ranks > 0) {
+		for (size_t i = 0; i < p->n_ranks; i++)
+			if (p->ranks[i].node == node && p->ranks[i].gpu == gpu) {
+				*rank = (int)i;
+				return p->ranks[i].pp_rank;
+			}
+		*rank = -1;
+		return -1;
+	}
+	k = (long)node * r->gpus_per_node + gpu;
+	if (k >= r->gpus) {
+		*rank = -1;
+		return -1;
+	}
+	*rank = (int)k;
+	return (int)(k / ((long)p->best.tp * p->best.dp));
+}
+
+enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
+				       struct dtplan_error *err)
+{
+	const int gw = 22, pad = 8, label = 16, cols = 4;
+	struct sink s = {0};
+	int n_nodes, gpn, shown, node_w, node_h, rows, width, height, legend;
+	char colour[32], name[80];
+
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+	if (!sink_open(&s))
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
+	gpn = p->request.gpus_per_node;
+	n_nodes = p->n_nodes > 0 ? (int)p->n_nodes : nodes_of(&p->request);
+	shown = n_nodes < MAX_SVG_NODES ? n_nodes : MAX_SVG_NODES;
+	node_w = pad * 2 + (gpn < 8 ? gpn : 8) * (gw + 2);
+	node_h = label + pad + ((gpn + 7) / 8) * (gw + 2) + pad;
+	rows = (shown + cols - 1) / cols;
+	legend = p->best.pp < 12 ? p->best.pp : 12;
+	width = cols * (node_w + pad) + pad;
+	if (width < 420)
+		width = 420;
+	height = 40 + rows * (node_h + pad) + 30;
+	fprintf(s.f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n",
+		width, height);
+	fprintf(s.f, "<title>dtplan plan: ");
+	xml_text(s.f, p->request.model.name);
+	fprintf(s.f, " on %d GPUs, TP %d x PP %d x DP %d</title>\n", p->request.gpus, p->best.tp,
+		p->best.pp, p->best.dp);
+	fprintf(s.f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(s.f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", pad);
+	xml_text(s.f, p->request.model.name);
+	fprintf(s.f, ": TP %d x PP %d x DP %d, ZeRO-%d on %d x %s</text>\n", p->best.tp,
+		p->best.pp, p->best.dp, p->best.zero, p->request.gpus, p->request.gpu.name);
+	for (int n = 0; n < shown; n++) {
+		int x = pad + (n % cols) * (node_w + pad), y = 34 + (n / cols) * (node_h + pad);
+
+		if (p->n_nodes > 0)
+			snprintf(name, sizeof(name), "%s", p->node_names[n]);
+		else
+			snprintf(name, sizeof(name), "node %d", n);
+		fprintf(s.f,
+			"<g class=\"node\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			"rx=\"4\" fill=\"#f4f4f4\" stroke=\"#888\"/>\n<text x=\"%d\" y=\"%d\">",
+			x, y, node_w, node_h, x + pad, y + label - 3);
+		xml_text(s.f, name);
+		fprintf(s.f, "</text>\n");
+		for (int g = 0; g < gpn; g++) {
+			int rank, stage = svg_stage(p, n, g, &rank);
+			int gx = x + pad + (g % 8) * (gw + 2), gy = y + label + (g / 8) * (gw + 2);
+
+			if (stage < 0)
+				snprintf(colour, sizeof(colour), "#dddddd");
+			else
+				stage_colour(stage, colour, sizeof(colour));
+			fprintf(s.f,
+				"<rect class=\"gpu\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				"fill=\"%s\" stroke=\"#333\"><title>GPU %d",
+				gx, gy, gw, gw, colour, g);
+			if (rank >= 0)
+				fprintf(s.f, ", rank %d, PP stage %d", rank, stage);
+			fprintf(s.f, "</title></rect>\n");
+		}
+		fprintf(s.f, "</g>\n");
+	}
+	if (shown < n_nodes)
+		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad,
+			height - 22, n_nodes - shown);
+	for (int i = 0; i < legend; i++) {
+		stage_colour(i, colour, sizeof(colour));
+		fprintf(s.f,
+			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\">stage %d</text>\n",
+			pad + i * 64, height - 16, colour, pad + i * 64 + 16, height - 6, i);
+	}
+	fprintf(s.f, "</svg>\n");
+	return sink_finish(&s, out, err);
+}
