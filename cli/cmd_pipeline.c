@@ -28,7 +28,8 @@ void cmd_pipeline_usage(FILE *out)
 		"  --chunks V           model chunks per stage, interleaved schedule (default 1)\n"
 		"  --json               print JSON instead of text\n"
 		"Times are in units of one micro-batch forward on one stage.  In the chart\n"
-		"F3 is the forward and B3 the backward of micro-batch 3; '.' is idle.\n");
+		"F3 is the forward and B3 the backward of micro-batch 3 (of one chunk when\n"
+		"V > 1); '.' is idle.\n");
 }
 
 static int digits(int n)
@@ -45,7 +46,8 @@ static int digits(int n)
 /* One row per stage, one cell per forward-long time slot. */
 static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan_pipeline *p)
 {
-	int slots = (int)ceil(p->makespan / in->forward - 1e-9);
+	double unit = in->forward / in->chunks; /* one chunk's forward */
+	int slots = (int)ceil(p->makespan / unit - 1e-9);
 	int w = 1 + digits(in->microbatches - 1);
 	size_t i = 0;
 
@@ -53,15 +55,15 @@ static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan
 		printf("\n(chart omitted: %d time slots, more than %d)\n", slots, MAX_SLOTS);
 		return;
 	}
-	printf("\nschedule (one column per forward time):\n");
+	printf("\nschedule (one column per forward time of one chunk):\n");
 	for (int s = 0; s < in->stages; s++) {
 		int t = 0;
 
 		printf("stage %*d |", digits(in->stages - 1), s);
 		for (; i < p->n_ops && p->ops[i].stage == s; i++) {
 			const struct dtplan_pipeline_op *op = &p->ops[i];
-			int a = (int)floor(op->start / in->forward + 1e-9);
-			int b = (int)ceil(op->end / in->forward - 1e-9);
+			int a = (int)floor(op->start / unit + 1e-9);
+			int b = (int)ceil(op->end / unit - 1e-9);
 
 			for (; t < a; t++)
 				printf(" %-*s", w, ".");
@@ -132,10 +134,6 @@ int cmd_pipeline(int argc, char **argv)
 				       "--stages %d x --microbatches %d x --chunks %d is too large "
 				       "to simulate (at most 5000000)",
 				       in.stages, in.microbatches, in.chunks);
-	if (in.chunks > 1) {
-		in.forward /= in.chunks;
-		in.backward /= in.chunks;
-	}
 	if (dtplan_pipeline_simulate(&in, &p, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
 	if (json) {

@@ -11,12 +11,10 @@ int cli_bad_option(const char *cmd, int c, int opt, char **argv, int index)
 {
 	const char *arg = index > 0 ? argv[index - 1] : "";
 
-	if (c == ':') {
-		if (opt != 0)
-			return cli_usage_error(cmd, "option '-%c' needs a value", opt);
+	/* a long option names itself in argv; optopt is its value then */
+	if (c == ':')
 		return cli_usage_error(cmd, "option '%s' needs a value", arg);
-	}
-	if (opt != 0)
+	if (opt != 0 && strncmp(arg, "--", 2) != 0)
 		return cli_usage_error(cmd, "unknown option '-%c'", opt);
 	return cli_usage_error(cmd, "unknown option '%s'", arg);
 }

@@ -161,7 +161,7 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
 	r = &p->request;
 	c = &p->best;
-	fprintf(s.f, "dtplan plan (dtplan %s)\n", dtplan_version());
+	fprintf(s.f, "dtplan plan\n");
 	fprintf(s.f, "  model        %s: %s parameters, %d layers, hidden %d, %d heads (%d kv), "
 		     "seq %d\n",
 		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),

@@ -1,0 +1,76 @@
+/*
+ * bench_plan.c: cost of dtplan_plan_create() from 8 to 131,072 GPUs.
+ *
+ * Not a test: `make bench` builds and runs it.  For each GPU count it plans
+ * a model several times and prints the median wall time and the process's
+ * peak resident memory (getrusage ru_maxrss) so far.
+ */
+#include "config.h"
+
+#include "dtplan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define REPEATS 7
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	const char *model = argc > 1 ? argv[1] : "llama2-70b";
+	struct dtplan_request req;
+	struct dtplan_error err = {0};
+	struct rusage ru;
+	double t[REPEATS];
+	char buf[1024];
+
+	dtplan_request_init(&req);
+	if (dtplan_model_parse(model, &req.model, &err) != DTPLAN_OK) {
+		fprintf(stderr, "bench_plan: %s\n", dtplan_error_format(&err, buf, sizeof(buf)));
+		return 1;
+	}
+	printf("model %s, h100-sxm, 8 GPUs per node, %d runs per row\n\n", req.model.name,
+	       REPEATS);
+	printf("%8s %12s %10s %10s %14s %14s\n", "GPUs", "median ms", "min ms", "max ms",
+	       "considered", "peak RSS MB");
+	for (int gpus = 8; gpus <= 131072; gpus *= 4) {
+		struct dtplan_plan *p = NULL;
+		size_t considered = 0;
+		enum dtplan_err rv = DTPLAN_OK;
+
+		req.gpus = gpus;
+		for (int i = 0; i < REPEATS; i++) {
+			double t0 = now();
+
+			rv = dtplan_plan_create(&req, NULL, &p, &err);
+			t[i] = (now() - t0) * 1e3;
+			if (p != NULL)
+				considered = p->n_considered;
+			dtplan_plan_destroy(p);
+			p = NULL;
+		}
+		qsort(t, REPEATS, sizeof(t[0]), cmp_double);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("%8d %12.3f %10.3f %10.3f %14zu %14.1f%s\n", gpus, t[REPEATS / 2], t[0],
+		       t[REPEATS - 1], considered, ru.ru_maxrss / 1024.0,
+		       rv == DTPLAN_OK ? "" : "  (no fit)");
+	}
+	return 0;
+}

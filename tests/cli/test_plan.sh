@@ -1,0 +1,72 @@
+#!/bin/sh
+# dtplan plan: the whole plan, offline.
+. "$(dirname "$0")/lib.sh"
+
+run 0 plan --help; stdout_starts "Usage: dtplan plan"
+run 0 --help; stdout_has "plan "
+
+# the seed recipe: 70B on 128 A100-80GB (16 nodes of 8): TP 8 x PP 4 x DP 4
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb
+golden plan_70b_128_a100.txt
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --json
+json_eq "j['schema']" dtplan.plan/1
+json_eq "j['parallelism']['tp']" 8
+json_eq "j['parallelism']['pp'] * j['parallelism']['dp']" 16
+json_eq "j['memory']['bytes_per_gpu']['total'] <= j['memory']['capacity_bytes']" True
+json_eq "j['gpus_per_node']" 8
+json_eq "sorted(j['prediction'].keys())[:3]" "['bubble_seconds', 'compute_seconds', 'dp_comm_seconds']"
+json_eq "j['checkpoint']['bytes'] == 16 * j['model']['params']" True
+json_eq "len(j['runner_up']['reason']) > 20" True
+json_eq "j['warnings']" "[]"
+json_eq "'placement' in j" False
+# 7B on one node of 8: plain data parallelism
+run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --json
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'])" "(1, 1, 8)"
+# pinned choices
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --json
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(4, 2, 16, 1)"
+json_eq "j['parallelism']['num_microbatches']" 32
+json_eq "j['considered']" 1
+# other knobs
+run 0 plan --model 13B --gpus 32 --gpus-per-node 4 --seq 2048 --global-batch 512 --json
+json_eq "j['model']['seq']" 2048
+json_eq "j['gpus_per_node']" 4
+json_eq "j['parallelism']['tp'] <= 4" True
+# a large TP pinned beyond the NVLink domain of a PCIe-like 4-GPU node warns
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --gpus-per-node 4 --tp 8 --json
+json_eq "[w['code'] for w in j['warnings']][0]" tp-exceeds-domain
+# SVG
+svg=$(mktemp); rm -f "$svg"
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --svg "$svg"
+if grep -q '<svg' "$svg" && [ "$(grep -o 'class="gpu"' "$svg" | wc -l)" -eq 128 ]; then
+	_pass "svg has 128 GPUs"; else _fail "svg has 128 GPUs"; fi
+rm -f "$svg"
+run 1 plan --model llama2-7b --gpus 8 --svg /nonexistent-dir/plan.svg; stderr_has "cannot write '/nonexistent-dir/plan.svg'"
+
+# nothing fits: exit 1, why, and the smallest GPU count
+run 1 plan --model llama2-70b --gpus 8 --gpu a100-80gb
+stderr_has "does not fit on 8 a100-80gb GPUs"
+stderr_has "smallest power-of-two GPU count that fits is 16"
+
+# bad input
+run 2 plan --gpus 8; stderr_has "--model is required"
+run 2 plan --model 7B; stderr_has "--gpus is required"
+run 2 plan --model 7B --gpus 0; stderr_has "--gpus: 0 is out of range"
+run 2 plan --model 7B --gpus -16; stderr_has "--gpus: -16 is out of range"
+run 2 plan --model 7B --gpus 1e3; stderr_has "--gpus: '1e3' is not a whole number"
+run 2 plan --model 7B --gpus 4194304; stderr_has "out of range"
+run 2 plan --model 7B --gpus 8 --gpus-per-node 0; stderr_has "--gpus-per-node: 0 is out of range"
+run 2 plan --model 7B --gpus 8 --gpu v100-sxm9; stderr_has "--gpu:"
+run 2 plan --model 7B --gpus 8 --seq 0; stderr_has "--seq: 0 is out of range"
+run 2 plan --model 7B --gpus 8 --global-batch x; stderr_has "--global-batch: 'x' is not a whole number"
+run 2 plan --model llama2-70b --gpus 128 --tp 3; stderr_has "--tp: TP 3 does not divide the 64 attention heads"
+run 2 plan --model llama2-70b --gpus 128 --pp 3; stderr_has "--pp: PP 3 does not divide the 80 layers"
+run 2 plan --model llama2-70b --gpus 128 --zero 3 --pp 2; stderr_has "--zero: ZeRO-3 needs PP 1"
+run 2 plan --model llama2-70b --gpus 128 --zero 5; stderr_has "--zero: 5 is out of range"
+run 2 plan --model llama2-70b --gpus 128 --micro-batch 4096; stderr_has "--micro-batch: micro-batch 4096 is larger"
+run 2 plan --model llama2-70b --gpus 128 --recompute half; stderr_has "--recompute"
+run 2 plan --model gpt5 --gpus 8; stderr_has "unknown model 'gpt5'"
+run 2 plan --model 7B --gpus 8 --nodes 2; stderr_has "unknown option '--nodes'"
+run 2 plan --model 7B --gpus 8 --svg; stderr_has "option '--svg' needs a value"
+run 2 plan --model 7B --gpus 8 more; stderr_has "unexpected argument 'more'"
+finish

@@ -1,0 +1,515 @@
+/*
+ * test_search.c: the configuration search, the step-time model and plans
+ * (lib/search.c, lib/plan.c).  Hand arithmetic follows
+ * doc/internals/cost-model.md.
+ */
+#include "test_common.h"
+
+#include "dtplan_private.h"
+
+/* A request on a named preset and GPU with the library's defaults. */
+static void preset_request(struct dtplan_request *r, const char *model, const char *gpu, int gpus)
+{
+	dtplan_request_init(r);
+	assert_int_equal(dtplan_model_parse(model, &r->model, NULL), DTPLAN_OK);
+	r->gpu = *dtplan_gpu_find(gpu, NULL);
+	r->gpus = gpus;
+}
+
+/*
+ * A small made-up world with round numbers: 1e9 parameters, 4 layers,
+ * hidden 1024, 8 heads; 16 GPUs, 8 per node, 80 GB, 100 TFLOP/s, NVLink
+ * 100 GB/s, network 10 GB/s, no latency; seq 1024, global batch 64.
+ */
+static void toy_request(struct dtplan_request *r)
+{
+	dtplan_request_init(r);
+	snprintf(r->model.name, sizeof(r->model.name), "toy");
+	r->model.layers = 4;
+	r->model.hidden = 1024;
+	r->model.heads = 8;
+	r->model.kv_heads = 8;
+	r->model.ffn = 4096;
+	r->model.vocab = 32000;
+	r->model.params = 1e9;
+	r->model.params_given = true;
+	snprintf(r->gpu.name, sizeof(r->gpu.name), "toy-gpu");
+	r->gpu.memory_bytes = 80e9;
+	r->gpu.peak_bf16_flops = 100e12;
+	r->gpu.nvlink_bytes_per_s = 100e9;
+	r->gpu.domain_size = 8;
+	r->gpus = 16;
+	r->gpus_per_node = 8;
+	r->seq = 1024;
+	r->global_batch = 64;
+	r->nvlink_latency_s = 0.0;
+	r->net_bytes_per_s = 10e9;
+	r->net_latency_s = 0.0;
+	r->efficiency = 0.5;
+}
+
+static void plan_create__llama2_70b_on_128_a100__tp8_and_fits(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_int_equal(p->best.tp, 8);
+	/* usable memory 80 GB * (1 - 0.1) = 72 GB */
+	assert_true(p->best.memory.total <= 72e9);
+	/* the seed recipe TP 8 x PP 4 x DP 4; the model picks ZeRO-0 (same bytes as ZeRO-1,
+	 * fits without sharding) */
+	assert_int_equal(p->best.pp, 4);
+	assert_int_equal(p->best.dp, 4);
+	assert_int_equal(p->best.tp * p->best.pp * p->best.dp, 128);
+	assert_true(p->have_runner_up);
+	assert_true(strlen(p->runner_up_reason) > 20);
+	assert_true(p->n_fit > 0 && p->n_fit <= p->n_considered);
+	dtplan_plan_destroy(p);
+}
+
+static void plan_create__llama2_7b_on_8_a100__plain_data_parallel(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	preset_request(&r, "llama2-7b", "a100-80gb", 8);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->best.tp, 1);
+	assert_int_equal(p->best.pp, 1);
+	assert_int_equal(p->best.dp, 8);
+	assert_true(p->best.memory.total <= 72e9);
+	/* one node: nothing crosses the network */
+	assert_near(p->best.net_bytes_per_gpu, 0.0, 0.0);
+	dtplan_plan_destroy(p);
+}
+
+static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_candidate c = {.tp = 2, .pp = 2, .dp = 4, .zero = 0, .micro_batch = 2};
+	bool fits = false;
+
+	(void)state;
+	toy_request(&r);
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_true(fits);
+	/* m = 64 / (4 * 2) = 8 */
+	assert_int_equal(c.num_microbatches, 8);
+	/* compute = 6 * 1e9 * (64 * 1024) / (16 * 100e12 * 0.5) = 0.49152 s */
+	assert_rel(c.step.compute, 0.49152, 1e-12);
+	/* TP: 4 layers / 2 stages * 4 all-reduces * 8 micro-batches = 64 all-reduces of
+	 * 2 * 1024 * 2 * 1024 = 4194304 B over 2 at 100 GB/s: 4194304 / 1e11 each */
+	assert_rel(c.step.tp_comm, 64 * 4194304 / 1e11, 1e-12);
+	/* bubble = (p-1)/m * (compute + tp) = (0.49152 + 0.00268435456) / 8 */
+	assert_rel(c.step.bubble, (0.49152 + 0.00268435456) / 8.0, 1e-9);
+	/* PP crosses nodes (16 ranks > 8 per node): 2 (p-1) p2p of 2097152 B at 10 GB/s */
+	assert_rel(c.step.pp_comm, 2.0 * 2097152 / 10e9, 1e-12);
+	/* DP inside a node (tp * dp = 8): all-reduce of 2 * 1e9 / 4 = 5e8 B over 4 at
+	 * 100 GB/s = 2 * 3/4 * 5e8 / 1e11 = 7.5 ms, hidden behind one backward
+	 * (0.49152 / 8 * 2/3 = 40.96 ms); the overlap tax charges 10% of it */
+	assert_rel(c.step.dp_comm, 7.5e-3, 1e-12);
+	assert_rel(c.step.dp_exposed, 7.5e-4, 1e-9);
+	assert_rel(c.step.total, 0.49152 + 0.00268435456 + 0.0617755443 + 4.194304e-4 + 7.5e-4,
+		   1e-9);
+	/* network: PP only, 2 (p-1)/p * m * 2097152 = 16777216 B */
+	assert_rel(c.net_bytes_per_gpu, 16777216.0, 1e-12);
+	/* achieved model FLOPs: 3.93216e14 / (total * 16) */
+	assert_rel(c.tflops_per_gpu, 3.93216e14 / (c.step.total * 16) / 1e12, 1e-12);
+	assert_rel(c.mfu, c.tflops_per_gpu * 1e12 / 100e12, 1e-12);
+}
+
+static void candidate_evaluate__toy_zero3_across_nodes__gathers_exposed(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_candidate c = {.tp = 2, .pp = 1, .dp = 8, .zero = 3, .micro_batch = 1};
+	bool fits = false;
+
+	(void)state;
+	toy_request(&r);
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_true(fits);
+	assert_int_equal(c.num_microbatches, 8); /* 64 / 8 */
+	/* DP spans 16 ranks: network.  Parameters held 1e9/2, 2 bytes each = 1e9 B.
+	 * reduce-scatter = all-gather = 7/8 * 1e9 / 1e10 = 0.0875 s.
+	 * forward of one micro-batch = 0.16384 / 8 = 0.02048 s, backward 0.04096 s.
+	 * exposed = 8 * ((0.0875 - 0.02048) + (0.175 - 0.04096)) = 1.60848 s,
+	 * total traffic = 8 * 3 * 0.0875 = 2.1 s, tax 10% of the hidden 0.49152 s */
+	assert_rel(c.step.dp_comm, 2.1, 1e-12);
+	assert_rel(c.step.dp_exposed, 1.60848 + 0.049152, 1e-9);
+	assert_near(c.step.bubble, 0.0, 0.0);
+	assert_near(c.step.pp_comm, 0.0, 0.0);
+	/* 8 micro-batches * 3 collectives * 7/8 * 1e9 B */
+	assert_rel(c.net_bytes_per_gpu, 2.1e10, 1e-12);
+}
+
+static void candidate_evaluate__selective_and_full__flops(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_candidate c = {.tp = 1, .pp = 1, .dp = 16, .micro_batch = 1};
+	bool fits;
+
+	(void)state;
+	toy_request(&r);
+	/* 6 N T = 6 * 1e9 * 65536 = 3.93216e14 */
+	c.recompute = DTPLAN_RECOMPUTE_NONE;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_rel(c.flops_per_step, 3.93216e14, 1e-12);
+	/* selective: * (1 + s/(18h)) = * (1 + 1024/18432) */
+	c.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_rel(c.flops_per_step, 3.93216e14 * (1.0 + 1024.0 / 18432.0), 1e-12);
+	/* full: 8 N T */
+	c.recompute = DTPLAN_RECOMPUTE_FULL;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_rel(c.flops_per_step, 8.0 * 1e9 * 65536, 1e-12);
+}
+
+static void candidate_evaluate__bad_candidates__inval(void **state)
+{
+	struct dtplan_request r;
+	const struct dtplan_candidate bad[] = {
+		{.tp = 0, .pp = 1, .dp = 1, .micro_batch = 1},
+		{.tp = 1, .pp = 0, .dp = 1, .micro_batch = 1},
+		{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 0},
+		{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .zero = 4},
+		{.tp = 1, .pp = 1, .dp = 64, .micro_batch = 2}, /* 128 > global batch 64 */
+	};
+	bool fits;
+
+	(void)state;
+	toy_request(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dtplan_candidate c = bad[i];
+
+		assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_ERR_INVAL);
+	}
+	assert_int_equal(dtplan__candidate_evaluate(&r, NULL, &fits, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void plan_create__pinned_choices__honoured(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	r.tp = 4;
+	r.pp = 2;
+	r.zero = 1;
+	r.micro_batch = 2;
+	r.recompute = DTPLAN_RECOMPUTE_FULL;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->best.tp, 4);
+	assert_int_equal(p->best.pp, 2);
+	assert_int_equal(p->best.dp, 16);
+	assert_int_equal(p->best.zero, 1);
+	assert_int_equal(p->best.micro_batch, 2);
+	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_FULL);
+	/* only the micro-batch count is left: m = 1024 / (16 * 2) = 32; one configuration */
+	assert_int_equal(p->best.num_microbatches, 32);
+	assert_int_equal(p->n_considered, 1);
+	assert_false(p->have_runner_up);
+	dtplan_plan_destroy(p);
+}
+
+static void plan_create__search__zero23_only_without_pp(void **state)
+{
+	static const int counts[] = {64, 128, 256};
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		preset_request(&r, "llama3-70b", "h100-sxm", counts[i]);
+		assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+		assert_false(p->best.zero >= 2 && p->best.pp > 1);
+		assert_false(p->have_runner_up && p->runner_up.zero >= 2 && p->runner_up.pp > 1);
+		assert_int_equal(p->best.tp * p->best.pp * p->best.dp, counts[i]);
+		assert_int_equal(p->best.dp * p->best.micro_batch * p->best.num_microbatches, 1024);
+		dtplan_plan_destroy(p);
+	}
+}
+
+static void plan_create__bad_pins__inval_naming_field(void **state)
+{
+	static const struct {
+		int tp, pp, zero, micro_batch;
+		const char *source;
+	} cases[] = {
+		{3, 0, -1, 0, "tp"},     /* 3 does not divide 64 heads */
+		{16, 0, -1, 0, "tp"},    /* 16 does not divide 8 kv heads */
+		{0, 3, -1, 0, "pp"},     /* 3 does not divide 80 layers */
+		{8, 32, -1, 0, "pp"},    /* 8 * 32 = 256 does not divide 128 GPUs */
+		{0, 2, 3, 0, "zero"},    /* ZeRO-3 with PP */
+		{0, 0, -1, 2048, "micro-batch"},
+	};
+	struct dtplan_request r;
+	struct dtplan_plan *p = (struct dtplan_plan *)&r; /* must be reset to NULL */
+	struct dtplan_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		preset_request(&r, "llama2-70b", "a100-80gb", 128);
+		r.tp = cases[i].tp;
+		r.pp = cases[i].pp;
+		r.zero = cases[i].zero;
+		r.micro_batch = cases[i].micro_batch;
+		dtplan_error_clear(&err);
+		assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_ERR_INVAL);
+		assert_null(p);
+		assert_string_equal(err.source, cases[i].source);
+	}
+}
+
+static void plan_create__70b_on_8_a100__no_fit_names_16(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* 68.98e9 * 16 B = 1.10 TB of weights and optimizer state; at 72 GB usable that
+	 * is at least 15.3 GPUs, so 16 is the smallest power of two that can fit */
+	preset_request(&r, "llama2-70b", "a100-80gb", 8);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_ERR_NO_FIT);
+	assert_null(p);
+	assert_int_equal(err.code, DTPLAN_ERR_NO_FIT);
+	assert_non_null(strstr(err.text, "llama2-70b"));
+	assert_non_null(strstr(err.text, "68.98B"));
+	assert_non_null(strstr(err.text, "smallest power-of-two GPU count that fits is 16"));
+}
+
+static void plan_create__never_fits__says_so(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* one layer (pp = 1), 8 heads (tp <= 8), global batch 1 (dp = 1): at most 8 GPUs,
+	 * and 1e13 parameters need 1.6e14 B / 8 = 2e13 B per GPU */
+	toy_request(&r);
+	r.model.layers = 1;
+	r.model.params = 1e13;
+	r.global_batch = 1;
+	r.gpus = 8;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_ERR_NO_FIT);
+	assert_non_null(strstr(err.text, "up to 1048576 GPUs"));
+}
+
+static void plan_create__warnings__bubble_exposed_and_domain(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	bool bubble = false, exposed = false, domain = false;
+
+	(void)state;
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	/* TP 8 on a made-up 4-GPU domain; thresholds low enough that the 1.1 s bubble of
+	 * 95 s and the 4.6 s of TP communication trip them */
+	r.gpu.domain_size = 4;
+	r.tp = 8;
+	r.pp = 4;
+	r.bubble_threshold = 0.001;
+	r.exposed_comm_threshold = 0.01;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	for (size_t i = 0; i < p->n_warnings; i++) {
+		bubble |= strcmp(p->warnings[i].code, "pipeline-bubble") == 0;
+		exposed |= strcmp(p->warnings[i].code, "exposed-communication") == 0;
+		domain |= strcmp(p->warnings[i].code, "tp-exceeds-domain") == 0;
+		assert_true(strlen(p->warnings[i].message) > 20);
+	}
+	assert_true(bubble);
+	assert_true(exposed);
+	assert_true(domain);
+	dtplan_plan_destroy(p);
+
+	/* defaults (10% each) and the recipe: no warnings */
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->n_warnings, 0);
+	dtplan_plan_destroy(p);
+}
+
+static void plan_create__checkpoint__from_params_and_step(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	double m;
+
+	(void)state;
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	/* 16 bytes per parameter */
+	assert_rel(p->ckpt_bytes, 16.0 * r.model.params, 1e-12);
+	/* job MTBF = 16384 * 54 * 24 / 419 GPU-hours * 3600 / 128 */
+	m = 16384.0 * 54 * 24 / 419 * 3600 / 128;
+	assert_rel(p->ckpt.job_mtbf_seconds, m, 1e-9);
+	/* Young: sqrt(2 * delta * M), delta = bytes / 100 GB/s */
+	assert_rel(p->ckpt.young_seconds, sqrt(2.0 * p->ckpt_bytes / 100e9 * m), 1e-9);
+	assert_rel(p->ckpt.interval_steps, floor(p->ckpt.interval_seconds / p->best.step.total),
+		   1e-12);
+	dtplan_plan_destroy(p);
+
+	r.no_master_copy = true; /* 12 bytes per parameter */
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_rel(p->ckpt_bytes, 12.0 * r.model.params, 1e-12);
+	dtplan_plan_destroy(p);
+}
+
+static void plan_create__bad_requests__inval(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_plan_create(NULL, NULL, &p, NULL), DTPLAN_ERR_INVAL);
+	toy_request(&r);
+	assert_int_equal(dtplan_plan_create(&r, NULL, NULL, NULL), DTPLAN_ERR_INVAL);
+	for (int i = 0; i < 10; i++) {
+		toy_request(&r);
+		switch (i) {
+		case 0: r.gpus = 0; break;
+		case 1: r.gpus_per_node = 0; break;
+		case 2: r.seq = -1; break;
+		case 3: r.global_batch = 0; break;
+		case 4: r.efficiency = 1.5; break;
+		case 5: r.memory_headroom = 1.0; break;
+		case 6: r.net_bytes_per_s = 0.0; break;
+		case 7: r.model.params = NAN; break;
+		case 8: r.zero = 4; break;
+		default: r.mtbf_gpu_hours = 0.0; break;
+		}
+		assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_ERR_INVAL);
+		assert_null(p);
+	}
+}
+
+static void request_init__defaults(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_string_equal(r.gpu.name, "h100-sxm");
+	assert_int_equal(r.gpus_per_node, 8);
+	assert_int_equal(r.seq, 4096);
+	assert_int_equal(r.global_batch, 1024);
+	assert_int_equal(r.tp, 0);
+	assert_int_equal(r.zero, -1);
+	assert_int_equal(r.recompute, -1);
+	assert_near(r.net_bytes_per_s, 50e9, 0);
+	assert_near(r.net_latency_s, 5e-6, 0);
+	assert_near(r.efficiency, 0.5, 0);
+	assert_near(r.memory_headroom, 0.1, 0);
+	assert_near(r.mtbf_gpu_hours, DTPLAN_DEFAULT_MTBF_GPU_HOURS, 0);
+	assert_near(r.ckpt_write_bytes_per_s, 100e9, 0);
+	assert_near(r.restart_seconds, 300.0, 0);
+	dtplan_request_init(NULL);
+}
+
+static void request_apply_config__set_fields__copied_unset_kept(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.net_bytes_per_s = 25e9;
+	c.mtbf_gpu_hours = 1000.0;
+	c.ckpt_write_bytes_per_s = 10e9;
+	c.restart_seconds = 60.0;
+	c.bubble_threshold = 0.2;
+	c.mfu_efficiency = 0.4;
+	snprintf(c.gpu_type, sizeof(c.gpu_type), "a100-80gb");
+	dtplan_request_init(&r);
+	dtplan_request_apply_config(&r, &c);
+	assert_near(r.net_bytes_per_s, 25e9, 0);
+	assert_near(r.mtbf_gpu_hours, 1000.0, 0);
+	assert_near(r.ckpt_write_bytes_per_s, 10e9, 0);
+	assert_near(r.restart_seconds, 60.0, 0);
+	assert_near(r.bubble_threshold, 0.2, 0);
+	assert_near(r.efficiency, 0.4, 0);
+	assert_string_equal(r.gpu.name, "a100-80gb");
+	/* zero means "not set": defaults stay */
+	assert_near(r.net_latency_s, 5e-6, 0);
+	assert_near(r.exposed_comm_threshold, 0.10, 0);
+	dtplan_request_apply_config(&r, NULL);
+	dtplan_request_apply_config(NULL, &c);
+}
+
+static void plan_add_warning__appends_and_formats(void **state)
+{
+	struct dtplan_plan *p = calloc(1, sizeof(*p));
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(dtplan_plan_add_warning(p, "a", "x=%d", 1), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_add_warning(p, "b", "%s", "two"), DTPLAN_OK);
+	assert_int_equal(p->n_warnings, 2);
+	assert_string_equal(p->warnings[0].code, "a");
+	assert_string_equal(p->warnings[0].message, "x=1");
+	assert_string_equal(p->warnings[1].message, "two");
+	assert_int_equal(dtplan_plan_add_warning(NULL, "a", "x"), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_plan_add_warning(p, NULL, "x"), DTPLAN_ERR_INVAL);
+	dtplan_plan_set_degraded(p, "probe %s failed", "links");
+	assert_true(p->degraded);
+	assert_string_equal(p->degraded_reason, "probe links failed");
+	dtplan_plan_set_degraded(NULL, "x");
+	dtplan_plan_destroy(p);
+	dtplan_plan_destroy(NULL);
+}
+
+static void search_run__131072_gpus__finds_a_plan(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s;
+
+	(void)state;
+	/* dp * micro-batch divides 1024, so tp * pp >= 128: only TP 8 x PP 16 (16 is the
+	 * largest power of two dividing 80 layers) x DP 1024 with micro-batch 1 */
+	preset_request(&r, "llama2-70b", "h100-sxm", 131072);
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	assert_int_equal(s.best.tp, 8);
+	assert_int_equal(s.best.pp, 16);
+	assert_int_equal(s.best.dp, 1024);
+	assert_int_equal(s.best.num_microbatches, 1);
+	/* 405B has 126 layers: PP 1 or 2 only, so DP would be >= 8192 > 1024: no split */
+	preset_request(&r, "llama3-405b", "h100-sxm", 131072);
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_false(s.have_best);
+	assert_int_equal(s.n_considered, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan_create__llama2_70b_on_128_a100__tp8_and_fits),
+		cmocka_unit_test(plan_create__llama2_7b_on_8_a100__plain_data_parallel),
+		cmocka_unit_test(candidate_evaluate__toy_tp2_pp2_dp4__hand_computed),
+		cmocka_unit_test(candidate_evaluate__toy_zero3_across_nodes__gathers_exposed),
+		cmocka_unit_test(candidate_evaluate__selective_and_full__flops),
+		cmocka_unit_test(candidate_evaluate__bad_candidates__inval),
+		cmocka_unit_test(plan_create__pinned_choices__honoured),
+		cmocka_unit_test(plan_create__search__zero23_only_without_pp),
+		cmocka_unit_test(plan_create__bad_pins__inval_naming_field),
+		cmocka_unit_test(plan_create__70b_on_8_a100__no_fit_names_16),
+		cmocka_unit_test(plan_create__never_fits__says_so),
+		cmocka_unit_test(plan_create__warnings__bubble_exposed_and_domain),
+		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),
+		cmocka_unit_test(plan_create__bad_requests__inval),
+		cmocka_unit_test(request_init__defaults),
+		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),
+		cmocka_unit_test(plan_add_warning__appends_and_formats),
+		cmocka_unit_test(search_run__131072_gpus__finds_a_plan),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
