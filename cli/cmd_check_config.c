@@ -16,7 +16,8 @@
 void cmd_check_config_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: dtplan check-config [--site FILE] [--topology FILE] [--args \"key=value ...\"]\n"
+		"Usage: dtplan check-config [--site FILE] [--topology FILE]\n"
+		"                           [--args \"key=value ...\"]\n"
 		"\n"
 		"Validates dtplan's site configuration the way the plugin reads it and prints a\n"
 		"summary: switches, leaves, nodes, oversubscribed uplinks and every setting, with\n"
@@ -49,7 +50,8 @@ static char **split_args(const char *text, int *argc, char **copy)
 		*copy = NULL;
 		return NULL;
 	}
-	for (tok = strtok_r(*copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save))
+	for (tok = strtok_r(*copy, " \t\n", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n", &save))
 		argv[(*argc)++] = tok;
 	return argv;
 }
@@ -163,8 +165,9 @@ int cmd_check_config(int argc, char **argv)
 		}
 		for (int i = 0; i < targc && site != NULL; i++)
 			if (strncasecmp(targv[i], "site=", 5) == 0) {
-				rc = cli_usage_error(CMD, "the site file is given twice (--site and "
-							  "'%s' in --args)", targv[i]);
+				rc = cli_usage_error(CMD, "the site file is given twice "
+							  "(--site and '%s' in --args)",
+						     targv[i]);
 				goto out;
 			}
 	}

@@ -31,7 +31,7 @@ enum kind {
 	K_MODE,    /* off|auto */
 	K_POLICY,  /* warn|deny */
 	K_PATH,    /* file or folder path, "" allowed */
-	K_NAME,    /* a name: letters, digits, '-', '_', '.' */
+	K_GPU,     /* a GPU type from the catalog, "" allowed */
 	K_TIME,    /* dtplan_parse_time, in [min, max] */
 	K_RATE,    /* dtplan_parse_rate, "0" allowed when min == 0 */
 	K_NUMBER,  /* plain number in [min, max] */
@@ -64,7 +64,7 @@ static const struct setting settings[] = {
 	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE, OFF(nvlink_bytes_per_s), 0, 0, 1e15,
 	 false},
 	{"NVLinkLatency", "nvlink_latency", K_TIME, OFF(nvlink_latency_s), 0, 0, 1, false},
-	{"GpuType", "gpu_type", K_NAME, STR(gpu_type), 0, 0, false},
+	{"GpuType", "gpu_type", K_GPU, STR(gpu_type), 0, 0, false},
 	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 0, 1e12, true},
 	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE,
 	 OFF(ckpt_write_bytes_per_s), 0, 0, 1e18, true},
@@ -194,6 +194,16 @@ bad:
 			     "%s: '%s' is not a ratio such as 4:1, 1.5:1 or 2", name, text);
 }
 
+/* A GPU type must be in the catalog: the message lists the known names. */
+static enum dtplan_err check_gpu(const char *name, const char *text, struct dtplan_error *err)
+{
+	struct dtplan_error e = {0};
+
+	if (dtplan_gpu_find(text, &e) == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0, "%s: %s", name, e.text);
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
 				   double v, struct dtplan_error *err)
 {
@@ -210,7 +220,7 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	enum dtplan_err rv;
 
 	memset(v, 0, sizeof(*v));
-	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_NAME)
+	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: missing value", name);
 	switch (s->kind) {
 	case K_MODE:
@@ -234,15 +244,13 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 					     name, text);
 		return DTPLAN_OK;
 	case K_PATH:
-	case K_NAME:
+	case K_GPU:
 		if (strlen(text) >= s->size)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "%s: '%s' is longer than %zu characters", name, text,
 					     s->size - 1);
-		if (s->kind == K_NAME && text[0] != '\0' && !valid_name(text))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					     "%s: '%s' is not a name (letters, digits, '-', '_', "
-					     "'.')", name, text);
+		if (s->kind == K_GPU && text[0] != '\0' && check_gpu(name, text, err) != DTPLAN_OK)
+			return DTPLAN_ERR_NOT_FOUND;
 		dtplan__strlcpy(v->s, text, sizeof(v->s));
 		return DTPLAN_OK;
 	case K_TIME:
@@ -279,7 +287,7 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 		memcpy(field, &v->i, sizeof(int));
 		break;
 	case K_PATH:
-	case K_NAME:
+	case K_GPU:
 		dtplan__strlcpy(field, v->s, s->size);
 		break;
 	default:
@@ -301,7 +309,7 @@ static bool same_value(const struct dtplan_config *c, const struct setting *s,
 		memcpy(&i, field, sizeof(int));
 		return i == v->i;
 	case K_PATH:
-	case K_NAME:
+	case K_GPU:
 		return strcmp(field, v->s) == 0;
 	default:
 		memcpy(&d, field, sizeof(double));
@@ -389,8 +397,8 @@ static enum dtplan_err add_switch(struct site_parse *sp, const char *name, doubl
 					     sw->line);
 		if (uplink > 0 && sw->uplink_bytes_per_s > 0 && sw->uplink_bytes_per_s != uplink)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "switch '%s': UplinkBandwidth %g B/s conflicts with %g "
-					     "B/s at line %d", name, uplink,
+					     "switch '%s': UplinkBandwidth %g B/s conflicts "
+					     "with %g B/s at line %d", name, uplink,
 					     sw->uplink_bytes_per_s, sw->line);
 	} else {
 		tmp = realloc(c->switches, (c->n_switches + 1) * sizeof(*tmp));
@@ -516,7 +524,8 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "'%s' is not Key=Value", tok);
 		any = true;
-		if (dtplan__streq_nocase(tok, "GpuType") || dtplan__streq_nocase(tok, "NVLinkDomain")) {
+		if (dtplan__streq_nocase(tok, "GpuType") ||
+		    dtplan__streq_nocase(tok, "NVLinkDomain")) {
 			bool gpu = dtplan__streq_nocase(tok, "GpuType");
 			char *dst = gpu ? ns.gpu_type : ns.nvlink_domain;
 			size_t size = gpu ? sizeof(ns.gpu_type) : sizeof(ns.nvlink_domain);
@@ -527,6 +536,8 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 						     "'-', '_', '.'; at most %zu)",
 						     gpu ? "GpuType" : "NVLinkDomain", value,
 						     size - 1);
+			if (gpu && check_gpu("GpuType", value, &e) != DTPLAN_OK)
+				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
 			dtplan__strlcpy(dst, value, size);
 		} else if (dtplan__streq_nocase(tok, "Gpus")) {
 			if (dtplan_parse_long(value, "Gpus", 1, DTPLAN_NODE_MAX_GPUS, &gpus, &e) !=
@@ -584,7 +595,8 @@ static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int li
 		if (value == NULL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
 					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName"))
+		if (dtplan__streq_nocase(tok, "SwitchName") ||
+		    dtplan__streq_nocase(tok, "NodeName"))
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
 					     "%s= must start its own line", tok);
 	}
@@ -670,7 +682,7 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 
 static bool values_equal(const struct setting *s, const struct value *a, const struct value *b)
 {
-	if (s->kind == K_PATH || s->kind == K_NAME)
+	if (s->kind == K_PATH || s->kind == K_GPU)
 		return strcmp(a->s, b->s) == 0;
 	return a->i == b->i && a->d == b->d;
 }
@@ -723,7 +735,8 @@ enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char
 			goto out;
 		}
 		for (int k = 0; k < i; k++) {
-			if (which[k] == which[i] && !values_equal(which[i], &values[k], &values[i])) {
+			if (which[k] == which[i] &&
+			    !values_equal(which[i], &values[k], &values[i])) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
 						   "argument '%s' conflicts with '%s'", tok,
 						   argv[k]);
@@ -791,6 +804,11 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 	return NULL;
 }
 
+static bool is_text(const struct setting *s)
+{
+	return s->kind == K_PATH || s->kind == K_GPU;
+}
+
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
 			   const char **arg, char *value, size_t size, bool *is_default)
 {
@@ -811,7 +829,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		*arg = s->arg;
 	if (s->kind == K_MODE || s->kind == K_POLICY)
 		memcpy(&v, field, sizeof(int));
-	else if (s->kind != K_PATH && s->kind != K_NAME)
+	else if (!is_text(s))
 		memcpy(&d, field, sizeof(double));
 	switch (s->kind) {
 	case K_MODE:
@@ -821,7 +839,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		dtplan__strlcpy(buf, dtplan_policy_name(v), sizeof(buf));
 		break;
 	case K_PATH:
-	case K_NAME:
+	case K_GPU:
 		buf[0] = '\0';
 		break;
 	case K_TIME:
@@ -841,7 +859,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	}
 	if (value != NULL && size > 0)
-		dtplan__strlcpy(value, (s->kind == K_PATH || s->kind == K_NAME) ? field : buf, size);
+		dtplan__strlcpy(value, is_text(s) ? field : buf, size);
 	if (is_default != NULL) {
 		struct value cur;
 
@@ -849,7 +867,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		memset(&cur, 0, sizeof(cur));
 		cur.i = v;
 		cur.d = d;
-		if (s->kind == K_PATH || s->kind == K_NAME)
+		if (is_text(s))
 			dtplan__strlcpy(cur.s, field, sizeof(cur.s));
 		*is_default = same_value(&def, s, &cur);
 	}

@@ -130,7 +130,8 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h, struct dtplan_error *err)
+static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
+				      struct dtplan_error *err)
 {
 	size_t len, i = 0;
 	enum dtplan_err rv;
@@ -192,7 +193,8 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h, stru
 			t->n_pieces++;
 		} else {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "hostlist '%s': unexpected '%c' at offset %zu", expr, c, i);
+					   "hostlist '%s': unexpected '%c' at offset %zu", expr,
+					   c, i);
 			goto out;
 		}
 	}
@@ -513,7 +515,9 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
 		if (pos > 0 && !append(buf, size, &pos, ",", 1))
 			break;
 		if (end - i == 1) {
-			if (!append(buf, size, &pos, names[c[i].index], strnlen(names[c[i].index], 63)))
+			const char *name = names[c[i].index];
+
+			if (!append(buf, size, &pos, name, strnlen(name, 63)))
 				break;
 			i = end;
 			continue;

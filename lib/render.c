@@ -125,12 +125,12 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 	for (size_t n = 0; n < shown; n++) {
 		if (p->node_run != NULL && p->node_run[n] != run) {
 			run = p->node_run[n];
-			fprintf(f, "    %s: %zu node%s, uplink %.1f:1\n",
+			fprintf(f, "    %s (%zu node%s, uplink %.1f:1):\n",
 				p->leaf_names[run][0] ? p->leaf_names[run] : "(flat)",
 				p->leaf_nodes[run], p->leaf_nodes[run] == 1 ? "" : "s",
 				p->leaf_ratio[run]);
 		}
-		fprintf(f, "      %-14s", p->node_names[n]);
+		fprintf(f, "    %-16s", p->node_names[n]);
 		for (size_t i = 0; i < p->n_ranks; i++) {
 			const struct dtplan_rank *k = &p->ranks[i];
 

@@ -295,9 +295,12 @@ static void compute_levels(struct dtplan_topology *t)
 
 		if (t->switches[i].level != 0)
 			continue;
-		for (p = t->switches[c].parent; p >= 0 && t->switches[p].level < t->switches[c].level + 1;
-		     c = p, p = t->switches[p].parent)
+		p = t->switches[c].parent;
+		while (p >= 0 && t->switches[p].level < t->switches[c].level + 1) {
 			t->switches[p].level = t->switches[c].level + 1;
+			c = p;
+			p = t->switches[p].parent;
+		}
 	}
 }
 
@@ -385,7 +388,8 @@ static enum dtplan_err link_tree(struct parser *p, struct dtplan_error *err)
 			}
 			if (c == (int)i) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
-						   "switch '%s' lists itself in Switches= (a cycle)",
+						   "switch '%s' lists itself in Switches= "
+						   "(a cycle)",
 						   p->raw[i].name);
 				goto out;
 			}
@@ -393,8 +397,8 @@ static enum dtplan_err link_tree(struct parser *p, struct dtplan_error *err)
 				int q = t->switches[c].parent;
 
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
-						   "switch '%s' is under two switches: '%s' (line %d) "
-						   "and '%s'", names[k], p->raw[q].name,
+						   "switch '%s' is under two switches: '%s' "
+						   "(line %d) and '%s'", names[k], p->raw[q].name,
 						   p->raw[q].line, p->raw[i].name);
 				goto out;
 			}
@@ -485,7 +489,8 @@ static enum dtplan_err read_file(const char *path, char **out, struct dtplan_err
 
 	*out = NULL;
 	if (f == NULL)
-		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s",
+				     strerror(errno));
 	do {
 		if (cap - len < 4096) {
 			cap = cap ? cap * 2 : 8192;
@@ -559,7 +564,8 @@ static enum dtplan_err addr_switch(struct dtplan_topology *t, struct dtplan__str
 		sw->level = leaf ? 0 : -1;
 		sw->oversubscription = 1.0;
 		if (dtplan__strmap_put(map, sw->name, s, NULL) != DTPLAN_OK)
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, ADDR_SOURCE, 0, "out of memory");
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, ADDR_SOURCE, 0,
+					     "out of memory");
 		*out = s;
 		return DTPLAN_OK;
 	}
@@ -597,7 +603,8 @@ static enum dtplan_err add_addr(struct dtplan_topology *t, struct dtplan__strmap
 				break;
 			continue;
 		}
-		if (len == 63 || n == DTPLAN_ARRAY_SIZE(parts) || (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
+		if (len == 63 || n == DTPLAN_ARRAY_SIZE(parts) ||
+		    (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
 			return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
 					     "'%s' is not an address like spine.leaf1.node1 "
 					     "(bad or over-long name)", addr);

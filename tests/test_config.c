@@ -125,7 +125,8 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 	static const struct bad_case cases[] = {
 		{"Policy=warn\nNetworkBandwith=400Gb/s\n", DTPLAN_ERR_PARSE, 2,
 		 "unknown key 'NetworkBandwith' (in 'NetworkBandwith=400Gb/s')"},
-		{"NetworkBandwidth=fast\n", DTPLAN_ERR_PARSE, 1, "NetworkBandwidth: 'fast' is not a number"},
+		{"NetworkBandwidth=fast\n",
+		 DTPLAN_ERR_PARSE, 1, "NetworkBandwidth: 'fast' is not a number"},
 		{"NetworkBandwidth=400Gbit\n", DTPLAN_ERR_PARSE, 1, "unknown unit 'Gbit'"},
 		{"NetworkBandwidth=0\n", DTPLAN_ERR_RANGE, 1, "NetworkBandwidth: '0' must be more"},
 		{"NetworkLatency=5parsecs\n", DTPLAN_ERR_PARSE, 1, "NetworkLatency"},
@@ -133,35 +134,51 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		 "Policy=deny conflicts with Policy=warn at line 1"},
 		{"Policy=maybe\n", DTPLAN_ERR_PARSE, 1, "Policy: 'maybe' is not a policy"},
 		{"Default=sometimes\n", DTPLAN_ERR_PARSE, 1, "Default: 'sometimes' is not a mode"},
-		{"BubbleThreshold=1.5\n", DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
-		{"ComputeEfficiency=0\n", DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
+		{"BubbleThreshold=1.5\n",
+		 DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
+		{"ComputeEfficiency=0\n",
+		 DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
 		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
-		{"MtbfGpuHours=many\n", DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
-		{"MtbfGpuHours=1e999\n", DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: '1e999' is not a number"},
+		{"MtbfGpuHours=many\n",
+		 DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
+		{"MtbfGpuHours=1e999\n",
+		 DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: '1e999' is not a number"},
 		{"OversubscriptionThreshold=0.5\n", DTPLAN_ERR_RANGE, 1, "out of range"},
 		{"GpuType=h100 sxm\n", DTPLAN_ERR_PARSE, 1, "'sxm' is not Key=Value"},
-		{"GpuType=h100/sxm\n", DTPLAN_ERR_PARSE, 1, "GpuType: 'h100/sxm' is not a name"},
+		{"GpuType=h100/sxm\n", DTPLAN_ERR_NOT_FOUND, 1,
+		 "GpuType: unknown GPU type 'h100/sxm' (known: a100-40gb"},
+		{"\nGpuType=v100\n", DTPLAN_ERR_NOT_FOUND, 2, "GpuType: unknown GPU type 'v100'"},
 		{"Policy\n", DTPLAN_ERR_PARSE, 1, "'Policy' is not Key=Value"},
 		{"Policy=\n", DTPLAN_ERR_PARSE, 1, "Policy: missing value"},
 		{"Policy=warn SwitchName=a\n", DTPLAN_ERR_PARSE, 1, "must start its own line"},
 		{"SwitchName=leaf1\n", DTPLAN_ERR_PARSE, 1, "SwitchName=leaf1 sets nothing"},
 		{"SwitchName=leaf1 Oversubscription=4:0\n", DTPLAN_ERR_PARSE, 1,
 		 "Oversubscription: '4:0' is not a ratio"},
-		{"SwitchName=leaf1 Oversubscription=x:1\n", DTPLAN_ERR_PARSE, 1, "'x:1' is not a ratio"},
-		{"SwitchName=leaf1 Oversubscription=-2\n", DTPLAN_ERR_PARSE, 1, "'-2' is not a ratio"},
+		{"SwitchName=leaf1 Oversubscription=x:1\n",
+		 DTPLAN_ERR_PARSE, 1, "'x:1' is not a ratio"},
+		{"SwitchName=leaf1 Oversubscription=-2\n",
+		 DTPLAN_ERR_PARSE, 1, "'-2' is not a ratio"},
 		{"SwitchName=leaf1 UplinkBandwidth=lots\n", DTPLAN_ERR_PARSE, 1, "UplinkBandwidth"},
 		{"SwitchName=leaf1 Speed=1\n", DTPLAN_ERR_PARSE, 1,
 		 "unknown key 'Speed' on a SwitchName= line (in 'Speed=1'"},
 		{"SwitchName=leaf[1-2] Oversubscription=2\nSwitchName=leaf2 Oversubscription=4\n",
-		 DTPLAN_ERR_PARSE, 2, "switch 'leaf2': Oversubscription 4 conflicts with 2 at line 1"},
+		 DTPLAN_ERR_PARSE, 2,
+		 "switch 'leaf2': Oversubscription 4 conflicts with 2 at line 1"},
 		{"SwitchName=leaf[2-1] Oversubscription=2\n", DTPLAN_ERR_PARSE, 1,
 		 "SwitchName=leaf[2-1]: hostlist 'leaf[2-1]': range 2-1 is reversed"},
-		{"SwitchName= Oversubscription=2\n", DTPLAN_ERR_PARSE, 1, "SwitchName= has no value"},
+		{"SwitchName= Oversubscription=2\n",
+		 DTPLAN_ERR_PARSE, 1, "SwitchName= has no value"},
 		{"NodeName=n[1-4] Gpus=0\n", DTPLAN_ERR_RANGE, 1, "Gpus: 0 is out of range"},
 		{"NodeName=n[1-4] Gpus=65\n", DTPLAN_ERR_RANGE, 1, "Gpus: 65 is out of range"},
 		{"NodeName=n[1-4] Gpus=eight\n", DTPLAN_ERR_PARSE, 1, "Gpus: 'eight' is not"},
-		{"NodeName=n[1-4] GpuType=a/b\n", DTPLAN_ERR_PARSE, 1, "GpuType: 'a/b' is not a name"},
-		{"NodeName=n[1-4] Rack=7\n", DTPLAN_ERR_PARSE, 1, "unknown key 'Rack' on a NodeName="},
+		{"NodeName=n[1-4] GpuType=a/b\n",
+		 DTPLAN_ERR_PARSE, 1, "GpuType: 'a/b' is not a name"},
+		{"NodeName=n[1-4] GpuType=tpu\n", DTPLAN_ERR_NOT_FOUND, 1,
+		 "GpuType: unknown GPU type 'tpu'"},
+		{"NodeName=n[1-4] NVLinkDomain=rack/1\n", DTPLAN_ERR_PARSE, 1,
+		 "NVLinkDomain: 'rack/1' is not a name"},
+		{"NodeName=n[1-4] Rack=7\n",
+		 DTPLAN_ERR_PARSE, 1, "unknown key 'Rack' on a NodeName="},
 		{"NodeName=n[1-4]\n", DTPLAN_ERR_PARSE, 1, "NodeName=n[1-4] sets nothing"},
 		{"NodeName=n[1-4] Gpus=8\n\nNodeName=n[4-6] Gpus=4\n", DTPLAN_ERR_PARSE, 3,
 		 "node 'n4' of NodeName=n[4-6] is already in NodeName=n[1-4] (line 1)"},
@@ -227,7 +244,8 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 {
 	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
 			"cache_dir=/var/cache/dtplan", "json_dir=/tmp/plans",
-			"topology=/etc/slurm/topology.conf", "Policy=deny", "net_bandwidth=100Gb/s"};
+			"topology=/etc/slurm/topology.conf", "Policy=deny",
+			"net_bandwidth=100Gb/s"};
 	struct dtplan_config c;
 	struct dtplan_error err = {0};
 
@@ -306,9 +324,11 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		struct dtplan_error err = {0};
 
 		snprintf(bad, sizeof(bad), "site=%s", test_data_path("dtplan-bad-value.conf"));
-		snprintf(source, sizeof(source), "%s",
-			 strcmp(cases[i].source, "BAD") == 0 ? test_data_path("dtplan-bad-value.conf")
-							     : cases[i].source);
+		if (strcmp(cases[i].source, "BAD") == 0)
+			snprintf(source, sizeof(source), "%s",
+				 test_data_path("dtplan-bad-value.conf"));
+		else
+			snprintf(source, sizeof(source), "%s", cases[i].source);
 		for (int k = 0; k < cases[i].argc; k++)
 			argv[k] = strcmp(cases[i].tokens[k], "site=BAD") == 0
 					  ? bad

@@ -53,7 +53,8 @@ static void hostlist_expand__cartesian__first_group_slowest(void **state)
 	assert_string_equal(names[2], "a2b3");
 	assert_string_equal(names[3], "a2b4");
 	free(names);
-	assert_int_equal(dtplan_hostlist_expand("node[01-16,20]", 100, &names, &n, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_hostlist_expand("node[01-16,20]", 100, &names, &n, NULL),
+			 DTPLAN_OK);
 	assert_string_equal(names[8], "node09");
 	assert_string_equal(names[15], "node16");
 	assert_string_equal(names[16], "node20");
@@ -85,7 +86,8 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 		{"n[1234567890123456789]", DTPLAN_ERR_RANGE, "more than 18 digits"},
 		{"node[1-11]", DTPLAN_ERR_RANGE, "names more than 10 hosts"},
 		{"a[1-5]b[1-3]", DTPLAN_ERR_RANGE, "names more than 10 hosts"},
-		{"n[1-999999999999999999]x[1-999999999999999999]", DTPLAN_ERR_RANGE, "more than 10"},
+		{"n[1-999999999999999999]x[1-999999999999999999]",
+		 DTPLAN_ERR_RANGE, "more than 10"},
 		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa[1-2]",
 		 DTPLAN_ERR_RANGE, "longer than 63"},
 	};
@@ -223,7 +225,8 @@ static void hostlist_compress__expand_round_trip__same_names(void **state)
 	char buf[256];
 
 	(void)state;
-	assert_int_equal(dtplan_hostlist_expand("node[01-16,20],gpu7,a[1-2]", 100, &names, &n, NULL),
+	assert_int_equal(dtplan_hostlist_expand("node[01-16,20],gpu7,a[1-2]", 100, &names, &n,
+						NULL),
 			 DTPLAN_OK);
 	dtplan_hostlist_compress((const char(*)[64])names, n, buf, sizeof(buf));
 	assert_string_equal(buf, "node[01-16,20],gpu7,a[1-2]");

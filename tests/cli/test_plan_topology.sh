@@ -30,7 +30,7 @@ stdout_has "[oversubscribed-uplink]"
 stdout_has "oversubscribed up to 4.0:1 (threshold 2.0:1)"
 stdout_has "[assumed-nodes] 15 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to"
 stdout_has "placement    rank order tp-dp-pp; uplinks crossed by pp; 3 leaf switches used, 2 needed"
-stdout_has "    leaf3: 8 nodes, uplink 4.0:1"
+stdout_has "    leaf3 (8 nodes, uplink 4.0:1):"
 
 # --svg marks the oversubscribed racks.
 # shellcheck disable=SC2086
