@@ -365,7 +365,8 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 {
 	struct dtplan__strmap keys = {0};
 	enum dtplan_err rv;
-	int next = 0, g = f->gpus_per_node, dsize = req->gpu.domain_size > 0 ? req->gpu.domain_size : 1;
+	int next = 0, g = f->gpus_per_node;
+	int dsize = req->gpu.domain_size > 0 ? req->gpu.domain_size : 1;
 	size_t seg_start = 0;
 
 	rv = dtplan__strmap_init(&keys, 16);
@@ -609,7 +610,7 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 		inv_order[k * DTPLAN_NODE_MAX_GPUS] = -1;
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct host *h = &hosts[i];
-		int *dst = &f->order[i * g];
+		int *dst = &f->order[i * g], *src;
 
 		f->host[i] = h->name;
 		f->inv[i] = h->inv;
@@ -621,8 +622,7 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 				dst[l] = (int)l;
 			continue;
 		}
-		int *src = &inv_order[(size_t)(h->inv - cl->nodes) * DTPLAN_NODE_MAX_GPUS];
-
+		src = &inv_order[(size_t)(h->inv - cl->nodes) * DTPLAN_NODE_MAX_GPUS];
 		if (src[0] < 0)
 			local_order(h->inv, src);
 		memcpy(dst, src, g * sizeof(*dst));
@@ -848,19 +848,20 @@ static enum dtplan_err placement_warnings(struct dtplan_plan *p, const struct dt
 		rv = dtplan_plan_add_warning(p, "assumed-nodes",
 					     "%zu of %zu nodes have no inventory: assumed %d x %s "
 					     "GPUs each, NVLink domains of %d",
-					     f->n_generic, f->n_nodes, f->gpus_per_node, r->gpu.name,
+					     f->n_generic, f->n_nodes, f->gpus_per_node,
+					     r->gpu.name,
 					     r->gpu.domain_size);
 	if (rv == DTPLAN_OK && f->n_unknown > 0)
 		rv = dtplan_plan_add_warning(p, "node-not-in-topology",
-					     "%zu of %zu nodes are not in the topology: placed last "
-					     "under an \"unknown\" leaf, their uplink assumed "
-					     "non-blocking",
+					     "%zu of %zu nodes are not in the topology: placed "
+					     "last under an \"unknown\" leaf, their uplink "
+					     "assumed non-blocking",
 					     f->n_unknown, f->n_nodes);
 	if (rv == DTPLAN_OK && !dtplan__fabric_tp_fits(f, c->tp))
 		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
 					     "TP %d does not fit the allocation's NVLink domains "
-					     "(smallest %d GPUs, TP must divide %d): its all-reduces "
-					     "cross the network (%.3f s per step)",
+					     "(smallest %d GPUs, TP must divide %d): its "
+					     "all-reduces cross the network (%.3f s per step)",
 					     c->tp, f->min_domain, f->domain_gcd, c->step.tp_comm);
 	if (rv == DTPLAN_OK && f->n_runs > f->n_leaves_needed)
 		rv = dtplan_plan_add_warning(p, "too-many-leaves",
@@ -920,6 +921,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 		struct dtplan_rank *k = &p->ranks[rank];
 		size_t node = rank / g, l = rank % g, rest = rank / tp;
 		const struct dtplan_node *inv = f->inv[node];
+		int nic;
 
 		k->node = (int)node;
 		k->local_rank = (int)l;
@@ -933,9 +935,9 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 			k->pp_rank = (int)(rest / dp);
 		}
 		k->domain = f->gpu_domain[rank];
-		if (inv != NULL && inv->gpus[k->gpu].nic >= 0 && inv->gpus[k->gpu].nic < inv->n_nics)
-			dtplan__strlcpy(k->nic, inv->nics[inv->gpus[k->gpu].nic].name,
-					sizeof(k->nic));
+		nic = inv != NULL ? inv->gpus[k->gpu].nic : -1;
+		if (nic >= 0 && nic < inv->n_nics)
+			dtplan__strlcpy(k->nic, inv->nics[nic].name, sizeof(k->nic));
 	}
 	p->leaf_names = calloc(f->n_runs + 1, sizeof(*p->leaf_names));
 	p->leaf_nodes = calloc(f->n_runs + 1, sizeof(*p->leaf_nodes));
