@@ -446,8 +446,7 @@ static int cmp_size_desc(const void *pa, const void *pb)
 }
 
 /* Leaf runs, their uplink capacities, and the fewest leaves that would do. */
-static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_cluster *cl,
-				  const struct dtplan_request *req)
+static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_cluster *cl)
 {
 	const struct dtplan_topology *t = cl->topology;
 	const struct dtplan_config *c = cl->config;
@@ -526,7 +525,6 @@ static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_
 	}
 	if (f->flat)
 		f->n_leaves_needed = 1;
-	(void)req;
 	rv = DTPLAN_OK;
 out:
 	free(leaf_nodes);
@@ -629,7 +627,7 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 	}
 	rv = assign_domains(f, hosts, req);
 	if (rv == DTPLAN_OK)
-		rv = build_runs(f, cl, req);
+		rv = build_runs(f, cl);
 	if (rv != DTPLAN_OK) {
 		dtplan__error(err, rv, "", 0, "out of memory");
 		goto out;
