@@ -79,4 +79,50 @@ void cli_print_json(char *text);
 /* Installs the stderr log sink (verbosity from DTPLAN_DEBUG). */
 void cli_log_init(void);
 
+/* ------------------------------------------------------------------------
+ * The allocation for dtplan plan (cli/cluster.c)
+ * ---------------------------------------------------------------------- */
+
+/* One --node-xml / --node-json HOSTLIST=FILE. */
+struct cli_node_spec {
+	char *text;          /* owned: "HOSTLIST\0FILE" */
+	const char *hostlist, *file, *flag;
+	bool json;
+	char (*names)[64];   /* expanded hostlist while loading */
+	size_t n_names;
+};
+
+struct cli_host_ix {
+	const char *name;
+	size_t host;
+};
+
+struct cli_cluster {
+	struct dtplan_config config;
+	bool have_site;
+	struct dtplan_topology *topology;
+	struct cli_node_spec *specs;
+	size_t n_specs;
+	struct dtplan_node *inv;   /* one inventory per spec */
+	char (*hosts)[64];
+	size_t n_hosts;
+	int *host_inv;             /* inventory per host, -1 generic */
+	bool *assumed;             /* host took the first inventory for lack of its own */
+	size_t n_assumed;
+	struct dtplan_cluster cl;  /* borrows everything above */
+};
+
+void cli_cluster_init(struct cli_cluster *c);
+void cli_cluster_fini(struct cli_cluster *c);
+/* Reads the site file (--site). */
+int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path);
+/* Records a --node-xml (json false) or --node-json argument. */
+int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag,
+			  const char *arg, bool json);
+/* Expands hosts, reads the topology and inventories, fills c->cl. */
+int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
+		     const char *topology);
+/* Adds the "assumed-nodes" warning for hosts that took the first inventory. */
+int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
+
 #endif /* DTPLAN_CLI_H */

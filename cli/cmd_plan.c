@@ -17,7 +17,9 @@ void cmd_plan_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan plan --model SPEC --gpus N [--gpus-per-node G] [--gpu TYPE]\n"
 		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--zero Z]\n"
-		"                   [--micro-batch B] [--recompute R] [--svg FILE] [--json]\n\n"
+		"                   [--micro-batch B] [--recompute R] [--svg FILE] [--json]\n"
+		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
+		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -32,6 +34,16 @@ void cmd_plan_usage(FILE *out)
 		"                       pin that choice instead of searching it\n"
 		"  --svg FILE           also draw the nodes and GPUs, coloured by pipeline stage\n"
 		"  --json               print the plan as JSON (schema %s)\n"
+		"  --nodes HOSTLIST     the allocation (\"gpu[01-16]\"): ranks are placed on it\n"
+		"                       in topology order; --gpus then defaults to all its GPUs\n"
+		"  --topology FILE      Slurm topology.conf (switch tree)\n"
+		"  --site FILE          dtplan.conf site file (oversubscription, fabric, thresholds)\n"
+		"  --node-xml HOSTLIST=FILE[,HOSTLIST=FILE...]\n"
+		"                       hwloc XML inventories of those nodes (repeatable)\n"
+		"  --node-json HOSTLIST=FILE\n"
+		"                       inventories saved by \"dtplan node --json\" (repeatable)\n"
+		"Nodes without an inventory are assumed equal to the first one given (or to\n"
+		"generic nodes of --gpus-per-node GPUs), and the plan says so.\n"
 		"Exit status 1 when nothing fits: the message names the smallest GPU count that\n"
 		"would.\n",
 		DTPLAN_PLAN_SCHEMA);
@@ -77,20 +89,39 @@ int cmd_plan(int argc, char **argv)
 		{"recompute", required_argument, NULL, 'r'},
 		{"svg", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
+		{"nodes", required_argument, NULL, 'n'},
+		{"topology", required_argument, NULL, 'o'},
+		{"site", required_argument, NULL, 'c'},
+		{"node-xml", required_argument, NULL, 'x'},
+		{"node-json", required_argument, NULL, 'J'},
 		{NULL, 0, NULL, 0},
 	};
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
 	struct dtplan_plan *plan = NULL;
 	const struct dtplan_gpu *gpu;
-	const char *spec = NULL, *svg = NULL;
+	const char *spec = NULL, *svg = NULL, *nodes = NULL, *topology = NULL, *site = NULL;
+	struct cli_cluster cluster;
+	bool placed;
 	enum dtplan_recompute rcmp;
 	char *text = NULL;
 	int c, rc = 0;
 	bool json = false;
 
 	dtplan_request_init(&req);
+	cli_cluster_init(&cluster);
+	/* the site file first, so that flags override its values */
 	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+		if (c == 'c')
+			site = optarg;
+	if (site != NULL) {
+		rc = cli_cluster_site(CMD, &cluster, site);
+		if (rc != 0)
+			goto out;
+		dtplan_request_apply_config(&req, &cluster.config);
+	}
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
@@ -139,6 +170,19 @@ int cmd_plan(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'n':
+			nodes = optarg;
+			break;
+		case 'o':
+			topology = optarg;
+			break;
+		case 'c':
+			break;
+		case 'x':
+		case 'J':
+			rc = cli_cluster_add_specs(CMD, &cluster, c == 'x' ? "--node-xml" : "--node-json",
+						   optarg, c == 'J');
+			break;
 		default:
 			rc = cli_bad_option(CMD, c, optopt, argv, optind);
 			break;
@@ -147,17 +191,32 @@ int cmd_plan(int argc, char **argv)
 	if (rc == 0)
 		rc = cli_no_operands(CMD, argc, argv, optind);
 	if (rc != 0)
-		return rc;
-	if (spec == NULL)
-		return cli_usage_error(CMD, "--model is required");
-	if (req.gpus == 0)
-		return cli_usage_error(CMD, "--gpus is required");
+		goto out;
+	placed = nodes != NULL || cluster.n_specs > 0;
+	if (spec == NULL) {
+		rc = cli_usage_error(CMD, "--model is required");
+		goto out;
+	}
+	if (req.gpus == 0 && !placed) {
+		rc = cli_usage_error(CMD, "--gpus is required (or --nodes)");
+		goto out;
+	}
+	if (topology != NULL && !placed) {
+		rc = cli_usage_error(CMD, "--topology needs --nodes or --node-xml/--node-json");
+		goto out;
+	}
 	if (dtplan_model_parse(spec, &req.model, &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')
 			snprintf(err.source, sizeof(err.source), "--model");
-		return cli_report(CMD, &err, true);
+		rc = cli_report(CMD, &err, true);
+		goto out;
 	}
-	if (dtplan_plan_create(&req, NULL, &plan, &err) != DTPLAN_OK) {
+	if (placed) {
+		rc = cli_cluster_load(CMD, &cluster, nodes, topology);
+		if (rc != 0)
+			goto out;
+	}
+	if (dtplan_plan_create(&req, placed ? &cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
 		if (err.code == DTPLAN_ERR_INVAL && err.source[0] != '\0' && err.source[0] != '-') {
 			char field[64];
@@ -165,7 +224,12 @@ int cmd_plan(int argc, char **argv)
 			snprintf(field, sizeof(field), "%.60s", err.source);
 			snprintf(err.source, sizeof(err.source), "--%s", field);
 		}
-		return cli_report(CMD, &err, true);
+		rc = cli_report(CMD, &err, true);
+		goto out;
+	}
+	if (cli_cluster_note(&cluster, plan) != CLI_EXIT_OK) {
+		rc = cli_usage_error(CMD, "out of memory");
+		goto out;
 	}
 	if (json)
 		rc = dtplan_plan_to_json(plan, true, &text, &err);
@@ -182,5 +246,6 @@ int cmd_plan(int argc, char **argv)
 out:
 	free(text);
 	dtplan_plan_destroy(plan);
+	cli_cluster_fini(&cluster);
 	return rc;
 }

@@ -27,9 +27,9 @@ static const struct cli_command commands[] = {
 	{"ckpt", "checkpoint interval from the MTBF", cmd_ckpt, cmd_ckpt_usage},
 	{"version", "print the version", cmd_version, cmd_version_usage},
 	{"help", "show help for a command", cmd_help, cmd_help_usage},
+	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
 	{"check-config", "validate the site file, topology.conf and plugstack arguments",
 	 cmd_check_config, cmd_check_config_usage},
-	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

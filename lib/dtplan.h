@@ -685,6 +685,9 @@ struct dtplan_candidate {
 	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
 	double net_bytes_per_gpu;  /* bytes one GPU sends per step over the inter-node
 				    * network (DP/ZeRO + PP traffic); the tie-breaker */
+	const char *rank_order;    /* "tp-dp-pp" (DP inner: a PP stage is tp*dp consecutive
+				    * ranks) or "tp-pp-dp" (a pipeline replica is tp*pp
+				    * consecutive ranks); static string */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
@@ -727,6 +730,11 @@ struct dtplan_plan {
 	size_t n_leaves_needed;
 	bool degraded;             /* some measurement failed; plan built on assumptions */
 	char degraded_reason[256];
+	/* leaf switches in rank order (n_leaves_used entries; placement only) */
+	char (*leaf_names)[64];    /* owned; "unknown" for nodes missing from the tree, "" flat */
+	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
+	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
+	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */
@@ -735,6 +743,19 @@ struct dtplan_cluster {
 	const struct dtplan_node *nodes;   /* borrowed; n_nodes entries, allocation order */
 	const struct dtplan_topology *topology; /* borrowed; NULL: flat */
 	const struct dtplan_config *config;     /* borrowed; NULL: defaults */
+	/*
+	 * Optional hosts sharing inventories, so that 16,384 identical nodes need
+	 * not carry 16,384 copies of an inventory.  When n_hosts > 0 the
+	 * allocation is host_names[0..n_hosts) (allocation order) and host i is
+	 * described by nodes[host_inventory[i]] (host_inventory NULL: nodes[0]);
+	 * an entry of -1, or n_nodes 0, stands for a generic node: the site's
+	 * NodeName= Gpus (else the request's gpus_per_node) GPUs of the request's
+	 * type in NVLink domains of its domain_size.  The inventory's own
+	 * hostname is then not used.  All borrowed.
+	 */
+	size_t n_hosts;
+	const char (*host_names)[64];
+	const int *host_inventory;
 };
 
 /*
@@ -743,6 +764,14 @@ struct dtplan_cluster {
  * one switch) and returns the fastest that fits.  DTPLAN_ERR_NO_FIT when
  * nothing fits: err says why and the smallest GPU count that would fit.
  * Caller frees *out with dtplan_plan_destroy().
+ *
+ * With a cluster (n_nodes or n_hosts > 0), req->gpus 0 means every GPU of the
+ * allocation; otherwise it must not exceed them (the first nodes in topology
+ * order are used).  gpus_per_node is replaced by the allocation's smallest
+ * node.  Nodes are ordered by topology address (doc/internals/placement.md),
+ * both rank orders are costed on the leaf uplinks, and the plan's ranks,
+ * node_names, node_leaf and leaf counts are filled.  DTPLAN_ERR_INVAL for an
+ * empty hostname or a node without GPUs.
  */
 enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,

@@ -28,35 +28,6 @@ size_t dtplan__strlcpy(char *dst, const char *src, size_t size);
 /* Case-insensitive string equality. */
 bool dtplan__streq_nocase(const char *a, const char *b);
 
-/*
- * String -> int map with open addressing, for name lookups over large
- * clusters (lib/strmap.c).  Keys are borrowed: the caller keeps them alive
- * and unchanged while the map is in use.
- */
-struct dtplan__strmap {
-	size_t cap;          /* power of two, 0 when empty */
-	size_t len;
-	const char **keys;   /* borrowed, NULL for a free slot */
-	int *values;
-};
-
-/* Sets up an empty map sized for about `expected` keys. */
-enum dtplan_err dtplan__strmap_init(struct dtplan__strmap *m, size_t expected);
-/* Frees the map's arrays (not the keys).  NULL allowed. */
-void dtplan__strmap_fini(struct dtplan__strmap *m);
-/*
- * Inserts key -> value.  When key is already present, leaves the map
- * unchanged, stores the existing value in *old (NULL allowed) and returns
- * DTPLAN_ERR_INVAL; DTPLAN_ERR_NOMEM when growing fails.
- */
-enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, int value, int *old);
-/* Value of key, or -1 when absent. */
-int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
-
-/* Reads a whole text file into *out (caller frees with free()).  Errors
- * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
-enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
-
 /* ------------------------------------------------------------------------
  * Search (lib/search.c), used by lib/plan.c and the tests
  * ---------------------------------------------------------------------- */
@@ -118,5 +89,144 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 
 /* "TP 8 x PP 4 x DP 4, ZeRO-1, micro-batch 1 x 256, selective recompute" */
 const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size);
+
+/*
+ * String -> int map with open addressing, for name lookups over large
+ * clusters (lib/strmap.c).  Keys are borrowed: the caller keeps them alive
+ * and unchanged while the map is in use.
+ */
+struct dtplan__strmap {
+	size_t cap;          /* power of two, 0 when empty */
+	size_t len;
+	const char **keys;   /* borrowed, NULL for a free slot */
+	int *values;
+};
+
+/* Sets up an empty map sized for about `expected` keys. */
+enum dtplan_err dtplan__strmap_init(struct dtplan__strmap *m, size_t expected);
+/* Frees the map's arrays (not the keys).  NULL allowed. */
+void dtplan__strmap_fini(struct dtplan__strmap *m);
+/*
+ * Inserts key -> value.  When key is already present, leaves the map
+ * unchanged, stores the existing value in *old (NULL allowed) and returns
+ * DTPLAN_ERR_INVAL; DTPLAN_ERR_NOMEM when growing fails.
+ */
+enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, int value, int *old);
+/* Value of key, or -1 when absent. */
+int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
+
+/* Reads a whole text file into *out (caller frees with free()).  Errors
+ * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
+enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Fabric layout and placement (lib/placement.c)
+ * ---------------------------------------------------------------------- */
+
+/* Rank orders: TP fastest, then DP or PP. */
+enum dtplan__order {
+	DTPLAN__ORDER_DP_INNER = 0, /* "tp-dp-pp": a PP stage is tp*dp consecutive GPUs */
+	DTPLAN__ORDER_PP_INNER,     /* "tp-pp-dp": a pipeline replica is tp*pp consecutive GPUs */
+};
+
+/* "tp-dp-pp" / "tp-pp-dp" (static strings). */
+const char *dtplan__order_name(enum dtplan__order o);
+
+/* Consecutive nodes of the placement under one leaf switch. */
+struct dtplan__run {
+	int sw;               /* topology leaf index; -1 for the "unknown" leaf or a flat fabric */
+	const char *name;     /* leaf name (borrowed from the topology), "unknown" or "" (flat) */
+	size_t first_node;    /* placement-order index of the run's first node */
+	size_t n_nodes;
+	size_t first_gpu;     /* GPU positions [first_gpu, first_gpu + n_gpus) */
+	size_t n_gpus;
+	size_t leaf_nodes;    /* nodes under this leaf in the whole tree */
+	double uplink_bw;     /* uplink capacity (bytes/s); INFINITY when not limited */
+	double ratio;         /* leaf GPUs x NIC bandwidth / uplink capacity (1.0 when flat) */
+};
+
+/*
+ * The allocation as placement sees it: nodes in topology order, GPU
+ * positions 0..n_gpus-1 (node i holds [i g, (i+1) g), local rank l of node i
+ * is GPU order[l] of its inventory), domains and leaf runs.
+ */
+struct dtplan__fabric {
+	int gpus_per_node;        /* g: the smallest node's usable GPUs */
+	size_t n_nodes;           /* nodes holding ranks, placement order */
+	size_t n_gpus;            /* GPU positions (the job's GPUs) */
+	const char **host;        /* borrowed hostname per node */
+	const struct dtplan_node **inv; /* borrowed inventory per node, NULL: generic */
+	int *leaf;                /* topology leaf switch per node, -1 unknown */
+	int *order;               /* n_nodes x g: inventory GPU index per local rank */
+	int *gpu_domain;          /* n_gpus: global NVLink domain id per position */
+	int n_domains;
+	int domain_gcd;           /* gcd of the domain segments: TP must divide it */
+	int min_domain;           /* smallest domain segment (GPUs) */
+	size_t n_segments;
+	size_t n_runs;
+	struct dtplan__run *runs;
+	size_t n_leaves_needed;   /* fewest tree leaves that hold n_nodes nodes */
+	size_t n_unknown;         /* nodes missing from the tree */
+	size_t n_generic;         /* nodes without an inventory */
+	double net_bw;            /* NIC bandwidth per GPU (bytes/s) */
+	bool flat;                /* no topology given */
+	bool heterogeneous;
+	char hetero_reason[320];  /* the first difference, for the warning */
+};
+
+/* One kind of group (TP, PP or DP) under a rank order. */
+struct dtplan__group_links {
+	bool net;             /* the groups leave their NVLink domain */
+	bool crosses;         /* some group crosses a leaf uplink */
+	double bw;            /* effective per-flow bandwidth (bytes/s) */
+	size_t worst_run;     /* run with the smallest per-flow bandwidth (when crosses) */
+	double worst_flows;   /* the job's concurrent flows over that run's uplink */
+	double max_ratio;     /* largest ratio among the crossed uplinks */
+};
+
+struct dtplan__fabric_eval {
+	struct dtplan__group_links tp, pp, dp;
+};
+
+/*
+ * Builds the layout for req on cl (see dtplan_plan_create()).  req->gpus 0:
+ * all GPUs.  Caller frees *out with dtplan__fabric_destroy().
+ */
+enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
+				     const struct dtplan_cluster *cl, struct dtplan__fabric **out,
+				     struct dtplan_error *err);
+void dtplan__fabric_destroy(struct dtplan__fabric *f);
+
+/* True when TP groups of tp consecutive GPUs never span two NVLink domains. */
+bool dtplan__fabric_tp_fits(const struct dtplan__fabric *f, int tp);
+
+/*
+ * Where the TP, PP and DP groups of (tp, pp, dp) run under rank order o, and
+ * their effective bandwidth: min(NIC, uplink / concurrent flows) over the
+ * uplinks they cross; groups inside an NVLink domain get nvlink_bw.
+ * O(number of runs).
+ */
+void dtplan__fabric_eval(const struct dtplan__fabric *f, int tp, int pp, int dp,
+			 enum dtplan__order o, double nvlink_bw, struct dtplan__fabric_eval *out);
+
+/*
+ * Fills p's ranks, node_names, node_leaf and leaf counts from the layout and
+ * p->best (its rank_order), and adds the placement warnings.
+ */
+enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtplan__fabric *f,
+				       struct dtplan_error *err);
+
+/* Search over a fabric (NULL: as dtplan__search_run()). */
+enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
+					  const struct dtplan__fabric *fab, bool first_fit,
+					  struct dtplan__search *out, struct dtplan_error *err);
+
+/*
+ * Bytes one rank sends per step in its DP/ZeRO collectives (*dp) and over
+ * one pipeline boundary in each direction (*pp), for a candidate evaluated
+ * on req.
+ */
+void dtplan__candidate_traffic(const struct dtplan_request *req, const struct dtplan_candidate *c,
+			       double *dp, double *pp);
 
 #endif /* DTPLAN_PRIVATE_H */

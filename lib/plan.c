@@ -84,6 +84,10 @@ void dtplan_plan_destroy(struct dtplan_plan *p)
 	free(p->node_names);
 	free(p->node_leaf);
 	free(p->ranks);
+	free(p->leaf_names);
+	free(p->leaf_nodes);
+	free(p->leaf_ratio);
+	free(p->node_run);
 	free(p);
 }
 
@@ -192,7 +196,8 @@ static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtp
 			     req->model.name, count, req->gpus, req->gpu.name, cap, MAX_FIT_GPUS);
 }
 
-static enum dtplan_err add_warnings(struct dtplan_plan *p)
+/* placed: the fabric layout checks TP against the real domains instead */
+static enum dtplan_err add_warnings(struct dtplan_plan *p, bool placed)
 {
 	const struct dtplan_request *r = &p->request;
 	const struct dtplan_step *st = &p->best.step;
@@ -200,12 +205,13 @@ static enum dtplan_err add_warnings(struct dtplan_plan *p)
 	double exposed = (st->tp_comm + st->pp_comm + st->dp_exposed) / st->total;
 	enum dtplan_err rv = DTPLAN_OK;
 
-	if (r->tp > r->gpu.domain_size)
+	/* placed: lib/placement.c checks TP against the allocation's domains */
+	if (!placed && r->tp > r->gpu.domain_size)
 		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
 					     "TP %d is larger than the %d-GPU NVLink domain of %s: "
 					     "its all-reduces cross the network (%.3f s per step)",
 					     r->tp, r->gpu.domain_size, r->gpu.name, st->tp_comm);
-	else if (r->tp > 0 && r->gpus_per_node % r->tp != 0)
+	else if (!placed && r->tp > 0 && r->gpus_per_node % r->tp != 0)
 		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
 					     "TP %d does not divide the %d GPUs of a node: TP groups "
 					     "span nodes (%.3f s per step)",
@@ -250,17 +256,28 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   struct dtplan_error *err)
 {
 	struct dtplan_plan *p = NULL;
+	struct dtplan__fabric *fab = NULL;
+	struct dtplan_request placed;
 	struct dtplan__search s;
 	struct dtplan_request resolved;
 	enum dtplan_err rv;
 
-	(void)cluster; /* placement on a cluster: lib/placement.c */
 	if (out == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no output pointer");
 		goto out;
 	}
 	*out = NULL;
 	req = dtplan__request_resolve(req, &resolved);
+	if (req != NULL && cluster != NULL && (cluster->n_nodes > 0 || cluster->n_hosts > 0)) {
+		/* the allocation decides the GPU count and GPUs per node */
+		rv = dtplan__fabric_build(req, cluster, &fab, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+		placed = *req;
+		placed.gpus = (int)fab->n_gpus;
+		placed.gpus_per_node = fab->gpus_per_node;
+		req = &placed;
+	}
 	rv = dtplan__request_check(req, err);
 	if (rv != DTPLAN_OK)
 		goto out;
@@ -273,7 +290,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	rv = check_fixed(req, err);
 	if (rv != DTPLAN_OK)
 		goto out;
-	rv = dtplan__search_run(req, false, &s, err);
+	rv = dtplan__search_run_fabric(req, fab, false, &s, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	if (!s.have_best) {
@@ -295,7 +312,12 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	rv = plan_checkpoint(p, err);
 	if (rv != DTPLAN_OK)
 		goto out;
-	rv = add_warnings(p);
+	if (fab != NULL) {
+		rv = dtplan__placement_fill(p, fab, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	rv = add_warnings(p, fab != NULL);
 	if (rv != DTPLAN_OK) {
 		dtplan__error(err, rv, "", 0, "out of memory");
 		goto out;
@@ -303,6 +325,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	*out = p;
 	p = NULL;
 out:
+	dtplan__fabric_destroy(fab);
 	dtplan_plan_destroy(p);
 	return rv;
 }

@@ -105,9 +105,27 @@ static json_t *warnings_json(const struct dtplan_plan *p)
 	return a;
 }
 
+/* Leaf switches in rank order: name, the plan's nodes under it, uplink ratio. */
+static json_t *leaves_json(const struct dtplan_plan *p)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; a != NULL && p->leaf_names != NULL && k < p->n_leaves_used; k++) {
+		json_t *l = json_pack("{s:s, s:I, s:f}", "name", p->leaf_names[k], "nodes",
+				      (json_int_t)p->leaf_nodes[k], "oversubscription",
+				      p->leaf_ratio[k]);
+
+		if (l == NULL || json_array_append_new(a, l) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
 static json_t *placement_json(const struct dtplan_plan *p)
 {
-	json_t *o = NULL, *nodes = json_array(), *ranks = json_array();
+	json_t *o = NULL, *nodes = json_array(), *ranks = json_array(), *leaves;
 
 	if (nodes == NULL || ranks == NULL)
 		goto fail;
@@ -124,9 +142,16 @@ static json_t *placement_json(const struct dtplan_plan *p)
 		if (j == NULL || json_array_append_new(ranks, j) != 0)
 			goto fail;
 	}
-	o = json_pack("{s:o, s:s, s:o}", "nodes", nodes, "crosses_uplinks",
-		      p->best.crosses_uplinks ? p->best.crosses_uplinks : "none", "ranks", ranks);
-	return o; /* json_pack stole nodes and ranks, even on failure */
+	leaves = leaves_json(p);
+	if (leaves == NULL)
+		goto fail;
+	o = json_pack("{s:o, s:s, s:s, s:f, s:I, s:I, s:o, s:o}", "nodes", nodes,
+		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
+		      "rank_order", p->best.rank_order ? p->best.rank_order : "tp-dp-pp",
+		      "uplink_slowdown", p->best.uplink_slowdown, "leaves_used",
+		      (json_int_t)p->n_leaves_used, "leaves_needed", (json_int_t)p->n_leaves_needed,
+		      "leaves", leaves, "ranks", ranks);
+	return o; /* json_pack stole nodes, leaves and ranks, even on failure */
 fail:
 	json_decref(nodes);
 	json_decref(ranks);

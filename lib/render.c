@@ -108,12 +108,28 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 		dtplan_format_time(k->young_seconds, y, sizeof(y)), k->waste_fraction * 100.0);
 }
 
+/* Rack -> node -> GPU map: each leaf switch, then its nodes, then per GPU
+ * rank(tp,pp,dp)@NIC, so PP stage and DP replica read off each GPU. */
 static void text_ranks(FILE *f, const struct dtplan_plan *p)
 {
 	size_t shown = p->n_nodes < MAX_MAP_NODES ? p->n_nodes : MAX_MAP_NODES;
+	int run = -1;
 
-	fprintf(f, "  rank map     rank(tp,pp,dp) per GPU\n");
+	if (p->leaf_names != NULL)
+		fprintf(f, "  placement    rank order %s; uplinks crossed by %s; %zu leaf "
+			   "switch%s used, %zu needed\n",
+			p->best.rank_order ? p->best.rank_order : "tp-dp-pp",
+			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
+			p->n_leaves_used, p->n_leaves_used == 1 ? "" : "es", p->n_leaves_needed);
+	fprintf(f, "  rank map     leaf switch / node / rank(tp,pp,dp) per GPU\n");
 	for (size_t n = 0; n < shown; n++) {
+		if (p->node_run != NULL && p->node_run[n] != run) {
+			run = p->node_run[n];
+			fprintf(f, "    %s (%zu node%s, uplink %.1f:1):\n",
+				p->leaf_names[run][0] ? p->leaf_names[run] : "(flat)",
+				p->leaf_nodes[run], p->leaf_nodes[run] == 1 ? "" : "s",
+				p->leaf_ratio[run]);
+		}
 		fprintf(f, "    %-16s", p->node_names[n]);
 		for (size_t i = 0; i < p->n_ranks; i++) {
 			const struct dtplan_rank *k = &p->ranks[i];
@@ -239,6 +255,7 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 	const int gw = 22, pad = 8, label = 16, cols = 4;
 	struct sink s = {0};
 	int n_nodes, gpn, shown, node_w, node_h, rows, width, height, legend;
+	bool hot, any_hot = false;
 	char colour[32], name[80];
 
 	if (out != NULL)
@@ -275,13 +292,29 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 		int x = pad + (n % cols) * (node_w + pad), y = 34 + (n / cols) * (node_h + pad);
 
 		if (p->n_nodes > 0)
-			snprintf(name, sizeof(name), "%s", p->node_names[n]);
+			snprintf(name, sizeof(name), "%.40s", p->node_names[n]);
 		else
 			snprintf(name, sizeof(name), "node %d", n);
+		/* racks: the leaf's name after the node's; a red border marks a
+		 * leaf whose oversubscribed uplink the job's groups cross */
+		hot = false;
+		if (p->node_run != NULL && p->n_nodes > 0) {
+			int run = p->node_run[n];
+
+			if (p->leaf_names[run][0] != '\0')
+				snprintf(name + strlen(name), sizeof(name) - strlen(name), " @ %.30s",
+					 p->leaf_names[run]);
+			hot = p->leaf_ratio[run] > p->request.oversub_threshold &&
+			      p->best.crosses_uplinks != NULL &&
+			      strcmp(p->best.crosses_uplinks, "none") != 0 && p->n_leaves_used > 1;
+			any_hot = any_hot || hot;
+		}
 		fprintf(s.f,
-			"<g class=\"node\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			"rx=\"4\" fill=\"#f4f4f4\" stroke=\"#888\"/>\n<text x=\"%d\" y=\"%d\">",
-			x, y, node_w, node_h, x + pad, y + label - 3);
+			"<g class=\"node%s\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			"rx=\"4\" fill=\"#f4f4f4\" stroke=\"%s\" stroke-width=\"%d\"/>\n"
+			"<text x=\"%d\" y=\"%d\">",
+			hot ? " oversubscribed" : "", x, y, node_w, node_h, hot ? "#c00" : "#888",
+			hot ? 2 : 1, x + pad, y + label - 3);
 		xml_text(s.f, name);
 		fprintf(s.f, "</text>\n");
 		for (int g = 0; g < gpn; g++) {
@@ -305,6 +338,11 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 	if (shown < n_nodes)
 		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad,
 			height - 22, n_nodes - shown);
+	if (any_hot)
+		fprintf(s.f,
+			"<text x=\"%d\" y=\"20\" text-anchor=\"end\" fill=\"#c00\">red border: leaf "
+			"uplink above %.1f:1 crossed by %s traffic</text>\n",
+			width - pad, p->request.oversub_threshold, p->best.crosses_uplinks);
 	for (int i = 0; i < legend; i++) {
 		stage_colour(i, colour, sizeof(colour));
 		fprintf(s.f,

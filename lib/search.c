@@ -25,6 +25,18 @@ struct ctx {
 	double rate;         /* peak * efficiency, FLOP/s per GPU */
 	double nvlink_bw;
 	int kv_heads;
+	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
+};
+
+/* Bandwidth and latency of each group kind's links for one candidate. */
+struct links {
+	bool tp_net, pp_net, dp_net;
+	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat;
+};
+
+/* A (tp, pp, dp) split costed on the fabric under both rank orders. */
+struct split {
+	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan__order */
 };
 
 static void ctx_init(struct ctx *x, const struct dtplan_request *req)
@@ -37,6 +49,7 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->nvlink_bw = req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
 						      : req->gpu.nvlink_bytes_per_s;
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
+	x->fab = NULL;
 }
 
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
@@ -105,6 +118,40 @@ static void group_link(const struct ctx *x, int span, bool *net, double *bw, dou
 	*lat = *net ? r->net_latency_s : r->nvlink_latency_s;
 }
 
+/* Links without a fabric: rank order tp, dp, pp on uniform nodes. */
+static void flat_links(const struct ctx *x, const struct dtplan_candidate *c, struct links *l)
+{
+	const struct dtplan_request *r = x->req;
+	bool in_domain = c->tp <= r->gpu.domain_size && r->gpus_per_node % c->tp == 0;
+
+	l->tp_net = !in_domain;
+	l->tp_bw = in_domain ? x->nvlink_bw : r->net_bytes_per_s;
+	l->tp_lat = in_domain ? r->nvlink_latency_s : r->net_latency_s;
+	group_link(x, c->tp * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
+	group_link(x, c->tp * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
+}
+
+/*
+ * Links on a fabric under one rank order; nonblocking: as if every uplink
+ * carried the full NIC bandwidth of its leaf (the reference for
+ * uplink_slowdown).
+ */
+static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *ev,
+			 bool nonblocking, struct links *l)
+{
+	const struct dtplan_request *r = x->req;
+	const struct dtplan__group_links *g[3] = {&ev->tp, &ev->pp, &ev->dp};
+	bool *net[3] = {&l->tp_net, &l->pp_net, &l->dp_net};
+	double *bw[3] = {&l->tp_bw, &l->pp_bw, &l->dp_bw};
+	double *lat[3] = {&l->tp_lat, &l->pp_lat, &l->dp_lat};
+
+	for (int i = 0; i < 3; i++) {
+		*net[i] = g[i]->net;
+		*bw[i] = !g[i]->net ? x->nvlink_bw : nonblocking ? r->net_bytes_per_s : g[i]->bw;
+		*lat[i] = g[i]->net ? r->net_latency_s : r->nvlink_latency_s;
+	}
+}
+
 /* Executed FLOPs of one step (whole job), recomputation included. */
 static double step_flops(const struct ctx *x, enum dtplan_recompute rc)
 {
@@ -123,14 +170,48 @@ static double step_flops(const struct ctx *x, enum dtplan_recompute rc)
 	}
 }
 
-static void predict(const struct ctx *x, struct dtplan_candidate *c)
+/* Bytes one rank sends per step in its DP/ZeRO collectives (see predict()). */
+static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
+{
+	double m = c->num_microbatches;
+	double rs = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
+					       grad_bytes, c->dp);
+	double ag = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
+					       grad_bytes, c->dp);
+
+	if (c->dp <= 1)
+		return 0.0;
+	switch (c->zero) {
+	case 0:
+		return dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+						  grad_bytes, c->dp);
+	case 1:
+		return rs + ag;
+	case 2:
+		return m * rs + ag;
+	default:
+		return m * (rs + 2.0 * ag);
+	}
+}
+
+void dtplan__candidate_traffic(const struct dtplan_request *req, const struct dtplan_candidate *c,
+			       double *dp, double *pp)
+{
+	double act = 2.0 * req->seq * c->micro_batch * req->model.hidden;
+
+	*dp = dp_traffic(c, 2.0 * c->memory.params_per_gpu);
+	/* each boundary carries 2sbh/tp each way per micro-batch */
+	*pp = c->pp > 1 ? (double)c->num_microbatches * act / c->tp : 0.0;
+}
+
+static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
 	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
 	double gpus = r->gpus, act = 2.0 * s * b * h; /* bf16 activation of one micro-batch */
 	double per_mb, fwd_mb, bwd_mb, t, bw, lat, grad_bytes, f;
-	double n_ar, net_bytes = 0.0, rs_bytes, ag_bytes, dp_bytes;
+	double n_ar, net_bytes = 0.0;
 	bool net;
 
 	memset(st, 0, sizeof(*st));
@@ -143,10 +224,8 @@ static void predict(const struct ctx *x, struct dtplan_candidate *c)
 	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
 	 * 2 backward), 2 more when full recomputation reruns the forward. */
 	if (c->tp > 1) {
-		bool in_domain = c->tp <= r->gpu.domain_size && r->gpus_per_node % c->tp == 0;
-
-		bw = in_domain ? x->nvlink_bw : r->net_bytes_per_s;
-		lat = in_domain ? r->nvlink_latency_s : r->net_latency_s;
+		bw = l->tp_bw;
+		lat = l->tp_lat;
 		n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * r->model.layers / c->pp;
 		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, act, c->tp, bw, lat);
 		st->tp_comm = n_ar * m * t;
@@ -157,7 +236,9 @@ static void predict(const struct ctx *x, struct dtplan_candidate *c)
 	if (c->pp > 1) {
 		f = dtplan_bubble_fraction(c->pp, c->num_microbatches);
 		st->bubble = f < 1.0 ? (st->compute + st->tp_comm) * f / (1.0 - f) : 0.0;
-		group_link(x, c->tp * c->dp * c->pp, &net, &bw, &lat);
+		net = l->pp_net;
+		bw = l->pp_bw;
+		lat = l->pp_lat;
 		t = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, act / c->tp, 2, bw, lat);
 		st->pp_comm = 2.0 * (c->pp - 1) * t;
 		if (net)
@@ -174,39 +255,32 @@ static void predict(const struct ctx *x, struct dtplan_candidate *c)
 	if (c->dp > 1) {
 		double rs, ag, hidden;
 
-		group_link(x, c->tp * c->dp, &net, &bw, &lat);
+		net = l->dp_net;
+		bw = l->dp_bw;
+		lat = l->dp_lat;
 		grad_bytes = 2.0 * c->memory.params_per_gpu;
 		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, grad_bytes,
 					 c->dp, bw, lat);
 		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, grad_bytes, c->dp,
 					 bw, lat);
-		rs_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
-						      grad_bytes, c->dp);
-		ag_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
-						      grad_bytes, c->dp);
 		switch (c->zero) {
 		case 0:
 			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
 							  grad_bytes, c->dp, bw, lat);
 			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
-			dp_bytes = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE,
-							      DTPLAN_ALGO_RING, grad_bytes, c->dp);
 			break;
 		case 1:
 			st->dp_comm = rs + ag;
 			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
-			dp_bytes = rs_bytes + ag_bytes;
 			break;
 		case 2:
 			st->dp_comm = m * rs + ag;
 			st->dp_exposed = (m - 1.0) * fmax(0.0, rs - bwd_mb) +
 					 fmax(0.0, rs + ag - bwd_mb);
-			dp_bytes = m * rs_bytes + ag_bytes;
 			break;
 		default:
 			st->dp_comm = m * (rs + 2.0 * ag);
 			st->dp_exposed = m * (fmax(0.0, ag - fwd_mb) + fmax(0.0, rs + ag - bwd_mb));
-			dp_bytes = m * (rs_bytes + 2.0 * ag_bytes);
 			break;
 		}
 		/* Overlap is not free: NCCL's channels take SMs and HBM
@@ -214,7 +288,7 @@ static void predict(const struct ctx *x, struct dtplan_candidate *c)
 		hidden = st->dp_comm - st->dp_exposed;
 		st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
 		if (net)
-			net_bytes += dp_bytes;
+			net_bytes += dp_traffic(c, grad_bytes);
 	}
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed;
@@ -223,10 +297,49 @@ static void predict(const struct ctx *x, struct dtplan_candidate *c)
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
+	c->rank_order = dtplan__order_name(DTPLAN__ORDER_DP_INNER);
 }
 
-static enum dtplan_err evaluate(const struct ctx *x, struct dtplan_candidate *c, bool *fits,
-				struct dtplan_error *err)
+/*
+ * On a fabric: predicts under both rank orders and keeps the faster (DP
+ * inner on a tie), then the step on a non-blocking fabric for the slowdown.
+ */
+static void predict_placed(const struct ctx *x, const struct split *sp,
+			   struct dtplan_candidate *c)
+{
+	struct dtplan_candidate alt = *c;
+	const struct dtplan__fabric_eval *ev;
+	enum dtplan__order o = DTPLAN__ORDER_DP_INNER;
+	struct links l;
+	double placed;
+
+	fabric_links(x, &sp->ev[DTPLAN__ORDER_DP_INNER], false, &l);
+	predict(x, &l, c);
+	fabric_links(x, &sp->ev[DTPLAN__ORDER_PP_INNER], false, &l);
+	predict(x, &l, &alt);
+	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
+		*c = alt;
+		o = DTPLAN__ORDER_PP_INNER;
+	}
+	ev = &sp->ev[o];
+	placed = c->step.total;
+	fabric_links(x, ev, true, &l);
+	alt = *c;
+	predict(x, &l, &alt);
+	c->rank_order = dtplan__order_name(o);
+	c->uplink_slowdown = alt.step.total > 0.0 ? placed / alt.step.total : 1.0;
+	if (ev->tp.crosses && c->tp > 1)
+		c->crosses_uplinks = "tp";
+	else if (ev->dp.crosses && c->dp > 1)
+		c->crosses_uplinks = "dp";
+	else if (ev->pp.crosses && c->pp > 1)
+		c->crosses_uplinks = "pp";
+	else
+		c->crosses_uplinks = "none";
+}
+
+static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
+				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_ledger_in in = {
@@ -249,8 +362,14 @@ static enum dtplan_err evaluate(const struct ctx *x, struct dtplan_candidate *c,
 	if (rv != DTPLAN_OK)
 		return rv;
 	*fits = c->memory.total <= x->capacity;
-	if (*fits)
-		predict(x, c);
+	if (*fits && sp != NULL) {
+		predict_placed(x, sp, c);
+	} else if (*fits) {
+		struct links l;
+
+		flat_links(x, c, &l);
+		predict(x, &l, c);
+	}
 	return DTPLAN_OK;
 }
 
@@ -271,7 +390,7 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3 and "
 				     "dp * micro-batch <= global batch");
 	ctx_init(&x, req);
-	return evaluate(&x, c, fits, err);
+	return evaluate(&x, NULL, c, fits, err);
 }
 
 const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size)
@@ -506,11 +625,19 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
 	enum dtplan_err rv;
 	bool fits, stop = false;
+	struct split sp;
+
+	/* on a fabric TP may fill a multi-node NVLink domain */
+	if (x->fab != NULL && r->tp == 0)
+		tp_max = x->fab->domain_gcd < gpus ? x->fab->domain_gcd : gpus;
 
 	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !stop; tp++) {
 		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
 			continue;
-		if (r->tp == 0 && (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
+		if (r->tp == 0 && x->fab != NULL && !dtplan__fabric_tp_fits(x->fab, tp))
+			continue;
+		if (r->tp == 0 && x->fab == NULL &&
+		    (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
 			continue;
 		for (int pp = r->pp > 0 ? r->pp : 1; pp <= (r->pp > 0 ? r->pp : layers) && !stop;
 		     pp++) {
@@ -521,6 +648,12 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 			dp = gpus / tp / pp;
 			if (dp > gbs || gbs % dp != 0)
 				continue;
+			if (x->fab != NULL) {
+				dtplan__fabric_eval(x->fab, tp, pp, dp, DTPLAN__ORDER_DP_INNER,
+						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_DP_INNER]);
+				dtplan__fabric_eval(x->fab, tp, pp, dp, DTPLAN__ORDER_PP_INNER,
+						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_PP_INNER]);
+			}
 			for (int zero = r->zero >= 0 ? r->zero : 0;
 			     zero <= (r->zero >= 0 ? r->zero : 3) && !stop; zero++) {
 				/* DeepSpeed runs ZeRO-2/3 only without pipeline
@@ -550,7 +683,8 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 							.recompute = (enum dtplan_recompute)rc,
 						};
 
-						rv = evaluate(x, &c, &fits, err);
+						rv = evaluate(x, x->fab != NULL ? &sp : NULL,
+							      &c, &fits, err);
 						if (rv != DTPLAN_OK)
 							return rv;
 						if (w->pass == 1)
@@ -573,6 +707,13 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_fit,
 				   struct dtplan__search *out, struct dtplan_error *err)
 {
+	return dtplan__search_run_fabric(req, NULL, first_fit, out, err);
+}
+
+enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
+					  const struct dtplan__fabric *fab, bool first_fit,
+					  struct dtplan__search *out, struct dtplan_error *err)
+{
 	struct ctx x;
 	struct walk w = {.x = &x, .pass = 1, .first_fit = first_fit, .fastest = INFINITY};
 	struct dtplan_request resolved;
@@ -586,6 +727,7 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 	if (rv != DTPLAN_OK)
 		return rv;
 	ctx_init(&x, req);
+	x.fab = fab;
 	w.out = out;
 	rv = walk_all(&w, err);
 	if (rv != DTPLAN_OK || first_fit || out->n_fit == 0)

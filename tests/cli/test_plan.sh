@@ -66,7 +66,7 @@ run 2 plan --model llama2-70b --gpus 128 --zero 5; stderr_has "--zero: 5 is out 
 run 2 plan --model llama2-70b --gpus 128 --micro-batch 4096; stderr_has "--micro-batch: micro-batch 4096 is larger"
 run 2 plan --model llama2-70b --gpus 128 --recompute half; stderr_has "--recompute"
 run 2 plan --model gpt5 --gpus 8; stderr_has "unknown model 'gpt5'"
-run 2 plan --model 7B --gpus 8 --nodes 2; stderr_has "unknown option '--nodes'"
+run 2 plan --model 7B --gpus 8 --racks 2; stderr_has "unknown option '--racks'"
 run 2 plan --model 7B --gpus 8 --svg; stderr_has "option '--svg' needs a value"
 run 2 plan --model 7B --gpus 8 more; stderr_has "unexpected argument 'more'"
 finish

@@ -1,0 +1,151 @@
+/*
+ * bench_place.c: full search plus placement of 131,072 GPUs (16,384 nodes of
+ * 8 H100, 32 nodes per leaf, 512 leaves under 16 spines, leaves 2:1
+ * oversubscribed).  Prints the median time of dtplan_plan_create() over a
+ * few runs and the peak resident set size.  Target: under 200 ms and 256 MB.
+ *
+ * Usage: bench_place [RUNS]   (default 7)
+ */
+#include "config.h"
+
+#include "dtplan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define NODES 16384
+#define PER_LEAF 32
+#define LEAVES (NODES / PER_LEAF)
+#define LEAVES_PER_SPINE 32
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* An HGX H100 board: 8 GPUs in one NVLink domain, NIC i nearest to GPU i. */
+static void hgx(struct dtplan_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	snprintf(n->hostname, sizeof(n->hostname), "n00001");
+	snprintf(n->source, sizeof(n->source), "assumed");
+	n->n_gpus = n->n_nics = 8;
+	n->n_domains = 1;
+	n->domains[0].n_gpus = 8;
+	n->domains[0].bandwidth_bytes_per_s = 450e9;
+	for (int i = 0; i < 8; i++) {
+		snprintf(n->gpus[i].model, sizeof(n->gpus[i].model), "H100 80GB HBM3");
+		n->gpus[i].nic = i;
+		n->domains[0].gpus[i] = i;
+		snprintf(n->nics[i].name, sizeof(n->nics[i].name), "mlx5_%d", i);
+		n->nics[i].kind = DTPLAN_NIC_INFINIBAND;
+	}
+}
+
+static char *topology_text(void)
+{
+	size_t cap = (size_t)LEAVES * 64 + (size_t)(LEAVES / LEAVES_PER_SPINE) * 64 + 64, len = 0;
+	char *t = malloc(cap);
+
+	if (t == NULL)
+		return NULL;
+	for (int l = 0; l < LEAVES; l++)
+		len += (size_t)snprintf(t + len, cap - len, "SwitchName=leaf%d Nodes=n[%05d-%05d]\n",
+					l + 1, l * PER_LEAF + 1, (l + 1) * PER_LEAF);
+	for (int s = 0; s < LEAVES / LEAVES_PER_SPINE; s++)
+		len += (size_t)snprintf(t + len, cap - len, "SwitchName=spine%d Switches=leaf[%d-%d]\n",
+					s + 1, s * LEAVES_PER_SPINE + 1, (s + 1) * LEAVES_PER_SPINE);
+	snprintf(t + len, cap - len, "SwitchName=core Switches=spine[1-%d]\n",
+		 LEAVES / LEAVES_PER_SPINE);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = argc > 1 ? atoi(argv[1]) : 7, rc = 1;
+	struct dtplan_topology *topo = NULL;
+	struct dtplan_config conf;
+	struct dtplan_request req;
+	struct dtplan_error err = {0};
+	struct dtplan_node node;
+	struct rusage ru;
+	char (*names)[64] = NULL, *text = NULL, msg[1024];
+	double *ms = NULL, t0;
+
+	dtplan_config_init(&conf);
+	if (runs < 1)
+		runs = 1;
+	names = malloc(NODES * sizeof(*names));
+	ms = malloc((size_t)runs * sizeof(*ms));
+	text = topology_text();
+	if (names == NULL || ms == NULL || text == NULL)
+		goto out;
+	for (int i = 0; i < NODES; i++)
+		snprintf(names[i], sizeof(names[i]), "n%05d", i + 1);
+	hgx(&node);
+	t0 = now();
+	if (dtplan_topology_parse_string(text, "bench", &topo, &err) != DTPLAN_OK ||
+	    dtplan_config_parse_string(&conf, "SwitchName=leaf[1-512] Oversubscription=2:1\n",
+				       "bench-site", &err) != DTPLAN_OK ||
+	    dtplan_config_apply_topology(&conf, topo, &err) != DTPLAN_OK)
+		goto out;
+	printf("bench_place: topology of %zu switches, %zu nodes parsed in %.1f ms\n",
+	       topo->n_switches, topo->n_nodes, (now() - t0) * 1e3);
+	dtplan_request_init(&req);
+	dtplan_request_apply_config(&req, &conf);
+	if (dtplan_model_parse("llama3-405b", &req.model, &err) != DTPLAN_OK)
+		goto out;
+	req.gpus = 0;
+	req.global_batch = 16384;
+	{
+		struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &node, .topology = topo,
+					    .config = &conf, .n_hosts = NODES,
+					    .host_names = (const char (*)[64])names};
+
+		for (int r = 0; r < runs; r++) {
+			struct dtplan_plan *p = NULL;
+
+			t0 = now();
+			if (dtplan_plan_create(&req, &cl, &p, &err) != DTPLAN_OK)
+				goto out;
+			ms[r] = (now() - t0) * 1e3;
+			if (r == runs - 1)
+				printf("bench_place: %zu ranks on %zu nodes, %zu leaves (%zu needed): "
+				       "TP %d x PP %d x DP %d, order %s, crosses %s, uplink "
+				       "slowdown %.3f, %zu warnings\n",
+				       p->n_ranks, p->n_nodes, p->n_leaves_used, p->n_leaves_needed,
+				       p->best.tp, p->best.pp, p->best.dp, p->best.rank_order,
+				       p->best.crosses_uplinks, p->best.uplink_slowdown,
+				       p->n_warnings);
+			dtplan_plan_destroy(p);
+		}
+	}
+	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("bench_place: search + placement of %d GPUs: median %.1f ms (min %.1f, max %.1f, "
+	       "%d runs); peak RSS %.1f MB\n",
+	       NODES * 8, ms[runs / 2], ms[0], ms[runs - 1], runs, (double)ru.ru_maxrss / 1024.0);
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "bench_place: %s\n", dtplan_error_format(&err, msg, sizeof(msg)));
+	dtplan_topology_destroy(topo);
+	dtplan_config_fini(&conf);
+	free(names);
+	free(ms);
+	free(text);
+	return rc;
+}

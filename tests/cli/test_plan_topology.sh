@@ -1,0 +1,70 @@
+#!/bin/sh
+# dtplan plan on an allocation: --nodes, --topology, --site, --node-xml, --node-json.
+. "$(dirname "$0")/lib.sh"
+data="$top_srcdir/tests/data"
+xml="$data/hgx-h100-8gpu.xml"
+two="--topology $data/topology-two-racks.conf --site $data/dtplan-two-racks.conf"
+three="--topology $data/topology-three-leaves.conf --site $data/dtplan-three-leaves.conf"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+
+# Two racks of 8 HGX nodes, leaf uplinks 4:1: DP stays in racks, PP crosses.
+# shellcheck disable=SC2086
+run 0 plan --model llama3-70b --nodes 'gpu[01-16]' $two --node-xml "gpu[01-16]=$xml" --json
+json_eq 'j["gpus"]' 128
+json_eq 'j["placement"]["crosses_uplinks"]' pp
+json_eq 'j["placement"]["rank_order"]' tp-dp-pp
+json_eq 'j["placement"]["leaves_used"]' 2
+json_eq 'j["placement"]["leaves_needed"]' 2
+json_eq 'len(j["placement"]["ranks"])' 128
+json_eq 'sorted((r["node"], r["gpu"]) for r in j["placement"]["ranks"]) == [(n, g) for n in range(16) for g in range(8)]' True
+json_eq 'j["placement"]["ranks"][9]' "{'rank': 9, 'node': 1, 'gpu': 1, 'local_rank': 1, 'tp_rank': 1, 'pp_rank': 0, 'dp_rank': 1, 'nic': 'mlx5_1'}"
+json_eq 'j["placement"]["nodes"][:2]' "['gpu01', 'gpu02']"
+json_eq '[w["code"] for w in j["warnings"] if w["code"] == "too-many-leaves"]' '[]'
+
+# The same job on 4 + 4 + 8 nodes under three leaves: warnings name the leaves.
+# shellcheck disable=SC2086
+run 0 plan --model llama3-70b --nodes 'gpu[01-04,09-12,17-24]' $three --node-xml "gpu01=$xml"
+stdout_has "[too-many-leaves] the 16 nodes span 3 leaf switches (leaf1 (4 nodes), leaf2 (4 nodes), leaf3 (8 nodes)) where 2 would hold them; ask for --switches=2"
+stdout_has "[oversubscribed-uplink]"
+stdout_has "oversubscribed up to 4.0:1 (threshold 2.0:1)"
+stdout_has "[assumed-nodes] 15 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to"
+stdout_has "placement    rank order tp-dp-pp; uplinks crossed by pp; 3 leaf switches used, 2 needed"
+stdout_has "    leaf3 (8 nodes, uplink 4.0:1):"
+
+# --svg marks the oversubscribed racks.
+# shellcheck disable=SC2086
+run 0 plan --model llama3-70b --nodes 'gpu[01-04,09-12,17-24]' $three --node-xml "gpu01=$xml" --svg "$tmp/p.svg"
+if grep -q 'class="node oversubscribed"' "$tmp/p.svg" && grep -qF '@ leaf3' "$tmp/p.svg"; then
+	_pass "svg marks oversubscribed racks"
+else
+	_fail "svg lacks oversubscribed racks"
+fi
+
+# Saved inventories from "dtplan node --json"; nodes given only by the inventory's hostlist.
+run 0 node --xml "$xml" --json
+cp "$out" "$tmp/hgx.json"
+run 0 plan --model llama3-8b --node-json "n[1-2]=$tmp/hgx.json" --json
+json_eq 'j["placement"]["nodes"]' "['n1', 'n2']"
+json_eq 'j["placement"]["leaves_used"]' 1
+
+# Without inventories: generic nodes of --gpus-per-node, and the plan says so.
+run 0 plan --model llama3-8b --nodes 'a[1-4]' --gpus-per-node 4
+stdout_has "[assumed-nodes] 4 of 4 nodes have no inventory: assumed 4 x h100-sxm GPUs each"
+
+# Bad input names the flag and value (exit 2); unreadable files exit 1.
+run 2 plan --model llama3-8b --nodes 'gpu[01-02]' --node-xml 'gpu01'
+stderr_has "--node-xml: 'gpu01' is not HOSTLIST=FILE"
+run 2 plan --model llama3-8b --nodes 'gpu[01-02]' --node-xml "gpu09=$xml"
+stderr_has "--node-xml: host 'gpu09' of 'gpu09' is not in --nodes"
+run 2 plan --model llama3-8b --nodes 'gpu[01-'
+stderr_has "--nodes:"
+run 2 plan --model llama3-8b --gpus 8 --topology "$data/topology-two-racks.conf"
+stderr_has "--topology needs --nodes"
+run 2 plan --model llama3-8b --nodes 'gpu[01-02]' --gpus 64
+stderr_has "64 GPUs requested but the 2 nodes hold 16 usable"
+run 1 plan --model llama3-8b --nodes 'gpu[01-02]' --node-xml "gpu01=$tmp/missing.xml"
+stderr_has "missing.xml"
+run 1 plan --model llama3-8b --nodes 'gpu[01-02]' --topology "$tmp/missing.conf"
+stderr_has "missing.conf"
+finish
