@@ -197,6 +197,36 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
  * reason.  Problems that still leave a plan (no topology file) mark it
  * degraded instead.
  */
+
+/*
+ * Keeps the first k GPUs of a node's inventory: the job was given k of the
+ * node's GPUs (SLURM_GPUS_ON_NODE), and only those take ranks.  Domains keep
+ * the GPUs that remain; NICs are unchanged.
+ */
+static void keep_gpus(struct dtplan_node *node, int k)
+{
+	if (k >= node->n_gpus)
+		return;
+	node->n_gpus = k;
+	int n_domains = 0;
+
+	for (int d = 0; d < node->n_domains; d++) {
+		struct dtplan_node_domain dom = node->domains[d];
+		int kept = 0;
+
+		for (int g = 0; g < dom.n_gpus; g++)
+			if (dom.gpus[g] < k)
+				dom.gpus[kept++] = dom.gpus[g];
+		dom.n_gpus = kept;
+		if (kept == 0)
+			continue; /* every GPU of this domain is someone else's */
+		for (int g = 0; g < kept; g++)
+			node->gpus[dom.gpus[g]].domain = n_domains;
+		node->domains[n_domains++] = dom;
+	}
+	node->n_domains = n_domains;
+}
+
 static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
 				     char (*names)[64], size_t n, char *reason, size_t size)
 {
@@ -222,6 +252,9 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	}
 	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
 		goto out;
+	if (f->gpus_on_node > 0)
+		for (size_t i = 0; i < n; i++)
+			keep_gpus(&nodes[i], f->gpus_on_node);
 	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
@@ -526,6 +559,17 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 
 	if (ctx.refused) {
 		slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
+		/* Slurm 22.05 runs the batch script even when task_init fails.
+		 * task_init runs in the task's own process just before execve,
+		 * so ending it here fails the job (exit status 1) and leaves
+		 * slurmstepd and the node alone. */
+		if (ctx.step_id == SLURM_BATCH_SCRIPT) {
+			/* _exit skips the log's buffers: say it on the task's
+			 * stderr, which is the job's log. */
+			fprintf(stderr, DTPLAN_LOG_PREFIX "job refused: %s\n", ctx.reason);
+			fflush(stderr);
+			_exit(1);
+		}
 		return -1;
 	}
 	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT)
