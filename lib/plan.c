@@ -17,6 +17,7 @@
 
 void dtplan_request_init(struct dtplan_request *r)
 {
+	struct dtplan_config defaults;
 	const struct dtplan_gpu *gpu;
 
 	if (r == NULL)
@@ -30,17 +31,12 @@ void dtplan_request_init(struct dtplan_request *r)
 	r->global_batch = 1024;
 	r->zero = -1;
 	r->recompute = -1;
-	r->nvlink_latency_s = 2e-6;
-	r->net_bytes_per_s = 50e9;
-	r->net_latency_s = 5e-6;
-	r->efficiency = 0.5;
 	r->memory_headroom = 0.1;
-	r->mtbf_gpu_hours = DTPLAN_DEFAULT_MTBF_GPU_HOURS;
-	r->ckpt_write_bytes_per_s = 100e9;
-	r->restart_seconds = 300.0;
-	r->oversub_threshold = 2.0;
-	r->bubble_threshold = 0.10;
-	r->exposed_comm_threshold = 0.10;
+	/* Fabric, reliability and thresholds: the site defaults, which live in
+	 * dtplan_config_init() only, so a plan with and without a site file
+	 * that sets nothing agree. */
+	dtplan_config_init(&defaults);
+	dtplan_request_apply_config(r, &defaults);
 }
 
 /* Copies v into *dst when the site set it (> 0). */

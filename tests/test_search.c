@@ -513,6 +513,31 @@ static void plan_create__seq_unset__uses_model_context_length(void **state)
 	dtplan_plan_destroy(p);
 }
 
+static void request_init__fabric_defaults__equal_the_site_defaults(void **state)
+{
+	struct dtplan_request r, with_site;
+	struct dtplan_config c;
+
+	(void)state;
+	/* A site file that sets nothing must not change a plan: both come
+	 * from dtplan_config_init(). */
+	dtplan_request_init(&r);
+	dtplan_config_init(&c);
+	assert_near(r.net_bytes_per_s, c.net_bytes_per_s, 0.0);
+	assert_near(r.net_latency_s, c.net_latency_s, 0.0);
+	assert_near(r.nvlink_latency_s, c.nvlink_latency_s, 0.0);
+	assert_near(r.mtbf_gpu_hours, c.mtbf_gpu_hours, 0.0);
+	assert_near(r.ckpt_write_bytes_per_s, c.ckpt_write_bytes_per_s, 0.0);
+	assert_near(r.restart_seconds, c.restart_seconds, 0.0);
+	assert_near(r.oversub_threshold, c.oversub_threshold, 0.0);
+	assert_near(r.bubble_threshold, c.bubble_threshold, 0.0);
+	assert_near(r.exposed_comm_threshold, c.exposed_comm_threshold, 0.0);
+	assert_near(r.efficiency, c.mfu_efficiency, 0.0);
+	with_site = r;
+	dtplan_request_apply_config(&with_site, &c);
+	assert_memory_equal(&with_site, &r, sizeof(r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +556,7 @@ int main(void)
 		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),
 		cmocka_unit_test(plan_create__bad_requests__inval),
 		cmocka_unit_test(request_init__defaults),
+		cmocka_unit_test(request_init__fabric_defaults__equal_the_site_defaults),
 		cmocka_unit_test(plan_create__seq_unset__uses_model_context_length),
 		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),
 		cmocka_unit_test(plan_add_warning__appends_and_formats),
