@@ -26,7 +26,8 @@ void cmd_plan_usage(FILE *out)
 		"  --model SPEC         preset name, config.json path, layers=..,hidden=..,heads=..\n"
 		"                       or a size such as 7B\n"
 		"  --gpus N             GPUs in the job\n"
-		"  --gpus-per-node G    GPUs per node (default 8)\n"
+		"  --gpus-per-node G    GPUs per node (default 8); with --nodes, the GPUs of\n"
+		"                       each node the job holds (default all)\n"
 		"  --gpu TYPE           GPU type from the catalog (default h100-sxm)\n"
 		"  --seq S              sequence length (default: the model's context length, else 4096)\n"
 		"  --global-batch B     sequences per step (default 1024)\n"
@@ -102,7 +103,7 @@ int cmd_plan(int argc, char **argv)
 	const struct dtplan_gpu *gpu;
 	const char *spec = NULL, *svg = NULL, *nodes = NULL, *topology = NULL, *site = NULL;
 	struct cli_cluster cluster;
-	bool placed;
+	bool placed, gpus_per_node_given = false;
 	enum dtplan_recompute rcmp;
 	char *text = NULL;
 	int c, rc = 0;
@@ -133,6 +134,7 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'G':
 			rc = cli_int(CMD, "--gpus-per-node", optarg, 1, 1024, &req.gpus_per_node);
+			gpus_per_node_given = true;
 			break;
 		case 'T':
 			gpu = dtplan_gpu_find(optarg, &err);
@@ -215,6 +217,9 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_cluster_load(CMD, &cluster, nodes, topology);
 		if (rc != 0)
 			goto out;
+		/* like a job holding G of each node's GPUs */
+		if (gpus_per_node_given)
+			cluster.cl.gpus_per_node = req.gpus_per_node;
 	}
 	if (dtplan_plan_create(&req, placed ? &cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */

@@ -756,6 +756,12 @@ struct dtplan_cluster {
 	size_t n_hosts;
 	const char (*host_names)[64];
 	const int *host_inventory;
+	/*
+	 * GPUs the job holds on each node (Slurm's SLURM_GPUS_ON_NODE), when
+	 * fewer than an inventory has; 0: every GPU of each inventory.  The
+	 * first ones in rail order take ranks.
+	 */
+	int gpus_per_node;
 };
 
 /*

@@ -295,6 +295,9 @@ static enum dtplan_err read_hosts(const struct dtplan_request *req,
 			h->n_gpus = h->ns != NULL && h->ns->gpus_per_node > 0 ? h->ns->gpus_per_node
 									      : req->gpus_per_node;
 		}
+		/* the job may hold only some of a node's GPUs */
+		if (cl->gpus_per_node > 0 && h->n_gpus > cl->gpus_per_node)
+			h->n_gpus = cl->gpus_per_node;
 		if (h->ns != NULL && h->ns->nvlink_domain[0] != '\0') {
 			h->dkey = h->ns->nvlink_domain;
 		} else if (h->inv != NULL) {

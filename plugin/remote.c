@@ -198,35 +198,6 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
  * degraded instead.
  */
 
-/*
- * Keeps the first k GPUs of a node's inventory: the job was given k of the
- * node's GPUs (SLURM_GPUS_ON_NODE), and only those take ranks.  Domains keep
- * the GPUs that remain; NICs are unchanged.
- */
-static void keep_gpus(struct dtplan_node *node, int k)
-{
-	if (k >= node->n_gpus)
-		return;
-	node->n_gpus = k;
-	int n_domains = 0;
-
-	for (int d = 0; d < node->n_domains; d++) {
-		struct dtplan_node_domain dom = node->domains[d];
-		int kept = 0;
-
-		for (int g = 0; g < dom.n_gpus; g++)
-			if (dom.gpus[g] < k)
-				dom.gpus[kept++] = dom.gpus[g];
-		dom.n_gpus = kept;
-		if (kept == 0)
-			continue; /* every GPU of this domain is someone else's */
-		for (int g = 0; g < kept; g++)
-			node->gpus[dom.gpus[g]].domain = n_domains;
-		node->domains[n_domains++] = dom;
-	}
-	node->n_domains = n_domains;
-}
-
 static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
 				     char (*names)[64], size_t n, char *reason, size_t size)
 {
@@ -252,9 +223,6 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	}
 	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
 		goto out;
-	if (f->gpus_on_node > 0)
-		for (size_t i = 0; i < n; i++)
-			keep_gpus(&nodes[i], f->gpus_on_node);
 	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
@@ -270,6 +238,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	cluster.nodes = nodes;
 	cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
+	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		plan = NULL;

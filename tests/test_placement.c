@@ -672,6 +672,41 @@ static void plan_create__fixed_tp_beyond_domain__warns(void **state)
 	dtplan_plan_destroy(p);
 }
 
+static void plan_create__job_holds_2_of_8_gpus__ranks_on_every_node(void **state)
+{
+	struct dtplan_node n[4];
+	struct dtplan_cluster cl = {.n_nodes = 4, .nodes = n, .gpus_per_node = 2};
+	struct dtplan_plan *p = NULL;
+	struct dtplan_request req;
+	int per_node[4] = {0};
+
+	(void)state;
+	/* sbatch -N4 --gres=gpu:2 on nodes of 8: 8 GPUs, two on each node, not
+	 * one node's eight. */
+	for (int i = 0; i < 4; i++) {
+		char host[8];
+
+		snprintf(host, sizeof(host), "n%d", i + 1);
+		make_node(&n[i], host, 8, 8, NULL);
+	}
+	request_for(&req, 2);
+	assert_int_equal(dtplan_model_parse("layers=8,hidden=1024,heads=16", &req.model, NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&req, &cl, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->n_ranks, 8);
+	assert_int_equal(p->n_nodes, 4);
+	for (size_t r = 0; r < p->n_ranks; r++) {
+		assert_in_range(p->ranks[r].node, 0, 3);
+		assert_in_range(p->ranks[r].gpu, 0, 7);
+		per_node[p->ranks[r].node]++;
+	}
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(per_node[i], 2);
+	/* a TP group cannot be larger than the two GPUs the job holds per node */
+	assert_true(p->best.tp <= 2);
+	dtplan_plan_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +720,7 @@ int main(void)
 		cmocka_unit_test(plan_create__three_leaves_4_4_8__warns_and_names_leaves),
 		cmocka_unit_test(plan_create__heterogeneous_and_generic__plans_on_smallest),
 		cmocka_unit_test(plan_create__fixed_tp_beyond_domain__warns),
+		cmocka_unit_test(plan_create__job_holds_2_of_8_gpus__ranks_on_every_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

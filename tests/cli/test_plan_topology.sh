@@ -67,4 +67,12 @@ run 1 plan --model llama3-8b --nodes 'gpu[01-02]' --node-xml "gpu01=$tmp/missing
 stderr_has "missing.xml"
 run 1 plan --model llama3-8b --nodes 'gpu[01-02]' --topology "$tmp/missing.conf"
 stderr_has "missing.conf"
+# With inventories of 8, --gpus-per-node 2 is a job holding 2 GPUs of each node:
+# 4 nodes x 2 = 8 ranks on all four nodes, TP at most 2.
+run 0 plan --model llama3-8b --nodes 'n[1-4]' --node-xml "n[1-4]=$top_srcdir/tests/data/hgx-h100-8gpu.xml" --gpus-per-node 2 --json
+json_eq 'j["gpus"]' 8
+json_eq 'len(j["placement"]["nodes"])' 4
+json_eq 'sorted(set(r["node"] for r in j["placement"]["ranks"]))' '[0, 1, 2, 3]'
+json_eq 'j["parallelism"]["tp"] <= 2' True
+
 finish
