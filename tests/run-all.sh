@@ -15,13 +15,7 @@ cd "$top"
 if [ "$(id -u)" -eq 0 ]; then
 	tests/install-deps.sh
 fi
-if [ ! -x configure ]; then
-	autoreconf -fi
-fi
-if [ ! -f Makefile ]; then
-	./configure --enable-werror
-fi
-make -j"$(nproc)"
+tests/build.sh
 make check -j"$(nproc)" || {
 	# Show what failed, then fail.
 	for f in $(find tests -name '*.log' ! -name 'test-suite.log'); do

@@ -3,7 +3,9 @@
 #
 # Usage: tests/cluster/demo.sh [EXTRA-SBATCH-ARGS...]
 #
-# Brings the cluster up with the plugin from the build tree, submits
+# Installs what is missing (tests/install-deps.sh), builds the tree when
+# needed (tests/build.sh), brings the cluster up with the plugin from the
+# build tree, submits
 #   sbatch -N4 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b
 # whose batch script runs one srun task per GPU, waits for the job, prints its
 # log (the plan, then one line per task with the layout it was given) and
@@ -26,9 +28,14 @@ export top_srcdir top_builddir
 say() { echo "demo.sh: $*" >&2; }
 
 [ "$(id -u)" = 0 ] || { say "needs root (the test cluster runs in network namespaces)"; exit 1; }
+# A fresh machine: packages, then the build (both are no-ops when done).
+"$top_srcdir/tests/install-deps.sh" || exit 1
+if [ -z "${DTPLAN_PLUGIN:-}" ] && [ "$top_builddir" = "$top_srcdir" ]; then
+	"$top_srcdir/tests/build.sh" >/dev/null || { say "the build failed (run tests/build.sh)"; exit 1; }
+fi
 plugin=${DTPLAN_PLUGIN:-$top_builddir/plugin/.libs/spank_dtplan.so}
 if [ ! -f "$plugin" ]; then
-	say "no plugin at $plugin: build it first (make) or set DTPLAN_PLUGIN"
+	say "no plugin at $plugin: is libslurm-dev installed? (./configure says)"
 	exit 1
 fi
 export DTPLAN_PLUGIN=$plugin

@@ -22,9 +22,6 @@ top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 export top_srcdir top_builddir
 
-PACKAGES="slurmctld slurmd slurm-client munge libslurm-dev iperf3 iproute2 iptables bats hwloc
-python3 python3-torch"
-
 say() { echo "run.sh: $*" >&2; }
 skip() { say "SKIP: $*"; exit 77; }
 secs() { echo $(($(date +%s) - $1)); }
@@ -35,29 +32,8 @@ unshare --net true 2>/dev/null || skip "no network namespaces here (unshare --ne
 # ----------------------------------------------------------------------
 # Packages
 # ----------------------------------------------------------------------
-t=$(date +%s)
-missing=""
-for p in $PACKAGES; do
-	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	[ "${DTPLAN_CLUSTER_NO_INSTALL:-0}" != 1 ] ||
-		{ say "missing packages:$missing (and DTPLAN_CLUSTER_NO_INSTALL=1)"; exit 1; }
-	command -v apt-get >/dev/null || { say "missing packages:$missing and no apt-get"; exit 1; }
-	say "installing$missing"
-	# Keep the packages' maintainer scripts from starting system daemons.
-	policy=""
-	if [ ! -e /usr/sbin/policy-rc.d ]; then
-		policy=/usr/sbin/policy-rc.d
-		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
-	fi
-	# shellcheck disable=SC2086
-	apt-get update -q >/dev/null &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null
-	rc=$?
-	[ -n "$policy" ] && rm -f "$policy"
-	[ $rc -eq 0 ] || { say "apt-get install$missing failed"; exit 1; }
-	say "packages installed in $(secs "$t") s"
+if [ "${DTPLAN_CLUSTER_NO_INSTALL:-0}" != 1 ]; then
+	"$top_srcdir/tests/install-deps.sh" || { say "installing packages failed"; exit 1; }
 fi
 
 # ----------------------------------------------------------------------
