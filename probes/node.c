@@ -812,6 +812,11 @@ enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostn
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.xml.XXXXXX", cache_dir, host) >= (int)sizeof(tmp))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, cache_dir, 0,
 				     "cache directory path too long");
+	/* The folder is the site's (root's): make its last level on first use,
+	 * so that a fresh install needs no manual step.  Nodes race here. */
+	if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST)
+		return dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+				     "cannot create the cache directory: %s", strerror(errno));
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,

@@ -439,6 +439,27 @@ static void node_cache_write__live_topology__readable_cache(void **state)
 	assert_near(node.domains[0].bandwidth_bytes_per_s, 450000e6, 1);
 }
 
+static void node_cache_write__missing_last_level__creates_it(void **state)
+{
+	struct dtplan_error err = {0};
+	char dir[512], path[600];
+	struct stat st;
+
+	(void)state;
+	/* A fresh install: the site's cache folder does not exist yet. */
+	snprintf(dir, sizeof(dir), "%s/newcache", tmpdir);
+	assert_int_equal(setenv("HWLOC_XMLFILE", data("hgx-h100-8gpu.xml"), 1), 0);
+	assert_int_equal(dtplan_node_cache_write(dir, "fresh", 30, &err), DTPLAN_OK);
+	unsetenv("HWLOC_XMLFILE");
+	assert_int_equal(stat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0755 & ~umask(022));
+	snprintf(path, sizeof(path), "%s/fresh.xml", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void node_cache_write__bad_arguments__errors(void **state)
 {
 	struct dtplan_error err = {0};
@@ -694,6 +715,7 @@ int main(void)
 		cmocka_unit_test(node_discover__each_source__source_named),
 		cmocka_unit_test(node_discover__cache_is_broken__parse_error),
 		cmocka_unit_test(node_cache_write__live_topology__readable_cache),
+		cmocka_unit_test(node_cache_write__missing_last_level__creates_it),
 		cmocka_unit_test(node_cache_write__bad_arguments__errors),
 		cmocka_unit_test(run_bounded__child_hangs__timeout_and_killed),
 		cmocka_unit_test(run_bounded__exit_status__ok_or_io),
