@@ -13,6 +13,7 @@
 #
 # Environment:
 #   DTPLAN_PLUGIN       default: $top_builddir/plugin/.libs/spank_dtplan.so
+#   DTPLAN_PLUGIN_ARGS  default: the cluster's topology.conf
 #   DTPLAN_DEMO_MODEL   --dt-model value (default llama3-70b)
 #   DTPLAN_DEMO_TORCH=1 tasks run torch_launch.py (gloo, CPU) instead of printing
 #                       their variables: 32 ranks take about a minute on 2 cores
@@ -39,6 +40,11 @@ if [ ! -f "$plugin" ]; then
 	exit 1
 fi
 export DTPLAN_PLUGIN=$plugin
+# Slurm's switch tree, as a site would configure it.  (No cache_dir=: the
+# prolog runs with an environment Slurm builds from scratch, so it sees this
+# machine's hardware, not the emulated node's HWLOC_XMLFILE.)
+cldir=${DTPLAN_CLUSTER_DIR:-/tmp/dtplan-cluster}
+export DTPLAN_PLUGIN_ARGS=${DTPLAN_PLUGIN_ARGS-topology=$cldir/etc/topology.conf}
 model=${DTPLAN_DEMO_MODEL:-llama3-70b}
 
 "$here/cluster.sh" up || exit 1
