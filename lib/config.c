@@ -627,16 +627,7 @@ enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
-	for (line = copy; line != NULL; line = next) {
-		char *hash;
-
-		next = strchr(line, '\n');
-		if (next != NULL)
-			*next++ = '\0';
-		lineno++;
-		hash = strchr(line, '#');
-		if (hash != NULL)
-			*hash = '\0';
+	for (next = copy; (line = dtplan__conf_line(&next, &lineno)) != NULL;) {
 		rv = parse_site_line(sp, line, lineno, err);
 		if (rv != DTPLAN_OK)
 			goto out;

@@ -119,6 +119,13 @@ int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
  * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
 enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
 
+/*
+ * Next line of a Slurm-style file held in a writable buffer: cuts the line
+ * at its newline and at '#' (a comment), advances *cursor and counts
+ * *lineno from 1.  Returns NULL after the last line (lib/conffile.c).
+ */
+char *dtplan__conf_line(char **cursor, int *lineno);
+
 /* ------------------------------------------------------------------------
  * Fabric layout and placement (lib/placement.c)
  * ---------------------------------------------------------------------- */

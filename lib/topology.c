@@ -444,16 +444,7 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p.source, 0, "out of memory");
 		goto out;
 	}
-	for (line = copy; line != NULL; line = next) {
-		char *hash;
-
-		next = strchr(line, '\n');
-		if (next != NULL)
-			*next++ = '\0';
-		lineno++;
-		hash = strchr(line, '#');
-		if (hash != NULL)
-			*hash = '\0';
+	for (next = copy; (line = dtplan__conf_line(&next, &lineno)) != NULL;) {
 		rv = parse_line(&p, line, lineno, err);
 		if (rv != DTPLAN_OK)
 			goto out;
@@ -477,56 +468,6 @@ out:
 	dtplan_topology_destroy(p.t);
 	free(copy);
 	return rv;
-}
-
-/* Reads a whole file into a string (caller frees). */
-static enum dtplan_err read_file(const char *path, char **out, struct dtplan_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL, *tmp;
-	size_t len = 0, cap = 0, got;
-	enum dtplan_err rv;
-
-	*out = NULL;
-	if (f == NULL)
-		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s",
-				     strerror(errno));
-	do {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			tmp = realloc(buf, cap + 1);
-			if (tmp == NULL) {
-				rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "out of memory");
-				goto out;
-			}
-			buf = tmp;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
-		goto out;
-	}
-	if (memchr(buf, '\0', len) != NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0, "file contains a NUL byte");
-		goto out;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	buf = NULL;
-	rv = DTPLAN_OK;
-out:
-	free(buf);
-	fclose(f);
-	return rv;
-}
-
-enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err)
-{
-	if (out == NULL || path == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no file name given");
-	return read_file(path, out, err);
 }
 
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
