@@ -3,8 +3,7 @@
 # way slurmctld's job_submit/lua calls it.  Skipped (77) without lua.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-LUA=$(command -v lua5.3 || command -v lua || true)
-[ -n "$LUA" ] || { echo "SKIP: no lua interpreter"; exit 77; }
+LUA=$(command -v lua5.3 || command -v lua) || { echo "SKIP: no lua interpreter"; exit 77; }
 
 exec "$LUA" - "$top_srcdir/etc/job_submit.lua" <<'LUA'
 local NO_VAL = 4294967294
