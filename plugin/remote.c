@@ -272,6 +272,7 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 	char *json = NULL, buf[1024];
 	size_t len, done = 0;
 	int fd = -1, rv = -1;
+	bool created = false;
 
 	if (geteuid() != uid) {
 		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
@@ -287,6 +288,7 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
 		goto out;
 	}
+	created = true;
 	len = strlen(json);
 	while (done < len) {
 		ssize_t w = write(fd, json + done, len - done);
@@ -310,8 +312,8 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rv != 0 && done > 0)
-		unlink(path);
+	if (rv != 0 && created)
+		unlink(path); /* no half-written plan, and no file to block a rerun */
 	free(json);
 	return rv;
 }
