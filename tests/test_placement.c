@@ -684,7 +684,7 @@ static void plan_create__job_holds_2_of_8_gpus__ranks_on_every_node(void **state
 	/* sbatch -N4 --gres=gpu:2 on nodes of 8: 8 GPUs, two on each node, not
 	 * one node's eight. */
 	for (int i = 0; i < 4; i++) {
-		char host[8];
+		char host[16];
 
 		snprintf(host, sizeof(host), "n%d", i + 1);
 		make_node(&n[i], host, 8, 8, NULL);
