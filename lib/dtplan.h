@@ -229,10 +229,22 @@ struct dtplan_ledger_in {
 	int num_microbatches;     /* m; stage 0 holds min(m, pp) micro-batches */
 	enum dtplan_recompute recompute;
 	bool sequence_parallel;   /* divide the sbh*34 part by tp too (Megatron SP) */
+	/* layers per stage when pp > 1 (NULL: dtplan_stage_split_model() of the
+	 * model and seq); borrowed */
+	const struct dtplan_stage_layers *stages;
 };
 
+/*
+ * With pp > 1 the ledger is that of the heaviest stage: stage 0 holds the
+ * embedding (V h parameters) and min(m, pp) micro-batches in flight, stage i
+ * min(m, pp - i), the last stage the output layer (V h, a copy of the
+ * embedding when tied) and one micro-batch; a layer holds P_layer = (params -
+ * embedding - untied output layer) / layers parameters.
+ */
 struct dtplan_ledger {
-	double params_per_gpu;    /* params / (tp * pp) */
+	int stage;                /* the heaviest stage (0 with pp == 1) */
+	int stage_layers;         /* its transformer layers */
+	double params_per_gpu;    /* its parameters / tp (params / tp with pp == 1) */
 	double weights;           /* bytes per GPU */
 	double gradients;
 	double optimizer;         /* master copy (if any) + Adam m and v */
@@ -331,6 +343,51 @@ void dtplan_pipeline_destroy(struct dtplan_pipeline *p);
  * argument is below 1. */
 double dtplan_bubble_fraction(int stages, int microbatches);
 double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks);
+
+/*
+ * Transformer layers per pipeline stage, laid out as Megatron-LM takes them
+ * (--decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers):
+ * the first and the last stage may differ, the stages between them hold
+ * equal counts.  With one stage, first holds every layer.
+ */
+struct dtplan_stage_layers {
+	int first;  /* stage 0 */
+	int middle; /* each of stages 1 .. p-2; 0 when p < 3 */
+	int last;   /* stage p-1; 0 when p == 1 */
+};
+
+/*
+ * Splits `layers` transformer layers over `stages` stages so that the
+ * slowest stage is as fast as it can be, where stage 0 also does the work
+ * of first_extra layers (the embedding) and the last stage of last_extra
+ * (the output layer and loss), in layer-equivalents.  Every stage gets at
+ * least one layer.  Among equally fast splits the one with the lightest
+ * first stage wins (it holds the most micro-batches in flight), then the
+ * lightest last stage.  DTPLAN_ERR_INVAL when stages < 1, stages > layers,
+ * or an extra is negative or not finite; *out is zeroed then.
+ */
+enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, double last_extra,
+				   struct dtplan_stage_layers *out, struct dtplan_error *err);
+
+/* Layers of stage i (0-based) of a split over `stages` stages; 0 out of range. */
+int dtplan_stage_layers_at(const struct dtplan_stage_layers *s, int stages, int i);
+
+/*
+ * The model's work per stage in layer-equivalents: *first_extra for the
+ * embedding (no matrix multiply: 0) and *last_extra for the output layer,
+ * 2hV FLOPs per token against a layer's 2 P_layer + 4sh (seq s).  Feed them
+ * to dtplan_stage_split().
+ */
+void dtplan_stage_extras(const struct dtplan_model *m, int seq, double *first_extra,
+			 double *last_extra);
+
+/* "l0,l1,...,l(p-1)": each stage's layers.  Caller frees; NULL when out of memory. */
+char *dtplan_stage_layers_format(const struct dtplan_stage_layers *s, int stages);
+
+/* The split dtplan plans with: dtplan_stage_split() with dtplan_stage_extras(). */
+enum dtplan_err dtplan_stage_split_model(const struct dtplan_model *m, int seq, int stages,
+					 struct dtplan_stage_layers *out,
+					 struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Checkpoint interval (lib/ckpt.c)
@@ -625,13 +682,22 @@ const char *dtplan_policy_name(int policy);
 /* Sequence length when neither the request nor the model gives one. */
 #define DTPLAN_DEFAULT_SEQ 4096
 
+/*
+ * The global batch a plan trains is dp x micro-batch x micro-batches, the
+ * value nearest the request that a split can make: at most this fraction
+ * away from it unless the request is exact (doc/internals/cost-model.md).
+ */
+#define DTPLAN_BATCH_TOLERANCE 0.05
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
 	int gpus;                  /* total GPUs */
 	int gpus_per_node;         /* >= 1 */
 	int seq;                   /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
-	int global_batch;          /* sequences per step */
+	int global_batch;          /* sequences per step, as asked */
+	bool exact_batch;          /* train exactly global_batch (else within
+				    * DTPLAN_BATCH_TOLERANCE of it) */
 	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
 	int tp, pp, zero, micro_batch;
 	int recompute;             /* -1 search, else enum dtplan_recompute */
@@ -675,7 +741,10 @@ struct dtplan_step {
 
 struct dtplan_candidate {
 	int tp, pp, dp, zero, micro_batch, num_microbatches;
+	int global_batch;          /* trained: dp * micro_batch * num_microbatches */
 	enum dtplan_recompute recompute;
+	struct dtplan_stage_layers stages; /* layers per PP stage */
+	double stage_imbalance;    /* slowest stage's work / the mean stage's (>= 1) */
 	struct dtplan_ledger memory;
 	struct dtplan_step step;
 	double flops_per_step;     /* whole job */

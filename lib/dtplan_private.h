@@ -28,6 +28,23 @@ size_t dtplan__strlcpy(char *dst, const char *src, size_t size);
 /* Case-insensitive string equality. */
 bool dtplan__streq_nocase(const char *a, const char *b);
 
+/*
+ * A model's parameters by where a pipeline holds them (lib/model.c):
+ * per_layer = (params - embedding - untied output layer) / layers, embedding
+ * V h on stage 0, head V h on the last stage when pp > 1 (a copy of the
+ * embedding when tied), head_flops_params V h the output layer's matrix.
+ * Without a vocabulary (or when the embeddings would exceed params) all is
+ * per_layer and the rest is 0.
+ */
+struct dtplan__model_parts {
+	double per_layer;
+	double embedding;
+	double head;
+	double head_flops_params;
+};
+
+void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
+
 /* ------------------------------------------------------------------------
  * Search (lib/search.c), used by lib/plan.c and the tests
  * ---------------------------------------------------------------------- */
@@ -48,6 +65,7 @@ bool dtplan__streq_nocase(const char *a, const char *b);
 struct dtplan__search {
 	struct dtplan_candidate best;
 	bool have_best;
+	int min_dp;             /* narrowest DP of a (tp, pp) split the rules allow; 0 none */
 	bool have_runner_up;
 	struct dtplan_candidate runner_up;
 	char runner_up_reason[256];

@@ -130,6 +130,7 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 {
 	const struct dtplan_candidate *b = &p->best;
 	enum dtplan_err ret = DTPLAN_OK;
+	char *layers;
 
 	ret |= dtplan_env_set(e, "DT_TP", "%d", b->tp);
 	ret |= dtplan_env_set(e, "DT_PP", "%d", b->pp);
@@ -137,6 +138,10 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= dtplan_env_set(e, "DT_ZERO", "%d", b->zero);
 	ret |= dtplan_env_set(e, "DT_MICRO_BATCH", "%d", b->micro_batch);
 	ret |= dtplan_env_set(e, "DT_NUM_MICROBATCHES", "%d", b->num_microbatches);
+	ret |= dtplan_env_set(e, "DT_GLOBAL_BATCH", "%d", b->global_batch);
+	layers = dtplan_stage_layers_format(&b->stages, b->pp);
+	ret |= layers != NULL ? dtplan_env_set(e, "DT_PP_LAYERS", "%s", layers) : DTPLAN_ERR_NOMEM;
+	free(layers);
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));

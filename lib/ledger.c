@@ -7,6 +7,7 @@
 #include "dtplan_private.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const recompute_names[] = {
 	[DTPLAN_RECOMPUTE_NONE] = "none",
@@ -103,53 +104,96 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 	return DTPLAN_OK;
 }
 
+/* Parameters of stage i (of pp) holding `layers` layers, before TP. */
+static double stage_params(const struct dtplan__model_parts *parts, int pp, int i, int layers)
+{
+	double p = layers * parts->per_layer;
+
+	if (i == 0)
+		p += parts->embedding;
+	if (i == pp - 1)
+		p += parts->head;
+	return p;
+}
+
+/* The ledger of one stage with `params` parameters (before TP) and `layers` layers. */
+static void stage_ledger(const struct dtplan_ledger_in *in, double params, int layers, int stage,
+			 struct dtplan_ledger *l)
+{
+	/*
+	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
+	 * section 3.1): 2 bytes bf16 weights, 2 gradients, 4 fp32 master copy,
+	 * 4 Adam m, 4 Adam v = 16 per parameter (12 without the master copy).
+	 * TP splits the stage's parameters; ZeRO shards over DP degree N:
+	 * stage 1 the optimizer state, stage 2 also gradients, stage 3 also
+	 * weights (4 + 12/N, 2 + 14/N, 16/N bytes per parameter).
+	 */
+	double p = params / in->tp, n = in->dp;
+	double opt = (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
+
+	memset(l, 0, sizeof(*l));
+	l->stage = stage;
+	l->stage_layers = layers;
+	l->params_per_gpu = p;
+	l->weights = 2.0 * p / (in->zero >= 3 ? n : 1.0);
+	l->gradients = 2.0 * p / (in->zero >= 2 ? n : 1.0);
+	l->optimizer = opt * p / (in->zero >= 1 ? n : 1.0);
+
+	/*
+	 * 1F1B keeps min(m, pp - i) micro-batches in flight on stage i
+	 * (Narayanan et al., arXiv 2104.04473, section 2.2), each with the
+	 * activations of the stage's layers.
+	 */
+	if (in->seq > 0) {
+		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
+		int in_flight = m < in->pp - stage ? m : in->pp - stage;
+		double per_layer = dtplan_activation_bytes_per_layer(
+			in->seq, in->micro_batch, in->model->hidden, in->model->heads, in->tp,
+			in->sequence_parallel, in->recompute);
+
+		l->activations = (double)layers * in_flight * per_layer;
+	}
+	l->total = l->weights + l->gradients + l->optimizer + l->activations;
+}
+
 enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
 				      struct dtplan_error *err)
 {
-	struct dtplan_ledger l = {0};
+	struct dtplan_stage_layers split;
+	const struct dtplan_stage_layers *st;
+	struct dtplan__model_parts parts;
+	struct dtplan_ledger l;
 	enum dtplan_err rv;
-	double p, n, master, opt;
 
 	if (in == NULL || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
 	rv = check_in(in, err);
 	if (rv != DTPLAN_OK)
 		return rv;
-
-	/*
-	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
-	 * section 3.1): 2 bytes bf16 weights, 2 gradients, 4 fp32 master copy,
-	 * 4 Adam m, 4 Adam v = 16 per parameter (12 without the master copy).
-	 * TP and PP split the parameters; ZeRO shards over DP degree N:
-	 * stage 1 the optimizer state, stage 2 also gradients, stage 3 also
-	 * weights (4 + 12/N, 2 + 14/N, 16/N bytes per parameter).
-	 */
-	p = in->model->params / ((double)in->tp * in->pp);
-	n = in->dp;
-	master = in->no_master_copy ? 0.0 : 4.0;
-	opt = master + 4.0 + 4.0;
-	l.params_per_gpu = p;
-	l.weights = 2.0 * p / (in->zero >= 3 ? n : 1.0);
-	l.gradients = 2.0 * p / (in->zero >= 2 ? n : 1.0);
-	l.optimizer = opt * p / (in->zero >= 1 ? n : 1.0);
-
-	/*
-	 * 1F1B keeps min(m, p) micro-batches in flight on stage 0 (Narayanan et
-	 * al., arXiv 2104.04473, section 2.2), each with the activations of the
-	 * stage's ceil(layers / pp) layers.
-	 */
-	if (in->seq > 0) {
-		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
-		double in_flight = m < in->pp ? m : in->pp;
-		double layers = ceil((double)in->model->layers / in->pp);
-
-		double per_layer = dtplan_activation_bytes_per_layer(
-			in->seq, in->micro_batch, in->model->hidden, in->model->heads, in->tp,
-			in->sequence_parallel, in->recompute);
-
-		l.activations = layers * in_flight * per_layer;
+	if (in->pp == 1) {
+		stage_ledger(in, in->model->params, in->model->layers, 0, out);
+		return DTPLAN_OK;
 	}
-	l.total = l.weights + l.gradients + l.optimizer + l.activations;
-	*out = l;
+	st = in->stages;
+	if (st == NULL) {
+		rv = dtplan_stage_split_model(in->model, in->seq, in->pp, &split, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		st = &split;
+	}
+	dtplan__model_parts(in->model, &parts);
+	/* The candidates for the heaviest stage: the first (most in flight,
+	 * the embedding), the first middle one, the last (the output layer). */
+	out->total = -1.0;
+	for (int k = 0; k < 3; k++) {
+		int i = k == 0 ? 0 : k == 1 ? 1 : in->pp - 1;
+		int layers = dtplan_stage_layers_at(st, in->pp, i);
+
+		if (k == 1 && in->pp < 3)
+			continue;
+		stage_ledger(in, stage_params(&parts, in->pp, i, layers), layers, i, &l);
+		if (l.total > out->total)
+			*out = l;
+	}
 	return DTPLAN_OK;
 }

@@ -451,3 +451,22 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 	}
 	return unknown_preset(spec, err);
 }
+
+void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out)
+{
+	double vh, untied;
+
+	memset(out, 0, sizeof(*out));
+	if (m == NULL || m->layers < 1 || !(m->params > 0.0))
+		return;
+	vh = m->vocab > 0 && m->hidden > 0 ? (double)m->vocab * m->hidden : 0.0;
+	untied = m->tied_embeddings ? 0.0 : vh;
+	if (vh > 0.0 && m->params - vh - untied > 0.0) {
+		out->embedding = vh;
+		out->head = vh;
+		out->head_flops_params = vh;
+		out->per_layer = (m->params - vh - untied) / m->layers;
+	} else {
+		out->per_layer = m->params / m->layers;
+	}
+}

@@ -17,7 +17,9 @@
 #include "dtplan_private.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Largest schedule simulated: 2 m p v operations. */
 #define MAX_OPS 50000000.0
@@ -246,4 +248,147 @@ double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks)
 	if (stages < 1 || microbatches < 1 || chunks < 1)
 		return NAN;
 	return (double)(stages - 1) / ((double)chunks * microbatches);
+}
+
+/* ------------------------------------------------------------------------
+ * Layers per stage
+ * ---------------------------------------------------------------------- */
+
+/* A split's cost (its slowest stage, in layer-equivalents) and its order key. */
+struct split_key {
+	double cost;
+	int first, last;
+};
+
+static bool key_before(const struct split_key *a, const struct split_key *b)
+{
+	if (fabs(a->cost - b->cost) > 1e-9)
+		return a->cost < b->cost;
+	if (a->first != b->first)
+		return a->first < b->first;
+	return a->last < b->last;
+}
+
+/*
+ * Splits r layers between the first and the last stage (each >= 1) so that
+ * the slower of the two is fastest: the real optimum f = (r + e1 - e0) / 2,
+ * tried rounded down and up.
+ */
+static struct split_key split_ends(int r, double e0, double e1, double floor_cost)
+{
+	struct split_key best = {INFINITY, 0, 0};
+	double f = floor((r + e1 - e0) / 2.0);
+
+	for (int k = 0; k < 2; k++) {
+		double fk = f + k;
+		struct split_key c;
+
+		if (fk < 1.0)
+			fk = 1.0;
+		if (fk > r - 1)
+			fk = r - 1;
+		c.first = (int)fk;
+		c.last = r - c.first;
+		c.cost = fmax(floor_cost, fmax(c.first + e0, c.last + e1));
+		if (key_before(&c, &best))
+			best = c;
+	}
+	return best;
+}
+
+enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, double last_extra,
+				   struct dtplan_stage_layers *out, struct dtplan_error *err)
+{
+	struct split_key best = {INFINITY, 0, 0};
+	int best_mid = 0, k = stages - 2;
+
+	if (out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "stage split: no output");
+	memset(out, 0, sizeof(*out));
+	if (stages < 1 || stages > layers)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "PP %d: a pipeline needs 1 to %d stages for %d layers", stages,
+				     layers > 0 ? layers : 0, layers);
+	if (!(first_extra >= 0.0) || !(last_extra >= 0.0) || !isfinite(first_extra) ||
+	    !isfinite(last_extra))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "stage split: extra work must be finite and >= 0");
+	if (stages == 1) {
+		out->first = layers;
+		return DTPLAN_OK;
+	}
+	if (stages == 2) {
+		best = split_ends(layers, first_extra, last_extra, 0.0);
+	} else {
+		/* middle stages hold `mid` each, the ends share the rest; the
+		 * loop is layers / (stages - 2) long at most */
+		for (int mid = 1; (long)k * mid <= layers - 2; mid++) {
+			struct split_key c = split_ends(layers - k * mid, first_extra, last_extra,
+							mid);
+
+			if (key_before(&c, &best)) {
+				best = c;
+				best_mid = mid;
+			}
+		}
+	}
+	out->first = best.first;
+	out->middle = best_mid;
+	out->last = best.last;
+	return DTPLAN_OK;
+}
+
+int dtplan_stage_layers_at(const struct dtplan_stage_layers *s, int stages, int i)
+{
+	if (s == NULL || i < 0 || i >= stages)
+		return 0;
+	if (i == 0)
+		return s->first;
+	if (i == stages - 1)
+		return s->last;
+	return s->middle;
+}
+
+void dtplan_stage_extras(const struct dtplan_model *m, int seq, double *first_extra,
+			 double *last_extra)
+{
+	struct dtplan__model_parts parts;
+	double layer_flops;
+
+	*first_extra = 0.0;
+	*last_extra = 0.0;
+	dtplan__model_parts(m, &parts);
+	if (!(parts.head_flops_params > 0.0))
+		return;
+	/* forward FLOPs per token: a layer 2 P_layer + 4 s h (attention
+	 * scores and values), the output layer 2 h V */
+	layer_flops = 2.0 * parts.per_layer + 4.0 * (seq > 0 ? seq : 0) * (double)m->hidden;
+	if (layer_flops > 0.0)
+		*last_extra = 2.0 * parts.head_flops_params / layer_flops;
+}
+
+enum dtplan_err dtplan_stage_split_model(const struct dtplan_model *m, int seq, int stages,
+					 struct dtplan_stage_layers *out,
+					 struct dtplan_error *err)
+{
+	double e0, e1;
+
+	if (m == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "stage split: no model");
+	dtplan_stage_extras(m, seq, &e0, &e1);
+	return dtplan_stage_split(m->layers, stages, e0, e1, out, err);
+}
+
+char *dtplan_stage_layers_format(const struct dtplan_stage_layers *s, int stages)
+{
+	size_t size = (size_t)(stages > 0 ? stages : 1) * 12 + 1, len = 0;
+	char *buf = malloc(size);
+
+	if (buf == NULL)
+		return NULL;
+	buf[0] = '\0';
+	for (int i = 0; i < stages; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%d", i > 0 ? "," : "",
+					dtplan_stage_layers_at(s, stages, i));
+	return buf;
 }

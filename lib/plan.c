@@ -132,9 +132,9 @@ static enum dtplan_err check_fixed(const struct dtplan_request *r, struct dtplan
 	if (r->tp > 0 && r->gpus % r->tp != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0, "TP %d does not divide %d GPUs",
 				     r->tp, r->gpus);
-	if (r->pp > 0 && r->model.layers % r->pp != 0)
+	if (r->pp > r->model.layers)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "PP %d does not divide the %d layers of %s", r->pp,
+				     "PP %d is more stages than the %d layers of %s", r->pp,
 				     r->model.layers, r->model.name);
 	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
@@ -152,44 +152,124 @@ static enum dtplan_err check_fixed(const struct dtplan_request *r, struct dtplan
 	return DTPLAN_OK;
 }
 
-/* Fills err for a request where nothing fits, with the smallest GPU count that would. */
-static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtplan__search *s,
-			      struct dtplan_error *err)
+/* "1 node", "3 nodes". */
+static const char *nodes_word(long n)
+{
+	return n == 1 ? "node" : "nodes";
+}
+
+/*
+ * The fewest GPUs, in whole nodes of the request's gpus_per_node, above
+ * req->gpus on which the request fits memory: node counts doubling from
+ * the request's, then halving back between the last miss and the first
+ * fit.  0 when none up to MAX_FIT_GPUS does.
+ */
+static long fewest_fitting(const struct dtplan_request *req)
 {
 	struct dtplan_request r = *req;
 	struct dtplan__search probe;
-	char count[32], cap[32];
-	long smallest = 0;
-	enum dtplan_err rv;
+	long gpn = req->gpus_per_node, lo, hi = 0;
 
-	for (long g = 1; g <= MAX_FIT_GPUS; g *= 2) {
-		r.gpus = (int)g;
-		rv = dtplan__search_run(&r, true, &probe, NULL);
-		if (rv == DTPLAN_OK && probe.have_best) {
-			smallest = g;
+	lo = (req->gpus + gpn - 1) / gpn; /* nodes that do not fit */
+	if (lo < 1)
+		lo = 1;
+	for (long n = lo * 2; n * gpn <= MAX_FIT_GPUS; n *= 2) {
+		r.gpus = (int)(n * gpn);
+		if (dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best) {
+			hi = n;
 			break;
 		}
+		lo = n;
+	}
+	if (hi == 0)
+		return 0;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		r.gpus = (int)(mid * gpn);
+		if (dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi * gpn;
+}
+
+/*
+ * Fills err for an exact global batch that no fitting split trains, naming
+ * the nearest batches the best inexact plan's DP width makes.  Returns
+ * DTPLAN_OK when the request fails for another reason.
+ */
+static enum dtplan_err exact_batch_refusal(const struct dtplan_request *req,
+					   const struct dtplan__fabric *fab,
+					   struct dtplan_error *err)
+{
+	struct dtplan_request r = *req;
+	struct dtplan__search s;
+	long g = req->global_batch, dp, below, above;
+
+	r.exact_batch = false;
+	if (dtplan__search_run_fabric(&r, fab, true, &s, NULL) != DTPLAN_OK || !s.have_best)
+		return DTPLAN_OK;
+	dp = s.best.dp;
+	below = g / dp * dp;
+	above = below + dp;
+	if (below < dp)
+		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "gbs", 0,
+				     "global batch %ld is exact, but no split of %d GPUs that fits "
+				     "trains it: the narrowest that fits has DP %ld (TP %d x PP %d), "
+				     "so the nearest global batch is %ld",
+				     g, req->gpus, dp, s.best.tp, s.best.pp, above);
+	return dtplan__error(err, DTPLAN_ERR_NO_FIT, "gbs", 0,
+			     "global batch %ld is exact, but no split of %d GPUs that fits trains "
+			     "it: with DP %ld (TP %d x PP %d) the nearest are %ld and %ld",
+			     g, req->gpus, dp, s.best.tp, s.best.pp, below, above);
+}
+
+/* Fills err for a request where nothing fits, and says what would. */
+static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtplan__fabric *fab,
+			      const struct dtplan__search *s, struct dtplan_error *err)
+{
+	char count[32], cap[32];
+	long fewest, gpn = req->gpus_per_node;
+	enum dtplan_err rv;
+
+	if (req->exact_batch) {
+		rv = exact_batch_refusal(req, fab, err);
+		if (rv != DTPLAN_OK)
+			return rv;
 	}
 	dtplan_format_count(req->model.params, count, sizeof(count));
-	dtplan_format_bytes(req->gpu.memory_bytes * (1.0 - req->memory_headroom), cap, sizeof(cap));
-	if (s->n_considered == 0 && smallest > 0)
+	if (s->n_considered == 0 && s->min_dp > req->global_batch)
 		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
-				     "%s (%s parameters): no TP x PP x DP split of %d GPUs meets the "
-				     "rules (TP divides heads and GPUs per node, PP divides %d layers, "
-				     "DP x micro-batch divides the global batch %d); %ld GPUs would fit",
-				     req->model.name, count, req->gpus, req->model.layers,
-				     req->global_batch, smallest);
-	if (smallest > 0)
+				     "%s: global batch %d is too small for %d GPUs: the narrowest "
+				     "split the rules allow (TP within an NVLink domain and dividing "
+				     "the heads, PP up to the %d layers) has DP %d, so the global "
+				     "batch must be at least %d",
+				     req->model.name, req->global_batch, req->gpus, req->model.layers,
+				     s->min_dp, s->min_dp);
+	if (s->n_considered == 0)
+		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
+				     "%s: no TP x PP x DP split of %d GPUs meets the rules (TP within "
+				     "an NVLink domain and dividing the %d heads and the GPUs, PP up "
+				     "to the %d layers, DP x micro-batch within %.0f%% of the global "
+				     "batch %d) with the choices fixed in the request",
+				     req->model.name, req->gpus, req->model.heads, req->model.layers,
+				     DTPLAN_BATCH_TOLERANCE * 100.0, req->global_batch);
+	dtplan_format_bytes(req->gpu.memory_bytes * (1.0 - req->memory_headroom), cap, sizeof(cap));
+	fewest = fewest_fitting(req);
+	if (fewest > 0)
 		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
 				     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each, "
-				     "%zu configurations tried); the smallest power-of-two GPU count "
-				     "that fits is %ld",
+				     "%zu configurations tried); the fewest that fit are %ld GPUs "
+				     "(%ld %s of %ld)",
 				     req->model.name, count, req->gpus, req->gpu.name, cap,
-				     s->n_considered, smallest);
+				     s->n_considered, fewest, fewest / gpn, nodes_word(fewest / gpn),
+				     gpn);
 	return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
 			     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each), nor on "
-			     "any power-of-two count up to %d GPUs with these settings",
-			     req->model.name, count, req->gpus, req->gpu.name, cap, MAX_FIT_GPUS);
+			     "any count of %ld-GPU nodes up to %d GPUs with these settings",
+			     req->model.name, count, req->gpus, req->gpu.name, cap, gpn, MAX_FIT_GPUS);
 }
 
 /* placed: the fabric layout checks TP against the real domains instead */
@@ -290,7 +370,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	if (rv != DTPLAN_OK)
 		goto out;
 	if (!s.have_best) {
-		rv = no_fit(req, &s, err);
+		rv = no_fit(req, fab, &s, err);
 		goto out;
 	}
 	p = calloc(1, sizeof(*p));

@@ -51,11 +51,26 @@ static json_t *prediction_json(const struct dtplan_candidate *c)
 			 num(c->mfu), "net_bytes_per_gpu", num(c->net_bytes_per_gpu));
 }
 
+static json_t *stages_json(const struct dtplan_candidate *c)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a != NULL && i < c->pp; i++)
+		if (json_array_append_new(a, json_integer(dtplan_stage_layers_at(&c->stages, c->pp,
+										i))) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 static json_t *parallelism_json(const struct dtplan_candidate *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "tp", c->tp, "pp", c->pp, "dp",
-			 c->dp, "zero", c->zero, "micro_batch", c->micro_batch, "num_microbatches",
-			 c->num_microbatches, "recompute", dtplan_recompute_name(c->recompute));
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o}", "tp", c->tp, "pp",
+			 c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
+			 "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
+			 "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
+			 stages_json(c), "stage_imbalance", num(c->stage_imbalance));
 }
 
 static json_t *runner_up_json(const struct dtplan_plan *p)
@@ -171,7 +186,9 @@ static json_t *plan_json(const struct dtplan_plan *p)
 					num(r->gpu.memory_bytes))) ||
 	    !put(root, "gpus", json_integer(r->gpus)) ||
 	    !put(root, "gpus_per_node", json_integer(r->gpus_per_node)) ||
-	    !put(root, "global_batch", json_integer(r->global_batch)) ||
+	    !put(root, "global_batch", json_integer(p->best.global_batch)) ||
+	    !put(root, "global_batch_requested", json_integer(r->global_batch)) ||
+	    !put(root, "global_batch_exact", json_boolean(r->exact_batch)) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
 	    !put(root, "memory",
 		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||

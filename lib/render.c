@@ -49,6 +49,39 @@ static int nodes_of(const struct dtplan_request *r)
 	return (r->gpus + r->gpus_per_node - 1) / r->gpus_per_node;
 }
 
+/* The trained global batch, and why when it is not the one asked for. */
+static void text_batch(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = &p->best;
+
+	fprintf(f, "  micro-batch  %d x %d micro-batches (global batch %d", c->micro_batch,
+		c->num_microbatches, c->global_batch);
+	if (c->global_batch != p->request.global_batch)
+		fprintf(f, "; %d asked, the nearest DP %d x micro-batch %d makes", p->request.global_batch,
+			c->dp, c->micro_batch);
+	fprintf(f, ")\n");
+}
+
+/* Layers per stage: all of them up to 16 stages, else first, middle and last. */
+static void text_stages(FILE *f, const struct dtplan_candidate *c)
+{
+	const struct dtplan_stage_layers *s = &c->stages;
+
+	if (c->pp < 2)
+		return;
+	fprintf(f, "  stages       ");
+	if (c->pp <= 16) {
+		for (int i = 0; i < c->pp; i++)
+			fprintf(f, "%s%d", i > 0 ? " + " : "", dtplan_stage_layers_at(s, c->pp, i));
+		fprintf(f, " layers");
+	} else {
+		fprintf(f, "%d + %d x %d + %d layers", s->first, c->pp - 2, s->middle, s->last);
+	}
+	fprintf(f, " (the first stage also embeds, the last computes the output and loss); "
+		   "slowest stage %.2fx the mean\n",
+		c->stage_imbalance);
+}
+
 static void text_memory(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_ledger *l = &p->best.memory;
@@ -62,6 +95,9 @@ static void text_memory(FILE *f, const struct dtplan_plan *p)
 		dtplan_format_bytes(l->gradients, b, sizeof(b)),
 		dtplan_format_bytes(l->optimizer, c, sizeof(c)),
 		dtplan_format_bytes(l->activations, d, sizeof(d)));
+	if (p->best.pp > 1)
+		fprintf(f, "               stage %d is the fullest (%d layers)\n", l->stage,
+			l->stage_layers);
 	fprintf(f, "               of %s usable (%s, %.0f%% kept free), %.0f%% used\n",
 		dtplan_format_bytes(r->gpu.memory_bytes * (1.0 - r->memory_headroom), cap,
 				    sizeof(cap)),
@@ -167,12 +203,12 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),
 		r->model.layers, r->model.hidden, r->model.heads,
 		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
-	fprintf(s.f, "  GPUs         %d x %s (%d nodes of %d)\n", r->gpus, r->gpu.name,
-		nodes_of(r), r->gpus_per_node);
+	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name,
+		nodes_of(r), nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
 	fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d\n", c->tp, c->pp, c->dp);
 	fprintf(s.f, "  ZeRO         stage %d\n", c->zero);
-	fprintf(s.f, "  micro-batch  %d x %d micro-batches (global batch %d)\n", c->micro_batch,
-		c->num_microbatches, r->global_batch);
+	text_stages(s.f, c);
+	text_batch(s.f, p);
 	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));
 	text_memory(s.f, p);
 	text_step(s.f, c);

@@ -10,7 +10,9 @@
 
 #include "dtplan_private.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@
 struct ctx {
 	const struct dtplan_request *req;
 	double params;       /* N */
-	double tokens;       /* T = global_batch * seq */
+	double stage_extra[2]; /* embedding, output layer: layer-equivalents (pipeline.c) */
 	double capacity;     /* usable bytes per GPU */
 	double rate;         /* peak * efficiency, FLOP/s per GPU */
 	double nvlink_bw;
@@ -43,7 +45,7 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 {
 	x->req = req;
 	x->params = req->model.params;
-	x->tokens = (double)req->global_batch * (double)req->seq;
+	dtplan_stage_extras(&req->model, req->seq, &x->stage_extra[0], &x->stage_extra[1]);
 	x->capacity = req->gpu.memory_bytes * (1.0 - req->memory_headroom);
 	x->rate = req->gpu.peak_bf16_flops * req->efficiency;
 	x->nvlink_bw = req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
@@ -152,10 +154,17 @@ static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *
 	}
 }
 
-/* Executed FLOPs of one step (whole job), recomputation included. */
-static double step_flops(const struct ctx *x, enum dtplan_recompute rc)
+/* Tokens of one step of c: its trained global batch times the sequence. */
+static double tokens_of(const struct ctx *x, const struct dtplan_candidate *c)
 {
-	double base = 6.0 * x->params * x->tokens;
+	return (double)c->global_batch * x->req->seq;
+}
+
+/* Executed FLOPs of one step (whole job), recomputation included. */
+static double step_flops(const struct ctx *x, const struct dtplan_candidate *c)
+{
+	double base = 6.0 * x->params * tokens_of(x, c);
+	enum dtplan_recompute rc = c->recompute;
 
 	switch (rc) {
 	case DTPLAN_RECOMPUTE_FULL:
@@ -215,10 +224,11 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	bool net;
 
 	memset(st, 0, sizeof(*st));
-	c->flops_per_step = step_flops(x, c->recompute);
-	st->compute = c->flops_per_step / (gpus * x->rate);
+	c->flops_per_step = step_flops(x, c);
+	/* the slowest stage sets the pace of every stage (doc/internals/cost-model.md) */
+	st->compute = c->flops_per_step / (gpus * x->rate) * c->stage_imbalance;
 	per_mb = st->compute / m;
-	fwd_mb = 2.0 * x->params * x->tokens / (gpus * x->rate) / m;
+	fwd_mb = 2.0 * x->params * tokens_of(x, c) / (gpus * x->rate) / m * c->stage_imbalance;
 	bwd_mb = per_mb - fwd_mb;
 
 	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
@@ -293,7 +303,7 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed;
 	c->net_bytes_per_gpu = net_bytes;
-	c->tflops_per_gpu = 6.0 * x->params * x->tokens / (st->total * gpus) / 1e12;
+	c->tflops_per_gpu = 6.0 * x->params * tokens_of(x, c) / (st->total * gpus) / 1e12;
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
@@ -338,6 +348,50 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 		c->crosses_uplinks = "none";
 }
 
+/*
+ * The global batch that dp replicas of micro-batch b train nearest the
+ * request: m = round(gbs / (dp b)) micro-batches, at least 1.  False when
+ * it is off by more than DTPLAN_BATCH_TOLERANCE, or at all for an exact
+ * request.
+ */
+static bool batch_of(const struct dtplan_request *r, int dp, int b, int *m, int *gbs)
+{
+	long step = (long)dp * b, k = ((long)r->global_batch + step / 2) / step;
+
+	if (k < 1)
+		k = 1;
+	if (k * step > INT_MAX)
+		return false;
+	*m = (int)k;
+	*gbs = (int)(k * step);
+	if (r->exact_batch)
+		return *gbs == r->global_batch;
+	return fabs((double)*gbs - r->global_batch) <= DTPLAN_BATCH_TOLERANCE * r->global_batch;
+}
+
+/* Layers per stage for pp stages and the slowest stage's work over the mean. */
+static enum dtplan_err stages_of(const struct ctx *x, int pp, struct dtplan_stage_layers *st,
+				 double *imbalance, struct dtplan_error *err)
+{
+	const double *e = x->stage_extra;
+	int layers = x->req->model.layers;
+	double slowest;
+	enum dtplan_err rv;
+
+	rv = dtplan_stage_split(layers, pp, e[0], e[1], st, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (pp == 1) {
+		*imbalance = 1.0;
+		return DTPLAN_OK;
+	}
+	slowest = fmax(st->first + e[0], st->last + e[1]);
+	if (pp > 2)
+		slowest = fmax(slowest, st->middle);
+	*imbalance = slowest * pp / (layers + e[0] + e[1]);
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
 {
@@ -353,10 +407,10 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 		.micro_batch = c->micro_batch,
 		.recompute = c->recompute,
 		.sequence_parallel = c->tp > 1,
+		.stages = &c->stages,
 	};
 	enum dtplan_err rv;
 
-	c->num_microbatches = r->global_batch / (c->dp * c->micro_batch);
 	in.num_microbatches = c->num_microbatches;
 	rv = dtplan_ledger_compute(&in, &c->memory, err);
 	if (rv != DTPLAN_OK)
@@ -385,11 +439,14 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 		return rv;
 	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
 	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 ||
-	    (long)c->dp * c->micro_batch > req->global_batch)
+	    !batch_of(req, c->dp, c->micro_batch, &c->num_microbatches, &c->global_batch))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3 and "
-				     "dp * micro-batch <= global batch");
+				     "dp * micro-batch * some micro-batch count near the global batch");
 	ctx_init(&x, req);
+	rv = stages_of(&x, c->pp, &c->stages, &c->stage_imbalance, err);
+	if (rv != DTPLAN_OK)
+		return rv;
 	return evaluate(&x, NULL, c, fits, err);
 }
 
@@ -405,6 +462,15 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
  * Choosing
  * ---------------------------------------------------------------------- */
 
+/*
+ * Step time at the requested global batch: candidates that train another
+ * batch (within DTPLAN_BATCH_TOLERANCE) compare by time per sequence.
+ */
+static double norm_time(const struct dtplan_candidate *c, double t, int requested)
+{
+	return c->global_batch == requested ? t : t * requested / c->global_batch;
+}
+
 /* Communication that is not hidden: the least certain part of a prediction. */
 static double exposed_comm(const struct dtplan_candidate *c)
 {
@@ -415,15 +481,17 @@ static double exposed_comm(const struct dtplan_candidate *c)
  * The step time when links reach only half their catalog bandwidth, as NCCL
  * often does: the upper end of the prediction.
  */
-static double pessimistic(const struct dtplan_candidate *c)
+static double pessimistic(const struct dtplan_candidate *c, int requested)
 {
-	return c->step.total + exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0);
+	return norm_time(c,
+			 c->step.total + exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0),
+			 requested);
 }
 
 /* `bound` is the smallest pessimistic step time among the fitting candidates. */
-static bool within_tie(const struct dtplan_candidate *c, double bound)
+static bool within_tie(const struct dtplan_candidate *c, double bound, int requested)
 {
-	return c->step.total <= bound * (1.0 + DTPLAN__TIE_FRACTION);
+	return norm_time(c, c->step.total, requested) <= bound * (1.0 + DTPLAN__TIE_FRACTION);
 }
 
 /* Network bytes differing by under 1% count as equal. */
@@ -439,20 +507,25 @@ static int cmp_bytes(double a, double b)
 }
 
 /*
- * True when a ranks before b: inside the tie window, fewest network bytes,
- * then fewer model-parallel GPUs (tp * pp), lower ZeRO, smaller pp, smaller
- * tp, less recomputation, then time;
- * outside it, time alone.
+ * True when a ranks before b: inside the tie window, the global batch
+ * nearest the request, fewest network bytes, then fewer model-parallel GPUs
+ * (tp * pp), lower ZeRO, smaller pp, smaller tp, less recomputation, then
+ * time; outside it, time (at the requested batch) alone.
  */
 static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
-			 double fastest)
+			 double fastest, int requested)
 {
-	bool in_a = within_tie(a, fastest), in_b = within_tie(b, fastest);
-	int cb;
+	bool in_a = within_tie(a, fastest, requested), in_b = within_tie(b, fastest, requested);
+	double ta, tb;
+	int cb, da, db;
 
 	if (in_a != in_b)
 		return in_a;
 	if (in_a) {
+		da = abs(a->global_batch - requested);
+		db = abs(b->global_batch - requested);
+		if (da != db)
+			return da < db;
 		cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
 		if (cb != 0)
 			return cb < 0;
@@ -469,8 +542,10 @@ static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_c
 		if (a->recompute != b->recompute)
 			return a->recompute < b->recompute;
 	}
-	if (a->step.total != b->step.total)
-		return a->step.total < b->step.total;
+	ta = norm_time(a, a->step.total, requested);
+	tb = norm_time(b, b->step.total, requested);
+	if (ta != tb)
+		return ta < tb;
 	return a->micro_batch > b->micro_batch;
 }
 
@@ -525,14 +600,17 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 	return buf;
 }
 
-static void explain(struct dtplan__search *out, double fastest)
+static void explain(struct dtplan__search *out, double fastest, int requested)
 {
 	const struct dtplan_candidate *w = &out->best, *l = &out->runner_up;
 	char gb_w[32], gb_l[32], why[64];
-	double slower = (l->step.total / w->step.total - 1.0) * 100.0, gap;
+	double slower = (norm_time(l, l->step.total, requested) /
+				 norm_time(w, w->step.total, requested) -
+			 1.0) * 100.0,
+	       gap;
 	const char *part;
 
-	if (!within_tie(l, fastest)) {
+	if (!within_tie(l, fastest, requested)) {
 		part = largest_gap(&w->step, &l->step, &gap);
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
 			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s",
@@ -563,6 +641,7 @@ struct walk {
 	int pass;              /* 1: find the tie bound; 2: rank */
 	bool first_fit;
 	double fastest;        /* smallest pessimistic step time */
+	bool stop;             /* first_fit found one */
 	struct dtplan__search *out;
 	/* runner-up candidates: another TP x PP split, or another ZeRO/recompute */
 	bool have_split, have_other;
@@ -580,7 +659,8 @@ static void keep_second(struct walk *w, const struct dtplan_candidate *c,
 			*slot = *old_best;
 			*have = true;
 		}
-	} else if (!same(c, &w->out->best) && (!*have || ranks_before(c, slot, w->fastest))) {
+	} else if (!same(c, &w->out->best) &&
+		   (!*have || ranks_before(c, slot, w->fastest, w->x->req->global_batch))) {
 		*slot = *c;
 		*have = true;
 	}
@@ -594,8 +674,10 @@ static bool visit(struct walk *w, struct dtplan_candidate *c)
 	bool new_best;
 
 	if (w->pass == 1) {
-		if (pessimistic(c) < w->fastest)
-			w->fastest = pessimistic(c);
+		double t = pessimistic(c, w->x->req->global_batch);
+
+		if (t < w->fastest)
+			w->fastest = t;
 		if (w->first_fit) {
 			o->best = *c;
 			o->have_best = true;
@@ -609,7 +691,7 @@ static bool visit(struct walk *w, struct dtplan_candidate *c)
 		return false;
 	}
 	old = o->best;
-	new_best = ranks_before(c, &o->best, w->fastest);
+	new_best = ranks_before(c, &o->best, w->fastest, w->x->req->global_batch);
 	if (new_best)
 		o->best = *c;
 	keep_second(w, c, &old, new_best, same_split, &w->split, &w->have_split);
@@ -617,21 +699,89 @@ static bool visit(struct walk *w, struct dtplan_candidate *c)
 	return false;
 }
 
+/* Visits every ZeRO stage, micro-batch and recomputation of one split. */
+static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
+				  const struct split *sp, struct dtplan_error *err)
+{
+	const struct ctx *x = w->x;
+	const struct dtplan_request *r = x->req;
+	int dp = base->dp, pp = base->pp;
+	double most = r->exact_batch ? r->global_batch
+				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	enum dtplan_err rv;
+	bool fits;
+
+	for (int zero = r->zero >= 0 ? r->zero : 0; zero <= (r->zero >= 0 ? r->zero : 3);
+	     zero++) {
+		/* DeepSpeed runs ZeRO-2/3 only without pipeline parallelism;
+		 * ZeRO over one replica is ZeRO-0. */
+		if (zero >= 2 && pp > 1)
+			continue;
+		if (zero > 0 && dp == 1 && r->zero < 0)
+			continue;
+		for (int b = r->micro_batch > 0 ? r->micro_batch : 1; (double)dp * b <= most;
+		     b *= 2) {
+			int m, gbs;
+
+			if (!batch_of(r, dp, b, &m, &gbs)) {
+				if (r->micro_batch > 0)
+					break;
+				continue;
+			}
+			for (int rc = r->recompute >= 0 ? r->recompute : 0;
+			     rc <= (r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL);
+			     rc++) {
+				struct dtplan_candidate c = *base;
+
+				c.zero = zero;
+				c.micro_batch = b;
+				c.num_microbatches = m;
+				c.global_batch = gbs;
+				c.recompute = (enum dtplan_recompute)rc;
+				rv = evaluate(x, sp, &c, &fits, err);
+				if (rv != DTPLAN_OK)
+					return rv;
+				if (w->pass == 1)
+					w->out->n_considered++;
+				if (!fits)
+					continue;
+				if (w->pass == 1)
+					w->out->n_fit++;
+				if (visit(w, &c)) {
+					w->stop = true;
+					return DTPLAN_OK;
+				}
+			}
+			if (r->micro_batch > 0)
+				break;
+		}
+	}
+	return DTPLAN_OK;
+}
+
+/*
+ * Every tp dividing the GPUs, the heads and the NVLink domain, every pp
+ * dividing the rest (stages need not divide the layers: see
+ * dtplan_stage_split()), dp the rest.
+ */
 static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 {
 	const struct ctx *x = w->x;
 	const struct dtplan_request *r = x->req;
-	int gpus = r->gpus, layers = r->model.layers, gbs = r->global_batch;
+	int gpus = r->gpus, layers = r->model.layers;
 	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
+	double most = r->exact_batch ? r->global_batch
+				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
 	enum dtplan_err rv;
-	bool fits, stop = false;
 	struct split sp;
 
 	/* on a fabric TP may fill a multi-node NVLink domain */
 	if (x->fab != NULL && r->tp == 0)
 		tp_max = x->fab->domain_gcd < gpus ? x->fab->domain_gcd : gpus;
 
-	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !stop; tp++) {
+	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !w->stop; tp++) {
+		int pp_max = r->pp > 0 ? r->pp : layers;
+
 		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
 			continue;
 		if (r->tp == 0 && x->fab != NULL && !dtplan__fabric_tp_fits(x->fab, tp))
@@ -639,66 +789,28 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		if (r->tp == 0 && x->fab == NULL &&
 		    (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
 			continue;
-		for (int pp = r->pp > 0 ? r->pp : 1; pp <= (r->pp > 0 ? r->pp : layers) && !stop;
-		     pp++) {
-			int dp;
+		for (int pp = r->pp > 0 ? r->pp : 1; pp <= pp_max && !w->stop; pp++) {
+			struct dtplan_candidate c = {.tp = tp, .pp = pp};
 
-			if (layers % pp != 0 || (gpus / tp) % pp != 0)
+			if ((gpus / tp) % pp != 0 || pp > layers)
 				continue;
-			dp = gpus / tp / pp;
-			if (dp > gbs || gbs % dp != 0)
+			c.dp = gpus / tp / pp;
+			if (w->out->min_dp == 0 || c.dp < w->out->min_dp)
+				w->out->min_dp = c.dp;
+			if (c.dp > most)
 				continue;
+			rv = stages_of(x, pp, &c.stages, &c.stage_imbalance, err);
+			if (rv != DTPLAN_OK)
+				return rv;
 			if (x->fab != NULL) {
-				dtplan__fabric_eval(x->fab, tp, pp, dp, DTPLAN__ORDER_DP_INNER,
+				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN__ORDER_DP_INNER,
 						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_DP_INNER]);
-				dtplan__fabric_eval(x->fab, tp, pp, dp, DTPLAN__ORDER_PP_INNER,
+				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN__ORDER_PP_INNER,
 						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_PP_INNER]);
 			}
-			for (int zero = r->zero >= 0 ? r->zero : 0;
-			     zero <= (r->zero >= 0 ? r->zero : 3) && !stop; zero++) {
-				/* DeepSpeed runs ZeRO-2/3 only without pipeline
-				 * parallelism; ZeRO over one replica is ZeRO-0. */
-				if (zero >= 2 && pp > 1)
-					continue;
-				if (zero > 0 && dp == 1 && r->zero < 0)
-					continue;
-				for (int b = r->micro_batch > 0 ? r->micro_batch : 1;
-				     (long)dp * b <= gbs && !stop; b *= 2) {
-					if (gbs % (dp * b) != 0) {
-						if (r->micro_batch > 0)
-							break;
-						continue;
-					}
-					for (int rc = r->recompute >= 0 ? r->recompute : 0;
-					     rc <= (r->recompute >= 0 ? r->recompute
-								      : DTPLAN_RECOMPUTE_FULL) &&
-					     !stop;
-					     rc++) {
-						struct dtplan_candidate c = {
-							.tp = tp,
-							.pp = pp,
-							.dp = dp,
-							.zero = zero,
-							.micro_batch = b,
-							.recompute = (enum dtplan_recompute)rc,
-						};
-
-						rv = evaluate(x, x->fab != NULL ? &sp : NULL,
-							      &c, &fits, err);
-						if (rv != DTPLAN_OK)
-							return rv;
-						if (w->pass == 1)
-							w->out->n_considered++;
-						if (!fits)
-							continue;
-						if (w->pass == 1)
-							w->out->n_fit++;
-						stop = visit(w, &c);
-					}
-					if (r->micro_batch > 0)
-						break;
-				}
-			}
+			rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
+			if (rv != DTPLAN_OK)
+				return rv;
 		}
 	}
 	return DTPLAN_OK;
@@ -741,7 +853,7 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 	if (w.have_split || w.have_other) {
 		out->runner_up = w.have_split ? w.split : w.other;
 		out->have_runner_up = true;
-		explain(out, w.fastest);
+		explain(out, w.fastest, req->global_batch);
 	}
 	return rv;
 }

@@ -29,6 +29,9 @@ static int setup(void **state)
 	f->plan.best.zero = 1;
 	f->plan.best.micro_batch = 2;
 	f->plan.best.num_microbatches = 64;
+	f->plan.best.global_batch = 128; /* dp 1 x micro-batch 2 x 64 */
+	f->plan.best.stages.first = 15;
+	f->plan.best.stages.last = 17;
 	f->plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
 	f->plan.ckpt.interval_seconds = 3725.9;
 	f->plan.ckpt.interval_steps = 412.7;
@@ -107,6 +110,8 @@ static const struct {
 	{"DT_ZERO", "1"},
 	{"DT_MICRO_BATCH", "2"},
 	{"DT_NUM_MICROBATCHES", "64"},
+	{"DT_GLOBAL_BATCH", "128"},
+	{"DT_PP_LAYERS", "15,17"},
 	{"DT_RECOMPUTE", "selective"},
 	{"DT_CKPT_INTERVAL_S", "3725"},   /* floor(3725.9) */
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */

@@ -81,17 +81,51 @@ static void ledger__7b_8_gpus_zero_0_to_3__seed_numbers(void **state)
 	}
 }
 
-static void ledger__tp_pp__divide_params(void **state)
+static void ledger__tp_pp__heaviest_stage(void **state)
 {
 	struct dtplan_model m = model_of_size(70e9);
 	struct dtplan_ledger_in in = {.model = &m, .tp = 8, .pp = 4, .dp = 4, .zero = 1};
 	struct dtplan_ledger l;
+	/* 70B from its size: 71 layers, h 9088, V 50257, untied.  Vh = 456735616;
+	 * P_layer = (70e9 - 2 Vh) / 71 = 69086528768 / 71.  Without a sequence the
+	 * output layer costs Vh / P_layer = 0.469 layers, so 71 layers split
+	 * 18 + 18 + 18 + 17 (17 + 0.469 < 18; 17 first would leave 18.469 last). */
+	const double vh = 50257.0 * 9088.0, per_layer = (70e9 - 2.0 * vh) / 71.0;
+	const double stage0 = 18.0 * per_layer + vh;
 
 	(void)state;
-	/* 70e9 / 32 = 2.1875e9 per GPU; 2 + 2 + 12/4 = 7 bytes -> 15.3125 GB */
+	assert_int_equal(m.layers, 71);
+	assert_int_equal(m.hidden, 9088);
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
-	assert_near(l.params_per_gpu, 2.1875e9, 1.0);
-	assert_near(l.total, 15.3125 * GB, 1.0);
+	/* stage 0 holds 18 layers and the embedding: the heaviest; 2 + 2 + 12/4 = 7 bytes */
+	assert_int_equal(l.stage, 0);
+	assert_int_equal(l.stage_layers, 18);
+	assert_near(l.params_per_gpu, stage0 / 8.0, 1.0);
+	assert_near(l.total, 7.0 * stage0 / 8.0, 8.0);
+	/* one stage: every parameter, 70e9 / 8 */
+	in.pp = 1;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.params_per_gpu, 70e9 / 8.0, 1.0);
+	/* more stages than layers */
+	in.pp = 72;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_ERR_INVAL);
+}
+
+static void ledger__given_stages__last_stage_heaviest(void **state)
+{
+	struct dtplan_model m = model_of_size(70e9);
+	struct dtplan_stage_layers st = {.first = 10, .middle = 20, .last = 21};
+	struct dtplan_ledger_in in = {.model = &m, .tp = 2, .pp = 4, .dp = 1, .stages = &st};
+	struct dtplan_ledger l;
+	const double vh = 50257.0 * 9088.0, per_layer = (70e9 - 2.0 * vh) / 71.0;
+
+	(void)state;
+	/* 10 + 20 + 20 + 21 = 71: the last stage, 21 layers and the output layer */
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_int_equal(l.stage, 3);
+	assert_int_equal(l.stage_layers, 21);
+	assert_near(l.params_per_gpu, (21.0 * per_layer + vh) / 2.0, 1.0);
+	assert_near(l.total, 16.0 * (21.0 * per_layer + vh) / 2.0, 16.0);
 }
 
 /* Korthikanti et al. Table 2, s 2048, b 1, h 4096, a 32: sbh = 8388608, 5as/h = 80. */
@@ -255,7 +289,8 @@ int main(void)
 		cmocka_unit_test(ledger__7b_one_gpu__112_gb),
 		cmocka_unit_test(ledger__70b__1120_gb_or_840_without_master),
 		cmocka_unit_test(ledger__7b_8_gpus_zero_0_to_3__seed_numbers),
-		cmocka_unit_test(ledger__tp_pp__divide_params),
+		cmocka_unit_test(ledger__tp_pp__heaviest_stage),
+		cmocka_unit_test(ledger__given_stages__last_stage_heaviest),
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),
 		cmocka_unit_test(ledger__bad_input__error),

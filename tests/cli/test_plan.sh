@@ -46,7 +46,7 @@ run 1 plan --model llama2-7b --gpus 8 --svg /nonexistent-dir/plan.svg; stderr_ha
 # nothing fits: exit 1, why, and the smallest GPU count
 run 1 plan --model llama2-70b --gpus 8 --gpu a100-80gb
 stderr_has "does not fit on 8 a100-80gb GPUs"
-stderr_has "smallest power-of-two GPU count that fits is 16"
+stderr_has "the fewest that fit are 16 GPUs (2 nodes of 8)"
 
 # bad input
 run 2 plan --gpus 8; stderr_has "--model is required"
@@ -60,7 +60,8 @@ run 2 plan --model 7B --gpus 8 --gpu v100-sxm9; stderr_has "--gpu:"
 run 2 plan --model 7B --gpus 8 --seq 0; stderr_has "--seq: 0 is out of range"
 run 2 plan --model 7B --gpus 8 --global-batch x; stderr_has "--global-batch: 'x' is not a whole number"
 run 2 plan --model llama2-70b --gpus 128 --tp 3; stderr_has "--tp: TP 3 does not divide the 64 attention heads"
-run 2 plan --model llama2-70b --gpus 128 --pp 3; stderr_has "--pp: PP 3 does not divide the 80 layers"
+run 2 plan --model llama2-70b --gpus 128 --pp 3; stderr_has "--pp: TP 1 x PP 3 does not divide 128 GPUs"
+run 2 plan --model llama2-70b --gpus 128 --pp 81; stderr_has "--pp: PP 81 is more stages than the 80 layers"
 run 2 plan --model llama2-70b --gpus 128 --zero 3 --pp 2; stderr_has "--zero: ZeRO-3 needs PP 1"
 run 2 plan --model llama2-70b --gpus 128 --zero 5; stderr_has "--zero: 5 is out of range"
 run 2 plan --model llama2-70b --gpus 128 --micro-batch 4096; stderr_has "--micro-batch: micro-batch 4096 is larger"
