@@ -147,7 +147,9 @@ int cmd_plan(int argc, char **argv)
 			rc = cli_int(CMD, "--seq", optarg, 1, 1 << 24, &req.seq);
 			break;
 		case 'B':
-			rc = cli_int(CMD, "--global-batch", optarg, 1, 1 << 24, &req.global_batch);
+			if (dtplan_parse_global_batch(optarg, "--global-batch", &req, &err) !=
+			    DTPLAN_OK)
+				rc = cli_usage_error(CMD, "%s", err.text);
 			break;
 		case 't':
 			rc = cli_int(CMD, "--tp", optarg, 1, 1024, &req.tp);

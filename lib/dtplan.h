@@ -361,9 +361,9 @@ struct dtplan_stage_layers {
  * slowest stage is as fast as it can be, where stage 0 also does the work
  * of first_extra layers (the embedding) and the last stage of last_extra
  * (the output layer and loss), in layer-equivalents.  Every stage gets at
- * least one layer.  Among equally fast splits the one with the lightest
- * first stage wins (it holds the most micro-batches in flight), then the
- * lightest last stage.  DTPLAN_ERR_INVAL when stages < 1, stages > layers,
+ * least one layer.  Among equally fast splits the most even wins (least
+ * sum of squared stage loads), then the one with the lightest first stage
+ * (it holds the most micro-batches in flight), then the lightest last.  DTPLAN_ERR_INVAL when stages < 1, stages > layers,
  * or an extra is negative or not finite; *out is zeroed then.
  */
 enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, double last_extra,
@@ -898,10 +898,23 @@ const char *dtplan_version(void);
 enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out,
 				  struct dtplan_error *err);
 
+/* Largest global batch a request may ask for. */
+#define DTPLAN_MAX_GLOBAL_BATCH (1 << 24)
+
 /*
- * Applies a training spec "seq=8192,gbs=1024[,tp=N][,pp=N][,zero=0-3][,mb=N]
+ * Parses a global batch: "1024" (a plan trains the nearest value within
+ * DTPLAN_BATCH_TOLERANCE) or "1024!" (exactly 1024, else a refusal naming
+ * the nearest values), into r->global_batch and r->exact_batch.  On error r
+ * is unchanged and err names `what`.
+ */
+enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
+					  struct dtplan_request *r, struct dtplan_error *err);
+
+/*
+ * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
  * [,recompute=none|selective|full|auto][,gpu=TYPE]" to r.  Keys not given keep
- * their value in r.  Each key at most once; mb must divide gbs.  On error r
+ * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
+ * asks for exactly N (dtplan_parse_global_batch()).  On error r
  * is unchanged and err names the key and value (DTPLAN_ERR_PARSE for syntax,
  * DTPLAN_ERR_NOT_FOUND for an unknown key or GPU type, DTPLAN_ERR_RANGE for
  * out-of-range numbers, DTPLAN_ERR_INVAL otherwise).

@@ -254,9 +254,13 @@ double dtplan_bubble_ratio_interleaved(int stages, int microbatches, int chunks)
  * Layers per stage
  * ---------------------------------------------------------------------- */
 
-/* A split's cost (its slowest stage, in layer-equivalents) and its order key. */
+/*
+ * A split's cost (its slowest stage, in layer-equivalents) and its order
+ * key: the cost, then the sum of the squared stage loads (the most even of
+ * the other stages), then the lighter first and last stage.
+ */
 struct split_key {
-	double cost;
+	double cost, squares;
 	int first, last;
 };
 
@@ -264,6 +268,8 @@ static bool key_before(const struct split_key *a, const struct split_key *b)
 {
 	if (fabs(a->cost - b->cost) > 1e-9)
 		return a->cost < b->cost;
+	if (fabs(a->squares - b->squares) > 1e-9 * fmax(1.0, b->squares))
+		return a->squares < b->squares;
 	if (a->first != b->first)
 		return a->first < b->first;
 	return a->last < b->last;
@@ -274,9 +280,9 @@ static bool key_before(const struct split_key *a, const struct split_key *b)
  * the slower of the two is fastest: the real optimum f = (r + e1 - e0) / 2,
  * tried rounded down and up.
  */
-static struct split_key split_ends(int r, double e0, double e1, double floor_cost)
+static struct split_key split_ends(int r, double e0, double e1, int mid, int n_mid)
 {
-	struct split_key best = {INFINITY, 0, 0};
+	struct split_key best = {INFINITY, INFINITY, 0, 0};
 	double f = floor((r + e1 - e0) / 2.0);
 
 	for (int k = 0; k < 2; k++) {
@@ -289,7 +295,9 @@ static struct split_key split_ends(int r, double e0, double e1, double floor_cos
 			fk = r - 1;
 		c.first = (int)fk;
 		c.last = r - c.first;
-		c.cost = fmax(floor_cost, fmax(c.first + e0, c.last + e1));
+		c.cost = fmax(n_mid > 0 ? mid : 0.0, fmax(c.first + e0, c.last + e1));
+		c.squares = (c.first + e0) * (c.first + e0) + (c.last + e1) * (c.last + e1) +
+			    (double)n_mid * mid * mid;
 		if (key_before(&c, &best))
 			best = c;
 	}
@@ -299,7 +307,7 @@ static struct split_key split_ends(int r, double e0, double e1, double floor_cos
 enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, double last_extra,
 				   struct dtplan_stage_layers *out, struct dtplan_error *err)
 {
-	struct split_key best = {INFINITY, 0, 0};
+	struct split_key best = {INFINITY, INFINITY, 0, 0};
 	int best_mid = 0, k = stages - 2;
 
 	if (out == NULL)
@@ -318,13 +326,13 @@ enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, d
 		return DTPLAN_OK;
 	}
 	if (stages == 2) {
-		best = split_ends(layers, first_extra, last_extra, 0.0);
+		best = split_ends(layers, first_extra, last_extra, 0, 0);
 	} else {
 		/* middle stages hold `mid` each, the ends share the rest; the
 		 * loop is layers / (stages - 2) long at most */
 		for (int mid = 1; (long)k * mid <= layers - 2; mid++) {
 			struct split_key c = split_ends(layers - k * mid, first_extra, last_extra,
-							mid);
+							mid, k);
 
 			if (key_before(&c, &best)) {
 				best = c;

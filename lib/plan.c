@@ -158,24 +158,36 @@ static const char *nodes_word(long n)
 	return n == 1 ? "node" : "nodes";
 }
 
-/*
- * The fewest GPUs, in whole nodes of the request's gpus_per_node, above
- * req->gpus on which the request fits memory: node counts doubling from
- * the request's, then halving back between the last miss and the first
- * fit.  0 when none up to MAX_FIT_GPUS does.
- */
-static long fewest_fitting(const struct dtplan_request *req)
+/* Node counts scanned one by one when looking for the fewest that fit. */
+#define FIT_SCAN_NODES 512
+
+static bool fits_on(const struct dtplan_request *req, long nodes)
 {
 	struct dtplan_request r = *req;
 	struct dtplan__search probe;
+
+	r.gpus = (int)(nodes * req->gpus_per_node);
+	return dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best;
+}
+
+/*
+ * The fewest GPUs, in whole nodes of the request's gpus_per_node, above
+ * req->gpus on which the request fits memory.  Fitting is not monotone in
+ * the node count (a prime count leaves PP few divisors), so node counts
+ * double from the request's until one fits, then every count between the
+ * last miss and it is tried, the lowest first; a window wider than
+ * FIT_SCAN_NODES is first halved towards the fit.  0 when nothing up to
+ * MAX_FIT_GPUS fits.
+ */
+static long fewest_fitting(const struct dtplan_request *req)
+{
 	long gpn = req->gpus_per_node, lo, hi = 0;
 
 	lo = (req->gpus + gpn - 1) / gpn; /* nodes that do not fit */
 	if (lo < 1)
 		lo = 1;
 	for (long n = lo * 2; n * gpn <= MAX_FIT_GPUS; n *= 2) {
-		r.gpus = (int)(n * gpn);
-		if (dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best) {
+		if (fits_on(req, n)) {
 			hi = n;
 			break;
 		}
@@ -183,15 +195,17 @@ static long fewest_fitting(const struct dtplan_request *req)
 	}
 	if (hi == 0)
 		return 0;
-	while (hi - lo > 1) {
+	while (hi - lo > FIT_SCAN_NODES) {
 		long mid = lo + (hi - lo) / 2;
 
-		r.gpus = (int)(mid * gpn);
-		if (dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best)
+		if (fits_on(req, mid))
 			hi = mid;
 		else
 			lo = mid;
 	}
+	for (long n = lo + 1; n < hi; n++)
+		if (fits_on(req, n))
+			return n * gpn;
 	return hi * gpn;
 }
 

@@ -34,6 +34,7 @@ enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out, struc
 /* One key of --dt-train: where its value goes and its allowed range. */
 enum train_kind {
 	TRAIN_INT,
+	TRAIN_BATCH,
 	TRAIN_RECOMPUTE,
 	TRAIN_GPU,
 };
@@ -49,7 +50,7 @@ struct train_key {
 
 static const struct train_key train_keys[] = {
 	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
-	TRAIN_INT_KEY("gbs", global_batch, 1, 1L << 24),
+	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH},
 	TRAIN_INT_KEY("tp", tp, 1, 4096),
 	TRAIN_INT_KEY("pp", pp, 1, 4096),
 	TRAIN_INT_KEY("zero", zero, 0, 3),
@@ -75,6 +76,8 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 			return ret;
 		*(int *)((char *)r + k->offset) = (int)v;
 		return DTPLAN_OK;
+	case TRAIN_BATCH:
+		return dtplan_parse_global_batch(value, k->name, r, err);
 	case TRAIN_RECOMPUTE:
 		/* "auto" leaves the choice to the search. */
 		if (dtplan__streq_nocase(value, "auto")) {
@@ -94,6 +97,29 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 		return DTPLAN_OK;
 	}
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
+}
+
+enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
+					  struct dtplan_request *r, struct dtplan_error *err)
+{
+	char buf[32];
+	size_t len = text != NULL ? strlen(text) : 0;
+	bool exact = len > 0 && text[len - 1] == '!';
+	enum dtplan_err rv;
+	long v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, what ? what : "", 0,
+				     "'%s' is not a global batch (N, or N! for exactly N)",
+				     text ? text : "");
+	memcpy(buf, text, len - exact);
+	buf[len - exact] = '\0';
+	rv = dtplan_parse_long(buf, what, 1, DTPLAN_MAX_GLOBAL_BATCH, &v, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	r->global_batch = (int)v;
+	r->exact_batch = exact;
+	return DTPLAN_OK;
 }
 
 enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char *text,
@@ -150,9 +176,9 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 			goto out;
 		}
 	}
-	if (tmp.micro_batch > 0 && tmp.global_batch % tmp.micro_batch != 0) {
+	if (tmp.micro_batch > tmp.global_batch) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				   "mb=%d does not divide gbs=%d", tmp.micro_batch,
+				   "mb=%d is larger than gbs=%d", tmp.micro_batch,
 				   tmp.global_batch);
 		goto out;
 	}

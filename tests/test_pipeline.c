@@ -281,6 +281,171 @@ static void bubble_closed_forms__values_and_bad_args(void **state)
 	assert_true(isnan(dtplan_bubble_ratio_interleaved(-1, 8, 2)));
 }
 
+/*
+ * Splits worked by hand: minimise the slowest stage (layers plus the extra
+ * work on the ends), then the lightest first stage, then the lightest last.
+ */
+static const struct {
+	int layers, stages;
+	double e0, e1;
+	int first, middle, last;
+} split_cases[] = {
+	/* one stage holds everything */
+	{32, 1, 0.0, 2.4, 32, 0, 0},
+	/* 5 over 2 with the last doing 1 more: 3 and 2 + 1 */
+	{5, 2, 0.0, 1.0, 3, 0, 2},
+	/* even: 80 over 4 */
+	{80, 4, 0.0, 0.0, 20, 20, 20},
+	/* 70 over 4: middles 18 leave 34 = 17 + 17 (slowest 18); middles 17 leave
+	 * 36 = 18 + 18 (also 18) but a heavier first stage */
+	{70, 4, 0.0, 0.0, 17, 18, 17},
+	/* 71 over 4: 17 + 18 + 18 + 18 (the lighter first) */
+	{71, 4, 0.0, 0.0, 17, 18, 18},
+	/* 32 over 4 with the output layer worth 2.4 layers: middles 9 leave 14,
+	 * 8 + (6 + 2.4): slowest 9; middles 8 leave 16 = 9 + (7 + 2.4): 9.4 */
+	{32, 4, 0.0, 2.4, 8, 9, 6},
+	/* as many stages as layers */
+	{4, 4, 0.0, 0.0, 1, 1, 1},
+	/* a huge output layer leaves the last stage one layer; the rest even out,
+	 * the lighter first */
+	{10, 3, 0.0, 50.0, 4, 5, 1},
+	/* an expensive first stage */
+	{12, 3, 3.0, 0.0, 2, 5, 5},
+};
+
+static void stage_split__hand_worked__layouts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(split_cases) / sizeof(split_cases[0]); i++) {
+		struct dtplan_stage_layers s;
+		int sum = 0;
+
+		assert_int_equal(dtplan_stage_split(split_cases[i].layers, split_cases[i].stages,
+						    split_cases[i].e0, split_cases[i].e1, &s, NULL),
+				 DTPLAN_OK);
+		if (s.first != split_cases[i].first || s.middle != split_cases[i].middle ||
+		    s.last != split_cases[i].last)
+			fail_msg("%d layers over %d: %d/%d/%d, expected %d/%d/%d",
+				 split_cases[i].layers, split_cases[i].stages, s.first, s.middle,
+				 s.last, split_cases[i].first, split_cases[i].middle,
+				 split_cases[i].last);
+		for (int k = 0; k < split_cases[i].stages; k++)
+			sum += dtplan_stage_layers_at(&s, split_cases[i].stages, k);
+		assert_int_equal(sum, split_cases[i].layers);
+	}
+}
+
+/* The slowest stage of the best Megatron layout (first, equal middles,
+ * last), found by trying every one. */
+static double brute_force_cost(int l, int p, double e0, double e1)
+{
+	double best = INFINITY;
+
+	if (p == 1)
+		return l + e0 + e1;
+	for (int mid = p > 2 ? 1 : 0; (long)(p - 2) * mid <= l - 2; mid++) {
+		int r = l - (p - 2) * mid;
+
+		for (int f = 1; f <= r - 1; f++) {
+			double c = fmax(p > 2 ? mid : 0.0, fmax(f + e0, r - f + e1));
+
+			best = fmin(best, c);
+		}
+		if (p == 2)
+			break;
+	}
+	return best;
+}
+
+/* Every layer count 1..60 over every stage count, with and without an
+ * output layer's extra work: every layer placed, >= 1 per stage, the
+ * slowest stage as fast as the best layout, and even stages when the
+ * layers divide and nothing costs extra. */
+static void stage_split__sweep__optimal_and_complete(void **state)
+{
+	static const double extras[] = {0.0, 0.47, 1.84, 7.0};
+
+	(void)state;
+	for (size_t e = 0; e < sizeof(extras) / sizeof(extras[0]); e++)
+		for (int l = 1; l <= 60; l++)
+			for (int p = 1; p <= l; p++) {
+				struct dtplan_stage_layers s;
+				int sum = 0;
+				double cost = 0.0;
+
+				assert_int_equal(dtplan_stage_split(l, p, 0.0, extras[e], &s, NULL),
+						 DTPLAN_OK);
+				for (int k = 0; k < p; k++) {
+					int n = dtplan_stage_layers_at(&s, p, k);
+
+					assert_true(n >= 1);
+					sum += n;
+					cost = fmax(cost, n + (k == p - 1 ? extras[e] : 0.0));
+				}
+				if (p == 1)
+					cost = l + extras[e];
+				assert_int_equal(sum, l);
+				if (fabs(cost - brute_force_cost(l, p, 0.0, extras[e])) > 1e-9)
+					fail_msg("%d over %d (+%g): slowest %g, best %g", l, p,
+						 extras[e], cost, brute_force_cost(l, p, 0.0, extras[e]));
+				if (extras[e] == 0.0 && l % p == 0)
+					assert_true(s.first == l / p &&
+						    (p < 3 || s.middle == l / p) &&
+						    (p < 2 || s.last == l / p));
+			}
+}
+
+static void stage_split__bad_input__inval_and_zeroed(void **state)
+{
+	struct dtplan_stage_layers s = {7, 7, 7};
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_stage_split(8, 0, 0.0, 0.0, &s, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(s.first + s.middle + s.last, 0);
+	assert_int_equal(dtplan_stage_split(8, 9, 0.0, 0.0, &s, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "PP 9"));
+	assert_int_equal(dtplan_stage_split(8, 2, -1.0, 0.0, &s, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_stage_split(8, 2, 0.0, NAN, &s, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_stage_split(8, 2, 0.0, INFINITY, &s, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_stage_split(8, 2, 0.0, 0.0, NULL, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_stage_layers_at(NULL, 2, 0), 0);
+	s = (struct dtplan_stage_layers){3, 4, 5};
+	assert_int_equal(dtplan_stage_layers_at(&s, 4, -1), 0);
+	assert_int_equal(dtplan_stage_layers_at(&s, 4, 4), 0);
+	assert_int_equal(dtplan_stage_layers_at(&s, 4, 2), 4);
+}
+
+static void stage_extras__llama3_8b__output_layer_by_hand(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_stage_layers s;
+	double e0, e1;
+	char *text;
+	/* Vh = 128256 * 4096 = 525336576; P_layer = (params - 2 Vh) / 32; at
+	 * s = 8192: e1 = 2 Vh / (2 P_layer + 4 s h) */
+	double vh = 128256.0 * 4096.0, per_layer;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama3-8b", &m, NULL), DTPLAN_OK);
+	per_layer = (m.params - 2.0 * vh) / 32.0;
+	dtplan_stage_extras(&m, 8192, &e0, &e1);
+	assert_near(e0, 0.0, 0.0);
+	assert_rel(e1, 2.0 * vh / (2.0 * per_layer + 4.0 * 8192.0 * 4096.0), 1e-12);
+	/* about 1.84 layers: 32 over 2 is 17 + 15 (17 vs 16.84) */
+	assert_int_equal(dtplan_stage_split_model(&m, 8192, 2, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.first, 17);
+	assert_int_equal(s.last, 15);
+	text = dtplan_stage_layers_format(&s, 2);
+	assert_string_equal(text, "17,15");
+	free(text);
+	s = (struct dtplan_stage_layers){8, 9, 6};
+	text = dtplan_stage_layers_format(&s, 4);
+	assert_string_equal(text, "8,9,9,6");
+	free(text);
+	assert_int_equal(dtplan_stage_split_model(NULL, 8192, 2, &s, NULL), DTPLAN_ERR_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +457,10 @@ int main(void)
 		cmocka_unit_test(pipeline__schedules__complete_ordered_dependent),
 		cmocka_unit_test(pipeline__bad_input__error_and_null),
 		cmocka_unit_test(bubble_closed_forms__values_and_bad_args),
+		cmocka_unit_test(stage_split__hand_worked__layouts),
+		cmocka_unit_test(stage_split__sweep__optimal_and_complete),
+		cmocka_unit_test(stage_split__bad_input__inval_and_zeroed),
+		cmocka_unit_test(stage_extras__llama3_8b__output_layer_by_hand),
 	};
 
 	test_setup_stdio();

@@ -68,6 +68,14 @@ static void parse_train__every_key__sets_fields(void **state)
 	/* "h100" is an alias of the catalog's h100-sxm: 80 GB. */
 	assert_string_equal(r.gpu.name, "h100-sxm");
 	assert_near(r.gpu.memory_bytes, 80e9, 0.0);
+	assert_false(r.exact_batch);
+	/* "gbs=N!" asks for exactly N; a later plain gbs clears it */
+	assert_int_equal(dtplan_request_parse_train(&r, "gbs=1538!", NULL), DTPLAN_OK);
+	assert_int_equal(r.global_batch, 1538);
+	assert_true(r.exact_batch);
+	assert_int_equal(dtplan_request_parse_train(&r, "gbs=96", NULL), DTPLAN_OK);
+	assert_int_equal(r.global_batch, 96);
+	assert_false(r.exact_batch);
 }
 
 static void parse_train__some_keys__others_kept(void **state)
@@ -128,8 +136,10 @@ static const struct {
 	{"mb=1.5", DTPLAN_ERR_PARSE, "mb: '1.5' is not a whole number"},
 	{"recompute=some", DTPLAN_ERR_INVAL, "'some' is not none, selective or full"},
 	{"gpu=tpu9", DTPLAN_ERR_NOT_FOUND, "unknown GPU type 'tpu9'"},
-	{"gbs=1024,mb=3", DTPLAN_ERR_INVAL, "mb=3 does not divide gbs=1024"},
-	{"mb=3", DTPLAN_ERR_INVAL, "mb=3 does not divide gbs=1024"},
+	{"gbs=16,mb=32", DTPLAN_ERR_INVAL, "mb=32 is larger than gbs=16"},
+	{"mb=2048", DTPLAN_ERR_INVAL, "mb=2048 is larger than gbs=1024"},
+	{"gbs=1024!!", DTPLAN_ERR_PARSE, "gbs"},
+	{"gbs=!", DTPLAN_ERR_INVAL, "gbs"},
 };
 
 static void parse_train__bad_text__error_and_request_unchanged(void **state)
