@@ -81,7 +81,7 @@ write_job_script() {
 	cat >"$CL_DIR/jobs/plan-job.sh" <<-'EOF'
 		#!/bin/sh
 		for v in DT_TP DT_PP DT_DP DT_ZERO DT_MICRO_BATCH DT_NUM_MICROBATCHES DT_RECOMPUTE \
-			DT_CKPT_INTERVAL_S DT_NNODES DT_NODE_ORDER MASTER_ADDR MASTER_PORT DTPLAN_FILE \
+			DT_GLOBAL_BATCH DT_PP_LAYERS DT_CKPT_INTERVAL_S DT_NNODES DT_NODE_ORDER MASTER_ADDR MASTER_PORT DTPLAN_FILE \
 			DTPLAN_PLAN_STATE DTPLAN_PLAN_REASON; do
 			eval "echo \"BATCH $v=\${$v-}\""
 		done
@@ -248,6 +248,36 @@ no_drain() {
 	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
 	run -0 sinfo -h -R -o '%N %E'
 	[ -z "$output" ]
+}
+
+@test "3 and 6 nodes of llama3-8b: full plans whose DT_* and per-task ranks agree" {
+	write_job_script
+	for n in 3 6; do
+		run_job 180 -N"$n" --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto \
+			--dt-model=llama3-8b "$CL_DIR/jobs/plan-job.sh"
+		echo "== $n nodes, job $JOB"
+		echo "$LOG" | head -n 30
+		[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+		grep -q "^  GPUs         $((n * 8)) x h100-sxm ($n nodes of 8)\$" <<<"$LOG"
+		! grep -q '^  degraded' <<<"$LOG"
+		tp=$(batch_var DT_TP) pp=$(batch_var DT_PP) dp=$(batch_var DT_DP)
+		[ $((tp * pp * dp)) -eq $((n * 8)) ]
+		[ "$(batch_var DT_NNODES)" = "$n" ]
+		# the trained batch is dp x micro-batch x micro-batches, within 5% of 1024
+		gbs=$(batch_var DT_GLOBAL_BATCH)
+		[ "$gbs" -eq $((dp * $(batch_var DT_MICRO_BATCH) * $(batch_var DT_NUM_MICROBATCHES))) ]
+		[ $((gbs * 100)) -ge $((1024 * 95)) ] && [ $((gbs * 100)) -le $((1024 * 105)) ]
+		# one layer count per stage, 32 in all
+		layers=$(batch_var DT_PP_LAYERS)
+		[ "$(tr , '\n' <<<"$layers" | wc -l)" -eq "$pp" ]
+		[ $(($(tr , + <<<"$layers"))) -eq 32 ]
+		# every rank once, on the plan's node, with the plan's tp/pp/dp ranks
+		grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks-$n.txt"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/tasks-$n.txt")" -eq $((n * 8)) ]
+		run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" ranks \
+			"$(batch_var DTPLAN_FILE)" "$BATS_TEST_TMPDIR/tasks-$n.txt"
+		[ "$output" = "ranks: $((n * 8)) ok" ]
+	done
 }
 
 @test "8 nodes across both 4:1 leaves: the plan warns and names leaf1 and leaf2" {
