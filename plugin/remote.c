@@ -28,6 +28,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Slurm 23.11 made hostlist_t the struct itself, where earlier releases
+ * typedef a pointer to it; the slurm_hostlist_* calls take and return a
+ * pointer either way.  slurm_version.h says which headers we were given.
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef hostlist_t *hostlist_ref;
+#else
+typedef hostlist_t hostlist_ref;
+#endif
+
 /* Largest plan file read back (a plan of 100k ranks is about 20 MB). */
 #define PLAN_FILE_MAX (64L << 20)
 
@@ -105,7 +116,7 @@ static void read_facts(spank_t sp, struct job_facts *f)
 static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, char *reason,
 			size_t size)
 {
-	hostlist_t hl = NULL;
+	hostlist_ref hl = NULL;
 	char *host;
 	int count, rv = -1;
 
