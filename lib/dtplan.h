@@ -876,6 +876,15 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * True when the user's own value of name wins over the plan's: NCCL_*,
+ * MASTER_* (MASTER_ADDR, MASTER_PORT), RANK, WORLD_SIZE, LOCAL_RANK and
+ * LOCAL_WORLD_SIZE, which users and launchers set themselves.  The host
+ * program sets such a variable only where the job has none; every other
+ * variable of a dtplan_env (DT_*, DTPLAN_*) replaces the job's.
+ */
+bool dtplan_env_user_owned(const char *name);
+
+/*
  * True when the plan must not run: mode strict or policy deny, and a warning
  * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
  * warning's message goes to reason (NULL allowed).

@@ -77,6 +77,35 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	return DTPLAN_OK;
 }
 
+/*
+ * The variables a user's value wins for (dtplan_env_user_owned()): the
+ * launchers' rendezvous and rank variables and NCCL's settings.  The one
+ * place this rule lives.
+ */
+static const char *const user_owned_prefixes[] = {
+	"NCCL_",
+	"MASTER_",
+};
+static const char *const user_owned_names[] = {
+	"RANK",
+	"WORLD_SIZE",
+	"LOCAL_RANK",
+	"LOCAL_WORLD_SIZE",
+};
+
+bool dtplan_env_user_owned(const char *name)
+{
+	if (name == NULL)
+		return false;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(user_owned_prefixes); i++)
+		if (strncmp(name, user_owned_prefixes[i], strlen(user_owned_prefixes[i])) == 0)
+			return true;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(user_owned_names); i++)
+		if (strcmp(name, user_owned_names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Warning codes that break the site's topology rules. */
 static const char *const refusing_codes[] = {
 	"oversubscribed-uplink",

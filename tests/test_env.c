@@ -95,6 +95,41 @@ static void env_set__same_name__replaces(void **state)
 
 static const struct {
 	const char *name;
+	bool owned;
+} user_owned_cases[] = {
+	{"NCCL_IB_HCA", true},
+	{"NCCL_SOCKET_IFNAME", true},
+	{"NCCL_", true},
+	{"MASTER_ADDR", true},
+	{"MASTER_PORT", true},
+	{"RANK", true},
+	{"WORLD_SIZE", true},
+	{"LOCAL_RANK", true},
+	{"LOCAL_WORLD_SIZE", true},
+	{"DT_TP", false},
+	{"DT_NODE_RANK", false},
+	{"DTPLAN_FILE", false},
+	{"DTPLAN_PLAN_STATE", false},
+	{"NCCL", false},        /* a prefix, not the name */
+	{"nccl_ib_hca", false}, /* environment names are case-sensitive */
+	{"XNCCL_IB_HCA", false},
+	{"RANKS", false},
+	{"GROUP_RANK", false},
+	{"", false},
+};
+
+static void env_user_owned__names__launcher_and_nccl_only(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(user_owned_cases) / sizeof(user_owned_cases[0]); i++)
+		if (dtplan_env_user_owned(user_owned_cases[i].name) != user_owned_cases[i].owned)
+			fail_msg("'%s': expected %s", user_owned_cases[i].name,
+				 user_owned_cases[i].owned ? "user-owned" : "the plan's");
+	assert_false(dtplan_env_user_owned(NULL));
+}
+
+static const struct {
+	const char *name;
 	const char *value;
 } job_ok[] = {
 	{"DTPLAN_PLAN_STATE", "ok"},
@@ -338,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(master_port__job_ids__fixed_range),
 		cmocka_unit_test(env_set__same_name__replaces),
+		cmocka_unit_test(env_user_owned__names__launcher_and_nccl_only),
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,

@@ -431,6 +431,26 @@ static void user_init__requeued_job__own_file(void **state)
 	assert_int_equal(access(path, R_OK), 0);
 }
 
+static void user_init__user_set_master_and_nccl__kept(void **state)
+{
+	(void)state;
+	canned_batch_job();
+	mock_env_set("MASTER_PORT", "12345");
+	mock_env_set("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	mock_env_set("DT_TP", "99"); /* ours: replaced */
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("MASTER_PORT", "12345");
+	assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	assert_env("MASTER_ADDR", "n1"); /* not set by the user: the plan's */
+	assert_true(strcmp(mock_env_get("DT_TP"), "99") != 0);
+	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: "
+		       JOB_PORT ")");
+	assert_false(mock_log_has("error:"));
+}
+
 static const struct {
 	const char *what;
 	const char *nodelist; /* NULL: unset */
@@ -575,6 +595,44 @@ static void task_init__plan_file__ranks_in_plan_order(void **state)
 	assert_env("DT_NODE_RANK", "1");
 	assert_env("NCCL_IB_HCA", "=mlx5_1");
 	assert_string_equal(mock_log(), "");
+}
+
+/* Variables task_init sets: each task starts from the job's, without them. */
+static void fresh_task(int task_id)
+{
+	static const char *const set[] = {"WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+					  "DT_TP_RANK", "DT_PP_RANK", "DT_DP_RANK",
+					  "DT_LOCAL_GPU", "DT_NODE_RANK"};
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		mock_env_unset(set[i]);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+}
+
+static void task_init__user_set_rank_and_nccl__kept_and_told_once(void **state)
+{
+	(void)state;
+	srun_step_with_plan_file();
+	mock_env_set("RANK", "0");
+	mock_env_set("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	for (int t = 1; t >= 0; t--) {
+		fresh_task(t);
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+		assert_env("RANK", "0");
+		assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+		/* The rest of the rank's variables are the plan's (a2 holds ranks 2, 3). */
+		assert_env("WORLD_SIZE", "4");
+		assert_env("LOCAL_RANK", t == 1 ? "1" : "0");
+		assert_env("DT_TP_RANK", t == 1 ? "1" : "0");
+	}
+	/* Said by local task 0 only, for what differs from the plan. */
+	assert_int_equal(log_count("keeping the job's own RANK=0 (the plan's: 2)"), 1);
+	assert_int_equal(log_count("keeping the job's own NCCL_IB_HCA=mlx5_0,mlx5_1 (the "
+				   "plan's: =mlx5_0)"), 1);
+	assert_int_equal(log_count("keeping"), 2);
 }
 
 static void task_init__one_task_per_node__node_rank(void **state)
@@ -742,10 +800,12 @@ int main(void)
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__plan_file_exists__degraded_not_overwritten),
 		T(user_init__requeued_job__own_file),
+		T(user_init__user_set_master_and_nccl__kept),
 		T(user_init__failures__degraded_and_job_starts),
 		T(user_init__mode_off_or_default_without_gpus__nothing),
 		T(user_init__setenv_refused__logged_and_continues),
 		T(task_init__plan_file__ranks_in_plan_order),
+		T(task_init__user_set_rank_and_nccl__kept_and_told_once),
 		T(task_init__one_task_per_node__node_rank),
 		T(task_init__step_not_matching_plan__degraded_once),
 		T(task_init__unreadable_plan_file__recomputed),
