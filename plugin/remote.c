@@ -6,7 +6,8 @@
  *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
- * task_init (in each task, as the user): RANK and friends in plan order.
+ * task_init (in each task, as the user): RANK and friends in plan order, and
+ *             with nccl_ib_hca=node the node's NICs in NCCL_IB_HCA.
  *
  * Nothing here may stop the job for a failure of ours: user_init always
  * returns 0 (spank(7): a failing user_init of a batch job drains the node)
@@ -584,6 +585,7 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	in.local_id = task_id;
 	in.local_count = (int)count;
 	in.step_nodes = (int)nnodes;
+	in.nccl_ib_hca = c->nccl_ib_hca;
 	dtplan_env_init(&env);
 	if (dtplan_env_task(ctx.plan, &in, &env, &err) != DTPLAN_OK) {
 		/* Once per node is enough. */

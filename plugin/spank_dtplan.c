@@ -28,7 +28,8 @@
  *        |      |       |
  *        |      |       + become_user ()
  *        |      |       `-> task_init ()  remote.c: per-task RANK, LOCAL_RANK,
- *        |      |       |                 DT_*_RANK, NCCL_IB_HCA; -1 here (fails
+ *        |      |       |                 DT_*_RANK (NCCL_IB_HCA of the node with
+ *        |      |       |                 nccl_ib_hca=node); -1 here (fails
  *        |      |       |                 the job, no drain) when the plan was
  *        |      |       |                 refused (strict mode or policy=deny)
  *        |      |       + execve ()

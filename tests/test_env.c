@@ -293,17 +293,65 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
-	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_1");
+	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
+	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
+	assert_int_equal(e.n, 9);
 	dtplan_env_fini(&e);
 
-	/* GPU 3 has no known NIC: NCCL_IB_HCA left alone.  A dotted host name
-	 * matches the plan's short one. */
+	/* A dotted host name matches the plan's short one. */
 	in.host = "n1.cluster.example";
 	in.local_id = 3;
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_string_equal(dtplan_env_get(&e, "RANK"), "3");
+	dtplan_env_fini(&e);
+}
+
+static void env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_task_env_in in = {.host = "n1", .local_count = 4, .step_nodes = 2,
+					.nccl_ib_hca = DTPLAN_NCCL_IB_HCA_NODE};
+	/* n1's ranks 0..3 on GPUs 3, 2, 1, 0; GPUs 0 and 1 share mlx5_1. */
+	static const struct {
+		int gpu;
+		const char *nic;
+	} n1[4] = {{3, ""}, {2, "mlx5_0"}, {1, "mlx5_1"}, {0, "mlx5_1"}};
+	static const char *const want[4] = {"0", "1", "2", "3"}; /* local rank = rank on n1 */
+	struct dtplan_env e;
+
+	for (int r = 0; r < 4; r++) {
+		f->ranks[r].gpu = n1[r].gpu;
+		snprintf(f->ranks[r].nic, sizeof(f->ranks[r].nic), "%s", n1[r].nic);
+	}
+	/* Every task of n1 gets the same list: GPU 0's NIC first, each NIC
+	 * once, GPU 3 without one left out. */
+	for (int t = 0; t < 4; t++) {
+		in.local_id = t;
+		dtplan_env_init(&e);
+		assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+		assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_1,mlx5_0");
+		assert_string_equal(dtplan_env_get(&e, "RANK"), want[t]);
+		dtplan_env_fini(&e);
+	}
+	/* n2 (GPUs 0..2 on mlx5_0..2, GPU 3 none), one task per node: the same
+	 * node-wide list next to the node rank. */
+	in.host = "n2";
+	in.local_id = 0;
+	in.local_count = 1;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_0,mlx5_1,mlx5_2");
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
+	assert_int_equal(e.n, 3);
+	dtplan_env_fini(&e);
+	/* A node whose NICs the plan does not know: not set. */
+	for (int r = 4; r < 8; r++)
+		f->ranks[r].nic[0] = '\0';
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
+	assert_int_equal(e.n, 2);
 	dtplan_env_fini(&e);
 }
 
@@ -339,8 +387,10 @@ static void env_task__step_not_matching__error_names_why(void **state)
 	struct fixture *f = *state;
 
 	for (size_t i = 0; i < sizeof(task_bad) / sizeof(task_bad[0]); i++) {
-		struct dtplan_task_env_in in = {task_bad[i].host, task_bad[i].local_id,
-						task_bad[i].local_count, task_bad[i].step_nodes};
+		struct dtplan_task_env_in in = {.host = task_bad[i].host,
+						.local_id = task_bad[i].local_id,
+						.local_count = task_bad[i].local_count,
+						.step_nodes = task_bad[i].step_nodes};
 		struct dtplan_error err = {0};
 		struct dtplan_env e;
 
@@ -386,6 +436,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(env_task__one_task_per_node__node_rank_only, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(env_task__step_not_matching__error_names_why, setup,
 						teardown),
 		cmocka_unit_test(env_task__null_or_empty_plan__inval),

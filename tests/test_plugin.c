@@ -575,6 +575,19 @@ static void srun_step_with_plan_file(void)
 	setenv("SLURMD_NODENAME", "a2", 1);
 }
 
+/* Variables task_init sets: each task starts from the job's, without them. */
+static void fresh_task(int task_id)
+{
+	static const char *const set[] = {"WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+					  "DT_TP_RANK", "DT_PP_RANK", "DT_DP_RANK",
+					  "DT_LOCAL_GPU", "DT_NODE_RANK"};
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		mock_env_unset(set[i]);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+}
+
 static void task_init__plan_file__ranks_in_plan_order(void **state)
 {
 	(void)state;
@@ -593,30 +606,39 @@ static void task_init__plan_file__ranks_in_plan_order(void **state)
 	assert_env("DT_PP_RANK", "0");
 	assert_env("DT_DP_RANK", "1");
 	assert_env("DT_NODE_RANK", "1");
-	assert_env("NCCL_IB_HCA", "=mlx5_1");
+	/* NCCL picks its own NICs unless the site says nccl_ib_hca=node. */
+	assert_null(mock_env_get("NCCL_IB_HCA"));
 	assert_string_equal(mock_log(), "");
 }
 
-/* Variables task_init sets: each task starts from the job's, without them. */
-static void fresh_task(int task_id)
+static void task_init__nccl_ib_hca_node__node_wide_list_in_every_task(void **state)
 {
-	static const char *const set[] = {"WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-					  "DT_TP_RANK", "DT_PP_RANK", "DT_DP_RANK",
-					  "DT_LOCAL_GPU", "DT_NODE_RANK"};
+	char *av[] = {"nccl_ib_hca=node"};
 
-	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-		mock_env_unset(set[i]);
-	mock_items.in_task = true;
-	mock_items.task_id = task_id;
+	(void)state;
+	srun_step_with_plan_file();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	for (int t = 0; t < 2; t++) {
+		fresh_task(t);
+		mock_env_unset("NCCL_IB_HCA");
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+		/* a2's ranks use mlx5_0 (GPU 0) and mlx5_1 (GPU 1): both, in each task. */
+		assert_env("NCCL_IB_HCA", "=mlx5_0,mlx5_1");
+		assert_env("LOCAL_RANK", t == 0 ? "0" : "1");
+	}
+	assert_string_equal(mock_log(), "");
 }
 
 static void task_init__user_set_rank_and_nccl__kept_and_told_once(void **state)
 {
+	char *av[] = {"nccl_ib_hca=node"};
+
 	(void)state;
 	srun_step_with_plan_file();
 	mock_env_set("RANK", "0");
 	mock_env_set("NCCL_IB_HCA", "mlx5_0,mlx5_1");
-	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 	for (int t = 1; t >= 0; t--) {
 		fresh_task(t);
@@ -631,7 +653,7 @@ static void task_init__user_set_rank_and_nccl__kept_and_told_once(void **state)
 	/* Said by local task 0 only, for what differs from the plan. */
 	assert_int_equal(log_count("keeping the job's own RANK=0 (the plan's: 2)"), 1);
 	assert_int_equal(log_count("keeping the job's own NCCL_IB_HCA=mlx5_0,mlx5_1 (the "
-				   "plan's: =mlx5_0)"), 1);
+				   "plan's: =mlx5_0,mlx5_1)"), 1);
 	assert_int_equal(log_count("keeping"), 2);
 }
 
@@ -805,6 +827,7 @@ int main(void)
 		T(user_init__mode_off_or_default_without_gpus__nothing),
 		T(user_init__setenv_refused__logged_and_continues),
 		T(task_init__plan_file__ranks_in_plan_order),
+		T(task_init__nccl_ib_hca_node__node_wide_list_in_every_task),
 		T(task_init__user_set_rank_and_nccl__kept_and_told_once),
 		T(task_init__one_task_per_node__node_rank),
 		T(task_init__step_not_matching_plan__degraded_once),
