@@ -917,9 +917,11 @@ struct dtplan_job_env_in {
  * Job-wide variables, appended to e: DTPLAN_PLAN_STATE (ok, degraded,
  * refused), DTPLAN_PLAN_REASON (when not ok), DTPLAN_FILE, MASTER_ADDR,
  * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
- * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_CKPT_INTERVAL_S,
- * DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER (comma list in rank
- * order; the allocation's order when the plan places nothing).
+ * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_RANK_ORDER (best.rank_order,
+ * "tp-dp-pp" or "tp-pp-dp"; not set when the plan has none),
+ * DT_CKPT_INTERVAL_S, DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER
+ * (comma list in rank order; the allocation's order when the plan places
+ * nothing).
  */
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err);

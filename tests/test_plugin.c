@@ -367,6 +367,9 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	assert_non_null(mock_env_get("DT_RECOMPUTE"));
 	assert_true(strtol(mock_env_get("DT_CKPT_INTERVAL_S"), NULL, 10) > 0);
 	assert_non_null(mock_env_get("DT_CKPT_INTERVAL_STEPS"));
+	assert_non_null(mock_env_get("DT_RANK_ORDER"));
+	assert_true(strcmp(mock_env_get("DT_RANK_ORDER"), "tp-dp-pp") == 0 ||
+		    strcmp(mock_env_get("DT_RANK_ORDER"), "tp-pp-dp") == 0);
 	/* The readable block went to the job log without the error prefix. */
 	assert_log_has("log: ");
 	assert_false(mock_log_has("plan degraded"));
@@ -384,6 +387,9 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	fclose(f);
 	assert_non_null(strstr(text, "\"schema\": \"dtplan.plan/1\""));
 	snprintf(want, sizeof(want), "\"tp\": %ld,", tp);
+	assert_non_null(strstr(text, want));
+	/* The same order as the plan file says. */
+	snprintf(want, sizeof(want), "\"rank_order\": \"%s\"", mock_env_get("DT_RANK_ORDER"));
 	assert_non_null(strstr(text, want));
 	free(text);
 }
