@@ -11,8 +11,8 @@
  * twice must keep its value.
  *
  * plugstack.conf arguments are key=value tokens (snake_case names of the same
- * settings, plus site= and topology=).  The site file named by site= is read
- * first; the other arguments then override it.
+ * settings, plus site=, topology= and nccl_ib_hca=).  The site file named by
+ * site= is read first; the other arguments then override it.
  */
 #include "config.h"
 
@@ -30,6 +30,7 @@
 enum kind {
 	K_MODE,    /* off|auto */
 	K_POLICY,  /* warn|deny */
+	K_HCA,     /* off|node (enum dtplan_nccl_ib_hca) */
 	K_PATH,    /* file or folder path, "" allowed */
 	K_GPU,     /* a GPU type from the catalog, "" allowed */
 	K_TIME,    /* dtplan_parse_time, in [min, max] */
@@ -56,6 +57,7 @@ static const struct setting settings[] = {
 	{"Policy", "policy", K_POLICY, OFF(policy), 0, 0, 0, false},
 	{NULL, "site", K_PATH, STR(site_file), 0, 0, false},
 	{NULL, "topology", K_PATH, STR(topology_file), 0, 0, false},
+	{NULL, "nccl_ib_hca", K_HCA, OFF(nccl_ib_hca), 0, 0, 0, false},
 	{"CacheDir", "cache_dir", K_PATH, STR(cache_dir), 0, 0, false},
 	{"JsonDir", "json_dir", K_PATH, STR(json_dir), 0, 0, false},
 	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 0, 3600, true},
@@ -94,6 +96,7 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->default_mode = DTPLAN_MODE_OFF;
 	c->policy = DTPLAN_POLICY_WARN;
 	c->probe_timeout_s = 10.0;
+	c->nccl_ib_hca = DTPLAN_NCCL_IB_HCA_OFF;
 	c->net_bytes_per_s = 50e9; /* 400 Gb/s per GPU rail */
 	c->net_latency_s = 5e-6;
 	c->nvlink_bytes_per_s = 0.0; /* from the GPU catalog */
@@ -137,6 +140,18 @@ const char *dtplan_policy_name(int policy)
 		return "warn";
 	case DTPLAN_POLICY_DENY:
 		return "deny";
+	default:
+		return "?";
+	}
+}
+
+const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca)
+{
+	switch (nccl_ib_hca) {
+	case DTPLAN_NCCL_IB_HCA_OFF:
+		return "off";
+	case DTPLAN_NCCL_IB_HCA_NODE:
+		return "node";
 	default:
 		return "?";
 	}
@@ -243,6 +258,16 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 					     "%s: '%s' is not a policy (expected warn or deny)",
 					     name, text);
 		return DTPLAN_OK;
+	case K_HCA:
+		if (dtplan__streq_nocase(text, "off"))
+			v->i = DTPLAN_NCCL_IB_HCA_OFF;
+		else if (dtplan__streq_nocase(text, "node"))
+			v->i = DTPLAN_NCCL_IB_HCA_NODE;
+		else
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not a choice (expected off, or node for "
+					     "every NIC of the node)", name, text);
+		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
 		if (strlen(text) >= s->size)
@@ -284,6 +309,7 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 	switch (s->kind) {
 	case K_MODE:
 	case K_POLICY:
+	case K_HCA:
 		memcpy(field, &v->i, sizeof(int));
 		break;
 	case K_PATH:
@@ -306,6 +332,7 @@ static bool same_value(const struct dtplan_config *c, const struct setting *s,
 	switch (s->kind) {
 	case K_MODE:
 	case K_POLICY:
+	case K_HCA:
 		memcpy(&i, field, sizeof(int));
 		return i == v->i;
 	case K_PATH:
@@ -818,7 +845,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		*key = s->key ? s->key : "";
 	if (arg != NULL)
 		*arg = s->arg;
-	if (s->kind == K_MODE || s->kind == K_POLICY)
+	if (s->kind == K_MODE || s->kind == K_POLICY || s->kind == K_HCA)
 		memcpy(&v, field, sizeof(int));
 	else if (!is_text(s))
 		memcpy(&d, field, sizeof(double));
@@ -828,6 +855,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_POLICY:
 		dtplan__strlcpy(buf, dtplan_policy_name(v), sizeof(buf));
+		break;
+	case K_HCA:
+		dtplan__strlcpy(buf, dtplan_nccl_ib_hca_name(v), sizeof(buf));
 		break;
 	case K_PATH:
 	case K_GPU:

@@ -597,6 +597,7 @@ struct dtplan_config {
 	char cache_dir[256];      /* cached node hwloc XML folder */
 	char json_dir[256];       /* "" = job's submit directory */
 	double probe_timeout_s;   /* per external wait */
+	int nccl_ib_hca;          /* enum dtplan_nccl_ib_hca: what tasks get */
 	/* fabric */
 	double net_bytes_per_s;   /* node NIC bandwidth per GPU rail */
 	double net_latency_s;
@@ -627,6 +628,12 @@ enum dtplan_mode {
 enum dtplan_policy {
 	DTPLAN_POLICY_WARN = 0,
 	DTPLAN_POLICY_DENY,
+};
+
+/* NCCL_IB_HCA in each task (plugstack nccl_ib_hca=). */
+enum dtplan_nccl_ib_hca {
+	DTPLAN_NCCL_IB_HCA_OFF = 0, /* not set: NCCL picks its NICs, rails and PXN itself */
+	DTPLAN_NCCL_IB_HCA_NODE,    /* the NICs of every rail of the node, "=mlx5_0,mlx5_1" */
 };
 
 /* Sets every default (the single place defaults live). */
@@ -671,9 +678,11 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
 			   const char **arg, char *value, size_t size, bool *is_default);
 
-/* "off", "auto", "strict" and "warn", "deny" (static strings, "?" when unknown). */
+/* "off", "auto", "strict"; "warn", "deny"; "off", "node" (static strings,
+ * "?" when unknown). */
 const char *dtplan_mode_name(int mode);
 const char *dtplan_policy_name(int policy);
+const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
 
 /* ------------------------------------------------------------------------
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)
@@ -958,6 +967,15 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * True when the user's own value of name wins over the plan's: NCCL_*,
+ * MASTER_* (MASTER_ADDR, MASTER_PORT), RANK, WORLD_SIZE, LOCAL_RANK and
+ * LOCAL_WORLD_SIZE, which users and launchers set themselves.  The host
+ * program sets such a variable only where the job has none; every other
+ * variable of a dtplan_env (DT_*, DTPLAN_*) replaces the job's.
+ */
+bool dtplan_env_user_owned(const char *name);
+
+/*
  * True when the plan must not run: mode strict or policy deny, and a warning
  * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
  * warning's message goes to reason (NULL allowed).
@@ -981,9 +999,11 @@ struct dtplan_job_env_in {
  * Job-wide variables, appended to e: DTPLAN_PLAN_STATE (ok, degraded,
  * refused), DTPLAN_PLAN_REASON (when not ok), DTPLAN_FILE, MASTER_ADDR,
  * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
- * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_CKPT_INTERVAL_S,
- * DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER (comma list in rank
- * order; the allocation's order when the plan places nothing).
+ * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_RANK_ORDER (best.rank_order,
+ * "tp-dp-pp" or "tp-pp-dp"; not set when the plan has none),
+ * DT_CKPT_INTERVAL_S, DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER
+ * (comma list in rank order; the allocation's order when the plan places
+ * nothing).
  */
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err);
@@ -993,16 +1013,19 @@ struct dtplan_task_env_in {
 	int local_id;              /* the task's index among the node's tasks */
 	int local_count;           /* tasks of the step on this node */
 	int step_nodes;            /* nodes in the step; 0: unknown */
+	int nccl_ib_hca;           /* enum dtplan_nccl_ib_hca (the site's nccl_ib_hca=) */
 };
 
 /*
  * One task's variables, appended to e.  When the node runs as many tasks as
  * the plan has ranks there: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
- * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK and
- * NCCL_IB_HCA (when the nearest NIC is known).  With one task per node
- * (a launcher such as torchrun per node): DT_NODE_RANK and DT_NNODES only.
- * DTPLAN_ERR_NOT_FOUND when host is not in the plan, DTPLAN_ERR_INVAL when
- * the step does not match the plan (err says how).
+ * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK.  With one
+ * task per node (a launcher such as torchrun per node): DT_NODE_RANK and
+ * DT_NNODES only.  In both cases, with nccl_ib_hca DTPLAN_NCCL_IB_HCA_NODE,
+ * NCCL_IB_HCA: "=" and the NICs nearest to the node's ranks' GPUs, each once,
+ * in GPU order (not set when the plan knows none).  DTPLAN_ERR_NOT_FOUND when
+ * host is not in the plan, DTPLAN_ERR_INVAL when the step does not match
+ * the plan (err says how).
  */
 enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
 				struct dtplan_env *e, struct dtplan_error *err);

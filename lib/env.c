@@ -77,6 +77,35 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	return DTPLAN_OK;
 }
 
+/*
+ * The variables a user's value wins for (dtplan_env_user_owned()): the
+ * launchers' rendezvous and rank variables and NCCL's settings.  The one
+ * place this rule lives.
+ */
+static const char *const user_owned_prefixes[] = {
+	"NCCL_",
+	"MASTER_",
+};
+static const char *const user_owned_names[] = {
+	"RANK",
+	"WORLD_SIZE",
+	"LOCAL_RANK",
+	"LOCAL_WORLD_SIZE",
+};
+
+bool dtplan_env_user_owned(const char *name)
+{
+	if (name == NULL)
+		return false;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(user_owned_prefixes); i++)
+		if (strncmp(name, user_owned_prefixes[i], strlen(user_owned_prefixes[i])) == 0)
+			return true;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(user_owned_names); i++)
+		if (strcmp(name, user_owned_names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Warning codes that break the site's topology rules. */
 static const char *const refusing_codes[] = {
 	"oversubscribed-uplink",
@@ -143,6 +172,10 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= layers != NULL ? dtplan_env_set(e, "DT_PP_LAYERS", "%s", layers) : DTPLAN_ERR_NOMEM;
 	free(layers);
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
+	/* How RANK maps to (tp, pp, dp): frameworks must build their groups the
+	 * same way.  Unknown (a hand-made plan): better unset than guessed. */
+	if (b->rank_order != NULL && b->rank_order[0] != '\0')
+		ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", b->rank_order);
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));
 	/* Every failure above is DTPLAN_ERR_NOMEM (names are valid constants). */
@@ -210,6 +243,66 @@ static int plan_node_index(const struct dtplan_plan *p, const char *host)
 	return -1;
 }
 
+static int by_gpu(const void *a, const void *b)
+{
+	const struct dtplan_rank *x = *(const struct dtplan_rank *const *)a;
+	const struct dtplan_rank *y = *(const struct dtplan_rank *const *)b;
+
+	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/*
+ * Sets NCCL_IB_HCA to "=" and the NICs of node's ranks, each once, in GPU
+ * order: every rail of the node, which leaves NCCL its rail and PXN choices.
+ * "=" asks NCCL for exact names (plain mlx5_1 would also match mlx5_10).
+ * Nothing when the plan knows no NIC there.
+ */
+static enum dtplan_err set_node_hcas(struct dtplan_env *e, const struct dtplan_plan *p, int node)
+{
+	const struct dtplan_rank **mine;
+	enum dtplan_err rv = DTPLAN_OK;
+	size_t n = 0, len = 1, at = 0;
+	char *list = NULL;
+
+	mine = calloc(p->n_ranks, sizeof(*mine));
+	if (mine == NULL)
+		return DTPLAN_ERR_NOMEM;
+	for (size_t i = 0; i < p->n_ranks; i++) {
+		if (p->ranks[i].node == node && p->ranks[i].nic[0] != '\0') {
+			mine[n++] = &p->ranks[i];
+			len += strnlen(p->ranks[i].nic, sizeof(p->ranks[i].nic)) + 1;
+		}
+	}
+	if (n == 0)
+		goto out;
+	qsort(mine, n, sizeof(*mine), by_gpu);
+	list = malloc(len); /* "=" and "name," per rank, the last ',' for the NUL */
+	if (list == NULL) {
+		rv = DTPLAN_ERR_NOMEM;
+		goto out;
+	}
+	list[at++] = '=';
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strnlen(mine[i]->nic, sizeof(mine[i]->nic));
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(mine[k]->nic, mine[i]->nic) == 0;
+		if (seen)
+			continue;
+		if (at > 1)
+			list[at++] = ',';
+		memcpy(list + at, mine[i]->nic, l);
+		at += l;
+	}
+	list[at] = '\0';
+	rv = dtplan_env_set(e, "NCCL_IB_HCA", "%s", list);
+out:
+	free(list);
+	free(mine);
+	return rv;
+}
+
 enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
 				struct dtplan_env *e, struct dtplan_error *err)
 {
@@ -242,7 +335,7 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	if (in->local_count == 1 && on_node != 1) {
 		ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
 		ret |= dtplan_env_set(e, "DT_NNODES", "%zu", p->n_nodes);
-		goto out;
+		goto node_wide;
 	}
 	if (in->local_count != on_node)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
@@ -261,10 +354,10 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);
 	ret |= dtplan_env_set(e, "DT_LOCAL_GPU", "%d", r->gpu);
 	ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
-	/* "=" asks NCCL for an exact name: plain mlx5_1 would also match mlx5_10. */
-	if (r->nic[0] != '\0')
-		ret |= dtplan_env_set(e, "NCCL_IB_HCA", "=%s", r->nic);
-out:
+node_wide:
+	/* Never one NIC per rank: that would take rails and PXN away from NCCL. */
+	if (in->nccl_ib_hca == DTPLAN_NCCL_IB_HCA_NODE)
+		ret |= set_node_hcas(e, p, node);
 	if (ret != DTPLAN_OK)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 	return DTPLAN_OK;

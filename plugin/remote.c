@@ -6,7 +6,8 @@
  *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
- * task_init (in each task, as the user): RANK and friends in plan order.
+ * task_init (in each task, as the user): RANK and friends in plan order, and
+ *             with nccl_ib_hca=node the node's NICs in NCCL_IB_HCA.
  *
  * Nothing here may stop the job for a failure of ours: user_init always
  * returns 0 (spank(7): a failing user_init of a batch job drains the node)
@@ -27,6 +28,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * Slurm 23.11 made hostlist_t the struct itself, where earlier releases
+ * typedef a pointer to it; the slurm_hostlist_* calls take and return a
+ * pointer either way.  slurm_version.h says which headers we were given.
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef hostlist_t *hostlist_ref;
+#else
+typedef hostlist_t hostlist_ref;
+#endif
 
 /* Largest plan file read back (a plan of 100k ranks is about 20 MB). */
 #define PLAN_FILE_MAX (64L << 20)
@@ -105,7 +117,7 @@ static void read_facts(spank_t sp, struct job_facts *f)
 static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, char *reason,
 			size_t size)
 {
-	hostlist_t hl = NULL;
+	hostlist_ref hl = NULL;
 	char *host;
 	int count, rv = -1;
 
@@ -318,21 +330,42 @@ out:
 	return rv;
 }
 
-/* Copies env into the job (user_init) or the task (task_init). */
-static void apply_env(spank_t sp, const struct dtplan_env *env)
+/*
+ * Copies env into the job (user_init) or the task (task_init).  A variable
+ * the user owns (dtplan_env_user_owned()) keeps the value the job already
+ * has; with tell, the job log says so when that value differs from the plan's.
+ */
+static void apply_env(spank_t sp, const struct dtplan_env *env, bool tell)
 {
-	for (size_t i = 0; i < env->n; i++) {
-		spank_err_t rc = spank_setenv(sp, env->vars[i].name, env->vars[i].value, 1);
+	char mine[1024];
 
+	for (size_t i = 0; i < env->n; i++) {
+		const char *name = env->vars[i].name, *value = env->vars[i].value;
+		bool user_owned = dtplan_env_user_owned(name);
+		spank_err_t rc = spank_setenv(sp, name, value, user_owned ? 0 : 1);
+
+		if (rc == ESPANK_ENV_EXISTS && user_owned) {
+			if (!tell)
+				continue;
+			if (spank_getenv(sp, name, mine, sizeof(mine)) != ESPANK_SUCCESS)
+				slurm_spank_log(DTPLAN_LOG_PREFIX "keeping the job's own %s (the "
+						"plan's: %s)", name, value);
+			else if (strcmp(mine, value) != 0)
+				slurm_spank_log(DTPLAN_LOG_PREFIX "keeping the job's own %s=%s "
+						"(the plan's: %s)", name, mine, value);
+			continue;
+		}
 		if (rc != ESPANK_SUCCESS)
-			slurm_error(DTPLAN_LOG_PREFIX "cannot set %s: %s", env->vars[i].name,
+			slurm_error(DTPLAN_LOG_PREFIX "cannot set %s: %s", name,
 				    spank_strerror(rc));
 	}
 }
 
-/* Sets the job-wide variables; reason NULL when the plan is fine. */
+/* Sets the job-wide variables; reason NULL when the plan is fine.  tell: this
+ * node reports kept user values (apply_env()). */
 static void export_job(spank_t sp, const struct job_facts *f, const struct dtplan_plan *plan,
-		       const char *plan_file, char (*names)[64], size_t n, const char *reason)
+		       const char *plan_file, char (*names)[64], size_t n, const char *reason,
+		       bool tell)
 {
 	struct dtplan_job_env_in in = {0};
 	struct dtplan_env env;
@@ -351,7 +384,7 @@ static void export_job(spank_t sp, const struct job_facts *f, const struct dtpla
 		slurm_error(DTPLAN_LOG_PREFIX "plan degraded: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
 	else
-		apply_env(sp, &env);
+		apply_env(sp, &env, tell);
 	dtplan_env_fini(&env);
 }
 
@@ -402,11 +435,11 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 	if (ctx.plan->degraded)
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", ctx.plan->degraded_reason);
-	export_job(sp, f, ctx.plan, file, names, n, NULL);
+	export_job(sp, f, ctx.plan, file, names, n, NULL, true);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
-	export_job(sp, f, NULL, NULL, names, n, reason);
+	export_job(sp, f, NULL, NULL, names, n, reason, true);
 out:
 	free(text);
 	free(names);
@@ -488,7 +521,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	if (ctx.plan != NULL) {
 		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
 						  ctx.reason, sizeof(ctx.reason));
-		export_job(sp, f, ctx.plan, NULL, names, n, NULL);
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0);
 	} else if (node_id == 0) {
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	}
@@ -552,6 +585,7 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	in.local_id = task_id;
 	in.local_count = (int)count;
 	in.step_nodes = (int)nnodes;
+	in.nccl_ib_hca = c->nccl_ib_hca;
 	dtplan_env_init(&env);
 	if (dtplan_env_task(ctx.plan, &in, &env, &err) != DTPLAN_OK) {
 		/* Once per node is enough. */
@@ -559,7 +593,7 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 			slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: rank environment not "
 				       "set: %s", dtplan_error_format(&err, buf, sizeof(buf)));
 	} else {
-		apply_env(sp, &env);
+		apply_env(sp, &env, task_id == 0); /* once per node */
 	}
 	dtplan_env_fini(&env);
 	return 0;

@@ -28,7 +28,8 @@
  *        |      |       |
  *        |      |       + become_user ()
  *        |      |       `-> task_init ()  remote.c: per-task RANK, LOCAL_RANK,
- *        |      |       |                 DT_*_RANK, NCCL_IB_HCA; -1 here (fails
+ *        |      |       |                 DT_*_RANK (NCCL_IB_HCA of the node with
+ *        |      |       |                 nccl_ib_hca=node); -1 here (fails
  *        |      |       |                 the job, no drain) when the plan was
  *        |      |       |                 refused (strict mode or policy=deny)
  *        |      |       + execve ()
@@ -53,11 +54,12 @@
  *   In sbatch/salloc only the init(), init_post_opt(), and exit() callbacks
  *    are used.                      dtplan: the same as srun.
  *
- * Slurm 22.05 has no slurm_spank_init_failure_mode (later releases do), so
- * no callback that runs on a node may fail for something the user or the
- * hardware did: init never fails there, user_init always returns 0, and a
- * refusal is reported from task_init, which spank(7) lists as failing the
- * job without draining the node.
+ * Slurm before 25.05 has no slurm_spank_init_failure_mode, so no callback
+ * that runs on a node may fail for something the user or the hardware did:
+ * init never fails there, user_init always returns 0, and a refusal is
+ * reported from task_init, which spank(7) lists as failing the job without
+ * draining the node.  From 25.05 on, init's one failure (Slurm refusing to
+ * register our options) fails the job instead of draining the node too.
  */
 #include "config.h"
 
@@ -66,6 +68,11 @@
 #include <string.h>
 
 SPANK_PLUGIN(dtplan, 1);
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/* Read by slurmstepd when init fails: fail the job, leave the node up. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 
 /* State of this process (sbatch, srun or one slurmstepd). */
 static struct plugin_ctx {

@@ -73,6 +73,17 @@ void mock_env_set(const char *name, const char *value)
 	assert_non_null(v->value);
 }
 
+void mock_env_unset(const char *name)
+{
+	struct mock_var *v = vars_find(env, MOCK_MAX_VARS, name, false);
+
+	if (v == NULL)
+		return;
+	free(v->name);
+	free(v->value);
+	v->name = v->value = NULL;
+}
+
 const char *mock_env_get(const char *name)
 {
 	struct mock_var *v = vars_find(env, MOCK_MAX_VARS, name, false);

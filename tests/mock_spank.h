@@ -30,6 +30,7 @@ void mock_spank_reset(void);
 
 /* The job environment behind spank_getenv()/spank_setenv(). */
 void mock_env_set(const char *name, const char *value);
+void mock_env_unset(const char *name); /* a task's fresh copy of the job's */
 const char *mock_env_get(const char *name); /* NULL when unset */
 
 /* spank_setenv() of this name fails with ESPANK_ERROR (NULL: none). */

@@ -14,6 +14,7 @@ static void config_init__defaults__documented_values(void **state)
 	assert_int_equal(c.default_mode, DTPLAN_MODE_OFF);
 	assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
 	assert_near(c.probe_timeout_s, 10.0, 0);
+	assert_int_equal(c.nccl_ib_hca, DTPLAN_NCCL_IB_HCA_OFF);
 	/* 400 Gb/s per GPU rail = 400e9 / 8 = 50e9 bytes/s */
 	assert_near(c.net_bytes_per_s, 50e9, 0);
 	assert_near(c.net_latency_s, 5e-6, 1e-15);
@@ -265,6 +266,36 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	dtplan_config_fini(&c);
 }
 
+static void config_parse_args__nccl_ib_hca__off_or_node(void **state)
+{
+	static const struct {
+		const char *token;
+		int want;
+	} cases[] = {
+		{"nccl_ib_hca=node", DTPLAN_NCCL_IB_HCA_NODE},
+		{"nccl_ib_hca=NODE", DTPLAN_NCCL_IB_HCA_NODE},
+		{"nccl_ib_hca=off", DTPLAN_NCCL_IB_HCA_OFF},
+		{"NCCL_IB_HCA=Off", DTPLAN_NCCL_IB_HCA_OFF},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {(char *)cases[i].token};
+		struct dtplan_config c;
+		struct dtplan_error err = {0};
+
+		dtplan_config_init(&c);
+		c.nccl_ib_hca = -1;
+		if (dtplan_config_parse_args(&c, 1, argv, &err) != DTPLAN_OK)
+			fail_msg("%s: %s", cases[i].token, err.text);
+		assert_int_equal(c.nccl_ib_hca, cases[i].want);
+		dtplan_config_fini(&c);
+	}
+	assert_string_equal(dtplan_nccl_ib_hca_name(DTPLAN_NCCL_IB_HCA_OFF), "off");
+	assert_string_equal(dtplan_nccl_ib_hca_name(DTPLAN_NCCL_IB_HCA_NODE), "node");
+	assert_string_equal(dtplan_nccl_ib_hca_name(2), "?");
+}
+
 static void config_parse_args__site_file__read_then_overridden(void **state)
 {
 	char site[4200];
@@ -310,6 +341,13 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 "argument 'probe_timeout=soon'"},
 		{{"policy=warn", "policy=deny"}, 2, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
 		 "argument 'policy=deny' conflicts with 'policy=warn'"},
+		{{"nccl_ib_hca=rank"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'nccl_ib_hca=rank': nccl_ib_hca: 'rank' is not a choice (expected "
+		 "off, or node for every NIC of the node)"},
+		{{"nccl_ib_hca="}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'nccl_ib_hca=': nccl_ib_hca: missing value"},
+		{{"nccl_ib_hca=node", "nccl_ib_hca=off"}, 2, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "argument 'nccl_ib_hca=off' conflicts with 'nccl_ib_hca=node'"},
 		{{"site=/nonexistent/dtplan.conf"}, 1, DTPLAN_ERR_IO, "/nonexistent/dtplan.conf", 0,
 		 "cannot open"},
 		{{"policy=warn", "site=BAD"}, 2, DTPLAN_ERR_PARSE, "BAD", 3,
@@ -342,6 +380,7 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].msg);
 		/* nothing is applied from a failing argument list */
 		assert_int_equal(c.policy, DTPLAN_POLICY_WARN);
+		assert_int_equal(c.nccl_ib_hca, DTPLAN_NCCL_IB_HCA_OFF);
 		dtplan_config_fini(&c);
 	}
 }
@@ -409,7 +448,7 @@ static void config_nodeset_for__hostnames__first_matching_set(void **state)
 
 static void config_setting__defaults_marked__changed_not(void **state)
 {
-	char *argv[] = {"policy=deny", "probe_timeout=10s"};
+	char *argv[] = {"policy=deny", "probe_timeout=10s", "nccl_ib_hca=node"};
 	struct dtplan_config c;
 	const char *key, *arg;
 	char value[64];
@@ -418,7 +457,7 @@ static void config_setting__defaults_marked__changed_not(void **state)
 
 	(void)state;
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_args(&c, 2, argv, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_config_parse_args(&c, 3, argv, NULL), DTPLAN_OK);
 	for (size_t i = 0; dtplan_config_setting(&c, i, &key, &arg, value, sizeof(value), &def);
 	     i++) {
 		n++;
@@ -434,10 +473,14 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_true(def);
 		} else if (strcmp(arg, "site") == 0) {
 			assert_string_equal(key, "");
+		} else if (strcmp(arg, "nccl_ib_hca") == 0) {
+			assert_string_equal(key, ""); /* plugstack.conf only */
+			assert_string_equal(value, "node");
+			assert_false(def);
 		}
 	}
-	/* 19 settings: 17 site keys plus site= and topology= */
-	assert_int_equal(n, 19);
+	/* 20 settings: 17 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 20);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
@@ -455,6 +498,7 @@ int main(void)
 		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
+		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
 		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),

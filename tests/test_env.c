@@ -33,6 +33,9 @@ static int setup(void **state)
 	f->plan.best.stages.first = 15;
 	f->plan.best.stages.last = 17;
 	f->plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	/* Ranks 0..3 are stage 0 and 4..7 stage 1: the one pipeline replica is
+	 * tp * pp = 8 consecutive ranks. */
+	f->plan.best.rank_order = "tp-pp-dp";
 	f->plan.ckpt.interval_seconds = 3725.9;
 	f->plan.ckpt.interval_steps = 412.7;
 	f->plan.n_nodes = 2;
@@ -98,6 +101,41 @@ static void env_set__same_name__replaces(void **state)
 
 static const struct {
 	const char *name;
+	bool owned;
+} user_owned_cases[] = {
+	{"NCCL_IB_HCA", true},
+	{"NCCL_SOCKET_IFNAME", true},
+	{"NCCL_", true},
+	{"MASTER_ADDR", true},
+	{"MASTER_PORT", true},
+	{"RANK", true},
+	{"WORLD_SIZE", true},
+	{"LOCAL_RANK", true},
+	{"LOCAL_WORLD_SIZE", true},
+	{"DT_TP", false},
+	{"DT_NODE_RANK", false},
+	{"DTPLAN_FILE", false},
+	{"DTPLAN_PLAN_STATE", false},
+	{"NCCL", false},        /* a prefix, not the name */
+	{"nccl_ib_hca", false}, /* environment names are case-sensitive */
+	{"XNCCL_IB_HCA", false},
+	{"RANKS", false},
+	{"GROUP_RANK", false},
+	{"", false},
+};
+
+static void env_user_owned__names__launcher_and_nccl_only(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(user_owned_cases) / sizeof(user_owned_cases[0]); i++)
+		if (dtplan_env_user_owned(user_owned_cases[i].name) != user_owned_cases[i].owned)
+			fail_msg("'%s': expected %s", user_owned_cases[i].name,
+				 user_owned_cases[i].owned ? "user-owned" : "the plan's");
+	assert_false(dtplan_env_user_owned(NULL));
+}
+
+static const struct {
+	const char *name;
 	const char *value;
 } job_ok[] = {
 	{"DTPLAN_PLAN_STATE", "ok"},
@@ -113,6 +151,7 @@ static const struct {
 	{"DT_GLOBAL_BATCH", "128"},
 	{"DT_PP_LAYERS", "15,17"},
 	{"DT_RECOMPUTE", "selective"},
+	{"DT_RANK_ORDER", "tp-pp-dp"},
 	{"DT_CKPT_INTERVAL_S", "3725"},   /* floor(3725.9) */
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
 	{"DT_NNODES", "2"},
@@ -193,6 +232,35 @@ static void env_job__plan_without_placement__allocation_order(void **state)
 	dtplan_env_fini(&e);
 }
 
+static void env_job__rank_order__the_plans_or_unset(void **state)
+{
+	static const char *const orders[] = {"tp-dp-pp", "tp-pp-dp"};
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 9};
+	struct dtplan_env e;
+
+	for (size_t i = 0; i < 2; i++) {
+		f->plan.best.rank_order = orders[i];
+		dtplan_env_init(&e);
+		assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+		assert_string_equal(dtplan_env_get(&e, "DT_RANK_ORDER"), orders[i]);
+		dtplan_env_fini(&e);
+	}
+	/* A plan that does not say (read back without it): not guessed. */
+	f->plan.best.rank_order = NULL;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_null(dtplan_env_get(&e, "DT_RANK_ORDER"));
+	assert_string_equal(dtplan_env_get(&e, "DT_TP"), "4");
+	dtplan_env_fini(&e);
+	/* No plan, no order. */
+	in.plan = NULL;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_null(dtplan_env_get(&e, "DT_RANK_ORDER"));
+	dtplan_env_fini(&e);
+}
+
 static void env_job__degraded_or_refused_plan__state_and_reason(void **state)
 {
 	struct fixture *f = *state;
@@ -263,17 +331,65 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
-	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_1");
+	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
+	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
+	assert_int_equal(e.n, 9);
 	dtplan_env_fini(&e);
 
-	/* GPU 3 has no known NIC: NCCL_IB_HCA left alone.  A dotted host name
-	 * matches the plan's short one. */
+	/* A dotted host name matches the plan's short one. */
 	in.host = "n1.cluster.example";
 	in.local_id = 3;
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_string_equal(dtplan_env_get(&e, "RANK"), "3");
+	dtplan_env_fini(&e);
+}
+
+static void env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_task_env_in in = {.host = "n1", .local_count = 4, .step_nodes = 2,
+					.nccl_ib_hca = DTPLAN_NCCL_IB_HCA_NODE};
+	/* n1's ranks 0..3 on GPUs 3, 2, 1, 0; GPUs 0 and 1 share mlx5_1. */
+	static const struct {
+		int gpu;
+		const char *nic;
+	} n1[4] = {{3, ""}, {2, "mlx5_0"}, {1, "mlx5_1"}, {0, "mlx5_1"}};
+	static const char *const want[4] = {"0", "1", "2", "3"}; /* local rank = rank on n1 */
+	struct dtplan_env e;
+
+	for (int r = 0; r < 4; r++) {
+		f->ranks[r].gpu = n1[r].gpu;
+		snprintf(f->ranks[r].nic, sizeof(f->ranks[r].nic), "%s", n1[r].nic);
+	}
+	/* Every task of n1 gets the same list: GPU 0's NIC first, each NIC
+	 * once, GPU 3 without one left out. */
+	for (int t = 0; t < 4; t++) {
+		in.local_id = t;
+		dtplan_env_init(&e);
+		assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+		assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_1,mlx5_0");
+		assert_string_equal(dtplan_env_get(&e, "RANK"), want[t]);
+		dtplan_env_fini(&e);
+	}
+	/* n2 (GPUs 0..2 on mlx5_0..2, GPU 3 none), one task per node: the same
+	 * node-wide list next to the node rank. */
+	in.host = "n2";
+	in.local_id = 0;
+	in.local_count = 1;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_0,mlx5_1,mlx5_2");
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
+	assert_int_equal(e.n, 3);
+	dtplan_env_fini(&e);
+	/* A node whose NICs the plan does not know: not set. */
+	for (int r = 4; r < 8; r++)
+		f->ranks[r].nic[0] = '\0';
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
+	assert_int_equal(e.n, 2);
 	dtplan_env_fini(&e);
 }
 
@@ -309,8 +425,10 @@ static void env_task__step_not_matching__error_names_why(void **state)
 	struct fixture *f = *state;
 
 	for (size_t i = 0; i < sizeof(task_bad) / sizeof(task_bad[0]); i++) {
-		struct dtplan_task_env_in in = {task_bad[i].host, task_bad[i].local_id,
-						task_bad[i].local_count, task_bad[i].step_nodes};
+		struct dtplan_task_env_in in = {.host = task_bad[i].host,
+						.local_id = task_bad[i].local_id,
+						.local_count = task_bad[i].local_count,
+						.step_nodes = task_bad[i].step_nodes};
 		struct dtplan_error err = {0};
 		struct dtplan_env e;
 
@@ -343,10 +461,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(master_port__job_ids__fixed_range),
 		cmocka_unit_test(env_set__same_name__replaces),
+		cmocka_unit_test(env_user_owned__names__launcher_and_nccl_only),
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans_or_unset, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,
@@ -355,6 +476,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(env_task__one_task_per_node__node_rank_only, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(env_task__step_not_matching__error_names_why, setup,
 						teardown),
 		cmocka_unit_test(env_task__null_or_empty_plan__inval),

@@ -367,6 +367,9 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	assert_non_null(mock_env_get("DT_RECOMPUTE"));
 	assert_true(strtol(mock_env_get("DT_CKPT_INTERVAL_S"), NULL, 10) > 0);
 	assert_non_null(mock_env_get("DT_CKPT_INTERVAL_STEPS"));
+	assert_non_null(mock_env_get("DT_RANK_ORDER"));
+	assert_true(strcmp(mock_env_get("DT_RANK_ORDER"), "tp-dp-pp") == 0 ||
+		    strcmp(mock_env_get("DT_RANK_ORDER"), "tp-pp-dp") == 0);
 	/* The readable block went to the job log without the error prefix. */
 	assert_log_has("log: ");
 	assert_false(mock_log_has("plan degraded"));
@@ -384,6 +387,9 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	fclose(f);
 	assert_non_null(strstr(text, "\"schema\": \"dtplan.plan/1\""));
 	snprintf(want, sizeof(want), "\"tp\": %ld,", tp);
+	assert_non_null(strstr(text, want));
+	/* The same order as the plan file says. */
+	snprintf(want, sizeof(want), "\"rank_order\": \"%s\"", mock_env_get("DT_RANK_ORDER"));
 	assert_non_null(strstr(text, want));
 	free(text);
 }
@@ -429,6 +435,26 @@ static void user_init__requeued_job__own_file(void **state)
 	snprintf(path, sizeof(path), "%s/dtplan-%d.2.json", tmpdir, JOB_ID);
 	assert_env("DTPLAN_FILE", path);
 	assert_int_equal(access(path, R_OK), 0);
+}
+
+static void user_init__user_set_master_and_nccl__kept(void **state)
+{
+	(void)state;
+	canned_batch_job();
+	mock_env_set("MASTER_PORT", "12345");
+	mock_env_set("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	mock_env_set("DT_TP", "99"); /* ours: replaced */
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("MASTER_PORT", "12345");
+	assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	assert_env("MASTER_ADDR", "n1"); /* not set by the user: the plan's */
+	assert_true(strcmp(mock_env_get("DT_TP"), "99") != 0);
+	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: "
+		       JOB_PORT ")");
+	assert_false(mock_log_has("error:"));
 }
 
 static const struct {
@@ -555,6 +581,19 @@ static void srun_step_with_plan_file(void)
 	setenv("SLURMD_NODENAME", "a2", 1);
 }
 
+/* Variables task_init sets: each task starts from the job's, without them. */
+static void fresh_task(int task_id)
+{
+	static const char *const set[] = {"WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+					  "DT_TP_RANK", "DT_PP_RANK", "DT_DP_RANK",
+					  "DT_LOCAL_GPU", "DT_NODE_RANK"};
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		mock_env_unset(set[i]);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+}
+
 static void task_init__plan_file__ranks_in_plan_order(void **state)
 {
 	(void)state;
@@ -573,8 +612,55 @@ static void task_init__plan_file__ranks_in_plan_order(void **state)
 	assert_env("DT_PP_RANK", "0");
 	assert_env("DT_DP_RANK", "1");
 	assert_env("DT_NODE_RANK", "1");
-	assert_env("NCCL_IB_HCA", "=mlx5_1");
+	/* NCCL picks its own NICs unless the site says nccl_ib_hca=node. */
+	assert_null(mock_env_get("NCCL_IB_HCA"));
 	assert_string_equal(mock_log(), "");
+}
+
+static void task_init__nccl_ib_hca_node__node_wide_list_in_every_task(void **state)
+{
+	char *av[] = {"nccl_ib_hca=node"};
+
+	(void)state;
+	srun_step_with_plan_file();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	for (int t = 0; t < 2; t++) {
+		fresh_task(t);
+		mock_env_unset("NCCL_IB_HCA");
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+		/* a2's ranks use mlx5_0 (GPU 0) and mlx5_1 (GPU 1): both, in each task. */
+		assert_env("NCCL_IB_HCA", "=mlx5_0,mlx5_1");
+		assert_env("LOCAL_RANK", t == 0 ? "0" : "1");
+	}
+	assert_string_equal(mock_log(), "");
+}
+
+static void task_init__user_set_rank_and_nccl__kept_and_told_once(void **state)
+{
+	char *av[] = {"nccl_ib_hca=node"};
+
+	(void)state;
+	srun_step_with_plan_file();
+	mock_env_set("RANK", "0");
+	mock_env_set("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	for (int t = 1; t >= 0; t--) {
+		fresh_task(t);
+		assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+		assert_env("RANK", "0");
+		assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
+		/* The rest of the rank's variables are the plan's (a2 holds ranks 2, 3). */
+		assert_env("WORLD_SIZE", "4");
+		assert_env("LOCAL_RANK", t == 1 ? "1" : "0");
+		assert_env("DT_TP_RANK", t == 1 ? "1" : "0");
+	}
+	/* Said by local task 0 only, for what differs from the plan. */
+	assert_int_equal(log_count("keeping the job's own RANK=0 (the plan's: 2)"), 1);
+	assert_int_equal(log_count("keeping the job's own NCCL_IB_HCA=mlx5_0,mlx5_1 (the "
+				   "plan's: =mlx5_0,mlx5_1)"), 1);
+	assert_int_equal(log_count("keeping"), 2);
 }
 
 static void task_init__one_task_per_node__node_rank(void **state)
@@ -742,10 +828,13 @@ int main(void)
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__plan_file_exists__degraded_not_overwritten),
 		T(user_init__requeued_job__own_file),
+		T(user_init__user_set_master_and_nccl__kept),
 		T(user_init__failures__degraded_and_job_starts),
 		T(user_init__mode_off_or_default_without_gpus__nothing),
 		T(user_init__setenv_refused__logged_and_continues),
 		T(task_init__plan_file__ranks_in_plan_order),
+		T(task_init__nccl_ib_hca_node__node_wide_list_in_every_task),
+		T(task_init__user_set_rank_and_nccl__kept_and_told_once),
 		T(task_init__one_task_per_node__node_rank),
 		T(task_init__step_not_matching_plan__degraded_once),
 		T(task_init__unreadable_plan_file__recomputed),

@@ -11,9 +11,10 @@ Usage:
              DT_TP_RANK=.. DT_PP_RANK=.. DT_DP_RANK=.. NCCL_IB_HCA=..
       Checks that every rank of placement.ranks ran exactly once, on the node
       the plan put it on, with the plan's local rank and tp/pp/dp ranks, that
-      WORLD_SIZE and LOCAL_WORLD_SIZE match the plan and that NCCL_IB_HCA
-      names the rank's NIC ("=<nic>") when the plan knows it, and that every
-      TP group sits on one node.  Prints "ranks: N ok" or the mismatches
+      WORLD_SIZE and LOCAL_WORLD_SIZE match the plan, that NCCL_IB_HCA is
+      unset (the default) or lists every NIC of the node ("=<nic>,<nic>",
+      nccl_ib_hca=node), never one NIC per rank, and that every TP group sits
+      on one node.  Prints "ranks: N ok" or the mismatches
       (exit 1).
 """
 
@@ -61,8 +62,14 @@ def ranks(plan_path, tasks_path):
     if len(pranks) != world:
         bad.append("placement has %d ranks, tp*pp*dp = %d" % (len(pranks), world))
     per_node = {}
+    node_nics = {}
     for r in pranks:
         per_node[r["node"]] = per_node.get(r["node"], 0) + 1
+    # nccl_ib_hca=node: the NICs of the node's ranks, each once, in GPU order.
+    for r in sorted(pranks, key=lambda r: r["gpu"]):
+        nics = node_nics.setdefault(r["node"], [])
+        if r.get("nic") and r["nic"] not in nics:
+            nics.append(r["nic"])
     seen = {}
     tasks = parse_tasks(tasks_path)
     if len(tasks) != len(pranks):
@@ -93,11 +100,10 @@ def ranks(plan_path, tasks_path):
             if t.get(k) != v:
                 bad.append("rank %d: %s=%r, plan says %r" % (rank, k, t.get(k), v))
         hca = t.get("NCCL_IB_HCA", "")
-        if r.get("nic"):
-            if hca != "=" + r["nic"]:
-                bad.append("rank %d: NCCL_IB_HCA=%r, plan's NIC %r" % (rank, hca, r["nic"]))
-        elif hca == "":
-            bad.append("rank %d: no NCCL_IB_HCA and no NIC in the plan" % rank)
+        node_hca = "=" + ",".join(node_nics[r["node"]])
+        if hca not in ("", node_hca):
+            bad.append("rank %d: NCCL_IB_HCA=%r, neither unset nor the node's %r"
+                       % (rank, hca, node_hca))
     groups = {}
     for r in pranks:
         groups.setdefault((r["pp_rank"], r["dp_rank"]), set()).add(str(r["node"]))

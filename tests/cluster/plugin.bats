@@ -211,7 +211,7 @@ main_job() {
 # 4. Ranks of an srun step
 # ----------------------------------------------------------------------
 
-@test "srun tasks of the 4-node job get RANK, LOCAL_RANK, tp/pp/dp ranks and NCCL_IB_HCA of the plan" {
+@test "srun tasks of the 4-node job get RANK, LOCAL_RANK and tp/pp/dp ranks of the plan" {
 	main_job
 	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
 	cat "$BATS_TEST_TMPDIR/tasks.txt"
