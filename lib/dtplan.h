@@ -24,6 +24,17 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header, for code that builds against more than one
+ * (curl's LIBCURL_VERSION_NUM, hwloc's HWLOC_API_VERSION); dtplan_version()
+ * is the library's, and a test keeps the two and configure.ac's equal.
+ */
+#define DTPLAN_VERSION_MAJOR 0
+#define DTPLAN_VERSION_MINOR 1
+#define DTPLAN_VERSION_PATCH 0
+#define DTPLAN_VERSION_NUMBER                                                                  \
+	((DTPLAN_VERSION_MAJOR << 16) | (DTPLAN_VERSION_MINOR << 8) | DTPLAN_VERSION_PATCH)
+
 /* ------------------------------------------------------------------------
  * Errors (lib/error.c)
  * ---------------------------------------------------------------------- */
