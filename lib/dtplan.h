@@ -970,6 +970,16 @@ struct dtplan_env {
 	struct dtplan_env_var *vars; /* owned, in the order they were set */
 };
 
+/*
+ * Longest value dtplan puts in one variable.  Linux refuses every execve
+ * whose single NAME=value string exceeds 128 KiB (MAX_ARG_STRLEN); a
+ * quarter of that leaves the job room for its own.  dtplan_env_set()
+ * refuses a longer value with DTPLAN_ERR_RANGE; a node order or stage list
+ * that long is left in the plan file, and DT_NODE_ORDER_FILE or
+ * DT_PP_LAYERS_FILE name it instead.
+ */
+#define DTPLAN_ENV_VALUE_MAX 32768
+
 /* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
  * stable for a job, different for jobs that share a first node. */
 #define DTPLAN_MASTER_PORT_BASE 29500
@@ -983,7 +993,8 @@ void dtplan_env_fini(struct dtplan_env *e);
 /* Value of name in e, or NULL.  Owned by e. */
 const char *dtplan_env_get(const struct dtplan_env *e, const char *name);
 
-/* Sets name to a formatted value, replacing an earlier value. */
+/* Sets name to a formatted value, replacing an earlier value.  DTPLAN_ERR_RANGE
+ * (nothing set) for a value longer than DTPLAN_ENV_VALUE_MAX. */
 enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
