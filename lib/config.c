@@ -654,7 +654,7 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 	if (c == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, path ? path : "", 0,
 				     "no configuration given");
-	rv = dtplan__read_file(path, &text, err);
+	rv = dtplan_file_read(path, DTPLAN_FILE_SITE, &text, NULL, err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_config_parse_string(c, text, path, err);
 	if (rv == DTPLAN_OK && path != c->site_file) {

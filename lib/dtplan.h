@@ -127,6 +127,40 @@ const char *dtplan_format_time(double seconds, char *buf, size_t size);
 const char *dtplan_format_count(double count, char *buf, size_t size); /* "70.55B" */
 
 /* ------------------------------------------------------------------------
+ * Reading files (lib/file.c)
+ *
+ * Every file dtplan reads whole goes through dtplan_file_read().  Limits and
+ * messages are in doc/internals/limits.md.
+ * ---------------------------------------------------------------------- */
+
+/* Kinds of file, each with its size limit.  Add new kinds before __LAST. */
+enum dtplan_file_kind {
+	DTPLAN_FILE_SITE = 0,   /* dtplan.conf: 4 MiB */
+	DTPLAN_FILE_TOPOLOGY,   /* Slurm's topology.conf: 16 MiB */
+	DTPLAN_FILE_HF_CONFIG,  /* HuggingFace config.json: 4 MiB */
+	DTPLAN_FILE_NODE_JSON,  /* node inventory JSON (dtplan node --json): 1 MiB */
+	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
+	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
+	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE__LAST       /* not a kind: one past the last */
+};
+
+/*
+ * Reads the regular file at path whole into *out, NUL-terminated (caller
+ * frees with free()), and its length into *len (NULL allowed).  Never opens
+ * anything but a regular file and never reads more than the kind's limit:
+ * DTPLAN_ERR_IO for a missing or unreadable file, a directory, FIFO, device
+ * or socket (and a symbolic link for the kinds that refuse them), naming
+ * what it is; DTPLAN_ERR_RANGE for a file over the limit; DTPLAN_ERR_PARSE
+ * for a NUL byte.  err->source is the path.  *out is NULL on error.
+ */
+enum dtplan_err dtplan_file_read(const char *path, enum dtplan_file_kind kind, char **out,
+				 size_t *len, struct dtplan_error *err);
+
+/* Size limit of a kind of file in bytes; 0 for an unknown kind. */
+size_t dtplan_file_limit(enum dtplan_file_kind kind);
+
+/* ------------------------------------------------------------------------
  * Models (lib/model.c)
  * ---------------------------------------------------------------------- */
 

@@ -22,7 +22,6 @@
 
 #include "dtplan_private.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -211,18 +210,17 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	enum dtplan_err rv;
 	json_error_t jerr;
 	json_t *root = NULL, *v;
-	FILE *f = NULL;
+	char *text = NULL;
+	size_t len = 0;
 
 	if (path == NULL || path[0] == '\0' || m == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "config.json: no path given");
 		goto out;
 	}
-	f = fopen(path, "r");
-	if (f == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+	rv = dtplan_file_read(path, DTPLAN_FILE_HF_CONFIG, &text, &len, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, jerr.line > 0 ? jerr.line : 0,
 				   "%s", jerr.text);
@@ -282,8 +280,7 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	rv = DTPLAN_OK;
 out:
 	json_decref(root);
-	if (f != NULL)
-		fclose(f);
+	free(text);
 	return rv;
 }
 

@@ -4,6 +4,9 @@
  */
 #include "test_common.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 static void config_init__defaults__documented_values(void **state)
 {
 	struct dtplan_config c;
@@ -240,6 +243,60 @@ static void config_parse_file__missing__io_error_names_path(void **state)
 	dtplan_config_fini(&c);
 }
 
+/* Issue 13, findings 4-6: a FIFO blocked forever, /dev/zero read until memory
+ * ran out, a directory gave "cannot read: Is a directory".  alarm() turns a
+ * hang into a failure. */
+static void config_parse_file__fifo_device_directory_huge__refused_naming_path(void **state)
+{
+	static const struct {
+		const char *name; /* in the temporary directory; NULL: the path itself */
+		const char *path;
+		enum dtplan_err code;
+		const char *says;
+	} cases[] = {
+		{"fifo", NULL, DTPLAN_ERR_IO, "is a FIFO (named pipe), not a regular file"},
+		{NULL, "/dev/zero", DTPLAN_ERR_IO, "is a character device, not a regular file"},
+		{"", NULL, DTPLAN_ERR_IO, "is a directory, not a regular file"},
+		{"huge.conf", NULL, DTPLAN_ERR_RANGE, "larger than the 4 MiB limit for a site file"},
+	};
+	char dir[] = "/tmp/dtplan-test-config.XXXXXX", path[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(truncate(path, (4 << 20) + 1), 0); /* sparse: no disk used */
+	alarm(20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_config c;
+		struct dtplan_error err = {0};
+
+		if (cases[i].name != NULL)
+			snprintf(path, sizeof(path), "%s%s%s", dir, cases[i].name[0] ? "/" : "",
+				 cases[i].name);
+		else
+			snprintf(path, sizeof(path), "%s", cases[i].path);
+		dtplan_config_init(&c);
+		assert_int_equal(dtplan_config_parse_file(&c, path, &err), cases[i].code);
+		assert_string_equal(err.source, path);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("%s: '%s' lacks '%s'", path, err.text, cases[i].says);
+		assert_string_equal(c.site_file, "");
+		dtplan_config_fini(&c);
+	}
+	alarm(0);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void config_parse_args__plugstack_tokens__applied(void **state)
 {
 	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
@@ -454,6 +511,7 @@ int main(void)
 		cmocka_unit_test(config_parse_string__bad_lines__error_names_file_line_key_value),
 		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
+		cmocka_unit_test(config_parse_file__fifo_device_directory_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),

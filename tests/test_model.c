@@ -3,6 +3,9 @@
  */
 #include "test_common.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* Published parameter counts (HuggingFace) that the counting rule reproduces. */
 static const struct {
 	const char *name;
@@ -358,6 +361,40 @@ static void model_from_hf_config__bad_files__name_file_and_line(void **state)
 	assert_int_equal(dtplan_model_from_hf_config("", NULL, NULL), DTPLAN_ERR_INVAL);
 }
 
+/* Issue 13, findings 4-6 for a model's config.json: a directory gave a JSON
+ * parser's message, a FIFO blocked, /dev/zero ran memory out. */
+static void model_parse__config_path_not_regular__refused_naming_path(void **state)
+{
+	char dir[] = "/tmp/dtplan-test-model.XXXXXX", fifo[512], sub[512];
+	const char *paths[3], *says[3] = {"is a directory, not a regular file",
+					  "is a FIFO (named pipe), not a regular file",
+					  "is a character device, not a regular file"};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/config.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(sub, sizeof(sub), "%s/", dir);
+	paths[0] = sub;
+	paths[1] = fifo;
+	paths[2] = "/dev/zero";
+	alarm(20);
+	for (size_t i = 0; i < 3; i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+
+		/* a '/' makes a spec a path */
+		assert_int_equal(dtplan_model_parse(paths[i], &m, &err), DTPLAN_ERR_IO);
+		assert_string_equal(err.source, paths[i]);
+		if (strstr(err.text, says[i]) == NULL)
+			fail_msg("%s: '%s' lacks '%s'", paths[i], err.text, says[i]);
+		assert_int_equal(m.layers, 7);
+	}
+	alarm(0);
+	unlink(fifo);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +410,7 @@ int main(void)
 		cmocka_unit_test(model_parse__bad_dims__named_error),
 		cmocka_unit_test(model_param_count__gqa_and_gelu__by_hand),
 		cmocka_unit_test(model_from_hf_config__llama2_7b__matches_preset),
+		cmocka_unit_test(model_parse__config_path_not_regular__refused_naming_path),
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
