@@ -194,7 +194,9 @@ struct dtplan_model {
  *   - a bare size ("7B", "70b", "1.5T") that sets params exactly and derives
  *     dimensions by the rule in dtplan_model_from_size().
  * Returns DTPLAN_ERR_NOT_FOUND for an unknown preset (the message lists the
- * presets), DTPLAN_ERR_PARSE/INVAL for a malformed spec or config.json.
+ * presets), DTPLAN_ERR_PARSE/INVAL for a malformed spec or config.json,
+ * DTPLAN_ERR_RANGE for a signed size ("-7B": sizes are positive) or one out
+ * of dtplan_model_from_size()'s bounds.
  */
 enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 				   struct dtplan_error *err);
@@ -203,10 +205,16 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_model *m,
 					    struct dtplan_error *err);
 
+/* Bounds of a model given by its size (DTPLAN_ERR_RANGE outside). */
+#define DTPLAN_MODEL_MIN_PARAMS 1e6
+#define DTPLAN_MODEL_MAX_PARAMS 1e15
+
 /*
  * Derives GPT-style dimensions from a parameter count: h = cbrt(128 N / 12)
  * rounded to a multiple of 128, layers = h / 128, heads = h / 128, ffn = 4h,
- * vocab 50257; params is set to N exactly (params_given = true).
+ * vocab 50257; params is set to N exactly (params_given = true).  N must be
+ * finite and positive (DTPLAN_ERR_INVAL), and from DTPLAN_MODEL_MIN_PARAMS
+ * to DTPLAN_MODEL_MAX_PARAMS (DTPLAN_ERR_RANGE).
  */
 enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 				       struct dtplan_error *err);

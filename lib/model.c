@@ -30,7 +30,7 @@
 #include <strings.h>
 
 #define MAX_HIDDEN (1 << 20)
-#define MAX_PARAMS 1e15
+#define MAX_PARAMS DTPLAN_MODEL_MAX_PARAMS
 
 /*
  * Published dimensions (HuggingFace config.json of each model; GPT-3 from
@@ -146,6 +146,12 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 				     "model size %.3g is more than the %.0e parameters allowed",
 				     params, MAX_PARAMS);
+	/* 1e-300 parameters planned as a "0.00" model (issue 13, finding 21). */
+	if (params < DTPLAN_MODEL_MIN_PARAMS)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "model size %.6g is less than the %.0f parameters dtplan "
+				     "plans for",
+				     params, DTPLAN_MODEL_MIN_PARAMS);
 	/* N = 12 L h^2 (Kaplan et al., arXiv 2001.08361) with L = h/128. */
 	h = round(cbrt(128.0 * params / 12.0) / 128.0) * 128.0;
 	if (h < 128.0)
@@ -437,6 +443,13 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 			return DTPLAN_OK;
 		}
 	}
+	/* "-7B" is a size with a sign, not an unknown preset. */
+	if ((spec[0] == '-' || spec[0] == '+') &&
+	    ((spec[1] >= '0' && spec[1] <= '9') || spec[1] == '.'))
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "model size '%s' must be positive, without a sign (such as "
+				     "7B)",
+				     spec);
 	if ((spec[0] >= '0' && spec[0] <= '9') || spec[0] == '.') {
 		rv = dtplan_parse_count(spec, "model size", &n, err);
 		if (rv != DTPLAN_OK)

@@ -123,8 +123,8 @@ static const struct {
 	{"1.5T", 1.5e12, 25216},
 	/* cbrt(128 * 350e6 / 12) = cbrt(3.7333e9) = 1551.3; / 128 = 12.12 -> 12 * 128 = 1536 */
 	{"350M", 350e6, 1536},
-	/* tiny: rounds to 0, clamped to one 128-wide head */
-	{"1000", 1000.0, 128},
+	/* the smallest allowed: cbrt(128 * 1e6 / 12) = 220.1; / 128 = 1.72 -> 2 * 128 = 256 */
+	{"1M", 1e6, 256},
 };
 
 static void model_parse__bare_size__derives_dims_keeps_params(void **state)
@@ -165,6 +165,46 @@ static void model_from_size__bad_values__rejected(void **state)
 	assert_int_equal(dtplan_model_parse("0B", &m, &err), DTPLAN_ERR_RANGE);
 	/* 1e15 itself is allowed */
 	assert_int_equal(dtplan_model_from_size(1e15, &m, &err), DTPLAN_OK);
+}
+
+/*
+ * Issue 13, finding 21: "1e-300" was planned as a "0.00 parameters" model,
+ * and "-7B" was an unknown model.
+ */
+static void model_parse__tiny_or_signed_size__clear_error(void **state)
+{
+	static const struct {
+		const char *spec;
+		enum dtplan_err code;
+		const char *says;
+	} cases[] = {
+		{"1e-300", DTPLAN_ERR_RANGE,
+		 "model size 1e-300 is less than the 1000000 parameters dtplan plans for"},
+		{"999999", DTPLAN_ERR_RANGE,
+		 "model size 999999 is less than the 1000000 parameters"},
+		{"0.9M", DTPLAN_ERR_RANGE, "model size 900000 is less than"},
+		{"-7B", DTPLAN_ERR_RANGE, "model size '-7B' must be positive, without a sign"},
+		{"-.5T", DTPLAN_ERR_RANGE, "model size '-.5T' must be positive"},
+		{"+7B", DTPLAN_ERR_RANGE, "model size '+7B' must be positive"},
+		{"-llama", DTPLAN_ERR_NOT_FOUND, "unknown model '-llama'"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_model_parse(cases[i].spec, &m, &err), cases[i].code);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("'%s': '%s' lacks '%s'", cases[i].spec, err.text, cases[i].says);
+		assert_int_equal(m.layers, 7);
+	}
+	assert_int_equal(dtplan_model_from_size(DTPLAN_MODEL_MIN_PARAMS, &(struct dtplan_model){0},
+						NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_model_from_size(nextafter(DTPLAN_MODEL_MIN_PARAMS, 0),
+						&(struct dtplan_model){0}, NULL),
+			 DTPLAN_ERR_RANGE);
 }
 
 /* Explicit dimensions. */
@@ -411,6 +451,7 @@ int main(void)
 		cmocka_unit_test(model_param_count__gqa_and_gelu__by_hand),
 		cmocka_unit_test(model_from_hf_config__llama2_7b__matches_preset),
 		cmocka_unit_test(model_parse__config_path_not_regular__refused_naming_path),
+		cmocka_unit_test(model_parse__tiny_or_signed_size__clear_error),
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
