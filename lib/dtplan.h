@@ -151,8 +151,8 @@ enum dtplan_file_kind {
  * anything but a regular file and never reads more than the kind's limit:
  * DTPLAN_ERR_IO for a missing or unreadable file, a directory, FIFO, device
  * or socket (and a symbolic link for the kinds that refuse them), naming
- * what it is; DTPLAN_ERR_RANGE for a file over the limit; DTPLAN_ERR_PARSE
- * for a NUL byte.  err->source is the path.  *out is NULL on error.
+ * what it is, and for a file over the limit; DTPLAN_ERR_PARSE for a NUL
+ * byte.  err->source is the path.  *out is NULL on error.
  */
 enum dtplan_err dtplan_file_read(const char *path, enum dtplan_file_kind kind, char **out,
 				 size_t *len, struct dtplan_error *err);

@@ -80,8 +80,8 @@ static enum dtplan_err not_regular(const char *path, mode_t mode, const struct f
 static enum dtplan_err too_large(const char *path, const struct file_kind *k,
 				 struct dtplan_error *err)
 {
-	return dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-			     "larger than the %zu MiB limit for %s", k->limit / MIB, k->name);
+	return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "larger than the %zu MiB limit for %s",
+			     k->limit / MIB, k->name);
 }
 
 /* read() that retries on EINTR.  Returns bytes read, 0 at the end, -1 on error. */

@@ -345,7 +345,7 @@ static void config_parse_file__fifo_device_directory_huge__refused_naming_path(v
 		{"fifo", NULL, DTPLAN_ERR_IO, "is a FIFO (named pipe), not a regular file"},
 		{NULL, "/dev/zero", DTPLAN_ERR_IO, "is a character device, not a regular file"},
 		{"", NULL, DTPLAN_ERR_IO, "is a directory, not a regular file"},
-		{"huge.conf", NULL, DTPLAN_ERR_RANGE, "larger than the 4 MiB limit for a site file"},
+		{"huge.conf", NULL, DTPLAN_ERR_IO, "larger than the 4 MiB limit for a site file"},
 	};
 	char dir[] = "/tmp/dtplan-test-config.XXXXXX", path[512];
 	FILE *f;

@@ -160,7 +160,7 @@ static void file_read__size_limit__exact_ok_one_more_refused(void **state)
 	assert_int_equal(strlen(text), limit);
 	free(text);
 	write_fill(path, ' ', limit + 1);
-	expect_error(path, DTPLAN_FILE_NODE_JSON, DTPLAN_ERR_RANGE,
+	expect_error(path, DTPLAN_FILE_NODE_JSON, DTPLAN_ERR_IO,
 		     "larger than the 1 MiB limit for a node JSON file");
 	unlink(path);
 }
@@ -175,11 +175,11 @@ static void file_read__huge_sparse__refused_before_reading(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)4 << 30), 0);
 	assert_int_equal(close(fd), 0);
-	expect_error(path, DTPLAN_FILE_SITE, DTPLAN_ERR_RANGE,
+	expect_error(path, DTPLAN_FILE_SITE, DTPLAN_ERR_IO,
 		     "larger than the 4 MiB limit for a site file");
-	expect_error(path, DTPLAN_FILE_TOPOLOGY, DTPLAN_ERR_RANGE,
+	expect_error(path, DTPLAN_FILE_TOPOLOGY, DTPLAN_ERR_IO,
 		     "larger than the 16 MiB limit for a topology file");
-	expect_error(path, DTPLAN_FILE_PLAN, DTPLAN_ERR_RANGE,
+	expect_error(path, DTPLAN_FILE_PLAN, DTPLAN_ERR_IO,
 		     "larger than the 64 MiB limit for a plan file");
 	unlink(path);
 }
