@@ -282,9 +282,25 @@ struct dtplan_ledger {
 	double total;
 };
 
-/* Computes the per-GPU memory.  Formulas in DESIGN.md. */
+/* Most GPUs in one job dtplan plans for (16,777,216). */
+#define DTPLAN_MAX_GPUS (1 << 24)
+
+/*
+ * Computes the per-GPU memory.  Formulas in DESIGN.md.  DTPLAN_ERR_INVAL for
+ * a degree below 1, DTPLAN_ERR_RANGE when tp x pp x dp is more than
+ * DTPLAN_MAX_GPUS (computed without overflow).
+ */
 enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
 				      struct dtplan_error *err);
+
+/*
+ * Splits a job of gpus GPUs into tp x pp x dp: sets *dp = gpus / (tp x pp).
+ * DTPLAN_ERR_INVAL for a count below 1 or when tp x pp does not divide gpus;
+ * DTPLAN_ERR_RANGE when gpus is more than DTPLAN_MAX_GPUS or tp x pp more
+ * than gpus.  The product is computed without overflow.  *dp is unchanged
+ * on error.  Messages name the numbers, not the options that gave them.
+ */
+enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct dtplan_error *err);
 
 /* Activation bytes of one transformer layer for one micro-batch. */
 double dtplan_activation_bytes_per_layer(int seq, int micro_batch, int hidden, int heads, int tp,
