@@ -551,9 +551,11 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 				     "SwitchName=%s sets nothing (expected Oversubscription= or "
 				     "UplinkBandwidth=)", names_expr);
 	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+	/* The hostlist's message quotes the expression too: a short start here. */
 	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, line, "SwitchName=%s: %s", names_expr,
-				     e.text);
+		return dtplan__error(err, rv, sp->source, line, "SwitchName=%.*s%s: %s",
+				     strlen(names_expr) > 40 ? 37 : 40, names_expr,
+				     strlen(names_expr) > 40 ? "..." : "", e.text);
 	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
 		rv = add_switch(sp, names[i], oversub, uplink, line, err);
 	free(names);

@@ -21,6 +21,9 @@
 
 #define MAX_DIGITS 18
 
+/* Messages quote an expression whole up to this length, else its start and "...". */
+#define QUOTE_MAX 72
+
 struct hl_range {
 	unsigned long long lo, hi;
 	int width; /* zero-padded width, 0 when not padded */
@@ -41,6 +44,7 @@ struct hl_term {
 
 struct hostlist {
 	const char *expr;
+	char quote[QUOTE_MAX + 4]; /* expr as messages quote it */
 	struct hl_term *terms;
 	size_t n_terms;
 	struct hl_piece *pieces;
@@ -98,7 +102,7 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 	p->count = 0;
 	if (len == 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "hostlist '%s': empty brackets",
-				     h->expr);
+				     h->quote);
 	while (i <= len) {
 		size_t end = i, dash;
 		struct hl_range *r = &h->ranges[h->n_ranges];
@@ -108,11 +112,11 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 			end++;
 		for (dash = i; dash < end && s[dash] != '-'; dash++)
 			;
-		rv = parse_number(h->expr, s + i, dash - i, &r->lo, &r->width, err);
+		rv = parse_number(h->quote, s + i, dash - i, &r->lo, &r->width, err);
 		if (rv != DTPLAN_OK)
 			return rv;
 		if (dash < end) {
-			rv = parse_number(h->expr, s + dash + 1, end - dash - 1, &r->hi, &hi_width,
+			rv = parse_number(h->quote, s + dash + 1, end - dash - 1, &r->hi, &hi_width,
 					  err);
 			if (rv != DTPLAN_OK)
 				return rv;
@@ -121,7 +125,7 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 		}
 		if (r->hi < r->lo)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					     "hostlist '%s': range %.*s is reversed", h->expr,
+					     "hostlist '%s': range %.*s is reversed", h->quote,
 					     (int)(end - i), s + i);
 		/* Each range holds under 10^18 names; their sum must not wrap (a
 		 * count of 0 divided expand_term, a small one was the wrong count). */
@@ -129,7 +133,7 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "hostlist '%s': the ranges in one bracket name more "
 					     "than %llu hosts",
-					     h->expr, ULLONG_MAX);
+					     h->quote, ULLONG_MAX);
 		p->count += r->hi - r->lo + 1;
 		h->n_ranges++;
 		p->n_ranges++;
@@ -150,6 +154,10 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "hostlist is empty");
 	h->expr = expr;
 	len = strlen(expr);
+	if (len <= QUOTE_MAX)
+		memcpy(h->quote, expr, len + 1);
+	else
+		snprintf(h->quote, sizeof(h->quote), "%.*s...", QUOTE_MAX - 3, expr);
 	h->terms = calloc(len + 1, sizeof(*h->terms));
 	h->pieces = calloc(len + 1, sizeof(*h->pieces));
 	h->ranges = calloc(len + 1, sizeof(*h->ranges));
@@ -165,7 +173,7 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 		if (c == ',' || c == '\0') {
 			if (t->n_pieces == 0) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-						   "hostlist '%s': empty name at offset %zu", expr,
+						   "hostlist '%s': empty name at offset %zu", h->quote,
 						   i);
 				goto out;
 			}
@@ -182,7 +190,7 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 			if (close == NULL || (open != NULL && open < close)) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 						   "hostlist '%s': '[' at offset %zu has no ']'",
-						   expr, i);
+						   h->quote, i);
 				goto out;
 			}
 			rv = parse_group(h, expr + i + 1, (size_t)(close - expr) - i - 1, p, err);
@@ -201,7 +209,7 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 			t->n_pieces++;
 		} else {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "hostlist '%s': unexpected '%c' at offset %zu", expr,
+					   "hostlist '%s': unexpected '%c' at offset %zu", h->quote,
 					   c, i);
 			goto out;
 		}
@@ -289,7 +297,7 @@ static enum dtplan_err expand_term(const struct hostlist *h, const struct hl_ter
 		if (pos < 0)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "hostlist '%s': a name is longer than 63 characters",
-					     h->expr);
+					     h->quote);
 		(*n)++;
 	}
 	return DTPLAN_OK;
@@ -316,7 +324,7 @@ enum dtplan_err dtplan_hostlist_expand(const char *expr, size_t max_hosts, char 
 		total += term_count(&h, &h.terms[i], limit);
 		if (total > limit) {
 			rv = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-					   "hostlist '%s' names more than %zu hosts", expr,
+					   "hostlist '%s' names more than %zu hosts", h.quote,
 					   max_hosts);
 			goto out;
 		}

@@ -106,6 +106,10 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 		 "the ranges in one bracket name more than"},
 		{"x" WRAP_RANGES "446744073709551619]y[1-2]", DTPLAN_ERR_RANGE,
 		 "the ranges in one bracket name more than"},
+		/* a long expression is quoted by its first 69 characters */
+		{WRAP_RANGES "446744073709551615]", DTPLAN_ERR_RANGE,
+		 "hostlist 'n[0-999999999999999999,0-999999999999999999,0-999999999999999999,"
+		 "0-99...': the ranges"},
 	};
 
 	(void)state;
