@@ -90,7 +90,8 @@ int main(int argc, char **argv)
 		enum dtplan_err ret;
 
 		dtplan_config_init(&c);
-		ret = dtplan_config_parse_string(&c, "SwitchName=s[1-100000] Oversubscription=2:1\n",
+		ret = dtplan_config_parse_string(&c,
+						 "SwitchName=s[1-100000] Oversubscription=2:1\n",
 						 "bench-site", &err);
 		ms[r] = (now() - t0) * 1e3;
 		len = c.n_switches;

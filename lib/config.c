@@ -235,8 +235,9 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
 		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");
 	}
-	return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' is out of range (%s %s, at most %s)",
-			     name, text, min_open ? "more than" : "at least", lo, hi);
+	return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+			     "%s: '%s' is out of range (%s %s, at most %s)", name, text,
+			     min_open ? "more than" : "at least", lo, hi);
 }
 
 static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,

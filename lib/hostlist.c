@@ -173,8 +173,8 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 		if (c == ',' || c == '\0') {
 			if (t->n_pieces == 0) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-						   "hostlist '%s': empty name at offset %zu", h->quote,
-						   i);
+						   "hostlist '%s': empty name at offset %zu",
+						   h->quote, i);
 				goto out;
 			}
 			if (c == '\0')

@@ -593,7 +593,8 @@ static enum dtplan_err node_from_xml_source(const char *path, const char *source
 
 	/* A file the user or admin names may be a link; the cache and the live
 	 * export's temporary file never are. */
-	ret = load_xml(path, strcmp(source, "xml") == 0 ? DTPLAN_FILE_NODE_XML : DTPLAN_FILE_CACHE_XML,
+	ret = load_xml(path,
+		       strcmp(source, "xml") == 0 ? DTPLAN_FILE_NODE_XML : DTPLAN_FILE_CACHE_XML,
 		       &t, err);
 	if (ret != DTPLAN_OK) {
 		rv = ret;

@@ -194,12 +194,14 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"SwitchName=s1 Oversubscription=1001\n", DTPLAN_ERR_RANGE, 1,
 		 "Oversubscription: '1001' is out of range"},
 		{"SwitchName=s1 UplinkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
-		 "UplinkBandwidth: '1e-300' is out of range (at least 1.00 MB/s, at most 100 TB/s)"},
+		 "UplinkBandwidth: '1e-300' is out of range (at least 1.00 MB/s, at most "
+		 "100 TB/s)"},
 		{"SwitchName=s1 UplinkBandwidth=200TB/s\n", DTPLAN_ERR_RANGE, 1,
 		 "UplinkBandwidth: '200TB/s' is out of range"},
 		{"NetworkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
 		 "NetworkBandwidth: '1e-300' is out of range (at least 1.00 MB/s"},
-		{"NVLinkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1, "NVLinkBandwidth: '1e-300' is out"},
+		{"NVLinkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "NVLinkBandwidth: '1e-300' is out"},
 		{"CheckpointWriteBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
 		 "CheckpointWriteBandwidth: '1e-300' is out of range (at least 1.00 MB/s, at most "
 		 "1.00 PB/s)"},
@@ -267,7 +269,8 @@ static void config_parse_string__100000_switches__indexed_and_merged(void **stat
 	dtplan_config_init(&c);
 	assert_int_equal(dtplan_config_parse_string(&c,
 						    "SwitchName=s[1-100000] Oversubscription=2:1\n"
-						    "SwitchName=s[50000-50001] UplinkBandwidth=1TB/s\n"
+						    "SwitchName=s[50000-50001] "
+						    "UplinkBandwidth=1TB/s\n"
 						    "SwitchName=t1 Oversubscription=4\n",
 						    "big.conf", &err),
 			 DTPLAN_OK);
@@ -334,7 +337,7 @@ static void config_parse_file__missing__io_error_names_path(void **state)
 /* Issue 13, findings 4-6: a FIFO blocked forever, /dev/zero read until memory
  * ran out, a directory gave "cannot read: Is a directory".  alarm() turns a
  * hang into a failure. */
-static void config_parse_file__fifo_device_directory_huge__refused_naming_path(void **state)
+static void config_parse_file__not_regular_or_huge__refused_naming_path(void **state)
 {
 	static const struct {
 		const char *name; /* in the temporary directory; NULL: the path itself */
@@ -601,7 +604,7 @@ int main(void)
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
 		cmocka_unit_test(config_parse_string__100000_switches__indexed_and_merged),
 		cmocka_unit_test(config_parse_string__switch_limit__range_error),
-		cmocka_unit_test(config_parse_file__fifo_device_directory_huge__refused_naming_path),
+		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
