@@ -34,7 +34,8 @@ enum kind {
 	K_PATH,    /* file or folder path, "" allowed */
 	K_GPU,     /* a GPU type from the catalog, "" allowed */
 	K_TIME,    /* dtplan_parse_time, in [min, max] */
-	K_RATE,    /* dtplan_parse_rate, "0" allowed when min == 0 */
+	K_RATE,    /* dtplan_parse_rate, in [min, max] */
+	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
 };
@@ -49,6 +50,17 @@ struct setting {
 	bool min_open;     /* min itself is not allowed */
 };
 
+/*
+ * Bounds of the numbers (doc/internals/limits.md): finite, and sane enough
+ * that no plan divides by nearly zero or prints "inf s".  Link bandwidths
+ * from 1 MB/s to 100 TB/s; oversubscription from 1:10 to 1000:1.
+ */
+#define RATE_MIN 1e6
+#define RATE_MAX 1e14
+#define CKPT_RATE_MAX 1e15
+#define RATIO_MIN 0.1
+#define RATIO_MAX 1000.0
+
 #define OFF(f) offsetof(struct dtplan_config, f)
 #define STR(f) OFF(f), sizeof(((struct dtplan_config *)0)->f)
 
@@ -60,23 +72,25 @@ static const struct setting settings[] = {
 	{NULL, "nccl_ib_hca", K_HCA, OFF(nccl_ib_hca), 0, 0, 0, false},
 	{"CacheDir", "cache_dir", K_PATH, STR(cache_dir), 0, 0, false},
 	{"JsonDir", "json_dir", K_PATH, STR(json_dir), 0, 0, false},
-	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 0, 3600, true},
-	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, 0, 1e15, true},
-	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
-	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE, OFF(nvlink_bytes_per_s), 0, 0, 1e15,
+	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 1e-3, 3600, false},
+	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, RATE_MIN, RATE_MAX,
 	 false},
+	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
+	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE_OR_0, OFF(nvlink_bytes_per_s), 0, RATE_MIN,
+	 RATE_MAX, false},
 	{"NVLinkLatency", "nvlink_latency", K_TIME, OFF(nvlink_latency_s), 0, 0, 1, false},
 	{"GpuType", "gpu_type", K_GPU, STR(gpu_type), 0, 0, false},
-	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 0, 1e12, true},
+	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 1, 1e12, false},
 	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE,
-	 OFF(ckpt_write_bytes_per_s), 0, 0, 1e18, true},
+	 OFF(ckpt_write_bytes_per_s), 0, RATE_MIN, CKPT_RATE_MAX, false},
 	{"RestartTime", "restart_time", K_TIME, OFF(restart_seconds), 0, 0, 1e7, false},
 	{"OversubscriptionThreshold", "oversub_threshold", K_RATIO, OFF(oversub_threshold), 0, 1,
 	 1e6, false},
 	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
 	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
 	 0, 0, 1, false},
-	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0, 1, true},
+	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
+	 false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
@@ -183,7 +197,8 @@ static enum dtplan_err parse_number(const char *name, const char *text, double *
 	return DTPLAN_OK;
 }
 
-/* "4:1", "1.5:1", "3:2" or "4": downlink over uplink capacity. */
+/* "4:1", "1.5:1", "3:2" or "4": downlink over uplink capacity.  The quotient
+ * may still be 0 or infinite ("1e300:1e-300"): callers check its range. */
 static enum dtplan_err parse_ratio(const char *name, const char *text, double *out,
 				   struct dtplan_error *err)
 {
@@ -219,14 +234,31 @@ static enum dtplan_err check_gpu(const char *name, const char *text, struct dtpl
 	return DTPLAN_OK;
 }
 
+/* v in [min, max] (min excluded when min_open); rates print with units. */
+static enum dtplan_err range_check(enum kind kind, double min, double max, bool min_open,
+				   const char *name, const char *text, double v,
+				   struct dtplan_error *err)
+{
+	char lo[32], hi[32];
+
+	if (!isnan(v) && v >= min && v <= max && !(min_open && v == min))
+		return DTPLAN_OK;
+	if (kind == K_RATE || kind == K_RATE_OR_0) {
+		dtplan_format_rate(min, lo, sizeof(lo));
+		dtplan_format_rate(max, hi, sizeof(hi));
+	} else {
+		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
+		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");
+	}
+	return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+			     "%s: '%s' is out of range (%s %s, at most %s)", name, text,
+			     min_open ? "more than" : "at least", lo, hi);
+}
+
 static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
 				   double v, struct dtplan_error *err)
 {
-	if (v < s->min || v > s->max || (s->min_open && v == s->min))
-		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-				     "%s: '%s' is out of range (%s %g, at most %g)", name, text,
-				     s->min_open ? "more than" : "at least", s->min, s->max);
-	return DTPLAN_OK;
+	return range_check(s->kind, s->min, s->max, s->min_open, name, text, v, err);
 }
 
 static enum dtplan_err parse_value(const struct setting *s, const char *name, const char *text,
@@ -281,11 +313,12 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	case K_TIME:
 		rv = dtplan_parse_time(text, name, &v->d, err);
 		break;
+	case K_RATE_OR_0:
+		if (strcmp(text, "0") == 0)
+			return DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
+		/* fall through */
 	case K_RATE:
-		if (s->min_open || strcmp(text, "0") != 0)
-			rv = dtplan_parse_rate(text, name, &v->d, err);
-		else
-			rv = DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
+		rv = dtplan_parse_rate(text, name, &v->d, err);
 		break;
 	case K_NUMBER:
 		rv = parse_number(name, text, &v->d, err);
@@ -366,8 +399,22 @@ struct site_parse {
 	char first[N_SETTINGS][256]; /* its text */
 	struct dtplan__strmap nodes; /* node -> nodeset index, keys in name_arrays */
 	char (**name_arrays)[64];
-	size_t n_name_arrays;
+	size_t n_name_arrays, name_arrays_cap;
+	/* switch name -> index in c->switches; keys are the switches' own names,
+	 * so the map is rebuilt whenever c->switches moves */
+	struct dtplan__strmap switches;
+	size_t switches_cap;         /* entries allocated in c->switches */
+	size_t nodesets_cap;         /* entries allocated in c->nodesets */
 };
+
+/* Most switches a configuration may describe (across its files). */
+#define SWITCHES_MAX DTPLAN_HOSTLIST_MAX
+
+/* Next capacity for an array of have entries that needs one more. */
+static size_t grown(size_t have)
+{
+	return have < 8 ? 16 : 2 * have;
+}
 
 static enum dtplan_err set_global(struct site_parse *sp, const char *key, const char *value,
 				  int line, struct dtplan_error *err)
@@ -407,16 +454,55 @@ static char *split_token(char *tok)
 	return eq + 1;
 }
 
+/* (Re)builds sp->switches over c->switches[0..n_switches). */
+static enum dtplan_err index_switches(struct site_parse *sp)
+{
+	const struct dtplan_config *c = sp->c;
+	enum dtplan_err rv;
+
+	dtplan__strmap_fini(&sp->switches);
+	rv = dtplan__strmap_init(&sp->switches, sp->switches_cap);
+	for (size_t i = 0; i < c->n_switches && rv == DTPLAN_OK; i++) {
+		rv = dtplan__strmap_put(&sp->switches, c->switches[i].name, (int)i, NULL);
+		if (rv == DTPLAN_ERR_INVAL)
+			rv = DTPLAN_OK; /* a repeat made by hand: the first one wins */
+	}
+	return rv;
+}
+
+/* Room for one more switch: geometric growth, so that n switches cost O(n). */
+static enum dtplan_err reserve_switch(struct site_parse *sp, int line, struct dtplan_error *err)
+{
+	struct dtplan_config *c = sp->c;
+	struct dtplan_site_switch *tmp;
+	size_t cap;
+
+	if (c->n_switches >= SWITCHES_MAX)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
+				     "more than %d switches", SWITCHES_MAX);
+	if (c->n_switches < sp->switches_cap)
+		return DTPLAN_OK;
+	cap = grown(sp->switches_cap);
+	tmp = realloc(c->switches, cap * sizeof(*tmp));
+	if (tmp == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
+	c->switches = tmp;
+	sp->switches_cap = cap;
+	if (index_switches(sp) != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err add_switch(struct site_parse *sp, const char *name, double oversub,
 				  double uplink, int line, struct dtplan_error *err)
 {
 	struct dtplan_config *c = sp->c;
-	struct dtplan_site_switch *sw = NULL, *tmp;
+	struct dtplan_site_switch *sw;
+	enum dtplan_err rv;
+	int k = dtplan__strmap_get(&sp->switches, name);
 
-	for (size_t i = 0; i < c->n_switches; i++)
-		if (strcmp(c->switches[i].name, name) == 0)
-			sw = &c->switches[i];
-	if (sw != NULL) {
+	if (k >= 0) {
+		sw = &c->switches[k];
 		if (oversub > 0 && sw->oversubscription > 0 && sw->oversubscription != oversub)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "switch '%s': Oversubscription %g conflicts with %g "
@@ -428,15 +514,18 @@ static enum dtplan_err add_switch(struct site_parse *sp, const char *name, doubl
 					     "with %g B/s at line %d", name, uplink,
 					     sw->uplink_bytes_per_s, sw->line);
 	} else {
-		tmp = realloc(c->switches, (c->n_switches + 1) * sizeof(*tmp));
-		if (tmp == NULL)
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
-					     "out of memory");
-		c->switches = tmp;
-		sw = &c->switches[c->n_switches++];
+		rv = reserve_switch(sp, line, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		sw = &c->switches[c->n_switches];
 		memset(sw, 0, sizeof(*sw));
 		dtplan__strlcpy(sw->name, name, sizeof(sw->name));
 		sw->line = line;
+		if (dtplan__strmap_put(&sp->switches, sw->name, (int)c->n_switches, NULL) !=
+		    DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
+					     "out of memory");
+		c->n_switches++;
 	}
 	if (oversub > 0)
 		sw->oversubscription = oversub;
@@ -467,9 +556,15 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 		if (dtplan__streq_nocase(tok, "Oversubscription")) {
 			slot = &oversub;
 			rv = parse_ratio("Oversubscription", value, slot, &e);
+			if (rv == DTPLAN_OK)
+				rv = range_check(K_RATIO, RATIO_MIN, RATIO_MAX, false,
+						 "Oversubscription", value, *slot, &e);
 		} else if (dtplan__streq_nocase(tok, "UplinkBandwidth")) {
 			slot = &uplink;
 			rv = dtplan_parse_rate(value, "UplinkBandwidth", slot, &e);
+			if (rv == DTPLAN_OK)
+				rv = range_check(K_RATE, RATE_MIN, RATE_MAX, false,
+						 "UplinkBandwidth", value, *slot, &e);
 		} else {
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
@@ -484,9 +579,11 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 				     "SwitchName=%s sets nothing (expected Oversubscription= or "
 				     "UplinkBandwidth=)", names_expr);
 	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+	/* The hostlist's message quotes the expression too: a short start here. */
 	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, line, "SwitchName=%s: %s", names_expr,
-				     e.text);
+		return dtplan__error(err, rv, sp->source, line, "SwitchName=%.*s%s: %s",
+				     strlen(names_expr) > 40 ? 37 : 40, names_expr,
+				     strlen(names_expr) > 40 ? "..." : "", e.text);
 	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
 		rv = add_switch(sp, names[i], oversub, uplink, line, err);
 	free(names);
@@ -507,12 +604,18 @@ static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct d
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
 				     e.text);
-	arrays = realloc(sp->name_arrays, (sp->n_name_arrays + 1) * sizeof(*arrays));
-	if (arrays == NULL) {
-		free(names);
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, ns->line, "out of memory");
+	if (sp->n_name_arrays == sp->name_arrays_cap) {
+		size_t cap = grown(sp->name_arrays_cap);
+
+		arrays = realloc(sp->name_arrays, cap * sizeof(*arrays));
+		if (arrays == NULL) {
+			free(names);
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, ns->line,
+					     "out of memory");
+		}
+		sp->name_arrays = arrays;
+		sp->name_arrays_cap = cap;
 	}
-	sp->name_arrays = arrays;
 	sp->name_arrays[sp->n_name_arrays++] = names;
 	for (size_t i = 0; i < n; i++) {
 		rv = dtplan__strmap_put(&sp->nodes, names[i], (int)set, &old);
@@ -582,10 +685,16 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
 				     "NVLinkDomain=)", ns.nodes);
-	tmp = realloc(c->nodesets, (c->n_nodesets + 1) * sizeof(*tmp));
-	if (tmp == NULL)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
-	c->nodesets = tmp;
+	if (c->n_nodesets == sp->nodesets_cap) {
+		size_t cap = grown(sp->nodesets_cap);
+
+		tmp = realloc(c->nodesets, cap * sizeof(*tmp));
+		if (tmp == NULL)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
+					     "out of memory");
+		c->nodesets = tmp;
+		sp->nodesets_cap = cap;
+	}
 	c->nodesets[c->n_nodesets++] = ns;
 	return index_nodeset(sp, c->n_nodesets - 1, err);
 }
@@ -648,6 +757,13 @@ enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *
 	}
 	sp->c = c;
 	sp->source = source;
+	/* Arrays from earlier files are exactly full: the first addition grows them. */
+	sp->switches_cap = c->n_switches;
+	sp->nodesets_cap = c->n_nodesets;
+	if (index_switches(sp) != DTPLAN_OK) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
+		goto out;
+	}
 	/* Node sets from earlier files take part in the overlap check. */
 	for (size_t i = 0; i < c->n_nodesets; i++) {
 		rv = index_nodeset(sp, i, err);
@@ -663,6 +779,7 @@ enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *
 out:
 	if (sp != NULL) {
 		dtplan__strmap_fini(&sp->nodes);
+		dtplan__strmap_fini(&sp->switches);
 		for (size_t i = 0; i < sp->n_name_arrays; i++)
 			free(sp->name_arrays[i]);
 		free(sp->name_arrays);
@@ -681,7 +798,7 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 	if (c == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, path ? path : "", 0,
 				     "no configuration given");
-	rv = dtplan__read_file(path, &text, err);
+	rv = dtplan_file_read(path, DTPLAN_FILE_SITE, &text, NULL, err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_config_parse_string(c, text, path, err);
 	if (rv == DTPLAN_OK && path != c->site_file) {
@@ -867,6 +984,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		dtplan_format_time(d, buf, sizeof(buf));
 		break;
 	case K_RATE:
+	case K_RATE_OR_0:
 		if (d == 0)
 			dtplan__strlcpy(buf, "0", sizeof(buf));
 		else

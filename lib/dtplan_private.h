@@ -143,10 +143,6 @@ enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, in
 /* Value of key, or -1 when absent. */
 int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
 
-/* Reads a whole text file into *out (caller frees with free()).  Errors
- * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
-enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
-
 /*
  * Next line of a Slurm-style file held in a writable buffer: cuts the line
  * at its newline and at '#' (a comment), advances *cursor and counts
