@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,74 +29,30 @@ void cmd_ckpt_usage(FILE *out)
 
 int cmd_ckpt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"gpus", required_argument, NULL, 'g'},
-		{"mtbf-gpu-hours", required_argument, NULL, 'm'},
-		{"write-seconds", required_argument, NULL, 'w'},
-		{"restart-seconds", required_argument, NULL, 'r'},
-		{"step-seconds", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_ckpt_in in = {0};
 	struct dtplan_error err = {0};
 	struct dtplan_ckpt k;
-	int c, rc = 0;
-	bool json = false, have_write = false;
+	int rc;
+	bool json = false;
 	char a[32];
+	const struct cli_opt opts[] = {
+		CLI_OPT_GPUS(&in.gpus, 1 << 24, true),
+		{.name = "mtbf-gpu-hours", .kind = CLI_OPT_DOUBLE, .dest = &in.mtbf_gpu_hours,
+		 .min = 1e-3, .max = 1e9, .required = true},
+		{.name = "write-seconds", .kind = CLI_OPT_TIME, .dest = &in.write_seconds,
+		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s",
+		 .required = true},
+		{.name = "restart-seconds", .kind = CLI_OPT_TIME, .dest = &in.restart_seconds,
+		 .max = 1e7, .limit = "is over 10^7 s"},
+		{.name = "step-seconds", .kind = CLI_OPT_TIME, .dest = &in.step_seconds,
+		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s"},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_ckpt_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
-			rc = cli_int(CMD, "--gpus", optarg, 1, 1 << 24, &in.gpus);
-			break;
-		case 'm':
-			rc = cli_double(CMD, "--mtbf-gpu-hours", optarg, 1e-3, 1e9,
-					&in.mtbf_gpu_hours);
-			break;
-		case 'w':
-			rc = cli_time(CMD, "--write-seconds", optarg, &in.write_seconds);
-			if (rc == 0 && !(in.write_seconds > 0.0 && in.write_seconds <= 1e7))
-				rc = cli_usage_error(CMD,
-						     "--write-seconds: '%s' must be more than 0 and "
-						     "at most 10^7 s",
-						     optarg);
-			have_write = true;
-			break;
-		case 'r':
-			rc = cli_time(CMD, "--restart-seconds", optarg, &in.restart_seconds);
-			if (rc == 0 && in.restart_seconds > 1e7)
-				rc = cli_usage_error(CMD, "--restart-seconds: '%s' is over 10^7 s",
-						     optarg);
-			break;
-		case 's':
-			rc = cli_time(CMD, "--step-seconds", optarg, &in.step_seconds);
-			if (rc == 0 && !(in.step_seconds > 0.0 && in.step_seconds <= 1e7))
-				rc = cli_usage_error(CMD,
-						     "--step-seconds: '%s' must be more than 0 and "
-						     "at most 10^7 s",
-						     optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (in.gpus == 0)
-		return cli_usage_error(CMD, "--gpus is required");
-	if (in.mtbf_gpu_hours == 0.0)
-		return cli_usage_error(CMD, "--mtbf-gpu-hours is required");
-	if (!have_write)
-		return cli_usage_error(CMD, "--write-seconds is required");
 	if (dtplan_ckpt_compute(&in, &k, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
 	if (json) {

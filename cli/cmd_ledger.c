@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,75 +74,30 @@ static void print_json(const struct dtplan_model *m, const struct dtplan_ledger_
 
 int cmd_ledger(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},
-		{"gpus", required_argument, NULL, 'g'},
-		{"tp", required_argument, NULL, 't'},
-		{"pp", required_argument, NULL, 'p'},
-		{"zero", required_argument, NULL, 'z'},
-		{"no-master-copy", no_argument, NULL, 'n'},
-		{"seq", required_argument, NULL, 's'},
-		{"micro-batch", required_argument, NULL, 'b'},
-		{"recompute", required_argument, NULL, 'r'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_ledger_in in = {.tp = 1, .pp = 1, .seq = 4096, .micro_batch = 1};
 	struct dtplan_error err = {0};
 	struct dtplan_model model;
 	struct dtplan_ledger l;
 	const char *spec = NULL;
-	int gpus = 0, c, rc = 0, kv;
+	int gpus = 0, rc, kv;
 	bool json = false;
+	const struct cli_opt opts[] = {
+		CLI_OPT_MODEL(&spec),
+		CLI_OPT_GPUS(&gpus, 1 << 24, true),
+		CLI_OPT_TP(&in.tp, 1 << 16),
+		CLI_OPT_PP(&in.pp),
+		CLI_OPT_ZERO(&in.zero),
+		{.name = "no-master-copy", .kind = CLI_OPT_FLAG, .dest = &in.no_master_copy},
+		CLI_OPT_SEQ(&in.seq, 0),
+		CLI_OPT_MICRO_BATCH(&in.micro_batch),
+		CLI_OPT_RECOMPUTE(&in.recompute, NULL),
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_ledger_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			spec = optarg;
-			break;
-		case 'g':
-			rc = cli_int(CMD, "--gpus", optarg, 1, 1 << 24, &gpus);
-			break;
-		case 't':
-			rc = cli_int(CMD, "--tp", optarg, 1, 1 << 16, &in.tp);
-			break;
-		case 'p':
-			rc = cli_int(CMD, "--pp", optarg, 1, 1 << 16, &in.pp);
-			break;
-		case 'z':
-			rc = cli_int(CMD, "--zero", optarg, 0, 3, &in.zero);
-			break;
-		case 'n':
-			in.no_master_copy = true;
-			break;
-		case 's':
-			rc = cli_int(CMD, "--seq", optarg, 0, 1 << 24, &in.seq);
-			break;
-		case 'b':
-			rc = cli_int(CMD, "--micro-batch", optarg, 1, 1 << 20, &in.micro_batch);
-			break;
-		case 'r':
-			if (dtplan_recompute_parse(optarg, &in.recompute, &err) != DTPLAN_OK)
-				rc = cli_usage_error(CMD, "--recompute: %s", err.text);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (spec == NULL)
-		return cli_usage_error(CMD, "--model is required");
-	if (gpus == 0)
-		return cli_usage_error(CMD, "--gpus is required");
 	if (dtplan_model_parse(spec, &model, &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')
 			snprintf(err.source, sizeof(err.source), "--model");

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,52 +77,26 @@ static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan
 
 int cmd_pipeline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"stages", required_argument, NULL, 'p'},
-		{"microbatches", required_argument, NULL, 'm'},
-		{"backward-ratio", required_argument, NULL, 'r'},
-		{"chunks", required_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_pipeline_in in = {.chunks = 1, .forward = 1.0, .backward = 2.0};
 	struct dtplan_pipeline *p = NULL;
 	struct dtplan_error err = {0};
-	int c, rc = 0;
+	int rc;
 	bool json = false;
+	const struct cli_opt opts[] = {
+		{.name = "stages", .kind = CLI_OPT_INT, .dest = &in.stages, .min = 1, .max = 65536,
+		 .required = true},
+		{.name = "microbatches", .kind = CLI_OPT_INT, .dest = &in.microbatches, .min = 1,
+		 .max = 1 << 20, .required = true},
+		{.name = "backward-ratio", .kind = CLI_OPT_DOUBLE, .dest = &in.backward,
+		 .min = 0.01, .max = 100.0},
+		{.name = "chunks", .kind = CLI_OPT_INT, .dest = &in.chunks, .min = 1, .max = 1024},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_pipeline_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			rc = cli_int(CMD, "--stages", optarg, 1, 65536, &in.stages);
-			break;
-		case 'm':
-			rc = cli_int(CMD, "--microbatches", optarg, 1, 1 << 20, &in.microbatches);
-			break;
-		case 'r':
-			rc = cli_double(CMD, "--backward-ratio", optarg, 0.01, 100.0, &in.backward);
-			break;
-		case 'v':
-			rc = cli_int(CMD, "--chunks", optarg, 1, 1024, &in.chunks);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (in.stages == 0)
-		return cli_usage_error(CMD, "--stages is required");
-	if (in.microbatches == 0)
-		return cli_usage_error(CMD, "--microbatches is required");
 	if (in.chunks > 1 && in.microbatches % in.stages != 0)
 		return cli_usage_error(CMD,
 				       "--microbatches %d must be a multiple of --stages %d with "

@@ -55,8 +55,12 @@ static void cmd_version_usage(FILE *out)
 
 static int cmd_version(int argc, char **argv)
 {
-	if (argc > 1)
-		return cli_usage_error("version", "unexpected argument '%s'", argv[1]);
+	const struct cli_opt opts[] = {CLI_OPT_END};
+	const struct cli_spec cs = {.cmd = "version", .usage = cmd_version_usage, .opts = opts};
+	int rc;
+
+	if (!cli_parse(&cs, argc, argv, &rc))
+		return rc;
 	printf("dtplan %s\n", dtplan_version());
 	return CLI_EXIT_OK;
 }
@@ -69,17 +73,22 @@ static void cmd_help_usage(FILE *out)
 
 static int cmd_help(int argc, char **argv)
 {
+	const struct cli_opt opts[] = {CLI_OPT_END};
+	const char *name = NULL;
+	const struct cli_spec cs = {.cmd = "help", .usage = cmd_help_usage, .opts = opts,
+				    .args = &name, .max_args = 1};
 	const struct cli_command *c;
+	int rc;
 
-	if (argc < 2) {
+	if (!cli_parse(&cs, argc, argv, &rc))
+		return rc;
+	if (name == NULL) {
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
-	if (argc > 2)
-		return cli_usage_error("help", "unexpected argument '%s'", argv[2]);
-	c = find_command(argv[1]);
+	c = find_command(name);
 	if (c == NULL)
-		return cli_usage_error("help", "unknown command '%s'", argv[1]);
+		return cli_usage_error("help", "unknown command '%s'", name);
 	c->usage(stdout);
 	return CLI_EXIT_OK;
 }
@@ -105,14 +114,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	/* "dtplan CMD --help" prints the command's usage to stdout. */
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			c->usage(stdout);
-			return CLI_EXIT_OK;
-		}
-	}
+	/* each command parses its own flags, --help included (cli_parse()) */
 	return c->run(argc - 1, argv + 1);
 }

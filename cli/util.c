@@ -13,41 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_bad_option(const char *cmd, int c, int opt, char **argv, int index)
-{
-	const char *arg = index > 0 ? argv[index - 1] : "";
-
-	/* a long option names itself in argv; optopt is its value then */
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", arg);
-	if (opt != 0 && strncmp(arg, "--", 2) != 0)
-		return cli_usage_error(cmd, "unknown option '-%c'", opt);
-	return cli_usage_error(cmd, "unknown option '%s'", arg);
-}
-
-int cli_no_operands(const char *cmd, int argc, char **argv, int index)
-{
-	if (index < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[index]);
-	return 0;
-}
-
-void cli_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -78,66 +43,20 @@ int cli_report(const char *cmd, const struct dtplan_error *err, bool usage_error
 	}
 }
 
-int cli_long(const char *cmd, const char *flag, const char *text, long min, long max, long *out)
+void cli_json_string(FILE *out, const char *s)
 {
-	struct dtplan_error err = {0};
+	fputc('"', out);
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
 
-	if (dtplan_parse_long(text, flag, min, max, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_int(const char *cmd, const char *flag, const char *text, int min, int max, int *out)
-{
-	long v;
-	int rc = cli_long(cmd, flag, text, min, max, &v);
-
-	if (rc == 0)
-		*out = (int)v;
-	return rc;
-}
-
-int cli_bytes(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_bytes(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_rate(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_rate(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_time(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_time(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_double(const char *cmd, const char *flag, const char *text, double min, double max,
-	       double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (text[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
-		return cli_usage_error(cmd, "%s: '%s' is not a number", flag, text);
-	if (v < min || v > max)
-		return cli_usage_error(cmd, "%s: %s is out of range [%g, %g]", flag, text, min, max);
-	*out = v;
-	return 0;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
 }
 
 void cli_print_json(char *text)
