@@ -6,6 +6,7 @@
 
 #include "dtplan.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 /* Exit status (documented in dtplan(1)). */
@@ -142,11 +143,23 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 #define CLI_OPT_TOPOLOGY(p, once_)                                                                 \
 	{.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)}
 
-/* Writes s as a JSON string literal (quoted and escaped). */
-void cli_json_string(FILE *out, const char *s);
-
 /* Prints the JSON text followed by a newline and frees it. */
 void cli_print_json(char *text);
+
+/*
+ * A JSON number for v, for a command's --json: null when v is infinite or
+ * NaN (JSON has no such numbers), an integer when v is whole and below 1e17
+ * in magnitude (as "%.17g" would write it), else a real.  Returns a new
+ * reference (for json_pack()'s "o"), NULL when out of memory.
+ */
+json_t *cli_json_number(double v);
+
+/*
+ * Prints root ("{...}" with ", " and ": ", reals with 17 digits) and a
+ * newline, and releases root (NULL allowed: a failed json_pack()).  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_FAIL after a message naming cmd.
+ */
+int cli_json_print(const char *cmd, json_t *root);
 
 /* Installs the stderr log sink (verbosity from DTPLAN_DEBUG). */
 void cli_log_init(void);

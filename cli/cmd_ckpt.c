@@ -27,6 +27,29 @@ void cmd_ckpt_usage(FILE *out)
 		DTPLAN_DEFAULT_MTBF_GPU_HOURS);
 }
 
+static int print_json(const struct dtplan_ckpt_in *in, const struct dtplan_ckpt *k)
+{
+	json_t *root;
+
+	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", in->gpus,
+			 "mtbf_gpu_hours", cli_json_number(in->mtbf_gpu_hours),
+			 "write_seconds", cli_json_number(in->write_seconds),
+			 "restart_seconds", cli_json_number(in->restart_seconds),
+			 "job_mtbf_seconds", cli_json_number(k->job_mtbf_seconds),
+			 "young_seconds", cli_json_number(k->young_seconds),
+			 "daly_seconds", cli_json_number(k->daly_seconds),
+			 "interval_seconds", cli_json_number(k->interval_seconds),
+			 "waste_fraction", cli_json_number(k->waste_fraction));
+	if (root == NULL || in->step_seconds <= 0.0)
+		return cli_json_print(CMD, root);
+	if (json_object_set_new(root, "step_seconds", cli_json_number(in->step_seconds)) != 0 ||
+	    json_object_set_new(root, "interval_steps", cli_json_number(k->interval_steps)) != 0) {
+		json_decref(root);
+		root = NULL;
+	}
+	return cli_json_print(CMD, root);
+}
+
 int cmd_ckpt(int argc, char **argv)
 {
 	struct dtplan_ckpt_in in = {0};
@@ -55,20 +78,8 @@ int cmd_ckpt(int argc, char **argv)
 		return rc;
 	if (dtplan_ckpt_compute(&in, &k, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
-	if (json) {
-		printf("{\"gpus\": %d, \"mtbf_gpu_hours\": %.17g, \"write_seconds\": %.17g, "
-		       "\"restart_seconds\": %.17g, \"job_mtbf_seconds\": %.17g, "
-		       "\"young_seconds\": %.17g, \"daly_seconds\": %.17g, "
-		       "\"interval_seconds\": %.17g, \"waste_fraction\": %.17g",
-		       in.gpus, in.mtbf_gpu_hours, in.write_seconds, in.restart_seconds,
-		       k.job_mtbf_seconds, k.young_seconds, k.daly_seconds, k.interval_seconds,
-		       k.waste_fraction);
-		if (in.step_seconds > 0.0)
-			printf(", \"step_seconds\": %.17g, \"interval_steps\": %.17g", in.step_seconds,
-			       k.interval_steps);
-		printf("}\n");
-		return CLI_EXIT_OK;
-	}
+	if (json)
+		return print_json(&in, &k);
 	printf("dtplan ckpt: %d GPUs, %.0f GPU-hours MTBF per GPU, write %s\n\n", in.gpus,
 	       in.mtbf_gpu_hours, dtplan_format_time(in.write_seconds, a, sizeof(a)));
 	printf("%-18s %14s %14s\n", "quantity", "seconds", "readable");

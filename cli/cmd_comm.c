@@ -34,6 +34,7 @@ int cmd_comm(int argc, char **argv)
 	int ranks = 0, rc;
 	bool json = false;
 	char a[32], b[32], t[32];
+	json_t *root;
 	const struct cli_opt opts[] = {
 		{.name = "op", .kind = CLI_OPT_COLL, .dest = &op, .required = true},
 		{.name = "bytes", .kind = CLI_OPT_BYTES, .dest = &bytes, .max = 1e18,
@@ -59,12 +60,13 @@ int cmd_comm(int argc, char **argv)
 	secs = dtplan_comm_seconds(op, algo, bytes, ranks, bw, lat);
 	per_rank = dtplan_comm_bytes_per_rank(op, algo, bytes, ranks);
 	if (json) {
-		printf("{\"op\": \"%s\", \"algo\": \"%s\", \"bytes\": %.17g, \"ranks\": %d, "
-		       "\"bandwidth\": %.17g, \"latency\": %.17g, \"seconds\": %.17g, "
-		       "\"bytes_per_rank\": %.17g}\n",
-		       dtplan_coll_name(op), dtplan_algo_name(algo), bytes, ranks, bw, lat, secs,
-		       per_rank);
-		return CLI_EXIT_OK;
+		root = json_pack("{s:s, s:s, s:o, s:i, s:o, s:o, s:o, s:o}",
+				 "op", dtplan_coll_name(op), "algo", dtplan_algo_name(algo),
+				 "bytes", cli_json_number(bytes), "ranks", ranks,
+				 "bandwidth", cli_json_number(bw), "latency", cli_json_number(lat),
+				 "seconds", cli_json_number(secs),
+				 "bytes_per_rank", cli_json_number(per_rank));
+		return cli_json_print(CMD, root);
 	}
 	printf("dtplan comm: %s (%s) of %s over %d ranks at %s, latency %s\n\n",
 	       dtplan_coll_name(op), dtplan_algo_name(algo), dtplan_format_bytes(bytes, a, sizeof(a)),

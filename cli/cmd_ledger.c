@@ -57,19 +57,24 @@ static void print_text(const struct dtplan_model *m, const struct dtplan_ledger_
 		       dtplan_format_bytes(rows[i].v, a, sizeof(a)), rows[i].v);
 }
 
-static void print_json(const struct dtplan_model *m, const struct dtplan_ledger_in *in,
-		       const struct dtplan_ledger *l)
+static int print_json(const struct dtplan_model *m, const struct dtplan_ledger_in *in,
+		      const struct dtplan_ledger *l)
 {
-	printf("{\"model\": ");
-	cli_json_string(stdout, m->name);
-	printf(", \"params\": %.17g, \"tp\": %d, \"pp\": %d, \"dp\": %d, \"zero\": %d, "
-	       "\"no_master_copy\": %s, \"seq\": %d, \"micro_batch\": %d, \"recompute\": \"%s\", "
-	       "\"params_per_gpu\": %.17g, \"bytes_per_gpu\": {\"weights\": %.17g, "
-	       "\"gradients\": %.17g, \"optimizer\": %.17g, \"activations\": %.17g, "
-	       "\"total\": %.17g}}\n",
-	       m->params, in->tp, in->pp, in->dp, in->zero, in->no_master_copy ? "true" : "false",
-	       in->seq, in->micro_batch, dtplan_recompute_name(in->recompute), l->params_per_gpu,
-	       l->weights, l->gradients, l->optimizer, l->activations, l->total);
+	json_t *root;
+
+	root = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:s, s:o, "
+			 "s:{s:o, s:o, s:o, s:o, s:o}}",
+			 "model", m->name, "params", cli_json_number(m->params), "tp", in->tp,
+			 "pp", in->pp, "dp", in->dp, "zero", in->zero, "no_master_copy",
+			 (int)in->no_master_copy, "seq", in->seq, "micro_batch", in->micro_batch,
+			 "recompute", dtplan_recompute_name(in->recompute), "params_per_gpu",
+			 cli_json_number(l->params_per_gpu), "bytes_per_gpu",
+			 "weights", cli_json_number(l->weights),
+			 "gradients", cli_json_number(l->gradients),
+			 "optimizer", cli_json_number(l->optimizer),
+			 "activations", cli_json_number(l->activations),
+			 "total", cli_json_number(l->total));
+	return cli_json_print(CMD, root);
 }
 
 int cmd_ledger(int argc, char **argv)
@@ -119,8 +124,7 @@ int cmd_ledger(int argc, char **argv)
 	if (dtplan_ledger_compute(&in, &l, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
 	if (json)
-		print_json(&model, &in, &l);
-	else
-		print_text(&model, &in, &l);
+		return print_json(&model, &in, &l);
+	print_text(&model, &in, &l);
 	return CLI_EXIT_OK;
 }

@@ -75,6 +75,24 @@ static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan
 	}
 }
 
+static int print_json(const struct dtplan_pipeline_in *in, const struct dtplan_pipeline *p)
+{
+	double closed = in->chunks > 1 ? dtplan_bubble_ratio_interleaved(in->stages,
+									  in->microbatches,
+									  in->chunks)
+				       : dtplan_bubble_fraction(in->stages, in->microbatches);
+	json_t *root;
+
+	root = json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "stages", in->stages,
+			 "microbatches", in->microbatches, "chunks", in->chunks,
+			 "backward_ratio", cli_json_number(in->backward / in->forward),
+			 "makespan", cli_json_number(p->makespan),
+			 "ideal", cli_json_number(p->ideal),
+			 "bubble_fraction", cli_json_number(p->bubble_fraction),
+			 "closed_form", cli_json_number(closed));
+	return cli_json_print(CMD, root);
+}
+
 int cmd_pipeline(int argc, char **argv)
 {
 	struct dtplan_pipeline_in in = {.chunks = 1, .forward = 1.0, .backward = 2.0};
@@ -109,15 +127,9 @@ int cmd_pipeline(int argc, char **argv)
 				       in.stages, in.microbatches, in.chunks);
 	if (dtplan_pipeline_simulate(&in, &p, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
+	rc = CLI_EXIT_OK;
 	if (json) {
-		printf("{\"stages\": %d, \"microbatches\": %d, \"chunks\": %d, "
-		       "\"backward_ratio\": %.17g, \"makespan\": %.17g, \"ideal\": %.17g, "
-		       "\"bubble_fraction\": %.17g, \"closed_form\": %.17g}\n",
-		       in.stages, in.microbatches, in.chunks, in.backward / in.forward, p->makespan,
-		       p->ideal, p->bubble_fraction,
-		       in.chunks > 1 ? dtplan_bubble_ratio_interleaved(in.stages, in.microbatches,
-								       in.chunks)
-				     : dtplan_bubble_fraction(in.stages, in.microbatches));
+		rc = print_json(&in, p);
 	} else {
 		printf("dtplan pipeline: %d stages, %d micro-batches, %d chunk%s, backward = %g x "
 		       "forward\n\n",
@@ -137,5 +149,5 @@ int cmd_pipeline(int argc, char **argv)
 		print_chart(&in, p);
 	}
 	dtplan_pipeline_destroy(p);
-	return CLI_EXIT_OK;
+	return rc;
 }

@@ -1,6 +1,6 @@
 /*
- * util.c: error reporting, value parsing, output and logging helpers shared
- * by the subcommands.  The dispatcher (cli/dtplan.c) calls the subcommands
+ * util.c: error reporting, JSON output and logging helpers shared by the
+ * subcommands.  The dispatcher (cli/dtplan.c) calls the subcommands
  * and they call these; nothing here calls back into either.
  */
 #include "config.h"
@@ -43,27 +43,34 @@ int cli_report(const char *cmd, const struct dtplan_error *err, bool usage_error
 	}
 }
 
-void cli_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 void cli_print_json(char *text)
 {
 	fputs(text, stdout);
 	fputc('\n', stdout);
 	free(text);
+}
+
+json_t *cli_json_number(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	if (v == floor(v) && fabs(v) < 1e17)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+int cli_json_print(const char *cmd, json_t *root)
+{
+	char *text = root != NULL ? json_dumps(root, JSON_REAL_PRECISION(17)) : NULL;
+
+	json_decref(root);
+	if (text == NULL) {
+		fprintf(stderr, "dtplan %s: cannot write the JSON output (out of memory, or text "
+				"that is not UTF-8)\n", cmd);
+		return CLI_EXIT_FAIL;
+	}
+	cli_print_json(text);
+	return CLI_EXIT_OK;
 }
 
 static void log_to_stderr(enum dtplan_log_level level, const char *msg, void *arg)
