@@ -1,7 +1,8 @@
 /*
  * env.c: a plan as environment variables for launchers (torchrun,
  * Megatron-LM, DeepSpeed).  The plugin copies them into the job or the task;
- * deciding what they say happens here, where it can be tested.
+ * deciding what they say happens here, where it can be tested.  The
+ * frameworks' own words (DT_MEGATRON_ARGS, PET_*, ...) come from launch.c.
  */
 #include "config.h"
 
@@ -85,6 +86,7 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 static const char *const user_owned_prefixes[] = {
 	"NCCL_",
 	"MASTER_",
+	"PET_",
 };
 static const char *const user_owned_names[] = {
 	"RANK",
@@ -182,12 +184,23 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	return ret == DTPLAN_OK ? DTPLAN_OK : DTPLAN_ERR_NOMEM;
 }
 
+/* A plan with a whole parallel split: one the frameworks can be told (a
+ * hand-made plan may lack one). */
+static bool has_split(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = p != NULL ? &p->best : NULL;
+
+	return c != NULL && c->tp >= 1 && c->pp >= 1 && c->dp >= 1 && c->micro_batch >= 1 &&
+	       c->num_microbatches >= 1;
+}
+
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err)
 {
 	const struct dtplan_plan *p;
 	const char(*order)[64] = NULL;
 	const char *state, *reason;
+	struct dtplan_launch_in launch = {0};
 	enum dtplan_err ret = DTPLAN_OK;
 	size_t n_order = 0;
 
@@ -219,9 +232,20 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 	ret |= dtplan_env_set(e, "MASTER_PORT", "%d", dtplan_master_port(in->job_id));
 	if (ret == DTPLAN_OK && p != NULL)
 		ret = set_plan_vars(e, p);
-	if (ret == DTPLAN_OK && n_order > 0)
-		ret = set_node_order(e, order, n_order);
 	if (ret != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	/* The frameworks' words for the same plan; torchrun meets where
+	 * MASTER_ADDR and MASTER_PORT say unless the host program knows better. */
+	if (in->launch == NULL) {
+		launch.master_addr = n_order > 0 ? order[0] : NULL;
+		launch.master_port = dtplan_master_port(in->job_id);
+	}
+	if (has_split(p)) {
+		ret = dtplan_launch_env(p, in->launch != NULL ? in->launch : &launch, e, err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	if (n_order > 0 && set_node_order(e, order, n_order) != DTPLAN_OK)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 	return DTPLAN_OK;
 }
@@ -334,6 +358,7 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	}
 	if (in->local_count == 1 && on_node != 1) {
 		ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+		ret |= dtplan_env_set(e, "PET_NODE_RANK", "%d", node);
 		ret |= dtplan_env_set(e, "DT_NNODES", "%zu", p->n_nodes);
 		goto node_wide;
 	}
@@ -354,6 +379,7 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);
 	ret |= dtplan_env_set(e, "DT_LOCAL_GPU", "%d", r->gpu);
 	ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+	ret |= dtplan_env_set(e, "PET_NODE_RANK", "%d", node);
 node_wide:
 	/* Never one NIC per rank: that would take rails and PXN away from NCCL. */
 	if (in->nccl_ib_hca == DTPLAN_NCCL_IB_HCA_NODE)
