@@ -18,6 +18,12 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A whole count (parameters, steps) as a JSON integer; null when not finite. */
+static json_t *count(double v)
+{
+	return isfinite(v) && fabs(v) < 9e18 ? json_integer((json_int_t)llround(v)) : json_null();
+}
+
 /* Sets key to a fresh value; false (and value freed) on failure. */
 static bool put(json_t *obj, const char *key, json_t *value)
 {
@@ -27,7 +33,7 @@ static bool put(json_t *obj, const char *key, json_t *value)
 static json_t *model_json(const struct dtplan_model *m, int seq)
 {
 	return json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i}", "name", m->name, "params",
-			 num(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
+			 count(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
 			 m->heads, "kv_heads", m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq);
 }
 
@@ -97,7 +103,7 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			       : 0.0;
 
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
-			 num(c->interval_seconds), "interval_steps", num(c->interval_steps),
+			 num(c->interval_seconds), "interval_steps", count(floor(c->interval_steps)),
 			 "young_seconds", num(c->young_seconds), "daly_seconds",
 			 num(c->daly_seconds), "write_seconds", num(write), "job_mtbf_seconds",
 			 num(c->job_mtbf_seconds), "waste_fraction", num(c->waste_fraction), "bytes",

@@ -99,7 +99,14 @@ static void plan_to_json__70b__every_key(void **state)
 	/* write = 16 * params / 100 GB/s */
 	assert_rel(num_at(j, "checkpoint", "write_seconds", NULL),
 		   16.0 * p->request.model.params / 100e9, 1e-12);
-	assert_near(num_at(j, "checkpoint", "interval_steps", NULL), p->ckpt.interval_steps, 0);
+	/* whole counts are JSON integers; the interval in whole steps */
+	assert_true(json_is_integer(json_object_get(json_object_get(j, "model"), "params")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "model"), "params")),
+			 (json_int_t)llround(p->request.model.params));
+	assert_true(json_is_integer(json_object_get(json_object_get(j, "checkpoint"),
+						    "interval_steps")));
+	assert_near(num_at(j, "checkpoint", "interval_steps", NULL), floor(p->ckpt.interval_steps),
+		    0);
 	assert_true(json_is_array(json_object_get(j, "warnings")));
 	assert_true(json_is_false(json_object_get(j, "degraded")));
 	assert_near(num_at(j, "considered", NULL, NULL), (double)p->n_considered, 0);
