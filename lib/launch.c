@@ -133,7 +133,7 @@ static bool stages_uneven(const struct dtplan_candidate *c)
 /* Ranks laid out tp-pp-dp: Megatron's and NeMo's non-default mapping. */
 static bool pp_inner(const struct dtplan_candidate *c)
 {
-	return c->rank_order != NULL && strcmp(c->rank_order, "tp-pp-dp") == 0;
+	return c->rank_order == DTPLAN_ORDER_TP_PP_DP;
 }
 
 /* The checkpoint interval in whole steps, 0 when unknown. */

@@ -40,7 +40,7 @@ static int setup(void **state)
 	c->stages.first = 19;
 	c->stages.middle = 21;
 	c->stages.last = 19;
-	c->rank_order = "tp-pp-dp";
+	c->rank_order = DTPLAN_ORDER_TP_PP_DP;
 	f->plan.request.seq = 8192;
 	f->plan.request.gpus = 128;
 	f->plan.request.gpus_per_node = 8;
@@ -210,7 +210,7 @@ static void megatron_and_nemo__plain_dp__sizes_only(void **state)
 	c->global_batch = 1024;
 	c->recompute = DTPLAN_RECOMPUTE_NONE;
 	c->stages = (struct dtplan_stage_layers){.first = 32};
-	c->rank_order = "tp-dp-pp";
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
 	f->plan.request.seq = 2048;
 	f->plan.request.gpus = 8;
 	f->plan.ckpt.interval_steps = 0.0;
@@ -242,7 +242,7 @@ static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(voi
 	c->global_batch = 64; /* 2 x 2 x 16 */
 	c->recompute = DTPLAN_RECOMPUTE_FULL;
 	c->stages = (struct dtplan_stage_layers){.first = 16, .last = 16};
-	c->rank_order = "tp-dp-pp";
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
 	f->plan.request.seq = 0; /* the model's context */
 	f->plan.request.model.max_seq = 131072;
 	f->plan.ckpt.interval_steps = 1.0;
