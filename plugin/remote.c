@@ -3,7 +3,9 @@
  *
  * user_init (as the user, every step):
  *   batch step  make the plan for the allocation, log it into the job's
- *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
+ *               output, write dtplan-<jobid>.json and beside it .hosts,
+ *               .deepspeed.json and .svg, export DT_* / MASTER_* / PET_*,
+ *               and say in one line what the frameworks' launch lines add.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
  * task_init (in each task, as the user): RANK and friends in plan order, and
