@@ -30,13 +30,15 @@
  *   also reads cfg.get('use_tp_pp_dp_mapping') and cfg.get('fsdp'), and
  *   copies every Megatron Core TransformerConfig field found in the model
  *   config (num_layers_in_first_pipeline_stage, ..._last_...); keys the YAML
- *   lacks take Hydra's "++" (add or override).  exp_manager's
- *   checkpoint_callback_params go to Lightning's ModelCheckpoint, whose
- *   every_n_train_steps is the interval in steps.
+ *   lacks take Hydra's "++" (add or override).  nemo/utils/exp_manager.py's
+ *   CallbackParams (exp_manager.checkpoint_callback_params, handed to
+ *   Lightning's ModelCheckpoint) has every_n_train_steps, the interval in
+ *   steps.
  *
  *   DeepSpeed: train_batch_size = train_micro_batch_size_per_gpu x
  *   gradient_accumulation_steps x data-parallel size, zero_optimization.stage,
- *   bf16.enabled.
+ *   bf16.enabled.  Its PipeModelDataParallelTopology orders ranks pipe, data,
+ *   model (model fastest): our tp-dp-pp (doc/launchers.md has tp-pp-dp).
  *
  *   torchrun, torch/distributed/run.py: every option declared with
  *   action=env falls back to the variable PET_<DEST> (argparse_util.py):
