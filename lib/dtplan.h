@@ -1012,7 +1012,7 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 					   struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Launch environment (lib/env.c, lib/plan_ranks_json.c)
+ * Launch environment (lib/env.c, lib/env_vars.c, lib/plan_ranks_json.c)
  *
  * What a plan means for launchers as NAME=value pairs: the job-wide
  * variables (DT_TP, MASTER_ADDR, ...) and one task's (RANK, LOCAL_RANK, ...).
@@ -1040,7 +1040,7 @@ struct dtplan_env {
 #define DTPLAN_ENV_VALUE_MAX 32768
 
 /* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
- * stable for a job, different for jobs that share a first node. */
+ * stable for a job, different for jobs that share a first node (lib/launch.c). */
 #define DTPLAN_MASTER_PORT_BASE 29500
 #define DTPLAN_MASTER_PORT_SPAN 1000
 int dtplan_master_port(uint32_t job_id);
