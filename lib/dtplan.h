@@ -865,6 +865,8 @@ struct dtplan_rank {
 	char nic[32];    /* nearest NIC, "" unknown */
 };
 
+struct dtplan_measurements; /* dtplan_measure.h */
+
 struct dtplan_plan {
 	struct dtplan_request request;
 	struct dtplan_candidate best;
@@ -892,6 +894,9 @@ struct dtplan_plan {
 	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	/* what was measured and what the plan used (dtplan_measure.h); owned,
+	 * NULL when the plan was made without a measurement */
+	struct dtplan_measurements *measurements;
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */
