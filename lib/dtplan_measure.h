@@ -190,6 +190,12 @@ void dtplan_wire_seal(const struct dtplan_wire_header *h, const void *body,
 enum dtplan_err dtplan_wire_check_seal(const struct dtplan_wire_header *h, const void *body,
 				       const void *payload, size_t len, struct dtplan_error *err);
 
+/* As dtplan_wire_check_seal() for everything but the body's digest: what a
+ * receiver checks before it reads (and allocates) the body. */
+enum dtplan_err dtplan_wire_check_seal_fields(const struct dtplan_wire_header *h,
+					      const void *payload, size_t len,
+					      struct dtplan_error *err);
+
 /* A whole frame in a buffer. */
 struct dtplan_wire_frame {
 	struct dtplan_wire_header h;
@@ -283,6 +289,8 @@ struct dtplan_link_result {
 };
 
 struct dtplan_wire_results {
+	size_t n_done;
+	uint32_t *done;                   /* owned: nodes whose results these are */
 	size_t n;
 	struct dtplan_link_result *links; /* owned */
 };

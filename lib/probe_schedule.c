@@ -279,7 +279,7 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
 		double records = (double)sub[i] < (double)p->distinct_records ? (double)sub[i] * p->record_bytes : rec;
 		double inv = MSG_OVERHEAD + 8 + records + (double)sub[i] * ENTRY_BYTES;
 		double go = MSG_OVERHEAD + 44 + (double)sub[i] * ASSIGN_BYTES(s->n_rounds);
-		double res = MSG_OVERHEAD + 4 + (double)links[i] * LINK_BYTES;
+		double res = MSG_OVERHEAD + 8 + (double)sub[i] * 4 + (double)links[i] * LINK_BYTES;
 		double join = MSG_OVERHEAD + 23;
 		double edge = join + inv + go + res;
 

@@ -341,8 +341,10 @@ void dtplan_wire_seal(const struct dtplan_wire_header *h, const void *body,
 	dtplan__sha256(body != NULL ? body : "", body != NULL ? h->body_len : 0, out + 28);
 }
 
-enum dtplan_err dtplan_wire_check_seal(const struct dtplan_wire_header *h, const void *body,
-				       const void *payload, size_t len, struct dtplan_error *err)
+/* Compares the seal's fields (and with body, its digest). */
+static enum dtplan_err check_seal(const struct dtplan_wire_header *h, const void *body,
+				  bool digest, const void *payload, size_t len,
+				  struct dtplan_error *err)
 {
 	uint8_t want[DTPLAN_WIRE_SEAL_LEN];
 	const uint8_t *p = payload;
@@ -350,7 +352,7 @@ enum dtplan_err dtplan_wire_check_seal(const struct dtplan_wire_header *h, const
 	if (payload == NULL || len != DTPLAN_WIRE_SEAL_LEN || memcmp(p, seal_magic, 4) != 0)
 		return dtplan__error(err, DTPLAN_ERR_POLICY, SRC, 0,
 				     "the credential carries no dtplan seal");
-	dtplan_wire_seal(h, body, want);
+	dtplan_wire_seal(h, digest ? body : NULL, want);
 	if (memcmp(p + 8, want + 8, 4) != 0)
 		return dtplan__error(err, DTPLAN_ERR_POLICY, SRC, 0,
 				     "the credential was made for job %u, the message says %u",
@@ -360,12 +362,25 @@ enum dtplan_err dtplan_wire_check_seal(const struct dtplan_wire_header *h, const
 				     "the credential was made for session %u round %u, the message "
 				     "says session %u round %u",
 				     get32(p + 12), get32(p + 16), h->session, h->round);
-	if (memcmp(p, want, DTPLAN_WIRE_SEAL_LEN) != 0)
+	if (memcmp(p, want, digest ? DTPLAN_WIRE_SEAL_LEN : 28) != 0)
 		return dtplan__error(err, DTPLAN_ERR_POLICY, SRC, 0,
 				     "the credential was made for another %s message (sender, "
 				     "length or body differ)",
 				     dtplan_wire_type_name(h->type));
 	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_wire_check_seal(const struct dtplan_wire_header *h, const void *body,
+				       const void *payload, size_t len, struct dtplan_error *err)
+{
+	return check_seal(h, body, true, payload, len, err);
+}
+
+enum dtplan_err dtplan_wire_check_seal_fields(const struct dtplan_wire_header *h,
+					      const void *payload, size_t len,
+					      struct dtplan_error *err)
+{
+	return check_seal(h, NULL, false, payload, len, err);
 }
 
 enum dtplan_err dtplan_wire_frame_decode(const uint8_t *buf, size_t len,
@@ -714,6 +729,7 @@ void dtplan_wire_results_fini(struct dtplan_wire_results *res)
 {
 	if (res == NULL)
 		return;
+	free(res->done);
 	free(res->links);
 	memset(res, 0, sizeof(*res));
 }
@@ -725,6 +741,9 @@ enum dtplan_err dtplan_wire_results_encode(const struct dtplan_wire_results *res
 {
 	struct wbuf w = {0};
 
+	w_u32(&w, (uint32_t)res->n_done);
+	for (size_t i = 0; i < res->n_done; i++)
+		w_u32(&w, res->done[i]);
 	w_u32(&w, (uint32_t)res->n);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct dtplan_link_result *l = &res->links[i];
@@ -750,10 +769,18 @@ enum dtplan_err dtplan_wire_results_decode(const uint8_t *body, size_t len,
 	size_t n;
 
 	memset(res, 0, sizeof(*res));
+	n = r_count(&r, 4, "the node count");
+	res->done = calloc(n + 1, sizeof(*res->done));
+	if (res->done == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	for (size_t i = 0; i < n && r.bad == NULL; i++)
+		res->done[res->n_done++] = r_u32(&r, "a node");
 	n = r_count(&r, LINK_LEN, "the link count");
 	res->links = calloc(n + 1, sizeof(*res->links));
-	if (res->links == NULL)
+	if (res->links == NULL) {
+		dtplan_wire_results_fini(res);
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	}
 	for (size_t i = 0; i < n && r.bad == NULL; i++) {
 		struct dtplan_link_result *l = &res->links[i];
 

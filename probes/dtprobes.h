@@ -11,6 +11,10 @@
 #define DTPROBES_H
 
 #include "dtplan.h"
+#include "dtplan_measure.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +75,83 @@ enum dtplan_err dtplan_node_from_xml(const char *path, struct dtplan_node *out,
  */
 enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostname,
 					double timeout_s, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Credentials (probes/auth.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * How the probe makes and checks credentials: MUNGE in production
+ * (dtplan_auth_munge_create()); tests may provide their own.  encode makes a
+ * credential (text, caller frees) carrying payload; decode checks one and
+ * returns its payload (caller frees) and the uid that made it, or
+ * DTPLAN_ERR_POLICY for a credential that is not valid.
+ */
+struct dtplan_auth {
+	enum dtplan_err (*encode)(struct dtplan_auth *a, const void *payload, size_t len,
+				  char **cred, struct dtplan_error *err);
+	enum dtplan_err (*decode)(struct dtplan_auth *a, const char *cred, size_t cred_len,
+				  void **payload, size_t *len, uid_t *uid,
+				  struct dtplan_error *err);
+	void (*destroy)(struct dtplan_auth *a);
+	void *data;
+};
+
+/* MUNGE through munged's socket (NULL or "": libmunge's default).  Caller
+ * frees *out with dtplan_auth_destroy(). */
+enum dtplan_err dtplan_auth_munge_create(const char *socket, struct dtplan_auth **out,
+					 struct dtplan_error *err);
+void dtplan_auth_destroy(struct dtplan_auth *a);
+
+/* ------------------------------------------------------------------------
+ * Measuring the allocation (probes/rendezvous.c, probes/links.c,
+ * probes/net.c; doc/internals/probe.md)
+ * ---------------------------------------------------------------------- */
+
+/* Seconds on CLOCK_MONOTONIC: what every deadline of the probe counts in. */
+double dtplan_probe_clock(void);
+
+/* This node's inventory for the probe: fills *out or fails with err (the
+ * leader then records why).  Called once, on a thread of its own. */
+typedef enum dtplan_err (*dtplan_discover_fn)(void *arg, struct dtplan_node *out,
+					      struct dtplan_error *err);
+
+struct dtplan_probe_opts {
+	const char *source;              /* "prolog" or "probe" (the measurement's source) */
+	uint32_t job_id;
+	uint32_t session;                /* 0 the prolog, step id + 1 a CLI probe */
+	size_t n_hosts;
+	const char (*hosts)[64];         /* the allocation; hosts[0] leads */
+	uint32_t self;                   /* this node's index in hosts */
+	uid_t uid;                       /* messages are taken from this uid only */
+	struct dtplan_auth *auth;        /* borrowed */
+	uint16_t port_lo, port_hi;       /* the listener's port range (probe_ports=) */
+	const char *interface;           /* link probes over this interface; NULL or "": the
+					  * addresses the host names resolve to */
+	struct dtplan_probe_params params; /* budget, fan-out, pings, bulk, slot */
+	double start_s;                  /* dtplan_probe_clock() when the work began: the
+					  * budget counts from it */
+	dtplan_discover_fn discover;     /* this node's inventory */
+	void *discover_arg;
+	const struct dtplan_topology *topology; /* the leader's switch tree (leaves); NULL flat */
+	const struct sockaddr_storage *addrs;   /* tests: node i listens at addrs[i] exactly,
+						 * with no name lookup and no port range */
+};
+
+/*
+ * Runs this node's part of the measurement: listens, joins its parent in
+ * the fan-in tree, sends its subtree's inventories up, takes part in the
+ * link rounds the leader schedules, and sends the results up.  Everything
+ * ends by start_s + params.budget_s.  On the leader (self 0) *out receives
+ * the measurement file (records, host map, measurements with notes on what
+ * is missing); elsewhere it is left empty.  Messages that fail their checks
+ * are logged (warning) and their connection closed.
+ *
+ * Returns DTPLAN_OK, also for partial results; DTPLAN_ERR_INVAL for bad
+ * options, DTPLAN_ERR_IO when this node could not listen at all.
+ */
+enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o,
+				 struct dtplan_measure_file *out, struct dtplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -192,6 +192,16 @@ static void seal__binds_job_round_sender_body(void **state)
 	assert_int_equal(dtplan_wire_check_seal(&h, "hellp", seal, sizeof(seal), &err),
 			 DTPLAN_ERR_POLICY);
 	assert_non_null(strstr(err.text, "another inventory message"));
+	/* the fields alone, before the body is read */
+	assert_int_equal(dtplan_wire_check_seal_fields(&h, seal, sizeof(seal), &err), DTPLAN_OK);
+	other = h;
+	other.job_id = 1;
+	assert_int_equal(dtplan_wire_check_seal_fields(&other, seal, sizeof(seal), &err),
+			 DTPLAN_ERR_POLICY);
+	other = h;
+	other.body_len = 6;
+	assert_int_equal(dtplan_wire_check_seal_fields(&other, seal, sizeof(seal), &err),
+			 DTPLAN_ERR_POLICY);
 	/* not a seal at all */
 	assert_int_equal(dtplan_wire_check_seal(&h, "hello", "x", 1, &err), DTPLAN_ERR_POLICY);
 	assert_non_null(strstr(err.text, "no dtplan seal"));
@@ -320,7 +330,8 @@ static void probe_report_results__round_trip(void **state)
 		{5, 1, 4, DTPLAN_LINK_OK | DTPLAN_LINK_CONCURRENT | DTPLAN_LINK_CROSS, 30, 1.05e-3,
 		 2e-5, 1.19e7},
 	};
-	struct dtplan_wire_results res = {2, links}, out;
+	uint32_t done[3] = {0, 5, 6};
+	struct dtplan_wire_results res = {3, done, 2, links}, out;
 	uint8_t *b = NULL;
 	size_t n = 0;
 
@@ -337,8 +348,10 @@ static void probe_report_results__round_trip(void **state)
 	check_prefixes(DTPLAN_WIRE_REPORT, b, n);
 	free(b);
 	assert_int_equal(dtplan_wire_results_encode(&res, &b, &n, NULL), DTPLAN_OK);
-	assert_int_equal(n, 4 + 2 * 36);
+	assert_int_equal(n, 4 + 3 * 4 + 4 + 2 * 36);
 	assert_int_equal(dtplan_wire_results_decode(b, n, &out, NULL), DTPLAN_OK);
+	assert_int_equal(out.n_done, 3);
+	assert_int_equal(out.done[2], 6);
 	assert_int_equal(out.n, 2);
 	for (int i = 0; i < 2; i++) {
 		const struct dtplan_link_result *x = &out.links[i], *y = &links[i];
