@@ -77,6 +77,88 @@ enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostn
 					double timeout_s, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
+ * The inventory of an allocation (probes/inventory.c)
+ * ---------------------------------------------------------------------- */
+
+/* Where a host's inventory came from. */
+enum dtplan_inventory_origin {
+	DTPLAN_INV_NONE = 0,  /* none: a generic node of the request */
+	DTPLAN_INV_FILE,      /* a file named for it (--node-xml, --node-json) */
+	DTPLAN_INV_MEASURED,  /* the prolog's measurement */
+	DTPLAN_INV_NODE_XML,  /* the site's node_xml= pattern */
+	DTPLAN_INV_CACHE,     /* the cache folder (cache_dir=) */
+	DTPLAN_INV_LIVE,      /* discovered here */
+	DTPLAN_INV_ASSUMED,   /* another host's */
+};
+
+/* "file", "measured", ... (static; "?" when unknown). */
+const char *dtplan_inventory_origin_name(enum dtplan_inventory_origin o);
+
+/* One --node-xml or --node-json HOSTLIST=FILE.  Borrowed strings. */
+struct dtplan_inventory_file {
+	const char *hostlist;
+	const char *path;
+	bool json;            /* "dtplan node --json" output, else hwloc XML */
+	const char *flag;     /* names the file in messages ("--node-xml") */
+};
+
+/* What the assembler may read.  Everything is borrowed; pointers may be NULL. */
+struct dtplan_inventory_opts {
+	size_t n_hosts;
+	const char (*hosts)[64];               /* the allocation, in its order */
+	size_t n_files;
+	const struct dtplan_inventory_file *files;
+	const struct dtplan_measure_file *measured; /* the prolog's measurement */
+	const char *node_xml;                  /* pattern, %n the host's name */
+	const char *cache_dir;
+	const char *self;                      /* this host: may be discovered live */
+	double timeout_s;                      /* of a live discovery */
+	const char *assume_like;               /* hosts without one take this host's record;
+						* NULL: the first record found */
+	const char *assumed_why;               /* ends "have no inventory..." ("" none) */
+};
+
+struct dtplan_inventory {
+	size_t n_hosts;
+	char (*hosts)[64];        /* owned */
+	size_t n_records;
+	struct dtplan_node *records; /* owned: one per distinct hardware, hostname "" */
+	uint64_t *hashes;         /* owned: of the records */
+	int *host_record;         /* owned: record of each host, -1 none (generic) */
+	uint8_t *origin;          /* owned: enum dtplan_inventory_origin of each host */
+	size_t n_assumed;
+	size_t n_measured;        /* hosts whose record the measurement gave */
+	char assumed_like[64];    /* the host the assumed ones copy */
+	char assumed_from[256];   /* where its record came from (a file, "measured", ...) */
+	char assumed_why[192];
+};
+
+/*
+ * Assembles the inventory of o->hosts (see probes/inventory.c for the
+ * order).  Caller frees *out with dtplan_inventory_destroy().  Errors: a
+ * named file that cannot be read or names a host not in the allocation
+ * (err names the flag), this host's live discovery failing when nothing
+ * else describes it ("cannot discover node NAME: ..."), DTPLAN_ERR_NOMEM.
+ * Other hosts' missing files are not errors: those hosts are assumed.
+ */
+enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
+					  struct dtplan_inventory **out, struct dtplan_error *err);
+void dtplan_inventory_destroy(struct dtplan_inventory *inv);
+
+/* The node_xml= pattern's path for host (%n its name, %% a '%').  Refuses a
+ * host name with '/' or "..", and a path longer than size. */
+enum dtplan_err dtplan_inventory_node_xml(const char *pattern, const char *host, char *buf,
+					  size_t size, struct dtplan_error *err);
+
+/* Points cl's nodes and hosts at inv (borrowed: inv outlives cl's use). */
+void dtplan_inventory_cluster(const struct dtplan_inventory *inv, struct dtplan_cluster *cl);
+
+/* The one warning about assumed hosts ("assumed-nodes", naming them and
+ * whose record they took), and the count of measured inventories into the
+ * plan's measurements. */
+enum dtplan_err dtplan_inventory_note(const struct dtplan_inventory *inv, struct dtplan_plan *p);
+
+/* ------------------------------------------------------------------------
  * Credentials (probes/auth.c)
  * ---------------------------------------------------------------------- */
 
