@@ -35,6 +35,8 @@ int cmd_plan(int argc, char **argv);
 void cmd_plan_usage(FILE *out);
 int cmd_node(int argc, char **argv);
 void cmd_node_usage(FILE *out);
+int cmd_probe(int argc, char **argv);
+void cmd_probe_usage(FILE *out);
 int cmd_check_config(int argc, char **argv);
 void cmd_check_config_usage(FILE *out);
 

@@ -90,8 +90,10 @@ static bool is_cross(const struct dtplan_measure_in *in, const struct dtplan_lin
 	return (l->flags & DTPLAN_LINK_CROSS) != 0;
 }
 
-/* Fills a tier from the links pick() selects: median bandwidth (of those
- * that moved data) and latency (of those that pinged). */
+/* Fills a tier: the median bandwidth of its single flows (that moved
+ * data) and the median latency of its single-flow rounds (that pinged).
+ * The concurrent round counts for latency only when the tier has no other:
+ * all its pairs connect and ping at once, and what they measure is that. */
 static void tier_of(const struct dtplan_measure_in *in, bool cross, double *buf,
 		    struct dtplan_tier *t)
 {
@@ -99,21 +101,24 @@ static void tier_of(const struct dtplan_measure_in *in, bool cross, double *buf,
 	double *lat = buf + in->n_links, *spread = buf + 2 * in->n_links;
 
 	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < in->n_links; i++) {
-		const struct dtplan_link_result *l = &in->links[i];
+	for (int pass = 0; pass < 2 && nl == 0; pass++) {
+		for (size_t i = 0; i < in->n_links; i++) {
+			const struct dtplan_link_result *l = &in->links[i];
+			bool conc = (l->flags & DTPLAN_LINK_CONCURRENT) != 0;
 
-		if (!(l->flags & DTPLAN_LINK_OK) || is_cross(in, l) != cross)
-			continue;
-		/* single flows only for bandwidth; the concurrent round pings
-		 * before its bulk phase, so its latencies count */
-		if (!(l->flags & DTPLAN_LINK_CONCURRENT) && l->bandwidth_bytes_per_s > 0)
-			buf[nb++] = l->bandwidth_bytes_per_s;
-		if (l->samples > 0) {
-			lat[nl] = l->latency_s;
-			spread[nl] = l->latency_spread_s;
-			nl++;
+			if (!(l->flags & DTPLAN_LINK_OK) || is_cross(in, l) != cross)
+				continue;
+			if (pass == 0) {
+				t->links++;
+				if (!conc && l->bandwidth_bytes_per_s > 0)
+					buf[nb++] = l->bandwidth_bytes_per_s;
+			}
+			if (l->samples > 0 && conc == (pass == 1)) {
+				lat[nl] = l->latency_s;
+				spread[nl] = l->latency_spread_s;
+				nl++;
+			}
 		}
-		t->links++;
 	}
 	t->bandwidth_bytes_per_s = median(buf, nb);
 	t->latency_s = median(lat, nl);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PING_MIN 8           /* kind byte, sequence */
@@ -27,6 +28,7 @@
 #define SNDBUF (256 << 10)   /* bounds what is still in flight when sending stops */
 #define MAX_SAMPLES 4096     /* arrival samples kept by the peer */
 #define SKIP_FRACTION 0.2    /* of the transfer's time, left out at its start */
+#define DRAIN_S 0.06         /* after the bulk time, for what is still in flight */
 
 static int cmp_double(const void *pa, const void *pb)
 {
@@ -51,8 +53,14 @@ static size_t ping_size(uint32_t bytes)
 	return bytes < PING_MIN ? PING_MIN : bytes > PING_MAX ? PING_MAX : bytes;
 }
 
-/* Pings until count round trips or the window ends: RTTs into rtt[]. */
-static size_t pings(int fd, const struct dtplan_wire_go *go, double end, double *rtt)
+/*
+ * Pings until count round trips or the window ends: RTTs into rtt[].  No
+ * ping starts after `end`, and each one's echo is waited for until `hard`:
+ * an echo left in the socket would be read as the peer's report.  -1 when
+ * an echo did not come back (the connection is then of no further use).
+ */
+static ssize_t pings(int fd, const struct dtplan_wire_go *go, double end, double hard,
+		     double *rtt)
 {
 	size_t size = ping_size(go->ping_bytes), n = 0;
 	uint8_t out[PING_MAX], in[PING_MAX];
@@ -63,12 +71,24 @@ static size_t pings(int fd, const struct dtplan_wire_go *go, double end, double 
 
 		out[0] = DTPLAN__PING;
 		memcpy(out + 1, &i, sizeof(i));
-		if (dtplan__write_all(fd, out, size, end) != 0 ||
-		    dtplan__read_all(fd, in, size, end) != 0 || memcmp(in, out, size) != 0)
-			break;
+		if (dtplan__write_all(fd, out, size, hard) != 0 ||
+		    dtplan__read_all(fd, in, size, hard) != 0 || memcmp(in, out, size) != 0)
+			return -1;
 		rtt[n++] = dtplan_probe_clock() - t0;
 	}
-	return n;
+	return (ssize_t)n;
+}
+
+void dtplan__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t r,
+		     struct dtplan__slot *s)
+{
+	double slot = go->slot_us * 1e-6;
+
+	s->t0 = t_rounds + (double)(r - 1) * slot;
+	s->bulk_at = s->t0 + go->ping_window_us * 1e-6;
+	/* what is still in flight when sending stops drains in the allowance */
+	s->report_at = s->bulk_at + go->bulk_us * 1e-6 + DRAIN_S;
+	s->end = s->t0 + slot;
 }
 
 /* Sends for go->bulk_us or go->bulk_bytes, whichever ends first. */
@@ -102,9 +122,10 @@ static int bulk(int fd, const struct dtplan_wire_go *go, double deadline)
 enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self,
 				   uint32_t peer, uint32_t round, uint8_t kind,
 				   const struct sockaddr_storage *addr,
-				   const struct dtplan_wire_go *go, double deadline,
+				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
 				   struct dtplan_link_result *out, struct dtplan_error *err)
 {
+	double deadline = slot->end - 0.01;
 	struct dtplan_wire_probe p = {self, peer, go->ping_count, go->ping_bytes, go->bulk_us,
 				      go->bulk_bytes};
 	struct dtplan_wire_header h = {0}, rh;
@@ -112,6 +133,7 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 	double *rtt = NULL, now = dtplan_probe_clock();
 	uint8_t *body = NULL, end_frame[PING_MAX];
 	size_t len = 0, n = 0;
+	ssize_t got;
 	enum dtplan_err rv;
 	char where[64];
 	int fd;
@@ -148,8 +170,14 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "probe", 0, "out of memory");
 		goto out;
 	}
-	now = dtplan_probe_clock();
-	n = pings(fd, go, fmin(now + go->ping_window_us * 1e-6, deadline), rtt);
+	got = pings(fd, go, fmin(slot->bulk_at, deadline), deadline, rtt);
+	if (got < 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
+				   "round %u: node %u at %s did not echo a ping: %s", round, peer,
+				   where, strerror(errno));
+		goto out;
+	}
+	n = (size_t)got;
 	if (n > 0) {
 		qsort(rtt, n, sizeof(*rtt), cmp_double);
 		out->samples = (uint16_t)(n > 65535 ? 65535 : n);
@@ -158,6 +186,12 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 	}
 	memset(end_frame, 0, ping_size(go->ping_bytes));
 	end_frame[0] = DTPLAN__PINGS_END;
+	/* every pair of the round starts its bulk transfer at once */
+	while ((now = dtplan_probe_clock()) < slot->bulk_at) {
+		struct timespec ts = {0, (long)((slot->bulk_at - now) * 1e9)};
+
+		nanosleep(&ts, NULL);
+	}
 	if (dtplan__write_all(fd, end_frame, ping_size(go->ping_bytes), deadline) != 0 ||
 	    bulk(fd, go, deadline) != 0 || shutdown(fd, SHUT_WR) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
@@ -279,6 +313,19 @@ static int send_report(struct dtplan__link_srv *s, int fd, const struct dtplan__
 		rv = dtplan__msg_send(fd, r->auth, &h, body, len, deadline, err);
 	free(body);
 	return rv == DTPLAN_OK ? 1 : -1;
+}
+
+int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd,
+			    const struct dtplan__peer_rules *r, uint32_t self, double deadline,
+			    struct dtplan_error *err)
+{
+	if (!s->bulk || s->bytes == 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
+			      "round %u: no bulk transfer arrived before the report was due",
+			      s->round);
+		return -1;
+	}
+	return send_report(s, fd, r, self, deadline, err);
 }
 
 int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,

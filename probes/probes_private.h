@@ -130,18 +130,30 @@ enum dtplan_err dtplan__msg_recv(int fd, const struct dtplan__peer_rules *r, dou
 #define DTPLAN__PING 'P'
 #define DTPLAN__PINGS_END 'E'
 
+/* When a pair does what in its round, from the round's start t0: pings from
+ * t0, the bulk transfer from t0 + ping window (every pair at once, so that
+ * no ping waits behind another pair's bulk), the peer's report once the
+ * bulk time and a drain allowance are over, the round's end. */
+struct dtplan__slot {
+	double t0, bulk_at, report_at, end;
+};
+
+/* The slot of round r (1-based) of go, starting at t_rounds. */
+void dtplan__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t r,
+		     struct dtplan__slot *s);
+
 /*
  * The prober's side of one pair in one round: connect to the peer at addr,
- * send the probe message, ping (go->ping_count round trips within
- * go->ping_window_us), send for go->bulk_us or go->bulk_bytes, half-close
- * and read the peer's report, all by deadline.  Fills *out (flags without
- * DTPLAN_LINK_OK when the peer did not report).  Returns DTPLAN_OK when the
- * pair completed.
+ * send the probe message, ping (go->ping_count round trips until the bulk
+ * starts), send from slot->bulk_at for go->bulk_us or go->bulk_bytes,
+ * half-close and read the peer's report, all by slot->end.  Fills *out
+ * (flags without DTPLAN_LINK_OK when the peer did not report).  Returns
+ * DTPLAN_OK when the pair completed.
  */
 enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self,
 				   uint32_t peer, uint32_t round, uint8_t kind,
 				   const struct sockaddr_storage *addr,
-				   const struct dtplan_wire_go *go, double deadline,
+				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
 				   struct dtplan_link_result *out, struct dtplan_error *err);
 
 /* The peer's side, fed by the engine's event loop once the probe message
@@ -153,6 +165,11 @@ struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe 
  * (err says why). */
 int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
 			  uint32_t self, double deadline, struct dtplan_error *err);
+/* The report time came before the prober's end: reports what arrived.
+ * 1 sent, -1 failed. */
+int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd,
+			    const struct dtplan__peer_rules *r, uint32_t self, double deadline,
+			    struct dtplan_error *err);
 void dtplan__link_srv_destroy(struct dtplan__link_srv *s);
 
 #endif /* DTPLAN_PROBES_PRIVATE_H */

@@ -53,7 +53,8 @@ struct conn {
 	enum conn_kind kind;
 	uint32_t node;        /* once joined (C_CHILD) or probing (C_PROBE) */
 	char where[64];
-	double idle_deadline; /* C_NEW: the first message by then */
+	double idle_deadline; /* C_NEW: the first message by then; C_PROBE: the report */
+	double round_end;     /* C_PROBE: the round's end */
 	double msg_deadline;  /* a begun message by then; 0: none begun */
 	uint8_t head[DTPLAN_WIRE_HEADER_LEN];
 	size_t head_got;
@@ -535,7 +536,10 @@ static void plan_rounds(struct engine *e)
 	e->go.ping_count = p->ping_count;
 	e->go.ping_bytes = p->ping_bytes;
 	e->go.ping_window_us = (uint32_t)(fmin(p->ping_window_s, 0.25 * slot) * 1e6);
-	e->go.bulk_us = (uint32_t)(fmax(0.0, fmin(p->bulk_s, slot - 0.25 * slot - 0.1)) * 1e6);
+	/* pings, bulk, the drain allowance (links.c) and 50 ms for the report */
+	e->go.bulk_us = (uint32_t)(fmax(0.0, fmin(p->bulk_s, slot - e->go.ping_window_us * 1e-6 -
+							     0.06 - 0.05)) *
+				   1e6);
 	e->go.bulk_bytes = p->bulk_bytes;
 	for (uint32_t i = 0; i < e->n; i++) {
 		struct dtplan_wire_assign *a = &e->assign[i];
@@ -729,6 +733,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 	}
 	case DTPLAN_WIRE_PROBE: {
 		struct dtplan_wire_probe p;
+		struct dtplan__slot sl;
 		uint32_t r = h->round;
 
 		if (dtplan_wire_probe_decode(c->body, h->body_len, &p, err) != DTPLAN_OK)
@@ -744,7 +749,10 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 		c->kind = C_PROBE;
 		c->node = s;
 		c->msg_deadline = 0;
-		c->idle_deadline = fmin(e->t_rounds + (double)r * e->go.slot_us * 1e-6, e->deadline);
+		/* the report is due at a fixed time of the round, whatever still drains */
+		dtplan__slot_of(&e->go, e->t_rounds, r, &sl);
+		c->idle_deadline = fmin(sl.report_at, e->deadline);
+		c->round_end = fmin(sl.end, e->deadline);
 		return 0;
 	}
 	case DTPLAN_WIRE_INVENTORY + 16: {
@@ -987,7 +995,7 @@ static void conn_event(struct engine *e, struct conn *c)
 	int rc;
 
 	if (c->kind == C_PROBE) {
-		rc = dtplan__link_srv_step(c->srv, c->fd, &e->rules, e->self, c->idle_deadline, &err);
+		rc = dtplan__link_srv_step(c->srv, c->fd, &e->rules, e->self, c->round_end, &err);
 		if (rc < 0)
 			dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of node %u: %s", e->self,
 				    c->node, err.text);
@@ -1114,6 +1122,18 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 
 			if (c->kind == C_FREE || d == 0)
 				continue;
+			if (t >= d && c->kind == C_PROBE) {
+				struct dtplan_error err = {0};
+
+				/* the report is due: what arrived is the measurement */
+				if (dtplan__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
+							    c->round_end, &err) < 0)
+					dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of "
+								     "node %u: %s",
+						    e->self, c->node, err.text);
+				conn_close(c);
+				continue;
+			}
 			if (t >= d) {
 				struct dtplan_error err = {0};
 
@@ -1222,6 +1242,7 @@ static void run_rounds(struct engine *e)
 	for (uint32_t r = 0; r < e->go.n_rounds; r++) {
 		double t0 = e->t_rounds + (double)r * slot;
 		int32_t q = e->mine.peer[r];
+		struct dtplan__slot sl;
 		struct sockaddr_storage addr;
 		struct dtplan_link_result l;
 		struct dtplan_error err = {0};
@@ -1239,8 +1260,9 @@ static void run_rounds(struct engine *e)
 				    e->self, r + 1, q);
 			continue;
 		}
+		dtplan__slot_of(&e->go, e->t_rounds, r + 1, &sl);
 		if (dtplan__link_probe(&e->rules, e->self, (uint32_t)q, r + 1, e->mine.kind[r],
-				       &addr, &e->go, t0 + slot - 0.01, &l, &err) != DTPLAN_OK)
+				       &addr, &e->go, &sl, &l, &err) != DTPLAN_OK)
 			dtplan__log(DTPLAN_LOG_INFO, "probe: job %u node %u: %s", e->o->job_id,
 				    e->self, err.text);
 		if (add_link(e, &l) != DTPLAN_OK)

@@ -286,6 +286,27 @@ static void run__a_node_never_comes__missing_within_budget(void **state)
 	dtplan_measure_file_fini(&f);
 }
 
+/* No other node's prolog runs (Slurm without PrologFlags=Alloc): the
+ * leader stops waiting after 0.3 of the budget and says why. */
+static void run__alone__note_on_prolog_flags(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	double t0 = dtplan_probe_clock();
+
+	(void)state;
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	assert_true(dtplan_probe_clock() - t0 < 0.3 * o.params.budget_s + 0.5);
+	assert_int_equal(f.m->n_reported, 1);
+	assert_int_equal(f.m->n_missing, 3);
+	assert_int_equal(f.host_record[0], 0);
+	assert_int_equal(f.m->n_notes, 1);
+	assert_non_null(strstr(f.m->notes[0], "no other node joined within"));
+	assert_non_null(strstr(f.m->notes[0], "PrologFlags=Alloc"));
+	dtplan_measure_file_fini(&f);
+}
+
 /* ---- forged messages ---- */
 
 static int connect_leader(void)
@@ -398,6 +419,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(run__a_node_never_comes__missing_within_budget,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(run__alone__note_on_prolog_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			run__forged_messages__rejected_logged_measurements_unchanged, setup,
 			teardown),
