@@ -219,10 +219,10 @@ void dtplan_probe_params_init(struct dtplan_probe_params *p)
 	p->fanout = 16;
 	p->ping_count = 32;
 	p->ping_bytes = 64;
-	p->ping_window_s = 0.04;
+	p->ping_window_s = 0.03;
 	p->bulk_bytes = (uint64_t)32 << 20;
-	p->bulk_s = 0.2;
-	p->slot_s = 0.35;
+	p->bulk_s = 0.12;
+	p->slot_s = 0.25;
 	p->discover_s = 0.15;
 	p->hop_s = 0.001;
 	p->record_bytes = 8000;

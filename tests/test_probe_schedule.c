@@ -283,7 +283,7 @@ static void tree__parent_depth_contains(void **state)
  * (two 278-byte message overheads, 28 + 24 bytes of bodies, 32 pings of 64
  * bytes each way, 32 MiB of bulk), and the wall time of
  * doc/internals/probe.md: 0.15 s discovery, 5 tree hops of 1 ms, 0.1 s of
- * margins and 4 rounds of 0.35 s. */
+ * margins and 4 rounds of 0.25 s. */
 static void cost__8_nodes__by_hand(void **state)
 {
 	static const int32_t leaf[8] = {0, 0, 0, 0, 1, 1, 1, 1};
@@ -300,7 +300,7 @@ static void cost__8_nodes__by_hand(void **state)
 	assert_int_equal(c.depth, 1);
 	assert_int_equal(c.max_connections, 1 + 7 + 1);
 	assert_near(c.probe_bytes, 13 * per_pair, 1e-6);
-	assert_near(c.wall_s, 0.15 + 5 * 0.001 + 0.1 + 4 * 0.35, 1e-12);
+	assert_near(c.wall_s, 0.15 + 5 * 0.001 + 0.1 + 4 * 0.25, 1e-12);
 	/* the leader (node 0) is in 4 pairs: 0-1, 3-0, 0-4 and 0-4 */
 	assert_true(c.leader_bytes > 4 * per_pair);
 	assert_true(c.tree_bytes > 7 * 8000.0);
@@ -326,7 +326,7 @@ static void cost__1000_and_16000_nodes__constant_rounds_bounded_connections(void
 		assert_int_equal(c[k].rounds, 4);
 		assert_int_equal(c[k].max_connections, 16 + 2);
 		assert_near(c[k].wall_s,
-			    0.15 + 5.0 * (double)c[k].depth * 0.001 + 0.1 + 4 * 0.35, 1e-12);
+			    0.15 + 5.0 * (double)c[k].depth * 0.001 + 0.1 + 4 * 0.25, 1e-12);
 		dtplan_probe_schedule_destroy(s);
 		free(leaf);
 	}

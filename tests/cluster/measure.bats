@@ -293,3 +293,28 @@ no_drain() {
 	done
 	[ ! -e "$CL_DIR/spool-dtplan/$JOB.json" ]
 }
+
+@test "srun -N8 --ntasks-per-node=1 dtplan probe: the engine as the job's user; dtplan plan --measurements plans with it" {
+	cli=$CLUSTER_TOP_BUILDDIR/cli/dtplan
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --wrap "srun -N8 --ntasks-per-node=1 $cli probe \
+		--json --munge-socket $CL_MUNGE_SOCKET --topology $CL_DIR/etc/topology.conf \
+		--output $CL_DIR/jobs/probe-\$SLURM_JOB_ID.json")
+	JOB=${JOB%%;*}
+	submit_wait "$JOB" 60
+	LOG=$(job_log "$JOB")
+	echo "$LOG" | head -20
+	# one task printed, the first node's
+	PLAN=$BATS_TEST_TMPDIR/probe.json
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps({"measurements": json.loads(sys.stdin.read())}))' \
+		<<<"$LOG" >"$PLAN"
+	[ "$(meas 'm["source"], m["nodes"], m["nodes_reported"], m["missing"]')" = "('probe', 8, 8, [])" ]
+	[ "$(meas 'len(m["links"]) == 13 and all(l["ok"] for l in m["links"])')" = True ]
+	[ "$(meas 'sorted(u["switch"] for u in m["uplinks"] if u["saturated"])')" = "['leaf1', 'leaf2']" ]
+	run -0 "$cli" plan --model llama3-8b --measurements "$CL_DIR/jobs/probe-$JOB.json" \
+		--topology "$CL_DIR/etc/topology.conf" --site "$SITE" --json
+	echo "$output" >"$PLAN"
+	[ "$(meas 'm["source"], m["used"]["inventories"], m["used"]["oversubscription"]')" = \
+		"('probe', 'measured', 'measured')" ]
+	[ "$(meas 'p["placement"]["nodes"]')" = "['node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7', 'node8']" ]
+	[ "$(meas '[w["code"] for w in p["warnings"]].count("measured-oversubscription")')" = 2 ]
+}
