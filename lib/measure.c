@@ -441,7 +441,8 @@ enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p,
 					     "intra-leaf median %s; collectives through %s run at "
 					     "its pace",
 					     s->node, a,
-					     100.0 * s->bandwidth_bytes_per_s / s->tier_median_bytes_per_s,
+					     100.0 * s->bandwidth_bytes_per_s /
+						     s->tier_median_bytes_per_s,
 					     b, s->node);
 	}
 	if (rv == DTPLAN_OK && m->n_missing > 0) {

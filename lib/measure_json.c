@@ -373,8 +373,9 @@ static int32_t host_index(const struct dtplan__strmap *map, json_t *v, const cha
 	}
 	k = dtplan__strmap_get(map, json_string_value(v));
 	if (k < 0)
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: '%s' is not one of the hosts",
-				    path, json_string_value(v));
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				    "%s: '%s' is not one of the hosts", path,
+				    json_string_value(v));
 	return k;
 }
 
@@ -418,8 +419,8 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 
 		snprintf(path, sizeof(path), "links[%zu].", i);
 		if (*rv == DTPLAN_OK && !json_is_object(o))
-			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "links[%zu]: not an object",
-					    i);
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "links[%zu]: not an object", i);
 		if (*rv != DTPLAN_OK)
 			return;
 		from = host_index(map, json_object_get(o, "a"), "links[].a", rv, err);
@@ -437,8 +438,8 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 					    "%stier: '%s' is not intra_leaf or cross_leaf", path,
 					    tier);
 		if (*rv == DTPLAN_OK && from == to)
-			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%sa and b: the same host",
-					    path);
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "%sa and b: the same host", path);
 		if (*rv != DTPLAN_OK)
 			return;
 		l->from = (uint32_t)from;

@@ -276,7 +276,8 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
 	}
 	rec = p->record_bytes * (double)(p->distinct_records > 0 ? p->distinct_records : 1);
 	for (size_t i = 1; i < n; i++) {
-		double records = (double)sub[i] < (double)p->distinct_records ? (double)sub[i] * p->record_bytes : rec;
+		double records = sub[i] < p->distinct_records ? (double)sub[i] * p->record_bytes
+							      : rec;
 		double inv = MSG_OVERHEAD + 8 + records + (double)sub[i] * ENTRY_BYTES;
 		double go = MSG_OVERHEAD + 44 + (double)sub[i] * ASSIGN_BYTES(s->n_rounds);
 		double res = MSG_OVERHEAD + 8 + (double)sub[i] * 4 + (double)links[i] * LINK_BYTES;

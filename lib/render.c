@@ -182,8 +182,8 @@ static void text_measured(FILE *f, const struct dtplan_plan *p)
 	fprintf(f, "  measured     %zu of %zu nodes by the %s in %s (budget %g s)\n",
 		m->n_reported, m->n_nodes, strcmp(m->source, "prolog") == 0 ? "prolog" : "probe",
 		dtplan_format_time(m->elapsed_s, el, sizeof(el)), m->budget_s);
-	fprintf(f, "  links        intra-leaf %s; cross-leaf %s\n", tier_text(&m->intra, a, sizeof(a)),
-		tier_text(&m->cross, b, sizeof(b)));
+	fprintf(f, "  links        intra-leaf %s; cross-leaf %s\n",
+		tier_text(&m->intra, a, sizeof(a)), tier_text(&m->cross, b, sizeof(b)));
 	for (size_t i = 0; i < m->n_uplinks; i++) {
 		const struct dtplan_uplink *u = &m->uplinks[i];
 

@@ -101,7 +101,8 @@ static int spool_write(const struct dtplan_config *c, uint32_t job_id, const cha
 	size_t len = strlen(text), done = 0;
 	int fd, rv = -1;
 
-	if (spool_ready(c->spool_dir) != 0 || dtplan__spool_path(c, job_id, path, sizeof(path)) != 0 ||
+	if (spool_ready(c->spool_dir) != 0 ||
+	    dtplan__spool_path(c, job_id, path, sizeof(path)) != 0 ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%u.json.XXXXXX", c->spool_dir, job_id) >=
 		    (int)sizeof(tmp))
 		return -1;
@@ -197,7 +198,8 @@ static int measure_child(const struct prolog_work *w)
 
 	prctl(PR_SET_NAME, "dtplan-probe", 0, 0, 0);
 	if (dtplan_auth_munge_create(w->c->munge_socket, &auth, &err) != DTPLAN_OK) {
-		slurm_error(DTPLAN_LOG_PREFIX "prolog: %s", dtplan_error_format(&err, buf, sizeof(buf)));
+		slurm_error(DTPLAN_LOG_PREFIX "prolog: %s",
+			    dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
 	if (w->self == 0 && w->c->topology_file[0] != '\0' &&

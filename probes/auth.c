@@ -62,9 +62,10 @@ static enum dtplan_err munge_dec(struct dtplan_auth *a, const char *cred, size_t
 	if (e != EMUNGE_SUCCESS) {
 		free(*payload);
 		*payload = NULL;
-		return dtplan__error(err, e == EMUNGE_SOCKET || e == EMUNGE_SNAFU ? DTPLAN_ERR_IO
-										   : DTPLAN_ERR_POLICY,
-				     "munge", 0, "invalid credential: %s", munge_strerror(e));
+		bool ours = e == EMUNGE_SOCKET || e == EMUNGE_SNAFU;
+
+		return dtplan__error(err, ours ? DTPLAN_ERR_IO : DTPLAN_ERR_POLICY, "munge", 0,
+				     "invalid credential: %s", munge_strerror(e));
 	}
 	*len = n > 0 ? (size_t)n : 0;
 	return DTPLAN_OK;

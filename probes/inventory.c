@@ -54,7 +54,8 @@ static uint64_t hash_node(const struct dtplan_node *n)
 
 		if (off < sizeof(n->hostname) ||
 		    (off >= offsetof(struct dtplan_node, source) &&
-		     off < offsetof(struct dtplan_node, source) + sizeof(n->source) + sizeof(n->note)))
+		     off < offsetof(struct dtplan_node, source) + sizeof(n->source) +
+				   sizeof(n->note)))
 			continue;
 		h = (h ^ p[i]) * 1099511628211ull;
 	}
@@ -125,7 +126,8 @@ static void normalise(struct dtplan_node *dst, const struct dtplan_node *src)
 
 		memcpy(d->vendor, g->vendor, strnlen(g->vendor, sizeof(g->vendor) - 1));
 		memcpy(d->model, g->model, strnlen(g->model, sizeof(g->model) - 1));
-		memcpy(d->pci_bus_id, g->pci_bus_id, strnlen(g->pci_bus_id, sizeof(g->pci_bus_id) - 1));
+		memcpy(d->pci_bus_id, g->pci_bus_id,
+		       strnlen(g->pci_bus_id, sizeof(g->pci_bus_id) - 1));
 		memcpy(d->os_name, g->os_name, strnlen(g->os_name, sizeof(g->os_name) - 1));
 		d->numa = g->numa;
 		d->domain = g->domain;
@@ -137,7 +139,8 @@ static void normalise(struct dtplan_node *dst, const struct dtplan_node *src)
 
 		memcpy(d->name, c->name, strnlen(c->name, sizeof(c->name) - 1));
 		d->kind = c->kind;
-		memcpy(d->pci_bus_id, c->pci_bus_id, strnlen(c->pci_bus_id, sizeof(c->pci_bus_id) - 1));
+		memcpy(d->pci_bus_id, c->pci_bus_id,
+		       strnlen(c->pci_bus_id, sizeof(c->pci_bus_id) - 1));
 		d->numa = c->numa;
 	}
 	for (int i = 0; i < src->n_domains && i < DTPLAN_NODE_MAX_GPUS; i++) {
@@ -279,7 +282,8 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			int k = dtplan__strmap_get(&index, names[j]);
 
 			if (k < 0) {
-				rv = dtplan__error(err, DTPLAN_ERR_INVAL, file->flag ? file->flag : "", 0,
+				rv = dtplan__error(err, DTPLAN_ERR_INVAL,
+						   file->flag ? file->flag : "", 0,
 						   "host '%s' of '%s' is not in --nodes", names[j],
 						   file->hostlist);
 				break;

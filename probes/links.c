@@ -101,7 +101,8 @@ static int bulk(int fd, const struct dtplan_wire_go *go, double deadline)
 	if (end > deadline)
 		end = deadline;
 	while (sent < go->bulk_bytes && dtplan_probe_clock() < end) {
-		size_t want = go->bulk_bytes - sent < CHUNK ? (size_t)(go->bulk_bytes - sent) : CHUNK;
+		uint64_t left = go->bulk_bytes - sent;
+		size_t want = left < CHUNK ? (size_t)left : CHUNK;
 		ssize_t w = send(fd, chunk, want, MSG_NOSIGNAL);
 		struct pollfd p = {fd, POLLOUT, 0};
 

@@ -125,8 +125,10 @@ int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, 
 		}
 		if (bind(fd, (struct sockaddr *)&a, len) == 0 && listen(fd, 1024) == 0 &&
 		    set_flags(fd) == 0) {
-			*port = a.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&a)->sin6_port)
-							: ntohs(((struct sockaddr_in *)&a)->sin_port);
+			const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a;
+			const struct sockaddr_in *s4 = (const struct sockaddr_in *)&a;
+
+			*port = ntohs(a.ss_family == AF_INET6 ? s6->sin6_port : s4->sin_port);
 			return fd;
 		}
 		last = errno;

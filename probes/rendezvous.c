@@ -207,7 +207,8 @@ static int conn_read(struct engine *e, struct conn *c, struct dtplan_error *err)
 			c->head_got += (size_t)got;
 			if (c->head_got < DTPLAN_WIRE_HEADER_LEN)
 				continue;
-			if (dtplan_wire_header_decode(c->head, c->head_got, &c->h, err) != DTPLAN_OK ||
+			if (dtplan_wire_header_decode(c->head, c->head_got, &c->h, err) !=
+				    DTPLAN_OK ||
 			    dtplan__msg_check_header(&e->rules, &c->h, err) != DTPLAN_OK)
 				return -1;
 			c->cred = malloc(c->h.cred_len + 1u);
@@ -276,8 +277,8 @@ static enum dtplan_err send_join(struct engine *e, int fd, struct dtplan_error *
 
 	rv = dtplan_wire_join_encode(&j, &body, &len, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__msg_send(fd, e->rules.auth, &h, body, len, fmin(now() + ACK_S, e->deadline),
-				      err);
+		rv = dtplan__msg_send(fd, e->rules.auth, &h, body, len,
+				      fmin(now() + ACK_S, e->deadline), err);
 	free(body);
 	return rv;
 }
@@ -1117,8 +1118,10 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 		/* timers */
 		for (size_t k = 0; k < e->max_conns; k++) {
 			struct conn *c = &e->conns[k];
-			double d = c->msg_deadline > 0 ? c->msg_deadline : c->kind == C_CHILD ? 0
-										       : c->idle_deadline;
+			/* a begun message's deadline; a child may be silent between messages */
+			double d = c->msg_deadline > 0 ? c->msg_deadline
+				   : c->kind == C_CHILD ? 0
+							: c->idle_deadline;
 
 			if (c->kind == C_FREE || d == 0)
 				continue;
@@ -1351,7 +1354,8 @@ static enum dtplan_err measure(struct engine *e, struct dtplan_measure_file *out
 			note(e, "%s has no inventory: %s", e->o->hosts[x->node], x->note);
 	}
 	for (uint32_t i = 0; i < e->n; i++)
-		complete[i] = e->done[i] || (e->present != NULL && !e->present[i] && e->have_entry[i]);
+		complete[i] = e->done[i] ||
+			      (e->present != NULL && !e->present[i] && e->have_entry[i]);
 	in.source = e->o->source != NULL ? e->o->source : "probe";
 	in.n_nodes = e->n;
 	in.hosts = e->o->hosts;
