@@ -18,15 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static const char *mb(double bytes, char *buf, size_t size)
 {
@@ -71,12 +64,12 @@ static double analyze(const struct dtplan_probe_schedule *s, const int32_t *leaf
 	in.leaf = leaf;
 	in.n_links = pairs;
 	in.links = links;
-	t = now();
+	t = bench_now();
 	if (dtplan_measurements_analyze(&in, &m, NULL) != DTPLAN_OK) {
 		fprintf(stderr, "bench_probe: analysis failed\n");
 		exit(1);
 	}
-	t = now() - t;
+	t = bench_now() - t;
 	dtplan_measurements_destroy(m);
 	free(links);
 	free(hosts);
@@ -113,11 +106,11 @@ int main(void)
 			return 1;
 		for (size_t i = 0; i < n; i++)
 			leaf[i] = (int32_t)(i / cases[c].per_leaf);
-		t = now();
+		t = bench_now();
 		if (dtplan_probe_schedule_create(n, leaf, NULL, &s, NULL) != DTPLAN_OK ||
 		    dtplan_probe_cost(s, &p, &cost, NULL) != DTPLAN_OK)
 			return 1;
-		t = now() - t;
+		t = bench_now() - t;
 		printf("%-30s %6zu %7zu %5zu %5zu %11s %11s %11s %8.2f %9.2f %9.2f\n",
 		       cases[c].what, cost.rounds, cost.pairs, cost.depth, cost.max_connections,
 		       mb(cost.tree_bytes, a, sizeof(a)), mb(cost.probe_bytes, b, sizeof(b)),
