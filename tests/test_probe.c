@@ -344,10 +344,11 @@ static void forge(uint32_t job, uint32_t sender, uid_t uid, const char *cred_ove
 	size_t blen = 0, flen = 0;
 
 	dtplan_wire_join_encode(&j, &body, &blen, NULL);
-	if (body_len > 0)
-		blen = body_len; /* claims more than it sends */
 	h.body_len = (uint32_t)blen;
 	dtplan_wire_seal(&h, body, seal);
+	if (body_len > 0)
+		blen = body_len; /* the header claims more than it sends */
+	h.body_len = (uint32_t)blen;
 	test_uid = uid;
 	fake_encode(NULL, seal, sizeof(seal), &cred, NULL);
 	if (cred_override != NULL) {
