@@ -7,13 +7,16 @@
  *   slurmd
  *        `-> init()                      nothing (no options in slurmd)
  *        |
- *        `-> job_prolog()                prolog.c: cache this node's hwloc XML
+ *        `-> job_prolog()                prolog.c: measure the allocation with the
+ *        |                               other nodes (inventories, links); the
+ *        |                               first node writes spool_dir/JOBID.json
  *        |                               (root, no init, plugstack args in argv;
- *        |                               never fails)
+ *        |                               bounded by probe_budget=; never fails)
  *        | `-> slurmstepd
  *        |      `-> init ()              register options, read plugstack
  *        |       -> process spank options   opts.c callbacks (remote=1): keep values
- *        |       -> init_post_opt ()     nothing (root; output only in slurmd log)
+ *        |       -> init_post_opt ()     measure.c: read the measurement file
+ *        |                               while root (output only in slurmd log)
  *        |      + drop privileges (initgroups(), seteuid(), chdir())
  *        |      `-> user_init ()         remote.c, as the user: batch step: make
  *        |      |                        the plan, log it, write the JSON, set
@@ -43,7 +46,7 @@
  *        |      |          `-> task_exit ()           not used
  *        |      `-> exit ()              free the plan and options
  *        |
- *        `---> job_epilog()              not used
+ *        `---> job_epilog()              prolog.c: remove the measurement file
  *        |
  *        `-> slurmd_exit()               not used
  *
@@ -108,6 +111,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
 		return dtplan__local_init_post_opt(sp, &ctx.config);
+	case S_CTX_REMOTE:
+		return dtplan__measure_load(sp, &ctx.config);
 	default:
 		return 0;
 	}
@@ -132,9 +137,15 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 	return dtplan__prolog(sp, ac, av);
 }
 
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	return dtplan__epilog(sp, ac, av);
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	dtplan__remote_exit();
+	dtplan__measure_reset();
 	dtplan__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);

@@ -414,6 +414,45 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	dtplan_config_fini(&c);
 }
 
+/* The probe's settings (doc/internals/probe.md): defaults and values. */
+static void config_parse_args__probe_settings__applied(void **state)
+{
+	char *argv[] = {"spool_dir=/run/dtplan", "probe_budget=3s", "probe_ports=7000-7099",
+			"probe_fanout=8", "node_xml=/etc/dtplan/xml/%n.xml",
+			"probe_interface=ib0", "munge_socket=/run/munge/munge.socket.2",
+			"probe_ports=7000-7099"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_string_equal(c.spool_dir, "/var/spool/dtplan");
+	assert_near(c.probe_budget_s, 5, 0);
+	assert_int_equal(c.probe_ports[0], 30500);
+	assert_int_equal(c.probe_ports[1], 30599);
+	assert_int_equal(c.probe_fanout, 16);
+	assert_string_equal(c.node_xml, "");
+	if (dtplan_config_parse_args(&c, 8, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_string_equal(c.spool_dir, "/run/dtplan");
+	assert_near(c.probe_budget_s, 3, 0);
+	assert_int_equal(c.probe_ports[0], 7000);
+	assert_int_equal(c.probe_ports[1], 7099);
+	assert_int_equal(c.probe_fanout, 8);
+	assert_string_equal(c.node_xml, "/etc/dtplan/xml/%n.xml");
+	assert_string_equal(c.probe_interface, "ib0");
+	assert_string_equal(c.munge_socket, "/run/munge/munge.socket.2");
+	dtplan_config_fini(&c);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "ProbePorts=40000-40000 ProbeBudget=10s\n",
+						    "site", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.probe_ports[0], 40000);
+	assert_int_equal(c.probe_ports[1], 40000);
+	assert_near(c.probe_budget_s, 10, 0);
+	dtplan_config_fini(&c);
+}
+
 static void config_parse_args__nccl_ib_hca__off_or_node(void **state)
 {
 	static const struct {
@@ -500,6 +539,16 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 "cannot open"},
 		{{"policy=warn", "site=BAD"}, 2, DTPLAN_ERR_PARSE, "BAD", 3,
 		 "NetworkBandwidth: 'fast' is not a number"},
+		{{"probe_ports=30500"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "probe_ports: '30500' is not a port range such as 30500-30599"},
+		{{"probe_ports=30599-30500"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_ports: '30599-30500': the first port is above the last"},
+		{{"probe_ports=80-90"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
+		{{"probe_budget=0.1s"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_budget: '0.1s' is out of range (at least 0.5 s, at most 120 s)"},
+		{{"probe_fanout=1"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_fanout"},
+		{{"probe_ports=30500-30599", "probe_ports=30500-30600"}, 2, DTPLAN_ERR_PARSE,
+		 "plugstack.conf", 0, "conflicts with 'probe_ports=30500-30599'"},
 	};
 
 	(void)state;
@@ -619,6 +668,16 @@ static void config_setting__defaults_marked__changed_not(void **state)
 		} else if (strcmp(arg, "net_bandwidth") == 0) {
 			assert_string_equal(value, "50.00 GB/s");
 			assert_true(def);
+		} else if (strcmp(arg, "probe_ports") == 0) {
+			assert_string_equal(key, "ProbePorts");
+			assert_string_equal(value, "30500-30599");
+			assert_true(def);
+		} else if (strcmp(arg, "probe_fanout") == 0) {
+			assert_string_equal(value, "16");
+			assert_true(def);
+		} else if (strcmp(arg, "spool_dir") == 0) {
+			assert_string_equal(value, "/var/spool/dtplan");
+			assert_true(def);
 		} else if (strcmp(arg, "site") == 0) {
 			assert_string_equal(key, "");
 		} else if (strcmp(arg, "nccl_ib_hca") == 0) {
@@ -627,8 +686,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 20 settings: 17 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 20);
+	/* 27 settings: 24 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 27);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
@@ -649,6 +708,7 @@ int main(void)
 		cmocka_unit_test(config_parse_string__switch_limit__range_error),
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
+		cmocka_unit_test(config_parse_args__probe_settings__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),

@@ -28,7 +28,7 @@ run 0 plan --model llama3-70b --nodes 'gpu[01-04,09-12,17-24]' $three --node-xml
 stdout_has "[too-many-leaves] the 16 nodes span 3 leaf switches (leaf1 (4 nodes), leaf2 (4 nodes), leaf3 (8 nodes)) where 2 would hold them; ask for --switches=2"
 stdout_has "[oversubscribed-uplink]"
 stdout_has "oversubscribed up to 4.0:1 (threshold 2.0:1)"
-stdout_has "[assumed-nodes] 15 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to"
+stdout_has "[assumed-nodes] 15 of 16 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to gpu01 ("
 stdout_has "placement    rank order tp-dp-pp; uplinks crossed by pp; 3 leaf switches used, 2 needed"
 stdout_has "    leaf3 (8 nodes, uplink 4.0:1):"
 

@@ -53,7 +53,7 @@ teardown() {
 plugstack() {
 	local topo="topology=$CL_DIR/etc/topology.conf"
 	case " $* " in *" topology="*) topo= ;; esac
-	echo "optional $CL_PLUGIN site=$SITE $topo $*" >"$PLUGSTACK"
+	echo "optional $CL_PLUGIN site=$SITE $topo $(cluster_probe_args) $*" >"$PLUGSTACK"
 }
 
 # run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
