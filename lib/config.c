@@ -89,6 +89,8 @@ static const struct dtplan__config_setting settings[] = {
 	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
 	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
 	 0, 0, 1, false},
+	{"SlowdownThreshold", "slowdown_threshold", K_NUMBER, OFF(slowdown_threshold), 0, 0, 1,
+	 false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
 	 false},
 };
@@ -117,6 +119,7 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->oversub_threshold = 2.0;
 	c->bubble_threshold = 0.10;
 	c->exposed_comm_threshold = 0.10;
+	c->slowdown_threshold = 0.05;
 	c->mfu_efficiency = 0.5;
 }
 

@@ -681,6 +681,8 @@ struct dtplan_config {
 	double oversub_threshold; /* warn above this ratio */
 	double bubble_threshold;  /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
+	double slowdown_threshold; /* warn or refuse an allocation only when one on fewer
+				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
@@ -795,6 +797,7 @@ struct dtplan_request {
 	double oversub_threshold;
 	double bubble_threshold;
 	double exposed_comm_threshold;
+	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
@@ -1069,8 +1072,10 @@ bool dtplan_env_user_owned(const char *name);
 
 /*
  * True when the plan must not run: mode strict or policy deny, and a warning
- * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
- * warning's message goes to reason (NULL allowed).
+ * with code "oversubscribed-uplink" or "too-many-leaves", which a plan has
+ * only when the same nodes on fewer leaves are predicted faster by more than
+ * request.slowdown_threshold (doc/internals/placement.md, "Enforcement").
+ * The first such warning's message goes to reason (NULL allowed).
  */
 bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 			 enum dtplan_policy policy, char *reason, size_t size);

@@ -246,6 +246,11 @@ struct dtplan__fabric {
 	size_t n_runs;
 	struct dtplan__run *runs;
 	size_t n_leaves_needed;   /* fewest tree leaves that hold n_nodes nodes */
+	/* the same nodes on those fewest leaves (the largest, then the least
+	 * oversubscribed), the unknown nodes last: the allocation a warning
+	 * compares with (n_packed == n_leaves_needed unless flat) */
+	size_t n_packed;
+	struct dtplan__run *packed;
 	size_t n_unknown;         /* nodes missing from the tree */
 	size_t n_generic;         /* nodes without an inventory */
 	double net_bw;            /* NIC bandwidth per GPU (bytes/s) */

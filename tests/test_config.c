@@ -30,6 +30,7 @@ static void config_init__defaults__documented_values(void **state)
 	assert_near(c.oversub_threshold, 2.0, 0);
 	assert_near(c.bubble_threshold, 0.10, 0);
 	assert_near(c.exposed_comm_threshold, 0.10, 0);
+	assert_near(c.slowdown_threshold, 0.05, 0);
 	assert_near(c.mfu_efficiency, 0.5, 0);
 	assert_string_equal(c.gpu_type, "");
 	assert_string_equal(c.json_dir, "");
@@ -69,6 +70,7 @@ static void config_parse_file__every_key__values_with_units(void **state)
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.bubble_threshold, 0.2, 0);
 	assert_near(c.exposed_comm_threshold, 0.25, 0);
+	assert_near(c.slowdown_threshold, 0.15, 0);
 	assert_near(c.mfu_efficiency, 0.4, 0);
 	assert_int_equal(c.n_switches, 2);
 	assert_string_equal(c.switches[0].name, "leaf1");
@@ -142,6 +144,10 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		 DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
 		{"ComputeEfficiency=0\n",
 		 DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
+		{"SlowdownThreshold=5%\n",
+		 DTPLAN_ERR_PARSE, 1, "SlowdownThreshold: '5%' is not a number"},
+		{"SlowdownThreshold=-0.1\n",
+		 DTPLAN_ERR_RANGE, 1, "SlowdownThreshold: '-0.1' is out of range (at least 0, at most 1)"},
 		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
 		{"MtbfGpuHours=many\n",
 		 DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
@@ -394,18 +400,19 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
 			"cache_dir=/var/cache/dtplan", "json_dir=/tmp/plans",
 			"topology=/etc/slurm/topology.conf", "Policy=deny",
-			"net_bandwidth=100Gb/s"};
+			"net_bandwidth=100Gb/s", "slowdown_threshold=0"};
 	struct dtplan_config c;
 	struct dtplan_error err = {0};
 
 	(void)state;
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_args(&c, 9, argv, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_config_parse_args(&c, 10, argv, &err), DTPLAN_OK);
 	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
 	assert_int_equal(c.policy, DTPLAN_POLICY_DENY);
 	assert_near(c.probe_timeout_s, 2, 0);
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.net_bytes_per_s, 12.5e9, 1); /* 100e9 / 8 */
+	assert_near(c.slowdown_threshold, 0, 0);   /* 0: warn at any predicted gain */
 	assert_string_equal(c.cache_dir, "/var/cache/dtplan");
 	assert_string_equal(c.json_dir, "/tmp/plans");
 	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
@@ -627,8 +634,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 20 settings: 17 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 20);
+	/* 21 settings: 18 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 21);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
