@@ -14,7 +14,8 @@
  * Nothing here may stop the job for a failure of ours: user_init always
  * returns 0 (spank(7): a failing user_init of a batch job drains the node)
  * and logs "dtplan: plan degraded: <reason>".  A plan refused by strict mode
- * or policy=deny fails the job from task_init, which does not drain.
+ * or policy=deny ends every task of every step in task_init (refuse_task()),
+ * which fails the job or the step and does not drain.
  */
 #include "config.h"
 
@@ -686,11 +687,40 @@ int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
 	/* The site default applies to GPU jobs only. */
 	if (!o->mode_given && f.gpus_on_node <= 0)
 		return 0;
+	/* Every step that runs the user's tasks: salloc's interactive step
+	 * too, so that a refused plan ends the salloc session there. */
 	if (f.step_id == SLURM_BATCH_SCRIPT)
 		batch_user_init(sp, c, &f, mode);
-	else if (f.step_id != SLURM_EXTERN_CONT && f.step_id != SLURM_INTERACTIVE_STEP)
+	else if (f.step_id != SLURM_EXTERN_CONT)
 		step_user_init(sp, c, &f, mode);
 	return 0;
+}
+
+/*
+ * Ends a task of a refused plan, in every step: the batch script, an srun
+ * step (in a batch job, under salloc or on its own) and salloc's interactive
+ * step.  A failing task_init cannot do it: Slurm ignores every callback's
+ * failure of a plugin loaded "optional" (spank.c's _do_call_stack() keeps the
+ * return code only for "required" ones), and 22.05 runs the batch script
+ * even when a required one fails.  task_init runs in the task's own process,
+ * forked by slurmstepd just before execve, so ending that process fails the
+ * task (exit status 1) and leaves slurmstepd and the node alone: no drain.
+ */
+static void refuse_task(spank_t sp) __attribute__((noreturn));
+static void refuse_task(spank_t sp)
+{
+	int task_id = 0;
+
+	if (spank_get_item(sp, S_TASK_ID, &task_id) != ESPANK_SUCCESS)
+		task_id = 0;
+	slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
+	/* _exit skips the log's buffers: say it once per node on the task's
+	 * stderr too, which is the job's log or srun's terminal. */
+	if (task_id == 0) {
+		fprintf(stderr, DTPLAN_LOG_PREFIX "job refused: %s\n", ctx.reason);
+		fflush(stderr);
+	}
+	_exit(1);
 }
 
 int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
@@ -702,22 +732,10 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	char buf[1024];
 	int task_id = 0;
 
-	if (ctx.refused) {
-		slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
-		/* Slurm 22.05 runs the batch script even when task_init fails.
-		 * task_init runs in the task's own process just before execve,
-		 * so ending it here fails the job (exit status 1) and leaves
-		 * slurmstepd and the node alone. */
-		if (ctx.step_id == SLURM_BATCH_SCRIPT) {
-			/* _exit skips the log's buffers: say it on the task's
-			 * stderr, which is the job's log. */
-			fprintf(stderr, DTPLAN_LOG_PREFIX "job refused: %s\n", ctx.reason);
-			fflush(stderr);
-			_exit(1);
-		}
-		return -1;
-	}
-	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT)
+	if (ctx.refused)
+		refuse_task(sp);
+	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT ||
+	    ctx.step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
 	if (item_failed("task_init", "the task id", spank_get_item(sp, S_TASK_ID, &task_id)) ||
 	    item_failed("task_init", "the node's task count",

@@ -29,9 +29,12 @@
  *        |      |       + become_user ()
  *        |      |       `-> task_init ()  remote.c: per-task RANK, LOCAL_RANK,
  *        |      |       |                 DT_*_RANK (NCCL_IB_HCA of the node with
- *        |      |       |                 nccl_ib_hca=node); -1 here (fails
- *        |      |       |                 the job, no drain) when the plan was
- *        |      |       |                 refused (strict mode or policy=deny)
+ *        |      |       |                 nccl_ib_hca=node); when the plan was
+ *        |      |       |                 refused (strict mode or policy=deny),
+ *        |      |       |                 _exit(1) of the task in every step
+ *        |      |       |                 (fails the job or step, no drain;
+ *        |      |       |                 a -1 would be ignored for an
+ *        |      |       |                 "optional" plugin)
  *        |      |       + execve ()
  *        |      |
  *        |      + reclaim privileges
@@ -56,9 +59,9 @@
  *
  * Slurm before 25.05 has no slurm_spank_init_failure_mode, so no callback
  * that runs on a node may fail for something the user or the hardware did:
- * init never fails there, user_init always returns 0, and a refusal is
- * reported from task_init, which spank(7) lists as failing the job without
- * draining the node.  From 25.05 on, init's one failure (Slurm refusing to
+ * init never fails there, user_init always returns 0, and a refusal ends
+ * the task from task_init, in the task's own process, which fails the job
+ * (or the srun step, or salloc's interactive step) without draining the node.  From 25.05 on, init's one failure (Slurm refusing to
  * register our options) fails the job instead of draining the node too.
  */
 #include "config.h"

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mock_spank.h"
@@ -985,7 +986,63 @@ static void user_init__plan_file_without_placement__degraded_no_recompute(void *
 	assert_null(mock_env_get("RANK"));
 }
 
-static void task_init__refused_plan__fails_the_job(void **state)
+/*
+ * Runs task_init in a child process, as slurmstepd does in each task, and
+ * returns its exit status (-1: it returned instead, with *rc its value);
+ * what it wrote on stderr goes to errpath.
+ */
+static int task_init_in_child(const char *errpath, int *rc)
+{
+	int status = 0, pipefd[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int r;
+
+		close(pipefd[0]);
+		if (freopen(errpath, "w", stderr) == NULL)
+			_exit(99);
+		r = slurm_spank_task_init(MOCK_SP, 0, NULL);
+		(void)write(pipefd[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	*rc = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (read(pipefd[0], rc, sizeof(*rc)) != (ssize_t)sizeof(*rc)) {
+		close(pipefd[0]);
+		assert_true(WIFEXITED(status));
+		return WEXITSTATUS(status);
+	}
+	close(pipefd[0]);
+	return -1;
+}
+
+/* The task's stderr says so once per node (local task 0), and the task ends
+ * with status 1 whatever the step: a -1 would be ignored for an "optional"
+ * plugin. */
+static void check_task_refused(int task_id, const char *reason)
+{
+	char errpath[512], *text;
+	int rc;
+
+	snprintf(errpath, sizeof(errpath), "%s/task%d.err", tmpdir, task_id);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+	assert_int_equal(task_init_in_child(errpath, &rc), 1);
+	text = read_written(errpath);
+	if (task_id == 0 && strstr(text, reason) == NULL)
+		fail_msg("task %d stderr: '%s', expected '%s'", task_id, text, reason);
+	if (task_id != 0)
+		assert_string_equal(text, "");
+	free(text);
+}
+
+static void task_init__refused_plan__ends_every_task_of_an_srun_step(void **state)
 {
 	(void)state;
 	srun_step_with_plan_file();
@@ -993,9 +1050,46 @@ static void task_init__refused_plan__fails_the_job(void **state)
 	mock_env_set("DTPLAN_PLAN_REASON", "too-many-leaves: 2 leaves, 1 needed");
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
-	mock_items.in_task = true;
-	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), -1);
-	assert_log_has("error: dtplan: job refused: too-many-leaves: 2 leaves, 1 needed");
+	check_task_refused(0, "dtplan: job refused: too-many-leaves: 2 leaves, 1 needed\n");
+	check_task_refused(1, "");
+}
+
+/* policy=deny on 8 nodes under two thin leaves where one would do: the
+ * batch step's script, and under salloc (no batch step wrote a plan) the
+ * interactive step (LaunchParameters=use_interactive_step) and every srun
+ * step recompute the plan and end their tasks, which ends the job, the
+ * step or the salloc session. */
+static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void **state)
+{
+	static const uint32_t steps[] = {SLURM_BATCH_SCRIPT, SLURM_INTERACTIVE_STEP, 0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		char site[4200], topo[4200], *av[3] = {site, topo, "policy=deny"};
+
+		/* each step is a fresh slurmstepd: the plugin exits in between */
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+		mock_spank_reset();
+		snprintf(site, sizeof(site), "site=%s", test_data_path("dtplan-thin-three-leaves.conf"));
+		snprintf(topo, sizeof(topo), "topology=%s",
+			 test_data_path("topology-three-leaves.conf"));
+		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+		setenv("SLURMD_NODENAME", "gpu01", 1);
+		mock_items.job_id = JOB_ID;
+		mock_items.step_id = steps[i];
+		mock_items.uid = geteuid();
+		mock_items.local_task_count = 1;
+		mock_env_set("SLURM_JOB_NODELIST", "gpu[01-04,09-12]");
+		mock_env_set("SLURM_GPUS_ON_NODE", "8");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train", "gbs=64");
+		mock_env_set("SLURM_SUBMIT_DIR", tmpdir);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "refused");
+		check_task_refused(0, "dtplan: job refused: too-many-leaves: the 8 nodes span 2 leaf");
+	}
 }
 
 /* ---- job prolog ------------------------------------------------------ */
@@ -1091,7 +1185,8 @@ int main(void)
 		T(user_init__plan_file_is_fifo__recomputed_without_blocking),
 		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
-		T(task_init__refused_plan__fails_the_job),
+		T(task_init__refused_plan__ends_every_task_of_an_srun_step),
+		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
 		T(prolog__no_cache_dir__nothing),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
