@@ -433,7 +433,7 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 # 7. job_submit.lua
 # ----------------------------------------------------------------------
 
-@test "job_submit.lua keeps a 4-node --dt-plan job under one leaf switch" {
+@test "job_submit.lua keeps --dt-plan jobs on the fewest leaves topology.conf allows" {
 	[ -n "$CL_JOB_SUBMIT_LUA" ] || skip "cluster runs without DTPLAN_JOB_SUBMIT_LUA"
 	[ "$CL_NODES_PER_RACK" -eq 4 ] && [ "$CL_RACKS" -ge 2 ] || skip "needs 4-node racks"
 	# node3, node4 (leaf1) and node7, node8 (leaf2) free: 4 idle nodes, no leaf with 4.
@@ -459,11 +459,14 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	submit_wait "$sw" 60
 	[ "$(job_field "$sw" NodeList)" = "node[5-8]" ]
 
-	# A job larger than a leaf is left alone (Switches stays unset).
+	# A job larger than a leaf gets the fewest leaves that hold it, read
+	# from topology.conf beside slurm.conf: two leaves of 4 for 8 nodes.
 	scancel "$b1"
 	big=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b --wrap true)
 	submit_wait "$big" 60
-	[[ $(job_field "$big" Switches) != 1@* ]]
+	[[ $(job_field "$big" Switches) = 2@* ]]
+	grep -q "lua: dtplan: job of uid 0 with --dt-plan on 8 node(s): --switches=2@" \
+		"$CL_DIR/log/slurmctld.log"
 }
 
 # ----------------------------------------------------------------------
