@@ -566,15 +566,31 @@ struct dtplan_topology {
 	/* Name index built by the parsers (owned).  NULL in a tree built by hand:
 	 * lookups then scan the arrays. */
 	struct dtplan_topology_index *index;
+	/* topology/block: the leaves are blocks (an NVL72 rack each, say), each a
+	 * root, in the file's order; block_size is the base block's node count
+	 * (BlockSizes' first, else the first block's).  false and 0 for a tree. */
+	bool blocks;
+	size_t block_size;
 };
 
 /* Most names one hostlist expression in topology.conf or dtplan.conf may name. */
 #define DTPLAN_HOSTLIST_MAX 1048576
 
 /*
- * Parses Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=,
- * hostlist expressions).  Caller frees with dtplan_topology_destroy().
- * Errors name the file and line.
+ * Parses a topology file in any of the forms Slurm reads
+ * (lib/topology_file.c picks by content, and a path ending .yaml or .yml is
+ * YAML):
+ *   - topology.conf for topology/tree: SwitchName=, Switches=, Nodes=,
+ *     LinkSpeed=, hostlist expressions;
+ *   - topology.conf for topology/block: BlockName= Nodes= lines and an
+ *     optional BlockSizes=; blocks become leaves (t->blocks);
+ *   - topology.yaml (Slurm 25.05): a list of topologies, the first with
+ *     cluster_default: true (else the first) read, in its tree: or block:
+ *     form (flat: gives a topology without switches).  A YAML subset:
+ *     block mappings and sequences, [a, b] lists, plain and quoted scalars;
+ *     anchors, tags, multi-line scalars and {} maps are refused by name.
+ * Caller frees with dtplan_topology_destroy().  Errors name the file and
+ * line.
  */
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
 					   struct dtplan_error *err);
@@ -663,6 +679,9 @@ struct dtplan_config {
 	int policy;               /* enum dtplan_policy */
 	char site_file[256];
 	char topology_file[256];
+	/* folder that relative site= and topology= arguments name files in ("":
+	 * as given); set it with dtplan_config_set_dir() before the arguments */
+	char conf_dir[256];
 	char cache_dir[256];      /* cached node hwloc XML folder */
 	char json_dir[256];       /* "" = job's submit directory */
 	double probe_timeout_s;   /* per external wait */
@@ -719,7 +738,18 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
 					   const char *source_name, struct dtplan_error *err);
 
-/* Applies plugstack.conf arguments (argv of key=value tokens). */
+/*
+ * Sets the folder that relative site= and topology= arguments name files in
+ * (doc/spank_dtplan.8, "Configless"): the folder of slurm_conf, Slurm's
+ * SLURM_CONF (on a configless node slurmd points it into its configuration
+ * cache), else fallback (NULL or "": none, paths stay as given).  A folder
+ * longer than the field is not set.  Keeps the rest of c.
+ */
+void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf,
+			   const char *fallback);
+
+/* Applies plugstack.conf arguments (argv of key=value tokens); relative
+ * site= and topology= paths are read in c->conf_dir when it is set. */
 enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
 					 struct dtplan_error *err);
 
@@ -895,6 +925,7 @@ struct dtplan_plan {
 	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	bool blocks;               /* the leaves are topology/block blocks (leaf_names name them) */
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */

@@ -639,6 +639,8 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 		goto out;
 	}
 	f->flat = cl->topology == NULL || cl->topology->n_switches == 0;
+	f->blocks = !f->flat && cl->topology->blocks;
+	f->block_size = f->blocks ? cl->topology->block_size : 0;
 	f->net_bw = req->net_bytes_per_s;
 	rv = read_hosts(req, cl, hosts, n, err);
 	if (rv != DTPLAN_OK)

@@ -99,6 +99,37 @@ static double packed_step(const struct dtplan_plan *p, const struct dtplan__fabr
 	return s.best.step.total;
 }
 
+/* "leaf switch"/"leaf switches" on a tree, "block"/"blocks" on topology/block. */
+static const char *leaves_word(const struct dtplan__fabric *f, size_t n)
+{
+	if (f->blocks)
+		return n == 1 ? "block" : "blocks";
+	return n == 1 ? "leaf switch" : "leaf switches";
+}
+
+/*
+ * What to ask Slurm for to get the fewest leaves: --switches=K on a tree.
+ * On blocks (topology/block has no --switches), --segment=S: S the largest
+ * divisor of the job's nodes that fits the base block, so that each segment
+ * lies in one block; only when that takes fewer blocks than the job has.
+ * "" when nothing would.
+ */
+static const char *ask_for(const struct dtplan__fabric *f, char *buf, size_t size)
+{
+	size_t n = f->n_nodes, s;
+
+	buf[0] = '\0';
+	if (!f->blocks) {
+		snprintf(buf, size, "--switches=%zu", f->n_leaves_needed);
+		return buf;
+	}
+	for (s = n < f->block_size ? n : f->block_size; s > 1 && n % s != 0; s--)
+		;
+	if (s >= 1 && n / s < f->n_runs)
+		snprintf(buf, size, "--segment=%zu", s);
+	return buf;
+}
+
 /* What the fewest-leaves allocation would gain, for the fabric's warnings. */
 struct better {
 	bool exists;     /* fewer leaves, predicted faster by more than the threshold */
@@ -113,7 +144,7 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 {
 	const struct dtplan_request *r = &p->request;
 	const struct dtplan__run *worst;
-	char names[256], by[32], then[32];
+	char names[256], by[32], then[32], ask[64];
 	double ratio = 0.0;
 	size_t n = 0;
 
@@ -133,17 +164,17 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 	if (n == 0)
 		return DTPLAN_OK;
 	worst = &f->runs[gl->worst_run];
+	ask_for(f, ask, sizeof(ask));
 	return dtplan_plan_add_warning(
 		p, "oversubscribed-uplink",
 		"%s groups cross the uplinks of %s, oversubscribed up to %.1f:1 (threshold "
 		"%.1f:1): %s per step each way over %s's uplink (%.0f flows of %s), %.1f%% of "
-		"the step; under %zu leaf switch%s (--switches=%zu) a step is predicted to take %s",
+		"the step; on %zu %s%s%s%s a step is predicted to take %s",
 		kind, list_runs(f, pick, names, sizeof(names)), ratio, r->oversub_threshold,
 		dtplan_format_bytes(gl->worst_flows * flow_bytes, by, sizeof(by)),
 		worst->name[0] ? worst->name : "flat", gl->worst_flows, kind,
 		(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0, f->n_leaves_needed,
-		f->n_leaves_needed == 1 ? "" : "es", f->n_leaves_needed,
-		dtplan_format_time(b->step, then, sizeof(then)));
+		leaves_word(f, f->n_leaves_needed), ask[0] ? " (" : "", ask, ask[0] ? ")" : "", dtplan_format_time(b->step, then, sizeof(then)));
 }
 
 static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f)
@@ -155,13 +186,14 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 	size_t t = (size_t)c->tp, pp = (size_t)c->pp, dp = (size_t)c->dp;
 	enum dtplan_err rv = DTPLAN_OK;
 	struct better b = {0};
-	char names[256], now[32], then[32];
+	char names[256], now[32], then[32], ask[64];
 	bool *pick;
 
 	pick = calloc(f->n_runs + 1, sizeof(*pick));
 	if (pick == NULL)
 		return DTPLAN_ERR_NOMEM;
 	b.step = packed_step(p, f);
+	ask_for(f, ask, sizeof(ask));
 	if (b.step > 0.0) {
 		b.slowdown = c->step.total / b.step - 1.0;
 		/* a hair above the threshold: equal steps never differ by rounding */
@@ -193,17 +225,17 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 					     c->tp, f->min_domain, f->domain_gcd, c->step.tp_comm);
 	if (rv == DTPLAN_OK && b.exists)
 		rv = dtplan_plan_add_warning(p, "too-many-leaves",
-					     "the %zu nodes span %zu leaf switches (%s) where %zu "
+					     "the %zu nodes span %zu %s (%s) where %zu "
 					     "would hold them; a step is predicted to take %s "
 					     "there against %s here (%.1f%% longer, threshold "
-					     "%.0f%%): ask for --switches=%zu",
-					     f->n_nodes, f->n_runs,
+					     "%.0f%%)%s%s",
+					     f->n_nodes, f->n_runs, leaves_word(f, f->n_runs),
 					     list_runs(f, NULL, names, sizeof(names)),
 					     f->n_leaves_needed,
 					     dtplan_format_time(b.step, then, sizeof(then)),
 					     dtplan_format_time(c->step.total, now, sizeof(now)),
 					     b.slowdown * 100.0, r->slowdown_threshold * 100.0,
-					     f->n_leaves_needed);
+					     ask[0] ? ": ask for " : "", ask);
 	dtplan__fabric_eval(f, c->tp, c->pp, c->dp, o, 1.0, &ev);
 	if (rv == DTPLAN_OK)
 		rv = warn_uplink(p, f, &b, "DP", &ev.dp, o == DTPLAN_ORDER_TP_PP_DP,

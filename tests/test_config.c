@@ -421,6 +421,52 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	dtplan_config_fini(&c);
 }
 
+/* Configless nodes: relative site= and topology= are read in Slurm's
+ * configuration folder, the one $SLURM_CONF names. */
+static void config_parse_args__relative_paths__read_in_conf_dir(void **state)
+{
+	char conf[4200], dir[4200], want[4300];
+	char *argv[] = {"site=dtplan-full.conf", "topology=topology.yaml",
+			"topology=topology.yaml"};
+	char *abs[] = {"topology=/etc/slurm/topology.conf"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(conf, '/') - conf), conf);
+	dtplan_config_init(&c);
+	dtplan_config_set_dir(&c, conf, "/etc/slurm");
+	assert_string_equal(c.conf_dir, dir);
+	/* the same relative path twice is one value, not a conflict */
+	if (dtplan_config_parse_args(&c, 3, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	snprintf(want, sizeof(want), "%s/topology.yaml", dir);
+	assert_string_equal(c.topology_file, want);
+	snprintf(want, sizeof(want), "%s/dtplan-full.conf", dir);
+	assert_string_equal(c.site_file, want);
+	assert_int_equal(c.policy, DTPLAN_POLICY_DENY); /* the site file was read */
+	assert_int_equal(dtplan_config_parse_args(&c, 1, abs, &err), DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
+	dtplan_config_fini(&c);
+	/* no SLURM_CONF: the fallback; a bare name has no folder; "/x" is "/" */
+	dtplan_config_set_dir(&c, NULL, "/run/slurm/conf");
+	assert_string_equal(c.conf_dir, "/run/slurm/conf");
+	dtplan_config_set_dir(&c, "slurm.conf", "/etc/slurm");
+	assert_string_equal(c.conf_dir, "/etc/slurm");
+	dtplan_config_set_dir(&c, "/slurm.conf", NULL);
+	assert_string_equal(c.conf_dir, "/");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/t.conf");
+	dtplan_config_set_dir(&c, NULL, NULL);
+	assert_string_equal(c.conf_dir, "");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "t.conf");
+	dtplan_config_fini(&c);
+}
+
 static void config_parse_args__nccl_ib_hca__off_or_node(void **state)
 {
 	static const struct {
@@ -657,6 +703,7 @@ int main(void)
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
+		cmocka_unit_test(config_parse_args__relative_paths__read_in_conf_dir),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
 		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),

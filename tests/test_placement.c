@@ -683,7 +683,8 @@ static void plan_create__two_leaves_where_one_would_do__warns_with_the_gain(void
 	w = find_warning(p, "oversubscribed-uplink");
 	assert_non_null(w);
 	assert_non_null(strstr(w->message, "64.0:1"));
-	assert_non_null(strstr(w->message, "under 1 leaf switch (--switches=1)"));
+	if (strstr(w->message, "on 1 leaf switch (--switches=1)") == NULL)
+		fail_msg("%s", w->message);
 	assert_true(dtplan_plan_refused(p, DTPLAN_MODE_AUTO, DTPLAN_POLICY_DENY, NULL, 0));
 	assert_false(dtplan_plan_refused(p, DTPLAN_MODE_AUTO, DTPLAN_POLICY_WARN, NULL, 0));
 	/* a site that tolerates that much: neither warning, nothing refused */
@@ -736,6 +737,84 @@ static void plan_create__on_the_fewest_leaves__never_told_to_ask_for_them(void *
 	if (strstr(text, want) == NULL)
 		fail_msg("text lacks '%s'", want);
 	free(text);
+	dtplan_plan_destroy(p);
+	dtplan_config_fini(&a.c);
+	dtplan_topology_destroy(a.t);
+}
+
+/*
+ * topology/block, from topology.conf and from topology.yaml: 4 nodes on two
+ * racks of 4 behind thin uplinks.  The plan names its blocks, and asks for
+ * --segment=4 (topology/block has no --switches): one segment of 4 nodes
+ * lies in one block.
+ */
+static void plan_create__blocks__plan_names_blocks_and_asks_for_segment(void **state)
+{
+	static const char *const files[] = {"topology-blocks.conf", "topology.yaml"};
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct accept a;
+		struct dtplan_plan *p = NULL;
+		struct dtplan_error err = {0};
+		const struct dtplan_warning *w;
+		char *text = NULL, *json = NULL;
+
+		if (!accept_setup(&a, files[i], "dtplan-thin-blocks.conf", "gb[01-02,05-06]"))
+			skip();
+		request_7b(&a);
+		assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
+		assert_true(p->blocks);
+		assert_int_equal(p->n_leaves_used, 2);
+		assert_int_equal(p->n_leaves_needed, 1);
+		assert_string_equal(p->leaf_names[0], "rack1");
+		assert_string_equal(p->leaf_names[1], "rack2");
+		w = find_warning(p, "too-many-leaves");
+		assert_non_null(w);
+		if (strstr(w->message, "the 4 nodes span 2 blocks (rack1 (2 nodes), rack2 (2 "
+				       "nodes)) where 1 would hold them") == NULL ||
+		    strstr(w->message, "ask for --segment=4") == NULL)
+			fail_msg("%s: %s", files[i], w->message);
+		w = find_warning(p, "oversubscribed-uplink");
+		assert_non_null(w);
+		assert_non_null(strstr(w->message, "on 1 block (--segment=4)"));
+		assert_int_equal(dtplan_plan_render_text(p, &text, &err), DTPLAN_OK);
+		assert_non_null(strstr(text, "; 2 blocks used, 1 needed"));
+		assert_non_null(strstr(text, "rank map     block / node"));
+		assert_non_null(strstr(text, "    rack2 (2 nodes, uplink 320.0:1):"));
+		assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
+		assert_non_null(strstr(json, "\"leaf_kind\":\"block\""));
+		free(text);
+		free(json);
+		dtplan_plan_destroy(p);
+		dtplan_config_fini(&a.c);
+		dtplan_topology_destroy(a.t);
+	}
+}
+
+/* --segment: the largest divisor of the nodes that fits a block.  3 nodes,
+ * one on each rack of 4: --segment=3 puts them in one rack. */
+static void plan_create__blocks__segment_divides_the_nodes(void **state)
+{
+	struct accept a;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	const struct dtplan_warning *w;
+
+	(void)state;
+	if (!accept_setup(&a, "topology-blocks.conf", "dtplan-thin-blocks.conf",
+			  "gb[01,05,09]"))
+		skip();
+	request_7b(&a);
+	assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
+	assert_int_equal(p->n_leaves_used, 3);
+	assert_int_equal(p->n_leaves_needed, 1);
+	w = find_warning(p, "too-many-leaves");
+	assert_non_null(w);
+	if (strstr(w->message, "(rack1 (1 node), rack2 (1 node), rack3 (1 node)) where 1 "
+			       "would hold them") == NULL ||
+	    strstr(w->message, "ask for --segment=3") == NULL)
+		fail_msg("%s", w->message);
 	dtplan_plan_destroy(p);
 	dtplan_config_fini(&a.c);
 	dtplan_topology_destroy(a.t);
@@ -870,6 +949,8 @@ int main(void)
 		cmocka_unit_test(plan_create__three_leaves_4_4_8__small_gain__no_warning),
 		cmocka_unit_test(plan_create__two_leaves_where_one_would_do__warns_with_the_gain),
 		cmocka_unit_test(plan_create__on_the_fewest_leaves__never_told_to_ask_for_them),
+		cmocka_unit_test(plan_create__blocks__plan_names_blocks_and_asks_for_segment),
+		cmocka_unit_test(plan_create__blocks__segment_divides_the_nodes),
 		cmocka_unit_test(plan_create__heterogeneous_and_generic__plans_on_smallest),
 		cmocka_unit_test(plan_create__fixed_tp_beyond_domain__warns),
 		cmocka_unit_test(plan_create__job_holds_2_of_8_gpus__ranks_on_every_node),

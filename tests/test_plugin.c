@@ -517,6 +517,38 @@ static void user_init__batch_canned_allocation__launch_variables_and_files(void 
 	assert_false(mock_log_has("plan degraded"));
 }
 
+/*
+ * A configless node: slurmd's SLURM_CONF names its cached slurm.conf, and
+ * plugstack.conf's topology=topology-blocks.conf (relative) is read beside
+ * it.  The plan names the blocks the nodes are in.
+ */
+static void user_init__relative_block_topology__read_beside_slurm_conf(void **state)
+{
+	char conf[4200], *text, path[512], *av[] = {"topology=topology-blocks.conf"};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	setenv("SLURM_CONF", conf, 1);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "gb[01,05]");
+	setenv("SLURMD_NODENAME", "gb01", 1);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	unsetenv("SLURM_CONF");
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("log:   placement    rank order");
+	assert_log_has("2 blocks used, 1 needed");
+	assert_log_has("log:     rack1 (1 node, uplink 1.0:1):");
+	assert_log_has("log:     rack2 (1 node, uplink 1.0:1):");
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	text = read_written(path);
+	assert_non_null(strstr(text, "\"leaf_kind\": \"block\""));
+	assert_non_null(strstr(text, "\"name\": \"rack2\""));
+	free(text);
+}
+
 static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
 {
 	char path[512], want[600], *text;
@@ -1070,9 +1102,16 @@ static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void *
 		/* each step is a fresh slurmstepd: the plugin exits in between */
 		slurm_spank_exit(MOCK_SP, 0, NULL);
 		mock_spank_reset();
-		snprintf(site, sizeof(site), "site=%s", test_data_path("dtplan-thin-three-leaves.conf"));
-		snprintf(topo, sizeof(topo), "topology=%s",
-			 test_data_path("topology-three-leaves.conf"));
+		char *sp = realpath(test_data_path("dtplan-thin-three-leaves.conf"), NULL);
+		char *tp = realpath(test_data_path("topology-three-leaves.conf"), NULL);
+
+		/* absolute: relative ones are read in Slurm's configuration folder */
+		assert_non_null(sp);
+		assert_non_null(tp);
+		snprintf(site, sizeof(site), "site=%s", sp);
+		snprintf(topo, sizeof(topo), "topology=%s", tp);
+		free(sp);
+		free(tp);
 		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
 		setenv("SLURMD_NODENAME", "gpu01", 1);
 		mock_items.job_id = JOB_ID;
@@ -1168,6 +1207,7 @@ int main(void)
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__batch_canned_allocation__launch_variables_and_files),
+		T(user_init__relative_block_topology__read_beside_slurm_conf),
 		T(user_init__picture_exists__plan_written_degraded_without_it),
 		T(user_init__plan_file_exists__degraded_not_overwritten),
 		T(user_init__requeued_job__own_file),

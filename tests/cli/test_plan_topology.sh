@@ -71,6 +71,26 @@ else
 	_fail "svg lacks oversubscribed racks"
 fi
 
+# --topology takes every form Slurm reads: topology/block (topology.conf of
+# BlockName= lines) and topology.yaml (its cluster_default topology, blocks
+# here).  The plan names its blocks and asks for --segment, not --switches.
+for topo in topology-blocks.conf topology.yaml; do
+	run 0 plan --model 7B --global-batch 64 --nodes 'gb[01,05,09]' --topology "$data/$topo" --site "$data/dtplan-thin-blocks.conf" --node-xml "gb01=$xml"
+	stdout_has "[too-many-leaves] the 3 nodes span 3 blocks (rack1 (1 node), rack2 (1 node), rack3 (1 node)) where 1 would hold them"
+	stdout_has "ask for --segment=3"
+	stdout_lacks "--switches"
+	stdout_has "; 3 blocks used, 1 needed"
+	stdout_has "    rack3 (1 node, uplink 320.0:1):"
+	run 0 plan --model 7B --global-batch 64 --nodes 'gb[01,05,09]' --topology "$data/$topo" --site "$data/dtplan-thin-blocks.conf" --node-xml "gb01=$xml" --json
+	json_eq 'j["placement"]["leaf_kind"], [l["name"] for l in j["placement"]["leaves"]]' "('block', ['rack1', 'rack2', 'rack3'])"
+	run 0 check-config --topology "$data/$topo"
+	stdout_has "blocks: 3 (topology/block, base block 4 nodes)"
+done
+# A YAML form dtplan does not read says so, with the line.
+printf -- '- topology: a\n  tree: &anchor\n' >"$tmp/anchor.yaml"
+run 2 plan --model 7B --nodes 'gb[01-02]' --topology "$tmp/anchor.yaml"
+stderr_has "$tmp/anchor.yaml:2: '&anchor': anchors (&) are not supported"
+
 # Saved inventories from "dtplan node --json"; nodes given only by the inventory's hostlist.
 run 0 node --xml "$xml" --json
 cp "$out" "$tmp/hgx.json"
