@@ -1176,6 +1176,20 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);
 
+/*
+ * Reads a whole plan from its JSON (dtplan_plan_to_json()): what
+ * dtplan_plan_render_text() and dtplan_plan_render_svg() show, so that a
+ * saved plan renders as it did when it was made (dtplan show).  The
+ * request's settings the JSON does not carry (the warning thresholds, link
+ * speeds) take dtplan_request_init()'s values; its checkpoint write rate and
+ * per-GPU MTBF come from the checkpoint's numbers.  The placement is
+ * optional.  DTPLAN_ERR_PARSE, naming the member, for JSON that is not a
+ * dtplan.plan/1 plan.  Caller frees *out with dtplan_plan_destroy(); *out
+ * is NULL on error.
+ */
+enum dtplan_err dtplan_plan_from_json(const char *text, struct dtplan_plan **out,
+				      struct dtplan_error *err);
+
 /* ------------------------------------------------------------------------
  * Launch lines for frameworks (lib/launch.c)
  *

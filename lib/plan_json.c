@@ -39,10 +39,11 @@ static json_t *model_json(const struct dtplan_model *m, int seq)
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
 {
-	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "bytes_per_gpu", "weights",
-			 num(l->weights), "gradients", num(l->gradients), "optimizer",
+	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:i, s:i}", "bytes_per_gpu",
+			 "weights", num(l->weights), "gradients", num(l->gradients), "optimizer",
 			 num(l->optimizer), "activations", num(l->activations), "total",
-			 num(l->total), "capacity_bytes", num(capacity));
+			 num(l->total), "capacity_bytes", num(capacity), "fullest_stage", l->stage,
+			 "fullest_stage_layers", l->stage_layers);
 }
 
 static json_t *prediction_json(const struct dtplan_candidate *c)
