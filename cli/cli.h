@@ -36,6 +36,8 @@ int cmd_node(int argc, char **argv);
 void cmd_node_usage(FILE *out);
 int cmd_check_config(int argc, char **argv);
 void cmd_check_config_usage(FILE *out);
+int cmd_show(int argc, char **argv);
+void cmd_show_usage(FILE *out);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),
@@ -142,6 +144,10 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 	{.name = "recompute", .kind = CLI_OPT_RECOMPUTE, .dest = (p), .seen = (seen_p)}
 #define CLI_OPT_TOPOLOGY(p, once_)                                                                 \
 	{.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)}
+
+/* Writes p's SVG picture to path (--svg); CLI_EXIT_FAIL after a message
+ * naming cmd and path when it cannot. */
+int cli_write_svg(const char *cmd, const struct dtplan_plan *p, const char *path);
 
 /* Prints the JSON text followed by a newline and frees it. */
 void cli_print_json(char *text);

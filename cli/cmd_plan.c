@@ -50,30 +50,6 @@ void cmd_plan_usage(FILE *out)
 		DTPLAN_PLAN_SCHEMA);
 }
 
-static int write_svg(const struct dtplan_plan *p, const char *path)
-{
-	struct dtplan_error err = {0};
-	char *svg = NULL;
-	FILE *f;
-	int rc = CLI_EXIT_OK;
-
-	if (dtplan_plan_render_svg(p, &svg, &err) != DTPLAN_OK)
-		return cli_report(CMD, &err, false);
-	f = fopen(path, "w");
-	if (f == NULL || fputs(svg, f) == EOF) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	if (f != NULL && fclose(f) != 0 && rc == CLI_EXIT_OK) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	free(svg);
-	return rc;
-}
-
 /*
  * What the flags of dtplan plan set.  To add a flag: a row in the table in
  * cmd_plan() (and a field here when the request has none to take it), a
@@ -207,7 +183,7 @@ int cmd_plan(int argc, char **argv)
 	fputs(text, stdout);
 	if (a.json)
 		fputc('\n', stdout);
-	rc = a.svg != NULL ? write_svg(plan, a.svg) : CLI_EXIT_OK;
+	rc = a.svg != NULL ? cli_write_svg(CMD, plan, a.svg) : CLI_EXIT_OK;
 out:
 	free(text);
 	dtplan_plan_destroy(plan);
