@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define ARGS_SOURCE "plugstack.conf"
 
@@ -37,6 +38,8 @@ enum kind {
 	K_RATE,    /* dtplan_parse_rate, "0" allowed when min == 0 */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
+	K_URL,     /* an http:// or https:// URL, "" allowed */
+	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
 };
 
 struct setting {
@@ -77,6 +80,17 @@ static const struct setting settings[] = {
 	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
 	 0, 0, 1, false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0, 1, true},
+	{"FabricURL", "fabric_url", K_URL, STR(fabric_url), 0, 0, false},
+	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
+	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
+	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 0, 600, true},
+	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
+	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
+	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 0, 600, true},
+	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0, 0,
+	 600, true},
+	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1024, 1e10, false},
+	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
@@ -108,6 +122,11 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->bubble_threshold = 0.10;
 	c->exposed_comm_threshold = 0.10;
 	c->mfu_efficiency = 0.5;
+	c->fabric_cache_ttl_s = 300.0;
+	c->fabric_timeout_s = 2.0;
+	c->report_timeout_s = 2.0;
+	c->http_connect_timeout_s = 1.0;
+	c->http_max_bytes = 16e6;
 }
 
 void dtplan_config_fini(struct dtplan_config *c)
@@ -163,6 +182,25 @@ static bool valid_name(const char *s)
 		return false;
 	for (; *s != '\0'; s++)
 		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+/* An http:// or https:// URL with a host part and no blanks or control characters. */
+static bool valid_url(const char *s)
+{
+	size_t skip;
+
+	if (strncasecmp(s, "http://", 7) == 0)
+		skip = 7;
+	else if (strncasecmp(s, "https://", 8) == 0)
+		skip = 8;
+	else
+		return false;
+	if (s[skip] == '\0' || s[skip] == '/')
+		return false;
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
 			return false;
 	return true;
 }
@@ -235,7 +273,7 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	enum dtplan_err rv;
 
 	memset(v, 0, sizeof(*v));
-	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU)
+	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU && s->kind != K_URL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: missing value", name);
 	switch (s->kind) {
 	case K_MODE:
@@ -270,12 +308,17 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		if (strlen(text) >= s->size)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "%s: '%s' is longer than %zu characters", name, text,
 					     s->size - 1);
 		if (s->kind == K_GPU && text[0] != '\0' && check_gpu(name, text, err) != DTPLAN_OK)
 			return DTPLAN_ERR_NOT_FOUND;
+		if (s->kind == K_URL && text[0] != '\0' && !valid_url(text))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not an http:// or https:// URL", name,
+					     text);
 		dtplan__strlcpy(v->s, text, sizeof(v->s));
 		return DTPLAN_OK;
 	case K_TIME:
@@ -292,6 +335,9 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 		break;
 	case K_RATIO:
 		rv = parse_ratio(name, text, &v->d, err);
+		break;
+	case K_BYTES:
+		rv = dtplan_parse_bytes(text, name, &v->d, err);
 		break;
 	default:
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled setting", name);
@@ -314,6 +360,7 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		dtplan__strlcpy(field, v->s, s->size);
 		break;
 	default:
@@ -337,6 +384,7 @@ static bool same_value(const struct dtplan_config *c, const struct setting *s,
 		return i == v->i;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		return strcmp(field, v->s) == 0;
 	default:
 		memcpy(&d, field, sizeof(double));
@@ -700,7 +748,7 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 
 static bool values_equal(const struct setting *s, const struct value *a, const struct value *b)
 {
-	if (s->kind == K_PATH || s->kind == K_GPU)
+	if (s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL)
 		return strcmp(a->s, b->s) == 0;
 	return a->i == b->i && a->d == b->d;
 }
@@ -824,7 +872,7 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 
 static bool is_text(const struct setting *s)
 {
-	return s->kind == K_PATH || s->kind == K_GPU;
+	return s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL;
 }
 
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
@@ -861,7 +909,11 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		buf[0] = '\0';
+		break;
+	case K_BYTES:
+		dtplan_format_bytes(d, buf, sizeof(buf));
 		break;
 	case K_TIME:
 		dtplan_format_time(d, buf, sizeof(buf));

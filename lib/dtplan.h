@@ -613,6 +613,17 @@ struct dtplan_config {
 	double bubble_threshold;  /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	/* HTTP (probes/http.c): the fabric service and the plans' collector */
+	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];   /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s;/* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;  /* bound on one fetch of the fabric, connection included */
+	char report_url[256];     /* ReportURL: where each plan is POSTed; "" none */
+	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
+	double report_timeout_s;  /* bound on one report, connection included */
+	double http_connect_timeout_s; /* bound on connecting (within the two above) */
+	double http_max_bytes;    /* largest answer accepted */
+	char http_ca_path[256];   /* CA bundle file or hashed folder; "" libcurl's default */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
