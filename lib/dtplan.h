@@ -696,7 +696,7 @@ const char *dtplan_policy_name(int policy);
 const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
 
 /* ------------------------------------------------------------------------
- * Fabric descriptions from a service (lib/fabric.c)
+ * Fabric descriptions from a service (lib/fabric_json.c)
  *
  * What a fabric service (FabricURL=) answers, in one of two formats chosen
  * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
@@ -715,7 +715,7 @@ enum dtplan_fabric_format {
 /* "dtplan.fabric/1" or "topology.conf" (static strings). */
 const char *dtplan_fabric_format_name(enum dtplan_fabric_format f);
 
-struct dtplan_fabric {
+struct dtplan_fabric_desc {
 	enum dtplan_fabric_format format;
 	struct dtplan_topology *topology; /* owned; never NULL in a parsed fabric */
 	/* The JSON form's site-file part as dtplan.conf text (switch settings,
@@ -729,11 +729,11 @@ struct dtplan_fabric {
  * Parses a fabric description.  Text whose first non-blank character is
  * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
  * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
- * Caller frees *out with dtplan_fabric_destroy(); *out is NULL on error.
+ * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
  */
-enum dtplan_err dtplan_fabric_parse(const char *text, size_t len, const char *source,
-				    struct dtplan_fabric **out, struct dtplan_error *err);
-void dtplan_fabric_destroy(struct dtplan_fabric *f);
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+				    struct dtplan_fabric_desc **out, struct dtplan_error *err);
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
 
 /*
  * The site configuration a plan uses with fabric f: *out receives a copy of
@@ -743,7 +743,7 @@ void dtplan_fabric_destroy(struct dtplan_fabric *f);
  * are then applied to f->topology (dtplan_config_apply_topology()).  On
  * error *out is left initialised and empty of arrays (dtplan_config_init()).
  */
-enum dtplan_err dtplan_fabric_apply(struct dtplan_fabric *f, const struct dtplan_config *base,
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f, const struct dtplan_config *base,
 				    struct dtplan_config *out, struct dtplan_error *err);
 
 /*

@@ -1,5 +1,5 @@
 /*
- * test_fabric.c: fabric descriptions as a service serves them
+ * test_fabric_json.c: fabric descriptions as a service serves them
  * (dtplan.fabric/1 JSON and topology.conf), their export, and the reports a
  * collector receives.
  */
@@ -66,14 +66,14 @@ static void fabric_to_json__files__parse_and_apply_give_the_same_fabric(void **s
 	for (size_t k = 0; k < sizeof(export_cases) / sizeof(export_cases[0]); k++) {
 		struct dtplan_topology *t = NULL;
 		struct dtplan_config c, base, applied;
-		struct dtplan_fabric *f = NULL;
+		struct dtplan_fabric_desc *f = NULL;
 		struct dtplan_error err = {0};
 		char *json = NULL;
 
 		load_files(export_cases[k].topology, export_cases[k].site, &t, &c);
 		assert_int_equal(dtplan_fabric_to_json(t, &c, true, &json, &err), DTPLAN_OK);
 		assert_non_null(strstr(json, "\"schema\": \"dtplan.fabric/1\""));
-		if (dtplan_fabric_parse(json, strlen(json), "export", &f, &err) != DTPLAN_OK)
+		if (dtplan_fabric_desc_parse(json, strlen(json), "export", &f, &err) != DTPLAN_OK)
 			fail_msg("%s: %s\n%s", export_cases[k].topology, err.text, json);
 		assert_int_equal(f->format, DTPLAN_FABRIC_JSON);
 		assert_non_null(f->site_text);
@@ -83,12 +83,12 @@ static void fabric_to_json__files__parse_and_apply_give_the_same_fabric(void **s
 								   "Oversubscription=8\n",
 							    "base", NULL),
 				 DTPLAN_OK);
-		if (dtplan_fabric_apply(f, &base, &applied, &err) != DTPLAN_OK)
+		if (dtplan_fabric_desc_apply(f, &base, &applied, &err) != DTPLAN_OK)
 			fail_msg("%s: %s", export_cases[k].topology, err.text);
 		assert_same_fabric(t, &c, f->topology, &applied);
 		assert_int_equal(applied.n_switches, c.n_switches);
 		free(json);
-		dtplan_fabric_destroy(f);
+		dtplan_fabric_desc_destroy(f);
 		dtplan_config_fini(&applied);
 		dtplan_config_fini(&base);
 		dtplan_config_fini(&c);
@@ -113,23 +113,23 @@ static void fabric_parse__hand_written_json__same_as_files(void **state)
 {
 	struct dtplan_topology *t = NULL;
 	struct dtplan_config c, base, applied;
-	struct dtplan_fabric *f = NULL;
+	struct dtplan_fabric_desc *f = NULL;
 	struct dtplan_error err = {0};
 
 	(void)state;
 	load_files("topology-two-racks.conf", "dtplan-two-racks.conf", &t, &c);
-	if (dtplan_fabric_parse(two_racks_json, strlen(two_racks_json), "svc", &f, &err) !=
+	if (dtplan_fabric_desc_parse(two_racks_json, strlen(two_racks_json), "svc", &f, &err) !=
 	    DTPLAN_OK)
 		fail_msg("%s", err.text);
 	dtplan_config_init(&base);
 	base.oversub_threshold = 2; /* as dtplan-two-racks.conf: not a fabric value */
-	assert_int_equal(dtplan_fabric_apply(f, &base, &applied, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_fabric_desc_apply(f, &base, &applied, &err), DTPLAN_OK);
 	/* leaf1 is under spine by its "parent", leaf2 by spine's "switches" */
 	assert_int_equal(f->topology->switches[0].parent, 2);
 	assert_int_equal(f->topology->switches[1].parent, 2);
 	assert_same_fabric(t, &c, f->topology, &applied);
 	assert_near(applied.oversub_threshold, 2, 0);
-	dtplan_fabric_destroy(f);
+	dtplan_fabric_desc_destroy(f);
 	dtplan_config_fini(&applied);
 	dtplan_config_fini(&base);
 	dtplan_config_fini(&c);
@@ -143,11 +143,11 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 				   "SwitchName=leaf2 Nodes=gpu[09-16]\n"
 				   "SwitchName=spine Switches=leaf[1-2]\n";
 	struct dtplan_config site, applied;
-	struct dtplan_fabric *f = NULL;
+	struct dtplan_fabric_desc *f = NULL;
 	struct dtplan_error err = {0};
 
 	(void)state;
-	assert_int_equal(dtplan_fabric_parse(text, strlen(text), "svc", &f, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), "svc", &f, &err), DTPLAN_OK);
 	assert_int_equal(f->format, DTPLAN_FABRIC_TOPOLOGY_CONF);
 	assert_string_equal(dtplan_fabric_format_name(f->format), "topology.conf");
 	assert_null(f->site_text);
@@ -156,22 +156,22 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 	assert_int_equal(dtplan_config_parse_file(&site, test_data_path("dtplan-two-racks.conf"),
 						  NULL),
 			 DTPLAN_OK);
-	assert_int_equal(dtplan_fabric_apply(f, &site, &applied, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_fabric_desc_apply(f, &site, &applied, &err), DTPLAN_OK);
 	/* the site file's SwitchName=leaf[1-2] Oversubscription=4:1 */
 	assert_near(f->topology->switches[0].oversubscription, 4, 0);
 	assert_near(f->topology->switches[1].oversubscription, 4, 0);
 	assert_near(f->topology->switches[2].oversubscription, 1, 0);
 	assert_int_equal(applied.n_switches, 2); /* leaf[1-2]: one entry each */
 	dtplan_config_fini(&applied);
-	dtplan_fabric_destroy(f);
+	dtplan_fabric_desc_destroy(f);
 
 	/* A site switch the served tree lacks is an error naming the site file. */
-	assert_int_equal(dtplan_fabric_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f, &err),
+	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f, &err),
 			 DTPLAN_OK);
-	assert_int_equal(dtplan_fabric_apply(f, &site, &applied, &err), DTPLAN_ERR_NOT_FOUND);
+	assert_int_equal(dtplan_fabric_desc_apply(f, &site, &applied, &err), DTPLAN_ERR_NOT_FOUND);
 	assert_non_null(strstr(err.text, "SwitchName=leaf1: no switch 'leaf1' in the topology"));
 	assert_null(applied.switches);
-	dtplan_fabric_destroy(f);
+	dtplan_fabric_desc_destroy(f);
 	dtplan_config_fini(&site);
 }
 
@@ -252,11 +252,11 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		struct dtplan_fabric *f = (struct dtplan_fabric *)1;
+		struct dtplan_fabric_desc *f = (struct dtplan_fabric_desc *)1;
 		struct dtplan_error err = {0};
 		enum dtplan_err rv;
 
-		rv = dtplan_fabric_parse(bad_cases[i].text, strlen(bad_cases[i].text), "http://svc/f",
+		rv = dtplan_fabric_desc_parse(bad_cases[i].text, strlen(bad_cases[i].text), "http://svc/f",
 					 &f, &err);
 		if (rv != bad_cases[i].code || strstr(err.text, bad_cases[i].message) == NULL)
 			fail_msg("case %zu: got %d '%s', expected %d '%s'", i, rv, err.text,
@@ -268,16 +268,16 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
 
 static void fabric_parse__nul_byte_or_null__refused(void **state)
 {
-	struct dtplan_fabric *f = NULL;
+	struct dtplan_fabric_desc *f = NULL;
 	struct dtplan_error err = {0};
 
 	(void)state;
-	assert_int_equal(dtplan_fabric_parse("SwitchName=a Nodes=n1\0x", 23, "svc", &f, &err),
+	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=a Nodes=n1\0x", 23, "svc", &f, &err),
 			 DTPLAN_ERR_PARSE);
 	assert_string_equal(err.text, "the answer holds a NUL byte");
-	assert_int_equal(dtplan_fabric_parse(NULL, 0, "svc", &f, &err), DTPLAN_ERR_INVAL);
-	assert_int_equal(dtplan_fabric_parse("x", 1, "svc", NULL, &err), DTPLAN_ERR_INVAL);
-	dtplan_fabric_destroy(NULL);
+	assert_int_equal(dtplan_fabric_desc_parse(NULL, 0, "svc", &f, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_fabric_desc_parse("x", 1, "svc", NULL, &err), DTPLAN_ERR_INVAL);
+	dtplan_fabric_desc_destroy(NULL);
 }
 
 static void fabric_to_json__site_switch_not_in_tree__not_found(void **state)

@@ -1,5 +1,5 @@
 /*
- * fabric.c: fabric descriptions as a service serves them.  Two formats,
+ * fabric_json.c: fabric descriptions as a service serves them.  Two formats,
  * chosen by content: dtplan.fabric/1 JSON (text starting with '{') and
  * Slurm's topology.conf.
  *
@@ -134,7 +134,7 @@ const char *dtplan_fabric_format_name(enum dtplan_fabric_format f)
 	}
 }
 
-void dtplan_fabric_destroy(struct dtplan_fabric *f)
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f)
 {
 	if (f == NULL)
 		return;
@@ -491,7 +491,7 @@ static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
 	return dtplan__error(p->err, e->code, p->source, 0, "%s: %s", where, e->text);
 }
 
-static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric *f,
+static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric_desc *f,
 				  struct dtplan_error *err)
 {
 	static const char *const keys[] = {"schema", "network", "nvlink", "gpu_type",
@@ -596,10 +596,10 @@ out:
 	return rv;
 }
 
-enum dtplan_err dtplan_fabric_parse(const char *text, size_t len, const char *source,
-				    struct dtplan_fabric **out, struct dtplan_error *err)
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+				    struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
-	struct dtplan_fabric *f = NULL;
+	struct dtplan_fabric_desc *f = NULL;
 	const char *name = source ? source : "fabric";
 	char *copy = NULL;
 	size_t i = 0;
@@ -642,7 +642,7 @@ enum dtplan_err dtplan_fabric_parse(const char *text, size_t len, const char *so
 	f = NULL;
 out:
 	free(copy);
-	dtplan_fabric_destroy(f);
+	dtplan_fabric_desc_destroy(f);
 	return rv;
 }
 
@@ -671,7 +671,7 @@ fail:
 	return DTPLAN_ERR_NOMEM;
 }
 
-enum dtplan_err dtplan_fabric_apply(struct dtplan_fabric *f, const struct dtplan_config *base,
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f, const struct dtplan_config *base,
 				    struct dtplan_config *out, struct dtplan_error *err)
 {
 	enum dtplan_err rv;
