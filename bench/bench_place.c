@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 				       "TP %d x PP %d x DP %d, order %s, crosses %s, uplink "
 				       "slowdown %.3f, %zu warnings\n",
 				       p->n_ranks, p->n_nodes, p->n_leaves_used, p->n_leaves_needed,
-				       p->best.tp, p->best.pp, p->best.dp, p->best.rank_order,
+				       p->best.tp, p->best.pp, p->best.dp, dtplan_rank_order_name(p->best.rank_order),
 				       p->best.crosses_uplinks, p->best.uplink_slowdown,
 				       p->n_warnings);
 			dtplan_plan_destroy(p);

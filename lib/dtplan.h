@@ -841,6 +841,15 @@ void dtplan_request_init(struct dtplan_request *r);
 /* Applies a site configuration's fabric, reliability and threshold values. */
 void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c);
 
+/* How ranks map to the groups: TP fastest, then DP or PP. */
+enum dtplan_rank_order {
+	DTPLAN_ORDER_TP_DP_PP = 0, /* DP inner: a PP stage is tp*dp consecutive ranks */
+	DTPLAN_ORDER_TP_PP_DP,     /* PP inner: a pipeline replica is tp*pp consecutive ranks */
+};
+
+/* "tp-dp-pp" / "tp-pp-dp" (static strings). */
+const char *dtplan_rank_order_name(enum dtplan_rank_order o);
+
 /* Predicted step time and its parts (seconds). */
 struct dtplan_step {
 	double compute;        /* FLOPs / (peak * efficiency) per GPU */
@@ -867,9 +876,10 @@ struct dtplan_candidate {
 	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
 	double net_bytes_per_gpu;  /* bytes one GPU sends per step over the inter-node
 				    * network (DP/ZeRO + PP traffic); the tie-breaker */
-	const char *rank_order;    /* "tp-dp-pp" (DP inner: a PP stage is tp*dp consecutive
-				    * ranks) or "tp-pp-dp" (a pipeline replica is tp*pp
-				    * consecutive ranks); static string */
+	enum dtplan_rank_order rank_order;
+	double dp_bytes;           /* bytes one rank sends per step in its DP/ZeRO collectives */
+	double pp_bytes;           /* bytes one rank sends per step over one pipeline boundary,
+				    * each way */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32

@@ -46,6 +46,30 @@ struct dtplan__model_parts {
 void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
 
 /* ------------------------------------------------------------------------
+ * Request (lib/request.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Fills what a request leaves to the model: seq 0 becomes the model's
+ * max_seq (DTPLAN_DEFAULT_SEQ when unknown).  Returns req itself when nothing
+ * is left open, else buf holding the resolved copy.
+ */
+const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
+						    struct dtplan_request *buf);
+
+/*
+ * Checks that a request is complete and consistent (counts >= 1, fixed
+ * choices in range, bandwidths > 0).  DTPLAN_ERR_INVAL naming the field.
+ */
+enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err);
+
+/* Fixed choices that can never be met (TP not dividing the heads or GPUs, PP
+ * above the layers, ZeRO-2/3 with PP, ...): DTPLAN_ERR_INVAL naming the
+ * choice in err->source ("tp", "pp", "zero", "micro-batch"). */
+enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
+					    struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Search (lib/search.c), used by lib/plan.c and the tests
  * ---------------------------------------------------------------------- */
 
@@ -72,20 +96,6 @@ struct dtplan__search {
 	size_t n_considered;      /* configurations examined */
 	size_t n_fit;             /* of them, fitting memory */
 };
-
-/*
- * Checks that a request is complete and consistent (counts >= 1, fixed
- * choices in range, bandwidths > 0).  DTPLAN_ERR_INVAL naming the field.
- */
-/*
- * Fills what a request leaves to the model: seq 0 becomes the model's
- * max_seq (DTPLAN_DEFAULT_SEQ when unknown).  Returns req itself when nothing
- * is left open, else buf holding the resolved copy.
- */
-const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
-						    struct dtplan_request *buf);
-
-enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err);
 
 /*
  * Evaluates one configuration: fills c->memory and, when it fits, the
@@ -145,17 +155,9 @@ enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_er
 char *dtplan__conf_line(char **cursor, int *lineno);
 
 /* ------------------------------------------------------------------------
- * Fabric layout and placement (lib/placement.c)
+ * Fabric (lib/fabric.c), its cost (lib/fabric_cost.c), placement
+ * (lib/placement.c) and warnings (lib/warnings.c)
  * ---------------------------------------------------------------------- */
-
-/* Rank orders: TP fastest, then DP or PP. */
-enum dtplan__order {
-	DTPLAN__ORDER_DP_INNER = 0, /* "tp-dp-pp": a PP stage is tp*dp consecutive GPUs */
-	DTPLAN__ORDER_PP_INNER,     /* "tp-pp-dp": a pipeline replica is tp*pp consecutive GPUs */
-};
-
-/* "tp-dp-pp" / "tp-pp-dp" (static strings). */
-const char *dtplan__order_name(enum dtplan__order o);
 
 /* Consecutive nodes of the placement under one leaf switch. */
 struct dtplan__run {
@@ -226,32 +228,39 @@ void dtplan__fabric_destroy(struct dtplan__fabric *f);
 bool dtplan__fabric_tp_fits(const struct dtplan__fabric *f, int tp);
 
 /*
+ * Concurrent flows one group kind sends over run r's uplink: groups of
+ * `block` consecutive GPUs holding `inter` interleaved groups, or (strided)
+ * one member in every block of `block` GPUs (lib/fabric_cost.c).
+ */
+double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__run *r,
+			 bool strided, size_t block, size_t inter);
+
+/*
  * Where the TP, PP and DP groups of (tp, pp, dp) run under rank order o, and
  * their effective bandwidth: min(NIC, uplink / concurrent flows) over the
  * uplinks they cross; groups inside an NVLink domain get nvlink_bw.
  * O(number of runs).
  */
 void dtplan__fabric_eval(const struct dtplan__fabric *f, int tp, int pp, int dp,
-			 enum dtplan__order o, double nvlink_bw, struct dtplan__fabric_eval *out);
+			 enum dtplan_rank_order o, double nvlink_bw, struct dtplan__fabric_eval *out);
 
 /*
  * Fills p's ranks, node_names, node_leaf and leaf counts from the layout and
- * p->best (its rank_order), and adds the placement warnings.
+ * p->best (its rank_order).
  */
 enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				       struct dtplan_error *err);
+
+/*
+ * Adds every warning of a finished plan: the fabric's (f NULL: planned
+ * without a cluster) then the step's, in that order.
+ */
+enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
+				      struct dtplan_error *err);
 
 /* Search over a fabric (NULL: as dtplan__search_run()). */
 enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 					  const struct dtplan__fabric *fab, bool first_fit,
 					  struct dtplan__search *out, struct dtplan_error *err);
-
-/*
- * Bytes one rank sends per step in its DP/ZeRO collectives (*dp) and over
- * one pipeline boundary in each direction (*pp), for a candidate evaluated
- * on req.
- */
-void dtplan__candidate_traffic(const struct dtplan_request *req, const struct dtplan_candidate *c,
-			       double *dp, double *pp);
 
 #endif /* DTPLAN_PRIVATE_H */

@@ -173,9 +173,8 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	free(layers);
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
 	/* How RANK maps to (tp, pp, dp): frameworks must build their groups the
-	 * same way.  Unknown (a hand-made plan): better unset than guessed. */
-	if (b->rank_order != NULL && b->rank_order[0] != '\0')
-		ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", b->rank_order);
+	 * same way. */
+	ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", dtplan_rank_order_name(b->rank_order));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));
 	/* Every failure above is DTPLAN_ERR_NOMEM (names are valid constants). */

@@ -1,6 +1,7 @@
 /*
- * plan.c: request defaults, and request -> plan: search, checkpoint
- * interval, warnings.  No I/O.
+ * plan.c: request + cluster -> plan: the fabric, the search, the
+ * checkpoint interval, the placement and the warnings, in that order
+ * (doc/internals/map.md).  No I/O.
  */
 #include "config.h"
 
@@ -14,63 +15,6 @@
 
 /* Largest GPU count tried when looking for the smallest one that fits. */
 #define MAX_FIT_GPUS (1 << 20)
-
-void dtplan_request_init(struct dtplan_request *r)
-{
-	struct dtplan_config defaults;
-	const struct dtplan_gpu *gpu;
-
-	if (r == NULL)
-		return;
-	memset(r, 0, sizeof(*r));
-	gpu = dtplan_gpu_find("h100-sxm", NULL);
-	if (gpu != NULL)
-		r->gpu = *gpu;
-	r->gpus_per_node = 8;
-	r->seq = 0; /* the model's context length, else DTPLAN_DEFAULT_SEQ */
-	r->global_batch = 1024;
-	r->zero = -1;
-	r->recompute = -1;
-	r->memory_headroom = 0.1;
-	/* Fabric, reliability and thresholds: the site defaults, which live in
-	 * dtplan_config_init() only, so a plan with and without a site file
-	 * that sets nothing agree. */
-	dtplan_config_init(&defaults);
-	dtplan_request_apply_config(r, &defaults);
-}
-
-/* Copies v into *dst when the site set it (> 0). */
-static void take(double *dst, double v)
-{
-	if (v > 0.0 && isfinite(v))
-		*dst = v;
-}
-
-void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c)
-{
-	const struct dtplan_gpu *gpu;
-
-	if (r == NULL || c == NULL)
-		return;
-	if (c->gpu_type[0] != '\0') {
-		gpu = dtplan_gpu_find(c->gpu_type, NULL);
-		if (gpu != NULL)
-			r->gpu = *gpu;
-	}
-	take(&r->net_bytes_per_s, c->net_bytes_per_s);
-	take(&r->net_latency_s, c->net_latency_s);
-	take(&r->nvlink_bytes_per_s, c->nvlink_bytes_per_s);
-	take(&r->nvlink_latency_s, c->nvlink_latency_s);
-	take(&r->mtbf_gpu_hours, c->mtbf_gpu_hours);
-	take(&r->ckpt_write_bytes_per_s, c->ckpt_write_bytes_per_s);
-	if (c->restart_seconds >= 0.0 && isfinite(c->restart_seconds))
-		r->restart_seconds = c->restart_seconds;
-	take(&r->oversub_threshold, c->oversub_threshold);
-	take(&r->bubble_threshold, c->bubble_threshold);
-	take(&r->exposed_comm_threshold, c->exposed_comm_threshold);
-	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
-		r->efficiency = c->mfu_efficiency;
-}
 
 void dtplan_plan_destroy(struct dtplan_plan *p)
 {
@@ -87,26 +31,6 @@ void dtplan_plan_destroy(struct dtplan_plan *p)
 	free(p);
 }
 
-enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
-					...)
-{
-	struct dtplan_warning *w;
-	va_list ap;
-
-	if (p == NULL || code == NULL || fmt == NULL)
-		return DTPLAN_ERR_INVAL;
-	w = realloc(p->warnings, (p->n_warnings + 1) * sizeof(*w));
-	if (w == NULL)
-		return DTPLAN_ERR_NOMEM;
-	p->warnings = w;
-	w = &p->warnings[p->n_warnings++];
-	dtplan__strlcpy(w->code, code, sizeof(w->code));
-	va_start(ap, fmt);
-	vsnprintf(w->message, sizeof(w->message), fmt, ap);
-	va_end(ap);
-	return DTPLAN_OK;
-}
-
 void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -117,39 +41,6 @@ void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->degraded_reason, sizeof(p->degraded_reason), fmt, ap);
 	va_end(ap);
-}
-
-/* Fixed choices that can never be met are usage errors, not "no fit". */
-static enum dtplan_err check_fixed(const struct dtplan_request *r, struct dtplan_error *err)
-{
-	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
-
-	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
-				     "TP %d does not divide the %d attention heads and %d key/value "
-				     "heads of %s",
-				     r->tp, r->model.heads, kv, r->model.name);
-	if (r->tp > 0 && r->gpus % r->tp != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0, "TP %d does not divide %d GPUs",
-				     r->tp, r->gpus);
-	if (r->pp > r->model.layers)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "PP %d is more stages than the %d layers of %s", r->pp,
-				     r->model.layers, r->model.name);
-	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
-				     r->pp, r->gpus);
-	if (r->zero >= 2 && r->pp > 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
-				     "pipeline parallelism), PP is %d",
-				     r->zero, r->pp);
-	if (r->micro_batch > r->global_batch)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
-				     "micro-batch %d is larger than the global batch %d",
-				     r->micro_batch, r->global_batch);
-	return DTPLAN_OK;
 }
 
 /* "1 node", "3 nodes". */
@@ -286,43 +177,6 @@ static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtp
 			     req->model.name, count, req->gpus, req->gpu.name, cap, gpn, MAX_FIT_GPUS);
 }
 
-/* placed: the fabric layout checks TP against the real domains instead */
-static enum dtplan_err add_warnings(struct dtplan_plan *p, bool placed)
-{
-	const struct dtplan_request *r = &p->request;
-	const struct dtplan_step *st = &p->best.step;
-	double bubble = st->bubble / st->total;
-	double exposed = (st->tp_comm + st->pp_comm + st->dp_exposed) / st->total;
-	enum dtplan_err rv = DTPLAN_OK;
-
-	/* placed: lib/placement.c checks TP against the allocation's domains */
-	if (!placed && r->tp > r->gpu.domain_size)
-		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
-					     "TP %d is larger than the %d-GPU NVLink domain of %s: "
-					     "its all-reduces cross the network (%.3f s per step)",
-					     r->tp, r->gpu.domain_size, r->gpu.name, st->tp_comm);
-	else if (!placed && r->tp > 0 && r->gpus_per_node % r->tp != 0)
-		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
-					     "TP %d does not divide the %d GPUs of a node: TP groups "
-					     "span nodes (%.3f s per step)",
-					     r->tp, r->gpus_per_node, st->tp_comm);
-	if (rv == DTPLAN_OK && bubble > r->bubble_threshold)
-		rv = dtplan_plan_add_warning(p, "pipeline-bubble",
-					     "pipeline bubble is %.1f%% of the step (%.3f s of %.3f s, "
-					     "PP %d with %d micro-batches), above %.0f%%; more "
-					     "micro-batches or fewer stages shrink it",
-					     bubble * 100.0, st->bubble, st->total, p->best.pp,
-					     p->best.num_microbatches, r->bubble_threshold * 100.0);
-	if (rv == DTPLAN_OK && exposed > r->exposed_comm_threshold)
-		rv = dtplan_plan_add_warning(p, "exposed-communication",
-					     "communication not hidden behind compute is %.1f%% of the "
-					     "step (TP %.3f s, PP %.3f s, DP %.3f s of %.3f s), above "
-					     "%.0f%%",
-					     exposed * 100.0, st->tp_comm, st->pp_comm, st->dp_exposed,
-					     st->total, r->exposed_comm_threshold * 100.0);
-	return rv;
-}
-
 static enum dtplan_err plan_checkpoint(struct dtplan_plan *p, struct dtplan_error *err)
 {
 	const struct dtplan_request *r = &p->request;
@@ -377,7 +231,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   "MTBF and checkpoint write bandwidth must be > 0, restart >= 0");
 		goto out;
 	}
-	rv = check_fixed(req, err);
+	rv = dtplan__request_check_fixed(req, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = dtplan__search_run_fabric(req, fab, false, &s, err);
@@ -407,11 +261,9 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
-	rv = add_warnings(p, fab != NULL);
-	if (rv != DTPLAN_OK) {
-		dtplan__error(err, rv, "", 0, "out of memory");
+	rv = dtplan__plan_warnings(p, fab, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
 	*out = p;
 	p = NULL;
 out:

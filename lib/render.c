@@ -154,7 +154,7 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 	if (p->leaf_names != NULL)
 		fprintf(f, "  placement    rank order %s; uplinks crossed by %s; %zu leaf "
 			   "switch%s used, %zu needed\n",
-			p->best.rank_order ? p->best.rank_order : "tp-dp-pp",
+			dtplan_rank_order_name(p->best.rank_order),
 			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
 			p->n_leaves_used, p->n_leaves_used == 1 ? "" : "es", p->n_leaves_needed);
 	fprintf(f, "  rank map     leaf switch / node / rank(tp,pp,dp) per GPU\n");

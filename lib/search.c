@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Rank order is tp fastest, then dp, then pp (one PP stage = tp*dp ranks). */
-
 /* Per-request constants, computed once per search. */
 struct ctx {
 	const struct dtplan_request *req;
@@ -38,7 +36,7 @@ struct links {
 
 /* A (tp, pp, dp) split costed on the fabric under both rank orders. */
 struct split {
-	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan__order */
+	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan_rank_order */
 };
 
 static void ctx_init(struct ctx *x, const struct dtplan_request *req)
@@ -52,60 +50,6 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 						      : req->gpu.nvlink_bytes_per_s;
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
 	x->fab = NULL;
-}
-
-const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
-						    struct dtplan_request *buf)
-{
-	if (req == NULL || req->seq != 0)
-		return req;
-	*buf = *req;
-	buf->seq = req->model.max_seq > 0 ? req->model.max_seq : DTPLAN_DEFAULT_SEQ;
-	return buf;
-}
-
-enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err)
-{
-	const struct dtplan_model *m;
-	const char *bad = NULL;
-
-	if (req == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no request");
-	m = &req->model;
-	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 0)
-		bad = "model dimensions (layers, hidden, heads) must be >= 1";
-	else if (!(m->params > 0.0) || !isfinite(m->params))
-		bad = "model parameter count must be > 0";
-	else if (req->gpus < 1)
-		bad = "gpus must be >= 1";
-	else if (req->gpus_per_node < 1)
-		bad = "gpus_per_node must be >= 1";
-	else if (req->seq < 1)
-		bad = "sequence length must be >= 1";
-	else if (req->global_batch < 1)
-		bad = "global batch must be >= 1";
-	else if (!(req->gpu.memory_bytes > 0.0) || !(req->gpu.peak_bf16_flops > 0.0))
-		bad = "GPU memory and peak FLOP/s must be > 0";
-	else if (req->gpu.domain_size < 1)
-		bad = "GPU NVLink domain size must be >= 1";
-	else if (!(req->efficiency > 0.0 && req->efficiency <= 1.0))
-		bad = "efficiency must be in (0, 1]";
-	else if (!(req->memory_headroom >= 0.0 && req->memory_headroom < 1.0))
-		bad = "memory headroom must be in [0, 1)";
-	else if (!(req->net_bytes_per_s > 0.0) ||
-		 !(req->nvlink_bytes_per_s > 0.0 || req->gpu.nvlink_bytes_per_s > 0.0))
-		bad = "network and NVLink bandwidths must be > 0";
-	else if (req->net_latency_s < 0.0 || req->nvlink_latency_s < 0.0)
-		bad = "latencies must be >= 0";
-	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0)
-		bad = "fixed tp, pp and micro-batch must be >= 0 (0: search)";
-	else if (req->zero < -1 || req->zero > 3)
-		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
-	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
-		bad = "fixed recompute must be none, selective or full (-1: search)";
-	if (bad != NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s", bad);
-	return DTPLAN_OK;
 }
 
 /* Bandwidth and latency of the links a group of `span` consecutive ranks uses. */
@@ -203,16 +147,6 @@ static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 	}
 }
 
-void dtplan__candidate_traffic(const struct dtplan_request *req, const struct dtplan_candidate *c,
-			       double *dp, double *pp)
-{
-	double act = 2.0 * req->seq * c->micro_batch * req->model.hidden;
-
-	*dp = dp_traffic(c, 2.0 * c->memory.params_per_gpu);
-	/* each boundary carries 2sbh/tp each way per micro-batch */
-	*pp = c->pp > 1 ? (double)c->num_microbatches * act / c->tp : 0.0;
-}
-
 static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
 {
 	const struct dtplan_request *r = x->req;
@@ -303,11 +237,14 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed;
 	c->net_bytes_per_gpu = net_bytes;
+	c->dp_bytes = dp_traffic(c, 2.0 * c->memory.params_per_gpu);
+	/* each boundary carries 2sbh/tp each way per micro-batch */
+	c->pp_bytes = c->pp > 1 ? m * act / c->tp : 0.0;
 	c->tflops_per_gpu = 6.0 * x->params * tokens_of(x, c) / (st->total * gpus) / 1e12;
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
-	c->rank_order = dtplan__order_name(DTPLAN__ORDER_DP_INNER);
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
 }
 
 /*
@@ -319,24 +256,24 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 {
 	struct dtplan_candidate alt = *c;
 	const struct dtplan__fabric_eval *ev;
-	enum dtplan__order o = DTPLAN__ORDER_DP_INNER;
+	enum dtplan_rank_order o = DTPLAN_ORDER_TP_DP_PP;
 	struct links l;
 	double placed;
 
-	fabric_links(x, &sp->ev[DTPLAN__ORDER_DP_INNER], false, &l);
+	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_DP_PP], false, &l);
 	predict(x, &l, c);
-	fabric_links(x, &sp->ev[DTPLAN__ORDER_PP_INNER], false, &l);
+	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_PP_DP], false, &l);
 	predict(x, &l, &alt);
 	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
 		*c = alt;
-		o = DTPLAN__ORDER_PP_INNER;
+		o = DTPLAN_ORDER_TP_PP_DP;
 	}
 	ev = &sp->ev[o];
 	placed = c->step.total;
 	fabric_links(x, ev, true, &l);
 	alt = *c;
 	predict(x, &l, &alt);
-	c->rank_order = dtplan__order_name(o);
+	c->rank_order = o;
 	c->uplink_slowdown = alt.step.total > 0.0 ? placed / alt.step.total : 1.0;
 	if (ev->tp.crosses && c->tp > 1)
 		c->crosses_uplinks = "tp";
@@ -803,10 +740,10 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 			if (rv != DTPLAN_OK)
 				return rv;
 			if (x->fab != NULL) {
-				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN__ORDER_DP_INNER,
-						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_DP_INNER]);
-				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN__ORDER_PP_INNER,
-						    x->nvlink_bw, &sp.ev[DTPLAN__ORDER_PP_INNER]);
+				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN_ORDER_TP_DP_PP,
+						    x->nvlink_bw, &sp.ev[DTPLAN_ORDER_TP_DP_PP]);
+				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN_ORDER_TP_PP_DP,
+						    x->nvlink_bw, &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
 			}
 			rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
 			if (rv != DTPLAN_OK)

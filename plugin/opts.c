@@ -105,11 +105,11 @@ static int validate(enum opt_id id, const char *value, char *msg, size_t size)
 static int keep(const char *name, const char *value, char *dst, size_t n, int remote)
 {
 	if (strlen(value) >= n) {
-		slurm_error("[dtplan] --%s: value longer than %zu characters", name, n - 1);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters", name, n - 1);
 		return remote ? 0 : -1;
 	}
 	if (dst[0] != '\0' && strcmp(dst, value) != 0 && !remote) {
-		slurm_error("[dtplan] --%s: conflicting values '%s' and '%s'", name, dst, value);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name, dst, value);
 		return -1;
 	}
 	snprintf(dst, n, "%s", value);
@@ -130,11 +130,11 @@ static int opt_cb(int val, const char *optarg, int remote)
 	if (val == OPT_PLAN && (value == NULL || value[0] == '\0'))
 		value = "auto";
 	if (value == NULL || value[0] == '\0') {
-		slurm_error("[dtplan] --%s: missing value", name);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: missing value", name);
 		return remote ? 0 : -1;
 	}
 	if (!remote && validate(val, value, msg, sizeof(msg)) != 0) {
-		slurm_error("[dtplan] --%s: %s", name, msg);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: %s", name, msg);
 		return -1;
 	}
 	switch (val) {
@@ -142,7 +142,7 @@ static int opt_cb(int val, const char *optarg, int remote)
 		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK)
 			return remote ? 0 : -1;
 		if (opts.mode_given && opts.mode != mode && !remote) {
-			slurm_error("[dtplan] --%s: conflicting values '%s' and '%s'", name,
+			slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name,
 				    dtplan_mode_name(opts.mode), dtplan_mode_name(mode));
 			return -1;
 		}

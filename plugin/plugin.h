@@ -59,7 +59,7 @@ enum dtplan_mode dtplan__opts_mode(const struct dtplan_opts *o, const struct dtp
 enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
 				     struct dtplan_request *r, struct dtplan_error *err);
 
-/* ---- spank_dtplan.c -------------------------------------------------- */
+/* ---- site.c ---------------------------------------------------------- */
 
 /*
  * Reads plugstack arguments (and the site file named by site=) into c,

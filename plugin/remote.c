@@ -84,16 +84,30 @@ static void job_getenv(spank_t sp, const char *name, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-static void read_facts(spank_t sp, struct job_facts *f)
+/* Logs a job item Slurm did not give; returns rc. */
+static spank_err_t item_failed(const char *phase, const char *name, spank_err_t rc)
+{
+	if (rc != ESPANK_SUCCESS)
+		slurm_error(DTPLAN_LOG_PREFIX "%s: cannot read %s: %s", phase, name,
+			    spank_strerror(rc));
+	return rc;
+}
+
+/* The job's facts; -1 (logged) when Slurm does not give its id, step or
+ * owner: nothing can be planned or written safely then. */
+static int read_facts(spank_t sp, struct job_facts *f)
 {
 	char buf[64];
 	long v;
 
 	memset(f, 0, sizeof(*f));
 	f->step_id = SLURM_BATCH_SCRIPT;
-	spank_get_item(sp, S_JOB_ID, &f->job_id);
-	spank_get_item(sp, S_JOB_STEPID, &f->step_id);
-	spank_get_item(sp, S_JOB_UID, &f->uid);
+	if (item_failed("user_init", "the job id", spank_get_item(sp, S_JOB_ID, &f->job_id)) ||
+	    item_failed("user_init", "the step id",
+			spank_get_item(sp, S_JOB_STEPID, &f->step_id)) ||
+	    item_failed("user_init", "the job's user", spank_get_item(sp, S_JOB_UID, &f->uid)))
+		return -1;
+	/* Only the requeue count names the plan file: 0 when unknown. */
 	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &f->restart_count) != ESPANK_SUCCESS)
 		f->restart_count = 0;
 	job_getenv(sp, "SLURM_GPUS_ON_NODE", buf, sizeof(buf));
@@ -111,6 +125,7 @@ static void read_facts(spank_t sp, struct job_facts *f)
 	if (f->host[0] == '\0' && gethostname(f->host, sizeof(f->host)) != 0)
 		f->host[0] = '\0';
 	f->host[sizeof(f->host) - 1] = '\0';
+	return 0;
 }
 
 /* Expands the node list with Slurm's own parser.  Caller frees *names. */
@@ -495,7 +510,10 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	bool missing = true;
 	size_t n = 0;
 
-	spank_get_item(sp, S_JOB_NODEID, &node_id);
+	/* Which node of the step: node 0 says what the others need not. */
+	if (item_failed("user_init", "the node's index in the step",
+			spank_get_item(sp, S_JOB_NODEID, &node_id)))
+		node_id = 0;
 	job_getenv(sp, "DTPLAN_PLAN_STATE", state, sizeof(state));
 	if (strcmp(state, "refused") == 0) {
 		ctx.refused = true;
@@ -539,7 +557,8 @@ int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
 	mode = dtplan__opts_mode(o, c);
 	if (mode == DTPLAN_MODE_OFF)
 		return 0;
-	read_facts(sp, &f);
+	if (read_facts(sp, &f) != 0)
+		return 0; /* logged; the job runs without a plan */
 	ctx.job_id = f.job_id;
 	ctx.step_id = f.step_id;
 	/* The site default applies to GPU jobs only. */
@@ -578,9 +597,13 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	}
 	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT)
 		return 0;
-	spank_get_item(sp, S_TASK_ID, &task_id);
-	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &count);
-	spank_get_item(sp, S_JOB_NNODES, &nnodes);
+	if (item_failed("task_init", "the task id", spank_get_item(sp, S_TASK_ID, &task_id)) ||
+	    item_failed("task_init", "the node's task count",
+			spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &count)))
+		return 0; /* logged; the task runs without rank variables */
+	/* 0: the step's node count is unknown and not checked */
+	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
+		nnodes = 0;
 	in.host = getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "";
 	in.local_id = task_id;
 	in.local_count = (int)count;

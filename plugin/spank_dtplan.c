@@ -81,20 +81,6 @@ static struct plugin_ctx {
 	struct dtplan_config config;
 } ctx;
 
-int dtplan__config_load(struct dtplan_config *c, int ac, char **av)
-{
-	struct dtplan_error err = {0};
-	char buf[1024];
-
-	/* Reads the site file named by site= too. */
-	if (dtplan_config_parse_args(c, ac, av, &err) != DTPLAN_OK) {
-		slurm_error(DTPLAN_LOG_PREFIX "configuration: %s",
-			    dtplan_error_format(&err, buf, sizeof(buf)));
-		return -1;
-	}
-	return 0;
-}
-
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t context = spank_context();

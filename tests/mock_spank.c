@@ -201,6 +201,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	va_list ap;
 
 	va_start(ap, item);
+	if (mock_items.fail_item != 0 && (int)item == mock_items.fail_item) {
+		va_end(ap);
+		return ESPANK_ERROR;
+	}
 	switch (item) {
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = mock_items.uid;

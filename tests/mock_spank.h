@@ -21,6 +21,7 @@ struct mock_items {
 	uid_t uid;
 	int task_id;
 	bool in_task; /* S_TASK_ID answers only inside a task */
+	int fail_item; /* an item spank_get_item() refuses with ESPANK_ERROR (0: none) */
 };
 
 extern struct mock_items mock_items;

@@ -35,7 +35,7 @@ static int setup(void **state)
 	f->plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
 	/* Ranks 0..3 are stage 0 and 4..7 stage 1: the one pipeline replica is
 	 * tp * pp = 8 consecutive ranks. */
-	f->plan.best.rank_order = "tp-pp-dp";
+	f->plan.best.rank_order = DTPLAN_ORDER_TP_PP_DP;
 	f->plan.ckpt.interval_seconds = 3725.9;
 	f->plan.ckpt.interval_steps = 412.7;
 	f->plan.n_nodes = 2;
@@ -232,27 +232,23 @@ static void env_job__plan_without_placement__allocation_order(void **state)
 	dtplan_env_fini(&e);
 }
 
-static void env_job__rank_order__the_plans_or_unset(void **state)
+static void env_job__rank_order__the_plans(void **state)
 {
-	static const char *const orders[] = {"tp-dp-pp", "tp-pp-dp"};
+	static const struct {
+		enum dtplan_rank_order o;
+		const char *name;
+	} orders[] = {{DTPLAN_ORDER_TP_DP_PP, "tp-dp-pp"}, {DTPLAN_ORDER_TP_PP_DP, "tp-pp-dp"}};
 	struct fixture *f = *state;
 	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 9};
 	struct dtplan_env e;
 
 	for (size_t i = 0; i < 2; i++) {
-		f->plan.best.rank_order = orders[i];
+		f->plan.best.rank_order = orders[i].o;
 		dtplan_env_init(&e);
 		assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
-		assert_string_equal(dtplan_env_get(&e, "DT_RANK_ORDER"), orders[i]);
+		assert_string_equal(dtplan_env_get(&e, "DT_RANK_ORDER"), orders[i].name);
 		dtplan_env_fini(&e);
 	}
-	/* A plan that does not say (read back without it): not guessed. */
-	f->plan.best.rank_order = NULL;
-	dtplan_env_init(&e);
-	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
-	assert_null(dtplan_env_get(&e, "DT_RANK_ORDER"));
-	assert_string_equal(dtplan_env_get(&e, "DT_TP"), "4");
-	dtplan_env_fini(&e);
 	/* No plan, no order. */
 	in.plan = NULL;
 	dtplan_env_init(&e);
@@ -466,7 +462,7 @@ int main(void)
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans_or_unset, setup,
+		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),

@@ -63,7 +63,7 @@ static const struct dtplan_warning *find_warning(const struct dtplan_plan *p, co
 
 /* A plan shell holding one placed candidate, as dtplan_plan_create() would. */
 static struct dtplan_plan *place(const struct dtplan_request *req, const struct dtplan__fabric *f,
-				 int tp, int pp, int dp, enum dtplan__order o)
+				 int tp, int pp, int dp, enum dtplan_rank_order o)
 {
 	struct dtplan_plan *p = calloc(1, sizeof(*p));
 
@@ -78,8 +78,9 @@ static struct dtplan_plan *place(const struct dtplan_request *req, const struct 
 	p->best.num_microbatches = 8;
 	p->best.memory.params_per_gpu = 1e9;
 	p->best.uplink_slowdown = 1.0;
-	p->best.rank_order = dtplan__order_name(o);
+	p->best.rank_order = o;
 	assert_int_equal(dtplan__placement_fill(p, f, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan__plan_warnings(p, f, NULL), DTPLAN_OK);
 	return p;
 }
 
@@ -233,7 +234,7 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	/* TP 8 x PP 4 x DP 4, DP inner: a stage is 32 GPUs, two per rack.
 	 * DP stays inside racks; PP groups (stride 32, 32 of them) each leave
 	 * leaf1 once: 32 flows, 800/32 = 25 GB/s per flow. */
-	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN__ORDER_DP_INNER, 450 * GB, &ev);
+	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN_ORDER_TP_DP_PP, 450 * GB, &ev);
 	assert_false(ev.tp.net);
 	assert_true(ev.dp.net);
 	assert_false(ev.dp.crosses);
@@ -243,14 +244,14 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	assert_near(ev.pp.bw, 25 * GB, 1.0);
 
 	/* PP inner: a replica is 32 GPUs; now DP (stride 32) crosses, PP does not */
-	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN__ORDER_PP_INNER, 450 * GB, &ev);
+	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN_ORDER_TP_PP_DP, 450 * GB, &ev);
 	assert_false(ev.pp.crosses);
 	assert_true(ev.dp.crosses);
 	assert_near(ev.dp.bw, 25 * GB, 1.0);
 
 	/* TP 8 x PP 1 x DP 16: 8 rings over 16 nodes, each leaves leaf1 once:
 	 * 8 flows, 800/8 = 100 GB/s per flow, so the NIC's 50 GB/s limits */
-	dtplan__fabric_eval(f, 8, 1, 16, DTPLAN__ORDER_DP_INNER, 450 * GB, &ev);
+	dtplan__fabric_eval(f, 8, 1, 16, DTPLAN_ORDER_TP_DP_PP, 450 * GB, &ev);
 	assert_true(ev.dp.crosses);
 	assert_near(ev.dp.worst_flows, 8.0, 0.0);
 	assert_near(ev.dp.bw, 50 * GB, 1.0);
@@ -263,7 +264,7 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
 	assert_near(f->runs[0].uplink_bw, 400 * GB, 1.0);
 	assert_near(f->runs[0].ratio, 8.0, 1e-12); /* 3200 / 400 */
-	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN__ORDER_DP_INNER, 450 * GB, &ev);
+	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN_ORDER_TP_DP_PP, 450 * GB, &ev);
 	assert_near(ev.pp.bw, 12.5 * GB, 1.0);
 	dtplan__fabric_destroy(f);
 	dtplan_config_fini(&c);
@@ -398,7 +399,7 @@ static void check_case(const struct world *w)
 	struct dtplan_plan *p;
 	int dv[64], nd, tp, pp, dp, G, members[512];
 	bool *seen, crossed[64] = {false}, over = false;
-	enum dtplan__order o = rnd(2) ? DTPLAN__ORDER_PP_INNER : DTPLAN__ORDER_DP_INNER;
+	enum dtplan_rank_order o = rnd(2) ? DTPLAN_ORDER_TP_PP_DP : DTPLAN_ORDER_TP_DP_PP;
 	size_t known = 0, distinct = 0, needed = 0, have = 0;
 	int sizes[8];
 	bool hetero = false;
@@ -429,7 +430,7 @@ static void check_case(const struct world *w)
 		assert_true(k->gpu >= 0 && k->gpu < f->gpus_per_node * 2);
 		assert_false(seen[pos]);
 		seen[pos] = true;
-		assert_int_equal(k->tp_rank + tp * (o == DTPLAN__ORDER_DP_INNER
+		assert_int_equal(k->tp_rank + tp * (o == DTPLAN_ORDER_TP_DP_PP
 							    ? k->dp_rank + dp * k->pp_rank
 							    : k->pp_rank + pp * k->dp_rank),
 				 r);
@@ -448,8 +449,8 @@ static void check_case(const struct world *w)
 	/* the inner group kind is a contiguous block of its size; every group
 	 * crosses no more leaves than the contiguous span it covers */
 	for (int a = 0; a < tp; a++) {
-		for (int outer = 0; outer < (o == DTPLAN__ORDER_DP_INNER ? pp : dp); outer++) {
-			int n = o == DTPLAN__ORDER_DP_INNER ? dp : pp;
+		for (int outer = 0; outer < (o == DTPLAN_ORDER_TP_DP_PP ? pp : dp); outer++) {
+			int n = o == DTPLAN_ORDER_TP_DP_PP ? dp : pp;
 			int lo = a + tp * n * outer;
 
 			for (int i = 0; i < n; i++)
@@ -458,9 +459,9 @@ static void check_case(const struct world *w)
 			assert_true(group_leaves(p, members, (size_t)n, crossed) <=
 				    block_leaves(p, (size_t)lo, (size_t)members[n - 1]));
 		}
-		for (int inner = 0; inner < (o == DTPLAN__ORDER_DP_INNER ? dp : pp); inner++) {
-			int n = o == DTPLAN__ORDER_DP_INNER ? pp : dp;
-			int stride = tp * (o == DTPLAN__ORDER_DP_INNER ? dp : pp);
+		for (int inner = 0; inner < (o == DTPLAN_ORDER_TP_DP_PP ? dp : pp); inner++) {
+			int n = o == DTPLAN_ORDER_TP_DP_PP ? pp : dp;
+			int stride = tp * (o == DTPLAN_ORDER_TP_DP_PP ? dp : pp);
 
 			for (int i = 0; i < n; i++)
 				members[i] = a + tp * inner + stride * i;
@@ -570,7 +571,7 @@ static void plan_create__two_racks_4to1__dp_in_racks_pp_crosses(void **state)
 	assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
 	assert_int_equal(p->request.gpus, 128);
 	assert_string_equal(p->best.crosses_uplinks, "pp");
-	assert_string_equal(p->best.rank_order, "tp-dp-pp");
+	assert_int_equal(p->best.rank_order, DTPLAN_ORDER_TP_DP_PP);
 	assert_int_equal(p->best.tp, 8);
 	assert_true(p->best.pp > 1);
 	assert_int_equal(p->n_ranks, 128);

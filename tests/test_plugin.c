@@ -173,9 +173,9 @@ static void opt_plan__conflict_or_garbage__refused_with_message(void **state)
 	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
 	assert_int_equal(give_option("dt-plan", "strict", 0), 0);
 	assert_int_equal(give_option("dt-plan", "off", 0), -1);
-	assert_log_has("error: [dtplan] --dt-plan: conflicting values 'strict' and 'off'");
+	assert_log_has("error: dtplan: --dt-plan: conflicting values 'strict' and 'off'");
 	assert_int_equal(give_option("dt-plan", "sometimes", 0), -1);
-	assert_log_has("error: [dtplan] --dt-plan: unknown mode 'sometimes' (expected auto, "
+	assert_log_has("error: dtplan: --dt-plan: unknown mode 'sometimes' (expected auto, "
 		       "strict or off)");
 	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_STRICT);
 }
@@ -185,7 +185,7 @@ static void opt_model__unknown__message_names_option_and_value(void **state)
 	(void)state;
 	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
 	assert_int_equal(give_option("dt-model", "foo", 0), -1);
-	assert_log_has("error: [dtplan] --dt-model: unknown model 'foo' (presets: ");
+	assert_log_has("error: dtplan: --dt-model: unknown model 'foo' (presets: ");
 	assert_string_equal(dtplan__opts()->model, "");
 }
 
@@ -196,7 +196,7 @@ static void opt_model__repeat_and_conflict__same_ok_different_refused(void **sta
 	assert_int_equal(give_option("dt-model", "7B", 0), 0);
 	assert_int_equal(give_option("dt-model", "7B", 0), 0);
 	assert_int_equal(give_option("dt-model", "70B", 0), -1);
-	assert_log_has("error: [dtplan] --dt-model: conflicting values '7B' and '70B'");
+	assert_log_has("error: dtplan: --dt-model: conflicting values '7B' and '70B'");
 	assert_string_equal(dtplan__opts()->model, "7B");
 }
 
@@ -204,10 +204,10 @@ static const struct {
 	const char *value;
 	const char *message;
 } train_bad[] = {
-	{"seq=abc", "[dtplan] --dt-train: seq: 'abc' is not a whole number"},
-	{"seq=8192,foo=1", "[dtplan] --dt-train: unknown key 'foo'"},
-	{"zero=5", "[dtplan] --dt-train: zero: 5 is out of range (0 to 3)"},
-	{"gpu=tpu9", "[dtplan] --dt-train: unknown GPU type 'tpu9'"},
+	{"seq=abc", "dtplan: --dt-train: seq: 'abc' is not a whole number"},
+	{"seq=8192,foo=1", "dtplan: --dt-train: unknown key 'foo'"},
+	{"zero=5", "dtplan: --dt-train: zero: 5 is out of range (0 to 3)"},
+	{"gpu=tpu9", "dtplan: --dt-train: unknown GPU type 'tpu9'"},
 };
 
 static void opt_train__bad_values__refused_with_message(void **state)
@@ -617,6 +617,34 @@ static void task_init__plan_file__ranks_in_plan_order(void **state)
 	assert_string_equal(mock_log(), "");
 }
 
+static void items_refused__logged_no_plan_and_job_runs(void **state)
+{
+	(void)state;
+	/* No job id: no plan, no file, no variables, one line naming the item. */
+	canned_batch_job();
+	mock_items.fail_item = S_JOB_ID;
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("DTPLAN_PLAN_STATE"));
+	assert_true(mock_log_has("dtplan: user_init: cannot read the job id"));
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+
+	/* No task count in a task: no rank variables, the task runs. */
+	mock_spank_reset();
+	srun_step_with_plan_file();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	mock_items.in_task = true;
+	mock_items.task_id = 1;
+	mock_items.fail_item = S_JOB_LOCAL_TASK_COUNT;
+	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
+	assert_null(mock_env_get("RANK"));
+	assert_true(mock_log_has("dtplan: task_init: cannot read the node's task count"));
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+}
+
 static void task_init__nccl_ib_hca_node__node_wide_list_in_every_task(void **state)
 {
 	char *av[] = {"nccl_ib_hca=node"};
@@ -833,6 +861,7 @@ int main(void)
 		T(user_init__mode_off_or_default_without_gpus__nothing),
 		T(user_init__setenv_refused__logged_and_continues),
 		T(task_init__plan_file__ranks_in_plan_order),
+		T(items_refused__logged_no_plan_and_job_runs),
 		T(task_init__nccl_ib_hca_node__node_wide_list_in_every_task),
 		T(task_init__user_set_rank_and_nccl__kept_and_told_once),
 		T(task_init__one_task_per_node__node_rank),

@@ -146,7 +146,7 @@ main_job() {
 		run sbatch --parsable -N1 --dt-plan=auto "$opt=$val" --wrap 'echo ran'
 		echo "sbatch $opt=$val: status $status: $output"
 		[ "$status" -ne 0 ]
-		grep -qF -- "[dtplan] $opt: $msg" <<<"$output"
+		grep -qF -- "dtplan: $opt: $msg" <<<"$output"
 		grep -qF -- "Invalid $opt argument: $val" <<<"$output"
 		# No job id was printed and none is queued or ran.
 		[ -z "$(grep -x '[0-9][0-9]*' <<<"$output")" ]

@@ -1,0 +1,346 @@
+/*
+ * request.c: the request's one home: its defaults, the site configuration
+ * applied to it, the user's options as text (--dt-plan, --dt-train, the
+ * global batch), the defaults it resolves at planning time and its checks.
+ * The SPANK plugin and the CLI share all of it.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * Defaults and the site
+ * ---------------------------------------------------------------------- */
+
+void dtplan_request_init(struct dtplan_request *r)
+{
+	struct dtplan_config defaults;
+	const struct dtplan_gpu *gpu;
+
+	if (r == NULL)
+		return;
+	memset(r, 0, sizeof(*r));
+	gpu = dtplan_gpu_find("h100-sxm", NULL);
+	if (gpu != NULL)
+		r->gpu = *gpu;
+	r->gpus_per_node = 8;
+	r->seq = 0; /* the model's context length, else DTPLAN_DEFAULT_SEQ */
+	r->global_batch = 1024;
+	r->zero = -1;
+	r->recompute = -1;
+	r->memory_headroom = 0.1;
+	/* Fabric, reliability and thresholds: the site defaults, which live in
+	 * dtplan_config_init() only, so a plan with and without a site file
+	 * that sets nothing agree. */
+	dtplan_config_init(&defaults);
+	dtplan_request_apply_config(r, &defaults);
+}
+
+/* Copies v into *dst when the site set it (> 0). */
+static void take(double *dst, double v)
+{
+	if (v > 0.0 && isfinite(v))
+		*dst = v;
+}
+
+void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c)
+{
+	const struct dtplan_gpu *gpu;
+
+	if (r == NULL || c == NULL)
+		return;
+	if (c->gpu_type[0] != '\0') {
+		gpu = dtplan_gpu_find(c->gpu_type, NULL);
+		if (gpu != NULL)
+			r->gpu = *gpu;
+	}
+	take(&r->net_bytes_per_s, c->net_bytes_per_s);
+	take(&r->net_latency_s, c->net_latency_s);
+	take(&r->nvlink_bytes_per_s, c->nvlink_bytes_per_s);
+	take(&r->nvlink_latency_s, c->nvlink_latency_s);
+	take(&r->mtbf_gpu_hours, c->mtbf_gpu_hours);
+	take(&r->ckpt_write_bytes_per_s, c->ckpt_write_bytes_per_s);
+	if (c->restart_seconds >= 0.0 && isfinite(c->restart_seconds))
+		r->restart_seconds = c->restart_seconds;
+	take(&r->oversub_threshold, c->oversub_threshold);
+	take(&r->bubble_threshold, c->bubble_threshold);
+	take(&r->exposed_comm_threshold, c->exposed_comm_threshold);
+	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
+		r->efficiency = c->mfu_efficiency;
+}
+
+/* ------------------------------------------------------------------------
+ * Resolving and checking
+ * ---------------------------------------------------------------------- */
+
+const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
+						    struct dtplan_request *buf)
+{
+	if (req == NULL || req->seq != 0)
+		return req;
+	*buf = *req;
+	buf->seq = req->model.max_seq > 0 ? req->model.max_seq : DTPLAN_DEFAULT_SEQ;
+	return buf;
+}
+
+enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct dtplan_error *err)
+{
+	const struct dtplan_model *m;
+	const char *bad = NULL;
+
+	if (req == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no request");
+	m = &req->model;
+	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 0)
+		bad = "model dimensions (layers, hidden, heads) must be >= 1";
+	else if (!(m->params > 0.0) || !isfinite(m->params))
+		bad = "model parameter count must be > 0";
+	else if (req->gpus < 1)
+		bad = "gpus must be >= 1";
+	else if (req->gpus_per_node < 1)
+		bad = "gpus_per_node must be >= 1";
+	else if (req->seq < 1)
+		bad = "sequence length must be >= 1";
+	else if (req->global_batch < 1)
+		bad = "global batch must be >= 1";
+	else if (!(req->gpu.memory_bytes > 0.0) || !(req->gpu.peak_bf16_flops > 0.0))
+		bad = "GPU memory and peak FLOP/s must be > 0";
+	else if (req->gpu.domain_size < 1)
+		bad = "GPU NVLink domain size must be >= 1";
+	else if (!(req->efficiency > 0.0 && req->efficiency <= 1.0))
+		bad = "efficiency must be in (0, 1]";
+	else if (!(req->memory_headroom >= 0.0 && req->memory_headroom < 1.0))
+		bad = "memory headroom must be in [0, 1)";
+	else if (!(req->net_bytes_per_s > 0.0) ||
+		 !(req->nvlink_bytes_per_s > 0.0 || req->gpu.nvlink_bytes_per_s > 0.0))
+		bad = "network and NVLink bandwidths must be > 0";
+	else if (req->net_latency_s < 0.0 || req->nvlink_latency_s < 0.0)
+		bad = "latencies must be >= 0";
+	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0)
+		bad = "fixed tp, pp and micro-batch must be >= 0 (0: search)";
+	else if (req->zero < -1 || req->zero > 3)
+		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
+	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
+		bad = "fixed recompute must be none, selective or full (-1: search)";
+	if (bad != NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s", bad);
+	return DTPLAN_OK;
+}
+
+/* Fixed choices that can never be met are usage errors, not "no fit". */
+enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r, struct dtplan_error *err)
+{
+	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
+
+	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide the %d attention heads and %d key/value "
+				     "heads of %s",
+				     r->tp, r->model.heads, kv, r->model.name);
+	if (r->tp > 0 && r->gpus % r->tp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0, "TP %d does not divide %d GPUs",
+				     r->tp, r->gpus);
+	if (r->pp > r->model.layers)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "PP %d is more stages than the %d layers of %s", r->pp,
+				     r->model.layers, r->model.name);
+	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
+				     r->pp, r->gpus);
+	if (r->zero >= 2 && r->pp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d",
+				     r->zero, r->pp);
+	if (r->micro_batch > r->global_batch)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
+				     "micro-batch %d is larger than the global batch %d",
+				     r->micro_batch, r->global_batch);
+	return DTPLAN_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Options as text
+ * ---------------------------------------------------------------------- */
+
+static const char *const mode_names[] = {
+	[DTPLAN_MODE_OFF] = "off",
+	[DTPLAN_MODE_AUTO] = "auto",
+	[DTPLAN_MODE_STRICT] = "strict",
+};
+
+enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out, struct dtplan_error *err)
+{
+	for (size_t i = 0; text != NULL && i < DTPLAN_ARRAY_SIZE(mode_names); i++) {
+		if (dtplan__streq_nocase(text, mode_names[i])) {
+			*out = (enum dtplan_mode)i;
+			return DTPLAN_OK;
+		}
+	}
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+			     "unknown mode '%s' (expected auto, strict or off)", text ? text : "");
+}
+
+/* One key of --dt-train: where its value goes and its allowed range. */
+enum train_kind {
+	TRAIN_INT,
+	TRAIN_BATCH,
+	TRAIN_RECOMPUTE,
+	TRAIN_GPU,
+};
+
+struct train_key {
+	const char *name;
+	enum train_kind kind;
+	size_t offset; /* of the int field in struct dtplan_request */
+	long min, max;
+};
+
+#define TRAIN_INT_KEY(n, field, lo, hi) {n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi}
+
+static const struct train_key train_keys[] = {
+	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
+	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH},
+	TRAIN_INT_KEY("tp", tp, 1, 4096),
+	TRAIN_INT_KEY("pp", pp, 1, 4096),
+	TRAIN_INT_KEY("zero", zero, 0, 3),
+	TRAIN_INT_KEY("mb", micro_batch, 1, 1L << 16),
+	{"recompute", TRAIN_RECOMPUTE, 0, 0, 0},
+	{"gpu", TRAIN_GPU, 0, 0, 0},
+};
+
+#define TRAIN_KNOWN "seq, gbs, tp, pp, zero, mb, recompute, gpu"
+
+static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
+				 const char *value, struct dtplan_error *err)
+{
+	const struct dtplan_gpu *gpu;
+	enum dtplan_recompute rc;
+	enum dtplan_err ret;
+	long v;
+
+	switch (k->kind) {
+	case TRAIN_INT:
+		ret = dtplan_parse_long(value, k->name, k->min, k->max, &v, err);
+		if (ret != DTPLAN_OK)
+			return ret;
+		*(int *)((char *)r + k->offset) = (int)v;
+		return DTPLAN_OK;
+	case TRAIN_BATCH:
+		return dtplan_parse_global_batch(value, k->name, r, err);
+	case TRAIN_RECOMPUTE:
+		/* "auto" leaves the choice to the search. */
+		if (dtplan__streq_nocase(value, "auto")) {
+			r->recompute = -1;
+			return DTPLAN_OK;
+		}
+		ret = dtplan_recompute_parse(value, &rc, err);
+		if (ret != DTPLAN_OK)
+			return ret;
+		r->recompute = (int)rc;
+		return DTPLAN_OK;
+	case TRAIN_GPU:
+		gpu = dtplan_gpu_find(value, err);
+		if (gpu == NULL)
+			return err ? err->code : DTPLAN_ERR_NOT_FOUND;
+		r->gpu = *gpu;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
+}
+
+enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
+					  struct dtplan_request *r, struct dtplan_error *err)
+{
+	char buf[32];
+	size_t len = text != NULL ? strlen(text) : 0;
+	bool exact = len > 0 && text[len - 1] == '!';
+	enum dtplan_err rv;
+	long v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, what ? what : "", 0,
+				     "'%s' is not a global batch (N, or N! for exactly N)",
+				     text ? text : "");
+	memcpy(buf, text, len - exact);
+	buf[len - exact] = '\0';
+	rv = dtplan_parse_long(buf, what, 1, DTPLAN_MAX_GLOBAL_BATCH, &v, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	r->global_batch = (int)v;
+	r->exact_batch = exact;
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char *text,
+					   struct dtplan_error *err)
+{
+	struct dtplan_request tmp;
+	bool seen[DTPLAN_ARRAY_SIZE(train_keys)] = {false};
+	char *copy = NULL, *save = NULL, *tok;
+	enum dtplan_err rv, ret;
+
+	if (r == NULL || text == NULL || text[0] == '\0') {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				   "empty training spec (expected key=value pairs: " TRAIN_KNOWN ")");
+		goto out;
+	}
+	/* strtok_r skips empty fields; ",," or a trailing comma is still a typo. */
+	if (strstr(text, ",,") != NULL || text[0] == ',' || text[strlen(text) - 1] == ',') {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "empty field in '%s'", text);
+		goto out;
+	}
+	copy = strdup(text);
+	if (copy == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+		goto out;
+	}
+	/* Work on a copy so that a bad spec leaves *r untouched. */
+	tmp = *r;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		size_t i;
+
+		if (eq == NULL || eq == tok || eq[1] == '\0') {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					   "'%s' is not key=value (keys: " TRAIN_KNOWN ")", tok);
+			goto out;
+		}
+		*eq = '\0';
+		for (i = 0; i < DTPLAN_ARRAY_SIZE(train_keys); i++)
+			if (strcmp(tok, train_keys[i].name) == 0)
+				break;
+		if (i == DTPLAN_ARRAY_SIZE(train_keys)) {
+			rv = dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0,
+					   "unknown key '%s' (known: " TRAIN_KNOWN ")", tok);
+			goto out;
+		}
+		if (seen[i]) {
+			rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "key '%s' given twice", tok);
+			goto out;
+		}
+		seen[i] = true;
+		ret = apply_key(&tmp, &train_keys[i], eq + 1, err);
+		if (ret != DTPLAN_OK) {
+			rv = ret;
+			goto out;
+		}
+	}
+	if (tmp.micro_batch > tmp.global_batch) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				   "mb=%d is larger than gbs=%d", tmp.micro_batch,
+				   tmp.global_batch);
+		goto out;
+	}
+	*r = tmp;
+	rv = DTPLAN_OK;
+out:
+	free(copy);
+	return rv;
+}

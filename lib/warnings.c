@@ -1,0 +1,219 @@
+/*
+ * warnings.c: every warning of a plan, made in one place from the finished
+ * plan (and the fabric it was placed on): the fabric's (nodes that differ,
+ * assumed or unknown nodes, TP across domains, leaves and oversubscribed
+ * uplinks), then the step's (bubble, exposed communication).
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
+					...)
+{
+	struct dtplan_warning *w;
+	va_list ap;
+
+	if (p == NULL || code == NULL || fmt == NULL)
+		return DTPLAN_ERR_INVAL;
+	w = realloc(p->warnings, (p->n_warnings + 1) * sizeof(*w));
+	if (w == NULL)
+		return DTPLAN_ERR_NOMEM;
+	p->warnings = w;
+	w = &p->warnings[p->n_warnings++];
+	dtplan__strlcpy(w->code, code, sizeof(w->code));
+	va_start(ap, fmt);
+	vsnprintf(w->message, sizeof(w->message), fmt, ap);
+	va_end(ap);
+	return DTPLAN_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * The fabric's warnings
+ * ---------------------------------------------------------------------- */
+
+/* "leaf1 (4 nodes), leaf2 (4 nodes), ..." for the runs matching `pick`. */
+static const char *list_runs(const struct dtplan__fabric *f, const bool *pick, char *buf,
+			     size_t size)
+{
+	size_t used = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < f->n_runs && used + 1 < size; k++) {
+		const struct dtplan__run *r = &f->runs[k];
+		int w;
+
+		if (pick != NULL && !pick[k])
+			continue;
+		if (shown == 8) {
+			snprintf(buf + used, size - used, ", ...");
+			break;
+		}
+		w = snprintf(buf + used, size - used, "%s%s (%zu node%s)", shown ? ", " : "",
+			     r->name[0] ? r->name : "flat", r->n_nodes, r->n_nodes == 1 ? "" : "s");
+		if (w < 0 || (size_t)w >= size - used)
+			break;
+		used += (size_t)w;
+		shown++;
+	}
+	return buf;
+}
+
+static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__fabric *f,
+				   const char *kind, const struct dtplan__group_links *gl,
+				   bool strided, size_t block, size_t inter, double flow_bytes,
+				   bool *pick)
+{
+	const struct dtplan_request *r = &p->request;
+	const struct dtplan__run *worst;
+	char names[256], by[32], fix[160];
+	double ratio = 0.0;
+	size_t n = 0;
+
+	if (!gl->crosses || !gl->net)
+		return DTPLAN_OK;
+	for (size_t k = 0; k < f->n_runs; k++) {
+		const struct dtplan__run *run = &f->runs[k];
+
+		pick[k] = run->ratio > r->oversub_threshold &&
+			  dtplan__run_flows(f, run, strided, block, inter) > 0.0;
+		if (pick[k]) {
+			n++;
+			if (run->ratio > ratio)
+				ratio = run->ratio;
+		}
+	}
+	if (n == 0)
+		return DTPLAN_OK;
+	worst = &f->runs[gl->worst_run];
+	if (f->n_leaves_needed <= 1)
+		snprintf(fix, sizeof(fix), "--switches=1 keeps the job under one leaf switch");
+	else
+		snprintf(fix, sizeof(fix),
+			 "%zu nodes need %zu leaves: --switches=%zu crosses the fewest uplinks, "
+			 "fewer nodes per job avoid them",
+			 f->n_nodes, f->n_leaves_needed, f->n_leaves_needed);
+	return dtplan_plan_add_warning(
+		p, "oversubscribed-uplink",
+		"%s groups cross the uplinks of %s, oversubscribed up to %.1f:1 (threshold "
+		"%.1f:1): %s per step each way over %s's uplink (%.0f flows of %s), predicted "
+		"slowdown %.1f%%; %s",
+		kind, list_runs(f, pick, names, sizeof(names)), ratio, r->oversub_threshold,
+		dtplan_format_bytes(gl->worst_flows * flow_bytes, by, sizeof(by)),
+		worst->name[0] ? worst->name : "flat", gl->worst_flows, kind,
+		(p->best.uplink_slowdown - 1.0) * 100.0, fix);
+}
+
+static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f)
+{
+	const struct dtplan_request *r = &p->request;
+	const struct dtplan_candidate *c = &p->best;
+	enum dtplan_rank_order o = c->rank_order;
+	struct dtplan__fabric_eval ev;
+	size_t t = (size_t)c->tp, pp = (size_t)c->pp, dp = (size_t)c->dp;
+	enum dtplan_err rv = DTPLAN_OK;
+	char names[256];
+	bool *pick;
+
+	pick = calloc(f->n_runs + 1, sizeof(*pick));
+	if (pick == NULL)
+		return DTPLAN_ERR_NOMEM;
+	if (f->heterogeneous)
+		rv = dtplan_plan_add_warning(p, "heterogeneous-nodes",
+					     "nodes differ: %s; planning on the smallest: %d GPUs "
+					     "per node, TP inside NVLink domains of %d GPUs",
+					     f->hetero_reason, f->gpus_per_node, f->domain_gcd);
+	if (rv == DTPLAN_OK && f->n_generic > 0)
+		rv = dtplan_plan_add_warning(p, "assumed-nodes",
+					     "%zu of %zu nodes have no inventory: assumed %d x %s "
+					     "GPUs each, NVLink domains of %d",
+					     f->n_generic, f->n_nodes, f->gpus_per_node,
+					     r->gpu.name,
+					     r->gpu.domain_size);
+	if (rv == DTPLAN_OK && f->n_unknown > 0)
+		rv = dtplan_plan_add_warning(p, "node-not-in-topology",
+					     "%zu of %zu nodes are not in the topology: placed "
+					     "last under an \"unknown\" leaf, their uplink "
+					     "assumed non-blocking",
+					     f->n_unknown, f->n_nodes);
+	if (rv == DTPLAN_OK && !dtplan__fabric_tp_fits(f, c->tp))
+		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
+					     "TP %d does not fit the allocation's NVLink domains "
+					     "(smallest %d GPUs, TP must divide %d): its "
+					     "all-reduces cross the network (%.3f s per step)",
+					     c->tp, f->min_domain, f->domain_gcd, c->step.tp_comm);
+	if (rv == DTPLAN_OK && f->n_runs > f->n_leaves_needed)
+		rv = dtplan_plan_add_warning(p, "too-many-leaves",
+					     "the %zu nodes span %zu leaf switches (%s) where %zu "
+					     "would hold them; ask for --switches=%zu",
+					     f->n_nodes, f->n_runs,
+					     list_runs(f, NULL, names, sizeof(names)),
+					     f->n_leaves_needed, f->n_leaves_needed);
+	dtplan__fabric_eval(f, c->tp, c->pp, c->dp, o, 1.0, &ev);
+	if (rv == DTPLAN_OK)
+		rv = warn_uplink(p, f, "DP", &ev.dp, o == DTPLAN_ORDER_TP_PP_DP,
+				 o == DTPLAN_ORDER_TP_PP_DP ? t * pp : t * dp,
+				 o == DTPLAN_ORDER_TP_PP_DP ? 0 : t, c->dp_bytes, pick);
+	if (rv == DTPLAN_OK)
+		rv = warn_uplink(p, f, "PP", &ev.pp, o == DTPLAN_ORDER_TP_DP_PP,
+				 o == DTPLAN_ORDER_TP_DP_PP ? t * dp : t * pp,
+				 o == DTPLAN_ORDER_TP_DP_PP ? 0 : t, c->pp_bytes, pick);
+	free(pick);
+	return rv;
+}
+
+/* The step's warnings; placed: the fabric's warnings checked TP already. */
+static enum dtplan_err step_warnings(struct dtplan_plan *p, bool placed)
+{
+	const struct dtplan_request *r = &p->request;
+	const struct dtplan_step *st = &p->best.step;
+	double bubble = st->bubble / st->total;
+	double exposed = (st->tp_comm + st->pp_comm + st->dp_exposed) / st->total;
+	enum dtplan_err rv = DTPLAN_OK;
+
+	/* placed: lib/placement.c checks TP against the allocation's domains */
+	if (!placed && r->tp > r->gpu.domain_size)
+		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
+					     "TP %d is larger than the %d-GPU NVLink domain of %s: "
+					     "its all-reduces cross the network (%.3f s per step)",
+					     r->tp, r->gpu.domain_size, r->gpu.name, st->tp_comm);
+	else if (!placed && r->tp > 0 && r->gpus_per_node % r->tp != 0)
+		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
+					     "TP %d does not divide the %d GPUs of a node: TP groups "
+					     "span nodes (%.3f s per step)",
+					     r->tp, r->gpus_per_node, st->tp_comm);
+	if (rv == DTPLAN_OK && bubble > r->bubble_threshold)
+		rv = dtplan_plan_add_warning(p, "pipeline-bubble",
+					     "pipeline bubble is %.1f%% of the step (%.3f s of %.3f s, "
+					     "PP %d with %d micro-batches), above %.0f%%; more "
+					     "micro-batches or fewer stages shrink it",
+					     bubble * 100.0, st->bubble, st->total, p->best.pp,
+					     p->best.num_microbatches, r->bubble_threshold * 100.0);
+	if (rv == DTPLAN_OK && exposed > r->exposed_comm_threshold)
+		rv = dtplan_plan_add_warning(p, "exposed-communication",
+					     "communication not hidden behind compute is %.1f%% of the "
+					     "step (TP %.3f s, PP %.3f s, DP %.3f s of %.3f s), above "
+					     "%.0f%%",
+					     exposed * 100.0, st->tp_comm, st->pp_comm, st->dp_exposed,
+					     st->total, r->exposed_comm_threshold * 100.0);
+	return rv;
+}
+
+enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
+				      struct dtplan_error *err)
+{
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (f != NULL)
+		rv = fabric_warnings(p, f);
+	if (rv == DTPLAN_OK)
+		rv = step_warnings(p, f != NULL);
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, rv, "", 0, "out of memory");
+	return DTPLAN_OK;
+}
