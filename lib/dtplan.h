@@ -732,7 +732,7 @@ struct dtplan_fabric_desc {
  * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
  */
 enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
-				    struct dtplan_fabric_desc **out, struct dtplan_error *err);
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
 void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
 
 /*
@@ -743,8 +743,9 @@ void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
  * are then applied to f->topology (dtplan_config_apply_topology()).  On
  * error *out is left initialised and empty of arrays (dtplan_config_init()).
  */
-enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f, const struct dtplan_config *base,
-				    struct dtplan_config *out, struct dtplan_error *err);
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
 
 /*
  * Writes the fabric of a switch tree and a site configuration as

@@ -597,7 +597,7 @@ out:
 }
 
 enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
-				    struct dtplan_fabric_desc **out, struct dtplan_error *err)
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
 	struct dtplan_fabric_desc *f = NULL;
 	const char *name = source ? source : "fabric";
@@ -671,8 +671,9 @@ fail:
 	return DTPLAN_ERR_NOMEM;
 }
 
-enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f, const struct dtplan_config *base,
-				    struct dtplan_config *out, struct dtplan_error *err)
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err)
 {
 	enum dtplan_err rv;
 

@@ -100,9 +100,10 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 		}
 	}
 	state = r->state;
-	if (state == NULL)
-		state = plan != NULL && !json_is_true(json_object_get(plan, "degraded")) ? "ok"
-											  : "degraded";
+	if (state == NULL && plan != NULL && !json_is_true(json_object_get(plan, "degraded")))
+		state = "ok";
+	else if (state == NULL)
+		state = "degraded";
 	warnings = plan != NULL ? json_object_get(plan, "warnings") : NULL;
 	warnings = json_is_array(warnings) ? json_deep_copy(warnings) : json_array();
 	rv = DTPLAN_ERR_NOMEM;
@@ -129,8 +130,8 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 	rv = DTPLAN_OK;
 	goto out;
 fail:
-	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "cannot write the report: out of memory, or a "
-			   "value that is not UTF-8");
+	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0,
+			   "cannot write the report: out of memory, or a value that is not UTF-8");
 out:
 	json_decref(root);
 	json_decref(plan);

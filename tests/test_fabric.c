@@ -12,7 +12,8 @@ static void load_files(const char *topo, const char *site, struct dtplan_topolog
 	dtplan_config_init(c);
 	assert_int_equal(dtplan_topology_parse_file(test_data_path(topo), t, NULL), DTPLAN_OK);
 	if (site != NULL)
-		assert_int_equal(dtplan_config_parse_file(c, test_data_path(site), NULL), DTPLAN_OK);
+		assert_int_equal(dtplan_config_parse_file(c, test_data_path(site), NULL),
+				 DTPLAN_OK);
 	assert_int_equal(dtplan_config_apply_topology(c, *t, NULL), DTPLAN_OK);
 }
 
@@ -166,7 +167,8 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 	dtplan_fabric_desc_destroy(f);
 
 	/* A site switch the served tree lacks is an error naming the site file. */
-	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f, &err),
+	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f,
+						   &err),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_fabric_desc_apply(f, &site, &applied, &err), DTPLAN_ERR_NOT_FOUND);
 	assert_non_null(strstr(err.text, "SwitchName=leaf1: no switch 'leaf1' in the topology"));
@@ -256,8 +258,8 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
 		struct dtplan_error err = {0};
 		enum dtplan_err rv;
 
-		rv = dtplan_fabric_desc_parse(bad_cases[i].text, strlen(bad_cases[i].text), "http://svc/f",
-					 &f, &err);
+		rv = dtplan_fabric_desc_parse(bad_cases[i].text, strlen(bad_cases[i].text),
+					      "http://svc/f", &f, &err);
 		if (rv != bad_cases[i].code || strstr(err.text, bad_cases[i].message) == NULL)
 			fail_msg("case %zu: got %d '%s', expected %d '%s'", i, rv, err.text,
 				 bad_cases[i].code, bad_cases[i].message);
