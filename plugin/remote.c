@@ -2,8 +2,10 @@
  * remote.c: slurmstepd.
  *
  * user_init (as the user, every step):
- *   batch step  make the plan for the allocation, log it into the job's
- *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
+ *   batch step  make the plan for the allocation (with the fabric service's
+ *               fabric when FabricURL= is set, service.c), log it into the
+ *               job's output, write dtplan-<jobid>.json, export DT_* /
+ *               MASTER_*, report it to ReportURL=.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
  * task_init (in each task, as the user): RANK and friends in plan order, and
@@ -225,10 +227,15 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
  * degraded instead.
  */
 
-static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
-				     char (*names)[64], size_t n, char *reason, size_t size)
+static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
+				     char (*names)[64], size_t n, bool may_ask, char *reason,
+				     size_t size)
 {
 	const struct dtplan_opts *o = dtplan__opts();
+	const struct dtplan_fabric_fetch *fab = dtplan__service_fabric(site, may_ask);
+	const struct dtplan_config *c = site;
+	struct dtplan_config fabric_config;
+	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_node *nodes = NULL;
 	struct dtplan_plan *plan = NULL;
@@ -239,6 +246,18 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	size_t assumed = 0;
 	bool topo_failed = false;
 
+	/* The service's fabric replaces topology.conf (and, as JSON, the site
+	 * file's fabric part); without it, the files and a warning. */
+	dtplan_config_init(&fabric_config);
+	if (fab != NULL && fab->desc != NULL) {
+		if (dtplan_fabric_desc_apply(fab->desc, site, &fabric_config, &terr) == DTPLAN_OK)
+			c = &fabric_config;
+		else
+			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
+				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
+	}
+	if (fab != NULL && fab->warning[0] != '\0')
+		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
@@ -256,14 +275,17 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 		goto out;
 	}
 	req.gpus = req.gpus_per_node * (int)n;
-	if (c->topology_file[0] != '\0') {
+	if (c != &fabric_config && c->topology_file[0] != '\0') {
 		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
 		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
 			topo_failed = true;
 	}
 	cluster.n_nodes = n;
 	cluster.nodes = nodes;
-	cluster.topology = topo_failed ? NULL : topo;
+	if (c == &fabric_config)
+		cluster.topology = fab->desc->topology;
+	else
+		cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
@@ -281,11 +303,20 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
 					"read their inventory)",
 					assumed, n, f->host);
+	if (fabric_warning[0] != '\0' && c == &fabric_config)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s", fabric_warning);
+	else if (fabric_warning[0] != '\0' && cluster.topology != NULL)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s; using topology.conf %s",
+					fabric_warning, c->topology_file);
+	else if (fabric_warning[0] != '\0')
+		dtplan_plan_add_warning(plan, "fabric-service",
+					"%s; planning without a switch tree", fabric_warning);
 	if (topo_failed)
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
 	dtplan_topology_destroy(topo);
+	dtplan_config_fini(&fabric_config);
 	free(nodes);
 	return plan;
 }
@@ -418,7 +449,32 @@ static void plan_file_path(const struct dtplan_config *c, const struct job_facts
 		bprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
 }
 
-/* The batch step on the first node: plan, log, file, environment. */
+/*
+ * Tells the collector (ReportURL=) how this step's planning went: the plan
+ * (NULL: none could be made, for reason), its state and the job's facts.
+ */
+static void report(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
+		   const struct dtplan_plan *plan, const char *reason)
+{
+	struct dtplan_report r = {0};
+
+	r.job_id = f->job_id;
+	r.uid = (long)f->uid;
+	r.nodes = f->nodelist[0] != '\0' ? f->nodelist : NULL;
+	r.host = f->host[0] != '\0' ? f->host : NULL;
+	if (ctx.refused) {
+		r.state = "refused";
+		r.reason = ctx.reason;
+	} else if (plan == NULL || plan->degraded) {
+		r.state = "degraded";
+		r.reason = plan != NULL ? plan->degraded_reason : reason;
+	} else {
+		r.state = "ok";
+	}
+	dtplan__service_report(sp, c, &r, plan);
+}
+
+/* The batch step on the first node: plan, log, file, environment, report. */
 static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 			    const struct job_facts *f, enum dtplan_mode mode)
 {
@@ -430,7 +486,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 
 	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
-	ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
 	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
@@ -451,10 +507,12 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	if (ctx.plan->degraded)
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", ctx.plan->degraded_reason);
 	export_job(sp, f, ctx.plan, file, names, n, NULL, true);
+	report(sp, c, f, ctx.plan, NULL);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	export_job(sp, f, NULL, NULL, names, n, reason, true);
+	report(sp, c, f, NULL, reason);
 out:
 	free(text);
 	free(names);
@@ -535,7 +593,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		return;
 	}
 	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
-		ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
 						  ctx.reason, sizeof(ctx.reason));
@@ -543,6 +601,9 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	} else if (node_id == 0) {
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	}
+	/* Every node computed the same plan: the first one reports it. */
+	if (node_id == 0)
+		report(sp, c, f, ctx.plan, reason);
 	free(names);
 }
 
