@@ -1010,7 +1010,8 @@ static void user_init__service_and_collector_down__warned_logged_within_bounds(v
 		assert_env("DTPLAN_PLAN_STATE", "ok");
 		assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
 		assert_log_has("no answer within 1.00 s");
-		assert_log_has("no cache (FabricCache= is not set); planning without a switch tree");
+		assert_log_has("no cache (FabricCache= is not set); "
+			       "planning without a switch tree");
 		assert_log_has("info: dtplan: report: cannot post the plan of job 1234: ");
 		assert_false(mock_log_has("error:"));
 		assert_int_equal(test_server_lines(&server, "reports.jsonl"), 0);
