@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "dtprobes.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,40 +96,6 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 	return CLI_EXIT_OK;
 }
 
-static char *read_text(const char *path, struct dtplan_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-
-	if (f == NULL) {
-		snprintf(err->source, sizeof(err->source), "%s", path);
-		snprintf(err->text, sizeof(err->text), "cannot open: %s", strerror(errno));
-		err->code = DTPLAN_ERR_IO;
-		return NULL;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *tmp = realloc(buf, cap = 2 * cap + 4096 + 1);
-
-			if (tmp == NULL) {
-				free(buf);
-				buf = NULL;
-				err->code = DTPLAN_ERR_NOMEM;
-				snprintf(err->text, sizeof(err->text), "out of memory");
-				break;
-			}
-			buf = tmp;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got > 0);
-	if (buf != NULL)
-		buf[len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const struct cli_host_ix *)a)->name, ((const struct cli_host_ix *)b)->name);
@@ -148,8 +113,7 @@ static int load_inventory(const char *cmd, struct cli_cluster *c, size_t k)
 			return cli_report(cmd, &err, true);
 		return CLI_EXIT_OK;
 	}
-	text = read_text(sp->file, &err);
-	if (text == NULL)
+	if (dtplan_file_read(sp->file, DTPLAN_FILE_NODE_JSON, &text, NULL, &err) != DTPLAN_OK)
 		return cli_report(cmd, &err, true);
 	if (dtplan_node_from_json(text, &c->inv[k], &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')

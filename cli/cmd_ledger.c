@@ -149,9 +149,8 @@ int cmd_ledger(int argc, char **argv)
 			snprintf(err.source, sizeof(err.source), "--model");
 		return cli_report(CMD, &err, true);
 	}
-	if (gpus % (in.tp * in.pp) != 0)
-		return cli_usage_error(CMD, "--gpus %d is not a multiple of --tp %d x --pp %d", gpus,
-				       in.tp, in.pp);
+	if (dtplan_ledger_layout(gpus, in.tp, in.pp, &in.dp, &err) != DTPLAN_OK)
+		return cli_usage_error(CMD, "%s", err.text);
 	kv = model.kv_heads > 0 ? model.kv_heads : model.heads;
 	if (model.heads % in.tp != 0 || kv % in.tp != 0)
 		return cli_usage_error(CMD,
@@ -159,7 +158,6 @@ int cmd_ledger(int argc, char **argv)
 				       "key/value heads of %s",
 				       in.tp, model.heads, kv, model.name);
 	in.model = &model;
-	in.dp = gpus / (in.tp * in.pp);
 	in.num_microbatches = in.pp;
 	in.sequence_parallel = in.tp > 1;
 	if (dtplan_ledger_compute(&in, &l, &err) != DTPLAN_OK)

@@ -1,7 +1,8 @@
 /*
- * config.c: the site configuration.  Defaults (dtplan_config_init(), the
- * only place they live), the site file dtplan.conf, and the plugstack.conf
- * arguments.
+ * config.c: the site configuration's settings.  Defaults
+ * (dtplan_config_init(), the only place they live), the table of global
+ * settings and their values, and the plugstack.conf arguments.  The site
+ * file's lines are read by lib/config_site.c.
  *
  * dtplan.conf is Slurm-style: whitespace-separated Key=Value tokens, keys
  * case-insensitive, '#' to the end of the line is a comment.  A line starting
@@ -35,7 +36,8 @@ enum kind {
 	K_PATH,    /* file or folder path, "" allowed */
 	K_GPU,     /* a GPU type from the catalog, "" allowed */
 	K_TIME,    /* dtplan_parse_time, in [min, max] */
-	K_RATE,    /* dtplan_parse_rate, "0" allowed when min == 0 */
+	K_RATE,    /* dtplan_parse_rate, in [min, max] */
+	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
 	K_URL,     /* an http:// or https:// URL, "" allowed */
@@ -52,6 +54,17 @@ struct setting {
 	bool min_open;     /* min itself is not allowed */
 };
 
+/*
+ * Bounds of the numbers (doc/internals/limits.md): finite, and sane enough
+ * that no plan divides by nearly zero or prints "inf s".  Link bandwidths
+ * from 1 MB/s to 100 TB/s; oversubscription from 1:10 to 1000:1.
+ */
+#define RATE_MIN 1e6
+#define RATE_MAX 1e14
+#define CKPT_RATE_MAX 1e15
+#define RATIO_MIN 0.1
+#define RATIO_MAX 1000.0
+
 #define OFF(f) offsetof(struct dtplan_config, f)
 #define STR(f) OFF(f), sizeof(((struct dtplan_config *)0)->f)
 
@@ -63,37 +76,40 @@ static const struct setting settings[] = {
 	{NULL, "nccl_ib_hca", K_HCA, OFF(nccl_ib_hca), 0, 0, 0, false},
 	{"CacheDir", "cache_dir", K_PATH, STR(cache_dir), 0, 0, false},
 	{"JsonDir", "json_dir", K_PATH, STR(json_dir), 0, 0, false},
-	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 0, 3600, true},
-	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, 0, 1e15, true},
-	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
-	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE, OFF(nvlink_bytes_per_s), 0, 0, 1e15,
+	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 1e-3, 3600, false},
+	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, RATE_MIN, RATE_MAX,
 	 false},
+	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
+	{"NVLinkBandwidth", "nvlink_bandwidth", K_RATE_OR_0, OFF(nvlink_bytes_per_s), 0, RATE_MIN,
+	 RATE_MAX, false},
 	{"NVLinkLatency", "nvlink_latency", K_TIME, OFF(nvlink_latency_s), 0, 0, 1, false},
 	{"GpuType", "gpu_type", K_GPU, STR(gpu_type), 0, 0, false},
-	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 0, 1e12, true},
+	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 1, 1e12, false},
 	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE,
-	 OFF(ckpt_write_bytes_per_s), 0, 0, 1e18, true},
+	 OFF(ckpt_write_bytes_per_s), 0, RATE_MIN, CKPT_RATE_MAX, false},
 	{"RestartTime", "restart_time", K_TIME, OFF(restart_seconds), 0, 0, 1e7, false},
 	{"OversubscriptionThreshold", "oversub_threshold", K_RATIO, OFF(oversub_threshold), 0, 1,
 	 1e6, false},
 	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
 	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
 	 0, 0, 1, false},
-	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0, 1, true},
+	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
+	 false},
 	{"FabricURL", "fabric_url", K_URL, STR(fabric_url), 0, 0, false},
 	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
 	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
-	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 0, 600, true},
+	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 1e-3, 600, false},
 	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
 	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
-	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 0, 600, true},
-	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0, 0,
-	 600, true},
+	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
+	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0,
+	 1e-3, 600, false},
 	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1024, 1e10, false},
 	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
+_Static_assert(N_SETTINGS <= DTPLAN__CONFIG_MAX_SETTINGS, "raise DTPLAN__CONFIG_MAX_SETTINGS");
 
 /* A parsed value before it is stored. */
 struct value {
@@ -221,7 +237,8 @@ static enum dtplan_err parse_number(const char *name, const char *text, double *
 	return DTPLAN_OK;
 }
 
-/* "4:1", "1.5:1", "3:2" or "4": downlink over uplink capacity. */
+/* "4:1", "1.5:1", "3:2" or "4": downlink over uplink capacity.  The quotient
+ * may still be 0 or infinite ("1e300:1e-300"): callers check its range. */
 static enum dtplan_err parse_ratio(const char *name, const char *text, double *out,
 				   struct dtplan_error *err)
 {
@@ -257,14 +274,31 @@ static enum dtplan_err check_gpu(const char *name, const char *text, struct dtpl
 	return DTPLAN_OK;
 }
 
+/* v in [min, max] (min excluded when min_open); rates print with units. */
+static enum dtplan_err range_check(enum kind kind, double min, double max, bool min_open,
+				   const char *name, const char *text, double v,
+				   struct dtplan_error *err)
+{
+	char lo[32], hi[32];
+
+	if (!isnan(v) && v >= min && v <= max && !(min_open && v == min))
+		return DTPLAN_OK;
+	if (kind == K_RATE || kind == K_RATE_OR_0) {
+		dtplan_format_rate(min, lo, sizeof(lo));
+		dtplan_format_rate(max, hi, sizeof(hi));
+	} else {
+		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
+		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");
+	}
+	return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+			     "%s: '%s' is out of range (%s %s, at most %s)", name, text,
+			     min_open ? "more than" : "at least", lo, hi);
+}
+
 static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
 				   double v, struct dtplan_error *err)
 {
-	if (v < s->min || v > s->max || (s->min_open && v == s->min))
-		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-				     "%s: '%s' is out of range (%s %g, at most %g)", name, text,
-				     s->min_open ? "more than" : "at least", s->min, s->max);
-	return DTPLAN_OK;
+	return range_check(s->kind, s->min, s->max, s->min_open, name, text, v, err);
 }
 
 static enum dtplan_err parse_value(const struct setting *s, const char *name, const char *text,
@@ -324,11 +358,12 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	case K_TIME:
 		rv = dtplan_parse_time(text, name, &v->d, err);
 		break;
+	case K_RATE_OR_0:
+		if (strcmp(text, "0") == 0)
+			return DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
+		/* fall through */
 	case K_RATE:
-		if (s->min_open || strcmp(text, "0") != 0)
-			rv = dtplan_parse_rate(text, name, &v->d, err);
-		else
-			rv = DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
+		rv = dtplan_parse_rate(text, name, &v->d, err);
 		break;
 	case K_NUMBER:
 		rv = parse_number(name, text, &v->d, err);
@@ -404,21 +439,42 @@ static const struct setting *find_setting(const char *name, bool site)
 	return NULL;
 }
 
-/* ---- site file ---- */
+/* ---- what the site file's lines share (lib/config_site.c) ---- */
 
-/* State of one parse: where each setting was first given, for repeats. */
-struct site_parse {
-	struct dtplan_config *c;
-	const char *source;
-	int seen[N_SETTINGS];        /* line of the first occurrence, 0 none */
-	char first[N_SETTINGS][256]; /* its text */
-	struct dtplan__strmap nodes; /* node -> nodeset index, keys in name_arrays */
-	char (**name_arrays)[64];
-	size_t n_name_arrays;
-};
+bool dtplan__config_valid_name(const char *s)
+{
+	return valid_name(s);
+}
 
-static enum dtplan_err set_global(struct site_parse *sp, const char *key, const char *value,
-				  int line, struct dtplan_error *err)
+enum dtplan_err dtplan__config_check_gpu(const char *key, const char *text,
+					 struct dtplan_error *err)
+{
+	return check_gpu(key, text, err);
+}
+
+enum dtplan_err dtplan__config_parse_oversub(const char *key, const char *text, double *out,
+					     struct dtplan_error *err)
+{
+	enum dtplan_err rv = parse_ratio(key, text, out, err);
+
+	if (rv == DTPLAN_OK)
+		rv = range_check(K_RATIO, RATIO_MIN, RATIO_MAX, false, key, text, *out, err);
+	return rv;
+}
+
+enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text, double *out,
+					       struct dtplan_error *err)
+{
+	enum dtplan_err rv = dtplan_parse_rate(text, key, out, err);
+
+	if (rv == DTPLAN_OK)
+		rv = range_check(K_RATE, RATE_MIN, RATE_MAX, false, key, text, *out, err);
+	return rv;
+}
+
+enum dtplan_err dtplan__config_set_global(struct dtplan_config *c, struct dtplan__config_seen *seen,
+					  const char *source, const char *key, const char *value,
+					  int line, struct dtplan_error *err)
 {
 	const struct setting *s = find_setting(key, true);
 	struct dtplan_error e = {0};
@@ -426,322 +482,22 @@ static enum dtplan_err set_global(struct site_parse *sp, const char *key, const 
 	size_t k;
 
 	if (s == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+		return dtplan__error(err, DTPLAN_ERR_PARSE, source, line,
 				     "unknown key '%s' (in '%s=%s')", key, key, value);
 	k = (size_t)(s - settings);
 	if (parse_value(s, s->key, value, &v, &e) != DTPLAN_OK)
-		return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-	if (sp->seen[k] != 0) {
-		if (!same_value(sp->c, s, &v))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+		return dtplan__error(err, e.code, source, line, "%s", e.text);
+	if (seen->line[k] != 0) {
+		if (!same_value(c, s, &v))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, source, line,
 					     "%s=%s conflicts with %s=%s at line %d", s->key,
-					     value, s->key, sp->first[k], sp->seen[k]);
+					     value, s->key, seen->text[k], seen->line[k]);
 		return DTPLAN_OK;
 	}
-	sp->seen[k] = line;
-	dtplan__strlcpy(sp->first[k], value, sizeof(sp->first[k]));
-	store_value(sp->c, s, &v);
+	seen->line[k] = line;
+	dtplan__strlcpy(seen->text[k], value, sizeof(seen->text[k]));
+	store_value(c, s, &v);
 	return DTPLAN_OK;
-}
-
-/* Splits "Key=Value" in place; NULL value when there is no '='. */
-static char *split_token(char *tok)
-{
-	char *eq = strchr(tok, '=');
-
-	if (eq == NULL)
-		return NULL;
-	*eq = '\0';
-	return eq + 1;
-}
-
-static enum dtplan_err add_switch(struct site_parse *sp, const char *name, double oversub,
-				  double uplink, int line, struct dtplan_error *err)
-{
-	struct dtplan_config *c = sp->c;
-	struct dtplan_site_switch *sw = NULL, *tmp;
-
-	for (size_t i = 0; i < c->n_switches; i++)
-		if (strcmp(c->switches[i].name, name) == 0)
-			sw = &c->switches[i];
-	if (sw != NULL) {
-		if (oversub > 0 && sw->oversubscription > 0 && sw->oversubscription != oversub)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "switch '%s': Oversubscription %g conflicts with %g "
-					     "at line %d", name, oversub, sw->oversubscription,
-					     sw->line);
-		if (uplink > 0 && sw->uplink_bytes_per_s > 0 && sw->uplink_bytes_per_s != uplink)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "switch '%s': UplinkBandwidth %g B/s conflicts "
-					     "with %g B/s at line %d", name, uplink,
-					     sw->uplink_bytes_per_s, sw->line);
-	} else {
-		tmp = realloc(c->switches, (c->n_switches + 1) * sizeof(*tmp));
-		if (tmp == NULL)
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
-					     "out of memory");
-		c->switches = tmp;
-		sw = &c->switches[c->n_switches++];
-		memset(sw, 0, sizeof(*sw));
-		dtplan__strlcpy(sw->name, name, sizeof(sw->name));
-		sw->line = line;
-	}
-	if (oversub > 0)
-		sw->oversubscription = oversub;
-	if (uplink > 0)
-		sw->uplink_bytes_per_s = uplink;
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
-					 int line, struct dtplan_error *err)
-{
-	const char *names_expr = first;
-	char (*names)[64] = NULL;
-	double oversub = 0, uplink = 0;
-	struct dtplan_error e = {0};
-	size_t n = 0;
-	enum dtplan_err rv;
-	char *tok;
-
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		double *slot;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "Oversubscription")) {
-			slot = &oversub;
-			rv = parse_ratio("Oversubscription", value, slot, &e);
-		} else if (dtplan__streq_nocase(tok, "UplinkBandwidth")) {
-			slot = &uplink;
-			rv = dtplan_parse_rate(value, "UplinkBandwidth", slot, &e);
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
-					     "expected Oversubscription or UplinkBandwidth)", tok,
-					     tok, value);
-		}
-		if (rv != DTPLAN_OK)
-			return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-	}
-	if (oversub == 0 && uplink == 0)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "SwitchName=%s sets nothing (expected Oversubscription= or "
-				     "UplinkBandwidth=)", names_expr);
-	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
-	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, line, "SwitchName=%s: %s", names_expr,
-				     e.text);
-	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
-		rv = add_switch(sp, names[i], oversub, uplink, line, err);
-	free(names);
-	return rv;
-}
-
-/* Adds a nodeset's names to the overlap map; names stay alive in sp. */
-static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct dtplan_error *err)
-{
-	const struct dtplan_site_nodeset *ns = &sp->c->nodesets[set];
-	char (*names)[64] = NULL, (**arrays)[64];
-	struct dtplan_error e = {0};
-	size_t n = 0;
-	enum dtplan_err rv;
-	int old;
-
-	rv = dtplan_hostlist_expand(ns->nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
-	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
-				     e.text);
-	arrays = realloc(sp->name_arrays, (sp->n_name_arrays + 1) * sizeof(*arrays));
-	if (arrays == NULL) {
-		free(names);
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, ns->line, "out of memory");
-	}
-	sp->name_arrays = arrays;
-	sp->name_arrays[sp->n_name_arrays++] = names;
-	for (size_t i = 0; i < n; i++) {
-		rv = dtplan__strmap_put(&sp->nodes, names[i], (int)set, &old);
-		if (rv == DTPLAN_ERR_INVAL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, ns->line,
-					     "node '%s' of NodeName=%s is already in NodeName=%s "
-					     "(line %d)", names[i], ns->nodes,
-					     sp->c->nodesets[old].nodes, sp->c->nodesets[old].line);
-		if (rv != DTPLAN_OK)
-			return dtplan__error(err, rv, sp->source, ns->line, "out of memory");
-	}
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char *save, int line,
-				       struct dtplan_error *err)
-{
-	struct dtplan_site_nodeset ns = {.line = line};
-	struct dtplan_config *c = sp->c;
-	struct dtplan_site_nodeset *tmp;
-	struct dtplan_error e = {0};
-	bool any = false;
-	char *tok;
-
-	if (strlen(first) >= sizeof(ns.nodes))
-		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
-				     "NodeName=%.40s...: longer than %zu characters", first,
-				     sizeof(ns.nodes) - 1);
-	dtplan__strlcpy(ns.nodes, first, sizeof(ns.nodes));
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		long gpus;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		any = true;
-		if (dtplan__streq_nocase(tok, "GpuType") ||
-		    dtplan__streq_nocase(tok, "NVLinkDomain")) {
-			bool gpu = dtplan__streq_nocase(tok, "GpuType");
-			char *dst = gpu ? ns.gpu_type : ns.nvlink_domain;
-			size_t size = gpu ? sizeof(ns.gpu_type) : sizeof(ns.nvlink_domain);
-
-			if (strlen(value) >= size || !valid_name(value))
-				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-						     "%s: '%s' is not a name (letters, digits, "
-						     "'-', '_', '.'; at most %zu)",
-						     gpu ? "GpuType" : "NVLinkDomain", value,
-						     size - 1);
-			if (gpu && check_gpu("GpuType", value, &e) != DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			dtplan__strlcpy(dst, value, size);
-		} else if (dtplan__streq_nocase(tok, "Gpus")) {
-			if (dtplan_parse_long(value, "Gpus", 1, DTPLAN_NODE_MAX_GPUS, &gpus, &e) !=
-			    DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			ns.gpus_per_node = (int)gpus;
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a NodeName= line (in '%s=%s'; "
-					     "expected GpuType, Gpus or NVLinkDomain)", tok, tok,
-					     value);
-		}
-	}
-	if (!any)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
-				     "NVLinkDomain=)", ns.nodes);
-	tmp = realloc(c->nodesets, (c->n_nodesets + 1) * sizeof(*tmp));
-	if (tmp == NULL)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
-	c->nodesets = tmp;
-	c->nodesets[c->n_nodesets++] = ns;
-	return index_nodeset(sp, c->n_nodesets - 1, err);
-}
-
-static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
-				       struct dtplan_error *err)
-{
-	char *save = NULL, *tok, *value;
-	enum dtplan_err rv;
-
-	tok = strtok_r(line, " \t\r\v\f", &save);
-	if (tok == NULL)
-		return DTPLAN_OK;
-	value = split_token(tok);
-	if (value == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-				     "'%s' is not Key=Value", tok);
-	if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName")) {
-		if (value[0] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= has no value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName"))
-			return parse_switch_line(sp, value, save, lineno, err);
-		return parse_node_line(sp, value, save, lineno, err);
-	}
-	for (;;) {
-		rv = set_global(sp, tok, value, lineno, err);
-		if (rv != DTPLAN_OK)
-			return rv;
-		tok = strtok_r(NULL, " \t\r\v\f", &save);
-		if (tok == NULL)
-			return DTPLAN_OK;
-		value = split_token(tok);
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName") ||
-		    dtplan__streq_nocase(tok, "NodeName"))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= must start its own line", tok);
-	}
-}
-
-enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
-					   const char *source_name, struct dtplan_error *err)
-{
-	struct site_parse *sp = NULL;
-	char *copy = NULL, *line, *next;
-	const char *source = source_name ? source_name : "dtplan.conf";
-	enum dtplan_err rv;
-	int lineno = 0;
-
-	if (c == NULL || text == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0, "no configuration to parse");
-	sp = calloc(1, sizeof(*sp));
-	copy = strdup(text);
-	if (sp == NULL || copy == NULL || dtplan__strmap_init(&sp->nodes, 64) != DTPLAN_OK) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
-		goto out;
-	}
-	sp->c = c;
-	sp->source = source;
-	/* Node sets from earlier files take part in the overlap check. */
-	for (size_t i = 0; i < c->n_nodesets; i++) {
-		rv = index_nodeset(sp, i, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	for (next = copy; (line = dtplan__conf_line(&next, &lineno)) != NULL;) {
-		rv = parse_site_line(sp, line, lineno, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	rv = DTPLAN_OK;
-out:
-	if (sp != NULL) {
-		dtplan__strmap_fini(&sp->nodes);
-		for (size_t i = 0; i < sp->n_name_arrays; i++)
-			free(sp->name_arrays[i]);
-		free(sp->name_arrays);
-	}
-	free(sp);
-	free(copy);
-	return rv;
-}
-
-enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *path,
-					 struct dtplan_error *err)
-{
-	char *text = NULL;
-	enum dtplan_err rv;
-
-	if (c == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, path ? path : "", 0,
-				     "no configuration given");
-	rv = dtplan__read_file(path, &text, err);
-	if (rv == DTPLAN_OK)
-		rv = dtplan_config_parse_string(c, text, path, err);
-	if (rv == DTPLAN_OK && path != c->site_file) {
-		if (strlen(path) >= sizeof(c->site_file))
-			rv = dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-					   "file name is longer than %zu characters",
-					   sizeof(c->site_file) - 1);
-		else
-			dtplan__strlcpy(c->site_file, path, sizeof(c->site_file));
-	}
-	free(text);
-	return rv;
 }
 
 /* ---- plugstack.conf arguments ---- */
@@ -919,6 +675,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		dtplan_format_time(d, buf, sizeof(buf));
 		break;
 	case K_RATE:
+	case K_RATE_OR_0:
 		if (d == 0)
 			dtplan__strlcpy(buf, "0", sizeof(buf));
 		else

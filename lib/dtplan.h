@@ -24,6 +24,17 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header, for code that builds against more than one
+ * (curl's LIBCURL_VERSION_NUM, hwloc's HWLOC_API_VERSION); dtplan_version()
+ * is the library's, and a test keeps the two and configure.ac's equal.
+ */
+#define DTPLAN_VERSION_MAJOR 0
+#define DTPLAN_VERSION_MINOR 1
+#define DTPLAN_VERSION_PATCH 0
+#define DTPLAN_VERSION_NUMBER                                                                  \
+	((DTPLAN_VERSION_MAJOR << 16) | (DTPLAN_VERSION_MINOR << 8) | DTPLAN_VERSION_PATCH)
+
 /* ------------------------------------------------------------------------
  * Errors (lib/error.c)
  * ---------------------------------------------------------------------- */
@@ -127,6 +138,40 @@ const char *dtplan_format_time(double seconds, char *buf, size_t size);
 const char *dtplan_format_count(double count, char *buf, size_t size); /* "70.55B" */
 
 /* ------------------------------------------------------------------------
+ * Reading files (lib/file.c)
+ *
+ * Every file dtplan reads whole goes through dtplan_file_read().  Limits and
+ * messages are in doc/internals/limits.md.
+ * ---------------------------------------------------------------------- */
+
+/* Kinds of file, each with its size limit.  Add new kinds before __LAST. */
+enum dtplan_file_kind {
+	DTPLAN_FILE_SITE = 0,   /* dtplan.conf: 4 MiB */
+	DTPLAN_FILE_TOPOLOGY,   /* Slurm's topology.conf: 16 MiB */
+	DTPLAN_FILE_HF_CONFIG,  /* HuggingFace config.json: 4 MiB */
+	DTPLAN_FILE_NODE_JSON,  /* node inventory JSON (dtplan node --json): 1 MiB */
+	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
+	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
+	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE__LAST       /* not a kind: one past the last */
+};
+
+/*
+ * Reads the regular file at path whole into *out, NUL-terminated (caller
+ * frees with free()), and its length into *len (NULL allowed).  Never opens
+ * anything but a regular file and never reads more than the kind's limit:
+ * DTPLAN_ERR_IO for a missing or unreadable file, a directory, FIFO, device
+ * or socket (and a symbolic link for the kinds that refuse them), naming
+ * what it is, and for a file over the limit; DTPLAN_ERR_PARSE for a NUL
+ * byte.  err->source is the path.  *out is NULL on error.
+ */
+enum dtplan_err dtplan_file_read(const char *path, enum dtplan_file_kind kind, char **out,
+				 size_t *len, struct dtplan_error *err);
+
+/* Size limit of a kind of file in bytes; 0 for an unknown kind. */
+size_t dtplan_file_limit(enum dtplan_file_kind kind);
+
+/* ------------------------------------------------------------------------
  * Models (lib/model.c)
  * ---------------------------------------------------------------------- */
 
@@ -160,7 +205,9 @@ struct dtplan_model {
  *   - a bare size ("7B", "70b", "1.5T") that sets params exactly and derives
  *     dimensions by the rule in dtplan_model_from_size().
  * Returns DTPLAN_ERR_NOT_FOUND for an unknown preset (the message lists the
- * presets), DTPLAN_ERR_PARSE/INVAL for a malformed spec or config.json.
+ * presets), DTPLAN_ERR_PARSE/INVAL for a malformed spec or config.json,
+ * DTPLAN_ERR_RANGE for a signed size ("-7B": sizes are positive) or one out
+ * of dtplan_model_from_size()'s bounds.
  */
 enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 				   struct dtplan_error *err);
@@ -169,10 +216,16 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_model *m,
 					    struct dtplan_error *err);
 
+/* Bounds of a model given by its size (DTPLAN_ERR_RANGE outside). */
+#define DTPLAN_MODEL_MIN_PARAMS 1e6
+#define DTPLAN_MODEL_MAX_PARAMS 1e15
+
 /*
  * Derives GPT-style dimensions from a parameter count: h = cbrt(128 N / 12)
  * rounded to a multiple of 128, layers = h / 128, heads = h / 128, ffn = 4h,
- * vocab 50257; params is set to N exactly (params_given = true).
+ * vocab 50257; params is set to N exactly (params_given = true).  N must be
+ * finite and positive (DTPLAN_ERR_INVAL), and from DTPLAN_MODEL_MIN_PARAMS
+ * to DTPLAN_MODEL_MAX_PARAMS (DTPLAN_ERR_RANGE).
  */
 enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 				       struct dtplan_error *err);
@@ -252,9 +305,25 @@ struct dtplan_ledger {
 	double total;
 };
 
-/* Computes the per-GPU memory.  Formulas in DESIGN.md. */
+/* Most GPUs in one job dtplan plans for (16,777,216). */
+#define DTPLAN_MAX_GPUS (1 << 24)
+
+/*
+ * Computes the per-GPU memory.  Formulas in DESIGN.md.  DTPLAN_ERR_INVAL for
+ * a degree below 1, DTPLAN_ERR_RANGE when tp x pp x dp is more than
+ * DTPLAN_MAX_GPUS (computed without overflow).
+ */
 enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
 				      struct dtplan_error *err);
+
+/*
+ * Splits a job of gpus GPUs into tp x pp x dp: sets *dp = gpus / (tp x pp).
+ * DTPLAN_ERR_INVAL for a count below 1 or when tp x pp does not divide gpus;
+ * DTPLAN_ERR_RANGE when gpus is more than DTPLAN_MAX_GPUS or tp x pp more
+ * than gpus.  The product is computed without overflow.  *dp is unchanged
+ * on error.  Messages name the numbers, not the options that gave them.
+ */
+enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct dtplan_error *err);
 
 /* Activation bytes of one transformer layer for one micro-batch. */
 double dtplan_activation_bytes_per_layer(int seq, int micro_batch, int hidden, int heads, int tp,
@@ -1064,6 +1133,16 @@ struct dtplan_env {
 	struct dtplan_env_var *vars; /* owned, in the order they were set */
 };
 
+/*
+ * Longest value dtplan puts in one variable.  Linux refuses every execve
+ * whose single NAME=value string exceeds 128 KiB (MAX_ARG_STRLEN); a
+ * quarter of that leaves the job room for its own.  dtplan_env_set()
+ * refuses a longer value with DTPLAN_ERR_RANGE; a node order or stage list
+ * that long is left in the plan file, and DT_NODE_ORDER_FILE or
+ * DT_PP_LAYERS_FILE name it instead.
+ */
+#define DTPLAN_ENV_VALUE_MAX 32768
+
 /* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
  * stable for a job, different for jobs that share a first node. */
 #define DTPLAN_MASTER_PORT_BASE 29500
@@ -1077,7 +1156,8 @@ void dtplan_env_fini(struct dtplan_env *e);
 /* Value of name in e, or NULL.  Owned by e. */
 const char *dtplan_env_get(const struct dtplan_env *e, const char *name);
 
-/* Sets name to a formatted value, replacing an earlier value. */
+/* Sets name to a formatted value, replacing an earlier value.  DTPLAN_ERR_RANGE
+ * (nothing set) for a value longer than DTPLAN_ENV_VALUE_MAX. */
 enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -46,6 +46,42 @@ struct dtplan__model_parts {
 void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
 
 /* ------------------------------------------------------------------------
+ * Site configuration: its settings (lib/config.c) and the site file's lines
+ * (lib/config_site.c)
+ * ---------------------------------------------------------------------- */
+
+/* Room for every global setting (lib/config.c asserts it). */
+#define DTPLAN__CONFIG_MAX_SETTINGS 64
+
+/* Where each global setting was first given in one parse, for repeats. */
+struct dtplan__config_seen {
+	int line[DTPLAN__CONFIG_MAX_SETTINGS];        /* 0: not given */
+	char text[DTPLAN__CONFIG_MAX_SETTINGS][256];  /* the value as written */
+};
+
+/*
+ * Sets site-file global setting key to value (line `line` of source); a
+ * repeat must keep the first value (seen).  Errors name source and line.
+ */
+enum dtplan_err dtplan__config_set_global(struct dtplan_config *c, struct dtplan__config_seen *seen,
+					  const char *source, const char *key, const char *value,
+					  int line, struct dtplan_error *err);
+
+/* A switch or NVLink domain name: letters, digits, '-', '_', '.'. */
+bool dtplan__config_valid_name(const char *s);
+
+/* A GPU type of the catalog; the message lists the known names. */
+enum dtplan_err dtplan__config_check_gpu(const char *key, const char *text,
+					 struct dtplan_error *err);
+
+/* Oversubscription "4:1", "1.5:1" or "4", and a link rate, within the bounds
+ * of doc/internals/limits.md; key names the value in messages. */
+enum dtplan_err dtplan__config_parse_oversub(const char *key, const char *text, double *out,
+					     struct dtplan_error *err);
+enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text, double *out,
+					       struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Request (lib/request.c)
  * ---------------------------------------------------------------------- */
 
@@ -142,10 +178,6 @@ void dtplan__strmap_fini(struct dtplan__strmap *m);
 enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, int value, int *old);
 /* Value of key, or -1 when absent. */
 int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
-
-/* Reads a whole text file into *out (caller frees with free()).  Errors
- * (DTPLAN_ERR_IO, NOMEM, PARSE for a NUL byte) name the path. */
-enum dtplan_err dtplan__read_file(const char *path, char **out, struct dtplan_error *err);
 
 /*
  * Next line of a Slurm-style file held in a writable buffer: cuts the line

@@ -58,6 +58,10 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	va_end(ap);
 	if (n < 0)
 		return DTPLAN_ERR_NOMEM;
+	if (n > DTPLAN_ENV_VALUE_MAX) {
+		free(value);
+		return DTPLAN_ERR_RANGE;
+	}
 	for (i = 0; i < e->n; i++) {
 		if (strcmp(e->vars[i].name, name) == 0) {
 			free(e->vars[i].value);
@@ -131,10 +135,30 @@ bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 }
 
 /* Sets DT_NNODES and DT_NODE_ORDER ("a,b,c") from n names. */
-static enum dtplan_err set_node_order(struct dtplan_env *e, const char (*names)[64], size_t n)
+/*
+ * Sets a list variable, or when the list is longer than a variable may be
+ * (DTPLAN_ENV_VALUE_MAX) points NAME_FILE at the plan file that holds it;
+ * without a plan file the list is left out.
+ */
+static enum dtplan_err set_list(struct dtplan_env *e, const char *name, const char *list,
+				const char *plan_file)
+{
+	char file_name[sizeof(e->vars[0].name)];
+	enum dtplan_err rv = dtplan_env_set(e, name, "%s", list);
+
+	if (rv != DTPLAN_ERR_RANGE)
+		return rv;
+	if (plan_file == NULL || plan_file[0] == '\0')
+		return DTPLAN_OK;
+	snprintf(file_name, sizeof(file_name), "%s_FILE", name);
+	return dtplan_env_set(e, file_name, "%s", plan_file);
+}
+
+static enum dtplan_err set_node_order(struct dtplan_env *e, const char (*names)[64], size_t n,
+				      const char *plan_file)
 {
 	enum dtplan_err rv;
-	size_t len = 1;
+	size_t len = 1, at = 0;
 	char *list;
 
 	for (size_t i = 0; i < n; i++)
@@ -142,20 +166,24 @@ static enum dtplan_err set_node_order(struct dtplan_env *e, const char (*names)[
 	list = malloc(len);
 	if (list == NULL)
 		return DTPLAN_ERR_NOMEM;
-	list[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(names[i]);
+
 		if (i > 0)
-			strcat(list, ",");
-		strcat(list, names[i]);
+			list[at++] = ',';
+		memcpy(list + at, names[i], k);
+		at += k;
 	}
+	list[at] = '\0';
 	rv = dtplan_env_set(e, "DT_NNODES", "%zu", n);
 	if (rv == DTPLAN_OK)
-		rv = dtplan_env_set(e, "DT_NODE_ORDER", "%s", list);
+		rv = set_list(e, "DT_NODE_ORDER", list, plan_file);
 	free(list);
 	return rv;
 }
 
-static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_plan *p)
+static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_plan *p,
+				     const char *plan_file)
 {
 	const struct dtplan_candidate *b = &p->best;
 	enum dtplan_err ret = DTPLAN_OK;
@@ -169,7 +197,8 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= dtplan_env_set(e, "DT_NUM_MICROBATCHES", "%d", b->num_microbatches);
 	ret |= dtplan_env_set(e, "DT_GLOBAL_BATCH", "%d", b->global_batch);
 	layers = dtplan_stage_layers_format(&b->stages, b->pp);
-	ret |= layers != NULL ? dtplan_env_set(e, "DT_PP_LAYERS", "%s", layers) : DTPLAN_ERR_NOMEM;
+	if (layers == NULL || set_list(e, "DT_PP_LAYERS", layers, plan_file) != DTPLAN_OK)
+		ret = DTPLAN_ERR_NOMEM;
 	free(layers);
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
 	/* How RANK maps to (tp, pp, dp): frameworks must build their groups the
@@ -217,9 +246,9 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 		ret |= dtplan_env_set(e, "MASTER_ADDR", "%s", order[0]);
 	ret |= dtplan_env_set(e, "MASTER_PORT", "%d", dtplan_master_port(in->job_id));
 	if (ret == DTPLAN_OK && p != NULL)
-		ret = set_plan_vars(e, p);
+		ret = set_plan_vars(e, p, in->plan_file);
 	if (ret == DTPLAN_OK && n_order > 0)
-		ret = set_node_order(e, order, n_order);
+		ret = set_node_order(e, order, n_order, in->plan_file);
 	if (ret != DTPLAN_OK)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 	return DTPLAN_OK;

@@ -360,16 +360,22 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 	enum dtplan_err rv;
 	int next = 0, g = f->gpus_per_node;
 	int dsize = req->gpu.domain_size > 0 ? req->gpu.domain_size : 1;
+	/* a node-local domain index: an inventory's (< DTPLAN_NODE_MAX_GPUS)
+	 * or a generic node's l / dsize (< g, which the user sets) */
+	size_t n_local = g > DTPLAN_NODE_MAX_GPUS ? (size_t)g : DTPLAN_NODE_MAX_GPUS;
+	int *local = malloc(n_local * sizeof(*local));
 	size_t seg_start = 0;
 
-	rv = dtplan__strmap_init(&keys, 16);
-	if (rv != DTPLAN_OK)
+	rv = local == NULL ? DTPLAN_ERR_NOMEM : dtplan__strmap_init(&keys, 16);
+	if (rv != DTPLAN_OK) {
+		free(local);
 		return rv;
+	}
 	for (size_t i = 0; i < f->n_nodes && rv == DTPLAN_OK; i++) {
 		const struct host *h = &hosts[i];
-		int local[DTPLAN_NODE_MAX_GPUS], id;
+		int id;
 
-		for (int l = 0; l < DTPLAN_NODE_MAX_GPUS; l++)
+		for (size_t l = 0; l < n_local; l++)
 			local[l] = -1;
 		for (int l = 0; l < g; l++) {
 			size_t pos = i * (size_t)g + (size_t)l;
@@ -407,6 +413,7 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 			f->gpu_domain[pos] = id;
 		}
 	}
+	free(local);
 	dtplan__strmap_fini(&keys);
 	if (rv != DTPLAN_OK)
 		return rv;

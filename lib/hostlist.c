@@ -14,11 +14,15 @@
 #include "dtplan_private.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_DIGITS 18
+
+/* Messages quote an expression whole up to this length, else its start and "...". */
+#define QUOTE_MAX 72
 
 struct hl_range {
 	unsigned long long lo, hi;
@@ -40,6 +44,7 @@ struct hl_term {
 
 struct hostlist {
 	const char *expr;
+	char quote[QUOTE_MAX + 4]; /* expr as messages quote it */
 	struct hl_term *terms;
 	size_t n_terms;
 	struct hl_piece *pieces;
@@ -97,7 +102,7 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 	p->count = 0;
 	if (len == 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "hostlist '%s': empty brackets",
-				     h->expr);
+				     h->quote);
 	while (i <= len) {
 		size_t end = i, dash;
 		struct hl_range *r = &h->ranges[h->n_ranges];
@@ -107,11 +112,11 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 			end++;
 		for (dash = i; dash < end && s[dash] != '-'; dash++)
 			;
-		rv = parse_number(h->expr, s + i, dash - i, &r->lo, &r->width, err);
+		rv = parse_number(h->quote, s + i, dash - i, &r->lo, &r->width, err);
 		if (rv != DTPLAN_OK)
 			return rv;
 		if (dash < end) {
-			rv = parse_number(h->expr, s + dash + 1, end - dash - 1, &r->hi, &hi_width,
+			rv = parse_number(h->quote, s + dash + 1, end - dash - 1, &r->hi, &hi_width,
 					  err);
 			if (rv != DTPLAN_OK)
 				return rv;
@@ -120,8 +125,15 @@ static enum dtplan_err parse_group(struct hostlist *h, const char *s, size_t len
 		}
 		if (r->hi < r->lo)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					     "hostlist '%s': range %.*s is reversed", h->expr,
+					     "hostlist '%s': range %.*s is reversed", h->quote,
 					     (int)(end - i), s + i);
+		/* Each range holds under 10^18 names; their sum must not wrap (a
+		 * count of 0 divided expand_term, a small one was the wrong count). */
+		if (r->hi - r->lo + 1 > ULLONG_MAX - p->count)
+			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+					     "hostlist '%s': the ranges in one bracket name more "
+					     "than %llu hosts",
+					     h->quote, ULLONG_MAX);
 		p->count += r->hi - r->lo + 1;
 		h->n_ranges++;
 		p->n_ranges++;
@@ -142,6 +154,10 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "hostlist is empty");
 	h->expr = expr;
 	len = strlen(expr);
+	if (len <= QUOTE_MAX)
+		memcpy(h->quote, expr, len + 1);
+	else
+		snprintf(h->quote, sizeof(h->quote), "%.*s...", QUOTE_MAX - 3, expr);
 	h->terms = calloc(len + 1, sizeof(*h->terms));
 	h->pieces = calloc(len + 1, sizeof(*h->pieces));
 	h->ranges = calloc(len + 1, sizeof(*h->ranges));
@@ -157,8 +173,8 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 		if (c == ',' || c == '\0') {
 			if (t->n_pieces == 0) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-						   "hostlist '%s': empty name at offset %zu", expr,
-						   i);
+						   "hostlist '%s': empty name at offset %zu",
+						   h->quote, i);
 				goto out;
 			}
 			if (c == '\0')
@@ -174,7 +190,7 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 			if (close == NULL || (open != NULL && open < close)) {
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 						   "hostlist '%s': '[' at offset %zu has no ']'",
-						   expr, i);
+						   h->quote, i);
 				goto out;
 			}
 			rv = parse_group(h, expr + i + 1, (size_t)(close - expr) - i - 1, p, err);
@@ -193,7 +209,7 @@ static enum dtplan_err hostlist_parse(const char *expr, struct hostlist *h,
 			t->n_pieces++;
 		} else {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "hostlist '%s': unexpected '%c' at offset %zu", expr,
+					   "hostlist '%s': unexpected '%c' at offset %zu", h->quote,
 					   c, i);
 			goto out;
 		}
@@ -281,7 +297,7 @@ static enum dtplan_err expand_term(const struct hostlist *h, const struct hl_ter
 		if (pos < 0)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "hostlist '%s': a name is longer than 63 characters",
-					     h->expr);
+					     h->quote);
 		(*n)++;
 	}
 	return DTPLAN_OK;
@@ -308,7 +324,7 @@ enum dtplan_err dtplan_hostlist_expand(const char *expr, size_t max_hosts, char 
 		total += term_count(&h, &h.terms[i], limit);
 		if (total > limit) {
 			rv = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-					   "hostlist '%s' names more than %zu hosts", expr,
+					   "hostlist '%s' names more than %zu hosts", h.quote,
 					   max_hosts);
 			goto out;
 		}
@@ -390,6 +406,7 @@ enum dtplan_err dtplan_hostlist_match(const char *expr, const char *name, bool *
 /* ---- compression ---- */
 
 struct cname {
+	const char *name;      /* names[index], borrowed */
 	size_t index;          /* position in the input */
 	size_t prefix_len;     /* characters before the trailing digits */
 	int width;             /* padded width (digits with a leading zero), else 0 */
@@ -430,6 +447,27 @@ static int cmp_cname(const void *a, const void *b)
 	return 0;
 }
 
+/* Orders names by the text before their trailing digits, then by input
+ * position, so that the names that may share a group are neighbours. */
+static int cmp_prefix(const void *a, const void *b)
+{
+	const struct cname *x = *(const struct cname *const *)a;
+	const struct cname *y = *(const struct cname *const *)b;
+	int d;
+
+	if (x->prefix_len != y->prefix_len)
+		return x->prefix_len < y->prefix_len ? -1 : 1;
+	d = memcmp(x->name, y->name, x->prefix_len);
+	if (d != 0)
+		return d;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool same_prefix(const struct cname *x, const struct cname *y)
+{
+	return x->prefix_len == y->prefix_len && memcmp(x->name, y->name, x->prefix_len) == 0;
+}
+
 /* Can name x join the group led by g?  Same prefix, and one width for the group:
  * "10" joins "09" (width 2), "9" and "10" group unpadded, "9" and "09" do not. */
 static bool can_join(const char (*names)[64], const struct cname *g, const struct cname *x)
@@ -442,6 +480,54 @@ static bool can_join(const char (*names)[64], const struct cname *g, const struc
 	if (g->gwidth != 0)
 		return g->gwidth == x->width;
 	return g->gmin == (size_t)x->width && g->gmax == (size_t)x->width;
+}
+
+/*
+ * Each name joins the first earlier group it can join (can_join()), as a
+ * scan over every earlier group would decide; only groups of the same prefix
+ * can take it, so the scan runs over the few groups of its prefix (at most one
+ * per padded width and one unpadded at a time).  O(n log n) for the sorts.
+ */
+static bool group_names(const char (*names)[64], struct cname *c, size_t n)
+{
+	struct cname **order = malloc(n * sizeof(*order));
+
+	if (order == NULL)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		order[i] = &c[i];
+	qsort(order, n, sizeof(*order), cmp_prefix);
+	for (size_t b = 0, e; b < n; b = e) {
+		size_t n_leaders = 0; /* leaders of this prefix, kept in order[b..] */
+
+		for (e = b + 1; e < n && same_prefix(order[b], order[e]); e++)
+			;
+		for (size_t j = b; j < e; j++) {
+			struct cname *x = order[j];
+			size_t k;
+
+			if (x->digits == 0)
+				continue; /* a group of its own */
+			for (k = 0; k < n_leaders; k++) {
+				struct cname *g = order[b + k];
+
+				if (!can_join(names, g, x))
+					continue;
+				x->group = g->index;
+				if (x->width != 0)
+					g->gwidth = x->width;
+				if (x->digits < g->gmin)
+					g->gmin = x->digits;
+				if (x->digits > g->gmax)
+					g->gmax = x->digits;
+				break;
+			}
+			if (k == n_leaders)
+				order[b + n_leaders++] = x; /* b + n_leaders <= j: already seen */
+		}
+	}
+	free(order);
+	return true;
 }
 
 const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *buf, size_t size)
@@ -457,7 +543,7 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
 	c = calloc(n, sizeof(*c));
 	if (c == NULL) {
 		dtplan__strlcpy(buf, size >= 4 ? "..." : "", size);
-		return buf;
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strnlen(names[i], 63), d = 0;
@@ -466,6 +552,7 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
 			d++;
 		if (d == len || (d < len && isdigit((unsigned char)names[i][len - 1 - d])))
 			d = 0; /* all digits, or too many: keep the name whole */
+		c[i].name = names[i];
 		c[i].index = i;
 		c[i].digits = d;
 		c[i].prefix_len = len - d;
@@ -477,20 +564,10 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
 		c[i].gmin = c[i].gmax = c[i].width == 0 ? d : 0;
 		if (c[i].width != 0)
 			c[i].gmin = c[i].gmax = (size_t)c[i].width;
-		for (size_t j = 0; j < i; j++) {
-			struct cname *g = &c[j];
-
-			if (g->group != j || !can_join(names, g, &c[i]))
-				continue;
-			c[i].group = j;
-			if (c[i].width != 0)
-				g->gwidth = c[i].width;
-			if (d < g->gmin)
-				g->gmin = d;
-			if (d > g->gmax)
-				g->gmax = d;
-			break;
-		}
+	}
+	if (!group_names(names, c, n)) {
+		dtplan__strlcpy(buf, size >= 4 ? "..." : "", size);
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		c[i].gwidth = c[c[i].group].gwidth;

@@ -6,6 +6,7 @@
 
 #include "dtplan_private.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -81,6 +82,14 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: tp (%d), pp (%d) and dp (%d) must be at least 1",
 				     in->tp, in->pp, in->dp);
+	/* In 64 bits: each factor is below 2^31, so tp x pp cannot wrap, and
+	 * tp x pp x dp is only formed once tp x pp is at most DTPLAN_MAX_GPUS. */
+	if ((int64_t)in->tp * in->pp > DTPLAN_MAX_GPUS ||
+	    (int64_t)in->tp * in->pp * in->dp > DTPLAN_MAX_GPUS)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "ledger: TP %d x PP %d x DP %d is more than the %d GPUs "
+				     "dtplan plans for",
+				     in->tp, in->pp, in->dp, DTPLAN_MAX_GPUS);
 	if (in->zero < 0 || in->zero > 3)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 				     "ledger: ZeRO stage %d is not 0, 1, 2 or 3", in->zero);
@@ -154,6 +163,35 @@ static void stage_ledger(const struct dtplan_ledger_in *in, double params, int l
 		l->activations = (double)layers * in_flight * per_layer;
 	}
 	l->total = l->weights + l->gradients + l->optimizer + l->activations;
+}
+
+enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct dtplan_error *err)
+{
+	int64_t model_parallel;
+
+	if (dp == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no output given");
+	if (gpus < 1 || tp < 1 || pp < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "GPUs (%d), TP (%d) and PP (%d) must be at least 1",
+				     gpus, tp, pp);
+	if (gpus > DTPLAN_MAX_GPUS)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "%d GPUs is more than the %d dtplan plans for", gpus,
+				     DTPLAN_MAX_GPUS);
+	/* 65536 x 65536 wrapped to 0 in int, and gpus % 0 was SIGFPE */
+	model_parallel = (int64_t)tp * pp;
+	if (model_parallel > gpus)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "TP %d x PP %d = %" PRId64 " GPUs is more than the %d "
+				     "GPUs of the job",
+				     tp, pp, model_parallel, gpus);
+	if (gpus % model_parallel != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "%d GPUs are not a multiple of TP %d x PP %d",
+				     gpus, tp, pp);
+	*dp = (int)(gpus / model_parallel);
+	return DTPLAN_OK;
 }
 
 enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,

@@ -22,7 +22,6 @@
 
 #include "dtplan_private.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +30,7 @@
 #include <strings.h>
 
 #define MAX_HIDDEN (1 << 20)
-#define MAX_PARAMS 1e15
+#define MAX_PARAMS DTPLAN_MODEL_MAX_PARAMS
 
 /*
  * Published dimensions (HuggingFace config.json of each model; GPT-3 from
@@ -147,6 +146,12 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 				     "model size %.3g is more than the %.0e parameters allowed",
 				     params, MAX_PARAMS);
+	/* 1e-300 parameters planned as a "0.00" model (issue 13, finding 21). */
+	if (params < DTPLAN_MODEL_MIN_PARAMS)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "model size %.6g is less than the %.0f parameters dtplan "
+				     "plans for",
+				     params, DTPLAN_MODEL_MIN_PARAMS);
 	/* N = 12 L h^2 (Kaplan et al., arXiv 2001.08361) with L = h/128. */
 	h = round(cbrt(128.0 * params / 12.0) / 128.0) * 128.0;
 	if (h < 128.0)
@@ -211,18 +216,17 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	enum dtplan_err rv;
 	json_error_t jerr;
 	json_t *root = NULL, *v;
-	FILE *f = NULL;
+	char *text = NULL;
+	size_t len = 0;
 
 	if (path == NULL || path[0] == '\0' || m == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "config.json: no path given");
 		goto out;
 	}
-	f = fopen(path, "r");
-	if (f == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+	rv = dtplan_file_read(path, DTPLAN_FILE_HF_CONFIG, &text, &len, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, jerr.line > 0 ? jerr.line : 0,
 				   "%s", jerr.text);
@@ -282,8 +286,7 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	rv = DTPLAN_OK;
 out:
 	json_decref(root);
-	if (f != NULL)
-		fclose(f);
+	free(text);
 	return rv;
 }
 
@@ -440,6 +443,13 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 			return DTPLAN_OK;
 		}
 	}
+	/* "-7B" is a size with a sign, not an unknown preset. */
+	if ((spec[0] == '-' || spec[0] == '+') &&
+	    ((spec[1] >= '0' && spec[1] <= '9') || spec[1] == '.'))
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "model size '%s' must be positive, without a sign (such as "
+				     "7B)",
+				     spec);
 	if ((spec[0] >= '0' && spec[0] <= '9') || spec[0] == '.') {
 		rv = dtplan_parse_count(spec, "model size", &n, err);
 		if (rv != DTPLAN_OK)

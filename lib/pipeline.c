@@ -304,6 +304,21 @@ static struct split_key split_ends(int r, double e0, double e1, int mid, int n_m
 	return best;
 }
 
+/* Middle counts tried one by one; past it, windows around the optimum. */
+#define SPLIT_SCAN 4096
+#define SPLIT_WINDOW 3
+
+static void try_mid(int layers, int k, int mid, double e0, double e1, struct split_key *best,
+		    int *best_mid)
+{
+	struct split_key c = split_ends(layers - k * mid, e0, e1, mid, k);
+
+	if (key_before(&c, best)) {
+		*best = c;
+		*best_mid = mid;
+	}
+}
+
 enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, double last_extra,
 				   struct dtplan_stage_layers *out, struct dtplan_error *err)
 {
@@ -328,16 +343,28 @@ enum dtplan_err dtplan_stage_split(int layers, int stages, double first_extra, d
 	if (stages == 2) {
 		best = split_ends(layers, first_extra, last_extra, 0, 0);
 	} else {
-		/* middle stages hold `mid` each, the ends share the rest; the
-		 * loop is layers / (stages - 2) long at most */
-		for (int mid = 1; (long)k * mid <= layers - 2; mid++) {
-			struct split_key c = split_ends(layers - k * mid, first_extra, last_extra,
-							mid, k);
+		/* middle stages hold `mid` each, the ends share the rest */
+		int most = (layers - 2) / k, anchors[5], n_anchors = 0;
+		double e0 = first_extra, e1 = last_extra;
 
-			if (key_before(&c, &best)) {
-				best = c;
-				best_mid = mid;
-			}
+		if (most <= SPLIT_SCAN) {
+			for (int mid = 1; mid <= most; mid++)
+				try_mid(layers, k, mid, e0, e1, &best, &best_mid);
+		} else {
+			/* A long scan (huge layer counts): the best lies where
+			 * the middles meet the ends, all balanced ((L + e0 +
+			 * e1) / p) or one end at a single layer ((L - 1 + e) /
+			 * (p - 1)), or at a bound of mid. */
+			anchors[n_anchors++] = 1;
+			anchors[n_anchors++] = most;
+			anchors[n_anchors++] = (int)((layers + e0 + e1) / stages);
+			anchors[n_anchors++] = (int)((layers - 1 + e0) / (stages - 1));
+			anchors[n_anchors++] = (int)((layers - 1 + e1) / (stages - 1));
+			for (int a = 0; a < n_anchors; a++)
+				for (int mid = anchors[a] - SPLIT_WINDOW;
+				     mid <= anchors[a] + SPLIT_WINDOW; mid++)
+					if (mid >= 1 && mid <= most)
+						try_mid(layers, k, mid, e0, e1, &best, &best_mid);
 		}
 	}
 	out->first = best.first;

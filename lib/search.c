@@ -696,10 +696,37 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	return DTPLAN_OK;
 }
 
+/* Divisors of any int: 1,600 at most (2,095,133,040 has that many). */
+#define MAX_DIVISORS 1600
+
+/*
+ * The divisors of n up to `most`, ascending, into out (MAX_DIVISORS);
+ * returns their count.  O(sqrt(n)), whatever the layer count.
+ */
+static size_t divisors(int n, int most, int *out)
+{
+	size_t lo = 0, hi = 0;
+	int d;
+
+	for (d = 1; (long)d * d <= n; d++)
+		if (n % d == 0)
+			out[lo++] = d;
+	/* the co-divisors n / d, descending, then reversed into place */
+	for (size_t k = lo; k-- > 0;)
+		if (n / out[k] != out[k])
+			out[lo + hi++] = n / out[k];
+	while (lo + hi > 0 && out[lo + hi - 1] > most)
+		hi--;
+	while (hi == 0 && lo > 0 && out[lo - 1] > most)
+		lo--;
+	return lo + hi;
+}
+
+
 /*
  * Every tp dividing the GPUs, the heads and the NVLink domain, every pp
- * dividing the rest (stages need not divide the layers: see
- * dtplan_stage_split()), dp the rest.
+ * dividing the rest up to the layers (stages need not divide the layers:
+ * see dtplan_stage_split()), dp the rest.
  */
 static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 {
@@ -709,6 +736,7 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
 	double most = r->exact_batch ? r->global_batch
 				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	int pps[MAX_DIVISORS];
 	enum dtplan_err rv;
 	struct split sp;
 
@@ -717,7 +745,7 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		tp_max = x->fab->domain_gcd < gpus ? x->fab->domain_gcd : gpus;
 
 	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !w->stop; tp++) {
-		int pp_max = r->pp > 0 ? r->pp : layers;
+		size_t n_pp;
 
 		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
 			continue;
@@ -726,10 +754,12 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		if (r->tp == 0 && x->fab == NULL &&
 		    (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
 			continue;
-		for (int pp = r->pp > 0 ? r->pp : 1; pp <= pp_max && !w->stop; pp++) {
+		n_pp = divisors(gpus / tp, layers, pps);
+		for (size_t k = 0; k < n_pp && !w->stop; k++) {
+			int pp = pps[k];
 			struct dtplan_candidate c = {.tp = tp, .pp = pp};
 
-			if ((gpus / tp) % pp != 0 || pp > layers)
+			if (r->pp > 0 && pp != r->pp)
 				continue;
 			c.dp = gpus / tp / pp;
 			if (w->out->min_dp == 0 || c.dp < w->out->min_dp)

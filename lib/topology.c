@@ -478,7 +478,7 @@ enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topol
 
 	if (out != NULL)
 		*out = NULL;
-	rv = dtplan__read_file(path, &text, err);
+	rv = dtplan_file_read(path, DTPLAN_FILE_TOPOLOGY, &text, NULL, err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_topology_parse_string(text, path, out, err);
 	free(text);

@@ -88,7 +88,8 @@ static enum dtplan_err parse_with_units(const char *text, const char *what, cons
 		if (v < 0.0 || (!allow_zero && v == 0.0))
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' must be %s", name,
 					     text, allow_zero ? "zero or more" : "more than zero");
-		*out = v;
+		/* "-0" is zero: without its sign, it would print as "-0.0 us" */
+		*out = v == 0.0 ? 0.0 : v;
 		return DTPLAN_OK;
 	}
 	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: unknown unit '%s' in '%s' (expected %s)",
@@ -181,6 +182,8 @@ static const char *format_scaled(double v, const char *const *names, char *buf, 
 	double x;
 	int digits;
 
+	if (v == 0.0)
+		v = 0.0; /* -0 prints as 0 */
 	for (i = 0; i < DTPLAN_ARRAY_SIZE(scales) - 1; i++)
 		if (fabs(v) >= scales[i])
 			break;
@@ -234,6 +237,8 @@ const char *dtplan_format_count(double count, char *buf, size_t size)
  */
 const char *dtplan_format_time(double s, char *buf, size_t size)
 {
+	if (s == 0.0)
+		s = 0.0; /* -0 prints as 0 */
 	if (!isfinite(s) || s < 0.0) {
 		snprintf(buf, size, "-");
 	} else if (s < 1e-3) {

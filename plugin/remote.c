@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -41,9 +40,6 @@ typedef hostlist_t *hostlist_ref;
 #else
 typedef hostlist_t hostlist_ref;
 #endif
-
-/* Largest plan file read back (a plan of 100k ranks is about 20 MB). */
-#define PLAN_FILE_MAX (64L << 20)
 
 static struct plugin_ctx {
 	uint32_t job_id;
@@ -529,30 +525,23 @@ static struct dtplan_plan *read_plan_file(const char *path, bool *missing, char 
 	struct dtplan_plan *plan = NULL;
 	struct dtplan_error err = {0};
 	char *text = NULL, buf[1024];
-	struct stat st;
-	FILE *fp;
+	size_t len = 0;
 
 	*missing = true;
-	fp = fopen(path, "re");
-	if (fp == NULL) {
-		bprintf(reason, size, "cannot open %s: %s", path, strerror(errno));
+	/* Regular files only, within DTPLAN_FILE_PLAN's limit: a FIFO, a device
+	 * or a huge file named by DTPLAN_FILE neither blocks nor exhausts the step. */
+	if (dtplan_file_read(path, DTPLAN_FILE_PLAN, &text, &len, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	if (fstat(fileno(fp), &st) != 0 || st.st_size <= 0 || st.st_size > PLAN_FILE_MAX) {
-		bprintf(reason, size, "%s: not a plan file of a sensible size", path);
-		goto out;
-	}
-	text = calloc(1, (size_t)st.st_size + 1);
-	if (text == NULL || fread(text, 1, (size_t)st.st_size, fp) != (size_t)st.st_size) {
-		bprintf(reason, size, "cannot read %s", path);
+	if (len == 0) {
+		bprintf(reason, size, "%s: empty plan file", path);
 		goto out;
 	}
 	*missing = false;
 	if (dtplan_plan_ranks_from_json(text, &plan, &err) != DTPLAN_OK)
 		bprintf(reason, size, "%s: %s", path, dtplan_error_format(&err, buf, sizeof(buf)));
 out:
-	if (fp != NULL)
-		fclose(fp);
 	free(text);
 	return plan;
 }

@@ -518,72 +518,59 @@ static enum dtplan_err fill_node(hwloc_topology_t t, struct dtplan_node *n, cons
 	return find_domains(t, n, &s, err);
 }
 
-/* Cheap shape check before hwloc sees the file: hwloc 2.9 leaks objects on
+/* Cheap shape check before hwloc sees the text: hwloc 2.9 leaks objects on
  * some parse failures, and "truncated" is a clearer message for the common
  * case of a half-written file. */
-static enum dtplan_err check_xml_shape(const char *path, FILE *f, struct dtplan_error *err)
+static enum dtplan_err check_xml_shape(const char *path, const char *text, size_t len,
+				       struct dtplan_error *err)
 {
-	char head[512], tail[64];
-	size_t n, i = 0;
-	long size;
+	size_t i = 0, n = len;
 
-	n = fread(head, 1, sizeof(head) - 1, f);
-	head[n] = '\0';
-	if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
+	if (n >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
-	while (i < n && strchr(" \t\r\n", head[i]) != NULL)
+	while (i < n && strchr(" \t\r\n", text[i]) != NULL)
 		i++;
-	if (i >= n || head[i] != '<')
+	if (i >= n || text[i] != '<')
 		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 1,
 				     "not an hwloc XML topology (does not start with '<')");
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot seek: %s",
-				     strerror(errno));
-	n = (size_t)size < sizeof(tail) - 1 ? (size_t)size : sizeof(tail) - 1;
-	if (fseek(f, -(long)n, SEEK_END) != 0 || fread(tail, 1, n, f) != n)
-		return dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot read: %s",
-				     strerror(errno));
-	tail[n] = '\0';
-	while (n > 0 && strchr(" \t\r\n", tail[n - 1]) != NULL)
-		tail[--n] = '\0';
-	if (n < 11 || strcmp(tail + n - 11, "</topology>") != 0)
+	while (n > i && strchr(" \t\r\n", text[n - 1]) != NULL)
+		n--;
+	if (n - i < 11 || memcmp(text + n - 11, "</topology>", 11) != 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
 				     "not a complete hwloc XML topology (truncated: no closing "
 				     "</topology>)");
 	return DTPLAN_OK;
 }
 
-/* Loads an XML file with every I/O object kept. */
-static enum dtplan_err load_xml(const char *path, hwloc_topology_t *out, struct dtplan_error *err)
+/*
+ * Loads an XML file with every I/O object kept.  The file is read once by
+ * dtplan_file_read() (regular files only, within the kind's limit) and hwloc
+ * parses that buffer, so that what was checked is what is parsed.
+ */
+static enum dtplan_err load_xml(const char *path, enum dtplan_file_kind kind,
+				hwloc_topology_t *out, struct dtplan_error *err)
 {
 	hwloc_topology_t t = NULL;
-	enum dtplan_err rv, ret;
-	struct stat st;
-	FILE *f;
+	enum dtplan_err rv;
+	char *text = NULL;
+	size_t len = 0;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (f == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot open hwloc XML: %s",
-				   strerror(errno));
+	rv = dtplan_file_read(path, kind, &text, &len, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		ret = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "not a regular file");
-	else
-		ret = check_xml_shape(path, f, err);
-	fclose(f);
-	if (ret != DTPLAN_OK) {
-		rv = ret;
+	rv = check_xml_shape(path, text, len, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
 	if (hwloc_topology_init(&t) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "cannot initialise hwloc: %s",
 				   strerror(errno));
 		goto out;
 	}
+	/* The size hwloc takes counts the terminating NUL, as its exports do. */
 	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-	    hwloc_topology_set_xml(t, path) != 0 || hwloc_topology_load(t) != 0) {
+	    hwloc_topology_set_xmlbuffer(t, text, (int)len + 1) != 0 ||
+	    hwloc_topology_load(t) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
 				   "not a valid hwloc XML topology (malformed)");
 		goto out;
@@ -594,6 +581,7 @@ static enum dtplan_err load_xml(const char *path, hwloc_topology_t *out, struct 
 out:
 	if (t != NULL)
 		hwloc_topology_destroy(t);
+	free(text);
 	return rv;
 }
 
@@ -603,7 +591,11 @@ static enum dtplan_err node_from_xml_source(const char *path, const char *source
 	hwloc_topology_t t = NULL;
 	enum dtplan_err rv, ret;
 
-	ret = load_xml(path, &t, err);
+	/* A file the user or admin names may be a link; the cache and the live
+	 * export's temporary file never are. */
+	ret = load_xml(path,
+		       strcmp(source, "xml") == 0 ? DTPLAN_FILE_NODE_XML : DTPLAN_FILE_CACHE_XML,
+		       &t, err);
 	if (ret != DTPLAN_OK) {
 		rv = ret;
 		goto out;

@@ -4,6 +4,9 @@
  */
 #include "test_common.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 static void config_init__defaults__documented_values(void **state)
 {
 	struct dtplan_config c;
@@ -213,6 +216,32 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"NodeName=n[1-4] Gpus=8\n\nNodeName=n[4-6] Gpus=4\n", DTPLAN_ERR_PARSE, 3,
 		 "node 'n4' of NodeName=n[4-6] is already in NodeName=n[1-4] (line 1)"},
 		{"NodeName=n[1- Gpus=8\n", DTPLAN_ERR_PARSE, 1, "NodeName=n[1-: hostlist"},
+		/* issue 13, finding 12: infinite, zero and absurd numbers */
+		{"SwitchName=s1 Oversubscription=1e300:1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "Oversubscription: '1e300:1e-300' is out of range (at least 0.1, at most 1000)"},
+		{"\nSwitchName=s1 Oversubscription=1e-300:1e300\n", DTPLAN_ERR_RANGE, 2,
+		 "Oversubscription: '1e-300:1e300' is out of range"},
+		{"SwitchName=s1 Oversubscription=1001\n", DTPLAN_ERR_RANGE, 1,
+		 "Oversubscription: '1001' is out of range"},
+		{"SwitchName=s1 UplinkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "UplinkBandwidth: '1e-300' is out of range (at least 1.00 MB/s, at most "
+		 "100 TB/s)"},
+		{"SwitchName=s1 UplinkBandwidth=200TB/s\n", DTPLAN_ERR_RANGE, 1,
+		 "UplinkBandwidth: '200TB/s' is out of range"},
+		{"NetworkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "NetworkBandwidth: '1e-300' is out of range (at least 1.00 MB/s"},
+		{"NVLinkBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "NVLinkBandwidth: '1e-300' is out"},
+		{"CheckpointWriteBandwidth=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "CheckpointWriteBandwidth: '1e-300' is out of range (at least 1.00 MB/s, at most "
+		 "1.00 PB/s)"},
+		{"ComputeEfficiency=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "ComputeEfficiency: '1e-300' is out of range (at least 0.01, at most 1)"},
+		{"MtbfGpuHours=1e-300\n", DTPLAN_ERR_RANGE, 1, "MtbfGpuHours: '1e-300' is out"},
+		{"ProbeTimeout=1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "ProbeTimeout: '1e-300' is out of range (at least 0.001 s, at most 3600 s)"},
+		{"OversubscriptionThreshold=1e300:1e-300\n", DTPLAN_ERR_RANGE, 1,
+		 "OversubscriptionThreshold: '1e300:1e-300' is out of range"},
 	};
 
 	(void)state;
@@ -256,6 +285,71 @@ static void config_parse_string__repeats_and_blank__accepted(void **state)
 	assert_int_equal(dtplan_config_parse_string(&c, NULL, "x", NULL), DTPLAN_ERR_INVAL);
 }
 
+/*
+ * Issue 13, finding 13: each switch name was looked up with a linear scan and
+ * the array grown by one entry (O(n^2): 15 s for s[1-100000]).  The result
+ * must stay the same: names in order, repeats merged, conflicts caught.
+ */
+static void config_parse_string__100000_switches__indexed_and_merged(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=s[1-100000] Oversubscription=2:1\n"
+						    "SwitchName=s[50000-50001] "
+						    "UplinkBandwidth=1TB/s\n"
+						    "SwitchName=t1 Oversubscription=4\n",
+						    "big.conf", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.n_switches, 100001);
+	assert_string_equal(c.switches[0].name, "s1");
+	assert_string_equal(c.switches[99999].name, "s100000");
+	assert_near(c.switches[99999].oversubscription, 2, 0);
+	assert_near(c.switches[49999].uplink_bytes_per_s, 1e12, 0); /* s50000 */
+	assert_near(c.switches[50000].uplink_bytes_per_s, 1e12, 0); /* s50001 */
+	assert_near(c.switches[50001].uplink_bytes_per_s, 0, 0);
+	assert_string_equal(c.switches[100000].name, "t1");
+	/* a second file adds to the same switches */
+	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=s77777 Oversubscription=3\n",
+						    "more.conf", &err),
+			 DTPLAN_ERR_PARSE);
+	assert_string_equal(err.source, "more.conf");
+	assert_non_null(strstr(err.text, "switch 's77777': Oversubscription 3 conflicts with 2 at "
+					 "line 1"));
+	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=u[1-3] Oversubscription=3\n"
+						    "SwitchName=s5 UplinkBandwidth=10GB/s\n",
+						    "more.conf", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.n_switches, 100004);
+	assert_string_equal(c.switches[100003].name, "u3");
+	assert_near(c.switches[4].uplink_bytes_per_s, 10e9, 0);
+	dtplan_config_fini(&c);
+}
+
+/* A configuration describes at most 1048576 switches. */
+static void config_parse_string__switch_limit__range_error(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	/* Switches of an earlier file, made by hand: all named "" (untouched
+	 * zero pages, so the test stays cheap). */
+	c.n_switches = DTPLAN_HOSTLIST_MAX;
+	c.switches = calloc(c.n_switches, sizeof(*c.switches));
+	assert_non_null(c.switches);
+	assert_int_equal(dtplan_config_parse_string(&c, "\nSwitchName=x1 Oversubscription=2\n",
+						    "site.conf", &err),
+			 DTPLAN_ERR_RANGE);
+	assert_int_equal(err.line, 2);
+	assert_string_equal(err.text, "more than 1048576 switches");
+	dtplan_config_fini(&c);
+}
+
 static void config_parse_file__missing__io_error_names_path(void **state)
 {
 	struct dtplan_config c;
@@ -268,6 +362,60 @@ static void config_parse_file__missing__io_error_names_path(void **state)
 	assert_string_equal(err.source, "/nonexistent/dtplan.conf");
 	assert_string_equal(c.site_file, "");
 	dtplan_config_fini(&c);
+}
+
+/* Issue 13, findings 4-6: a FIFO blocked forever, /dev/zero read until memory
+ * ran out, a directory gave "cannot read: Is a directory".  alarm() turns a
+ * hang into a failure. */
+static void config_parse_file__not_regular_or_huge__refused_naming_path(void **state)
+{
+	static const struct {
+		const char *name; /* in the temporary directory; NULL: the path itself */
+		const char *path;
+		enum dtplan_err code;
+		const char *says;
+	} cases[] = {
+		{"fifo", NULL, DTPLAN_ERR_IO, "is a FIFO (named pipe), not a regular file"},
+		{NULL, "/dev/zero", DTPLAN_ERR_IO, "is a character device, not a regular file"},
+		{"", NULL, DTPLAN_ERR_IO, "is a directory, not a regular file"},
+		{"huge.conf", NULL, DTPLAN_ERR_IO, "larger than the 4 MiB limit for a site file"},
+	};
+	char dir[] = "/tmp/dtplan-test-config.XXXXXX", path[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(truncate(path, (4 << 20) + 1), 0); /* sparse: no disk used */
+	alarm(20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_config c;
+		struct dtplan_error err = {0};
+
+		if (cases[i].name != NULL)
+			snprintf(path, sizeof(path), "%s%s%s", dir, cases[i].name[0] ? "/" : "",
+				 cases[i].name);
+		else
+			snprintf(path, sizeof(path), "%s", cases[i].path);
+		dtplan_config_init(&c);
+		assert_int_equal(dtplan_config_parse_file(&c, path, &err), cases[i].code);
+		assert_string_equal(err.source, path);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("%s: '%s' lacks '%s'", path, err.text, cases[i].says);
+		assert_string_equal(c.site_file, "");
+		dtplan_config_fini(&c);
+	}
+	alarm(0);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void config_parse_args__plugstack_tokens__applied(void **state)
@@ -526,6 +674,9 @@ int main(void)
 		cmocka_unit_test(config_parse_string__bad_lines__error_names_file_line_key_value),
 		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
+		cmocka_unit_test(config_parse_string__100000_switches__indexed_and_merged),
+		cmocka_unit_test(config_parse_string__switch_limit__range_error),
+		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),

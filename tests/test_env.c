@@ -452,6 +452,49 @@ static void env_task__null_or_empty_plan__inval(void **state)
 	assert_int_equal(e.n, 0);
 }
 
+/* Issue 13, finding 11: 8,192 nodes of 15-character names made a
+ * DT_NODE_ORDER of 131,072 bytes, and every execve in the job failed. */
+static void env_job__8192_long_names__order_left_in_the_plan_file(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_plan p = f->plan;
+	struct dtplan_job_env_in in = {.plan = &p, .job_id = 7, .plan_file = "/h/dtplan-7.json"};
+	struct dtplan_env e;
+	char(*names)[64] = calloc(8192, sizeof(*names));
+
+	(void)state;
+	assert_non_null(names);
+	for (int i = 0; i < 8192; i++)
+		snprintf(names[i], sizeof(names[i]), "gpu-node-%05d", i); /* 14 + ',' */
+	p.node_names = names;
+	p.n_nodes = 8192;
+	p.n_ranks = 0;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_null(dtplan_env_get(&e, "DT_NODE_ORDER"));
+	assert_string_equal(dtplan_env_get(&e, "DT_NODE_ORDER_FILE"), "/h/dtplan-7.json");
+	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "8192");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_ADDR"), "gpu-node-00000");
+	for (size_t i = 0; i < e.n; i++)
+		assert_true(strlen(e.vars[i].value) <= DTPLAN_ENV_VALUE_MAX);
+	dtplan_env_fini(&e);
+	/* 2,000 such names (30,000 bytes) still fit */
+	p.n_nodes = 2000;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_int_equal(strlen(dtplan_env_get(&e, "DT_NODE_ORDER")), 2000 * 15 - 1);
+	assert_null(dtplan_env_get(&e, "DT_NODE_ORDER_FILE"));
+	dtplan_env_fini(&e);
+	/* the bound itself */
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_set(&e, "X", "%*s", DTPLAN_ENV_VALUE_MAX, ""), DTPLAN_OK);
+	assert_int_equal(dtplan_env_set(&e, "Y", "%*s", DTPLAN_ENV_VALUE_MAX + 1, ""),
+			 DTPLAN_ERR_RANGE);
+	assert_null(dtplan_env_get(&e, "Y"));
+	dtplan_env_fini(&e);
+	free(names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +504,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__8192_long_names__order_left_in_the_plan_file,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans, setup,
 						teardown),

@@ -55,9 +55,24 @@ static void version__matches_package(void **state)
 	assert_string_equal(dtplan_version(), PACKAGE_VERSION);
 }
 
+static void version__macros__equal_library_and_configure(void **state)
+{
+	char v[32];
+
+	(void)state;
+	snprintf(v, sizeof(v), "%d.%d.%d", DTPLAN_VERSION_MAJOR, DTPLAN_VERSION_MINOR,
+		 DTPLAN_VERSION_PATCH);
+	assert_string_equal(v, dtplan_version());
+	assert_string_equal(v, PACKAGE_VERSION);
+	assert_int_equal(DTPLAN_VERSION_NUMBER,
+			 (DTPLAN_VERSION_MAJOR << 16) | (DTPLAN_VERSION_MINOR << 8) |
+				 DTPLAN_VERSION_PATCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(version__macros__equal_library_and_configure),
 		cmocka_unit_test(strerror__every_code__has_distinct_text),
 		cmocka_unit_test(error_format__source_and_line__prefixes_them),
 		cmocka_unit_test(error_clear__null__is_harmless),

@@ -61,6 +61,11 @@ static void hostlist_expand__cartesian__first_group_slowest(void **state)
 	free(names);
 }
 
+/* Eighteen ranges of 10^18 names each, then the start of a nineteenth. */
+#define R18 "0-999999999999999999,"
+#define WRAP_RANGES "n[" R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 \
+	"0-"
+
 struct bad_case {
 	const char *expr;
 	enum dtplan_err code;
@@ -90,6 +95,21 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 		 DTPLAN_ERR_RANGE, "more than 10"},
 		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa[1-2]",
 		 DTPLAN_ERR_RANGE, "longer than 63"},
+		/* issue 13, finding 1: counts that would wrap */
+		{"n[0-99999999999999999999]", DTPLAN_ERR_RANGE, "more than 18 digits"},
+		{"n[1-18446744073709551615]", DTPLAN_ERR_RANGE, "more than 18 digits"},
+		/* 18 x 10^18 + 446744073709551616 = 2^64: the sum wrapped to 0 (SIGFPE) */
+		{WRAP_RANGES "446744073709551615]", DTPLAN_ERR_RANGE,
+		 "the ranges in one bracket name more than 18446744073709551615 hosts"},
+		/* 2^64 + 4: the sum wrapped to 4 and four names came out */
+		{WRAP_RANGES "446744073709551619]", DTPLAN_ERR_RANGE,
+		 "the ranges in one bracket name more than"},
+		{"x" WRAP_RANGES "446744073709551619]y[1-2]", DTPLAN_ERR_RANGE,
+		 "the ranges in one bracket name more than"},
+		/* a long expression is quoted by its first 69 characters */
+		{WRAP_RANGES "446744073709551615]", DTPLAN_ERR_RANGE,
+		 "hostlist 'n[0-999999999999999999,0-999999999999999999,0-999999999999999999,"
+		 "0-99...': the ranges"},
 	};
 
 	(void)state;
@@ -162,6 +182,9 @@ static void hostlist_match__bad_expression__parse_error(void **state)
 	(void)state;
 	assert_int_equal(dtplan_hostlist_match("node[3-1]", "node2", &m, &err), DTPLAN_ERR_PARSE);
 	assert_non_null(strstr(err.text, "node[3-1]"));
+	/* issue 13, finding 1: no division by a wrapped count here either */
+	assert_int_equal(dtplan_hostlist_match(WRAP_RANGES "446744073709551615]", "n1", &m, &err),
+			 DTPLAN_ERR_RANGE);
 	assert_int_equal(dtplan_hostlist_match("a", NULL, &m, &err), DTPLAN_ERR_INVAL);
 	assert_int_equal(dtplan_hostlist_match("a", "a", NULL, &err), DTPLAN_ERR_INVAL);
 }
@@ -238,6 +261,47 @@ static void hostlist_compress__expand_round_trip__same_names(void **state)
 	free(again);
 }
 
+/*
+ * Issue 13, finding 8: grouping scanned every earlier group for each name
+ * (O(n^2), 38 s for 80,000 irregular names).  Large lists must still come
+ * out right: bench/bench_parse times them.
+ */
+static void hostlist_compress__80000_names__exact_ranges(void **state)
+{
+	const size_t n = 80000;
+	char (*names)[64] = malloc(n * sizeof(*names)), (*again)[64] = NULL;
+	size_t size = 4 << 20, m = 0;
+	char *buf = malloc(size);
+
+	(void)state;
+	assert_non_null(names);
+	assert_non_null(buf);
+	/* node00001..node80000 visited with stride 7919 (prime to 80000): every
+	 * number once, in scrambled order; compression sorts them back. */
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], 64, "node%05zu", (i * 7919) % n + 1);
+	assert_string_equal(dtplan_hostlist_compress((const char(*)[64])names, n, buf, size),
+			    "node[00001-80000]");
+	/* Two prefixes interleaved, odd numbers only: one range per name. */
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], 64, "%s%zu", i % 2 ? "gpu" : "cpu", 2 * (i / 2) + 1);
+	dtplan_hostlist_compress((const char(*)[64])names, n, buf, size);
+	assert_int_equal(strncmp(buf, "cpu[1,3,5,", 10), 0);
+	assert_non_null(strstr(buf, ",79997,79999],gpu[1,3,5,"));
+	/* 80,000 names that share no group: each stays whole, in input order */
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], 64, "r%zun%zu", i, i % 7);
+	dtplan_hostlist_compress((const char(*)[64])names, n, buf, size);
+	assert_int_equal(strncmp(buf, "r0n0,r1n1,r2n2,", 15), 0);
+	assert_int_equal(dtplan_hostlist_expand(buf, n, &again, &m, NULL), DTPLAN_OK);
+	assert_int_equal(m, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(again[i], names[i]);
+	free(again);
+	free(names);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +314,7 @@ int main(void)
 		cmocka_unit_test(hostlist_compress__names__shortest_form),
 		cmocka_unit_test(hostlist_compress__small_buffer__truncates_with_dots),
 		cmocka_unit_test(hostlist_compress__expand_round_trip__same_names),
+		cmocka_unit_test(hostlist_compress__80000_names__exact_ranges),
 	};
 
 	test_setup_stdio();

@@ -222,7 +222,7 @@ static void ledger__bad_input__error(void **state)
 	struct {
 		struct dtplan_ledger_in in;
 		enum dtplan_err code;
-	} cases[8];
+	} cases[11];
 	size_t n = 0;
 
 	(void)state;
@@ -236,6 +236,14 @@ static void ledger__bad_input__error(void **state)
 	cases[n].in.micro_batch = 0, cases[n++].code = DTPLAN_ERR_INVAL;
 	cases[n].in.seq = -1, cases[n++].code = DTPLAN_ERR_INVAL;
 	cases[n].in.recompute = (enum dtplan_recompute)3, cases[n++].code = DTPLAN_ERR_INVAL;
+	/* issue 13, finding 16: 65536 x 65536 wrapped to 0 in int */
+	cases[n].in.tp = 65536, cases[n].in.pp = 65536, cases[n++].code = DTPLAN_ERR_RANGE;
+	/* 2^31 - 1 cubed: each partial product is checked before the next */
+	cases[n].in.tp = cases[n].in.pp = cases[n].in.dp = INT32_MAX;
+	cases[n++].code = DTPLAN_ERR_RANGE;
+	/* 2^12 x 2^12 x 2 = 2^25 GPUs, more than DTPLAN_MAX_GPUS = 2^24 */
+	cases[n].in.tp = 4096, cases[n].in.pp = 4096, cases[n].in.dp = 2;
+	cases[n++].code = DTPLAN_ERR_RANGE;
 	for (size_t i = 0; i < n; i++) {
 		dtplan_error_clear(&err);
 		assert_int_equal(dtplan_ledger_compute(&cases[i].in, &l, &err), cases[i].code);
@@ -246,6 +254,52 @@ static void ledger__bad_input__error(void **state)
 	assert_int_equal(dtplan_ledger_compute(NULL, &l, NULL), DTPLAN_ERR_INVAL);
 	assert_int_equal(dtplan_ledger_compute(&good, NULL, NULL), DTPLAN_ERR_INVAL);
 	assert_int_equal(dtplan_ledger_compute(&good, &l, NULL), DTPLAN_OK);
+}
+
+/* Issue 13, finding 16: tp x pp overflowed int in the CLI and gpus % 0 was
+ * SIGFPE; the layout is now checked here, in 64 bits. */
+static void ledger_layout__products__dp_or_clear_error(void **state)
+{
+	static const struct {
+		int gpus, tp, pp;
+		enum dtplan_err code;
+		int dp;
+		const char *says;
+	} cases[] = {
+		{8, 1, 1, DTPLAN_OK, 8, ""},
+		{16, 2, 2, DTPLAN_OK, 4, ""},
+		{128, 8, 4, DTPLAN_OK, 4, ""},
+		{16777216, 4096, 4096, DTPLAN_OK, 1, ""},
+		{8, 65536, 65536, DTPLAN_ERR_RANGE, 0,
+		 "TP 65536 x PP 65536 = 4294967296 GPUs is more than the 8 GPUs of the job"},
+		{8, INT32_MAX, INT32_MAX, DTPLAN_ERR_RANGE, 0,
+		 "TP 2147483647 x PP 2147483647 = 4611686014132420609 GPUs"},
+		{8, 16, 1, DTPLAN_ERR_RANGE, 0, "TP 16 x PP 1 = 16 GPUs is more than the 8"},
+		{8, 3, 1, DTPLAN_ERR_INVAL, 0, "8 GPUs are not a multiple of TP 3 x PP 1"},
+		{0, 1, 1, DTPLAN_ERR_INVAL, 0, "GPUs (0), TP (1) and PP (1) must be at least 1"},
+		{8, 0, 1, DTPLAN_ERR_INVAL, 0, "must be at least 1"},
+		{8, 1, -2, DTPLAN_ERR_INVAL, 0, "must be at least 1"},
+		{16777217, 1, 1, DTPLAN_ERR_RANGE, 0,
+		 "16777217 GPUs is more than the 16777216 dtplan plans for"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_error err = {0};
+		int dp = -7;
+
+		assert_int_equal(dtplan_ledger_layout(cases[i].gpus, cases[i].tp, cases[i].pp, &dp,
+						      &err),
+				 cases[i].code);
+		if (cases[i].code == DTPLAN_OK) {
+			assert_int_equal(dp, cases[i].dp);
+			continue;
+		}
+		assert_int_equal(dp, -7);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].says);
+	}
+	assert_int_equal(dtplan_ledger_layout(8, 1, 1, NULL, NULL), DTPLAN_ERR_INVAL);
 }
 
 static const struct {
@@ -294,6 +348,7 @@ int main(void)
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),
 		cmocka_unit_test(ledger__bad_input__error),
+		cmocka_unit_test(ledger_layout__products__dp_or_clear_error),
 		cmocka_unit_test(recompute_parse__table__round_trips),
 	};
 

@@ -3,6 +3,9 @@
  */
 #include "test_common.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* Published parameter counts (HuggingFace) that the counting rule reproduces. */
 static const struct {
 	const char *name;
@@ -120,8 +123,8 @@ static const struct {
 	{"1.5T", 1.5e12, 25216},
 	/* cbrt(128 * 350e6 / 12) = cbrt(3.7333e9) = 1551.3; / 128 = 12.12 -> 12 * 128 = 1536 */
 	{"350M", 350e6, 1536},
-	/* tiny: rounds to 0, clamped to one 128-wide head */
-	{"1000", 1000.0, 128},
+	/* the smallest allowed: cbrt(128 * 1e6 / 12) = 220.1; / 128 = 1.72 -> 2 * 128 = 256 */
+	{"1M", 1e6, 256},
 };
 
 static void model_parse__bare_size__derives_dims_keeps_params(void **state)
@@ -162,6 +165,46 @@ static void model_from_size__bad_values__rejected(void **state)
 	assert_int_equal(dtplan_model_parse("0B", &m, &err), DTPLAN_ERR_RANGE);
 	/* 1e15 itself is allowed */
 	assert_int_equal(dtplan_model_from_size(1e15, &m, &err), DTPLAN_OK);
+}
+
+/*
+ * Issue 13, finding 21: "1e-300" was planned as a "0.00 parameters" model,
+ * and "-7B" was an unknown model.
+ */
+static void model_parse__tiny_or_signed_size__clear_error(void **state)
+{
+	static const struct {
+		const char *spec;
+		enum dtplan_err code;
+		const char *says;
+	} cases[] = {
+		{"1e-300", DTPLAN_ERR_RANGE,
+		 "model size 1e-300 is less than the 1000000 parameters dtplan plans for"},
+		{"999999", DTPLAN_ERR_RANGE,
+		 "model size 999999 is less than the 1000000 parameters"},
+		{"0.9M", DTPLAN_ERR_RANGE, "model size 900000 is less than"},
+		{"-7B", DTPLAN_ERR_RANGE, "model size '-7B' must be positive, without a sign"},
+		{"-.5T", DTPLAN_ERR_RANGE, "model size '-.5T' must be positive"},
+		{"+7B", DTPLAN_ERR_RANGE, "model size '+7B' must be positive"},
+		{"-llama", DTPLAN_ERR_NOT_FOUND, "unknown model '-llama'"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_model_parse(cases[i].spec, &m, &err), cases[i].code);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("'%s': '%s' lacks '%s'", cases[i].spec, err.text, cases[i].says);
+		assert_int_equal(m.layers, 7);
+	}
+	assert_int_equal(dtplan_model_from_size(DTPLAN_MODEL_MIN_PARAMS, &(struct dtplan_model){0},
+						NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_model_from_size(nextafter(DTPLAN_MODEL_MIN_PARAMS, 0),
+						&(struct dtplan_model){0}, NULL),
+			 DTPLAN_ERR_RANGE);
 }
 
 /* Explicit dimensions. */
@@ -358,6 +401,40 @@ static void model_from_hf_config__bad_files__name_file_and_line(void **state)
 	assert_int_equal(dtplan_model_from_hf_config("", NULL, NULL), DTPLAN_ERR_INVAL);
 }
 
+/* Issue 13, findings 4-6 for a model's config.json: a directory gave a JSON
+ * parser's message, a FIFO blocked, /dev/zero ran memory out. */
+static void model_parse__config_path_not_regular__refused_naming_path(void **state)
+{
+	char dir[] = "/tmp/dtplan-test-model.XXXXXX", fifo[512], sub[512];
+	const char *paths[3], *says[3] = {"is a directory, not a regular file",
+					  "is a FIFO (named pipe), not a regular file",
+					  "is a character device, not a regular file"};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/config.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(sub, sizeof(sub), "%s/", dir);
+	paths[0] = sub;
+	paths[1] = fifo;
+	paths[2] = "/dev/zero";
+	alarm(20);
+	for (size_t i = 0; i < 3; i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+
+		/* a '/' makes a spec a path */
+		assert_int_equal(dtplan_model_parse(paths[i], &m, &err), DTPLAN_ERR_IO);
+		assert_string_equal(err.source, paths[i]);
+		if (strstr(err.text, says[i]) == NULL)
+			fail_msg("%s: '%s' lacks '%s'", paths[i], err.text, says[i]);
+		assert_int_equal(m.layers, 7);
+	}
+	alarm(0);
+	unlink(fifo);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +450,8 @@ int main(void)
 		cmocka_unit_test(model_parse__bad_dims__named_error),
 		cmocka_unit_test(model_param_count__gqa_and_gelu__by_hand),
 		cmocka_unit_test(model_from_hf_config__llama2_7b__matches_preset),
+		cmocka_unit_test(model_parse__config_path_not_regular__refused_naming_path),
+		cmocka_unit_test(model_parse__tiny_or_signed_size__clear_error),
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),

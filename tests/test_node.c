@@ -419,6 +419,38 @@ static void node_discover__cache_is_broken__parse_error(void **state)
 	unlink(path);
 }
 
+/* Issue 13, finding 4: a FIFO as the node XML or as a cache entry blocked
+ * fopen() forever (slurmstepd in user_init); /dev/zero was read whole. */
+static void node_from_xml__fifo_device_link__refused_without_blocking(void **state)
+{
+	struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "myhost"};
+	struct dtplan_error err = {0};
+	char path[512];
+
+	(void)state;
+	alarm(20);
+	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(dtplan_node_from_xml(path, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, path);
+	assert_non_null(strstr(err.text, "is a FIFO (named pipe), not a regular file"));
+	assert_int_equal(dtplan_node_discover(&o, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, path);
+	assert_non_null(strstr(err.text, "is a FIFO"));
+	unlink(path);
+	assert_int_equal(dtplan_node_from_xml("/dev/zero", &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "is a character device, not a regular file"));
+	/* a link is followed for a file the user names, never in the cache */
+	assert_int_equal(symlink(data("pcie-4gpu.xml"), path), 0);
+	assert_int_equal(dtplan_node_from_xml(path, &node, &err), DTPLAN_OK);
+	assert_int_equal(node.n_gpus, 4);
+	assert_int_equal(dtplan_node_discover(&o, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "is a symbolic link, which is not followed for a "
+					 "cached hwloc XML file"));
+	unlink(path);
+	alarm(0);
+}
+
 static void node_cache_write__live_topology__readable_cache(void **state)
 {
 	struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "cached"};
@@ -714,6 +746,7 @@ int main(void)
 		cmocka_unit_test(node_from_xml__shared_details__bandwidth_kinds_vendors),
 		cmocka_unit_test(node_discover__each_source__source_named),
 		cmocka_unit_test(node_discover__cache_is_broken__parse_error),
+		cmocka_unit_test(node_from_xml__fifo_device_link__refused_without_blocking),
 		cmocka_unit_test(node_cache_write__live_topology__readable_cache),
 		cmocka_unit_test(node_cache_write__missing_last_level__creates_it),
 		cmocka_unit_test(node_cache_write__bad_arguments__errors),

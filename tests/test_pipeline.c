@@ -395,6 +395,52 @@ static void stage_split__sweep__optimal_and_complete(void **state)
 			}
 }
 
+/* The best slowest stage over every middle count, for fixed middles the
+ * ends split at the two integers around (R + e1 - e0) / 2 (the ends'
+ * cost is convex in f). */
+static double full_scan_cost(int l, int p, double e0, double e1)
+{
+	double best = INFINITY;
+
+	for (int mid = 1; (long)(p - 2) * mid <= l - 2; mid++) {
+		int r = l - (p - 2) * mid;
+		double f0 = floor((r + e1 - e0) / 2.0);
+
+		for (int d = 0; d < 2; d++) {
+			double f = fmin(fmax(f0 + d, 1.0), r - 1.0);
+
+			best = fmin(best, fmax(mid, fmax(f + e0, r - f + e1)));
+		}
+	}
+	return best;
+}
+
+/* Layer counts past the scanned range (more than 4096 middle layers per
+ * stage): windows around the optimum find as good a split as every count. */
+static void stage_split__long_scans__as_good_as_every_middle_count(void **state)
+{
+	static const int layers[] = {4100, 5003, 9999, 12289, 100000, 1000003};
+	static const int stages[] = {3, 4, 5};
+	static const double extras[] = {0.0, 1.84, 7.0, 50.0, 3000.0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++)
+		for (size_t j = 0; j < sizeof(stages) / sizeof(stages[0]); j++)
+			for (size_t e = 0; e < sizeof(extras) / sizeof(extras[0]); e++) {
+				struct dtplan_stage_layers s;
+				int l = layers[i], p = stages[j];
+				double cost, want = full_scan_cost(l, p, 0.0, extras[e]);
+
+				assert_int_equal(dtplan_stage_split(l, p, 0.0, extras[e], &s, NULL),
+						 DTPLAN_OK);
+				assert_int_equal(s.first + (p - 2) * s.middle + s.last, l);
+				cost = fmax(s.middle, fmax(s.first, s.last + extras[e]));
+				if (fabs(cost - want) > 1e-9)
+					fail_msg("%d over %d (+%g): slowest %g, best %g", l, p,
+						 extras[e], cost, want);
+			}
+}
+
 static void stage_split__bad_input__inval_and_zeroed(void **state)
 {
 	struct dtplan_stage_layers s = {7, 7, 7};
@@ -459,6 +505,7 @@ int main(void)
 		cmocka_unit_test(bubble_closed_forms__values_and_bad_args),
 		cmocka_unit_test(stage_split__hand_worked__layouts),
 		cmocka_unit_test(stage_split__sweep__optimal_and_complete),
+		cmocka_unit_test(stage_split__long_scans__as_good_as_every_middle_count),
 		cmocka_unit_test(stage_split__bad_input__inval_and_zeroed),
 		cmocka_unit_test(stage_extras__llama3_8b__output_layer_by_hand),
 	};

@@ -708,9 +708,38 @@ static void plan_create__job_holds_2_of_8_gpus__ranks_on_every_node(void **state
 	dtplan_plan_destroy(p);
 }
 
+/* Issue 13, finding 2: generic nodes of more GPUs than an inventory may
+ * hold (1024 each) used to overflow a 64-entry domain table. */
+static void plan_create__generic_nodes_of_1024_gpus__domains_of_the_gpu(void **state)
+{
+	static const char names[2][64] = {"a1", "a2"};
+	struct dtplan_request r;
+	struct dtplan_cluster cl = {.n_hosts = 2, .host_names = names};
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	int most = -1;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("7B", &r.model, NULL), DTPLAN_OK);
+	r.gpus_per_node = 1024;
+	if (dtplan_plan_create(&r, &cl, &p, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(p->n_ranks, 2048);
+	/* h100-sxm domains of 8: 2048 / 8 = 256 of them, 8 GPUs each */
+	for (size_t k = 0; k < p->n_ranks; k++) {
+		assert_int_equal(p->ranks[k].domain, (int)(p->ranks[k].node * 128 +
+							   p->ranks[k].gpu / 8));
+		most = p->ranks[k].domain > most ? p->ranks[k].domain : most;
+	}
+	assert_int_equal(most, 255);
+	dtplan_plan_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan_create__generic_nodes_of_1024_gpus__domains_of_the_gpu),
 		cmocka_unit_test(fabric_build__natural_order_and_unknown_last__sorted),
 		cmocka_unit_test(fabric_build__rails__local_rank_follows_nic),
 		cmocka_unit_test(fabric_build__shared_fabric_id__multi_node_domain),

@@ -759,6 +759,45 @@ static void task_init__unreadable_plan_file__recomputed(void **state)
 	assert_non_null(mock_env_get("DT_TP"));
 }
 
+/* Runs an srun step whose DTPLAN_FILE names path, which cannot hold a plan:
+ * user_init returns (alarm() fails a hang) and the step recomputes the plan. */
+static void plan_file_refused_then_recomputed(const char *path)
+{
+	srun_step_with_plan_file();
+	mock_env_set("DTPLAN_FILE", path);
+	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+	mock_items.node_id = 0;
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	setenv("SLURMD_NODENAME", "a1", 1);
+	mock_env_set("SLURM_GPUS_ON_NODE", "8");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	alarm(60);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	alarm(0);
+	assert_env("MASTER_ADDR", "a1");
+	assert_env("DT_NODE_ORDER", "a1,a2");
+	assert_non_null(mock_env_get("DT_TP"));
+}
+
+/* Issue 13, finding 4: DTPLAN_FILE naming a FIFO blocked user_init in
+ * slurmstepd forever. */
+static void user_init__plan_file_is_fifo__recomputed_without_blocking(void **state)
+{
+	char fifo[512];
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	plan_file_refused_then_recomputed(fifo);
+}
+
+/* Finding 5: a device is refused for what it is, not read. */
+static void user_init__plan_file_is_device__recomputed(void **state)
+{
+	(void)state;
+	plan_file_refused_then_recomputed("/dev/zero");
+}
+
 static void user_init__plan_file_without_placement__degraded_no_recompute(void **state)
 {
 	char path[512];
@@ -1124,6 +1163,8 @@ int main(void)
 		T(task_init__one_task_per_node__node_rank),
 		T(task_init__step_not_matching_plan__degraded_once),
 		T(task_init__unreadable_plan_file__recomputed),
+		T(user_init__plan_file_is_fifo__recomputed_without_blocking),
+		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
 		T(task_init__refused_plan__fails_the_job),
 		T(prolog__no_cache_dir__nothing),

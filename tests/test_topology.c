@@ -4,7 +4,9 @@
  */
 #include "test_common.h"
 
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static struct dtplan_topology *parse_ok(const char *text)
 {
@@ -145,6 +147,37 @@ static void topology_parse__null_and_missing_file__errors(void **state)
 	assert_string_equal(err.source, "/nonexistent/topology.conf");
 	assert_null(t);
 	dtplan_topology_destroy(NULL);
+}
+
+/* Issue 13, findings 4-6 for topology.conf: FIFO, device, directory. */
+static void topology_parse_file__not_regular__refused_naming_path(void **state)
+{
+	char dir[] = "/tmp/dtplan-test-topology.XXXXXX", fifo[512];
+	const char *paths[3], *says[3] = {"is a FIFO (named pipe), not a regular file",
+					  "is a character device, not a regular file",
+					  "is a directory, not a regular file"};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/topology.conf", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	paths[0] = fifo;
+	paths[1] = "/dev/urandom";
+	paths[2] = dir;
+	alarm(20);
+	for (size_t i = 0; i < 3; i++) {
+		struct dtplan_topology *t = (struct dtplan_topology *)1;
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_topology_parse_file(paths[i], &t, &err), DTPLAN_ERR_IO);
+		assert_null(t);
+		assert_string_equal(err.source, paths[i]);
+		if (strstr(err.text, says[i]) == NULL)
+			fail_msg("%s: '%s' lacks '%s'", paths[i], err.text, says[i]);
+	}
+	alarm(0);
+	unlink(fifo);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void topology_from_addrs__slurm_addresses__tree(void **state)
@@ -326,6 +359,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_file__three_levels__levels_and_link_speed),
 		cmocka_unit_test(topology_parse_string__bad_files__error_names_file_and_line),
 		cmocka_unit_test(topology_parse__null_and_missing_file__errors),
+		cmocka_unit_test(topology_parse_file__not_regular__refused_naming_path),
 		cmocka_unit_test(topology_from_addrs__slurm_addresses__tree),
 		cmocka_unit_test(topology_from_addrs__inconsistent__inval),
 		cmocka_unit_test(topology_queries__three_levels__ancestors_paths_leaves),

@@ -128,6 +128,22 @@ static void parse_time__table__values_and_errors(void **state)
 	run_double_cases(dtplan_parse_time, time_cases, sizeof(time_cases) / sizeof(time_cases[0]));
 }
 
+/* Issue 13, finding 21: "--latency -0" was kept as -0 and printed "-0.0 us". */
+static void parse_time__minus_zero__plain_zero(void **state)
+{
+	static const char *const zeros[] = {"-0", "-0us", "-0.0e5s", "+0"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(zeros) / sizeof(zeros[0]); i++) {
+		double v = SENTINEL;
+
+		assert_int_equal(dtplan_parse_time(zeros[i], "--latency", &v, NULL), DTPLAN_OK);
+		assert_true(v == 0.0);
+		if (signbit(v))
+			fail_msg("'%s' parsed as -0", zeros[i]);
+	}
+}
+
 static const struct double_case count_cases[] = {
 	{"7B", DTPLAN_OK, 7e9},
 	{"70b", DTPLAN_OK, 70e9},
@@ -293,6 +309,11 @@ static const struct {
 	{dtplan_format_time, 3.5 * 86400.0, "3.5 days"},
 	{dtplan_format_time, -1.0, "-"},
 	{dtplan_format_time, NAN, "-"},
+	/* issue 13, finding 21: -0 printed as "-0.0 us" */
+	{dtplan_format_time, -0.0, "0.0 us"},
+	{dtplan_format_bytes, -0.0, "0.00 B"},
+	{dtplan_format_rate, -0.0, "0.00 B/s"},
+	{dtplan_format_count, -0.0, "0.00"},
 };
 
 static void format__table__readable_text(void **state)
@@ -330,6 +351,7 @@ int main(void)
 		cmocka_unit_test(parse_bytes__table__values_and_errors),
 		cmocka_unit_test(parse_rate__table__values_and_errors),
 		cmocka_unit_test(parse_time__table__values_and_errors),
+		cmocka_unit_test(parse_time__minus_zero__plain_zero),
 		cmocka_unit_test(parse_count__table__values_and_errors),
 		cmocka_unit_test(parse_long__table__values_and_errors),
 		cmocka_unit_test(parse_bool__table__spellings),

@@ -46,7 +46,11 @@ run 2 ledger --model 7B --gpus 8 --zero 4; stderr_has "--zero: 4 is out of range
 run 2 ledger --model 7B --gpus 8 --recompute some; stderr_has "--recompute"
 run 2 ledger --model 7B --gpus 8 --seq 4k; stderr_has "--seq: '4k' is not a whole number"
 run 2 ledger --model 7B --gpus 8 --micro-batch 0; stderr_has "--micro-batch: 0 is out of range"
-run 2 ledger --model 7B --gpus 8 --tp 3; stderr_has "--gpus 8 is not a multiple of --tp 3 x --pp 1"
+run 2 ledger --model 7B --gpus 8 --tp 3; stderr_has "8 GPUs are not a multiple of TP 3 x PP 1"
+# issue 13, finding 16: 65536 x 65536 wrapped to 0 in int, then SIGFPE (exit 136)
+run 2 ledger --model 7B --gpus 8 --tp 65536 --pp 65536
+stderr_has "TP 65536 x PP 65536 = 4294967296 GPUs is more than the 8 GPUs of the job"
+run 2 ledger --model 7B --gpus 16 --tp 16 --pp 2; stderr_has "TP 16 x PP 2 = 32 GPUs is more than the 16"
 run 2 ledger --model llama2-70b --gpus 48 --tp 3; stderr_has "--tp 3 does not divide the 64 attention heads"
 run 2 ledger --model llama2-70b --gpus 16 --tp 16; stderr_has "8 key/value heads"
 run 2 ledger --model nosuchmodel --gpus 8; stderr_has "unknown model 'nosuchmodel'"

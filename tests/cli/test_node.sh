@@ -53,9 +53,9 @@ stderr_has "truncated.xml: not a complete hwloc XML topology (truncated"
 run 1 node --xml "$data/garbage.xml"
 stderr_has "garbage.xml"
 run 1 node --xml "$data/does-not-exist.xml"
-stderr_has "cannot open hwloc XML"
+stderr_has "does-not-exist.xml: cannot open: No such file or directory"
 run 1 node --xml "$data"
-stderr_has "not a regular file"
+stderr_has "is a directory, not a regular file"
 
 # Usage errors exit 2.
 run 2 node --bogus

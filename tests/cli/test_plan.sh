@@ -70,4 +70,17 @@ run 2 plan --model gpt5 --gpus 8; stderr_has "unknown model 'gpt5'"
 run 2 plan --model 7B --gpus 8 --racks 2; stderr_has "unknown option '--racks'"
 run 2 plan --model 7B --gpus 8 --svg; stderr_has "option '--svg' needs a value"
 run 2 plan --model 7B --gpus 8 more; stderr_has "unexpected argument 'more'"
+
+# Absurd layer counts cost the search no more than sane ones (issue 13,
+# finding 3: 10^9 layers took minutes).  The bound only catches a hang.
+huge=layers=1000000000,hidden=128,heads=1,ffn=512,vocab=1000
+if timeout 20 "$DTPLAN" plan --model "$huge" --gpus 8 >"$out" 2>"$err"; then
+	_fail "10^9 layers planned"
+elif [ $? -eq 124 ]; then
+	_fail "10^9 layers: no answer within 20 s"
+else
+	stderr_has "does not fit on 8 h100-sxm GPUs"
+fi
+run 0 plan --model layers=100003,hidden=128,heads=1,ffn=512,vocab=1000 --gpus 64 --global-batch 8
+stdout_has "  stages       "
 finish
