@@ -104,7 +104,8 @@ static const struct setting settings[] = {
 	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
 	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0,
 	 1e-3, 600, false},
-	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1024, 1e10, false},
+	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
+	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
 	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
 };
 
@@ -274,7 +275,7 @@ static enum dtplan_err check_gpu(const char *name, const char *text, struct dtpl
 	return DTPLAN_OK;
 }
 
-/* v in [min, max] (min excluded when min_open); rates print with units. */
+/* v in [min, max] (min excluded when min_open); rates and sizes print with units. */
 static enum dtplan_err range_check(enum kind kind, double min, double max, bool min_open,
 				   const char *name, const char *text, double v,
 				   struct dtplan_error *err)
@@ -286,6 +287,9 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 	if (kind == K_RATE || kind == K_RATE_OR_0) {
 		dtplan_format_rate(min, lo, sizeof(lo));
 		dtplan_format_rate(max, hi, sizeof(hi));
+	} else if (kind == K_BYTES) {
+		dtplan_format_bytes(min, lo, sizeof(lo));
+		dtplan_format_bytes(max, hi, sizeof(hi));
 	} else {
 		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
 		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");

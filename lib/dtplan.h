@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
 

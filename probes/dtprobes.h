@@ -162,7 +162,7 @@ struct dtplan_fabric_fetch {
  *   3. else the cached answer of any age is used, and the warning names the
  *      fault and the age;
  *   4. else origin NONE, and the warning names the fault ("...; no cached
- *      answer in PATH"): the caller falls back on its topology.conf and
+ *      answer: PATH: cannot open: ..."): the caller falls back on its topology.conf and
  *      site file and should add what it used to the warning.
  * With offline, step 2 is skipped (srun steps that recompute a plan): a
  * cached answer older than the time to live, or none, is said in warning.

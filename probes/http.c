@@ -409,15 +409,14 @@ struct cached {
 	double age_s;
 };
 
-/* Reads the cache file for url.  False with why (for the warning). */
+/* Reads the cache file for c's URL.  False with why (for the warning). */
 static bool cache_read(const struct dtplan_config *c, struct cached *out, char *why,
 		       size_t size)
 {
-	char *text = NULL, *nl, *url, *end;
+	struct dtplan_error e = {0};
+	char *text = NULL, *nl, *url, *end, buf[600];
 	long long fetched;
-	struct stat st;
-	FILE *f = NULL;
-	size_t len;
+	size_t len = 0;
 	bool ok = false;
 
 	memset(out, 0, sizeof(*out));
@@ -425,24 +424,11 @@ static bool cache_read(const struct dtplan_config *c, struct cached *out, char *
 		say(why, size, "no cache (FabricCache= is not set)");
 		return false;
 	}
-	f = fopen(c->fabric_cache, "re");
-	if (f == NULL) {
-		say(why, size, "no cached answer in %s: %s", c->fabric_cache,
-			 strerror(errno));
+	if (dtplan_file_read(c->fabric_cache, DTPLAN_FILE_FABRIC_CACHE, &text, &len, &e) !=
+	    DTPLAN_OK) {
+		say(why, size, "no cached answer: %s", dtplan_error_format(&e, buf, sizeof(buf)));
 		return false;
 	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (double)st.st_size > c->http_max_bytes + 4096.0) {
-		say(why, size, "the cache %s is not a cache file of a sensible size",
-			 c->fabric_cache);
-		goto out;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (text == NULL || (len = fread(text, 1, (size_t)st.st_size, f)) == 0) {
-		say(why, size, "cannot read the cache %s", c->fabric_cache);
-		goto out;
-	}
-	text[len] = '\0';
 	nl = strchr(text, '\n');
 	if (nl == NULL || strncmp(text, CACHE_MAGIC " ", strlen(CACHE_MAGIC) + 1) != 0) {
 		say(why, size, "%s is not a dtplan fabric cache", c->fabric_cache);
@@ -458,25 +444,20 @@ static bool cache_read(const struct dtplan_config *c, struct cached *out, char *
 	}
 	if (strcmp(url, c->fabric_url) != 0) {
 		say(why, size, "the cache %s holds the answer of another URL (%.200s)",
-			 c->fabric_cache, url);
+		    c->fabric_cache, url);
 		goto out;
 	}
+	/* the body moves to the front of the buffer */
 	out->len = len - (size_t)(nl + 1 - text);
-	out->body = malloc(out->len + 1);
-	if (out->body == NULL) {
-		say(why, size, "out of memory");
-		goto out;
-	}
-	memcpy(out->body, nl + 1, out->len);
-	out->body[out->len] = '\0';
+	memmove(text, nl + 1, out->len + 1);
+	out->body = text;
+	text = NULL;
 	out->age_s = difftime(time(NULL), (time_t)fetched);
 	if (out->age_s < 0)
 		out->age_s = 0; /* a clock set back: as good as new */
 	ok = true;
 out:
 	free(text);
-	if (f != NULL)
-		fclose(f);
 	return ok;
 }
 

@@ -439,7 +439,7 @@ static void fabric_fetch__faults__cache_or_none_with_warning_within_bound(void *
 			} else {
 				assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
 				assert_null(f.desc);
-				assert_non_null(strstr(f.warning, "; no cached answer in "));
+				assert_non_null(strstr(f.warning, "; no cached answer: "));
 			}
 			if (dt > c.fabric_timeout_s + SLACK_S)
 				fail_msg("%s took %.2f s, FabricTimeout %.2f s",
@@ -467,6 +467,21 @@ static void fabric_fetch__cache_kinds__used_or_named(void **state)
 	assert_non_null(strstr(f.warning, "HTTP 503; the cache "));
 	assert_non_null(strstr(f.warning, " holds the answer of another URL (http://elsewhere/f)"));
 	dtplan_fabric_fetch_fini(&f);
+	/* a link is not followed, even to a good cache */
+	assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld %s\n%s", (long long)time(NULL),
+			     c.fabric_url, fabric_json) > 0);
+	test_server_put(&server, "cache-good", text);
+	free(text);
+	test_server_forget(&server, "cache-c");
+	assert_true(asprintf(&text, "%s/cache-good", server.dir) > 0);
+	assert_int_equal(symlink(text, c.fabric_cache), 0);
+	free(text);
+	assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
+	assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
+	assert_non_null(strstr(f.warning, "is a symbolic link, which is not followed for a cached "
+					  "fabric"));
+	dtplan_fabric_fetch_fini(&f);
+	test_server_forget(&server, "cache-c");
 	/* not a cache file at all */
 	test_server_put(&server, "cache-c", "SwitchName=a Nodes=b\n");
 	assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
@@ -492,7 +507,7 @@ static void fabric_fetch__offline__cache_only_and_said(void **state)
 	test_server_forget(&server, "cache-d");
 	assert_int_equal(dtplan_fabric_fetch(&c, true, &f, NULL), DTPLAN_OK);
 	assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
-	assert_non_null(strstr(f.warning, "not asked from an srun step; no cached answer in "));
+	assert_non_null(strstr(f.warning, "not asked from an srun step; no cached answer: "));
 	dtplan_fabric_fetch_fini(&f);
 	assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld %s\n%s",
 			     (long long)time(NULL) - 600, c.fabric_url, fabric_json) > 0);
