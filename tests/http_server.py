@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A fabric service and a plan collector on loopback, for the HTTP tests.
 
-Usage: http_server.py DIR
+Usage: http_server.py DIR [ADDRESS]
 
-Listens on 127.0.0.1 at a port of the kernel's choosing and writes it to
+Listens on ADDRESS (default 127.0.0.1; the cluster tests give the test
+cluster's own address) at a port of the kernel's choosing and writes it to
 DIR/port (and the number of a port where nothing listens to DIR/closed_port)
 once it accepts connections.  Every request is appended to DIR/requests.log
 as "METHOD PATH".  What it answers:
@@ -33,6 +34,7 @@ import time
 import urllib.parse
 
 ROOT = sys.argv[1]
+ADDRESS = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
 LOCK = threading.Lock()
 
 
@@ -119,9 +121,9 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main():
-    server = Server(("127.0.0.1", 0), Handler)
+    server = Server((ADDRESS, 0), Handler)
     closed = socket.socket()
-    closed.bind(("127.0.0.1", 0))
+    closed.bind((ADDRESS, 0))
     closed_port = closed.getsockname()[1]
     closed.close()
     for name, value in (("closed_port", closed_port), ("port", server.server_address[1])):
