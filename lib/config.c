@@ -1,8 +1,9 @@
 /*
  * config.c: the site configuration's settings.  Defaults
  * (dtplan_config_init(), the only place they live), the table of global
- * settings and their values, and the plugstack.conf arguments.  The site
- * file's lines are read by lib/config_site.c.
+ * settings and their values, and lookups.  lib/config_site.c reads the site
+ * file and lib/config_args.c the plugstack.conf arguments through this
+ * file's dtplan__config_* calls.
  *
  * dtplan.conf is Slurm-style: whitespace-separated Key=Value tokens, keys
  * case-insensitive, '#' to the end of the line is a comment.  A line starting
@@ -27,8 +28,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define ARGS_SOURCE "plugstack.conf"
-
 enum kind {
 	K_MODE,    /* off|auto */
 	K_POLICY,  /* warn|deny */
@@ -44,7 +43,7 @@ enum kind {
 	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
 };
 
-struct setting {
+struct dtplan__config_setting {
 	const char *key;   /* site file name, NULL: plugstack argument only */
 	const char *arg;   /* plugstack argument name */
 	enum kind kind;
@@ -68,7 +67,7 @@ struct setting {
 #define OFF(f) offsetof(struct dtplan_config, f)
 #define STR(f) OFF(f), sizeof(((struct dtplan_config *)0)->f)
 
-static const struct setting settings[] = {
+static const struct dtplan__config_setting settings[] = {
 	{"Default", "default", K_MODE, OFF(default_mode), 0, 0, 0, false},
 	{"Policy", "policy", K_POLICY, OFF(policy), 0, 0, 0, false},
 	{NULL, "site", K_PATH, STR(site_file), 0, 0, false},
@@ -113,11 +112,6 @@ static const struct setting settings[] = {
 _Static_assert(N_SETTINGS <= DTPLAN__CONFIG_MAX_SETTINGS, "raise DTPLAN__CONFIG_MAX_SETTINGS");
 
 /* A parsed value before it is stored. */
-struct value {
-	int i;
-	double d;
-	char s[256];
-};
 
 void dtplan_config_init(struct dtplan_config *c)
 {
@@ -193,16 +187,6 @@ const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca)
 	}
 }
 
-static bool valid_name(const char *s)
-{
-	if (s[0] == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
-			return false;
-	return true;
-}
-
 /* An http:// or https:// URL with a host part and no blanks or control characters. */
 static bool valid_url(const char *s)
 {
@@ -218,6 +202,16 @@ static bool valid_url(const char *s)
 		return false;
 	for (; *s != '\0'; s++)
 		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static bool valid_name(const char *s)
+{
+	if (s[0] == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
 			return false;
 	return true;
 }
@@ -299,14 +293,14 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 			     min_open ? "more than" : "at least", lo, hi);
 }
 
-static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
+static enum dtplan_err check_range(const struct dtplan__config_setting *s, const char *name, const char *text,
 				   double v, struct dtplan_error *err)
 {
 	return range_check(s->kind, s->min, s->max, s->min_open, name, text, v, err);
 }
 
-static enum dtplan_err parse_value(const struct setting *s, const char *name, const char *text,
-				   struct value *v, struct dtplan_error *err)
+static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const char *name, const char *text,
+				   struct dtplan__config_value *v, struct dtplan_error *err)
 {
 	enum dtplan_err rv;
 
@@ -387,7 +381,7 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	return rv;
 }
 
-static void store_value(struct dtplan_config *c, const struct setting *s, const struct value *v)
+static void store_value(struct dtplan_config *c, const struct dtplan__config_setting *s, const struct dtplan__config_value *v)
 {
 	char *field = (char *)c + s->offset;
 
@@ -408,31 +402,61 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 	}
 }
 
-static bool same_value(const struct dtplan_config *c, const struct setting *s,
-		       const struct value *v)
+/* One rule for "the same value": numbers within rounding (5us parses to
+ * 5 * 1e-6, which is not bit-equal to 5e-6), text exactly. */
+static bool values_same(const struct dtplan__config_setting *s, const struct dtplan__config_value *a,
+			const struct dtplan__config_value *b)
 {
-	const char *field = (const char *)c + s->offset;
-	double d;
-	int i;
-
 	switch (s->kind) {
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
-		memcpy(&i, field, sizeof(int));
-		return i == v->i;
+		return a->i == b->i;
 	case K_PATH:
 	case K_GPU:
 	case K_URL:
-		return strcmp(field, v->s) == 0;
+		return strcmp(a->s, b->s) == 0;
 	default:
-		memcpy(&d, field, sizeof(double));
-		/* 5us parses to 5 * 1e-6, which is not bit-equal to 5e-6 */
-		return fabs(d - v->d) <= 1e-12 * fmax(fabs(d), fabs(v->d));
+		return fabs(a->d - b->d) <= 1e-12 * fmax(fabs(a->d), fabs(b->d));
 	}
 }
 
-static const struct setting *find_setting(const char *name, bool site)
+/* The value setting s has in c. */
+static void load_value(const struct dtplan_config *c, const struct dtplan__config_setting *s,
+		       struct dtplan__config_value *v)
+{
+	const char *field = (const char *)c + s->offset;
+
+	memset(v, 0, sizeof(*v));
+	v->setting = s;
+	v->index = (size_t)(s - settings);
+	switch (s->kind) {
+	case K_MODE:
+	case K_POLICY:
+	case K_HCA:
+		memcpy(&v->i, field, sizeof(int));
+		break;
+	case K_PATH:
+	case K_GPU:
+	case K_URL:
+		dtplan__strlcpy(v->s, field, sizeof(v->s));
+		break;
+	default:
+		memcpy(&v->d, field, sizeof(double));
+		break;
+	}
+}
+
+static bool same_value(const struct dtplan_config *c, const struct dtplan__config_setting *s,
+		       const struct dtplan__config_value *v)
+{
+	struct dtplan__config_value cur;
+
+	load_value(c, s, &cur);
+	return values_same(s, &cur, v);
+}
+
+static const struct dtplan__config_setting *find_setting(const char *name, bool site)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++) {
 		const char *n = site ? settings[i].key : settings[i].arg;
@@ -476,115 +500,48 @@ enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text
 	return rv;
 }
 
-enum dtplan_err dtplan__config_set_global(struct dtplan_config *c, struct dtplan__config_seen *seen,
-					  const char *source, const char *key, const char *value,
-					  int line, struct dtplan_error *err)
+/* ---- one setting's value, for the site file (lib/config_site.c) and the
+ * plugstack arguments (lib/config_args.c) ---- */
+
+enum dtplan_err dtplan__config_parse_setting(const char *name, bool site, const char *text,
+					     struct dtplan__config_value *v,
+					     struct dtplan_error *err)
 {
-	const struct setting *s = find_setting(key, true);
-	struct dtplan_error e = {0};
-	struct value v;
-	size_t k;
-
-	if (s == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, source, line,
-				     "unknown key '%s' (in '%s=%s')", key, key, value);
-	k = (size_t)(s - settings);
-	if (parse_value(s, s->key, value, &v, &e) != DTPLAN_OK)
-		return dtplan__error(err, e.code, source, line, "%s", e.text);
-	if (seen->line[k] != 0) {
-		if (!same_value(c, s, &v))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, source, line,
-					     "%s=%s conflicts with %s=%s at line %d", s->key,
-					     value, s->key, seen->text[k], seen->line[k]);
-		return DTPLAN_OK;
-	}
-	seen->line[k] = line;
-	dtplan__strlcpy(seen->text[k], value, sizeof(seen->text[k]));
-	store_value(c, s, &v);
-	return DTPLAN_OK;
-}
-
-/* ---- plugstack.conf arguments ---- */
-
-static bool values_equal(const struct setting *s, const struct value *a, const struct value *b)
-{
-	if (s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL)
-		return strcmp(a->s, b->s) == 0;
-	return a->i == b->i && a->d == b->d;
-}
-
-enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
-					 struct dtplan_error *err)
-{
-	const struct setting **which = NULL;
-	struct value *values = NULL;
-	const char *site = NULL;
-	struct dtplan_error e = {0};
+	const struct dtplan__config_setting *s = find_setting(name, site);
 	enum dtplan_err rv;
 
-	if (c == NULL || argc < 0 || (argv == NULL && argc > 0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, ARGS_SOURCE, 0, "no arguments given");
-	if (argc == 0)
-		return DTPLAN_OK;
-	which = calloc((size_t)argc, sizeof(*which));
-	values = calloc((size_t)argc, sizeof(*values));
-	if (which == NULL || values == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ARGS_SOURCE, 0, "out of memory");
-		goto out;
-	}
-	/* First pass: every token is a known key with a valid value. */
-	for (int i = 0; i < argc; i++) {
-		const char *tok = argv[i], *eq = tok ? strchr(tok, '=') : NULL;
-		char key[64];
-
-		if (tok == NULL || eq == NULL || eq == tok) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s' is not key=value", tok ? tok : "(null)");
-			goto out;
-		}
-		if ((size_t)(eq - tok) >= sizeof(key)) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key", tok);
-			goto out;
-		}
-		memcpy(key, tok, (size_t)(eq - tok));
-		key[eq - tok] = '\0';
-		which[i] = find_setting(key, false);
-		if (which[i] == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key '%s'", tok, key);
-			goto out;
-		}
-		if (parse_value(which[i], which[i]->arg, eq + 1, &values[i], &e) != DTPLAN_OK) {
-			rv = dtplan__error(err, e.code, ARGS_SOURCE, 0, "argument '%s': %s", tok,
-					   e.text);
-			goto out;
-		}
-		for (int k = 0; k < i; k++) {
-			if (which[k] == which[i] &&
-			    !values_equal(which[i], &values[k], &values[i])) {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-						   "argument '%s' conflicts with '%s'", tok,
-						   argv[k]);
-				goto out;
-			}
-		}
-		if (strcmp(which[i]->arg, "site") == 0)
-			site = values[i].s;
-	}
-	/* The site file, then the arguments over it. */
-	if (site != NULL && site[0] != '\0') {
-		rv = dtplan_config_parse_file(c, site, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	for (int i = 0; i < argc; i++)
-		store_value(c, which[i], &values[i]);
-	rv = DTPLAN_OK;
-out:
-	free(which);
-	free(values);
+	memset(v, 0, sizeof(*v));
+	if (s == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0, "unknown key '%s'", name);
+	rv = parse_value(s, site ? s->key : s->arg, text, v, err);
+	v->setting = s;
+	v->index = (size_t)(s - settings);
 	return rv;
+}
+
+void dtplan__config_store(struct dtplan_config *c, const struct dtplan__config_value *v)
+{
+	store_value(c, v->setting, v);
+}
+
+bool dtplan__config_holds(const struct dtplan_config *c, const struct dtplan__config_value *v)
+{
+	return same_value(c, v->setting, v);
+}
+
+bool dtplan__config_same(const struct dtplan__config_value *a, const struct dtplan__config_value *b)
+{
+	return a->setting == b->setting && values_same(a->setting, a, b);
+}
+
+const char *dtplan__config_key(const struct dtplan__config_value *v)
+{
+	return v->setting->key;
+}
+
+const char *dtplan__config_arg(const struct dtplan__config_value *v)
+{
+	return v->setting->arg;
 }
 
 /* ---- lookups ---- */
@@ -630,7 +587,7 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 	return NULL;
 }
 
-static bool is_text(const struct setting *s)
+static bool is_text(const struct dtplan__config_setting *s)
 {
 	return s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL;
 }
@@ -639,7 +596,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 			   const char **arg, char *value, size_t size, bool *is_default)
 {
 	struct dtplan_config def;
-	const struct setting *s;
+	const struct dtplan__config_setting *s;
 	const char *field;
 	char buf[64];
 	double d = 0;
@@ -672,9 +629,6 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 	case K_URL:
 		buf[0] = '\0';
 		break;
-	case K_BYTES:
-		dtplan_format_bytes(d, buf, sizeof(buf));
-		break;
 	case K_TIME:
 		dtplan_format_time(d, buf, sizeof(buf));
 		break;
@@ -688,6 +642,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 	case K_RATIO:
 		snprintf(buf, sizeof(buf), "%g:1", d);
 		break;
+	case K_BYTES:
+		dtplan_format_bytes(d, buf, sizeof(buf));
+		break;
 	default:
 		snprintf(buf, sizeof(buf), "%g", d);
 		break;
@@ -695,7 +652,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 	if (value != NULL && size > 0)
 		dtplan__strlcpy(value, is_text(s) ? field : buf, size);
 	if (is_default != NULL) {
-		struct value cur;
+		struct dtplan__config_value cur;
 
 		dtplan_config_init(&def);
 		memset(&cur, 0, sizeof(cur));

@@ -18,7 +18,11 @@
 struct site_parse {
 	struct dtplan_config *c;
 	const char *source;
-	struct dtplan__config_seen seen; /* where each global setting was first given */
+	/* where each global setting was first given, for repeats */
+	struct {
+		int line[DTPLAN__CONFIG_MAX_SETTINGS]; /* 0: not given */
+		char text[DTPLAN__CONFIG_MAX_SETTINGS][256];
+	} seen;
 	struct dtplan__strmap nodes; /* node -> nodeset index, keys in name_arrays */
 	char (**name_arrays)[64];
 	size_t n_name_arrays, name_arrays_cap;
@@ -36,6 +40,34 @@ struct site_parse {
 static size_t grown(size_t have)
 {
 	return have < 8 ? 16 : 2 * have;
+}
+
+/* A global Key=Value of line `line`; a repeat must keep the first value. */
+static enum dtplan_err set_global(struct site_parse *sp, const char *key, const char *value,
+				  int line, struct dtplan_error *err)
+{
+	struct dtplan_error e = {0};
+	struct dtplan__config_value v;
+	enum dtplan_err rv;
+
+	rv = dtplan__config_parse_setting(key, true, value, &v, &e);
+	if (v.setting == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+				     "unknown key '%s' (in '%s=%s')", key, key, value);
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
+	if (sp->seen.line[v.index] != 0) {
+		if (!dtplan__config_holds(sp->c, &v))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
+					     "%s=%s conflicts with %s=%s at line %d",
+					     dtplan__config_key(&v), value, dtplan__config_key(&v),
+					     sp->seen.text[v.index], sp->seen.line[v.index]);
+		return DTPLAN_OK;
+	}
+	sp->seen.line[v.index] = line;
+	dtplan__strlcpy(sp->seen.text[v.index], value, sizeof(sp->seen.text[v.index]));
+	dtplan__config_store(sp->c, &v);
+	return DTPLAN_OK;
 }
 
 /* Splits "Key=Value" in place; NULL value when there is no '='. */
@@ -310,7 +342,7 @@ static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int li
 		return parse_node_line(sp, value, save, lineno, err);
 	}
 	for (;;) {
-		rv = dtplan__config_set_global(sp->c, &sp->seen, sp->source, tok, value, lineno, err);
+		rv = set_global(sp, tok, value, lineno, err);
 		if (rv != DTPLAN_OK)
 			return rv;
 		tok = strtok_r(NULL, " \t\r\v\f", &save);

@@ -46,26 +46,47 @@ struct dtplan__model_parts {
 void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
 
 /* ------------------------------------------------------------------------
- * Site configuration: its settings (lib/config.c) and the site file's lines
- * (lib/config_site.c)
+ * Site configuration: its settings (lib/config.c), read from the site file
+ * (lib/config_site.c) and the plugstack arguments (lib/config_args.c)
  * ---------------------------------------------------------------------- */
 
 /* Room for every global setting (lib/config.c asserts it). */
 #define DTPLAN__CONFIG_MAX_SETTINGS 64
 
-/* Where each global setting was first given in one parse, for repeats. */
-struct dtplan__config_seen {
-	int line[DTPLAN__CONFIG_MAX_SETTINGS];        /* 0: not given */
-	char text[DTPLAN__CONFIG_MAX_SETTINGS][256];  /* the value as written */
+/* One global setting of the table (lib/config.c). */
+struct dtplan__config_setting;
+
+/* A parsed value of one setting, before it is stored. */
+struct dtplan__config_value {
+	const struct dtplan__config_setting *setting;
+	size_t index;             /* the setting's row, < DTPLAN__CONFIG_MAX_SETTINGS */
+	int i;
+	double d;
+	char s[256];
 };
 
 /*
- * Sets site-file global setting key to value (line `line` of source); a
- * repeat must keep the first value (seen).  Errors name source and line.
+ * Parses text for the setting named name: its site-file key (site) or its
+ * plugstack argument, case-insensitive.  When no setting has that name,
+ * v->setting is NULL (and the error DTPLAN_ERR_NOT_FOUND); other errors
+ * (a GPU type the catalog lacks is NOT_FOUND too) name the setting.
  */
-enum dtplan_err dtplan__config_set_global(struct dtplan_config *c, struct dtplan__config_seen *seen,
-					  const char *source, const char *key, const char *value,
-					  int line, struct dtplan_error *err);
+enum dtplan_err dtplan__config_parse_setting(const char *name, bool site, const char *text,
+					     struct dtplan__config_value *v,
+					     struct dtplan_error *err);
+
+/* Stores v into c. */
+void dtplan__config_store(struct dtplan_config *c, const struct dtplan__config_value *v);
+
+/* Whether c holds v already / a and b are the same value of one setting:
+ * numbers within rounding (5us is 5 * 1e-6, not bit-equal to 5e-6). */
+bool dtplan__config_holds(const struct dtplan_config *c, const struct dtplan__config_value *v);
+bool dtplan__config_same(const struct dtplan__config_value *a, const struct dtplan__config_value *b);
+
+/* v's setting's site-file key (NULL for plugstack-only settings) and its
+ * plugstack argument name (static strings). */
+const char *dtplan__config_key(const struct dtplan__config_value *v);
+const char *dtplan__config_arg(const struct dtplan__config_value *v);
 
 /* A switch or NVLink domain name: letters, digits, '-', '_', '.'. */
 bool dtplan__config_valid_name(const char *s);
