@@ -509,6 +509,16 @@ void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* An age for people: whole seconds up to two minutes ("0 s", "42 s"), then
+ * dtplan_format_time()'s "2m 05s", "3h 12m". */
+static void format_age(double s, char *buf, size_t size)
+{
+	if (s < 120.0)
+		snprintf(buf, size, "%.0f s", floor(s));
+	else
+		dtplan_format_time(s, buf, size);
+}
+
 /* Parses the cached answer into *desc; false (why filled) when it does not parse. */
 static bool parse_cache(const struct dtplan_config *c, const struct cached *k,
 			struct dtplan_fabric_desc **desc, char *why, size_t size)
@@ -541,7 +551,7 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no FabricURL= to fetch");
 	memset(out, 0, sizeof(*out));
 	if (cache_read(c, &k, why, sizeof(why)) && parse_cache(c, &k, &cached, why, sizeof(why)))
-		dtplan_format_time(k.age_s, age, sizeof(age));
+		format_age(k.age_s, age, sizeof(age));
 	dtplan_format_time(c->fabric_cache_ttl_s, ttl, sizeof(ttl));
 	/* 1. a fresh cached answer: no need to ask */
 	if (cached != NULL && k.age_s < c->fabric_cache_ttl_s)

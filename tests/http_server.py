@@ -10,6 +10,10 @@ once it accepts connections.  Every request is appended to DIR/requests.log
 as "METHOD PATH".  What it answers:
 
   GET  /files/NAME           DIR/NAME, 200 (404 when missing)
+  GET  /svc                  a service whose behaviour DIR/svc.mode says, read at each
+                             request: ok (DIR/fabric.json), slow (after 5 s), 500,
+                             malformed (half of a JSON document), big (1 MB, no
+                             Content-Length), loop (302 to itself)
   GET  /slow/NAME?delay=S    the same after S seconds
   GET  /status/CODE          that status with a short body
   GET  /big?bytes=N          N bytes of '#', with Content-Length
@@ -71,6 +75,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         append("requests.log", "GET " + self.path)
         path = urllib.parse.urlsplit(self.path).path
         q = self.query()
+        if path == "/svc":
+            try:
+                with open(os.path.join(ROOT, "svc.mode"), encoding="ascii") as f:
+                    mode = f.read().strip()
+            except OSError:
+                mode = "ok"
+            if mode == "slow":
+                time.sleep(5)
+            if mode in ("ok", "slow"):
+                path = "/files/fabric.json"
+            elif mode == "500":
+                self.answer(500, b"something broke\n")
+                return
+            elif mode == "malformed":
+                self.answer(200, b'{"schema": "dtplan.fabric/1",\n "switches": [{"name": ')
+                return
+            elif mode == "big":
+                self.answer(200, b" " * 1000000, length=False)
+                return
+            else:
+                self.answer(302, b"", {"Location": "/svc"})
+                return
         if path.startswith("/slow/"):
             time.sleep(float(q.get("delay", ["5"])[0]))
             path = "/files/" + path[len("/slow/"):]
