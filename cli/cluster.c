@@ -44,7 +44,8 @@ int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
 	if (strlen(url) >= sizeof(c->config.fabric_url))
 		return cli_usage_error(cmd, "--fabric-url: longer than %zu characters",
 				       sizeof(c->config.fabric_url) - 1);
-	if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
+	if ((strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) ||
+	    strpbrk(url, " \t\r\n\v\f") != NULL)
 		return cli_usage_error(cmd,
 				       "--fabric-url: '%s' is not an http:// or https:// URL", url);
 	if (url != c->config.fabric_url)

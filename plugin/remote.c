@@ -245,6 +245,8 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	/* The service's fabric replaces topology.conf (and, as JSON, the site
 	 * file's fabric part); without it, the files and a warning. */
 	dtplan_config_init(&fabric_config);
+	if (fab != NULL)
+		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
 	if (fab != NULL && fab->desc != NULL) {
 		if (dtplan_fabric_desc_apply(fab->desc, site, &fabric_config, &terr) == DTPLAN_OK)
 			c = &fabric_config;
@@ -252,8 +254,6 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
 				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
 	}
-	if (fab != NULL && fab->warning[0] != '\0')
-		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;

@@ -203,31 +203,26 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 	return DTPLAN_OK;
 }
 
-/* A handle, or NULL with the error set. */
-static CURL *open_handle(const char *url, const struct dtplan_http_opts *o,
-			 struct dtplan_error *err)
+/* A new handle in *h (NULL on error). */
+static enum dtplan_err open_handle(const char *url, const struct dtplan_http_opts *o, CURL **h,
+				   struct dtplan_error *err)
 {
-	CURL *h;
-
-	if (url == NULL || o == NULL || !(o->timeout_s > 0) || o->max_bytes == 0) {
-		dtplan__error(err, DTPLAN_ERR_INVAL, url ? url : "", 0,
-			      "no URL, or no time or size bound");
-		return NULL;
-	}
-	if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
-		dtplan__error(err, DTPLAN_ERR_INVAL, url, 0, "not an http:// or https:// URL");
-		return NULL;
-	}
+	*h = NULL;
+	if (url == NULL || o == NULL || !(o->timeout_s > 0) || o->max_bytes == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, url ? url : "", 0,
+				     "no URL, or no time or size bound");
+	if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, url, 0,
+				     "not an http:// or https:// URL");
 	pthread_once(&init_once, global_init);
-	if (init_code != CURLE_OK) {
-		dtplan__error(err, DTPLAN_ERR_IO, url, 0, "cannot initialise libcurl: %s",
-			      curl_easy_strerror(init_code));
-		return NULL;
-	}
-	h = curl_easy_init();
-	if (h == NULL)
-		dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "cannot create a libcurl handle");
-	return h;
+	if (init_code != CURLE_OK)
+		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "cannot initialise libcurl: %s",
+				     curl_easy_strerror(init_code));
+	*h = curl_easy_init();
+	if (*h == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0,
+				     "cannot create a libcurl handle");
+	return DTPLAN_OK;
 }
 
 enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *o, char **body,
@@ -244,9 +239,9 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 		*len = 0;
 	if (body == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, url ? url : "", 0, "no output pointer");
-	h = open_handle(url, o, err);
-	if (h == NULL)
-		return err != NULL ? err->code : DTPLAN_ERR_INVAL;
+	rv = open_handle(url, o, &h, err);
+	if (rv != DTPLAN_OK)
+		return rv;
 	s.max = o->max_bytes;
 	if (!common_options(h, url, o, &s, errbuf) ||
 	    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
@@ -288,12 +283,18 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 		return dtplan__error(err, DTPLAN_ERR_INVAL, url ? url : "", 0, "nothing to post");
 	post = *o;
 	post.follow_redirects = false;
-	h = open_handle(url, &post, err);
-	if (h == NULL)
-		return err != NULL ? err->code : DTPLAN_ERR_INVAL;
+	rv = open_handle(url, &post, &h, err);
+	if (rv != DTPLAN_OK)
+		return rv;
 	s.max = post.max_bytes; /* the collector's answer is read and dropped */
 	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
 	tmp = curl_slist_append(headers, "Content-Type: application/json");
+	if (tmp == NULL)
+		goto out;
+	headers = tmp;
+	/* no "Expect: 100-continue" (libcurl adds it to large bodies): a
+	 * collector that does not answer it would cost a second of the bound */
+	tmp = curl_slist_append(headers, "Expect:");
 	if (tmp == NULL)
 		goto out;
 	headers = tmp;

@@ -1014,6 +1014,40 @@ static void user_init__fabric_service_and_collector__plan_uses_it_one_report(voi
 	assert_false(mock_log_has("error:"));
 }
 
+/* A topology.conf answer that lacks a switch the site file sets: the
+ * files' plan, and a warning naming the site file's line. */
+static void user_init__fabric_without_site_switch__warned_files_used(void **state)
+{
+	struct service_args a;
+	char site[512];
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	test_server_put(&server, "topology.conf", "SwitchName=rackA Nodes=n[1-2]\n");
+	snprintf(site, sizeof(site), "%s/site.conf", tmpdir);
+	f = fopen(site, "w");
+	assert_non_null(f);
+	fputs("SwitchName=leafX Oversubscription=2\n", f);
+	fclose(f);
+	service_args(&a, "/files/topology.conf", NULL, NULL);
+	snprintf(a.buf[a.ac], sizeof(a.buf[0]), "site=%s", site);
+	a.av[a.ac] = a.buf[a.ac];
+	a.ac++;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
+	assert_log_has("site.conf:1: SwitchName=leafX: no switch 'leafX' in the topology; "
+		       "planning without a switch tree");
+}
+
 static void user_init__service_and_collector_down__warned_logged_within_bounds(void **state)
 {
 	static const char *const collectors[] = {"/collect/status/500", "/collect/slow?delay=5",
@@ -1172,6 +1206,7 @@ int main(void)
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),
 		T(user_init__fabric_service_and_collector__plan_uses_it_one_report),
+		T(user_init__fabric_without_site_switch__warned_files_used),
 		T(user_init__service_and_collector_down__warned_logged_within_bounds),
 		T(user_init__no_plan_bad_token__degraded_report_without_token),
 		T(user_init__srun_step_recomputes__cache_only_first_node_reports),
