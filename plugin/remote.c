@@ -4,8 +4,10 @@
  * user_init (as the user, every step):
  *   batch step  make the plan for the allocation (with the fabric service's
  *               fabric when FabricURL= is set, service.c), log it into the
- *               job's output, write dtplan-<jobid>.json, export DT_* /
- *               MASTER_*, report it to ReportURL=.
+ *               job's output, write dtplan-<jobid>.json and beside it .hosts,
+ *               .deepspeed.json and .svg, export DT_* / MASTER_* / PET_*,
+ *               say in one line what the frameworks' launch lines add, and
+ *               report the plan to ReportURL=.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
  * task_init (in each task, as the user): RANK and friends in plan order, and
@@ -317,13 +319,10 @@ out:
 	return plan;
 }
 
-/* Writes the plan's JSON to path as the job's user; never follows a link and
- * never replaces a file.  Returns 0 or -1 with the reason. */
-static int write_json(const struct dtplan_plan *plan, const char *path, uid_t uid, char *reason,
-		      size_t size)
+/* Writes text to path as the job's user; never follows a link and never
+ * replaces a file.  Returns 0 or -1 with the reason. */
+static int write_file(const char *text, const char *path, uid_t uid, char *reason, size_t size)
 {
-	struct dtplan_error err = {0};
-	char *json = NULL, buf[1024];
 	size_t len, done = 0;
 	int fd = -1, rv = -1;
 	bool created = false;
@@ -333,19 +332,15 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 			 path, (unsigned)geteuid(), (unsigned)uid);
 		goto out;
 	}
-	if (dtplan_plan_to_json(plan, true, &json, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
 		goto out;
 	}
 	created = true;
-	len = strlen(json);
+	len = strlen(text);
 	while (done < len) {
-		ssize_t w = write(fd, json + done, len - done);
+		ssize_t w = write(fd, text + done, len - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -367,7 +362,117 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (rv != 0 && created)
-		unlink(path); /* no half-written plan, and no file to block a rerun */
+		unlink(path); /* no half-written file, and none to block a rerun */
+	return rv;
+}
+
+/* Where torchrun meets, as the job says or else the plan. */
+struct rendezvous {
+	char master_addr[256];  /* the job's own MASTER_ADDR, "" when unset */
+	char master_port[32];
+	struct dtplan_launch_in launch; /* points into the above and the plan */
+};
+
+/* The rendezvous torchrun gets: the job's own MASTER_ADDR and MASTER_PORT
+ * when it has them, else the plan's.  No files yet. */
+static void rendezvous_init(spank_t sp, const struct job_facts *f,
+			    const struct dtplan_plan *plan, struct rendezvous *rv)
+{
+	job_getenv(sp, "MASTER_ADDR", rv->master_addr, sizeof(rv->master_addr));
+	job_getenv(sp, "MASTER_PORT", rv->master_port, sizeof(rv->master_port));
+	dtplan_launch_in_init(&rv->launch, plan, f->job_id, rv->master_addr, rv->master_port);
+}
+
+/* The plan's files: the JSON, and beside it what the frameworks read. */
+struct plan_files {
+	char json[4096];
+	char hosts[4096];
+	char deepspeed[4096];
+	char svg[4096];
+	struct rendezvous rdv;  /* rdv.launch names the files written */
+};
+
+typedef enum dtplan_err (*make_text_fn)(const struct dtplan_plan *p, char **out,
+					struct dtplan_error *err);
+
+/*
+ * Writes make(plan) beside the plan JSON: its path with ".json" replaced by
+ * suffix, kept in buf.  Returns 0, or -1 with the reason in why.
+ */
+static int write_beside(const struct dtplan_plan *plan, const char *json, const char *suffix,
+			make_text_fn make, uid_t uid, char *buf, size_t size, char *why,
+			size_t why_size)
+{
+	struct dtplan_error err = {0};
+	size_t stem = strlen(json);
+	char *text = NULL, msg[1024];
+	int rv = -1;
+
+	if (stem > 5 && strcmp(json + stem - 5, ".json") == 0)
+		stem -= 5;
+	if (snprintf(buf, size, "%.*s%s", (int)stem, json, suffix) >= (int)size) {
+		bprintf(why, why_size, "%.*s%s: path too long", (int)stem, json, suffix);
+		goto out;
+	}
+	if (make(plan, &text, &err) != DTPLAN_OK) {
+		bprintf(why, why_size, "%s: %s", buf, dtplan_error_format(&err, msg, sizeof(msg)));
+		goto out;
+	}
+	rv = write_file(text, buf, uid, why, why_size);
+out:
+	free(text);
+	if (rv != 0)
+		buf[0] = '\0';
+	return rv;
+}
+
+/*
+ * Writes the plan's files as the job's user: the hostfile in rank order, the
+ * DeepSpeed fragment and the SVG picture beside pf->json, then the JSON,
+ * whose launch object names those written.  A file beside it that cannot be
+ * written marks the plan degraded; without the JSON the others go too.
+ * Returns 0 when the JSON was written, else -1 with the reason.
+ */
+static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid_t uid,
+			    char *reason, size_t size)
+{
+	struct dtplan_launch_in *l = &pf->rdv.launch;
+	const struct {
+		const char *suffix;
+		make_text_fn make;
+		char *buf;
+		const char **slot;
+	} beside[] = {
+		{".hosts", dtplan_launch_hostfile, pf->hosts, &l->hostfile},
+		{".deepspeed.json", dtplan_launch_deepspeed_config, pf->deepspeed,
+		 &l->deepspeed_config},
+		{".svg", dtplan_plan_render_svg, pf->svg, &l->svg},
+	};
+	struct dtplan_error err = {0};
+	char *json = NULL, why[1024] = "", msg[1024];
+	int rv = -1;
+
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		if (beside[i].make == dtplan_launch_hostfile && plan->n_ranks == 0)
+			continue;
+		if (write_beside(plan, pf->json, beside[i].suffix, beside[i].make, uid,
+				 beside[i].buf, sizeof(pf->hosts), msg, sizeof(msg)) == 0)
+			*beside[i].slot = beside[i].buf;
+		else if (why[0] == '\0')
+			bprintf(why, sizeof(why), "%s", msg);
+	}
+	if (why[0] != '\0')
+		dtplan_plan_set_degraded(plan, "%s", why);
+	if (dtplan_plan_to_json_launch(plan, l, true, &json, &err) != DTPLAN_OK)
+		bprintf(reason, size, "%s", dtplan_error_format(&err, msg, sizeof(msg)));
+	else
+		rv = write_file(json, pf->json, uid, reason, size);
+	/* Files that no written plan names would only block a rerun. */
+	for (size_t i = 0; rv != 0 && i < sizeof(beside) / sizeof(beside[0]); i++) {
+		if (*beside[i].slot != NULL)
+			unlink(*beside[i].slot);
+		*beside[i].slot = NULL;
+	}
 	free(json);
 	return rv;
 }
@@ -404,10 +509,11 @@ static void apply_env(spank_t sp, const struct dtplan_env *env, bool tell)
 }
 
 /* Sets the job-wide variables; reason NULL when the plan is fine.  tell: this
- * node reports kept user values (apply_env()). */
+ * node reports kept user values (apply_env()).  launch: the rendezvous and
+ * files for the frameworks (NULL: the plan's, no files). */
 static void export_job(spank_t sp, const struct job_facts *f, const struct dtplan_plan *plan,
 		       const char *plan_file, char (*names)[64], size_t n, const char *reason,
-		       bool tell)
+		       bool tell, const struct dtplan_launch_in *launch)
 {
 	struct dtplan_job_env_in in = {0};
 	struct dtplan_env env;
@@ -422,6 +528,7 @@ static void export_job(spank_t sp, const struct job_facts *f, const struct dtpla
 	in.n_nodes = n;
 	in.reason = ctx.refused ? ctx.reason : reason;
 	in.refused = ctx.refused;
+	in.launch = launch;
 	if (dtplan_env_job(&in, &env, &err) != DTPLAN_OK)
 		slurm_error(DTPLAN_LOG_PREFIX "plan degraded: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
@@ -470,13 +577,24 @@ static void report(spank_t sp, const struct dtplan_config *c, const struct job_f
 	dtplan__service_report(sp, c, &r, plan);
 }
 
-/* The batch step on the first node: plan, log, file, environment, report. */
+/* Says in one line of the job log what the frameworks' launch lines need. */
+static void log_launch_hint(const struct dtplan_plan *plan, const struct dtplan_launch_in *l)
+{
+	char *hint = NULL;
+
+	if (dtplan_launch_hint(plan, l, &hint, NULL) == DTPLAN_OK)
+		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", hint);
+	free(hint);
+}
+
+/* The batch step on the first node: plan, log, files, environment, report. */
 static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 			    const struct job_facts *f, enum dtplan_mode mode)
 {
 	struct dtplan_error err = {0};
+	struct plan_files *pf = NULL;
 	char (*names)[64] = NULL;
-	char reason[1024] = "", path[4096], *text = NULL;
+	char reason[1024] = "", *text = NULL;
 	const char *file = NULL;
 	size_t n = 0;
 
@@ -493,23 +611,36 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 		slurm_error(DTPLAN_LOG_PREFIX "plan refused (%s): %s",
 			    mode == DTPLAN_MODE_STRICT ? "--dt-plan=strict" : "policy=deny",
 			    ctx.reason);
-	plan_file_path(c, f, path, sizeof(path));
-	if (path[0] == '\0')
+	pf = calloc(1, sizeof(*pf));
+	if (pf == NULL) {
+		bprintf(reason, sizeof(reason), "out of memory");
+		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
+		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL, true, NULL);
+		report(sp, c, f, ctx.plan, NULL);
+		goto out;
+	}
+	rendezvous_init(sp, f, ctx.plan, &pf->rdv);
+	plan_file_path(c, f, pf->json, sizeof(pf->json));
+	if (pf->json[0] == '\0')
 		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
-	else if (write_json(ctx.plan, path, f->uid, reason, sizeof(reason)) == 0)
-		file = path;
+	else if (write_plan_files(ctx.plan, pf, f->uid, reason, sizeof(reason)) == 0)
+		file = pf->json;
 	if (file == NULL)
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 	if (ctx.plan->degraded)
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", ctx.plan->degraded_reason);
-	export_job(sp, f, ctx.plan, file, names, n, NULL, true);
+	export_job(sp, f, ctx.plan, file, names, n, NULL, true, &pf->rdv.launch);
+	if (!ctx.refused)
+		log_launch_hint(ctx.plan, &pf->rdv.launch);
 	report(sp, c, f, ctx.plan, NULL);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
-	export_job(sp, f, NULL, NULL, names, n, reason, true);
+	export_job(sp, f, NULL, NULL, names, n, reason, true, NULL);
 	report(sp, c, f, NULL, reason);
 out:
+	free(pf);
 	free(text);
 	free(names);
 }
@@ -584,9 +715,12 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
 		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
+		struct rendezvous rdv;
+
 		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
 						  ctx.reason, sizeof(ctx.reason));
-		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0);
+		rendezvous_init(sp, f, ctx.plan, &rdv);
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0, &rdv.launch);
 	} else if (node_id == 0) {
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	}

@@ -8,6 +8,7 @@
  */
 #include "test_common.h"
 
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,6 +113,28 @@ static int log_count(const char *text)
 	for (const char *p = strstr(mock_log(), text); p != NULL; p = strstr(p + 1, text))
 		n++;
 	return n;
+}
+
+/* The whole of a file the plugin wrote (caller frees); fails when it is not
+ * a regular file of the user's, mode 0644 less the umask. */
+static char *read_written(const char *path)
+{
+	struct stat st;
+	char *text;
+	FILE *f;
+
+	if (lstat(path, &st) != 0)
+		fail_msg("%s: %s\nlog:\n%s", path, strerror(errno), mock_log());
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_mode & 0133, 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, (size_t)st.st_size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	return text;
 }
 
 /* ---- slurm_spank_init ------------------------------------------------ */
@@ -411,6 +434,138 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	free(text);
 }
 
+static void user_init__batch_canned_allocation__launch_variables_and_files(void **state)
+{
+	char path[512], want[512], *text, *line, *save = NULL;
+	int lines = 0;
+
+	(void)state;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+
+	/* torchrun: two nodes of 8 ranks each, meeting where MASTER_* say. */
+	assert_env("PET_NNODES", "2");
+	assert_env("PET_NPROC_PER_NODE", "8");
+	assert_env("PET_RDZV_BACKEND", "static");
+	assert_env("PET_MASTER_ADDR", "n1");
+	assert_env("PET_MASTER_PORT", JOB_PORT);
+	/* Megatron-LM and NeMo: the plan's sizes and batches. */
+	snprintf(want, sizeof(want),
+		 "--tensor-model-parallel-size %s --pipeline-model-parallel-size %s "
+		 "--micro-batch-size %s --global-batch-size %s --seq-length 4096 --bf16",
+		 mock_env_get("DT_TP"), mock_env_get("DT_PP"), mock_env_get("DT_MICRO_BATCH"),
+		 mock_env_get("DT_GLOBAL_BATCH"));
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
+	if (strncmp(mock_env_get("DT_MEGATRON_ARGS"), want, strlen(want)) != 0)
+		fail_msg("DT_MEGATRON_ARGS = '%s', expected it to start '%s'",
+			 mock_env_get("DT_MEGATRON_ARGS"), want);
+	snprintf(want, sizeof(want), "trainer.num_nodes=2 trainer.devices=8 "
+		 "model.tensor_model_parallel_size=%s ", mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_NEMO_OVERRIDES"));
+	assert_non_null(strstr(mock_env_get("DT_NEMO_OVERRIDES"), want));
+
+	/* The hostfile: rank r on node r / 8 (DT_NODE_ORDER n1,n2). */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
+	assert_env("DTPLAN_HOSTFILE", path);
+	text = read_written(path);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, lines < 8 ? "n1" : "n2") != 0)
+			fail_msg("hostfile line %d: '%s'", lines + 1, line);
+		lines++;
+	}
+	assert_int_equal(lines, 16);
+	free(text);
+
+	/* The DeepSpeed fragment: train_batch_size = micro x accumulation x DP. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.deepspeed.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_DEEPSPEED_CONFIG", path);
+	text = read_written(path);
+	snprintf(want, sizeof(want),
+		 "{\n  \"train_batch_size\": %s,\n  \"train_micro_batch_size_per_gpu\": %s,\n"
+		 "  \"gradient_accumulation_steps\": %s,\n  \"zero_optimization\": {\n"
+		 "    \"stage\": %s\n  },\n  \"bf16\": {\n    \"enabled\": true\n  }\n}\n",
+		 mock_env_get("DT_GLOBAL_BATCH"), mock_env_get("DT_MICRO_BATCH"),
+		 mock_env_get("DT_NUM_MICROBATCHES"), mock_env_get("DT_ZERO"));
+	assert_string_equal(text, want);
+	assert_int_equal(strtol(mock_env_get("DT_MICRO_BATCH"), NULL, 10) *
+				 strtol(mock_env_get("DT_NUM_MICROBATCHES"), NULL, 10) *
+				 strtol(mock_env_get("DT_DP"), NULL, 10),
+			 strtol(mock_env_get("DT_GLOBAL_BATCH"), NULL, 10));
+	free(text);
+
+	/* The picture: 16 GPUs. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
+	assert_env("DTPLAN_SVG", path);
+	text = read_written(path);
+	assert_non_null(strstr(text, "<svg"));
+	lines = 0;
+	for (const char *p = strstr(text, "class=\"gpu\""); p != NULL;
+	     p = strstr(p + 1, "class=\"gpu\""))
+		lines++;
+	assert_int_equal(lines, 16);
+	free(text);
+
+	/* The plan JSON names them, with the same words as the environment. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	text = read_written(path);
+	snprintf(want, sizeof(want), "\"megatron_args\": \"%s\"",
+		 mock_env_get("DT_MEGATRON_ARGS"));
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"hostfile\": \"%s/dtplan-%d.hosts\"", tmpdir, JOB_ID);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"master_port\": %s", JOB_PORT);
+	assert_non_null(strstr(text, want));
+	free(text);
+
+	/* One line of the job log says what to add. */
+	assert_int_equal(log_count("log: dtplan: launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m "
+				   "arbitrary -n 16 PROGRAM makes SLURM_PROCID the plan's rank; "
+				   "Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM "
+				   "$DT_NEMO_OVERRIDES; DeepSpeed: --deepspeed_config "
+				   "$DTPLAN_DEEPSPEED_CONFIG; torchrun: srun --ntasks-per-node=1 "
+				   "torchrun PROGRAM (PET_* set) (doc/launchers.md)\n"),
+			 1);
+	assert_false(mock_log_has("plan degraded"));
+}
+
+static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
+{
+	char path[512], want[600], *text;
+	FILE *f;
+
+	(void)state;
+	canned_batch_job();
+	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("mine\n", f);
+	fclose(f);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	snprintf(want, sizeof(want), "log: dtplan: plan degraded: cannot create %s: File exists",
+		 path);
+	assert_log_has(want);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_null(mock_env_get("DTPLAN_SVG"));
+	/* The rest is there, and the plan says which picture it lacks. */
+	assert_non_null(mock_env_get("DTPLAN_HOSTFILE"));
+	assert_non_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
+	text = read_written(mock_env_get("DTPLAN_FILE"));
+	assert_non_null(strstr(text, "\"svg\": null"));
+	assert_non_null(strstr(text, "\"degraded\": true"));
+	free(text);
+	text = read_written(path);
+	assert_string_equal(text, "mine\n");
+	free(text);
+}
+
 static void user_init__plan_file_exists__degraded_not_overwritten(void **state)
 {
 	char path[512];
@@ -436,6 +591,18 @@ static void user_init__plan_file_exists__degraded_not_overwritten(void **state)
 	assert_non_null(f);
 	assert_int_equal(fgetc(f), 'm');
 	fclose(f);
+	/* No plan file: nothing beside it either (no leftovers to block a rerun). */
+	assert_null(mock_env_get("DTPLAN_HOSTFILE"));
+	assert_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
+	assert_null(mock_env_get("DTPLAN_SVG"));
+	snprintf(path, sizeof(path), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.deepspeed.json", tmpdir, JOB_ID);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
+	assert_int_equal(access(path, F_OK), -1);
+	/* The words for the frameworks do not need a file. */
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
 }
 
 static void user_init__requeued_job__own_file(void **state)
@@ -452,6 +619,12 @@ static void user_init__requeued_job__own_file(void **state)
 	snprintf(path, sizeof(path), "%s/dtplan-%d.2.json", tmpdir, JOB_ID);
 	assert_env("DTPLAN_FILE", path);
 	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.hosts", tmpdir, JOB_ID);
+	assert_env("DTPLAN_HOSTFILE", path);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.deepspeed.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_DEEPSPEED_CONFIG", path);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.svg", tmpdir, JOB_ID);
+	assert_env("DTPLAN_SVG", path);
 }
 
 static void user_init__user_set_master_and_nccl__kept(void **state)
@@ -468,6 +641,9 @@ static void user_init__user_set_master_and_nccl__kept(void **state)
 	assert_env("MASTER_PORT", "12345");
 	assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
 	assert_env("MASTER_ADDR", "n1"); /* not set by the user: the plan's */
+	/* torchrun meets where the job says. */
+	assert_env("PET_MASTER_PORT", "12345");
+	assert_env("PET_MASTER_ADDR", "n1");
 	assert_true(strcmp(mock_env_get("DT_TP"), "99") != 0);
 	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: "
 		       JOB_PORT ")");
@@ -718,6 +894,7 @@ static void task_init__one_task_per_node__node_rank(void **state)
 	mock_items.in_task = true;
 	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
 	assert_env("DT_NODE_RANK", "1");
+	assert_env("PET_NODE_RANK", "1"); /* torchrun --node-rank */
 	assert_env("DT_NNODES", "2");
 	assert_null(mock_env_get("RANK"));
 }
@@ -757,6 +934,9 @@ static void task_init__unreadable_plan_file__recomputed(void **state)
 	assert_env("MASTER_ADDR", "a1");
 	assert_env("DT_NODE_ORDER", "a1,a2");
 	assert_non_null(mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
+	assert_env("PET_MASTER_ADDR", "a1");
+	assert_null(mock_env_get("DTPLAN_HOSTFILE")); /* files are the batch step's */
 }
 
 /* Runs an srun step whose DTPLAN_FILE names path, which cannot hold a plan:
@@ -1064,8 +1244,9 @@ static void user_init__service_and_collector_down__warned_logged_within_bounds(v
 
 		mock_spank_reset();
 		service_reset();
-		snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
-		unlink(path); /* the plan file of the round before */
+		/* the plan files of the round before */
+		snprintf(path, sizeof(path), "rm -f '%s'/dtplan-%d.*", tmpdir, JOB_ID);
+		assert_int_equal(system(path), 0);
 		service_args(&a, "/slow/fabric.json?delay=5", collectors[i], NULL);
 		if (strcmp(collectors[i], "refused") == 0)
 			snprintf(a.buf[1], sizeof(a.buf[0]), "report_url=%s", closed);
@@ -1184,6 +1365,8 @@ int main(void)
 		T(preview__model_without_dt_plan__hint),
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
+		T(user_init__batch_canned_allocation__launch_variables_and_files),
+		T(user_init__picture_exists__plan_written_degraded_without_it),
 		T(user_init__plan_file_exists__degraded_not_overwritten),
 		T(user_init__requeued_job__own_file),
 		T(user_init__user_set_master_and_nccl__kept),

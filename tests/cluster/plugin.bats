@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/cluster/plugin.bats: the dtplan SPANK plugin end to end on the test
 # cluster: options in sbatch/salloc/srun, the batch step's plan, log, file and
-# environment, per-task ranks in srun steps, topology warnings and refusals,
+# environment, per-task ranks in srun steps, the hostfile recipe, topology warnings and refusals,
 # the site default, job_submit.lua, torch.distributed from the plugin's
 # environment, degraded plans, and the fabric service and plan collector
 # (tests/http_server.py on the cluster's own network).
@@ -226,6 +226,61 @@ main_job() {
 	[ "$output" = "ranks: 32 ok" ]
 	# No task was told that its rank environment is missing.
 	! grep -q 'rank environment not set' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 4b. The hostfile recipe: SLURM_PROCID in plan order
+# ----------------------------------------------------------------------
+
+@test "hostfile recipe: SLURM_HOSTFILE=\$DTPLAN_HOSTFILE srun -m arbitrary gives SLURM_PROCID == RANK in every task" {
+	cat >"$CL_DIR/jobs/hostfile-job.sh" <<-'EOF'
+		#!/bin/sh
+		for v in DTPLAN_PLAN_STATE DTPLAN_FILE DTPLAN_HOSTFILE DTPLAN_DEEPSPEED_CONFIG DTPLAN_SVG \
+			DT_TP DT_MEGATRON_ARGS PET_NNODES PET_NPROC_PER_NODE; do
+			eval "echo \"BATCH $v=\${$v-}\""
+		done
+		SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -K -m arbitrary -n "$(wc -l <"$DTPLAN_HOSTFILE")" \
+			sh -c 'echo "TASK $(hostname) $SLURM_PROCID ${RANK-} $SLURM_LOCALID ${LOCAL_RANK-}"'
+	EOF
+	chmod 755 "$CL_DIR/jobs/hostfile-job.sh"
+	run_job 120 -N2 --ntasks-per-node=4 --gres=gpu:4 --dt-plan=auto --dt-model=llama3-8b \
+		"$CL_DIR/jobs/hostfile-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+
+	# The hostfile beside the plan: one line per rank, the node of that rank.
+	hosts=$(batch_var DTPLAN_HOSTFILE)
+	[ "$hosts" = "$CL_DIR/jobs/dtplan-$JOB.hosts" ]
+	[ "$(wc -l <"$hosts")" -eq 8 ]
+	[ "$(sort -u "$hosts")" = "$(job_nodes "$JOB" | sort)" ]
+	[ "$(sort "$hosts" | uniq -c | awk '{ print $1 }' | sort -u)" = 4 ]
+	run -0 /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["placement"]
+print("\n".join(j["nodes"][r["node"]] for r in j["ranks"]))' "$(batch_var DTPLAN_FILE)"
+	[ "$output" = "$(cat "$hosts")" ]
+
+	# Every task: SLURM_PROCID is RANK, SLURM_LOCALID is LOCAL_RANK, and the
+	# task runs on the node the hostfile names for its rank.
+	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/tasks.txt")" -eq 8 ]
+	while read -r _ host procid rank localid local_rank; do
+		echo "$host: SLURM_PROCID=$procid RANK=$rank SLURM_LOCALID=$localid LOCAL_RANK=$local_rank"
+		[ -n "$rank" ]
+		[ "$procid" = "$rank" ]
+		[ "$localid" = "$local_rank" ]
+		[ "$host" = "$(sed -n "$((rank + 1))p" "$hosts")" ]
+	done <"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$(awk '{ print $4 }' "$BATS_TEST_TMPDIR/tasks.txt" | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ]
+	! grep -q 'rank environment not set' <<<"$LOG"
+
+	# The job log's launch line, and the other files beside the plan.
+	grep -qF 'dtplan: launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n 8 PROGRAM' <<<"$LOG"
+	[ "$(batch_var DTPLAN_DEEPSPEED_CONFIG)" = "$CL_DIR/jobs/dtplan-$JOB.deepspeed.json" ]
+	[ -s "$(batch_var DTPLAN_DEEPSPEED_CONFIG)" ]
+	grep -q '<svg' "$(batch_var DTPLAN_SVG)"
+	[ "$(batch_var PET_NNODES)" = 2 ]
+	[ "$(batch_var PET_NPROC_PER_NODE)" = 4 ]
+	[[ $(batch_var DT_MEGATRON_ARGS) == "--tensor-model-parallel-size $(batch_var DT_TP) "* ]]
 }
 
 # ----------------------------------------------------------------------
