@@ -108,12 +108,12 @@ const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_con
 							 bool may_ask);
 
 /*
- * Posts a report of plan (NULL: none could be made) to ReportURL=, with
- * r's job facts (r->plan_json, user, cluster, sender and time are filled
- * here), bounded by ReportTimeout=.  Faults go to the slurmd log.
+ * Posts r (its plan_json NULL when no plan could be made) to ReportURL=,
+ * with the user, cluster, sender and time filled here, bounded by
+ * ReportTimeout=.  Faults go to the slurmd log.
  */
 void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
-			    const struct dtplan_report *r, const struct dtplan_plan *plan);
+			    const struct dtplan_report *r);
 
 /* Frees the fabric and wipes the token. */
 void dtplan__service_exit(void);

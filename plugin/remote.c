@@ -554,12 +554,30 @@ static void plan_file_path(const struct dtplan_config *c, const struct job_facts
 
 /*
  * Tells the collector (ReportURL=) how this step's planning went: the plan
- * (NULL: none could be made, for reason), its state and the job's facts.
+ * (NULL: none could be made, for reason) as its file has it (with launch's
+ * part when not NULL), its state and the job's facts.
  */
 static void report(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
-		   const struct dtplan_plan *plan, const char *reason)
+		   const struct dtplan_plan *plan, const struct dtplan_launch_in *launch,
+		   const char *reason)
 {
 	struct dtplan_report r = {0};
+	struct dtplan_error err = {0};
+	char *json = NULL, buf[1024];
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (c->report_url[0] == '\0')
+		return;
+	if (plan != NULL && launch != NULL)
+		rv = dtplan_plan_to_json_launch(plan, launch, false, &json, &err);
+	else if (plan != NULL)
+		rv = dtplan_plan_to_json(plan, false, &json, &err);
+	if (rv != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: %s", f->job_id,
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		return;
+	}
+	r.plan_json = json;
 
 	r.job_id = f->job_id;
 	r.uid = (long)f->uid;
@@ -574,7 +592,8 @@ static void report(spank_t sp, const struct dtplan_config *c, const struct job_f
 	} else {
 		r.state = "ok";
 	}
-	dtplan__service_report(sp, c, &r, plan);
+	dtplan__service_report(sp, c, &r);
+	free(json);
 }
 
 /* Says in one line of the job log what the frameworks' launch lines need. */
@@ -617,7 +636,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 		export_job(sp, f, ctx.plan, NULL, names, n, NULL, true, NULL);
-		report(sp, c, f, ctx.plan, NULL);
+		report(sp, c, f, ctx.plan, NULL, NULL);
 		goto out;
 	}
 	rendezvous_init(sp, f, ctx.plan, &pf->rdv);
@@ -633,12 +652,12 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	export_job(sp, f, ctx.plan, file, names, n, NULL, true, &pf->rdv.launch);
 	if (!ctx.refused)
 		log_launch_hint(ctx.plan, &pf->rdv.launch);
-	report(sp, c, f, ctx.plan, NULL);
+	report(sp, c, f, ctx.plan, &pf->rdv.launch, NULL);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	export_job(sp, f, NULL, NULL, names, n, reason, true, NULL);
-	report(sp, c, f, NULL, reason);
+	report(sp, c, f, NULL, NULL, reason);
 out:
 	free(pf);
 	free(text);
@@ -726,7 +745,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	}
 	/* Every node computed the same plan: the first one reports it. */
 	if (node_id == 0)
-		report(sp, c, f, ctx.plan, reason);
+		report(sp, c, f, ctx.plan, NULL, reason);
 	free(names);
 }
 

@@ -98,21 +98,15 @@ const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_con
 }
 
 void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
-			    const struct dtplan_report *in, const struct dtplan_plan *plan)
+			    const struct dtplan_report *in)
 {
 	struct dtplan_report r = *in;
 	struct dtplan_http_opts o;
 	struct dtplan_error err = {0};
-	char user[256], cluster[256], buf[1024], *plan_json = NULL, *body = NULL;
+	char user[256], cluster[256], buf[1024], *body = NULL;
 
 	if (c->report_url[0] == '\0')
 		return;
-	if (plan != NULL && dtplan_plan_to_json(plan, false, &plan_json, &err) != DTPLAN_OK) {
-		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: %s", r.job_id,
-			   dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
-	r.plan_json = plan_json;
 	if (spank_getenv(sp, "SLURM_JOB_USER", user, sizeof(user)) == ESPANK_SUCCESS)
 		r.user = user;
 	if (spank_getenv(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster)) == ESPANK_SUCCESS)
@@ -133,7 +127,6 @@ void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
 		slurm_debug(DTPLAN_LOG_PREFIX "report: plan of job %u posted to %s", r.job_id,
 			    c->report_url);
 out:
-	free(plan_json);
 	free(body);
 }
 

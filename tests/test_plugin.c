@@ -1139,7 +1139,7 @@ static void service_reset(void)
 static void user_init__fabric_service_and_collector__plan_uses_it_one_report(void **state)
 {
 	struct service_args a;
-	char token[512], path[512], want[512], *text;
+	char token[512], path[512], want[600], *text;
 	FILE *f;
 
 	(void)state;
@@ -1188,6 +1188,9 @@ static void user_init__fabric_service_and_collector__plan_uses_it_one_report(voi
 	assert_reports("r[0][\"plan\"][\"schema\"], r[0][\"plan\"][\"placement\"][\"nodes\"], "
 		       "r[0][\"warnings\"] == r[0][\"plan\"][\"warnings\"]",
 		       "('dtplan.plan/1', ['n1', 'n2'], True)");
+	/* the plan as the job's plan file has it */
+	snprintf(want, sizeof(want), "r[0][\"plan\"] == json.load(open(\"%.500s\"))", path);
+	assert_reports(want, "True");
 	text = test_server_read(&server, "auth.log");
 	assert_string_equal(text, "Bearer tok-123\n");
 	free(text);
