@@ -27,6 +27,9 @@ static const struct cli_command commands[] = {
 	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
 	{"check-config", "validate the site file, topology.conf and plugstack arguments",
 	 cmd_check_config, cmd_check_config_usage},
+	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},
+	{"fabric", "export topology.conf and the site file as fabric JSON", cmd_fabric,
+	 cmd_fabric_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
 
@@ -703,6 +704,17 @@ struct dtplan_config {
 	double slowdown_threshold; /* warn or refuse an allocation only when one on fewer
 				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	/* HTTP (probes/http.c): the fabric service and the plans' collector */
+	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];   /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s;/* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;  /* bound on one fetch of the fabric, connection included */
+	char report_url[256];     /* ReportURL: where each plan is POSTed; "" none */
+	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
+	double report_timeout_s;  /* bound on one report, connection included */
+	double http_connect_timeout_s; /* bound on connecting (within the two above) */
+	double http_max_bytes;    /* largest answer accepted */
+	char http_ca_path[256];   /* CA bundle file or hashed folder; "" libcurl's default */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
@@ -784,6 +796,100 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 const char *dtplan_mode_name(int mode);
 const char *dtplan_policy_name(int policy);
 const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
+
+/* ------------------------------------------------------------------------
+ * Fabric descriptions from a service (lib/fabric_json.c)
+ *
+ * What a fabric service (FabricURL=) answers, in one of two formats chosen
+ * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
+ * dtplan.conf(5)), which holds the switch tree and the site file's fabric
+ * part, or Slurm's topology.conf text, which holds the tree only.  No I/O
+ * here: probes/http.c fetches and caches the text.
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_FABRIC_SCHEMA "dtplan.fabric/1"
+
+enum dtplan_fabric_format {
+	DTPLAN_FABRIC_JSON = 0,      /* dtplan.fabric/1 */
+	DTPLAN_FABRIC_TOPOLOGY_CONF, /* Slurm topology.conf */
+};
+
+/* "dtplan.fabric/1" or "topology.conf" (static strings). */
+const char *dtplan_fabric_format_name(enum dtplan_fabric_format f);
+
+struct dtplan_fabric_desc {
+	enum dtplan_fabric_format format;
+	struct dtplan_topology *topology; /* owned; never NULL in a parsed fabric */
+	/* The JSON form's site-file part as dtplan.conf text (switch settings,
+	 * node sets, network and NVLink values, GPU type); NULL for topology.conf.
+	 * Owned. */
+	char *site_text;
+	char source[256];                 /* name used in messages (a URL, a file) */
+};
+
+/*
+ * Parses a fabric description.  Text whose first non-blank character is
+ * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
+ * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
+ * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
+ */
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
+
+/*
+ * The site configuration a plan uses with fabric f: *out receives a copy of
+ * base (caller frees with dtplan_config_fini()); with the JSON form, the
+ * fabric's switch settings and node sets replace base's, and the network,
+ * NVLink and GPU type values it gives replace base's.  The switch settings
+ * are then applied to f->topology (dtplan_config_apply_topology()).  On
+ * error *out is left initialised and empty of arrays (dtplan_config_init()).
+ */
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
+
+/*
+ * Writes the fabric of a switch tree and a site configuration as
+ * dtplan.fabric/1 JSON (what "dtplan fabric export" serves): every switch
+ * with its nodes or child switches, link speed, oversubscription and uplink
+ * bandwidth; the node sets; the network and NVLink values and the GPU type.
+ * Parsing the result and applying it gives the same tree and settings.
+ * DTPLAN_ERR_NOT_FOUND when c sets a switch t lacks.  Caller frees *out.
+ */
+enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
+				      const struct dtplan_config *c, bool pretty, char **out,
+				      struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Plan reports for a collector (lib/report_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_REPORT_SCHEMA "dtplan.report/1"
+
+/* What a report says besides the plan; every pointer borrowed, NULL: unknown. */
+struct dtplan_report {
+	const char *plan_json;  /* dtplan_plan_to_json() text; NULL: no plan was made */
+	uint32_t job_id;        /* 0: not a job (a preview) */
+	const char *cluster;    /* Slurm cluster name */
+	const char *user;       /* the job's user name */
+	long uid;               /* -1: unknown */
+	const char *nodes;      /* the allocation as a hostlist; NULL: the plan's nodes */
+	const char *host;       /* where the plan was made */
+	const char *state;      /* "ok", "degraded", "refused"; NULL: from the plan */
+	const char *reason;     /* why degraded or refused */
+	const char *sender;     /* "plugin", "dtplan report" */
+	double time;            /* seconds since the epoch; 0: not given */
+};
+
+/*
+ * The JSON a collector receives (schema DTPLAN_REPORT_SCHEMA, documented in
+ * dtplan.conf(5)): the fields above, the plan's warnings at the top level,
+ * and the plan itself (null without one).  DTPLAN_ERR_PARSE when plan_json
+ * is not a dtplan.plan/1 document.  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
+				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)

@@ -2,7 +2,7 @@
  * core.c: dtplan_core.so's entry points, which spank_dtplan.so calls where
  * the work is (see the timeline in spank_dtplan.c), dispatched on
  * spank_context() to one file per context: local.c (sbatch, salloc, srun),
- * remote.c (slurmstepd), prolog.c.
+ * service.c and remote.c (slurmstepd), prolog.c.
  */
 #include "config.h"
 
@@ -40,6 +40,8 @@ static int core_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
 		return dtplan__local_init_post_opt(sp, &ctx.config);
+	case S_CTX_REMOTE:
+		return dtplan__service_init_post_opt(sp, &ctx.config);
 	default:
 		return 0;
 	}
@@ -74,6 +76,7 @@ static int core_exit(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	dtplan__remote_exit();
+	dtplan__service_exit();
 	dtplan__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);

@@ -26,7 +26,9 @@
  *        | `-> slurmstepd
  *        |      `-> init ()              register options, load the core, read plugstack
  *        |       -> process spank options   opts.c callbacks (remote=1): keep values
- *        |       -> init_post_opt ()     nothing (root; output only in slurmd log)
+ *        |       -> init_post_opt ()     service.c (root; output only in slurmd log):
+ *        |      |                        batch step: fetch FabricURL= through its
+ *        |      |                        cache; read ReportTokenFile=
  *        |      + drop privileges (initgroups(), seteuid(), chdir())
  *        |      `-> user_init ()         remote.c, as the user: batch step: make
  *        |      |                        the plan, log it, write the JSON, set
