@@ -195,7 +195,8 @@ static int give_options(void)
 			    strncmp(registered[k].name, given[i], len) == 0)
 				break;
 		if (k == n_registered || registered[k].cb == NULL) {
-			fprintf(stderr, "bench_plugin_load: no option --%.*s\n", (int)len, given[i]);
+			fprintf(stderr, "bench_plugin_load: no option --%.*s\n", (int)len,
+				given[i]);
 			return -1;
 		}
 		if (registered[k].cb(registered[k].val, given[i][len] ? given[i] + len + 1 : "",

@@ -18,7 +18,8 @@ void cmd_show_usage(FILE *out)
 		"\"dtplan plan --json\" (schema %s), as dtplan plan and the job log show it:\n"
 		"the split, memory, step time, checkpoint, warnings and the rank map.\n\n"
 		"  --svg FILE           also draw the nodes and GPUs, coloured by pipeline stage\n"
-		"                       (racks above the default OversubscriptionThreshold marked)\n"
+		"                       (racks marked above the default oversubscription\n"
+		"                       threshold, 2:1)\n"
 		"Exit status 1 when the file cannot be read, 2 when it is not a plan.\n",
 		DTPLAN_PLAN_SCHEMA);
 }

@@ -238,8 +238,9 @@ static enum dtplan_err read_stages(json_t *par, struct dtplan_candidate *b,
 			b->stages.middle = (int)n;
 		else if (n != b->stages.middle)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "parallelism.layers_per_stage[%zu]: the stages between "
-					     "the first and the last hold equal layers", i);
+					     "parallelism.layers_per_stage[%zu]: the stages "
+					     "between the first and the last hold equal layers",
+					     i);
 	}
 	return get_num(par, "parallelism", "stage_imbalance", &b->stage_imbalance, err);
 }

@@ -174,7 +174,8 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 		dtplan_format_bytes(gl->worst_flows * flow_bytes, by, sizeof(by)),
 		worst->name[0] ? worst->name : "flat", gl->worst_flows, kind,
 		(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0, f->n_leaves_needed,
-		leaves_word(f, f->n_leaves_needed), ask[0] ? " (" : "", ask, ask[0] ? ")" : "", dtplan_format_time(b->step, then, sizeof(then)));
+		leaves_word(f, f->n_leaves_needed), ask[0] ? " (" : "", ask, ask[0] ? ")" : "",
+		dtplan_format_time(b->step, then, sizeof(then)));
 }
 
 static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f)
