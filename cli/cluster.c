@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cli_cluster_init(struct cli_cluster *c)
 {
@@ -26,11 +27,42 @@ void cli_cluster_fini(struct cli_cluster *c)
 	dtplan_topology_destroy(c->topology);
 	dtplan_inventory_destroy(c->inventory);
 	dtplan_measure_file_fini(&c->measured);
+	dtplan_fabric_fetch_fini(c->fabric);
+	free(c->fabric);
 	free(c->hosts);
 	for (size_t i = 0; i < c->n_specs; i++)
 		free(c->specs[i].text);
 	free(c->specs);
 	memset(c, 0, sizeof(*c));
+}
+
+int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
+{
+	struct dtplan_config applied;
+	struct dtplan_error err = {0};
+
+	if (strlen(url) >= sizeof(c->config.fabric_url))
+		return cli_usage_error(cmd, "--fabric-url: longer than %zu characters",
+				       sizeof(c->config.fabric_url) - 1);
+	if ((strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) ||
+	    strpbrk(url, " \t\r\n\v\f") != NULL)
+		return cli_usage_error(cmd,
+				       "--fabric-url: '%s' is not an http:// or https:// URL", url);
+	if (url != c->config.fabric_url)
+		snprintf(c->config.fabric_url, sizeof(c->config.fabric_url), "%s", url);
+	c->fabric = calloc(1, sizeof(*c->fabric));
+	if (c->fabric == NULL)
+		return cli_usage_error(cmd, "out of memory");
+	if (dtplan_fabric_fetch(&c->config, false, c->fabric, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, false);
+	if (c->fabric->desc == NULL)
+		return CLI_EXIT_OK;
+	/* the site's settings with the fabric's over them, as the plugin does */
+	if (dtplan_fabric_desc_apply(c->fabric->desc, &c->config, &applied, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
+	dtplan_config_fini(&c->config);
+	c->config = applied;
+	return CLI_EXIT_OK;
 }
 
 int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path)
@@ -136,12 +168,14 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
-	if (topology != NULL) {
+	/* the fabric service's tree, else topology.conf */
+	if (topology != NULL && (c->fabric == NULL || c->fabric->desc == NULL)) {
 		if (dtplan_topology_parse_file(topology, &c->topology, &err) != DTPLAN_OK)
 			return cli_report(cmd, &err, true);
 		if (c->have_site &&
 		    dtplan_config_apply_topology(&c->config, c->topology, &err) != DTPLAN_OK)
 			return cli_report(cmd, &err, true);
+		c->topology_path = topology;
 	}
 	if (nodes != NULL) {
 		if (dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &err) !=
@@ -192,15 +226,37 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	}
 	if (c->inventory != NULL)
 		dtplan_inventory_cluster(c->inventory, &c->cl);
-	c->cl.topology = c->topology;
+	c->cl.topology = c->fabric != NULL && c->fabric->desc != NULL ? c->fabric->desc->topology
+								    : c->topology;
 	c->cl.config = &c->config;
 out:
 	free(files);
 	return rc;
 }
 
+/* The "fabric-service" warning: the fault, and what was used instead. */
+static int note_fabric(const struct cli_cluster *c, struct dtplan_plan *p)
+{
+	const struct dtplan_fabric_fetch *f = c->fabric;
+	enum dtplan_err rv;
+
+	if (f == NULL || f->warning[0] == '\0')
+		return CLI_EXIT_OK;
+	if (f->desc != NULL)
+		rv = dtplan_plan_add_warning(p, "fabric-service", "%s", f->warning);
+	else if (c->topology_path != NULL)
+		rv = dtplan_plan_add_warning(p, "fabric-service", "%s; using topology.conf %s",
+					     f->warning, c->topology_path);
+	else
+		rv = dtplan_plan_add_warning(p, "fabric-service",
+					     "%s; planning without a switch tree", f->warning);
+	return rv == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p)
 {
+	if (note_fabric(c, p) != CLI_EXIT_OK)
+		return CLI_EXIT_FAIL;
 	if (c->inventory == NULL)
 		return CLI_EXIT_OK;
 	return dtplan_inventory_note(c->inventory, p) == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
