@@ -359,7 +359,8 @@ struct dtplan_tier {
 struct dtplan_uplink {
 	char name[64];
 	double oversubscription;      /* downlink capacity / aggregate (measured) */
-	double configured;            /* the site file's ratio, 0 none (non-blocking assumed) */
+	double configured;            /* the site file's ratio (Oversubscription=, or UplinkBandwidth=
+				       * against the leaf's GPU links), 0 none (non-blocking) */
 	double aggregate_bytes_per_s; /* the concurrent flows over it, larger direction */
 	double downlink_bytes_per_s;  /* its nodes x their link bandwidth */
 	size_t flows;

@@ -346,13 +346,23 @@ enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m,
 	for (size_t i = 0; i < m->n_uplinks; i++) {
 		struct dtplan_uplink *u = &m->uplinks[i];
 		int k = t != NULL ? dtplan_topology_switch_index(t, u->name) : -1;
-		double site = 0.0;
+		double site = 0.0, uplink = 0.0;
 
-		for (size_t j = 0; c != NULL && j < c->n_switches; j++)
-			if (strcmp(c->switches[j].name, u->name) == 0 &&
-			    c->switches[j].oversubscription > 0)
+		for (size_t j = 0; c != NULL && j < c->n_switches; j++) {
+			if (strcmp(c->switches[j].name, u->name) != 0)
+				continue;
+			if (c->switches[j].oversubscription > 0)
 				site = c->switches[j].oversubscription;
-		/* the topology's own ratio is 1.0 unless the site file set it */
+			if (c->switches[j].uplink_bytes_per_s > 0)
+				uplink = c->switches[j].uplink_bytes_per_s;
+		}
+		/* An UplinkBandwidth= is a ratio to the leaf's GPUs' links, as
+		 * the fabric prices it (lib/fabric.c); the topology's own ratio
+		 * is 1.0 unless the site file set it. */
+		if (!(site > 0) && uplink > 0 && req != NULL && k >= 0 && req->gpus_per_node > 0 &&
+		    req->net_bytes_per_s > 0)
+			site = (double)dtplan_topology_leaf_size(t, k) * req->gpus_per_node *
+			       req->net_bytes_per_s / uplink;
 		u->configured = site;
 		if (!u->saturated || !(u->oversubscription > 0) || !isfinite(u->oversubscription))
 			continue;

@@ -221,6 +221,37 @@ static void apply__ratios_always_tiers_on_the_training_fabric(void **state)
 	dtplan_topology_destroy(f.topo);
 }
 
+/* An UplinkBandwidth= is configured as the ratio the fabric prices: the
+ * leaf's GPU links (4 nodes x 8 GPUs x 50 GB/s = 1.6 TB/s) to the uplink
+ * (100 GB/s), 16:1; the measured ratio still replaces it. */
+static void apply__uplink_bandwidth__configured_as_ratio(void **state)
+{
+	struct fixture f;
+	struct dtplan_measurements *m;
+	struct dtplan_config c;
+	struct dtplan_request req;
+
+	(void)state;
+	fixture_init(&f);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf2 UplinkBandwidth=100GB/s\n",
+						    "site", NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_config_apply_topology(&c, f.topo, NULL), DTPLAN_OK);
+	dtplan_request_init(&req);
+	req.gpus_per_node = 8;
+	req.net_bytes_per_s = 50e9;
+	m = analyze(&f);
+	assert_int_equal(dtplan_measurements_apply(m, &req, &c, f.topo, NULL), DTPLAN_OK);
+	assert_near(m->uplinks[0].configured, 0.0, 0);
+	assert_near(m->uplinks[1].configured, 16.0, 1e-9);
+	assert_near(c.switches[0].oversubscription, m->uplinks[1].oversubscription, 0);
+	assert_near(c.switches[0].uplink_bytes_per_s, 0.0, 0);
+	dtplan_measurements_destroy(m);
+	dtplan_config_fini(&c);
+	dtplan_topology_destroy(f.topo);
+}
+
 /* A node of 8 GPUs in one NVLink domain. */
 static void make_node(struct dtplan_node *n, const char *host)
 {
@@ -440,6 +471,7 @@ int main(void)
 		cmocka_unit_test(analyze__missing_and_unsaturated),
 		cmocka_unit_test(analyze__bad_input__inval),
 		cmocka_unit_test(apply__ratios_always_tiers_on_the_training_fabric),
+		cmocka_unit_test(apply__uplink_bandwidth__configured_as_ratio),
 		cmocka_unit_test(plan__with_measurements__warns_and_says_what_was_measured),
 		cmocka_unit_test(plan__without__source_none),
 		cmocka_unit_test(file__round_trip__same_measurements_and_records),
