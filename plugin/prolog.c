@@ -333,8 +333,10 @@ int dtplan__prolog(spank_t sp, int ac, char **av)
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: cannot read the job id: not measured");
 		goto cache;
 	}
-	if (job_nodes(&w) == 0) {
-		if (w.self == 0 && config.spool_dir[0] != '\0')
+	/* spool_dir= empty: the site measures nothing (the batch step takes
+	 * node_xml=, cache_dir=, then a live discovery, and the site's fabric) */
+	if (config.spool_dir[0] != '\0' && job_nodes(&w) == 0) {
+		if (w.self == 0)
 			spool_clean(&config);
 		measure(&w);
 	}
