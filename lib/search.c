@@ -627,12 +627,15 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 	if (strcmp(why, "offload") == 0)
 		snprintf(buf, size, "no CPU offload");
 	else if (strcmp(why, "mp") == 0)
-		snprintf(buf, size, "%d model-parallel GPUs (TP %d x PP %d) instead of %d",
-			 w->tp * w->pp, w->tp, w->pp, l->tp * l->pp);
+		snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
+			 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
+			 l->tp * l->pp);
 	else if (strcmp(why, "zero") == 0)
 		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
+	else if (strcmp(why, "vp") == 0 && w->vp == 1)
+		snprintf(buf, size, "plain 1F1B instead of %d interleaved chunks per stage", l->vp);
 	else if (strcmp(why, "vp") == 0)
-		snprintf(buf, size, "%d chunks per stage instead of %d interleaved", w->vp, l->vp);
+		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
 	else
 		snprintf(buf, size, "%s recompute instead of %s", dtplan_recompute_name(w->recompute),
 			 dtplan_recompute_name(l->recompute));
