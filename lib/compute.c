@@ -62,16 +62,19 @@ void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels
 	const struct dtplan_gpu *g = &r->gpu;
 	double scale = r->efficiency / DTPLAN__EFFICIENCY_REF;
 
+	/* a site's efficiency scales every rate, never past the datasheet */
 	memset(k, 0, sizeof(*k));
-	k->bf16_rate = g->peak_bf16_flops * g->matmul_efficiency * SUSTAINED * scale;
+	k->bf16_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * SUSTAINED * scale,
+			    g->peak_bf16_flops);
 	k->gemm_rate = k->bf16_rate;
 	k->gemm_in_bytes = 2.0;
 	if (r->precision == DTPLAN_PRECISION_FP8 && g->peak_fp8_flops > 0.0) {
-		k->gemm_rate = g->peak_fp8_flops * g->fp8_efficiency * SUSTAINED * scale;
+		k->gemm_rate = fmin(g->peak_fp8_flops * g->fp8_efficiency * SUSTAINED * scale,
+				    g->peak_fp8_flops);
 		k->gemm_in_bytes = 1.0;
 	}
 	k->attn_rate = k->bf16_rate * FLASH_FRACTION;
-	k->hbm = g->hbm_bytes_per_s * HBM_EFFICIENCY * scale;
+	k->hbm = fmin(g->hbm_bytes_per_s * HBM_EFFICIENCY * scale, g->hbm_bytes_per_s);
 	k->sms = g->sms > 0 ? g->sms : 1;
 	k->host_link = g->host_bytes_per_s;
 	k->host_memory = HOST_MEMORY_PER_GPU;

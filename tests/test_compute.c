@@ -181,12 +181,25 @@ static void kernels_init__efficiency__scales_every_rate(void **state)
 
 	(void)state;
 	toy(&r);
-	/* the site's 0.6 against the calibrated 0.5: every kernel 1.2x */
+	/* the site's 0.6 against the calibrated 0.5: every kernel 1.2x, but
+	 * never past the datasheet: 0.89e12 * 1.2 = 1.068e12 > 1e12 */
 	r.efficiency = 0.6;
 	dtplan__kernels_init(&r, &k);
 	assert_rel(k.gemm_rate, 4.8e13, 1e-12);
 	assert_rel(k.attn_rate, 4.8e13 * 0.7, 1e-12);
-	assert_rel(k.hbm, 0.89e12 * 1.2, 1e-12);
+	assert_rel(k.hbm, 1e12, 1e-12);
+	/* 0.55: 0.89e12 * 1.1 = 9.79e11, under it */
+	r.efficiency = 0.55;
+	dtplan__kernels_init(&r, &k);
+	assert_rel(k.hbm, 9.79e11, 1e-12);
+	/* 1.0 on a GPU whose best matmul is its peak: 100e12 * 1 * 0.8 * 2 =
+	 * 1.6e14, capped at the 1e14 peak */
+	r.efficiency = 1.0;
+	r.gpu.matmul_efficiency = 1.0;
+	dtplan__kernels_init(&r, &k);
+	assert_rel(k.gemm_rate, 1e14, 1e-12);
+	r.gpu.matmul_efficiency = 0.5;
+	r.efficiency = 0.6;
 	assert_true(k.flash);
 	/* fp8 asked of a GPU without it stays bf16 */
 	r.precision = DTPLAN_PRECISION_FP8;
