@@ -18,36 +18,19 @@
 #include "config.h"
 
 #include "dtplan.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #define REPEATS 7
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
 	const char *model = argc > 1 ? argv[1] : "llama2-70b";
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
-	struct rusage ru;
 	double t[REPEATS];
 	char buf[1024];
 
@@ -58,8 +41,8 @@ int main(int argc, char **argv)
 	}
 	printf("model %s, h100-sxm, 8 GPUs per node, %d runs per row\n\n", req.model.name,
 	       REPEATS);
-	printf("%-26s %8s %8s %12s %10s %10s %12s %12s\n", "search", "GPUs", "batch",
-	       "median ms", "min ms", "max ms", "considered", "peak RSS MB");
+	printf("%-14s %8s %8s %12s %10s %10s %12s %12s\n", "search", "GPUs", "batch",
+	       "median ms", "min ms", "max ms", "considered", "peak RSS MiB");
 	for (int k = 0; k < 3 * 8; k++) {
 		static const char *const names[] = {"default", "fp8, megatron", "offload=yes"};
 		int gpus = 8 << (2 * (k % 8));
@@ -74,20 +57,19 @@ int main(int argc, char **argv)
 		req.framework = k / 8 == 1 ? DTPLAN_FRAMEWORK_MEGATRON : DTPLAN_FRAMEWORK_DEEPSPEED;
 		req.offload = k / 8 == 2 ? 1 : -1;
 		for (int i = 0; i < REPEATS; i++) {
-			double t0 = now();
+			double t0 = bench_now();
 
 			rv = dtplan_plan_create(&req, NULL, &p, &err);
-			t[i] = (now() - t0) * 1e3;
+			t[i] = (bench_now() - t0) * 1e3;
 			if (p != NULL)
 				considered = p->n_considered;
 			dtplan_plan_destroy(p);
 			p = NULL;
 		}
-		qsort(t, REPEATS, sizeof(t[0]), cmp_double);
-		getrusage(RUSAGE_SELF, &ru);
-		printf("%-26s %8d %8d %12.3f %10.3f %10.3f %12zu %12.1f%s\n", names[k / 8], gpus,
-		       req.global_batch,
-		       t[REPEATS / 2], t[0], t[REPEATS - 1], considered, ru.ru_maxrss / 1024.0,
+		qsort(t, REPEATS, sizeof(t[0]), bench_cmp_double);
+		printf("%-14s %8d %8d %12.3f %10.3f %10.3f %12zu %12.1f%s\n", names[k / 8], gpus,
+		       req.global_batch, t[REPEATS / 2], t[0], t[REPEATS - 1], considered,
+		       bench_peak_rss_mib(),
 		       rv == DTPLAN_OK ? "" : "  (no fit)");
 	}
 	return 0;

@@ -36,6 +36,12 @@ int cmd_node(int argc, char **argv);
 void cmd_node_usage(FILE *out);
 int cmd_check_config(int argc, char **argv);
 void cmd_check_config_usage(FILE *out);
+int cmd_show(int argc, char **argv);
+void cmd_show_usage(FILE *out);
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *out);
+int cmd_fabric(int argc, char **argv);
+void cmd_fabric_usage(FILE *out);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),
@@ -143,6 +149,10 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 #define CLI_OPT_TOPOLOGY(p, once_)                                                                 \
 	{.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)}
 
+/* Writes p's SVG picture to path (--svg); CLI_EXIT_FAIL after a message
+ * naming cmd and path when it cannot. */
+int cli_write_svg(const char *cmd, const struct dtplan_plan *p, const char *path);
+
 /* Prints the JSON text followed by a newline and frees it. */
 void cli_print_json(char *text);
 
@@ -182,10 +192,16 @@ struct cli_host_ix {
 	size_t host;
 };
 
+struct dtplan_fabric_fetch; /* dtprobes.h */
+
 struct cli_cluster {
 	struct dtplan_config config;
 	bool have_site;
 	struct dtplan_topology *topology;
+	/* --fabric-url: what the service (or its cache) gave; fabric->desc NULL
+	 * when neither did.  Owned (cli_cluster_fabric()). */
+	struct dtplan_fabric_fetch *fabric;
+	const char *topology_path; /* borrowed: the --topology file read, NULL none */
 	struct cli_node_spec *specs;
 	size_t n_specs;
 	struct dtplan_node *inv;   /* one inventory per spec */
@@ -207,7 +223,33 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 /* Expands hosts, reads the topology and inventories, fills c->cl. */
 int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		     const char *topology);
-/* Adds the "assumed-nodes" warning for hosts that took the first inventory. */
+/*
+ * The fabric of url through the site's FabricCache= and bounds
+ * (dtplan_fabric_fetch()): when the service or the cache gives one, c's
+ * configuration becomes the site's with the fabric applied
+ * (dtplan_fabric_desc_apply()) and its tree replaces --topology in
+ * cli_cluster_load().  A fault of the service is not an error: the plan gets
+ * a "fabric-service" warning (cli_cluster_note()).  Returns 0, or an exit
+ * status after a message.
+ */
+int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url);
+/* Adds the "assumed-nodes" warning for hosts that took the first inventory,
+ * and the "fabric-service" warning of cli_cluster_fabric(). */
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
+
+/* ------------------------------------------------------------------------
+ * Reports for a collector (cli/report.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Posts plan_json (dtplan_plan_to_json() text) to url as a dtplan.report/1
+ * report from sender ("dtplan plan", "dtplan report"): the caller's user,
+ * uid and host name, $SLURM_CLUSTER_NAME, job_id (0: none) and the time now;
+ * bounded by timeout_s and the site's HTTP settings of c, with the bearer
+ * token in token (NULL: none).  Returns DTPLAN_OK or fills err.
+ */
+enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url,
+				const char *sender, const char *plan_json, uint32_t job_id,
+				const char *token, double timeout_s, struct dtplan_error *err);
 
 #endif /* DTPLAN_CLI_H */

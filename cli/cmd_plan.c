@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "dtprobes.h"
 
 #define CMD "plan"
 
@@ -19,7 +22,8 @@ void cmd_plan_usage(FILE *out)
 		"                   [--micro-batch B] [--recompute R] [--train SPEC] [--tokens N]\n"
 		"                   [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
-		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n\n"
+		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
+		"                   [--fabric-url URL] [--report-url URL]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -48,35 +52,17 @@ void cmd_plan_usage(FILE *out)
 		"                       hwloc XML inventories of those nodes (repeatable)\n"
 		"  --node-json HOSTLIST=FILE\n"
 		"                       inventories saved by \"dtplan node --json\" (repeatable)\n"
+		"  --fabric-url URL     the fabric from a service (dtplan.fabric/1 JSON or\n"
+		"                       topology.conf text) instead of --topology, through the\n"
+		"                       site's FabricCache=; default the site's FabricURL=.  When\n"
+		"                       it fails, the cache or --topology, and a warning\n"
+		"  --report-url URL     also post the plan to this collector (dtplan.report/1);\n"
+		"                       a failure is a warning on stderr, never an error\n"
 		"Nodes without an inventory are assumed equal to the first one given (or to\n"
 		"generic nodes of --gpus-per-node GPUs), and the plan says so.\n"
 		"Exit status 1 when nothing fits: the message names the smallest GPU count that\n"
 		"would.\n",
 		DTPLAN_PLAN_SCHEMA);
-}
-
-static int write_svg(const struct dtplan_plan *p, const char *path)
-{
-	struct dtplan_error err = {0};
-	char *svg = NULL;
-	FILE *f;
-	int rc = CLI_EXIT_OK;
-
-	if (dtplan_plan_render_svg(p, &svg, &err) != DTPLAN_OK)
-		return cli_report(CMD, &err, false);
-	f = fopen(path, "w");
-	if (f == NULL || fputs(svg, f) == EOF) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	if (f != NULL && fclose(f) != 0 && rc == CLI_EXIT_OK) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	free(svg);
-	return rc;
 }
 
 /*
@@ -88,10 +74,42 @@ static int write_svg(const struct dtplan_plan *p, const char *path)
 struct plan_args {
 	struct dtplan_request req;
 	struct cli_cluster cluster;
-	const char *model, *svg, *nodes, *topology;
+	const char *model, *svg, *nodes, *topology, *fabric_url, *report_url;
 	enum dtplan_recompute recompute;
-	bool have_recompute, have_gpus_per_node, json;
+	bool have_recompute, have_gpus_per_node, have_gpu, json;
 };
+
+/*
+ * --fabric-url (or the site's FabricURL=) with an allocation: the fabric's
+ * tree and settings, applied to the request as the site file's are (no
+ * flag sets them, but --gpu wins over the fabric's GPU type as over the
+ * site's).
+ */
+static int use_fabric(struct plan_args *a, const char *url)
+{
+	struct dtplan_gpu gpu = a->req.gpu;
+	int rc = cli_cluster_fabric(CMD, &a->cluster, url);
+
+	if (rc != CLI_EXIT_OK || a->cluster.fabric->desc == NULL)
+		return rc;
+	dtplan_request_apply_config(&a->req, &a->cluster.config);
+	if (a->have_gpu)
+		a->req.gpu = gpu;
+	return CLI_EXIT_OK;
+}
+
+/* --report-url: one report of the plan; a failure is only a warning. */
+static void report(const struct plan_args *a, const char *plan_json)
+{
+	const struct dtplan_config *c = &a->cluster.config;
+	struct dtplan_error err = {0};
+	char buf[1024];
+
+	if (cli_report_post(c, a->report_url, "dtplan plan", plan_json, 0, NULL,
+			    c->report_timeout_s, &err) != DTPLAN_OK)
+		fprintf(stderr, "dtplan %s: warning: the plan was not reported: %s\n", CMD,
+			dtplan_error_format(&err, buf, sizeof(buf)));
+}
 
 /* --site FILE: read before the other flags, so that they override its values. */
 static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
@@ -154,7 +172,8 @@ int cmd_plan(int argc, char **argv)
 	struct dtplan_request *req = &a.req;
 	struct dtplan_error err = {0};
 	struct dtplan_plan *plan = NULL;
-	char *text = NULL;
+	char *text = NULL, *json = NULL;
+	enum dtplan_err rv;
 	bool placed;
 	int rc;
 	/* one row per flag, in the order of the usage */
@@ -162,7 +181,7 @@ int cmd_plan(int argc, char **argv)
 		CLI_OPT_MODEL(&a.model),
 		CLI_OPT_GPUS(&req->gpus, 1 << 20, false),
 		CLI_OPT_GPUS_PER_NODE(&req->gpus_per_node, &a.have_gpus_per_node),
-		CLI_OPT_GPU(&req->gpu),
+		{.name = "gpu", .kind = CLI_OPT_GPU, .dest = &req->gpu, .seen = &a.have_gpu},
 		CLI_OPT_SEQ(&req->seq, 1),
 		{.name = "global-batch", .kind = CLI_OPT_CALL, .dest = req, .call = set_batch},
 		CLI_OPT_TP(&req->tp, 1024),
@@ -179,6 +198,8 @@ int cmd_plan(int argc, char **argv)
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &a, .early = true, .call = set_site},
 		{.name = "node-xml", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
 		{.name = "node-json", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
+		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
+		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_plan_usage, .opts = opts};
@@ -198,11 +219,26 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_usage_error(CMD, "--topology needs --nodes or --node-xml/--node-json");
 		goto out;
 	}
+	if (a.fabric_url != NULL && !placed) {
+		rc = cli_usage_error(CMD, "--fabric-url needs --nodes or --node-xml/--node-json");
+		goto out;
+	}
+	if (a.report_url != NULL && strncasecmp(a.report_url, "http://", 7) != 0 &&
+	    strncasecmp(a.report_url, "https://", 8) != 0) {
+		rc = cli_usage_error(CMD, "--report-url: '%s' is not an http:// or https:// URL",
+				     a.report_url);
+		goto out;
+	}
 	if (dtplan_model_parse(a.model, &req->model, &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')
 			snprintf(err.source, sizeof(err.source), "--model");
 		rc = cli_report(CMD, &err, true);
 		goto out;
+	}
+	if (placed && (a.fabric_url != NULL || a.cluster.config.fabric_url[0] != '\0')) {
+		rc = use_fabric(&a, a.fabric_url ? a.fabric_url : a.cluster.config.fabric_url);
+		if (rc != 0)
+			goto out;
 	}
 	if (placed) {
 		rc = cli_cluster_load(CMD, &a.cluster, a.nodes, a.topology);
@@ -227,19 +263,25 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_usage_error(CMD, "out of memory");
 		goto out;
 	}
-	if (a.json)
-		rc = dtplan_plan_to_json(plan, true, &text, &err);
-	else
-		rc = dtplan_plan_render_text(plan, &text, &err);
-	if (rc != DTPLAN_OK) {
+	/* JSON for --json and for the report, the text block otherwise */
+	rv = DTPLAN_OK;
+	if (a.json || a.report_url != NULL)
+		rv = dtplan_plan_to_json(plan, true, &json, &err);
+	if (rv == DTPLAN_OK && !a.json)
+		rv = dtplan_plan_render_text(plan, &text, &err);
+	if (rv != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	}
-	fputs(text, stdout);
+	fputs(a.json ? json : text, stdout);
 	if (a.json)
 		fputc('\n', stdout);
-	rc = a.svg != NULL ? write_svg(plan, a.svg) : CLI_EXIT_OK;
+	fflush(stdout);
+	if (a.report_url != NULL)
+		report(&a, json);
+	rc = a.svg != NULL ? cli_write_svg(CMD, plan, a.svg) : CLI_EXIT_OK;
 out:
+	free(json);
 	free(text);
 	dtplan_plan_destroy(plan);
 	cli_cluster_fini(&a.cluster);

@@ -124,9 +124,10 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 	 * gathered QKV and MLP inputs (h each), the projection and down inputs
 	 * forward; backward the output gradients of all four */
 	if (k->gemm_in_bytes < 2.0) {
+		double grads_in = h + 2.0 * kv * d + (swiglu ? 2.0 : 1.0) * f;
+
 		elem_f += tok * 3.0 * (2.0 * h + (h + f) / t) / k->hbm;
-		elem_b += tok * 3.0 * (2.0 * h + (h + 2.0 * kv * d + (swiglu ? 2.0 : 1.0) * f) / t) /
-			  k->hbm;
+		elem_b += tok * 3.0 * (2.0 * h + grads_in / t) / k->hbm;
 	}
 	if (k->flash) {
 		/* causal: half of the 4 b s^2 h scores and values are computed;

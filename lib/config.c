@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum kind {
 	K_MODE,    /* off|auto */
@@ -38,6 +39,8 @@ enum kind {
 	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
+	K_URL,     /* an http:// or https:// URL, "" allowed */
+	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
 };
 
 struct dtplan__config_setting {
@@ -89,8 +92,22 @@ static const struct dtplan__config_setting settings[] = {
 	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
 	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
 	 0, 0, 1, false},
+	{"SlowdownThreshold", "slowdown_threshold", K_NUMBER, OFF(slowdown_threshold), 0, 0, 1,
+	 false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
 	 false},
+	{"FabricURL", "fabric_url", K_URL, STR(fabric_url), 0, 0, false},
+	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
+	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
+	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 1e-3, 600, false},
+	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
+	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
+	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
+	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0,
+	 1e-3, 600, false},
+	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
+	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
+	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
@@ -117,7 +134,13 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->oversub_threshold = 2.0;
 	c->bubble_threshold = 0.10;
 	c->exposed_comm_threshold = 0.10;
+	c->slowdown_threshold = 0.05;
 	c->mfu_efficiency = 0.5;
+	c->fabric_cache_ttl_s = 300.0;
+	c->fabric_timeout_s = 2.0;
+	c->report_timeout_s = 2.0;
+	c->http_connect_timeout_s = 1.0;
+	c->http_max_bytes = 16e6;
 }
 
 void dtplan_config_fini(struct dtplan_config *c)
@@ -165,6 +188,25 @@ const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca)
 	default:
 		return "?";
 	}
+}
+
+/* An http:// or https:// URL with a host part and no blanks or control characters. */
+static bool valid_url(const char *s)
+{
+	size_t skip;
+
+	if (strncasecmp(s, "http://", 7) == 0)
+		skip = 7;
+	else if (strncasecmp(s, "https://", 8) == 0)
+		skip = 8;
+	else
+		return false;
+	if (s[skip] == '\0' || s[skip] == '/')
+		return false;
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
 }
 
 static bool valid_name(const char *s)
@@ -230,7 +272,7 @@ static enum dtplan_err check_gpu(const char *name, const char *text, struct dtpl
 	return DTPLAN_OK;
 }
 
-/* v in [min, max] (min excluded when min_open); rates print with units. */
+/* v in [min, max] (min excluded when min_open); rates and sizes print with units. */
 static enum dtplan_err range_check(enum kind kind, double min, double max, bool min_open,
 				   const char *name, const char *text, double v,
 				   struct dtplan_error *err)
@@ -242,6 +284,9 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 	if (kind == K_RATE || kind == K_RATE_OR_0) {
 		dtplan_format_rate(min, lo, sizeof(lo));
 		dtplan_format_rate(max, hi, sizeof(hi));
+	} else if (kind == K_BYTES) {
+		dtplan_format_bytes(min, lo, sizeof(lo));
+		dtplan_format_bytes(max, hi, sizeof(hi));
 	} else {
 		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
 		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");
@@ -263,7 +308,7 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 	enum dtplan_err rv;
 
 	memset(v, 0, sizeof(*v));
-	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU)
+	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU && s->kind != K_URL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: missing value", name);
 	switch (s->kind) {
 	case K_MODE:
@@ -298,12 +343,17 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		if (strlen(text) >= s->size)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "%s: '%s' is longer than %zu characters", name, text,
 					     s->size - 1);
 		if (s->kind == K_GPU && text[0] != '\0' && check_gpu(name, text, err) != DTPLAN_OK)
 			return DTPLAN_ERR_NOT_FOUND;
+		if (s->kind == K_URL && text[0] != '\0' && !valid_url(text))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not an http:// or https:// URL", name,
+					     text);
 		dtplan__strlcpy(v->s, text, sizeof(v->s));
 		return DTPLAN_OK;
 	case K_TIME:
@@ -321,6 +371,9 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 		break;
 	case K_RATIO:
 		rv = parse_ratio(name, text, &v->d, err);
+		break;
+	case K_BYTES:
+		rv = dtplan_parse_bytes(text, name, &v->d, err);
 		break;
 	default:
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled setting", name);
@@ -343,6 +396,7 @@ static void store_value(struct dtplan_config *c, const struct dtplan__config_set
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		dtplan__strlcpy(field, v->s, s->size);
 		break;
 	default:
@@ -363,6 +417,7 @@ static bool values_same(const struct dtplan__config_setting *s, const struct dtp
 		return a->i == b->i;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		return strcmp(a->s, b->s) == 0;
 	default:
 		return fabs(a->d - b->d) <= 1e-12 * fmax(fabs(a->d), fabs(b->d));
@@ -386,6 +441,7 @@ static void load_value(const struct dtplan_config *c, const struct dtplan__confi
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		dtplan__strlcpy(v->s, field, sizeof(v->s));
 		break;
 	default:
@@ -536,7 +592,7 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 
 static bool is_text(const struct dtplan__config_setting *s)
 {
-	return s->kind == K_PATH || s->kind == K_GPU;
+	return s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL;
 }
 
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
@@ -573,6 +629,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		buf[0] = '\0';
 		break;
 	case K_TIME:
@@ -587,6 +644,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_RATIO:
 		snprintf(buf, sizeof(buf), "%g:1", d);
+		break;
+	case K_BYTES:
+		dtplan_format_bytes(d, buf, sizeof(buf));
 		break;
 	default:
 		snprintf(buf, sizeof(buf), "%g", d);

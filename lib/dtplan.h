@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
 
@@ -623,15 +624,31 @@ struct dtplan_topology {
 	/* Name index built by the parsers (owned).  NULL in a tree built by hand:
 	 * lookups then scan the arrays. */
 	struct dtplan_topology_index *index;
+	/* topology/block: the leaves are blocks (an NVL72 rack each, say), each a
+	 * root, in the file's order; block_size is the base block's node count
+	 * (BlockSizes' first, else the first block's).  false and 0 for a tree. */
+	bool blocks;
+	size_t block_size;
 };
 
 /* Most names one hostlist expression in topology.conf or dtplan.conf may name. */
 #define DTPLAN_HOSTLIST_MAX 1048576
 
 /*
- * Parses Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=,
- * hostlist expressions).  Caller frees with dtplan_topology_destroy().
- * Errors name the file and line.
+ * Parses a topology file in any of the forms Slurm reads
+ * (lib/topology_file.c picks by content, and a path ending .yaml or .yml is
+ * YAML):
+ *   - topology.conf for topology/tree: SwitchName=, Switches=, Nodes=,
+ *     LinkSpeed=, hostlist expressions;
+ *   - topology.conf for topology/block: BlockName= Nodes= lines and an
+ *     optional BlockSizes=; blocks become leaves (t->blocks);
+ *   - topology.yaml (Slurm 25.05): a list of topologies, the first with
+ *     cluster_default: true (else the first) read, in its tree: or block:
+ *     form (flat: gives a topology without switches).  A YAML subset:
+ *     block mappings and sequences, [a, b] lists, plain and quoted scalars;
+ *     anchors, tags, multi-line scalars and {} maps are refused by name.
+ * Caller frees with dtplan_topology_destroy().  Errors name the file and
+ * line.
  */
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
 					   struct dtplan_error *err);
@@ -720,6 +737,9 @@ struct dtplan_config {
 	int policy;               /* enum dtplan_policy */
 	char site_file[256];
 	char topology_file[256];
+	/* folder that relative site= and topology= arguments name files in ("":
+	 * as given); set it with dtplan_config_set_dir() before the arguments */
+	char conf_dir[256];
 	char cache_dir[256];      /* cached node hwloc XML folder */
 	char json_dir[256];       /* "" = job's submit directory */
 	double probe_timeout_s;   /* per external wait */
@@ -738,7 +758,20 @@ struct dtplan_config {
 	double oversub_threshold; /* warn above this ratio */
 	double bubble_threshold;  /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
+	double slowdown_threshold; /* warn or refuse an allocation only when one on fewer
+				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	/* HTTP (probes/http.c): the fabric service and the plans' collector */
+	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];   /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s;/* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;  /* bound on one fetch of the fabric, connection included */
+	char report_url[256];     /* ReportURL: where each plan is POSTed; "" none */
+	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
+	double report_timeout_s;  /* bound on one report, connection included */
+	double http_connect_timeout_s; /* bound on connecting (within the two above) */
+	double http_max_bytes;    /* largest answer accepted */
+	char http_ca_path[256];   /* CA bundle file or hashed folder; "" libcurl's default */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
@@ -774,7 +807,18 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
 					   const char *source_name, struct dtplan_error *err);
 
-/* Applies plugstack.conf arguments (argv of key=value tokens). */
+/*
+ * Sets the folder that relative site= and topology= arguments name files in
+ * (doc/spank_dtplan.8, "Configless"): the folder of slurm_conf, Slurm's
+ * SLURM_CONF (on a configless node slurmd points it into its configuration
+ * cache), else fallback (NULL or "": none, paths stay as given).  A folder
+ * longer than the field is not set.  Keeps the rest of c.
+ */
+void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf,
+			   const char *fallback);
+
+/* Applies plugstack.conf arguments (argv of key=value tokens); relative
+ * site= and topology= paths are read in c->conf_dir when it is set. */
 enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
 					 struct dtplan_error *err);
 
@@ -809,6 +853,100 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 const char *dtplan_mode_name(int mode);
 const char *dtplan_policy_name(int policy);
 const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
+
+/* ------------------------------------------------------------------------
+ * Fabric descriptions from a service (lib/fabric_json.c)
+ *
+ * What a fabric service (FabricURL=) answers, in one of two formats chosen
+ * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
+ * dtplan.conf(5)), which holds the switch tree and the site file's fabric
+ * part, or Slurm's topology.conf text, which holds the tree only.  No I/O
+ * here: probes/http.c fetches and caches the text.
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_FABRIC_SCHEMA "dtplan.fabric/1"
+
+enum dtplan_fabric_format {
+	DTPLAN_FABRIC_JSON = 0,      /* dtplan.fabric/1 */
+	DTPLAN_FABRIC_TOPOLOGY_CONF, /* Slurm topology.conf */
+};
+
+/* "dtplan.fabric/1" or "topology.conf" (static strings). */
+const char *dtplan_fabric_format_name(enum dtplan_fabric_format f);
+
+struct dtplan_fabric_desc {
+	enum dtplan_fabric_format format;
+	struct dtplan_topology *topology; /* owned; never NULL in a parsed fabric */
+	/* The JSON form's site-file part as dtplan.conf text (switch settings,
+	 * node sets, network and NVLink values, GPU type); NULL for topology.conf.
+	 * Owned. */
+	char *site_text;
+	char source[256];                 /* name used in messages (a URL, a file) */
+};
+
+/*
+ * Parses a fabric description.  Text whose first non-blank character is
+ * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
+ * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
+ * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
+ */
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
+
+/*
+ * The site configuration a plan uses with fabric f: *out receives a copy of
+ * base (caller frees with dtplan_config_fini()); with the JSON form, the
+ * fabric's switch settings and node sets replace base's, and the network,
+ * NVLink and GPU type values it gives replace base's.  The switch settings
+ * are then applied to f->topology (dtplan_config_apply_topology()).  On
+ * error *out is left initialised and empty of arrays (dtplan_config_init()).
+ */
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
+
+/*
+ * Writes the fabric of a switch tree and a site configuration as
+ * dtplan.fabric/1 JSON (what "dtplan fabric export" serves): every switch
+ * with its nodes or child switches, link speed, oversubscription and uplink
+ * bandwidth; the node sets; the network and NVLink values and the GPU type.
+ * Parsing the result and applying it gives the same tree and settings.
+ * DTPLAN_ERR_NOT_FOUND when c sets a switch t lacks.  Caller frees *out.
+ */
+enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
+				      const struct dtplan_config *c, bool pretty, char **out,
+				      struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Plan reports for a collector (lib/report_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_REPORT_SCHEMA "dtplan.report/1"
+
+/* What a report says besides the plan; every pointer borrowed, NULL: unknown. */
+struct dtplan_report {
+	const char *plan_json;  /* dtplan_plan_to_json() text; NULL: no plan was made */
+	uint32_t job_id;        /* 0: not a job (a preview) */
+	const char *cluster;    /* Slurm cluster name */
+	const char *user;       /* the job's user name */
+	long uid;               /* -1: unknown */
+	const char *nodes;      /* the allocation as a hostlist; NULL: the plan's nodes */
+	const char *host;       /* where the plan was made */
+	const char *state;      /* "ok", "degraded", "refused"; NULL: from the plan */
+	const char *reason;     /* why degraded or refused */
+	const char *sender;     /* "plugin", "dtplan report" */
+	double time;            /* seconds since the epoch; 0: not given */
+};
+
+/*
+ * The JSON a collector receives (schema DTPLAN_REPORT_SCHEMA, documented in
+ * dtplan.conf(5)): the fields above, the plan's warnings at the top level,
+ * and the plan itself (null without one).  DTPLAN_ERR_PARSE when plan_json
+ * is not a dtplan.plan/1 document.  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
+				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)
@@ -860,11 +998,12 @@ struct dtplan_request {
 	double oversub_threshold;
 	double bubble_threshold;
 	double exposed_comm_threshold;
+	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
- * node, seq 0 (the model's context length), global batch 1024, all "search", 50 GB/s and 5 us across
- * nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
+ * node, seq 0 (the model's context length), global batch 1024, all
+ * "search", 50 GB/s and 5 us across nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
  * write bandwidth, 300 s restart; flash attention, bf16, DeepSpeed's memory
  * count, ZeRO-Offload only when nothing fits without it. */
 void dtplan_request_init(struct dtplan_request *r);
@@ -979,6 +1118,7 @@ struct dtplan_plan {
 	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	bool blocks;               /* the leaves are topology/block blocks (leaf_names name them) */
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */
@@ -1162,8 +1302,10 @@ bool dtplan_env_user_owned(const char *name);
 
 /*
  * True when the plan must not run: mode strict or policy deny, and a warning
- * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
- * warning's message goes to reason (NULL allowed).
+ * with code "oversubscribed-uplink" or "too-many-leaves", which a plan has
+ * only when the same nodes on fewer leaves are predicted faster by more than
+ * request.slowdown_threshold (doc/internals/placement.md, "Enforcement").
+ * The first such warning's message goes to reason (NULL allowed).
  */
 bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 			 enum dtplan_policy policy, char *reason, size_t size);
@@ -1232,6 +1374,20 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);
+
+/*
+ * Reads a whole plan from its JSON (dtplan_plan_to_json()): what
+ * dtplan_plan_render_text() and dtplan_plan_render_svg() show, so that a
+ * saved plan renders as it did when it was made (dtplan show).  The
+ * request's settings the JSON does not carry (the warning thresholds, link
+ * speeds) take dtplan_request_init()'s values; its checkpoint write rate and
+ * per-GPU MTBF come from the checkpoint's numbers.  The placement is
+ * optional.  DTPLAN_ERR_PARSE, naming the member, for JSON that is not a
+ * dtplan.plan/1 plan.  Caller frees *out with dtplan_plan_destroy(); *out
+ * is NULL on error.
+ */
+enum dtplan_err dtplan_plan_from_json(const char *text, struct dtplan_plan **out,
+				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Launch lines for frameworks (lib/launch.c)

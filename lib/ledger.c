@@ -185,7 +185,8 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 				     in->zero);
 	if (in->chunks < 0 || (in->chunks > 1 && in->pp < 2))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "ledger: %d interleaved chunks need pipeline parallelism (PP %d)",
+				     "ledger: %d interleaved chunks need pipeline parallelism "
+				     "(PP %d)",
 				     in->chunks, in->pp);
 	if (in->seq > 0 && (in->model->layers < 1 || in->model->hidden < 1 || in->model->heads < 1))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,

@@ -39,10 +39,11 @@ static json_t *model_json(const struct dtplan_model *m, int seq)
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
 {
-	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "bytes_per_gpu", "weights",
-			 num(l->weights), "gradients", num(l->gradients), "optimizer",
+	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:i, s:i}", "bytes_per_gpu",
+			 "weights", num(l->weights), "gradients", num(l->gradients), "optimizer",
 			 num(l->optimizer), "activations", num(l->activations), "total",
-			 num(l->total), "capacity_bytes", num(capacity));
+			 num(l->total), "capacity_bytes", num(capacity), "fullest_stage", l->stage,
+			 "fullest_stage_layers", l->stage_layers);
 }
 
 static json_t *prediction_json(const struct dtplan_candidate *c)
@@ -73,8 +74,8 @@ static json_t *stages_json(const struct dtplan_candidate *c)
 
 static json_t *parallelism_json(const struct dtplan_candidate *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}", "tp", c->tp,
-			 "pp", c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}", "tp",
+			 c->tp, "pp", c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
 			 "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
 			 "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
 			 stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
@@ -180,12 +181,13 @@ static json_t *placement_json(const struct dtplan_plan *p)
 	leaves = leaves_json(p);
 	if (leaves == NULL)
 		goto fail;
-	o = json_pack("{s:o, s:s, s:s, s:f, s:I, s:I, s:o, s:o}", "nodes", nodes,
+	o = json_pack("{s:o, s:s, s:s, s:f, s:s, s:I, s:I, s:o, s:o}", "nodes", nodes,
 		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
 		      "rank_order", dtplan_rank_order_name(p->best.rank_order),
-		      "uplink_slowdown", p->best.uplink_slowdown, "leaves_used",
-		      (json_int_t)p->n_leaves_used, "leaves_needed", (json_int_t)p->n_leaves_needed,
-		      "leaves", leaves, "ranks", ranks);
+		      "uplink_slowdown", p->best.uplink_slowdown, "leaf_kind",
+		      p->blocks ? "block" : "switch", "leaves_used", (json_int_t)p->n_leaves_used,
+		      "leaves_needed", (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks",
+		      ranks);
 	return o; /* json_pack stole nodes, leaves and ranks, even on failure */
 fail:
 	json_decref(nodes);

@@ -168,13 +168,21 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 	size_t shown = p->n_nodes < MAX_MAP_NODES ? p->n_nodes : MAX_MAP_NODES;
 	int run = -1;
 
-	if (p->leaf_names != NULL)
-		fprintf(f, "  placement    rank order %s; uplinks crossed by %s; %zu leaf "
-			   "switch%s used, %zu needed\n",
+	if (p->leaf_names != NULL) {
+		fprintf(f, "  placement    rank order %s; uplinks crossed by %s",
 			dtplan_rank_order_name(p->best.rank_order),
-			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
-			p->n_leaves_used, p->n_leaves_used == 1 ? "" : "es", p->n_leaves_needed);
-	fprintf(f, "  rank map     leaf switch / node / rank(tp,pp,dp) per GPU\n");
+			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none");
+		/* what shared uplinks cost, even where no allocation avoids it */
+		if (p->best.uplink_slowdown > 1.0005)
+			fprintf(f, " (%.1f%% of the step)",
+				(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0);
+		fprintf(f, "; %zu %s used, %zu needed\n", p->n_leaves_used,
+			p->blocks ? (p->n_leaves_used == 1 ? "block" : "blocks")
+				  : (p->n_leaves_used == 1 ? "leaf switch" : "leaf switches"),
+			p->n_leaves_needed);
+	}
+	fprintf(f, "  rank map     %s / node / rank(tp,pp,dp) per GPU\n",
+		p->blocks ? "block" : "leaf switch");
 	for (size_t n = 0; n < shown; n++) {
 		if (p->node_run != NULL && p->node_run[n] != run) {
 			run = p->node_run[n];

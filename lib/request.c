@@ -74,6 +74,8 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
 	take(&r->oversub_threshold, c->oversub_threshold);
 	take(&r->bubble_threshold, c->bubble_threshold);
 	take(&r->exposed_comm_threshold, c->exposed_comm_threshold);
+	if (c->slowdown_threshold >= 0.0 && isfinite(c->slowdown_threshold))
+		r->slowdown_threshold = c->slowdown_threshold;
 	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
 		r->efficiency = c->mfu_efficiency;
 }
@@ -241,8 +243,10 @@ struct train_key {
 	enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *); /* TRAIN_NAME */
 };
 
-#define TRAIN_INT_KEY(n, field, lo, hi) {n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL}
-#define TRAIN_NAME_KEY(n, field, fn) {n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn}
+#define TRAIN_INT_KEY(n, field, lo, hi)                                                          \
+	{n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL}
+#define TRAIN_NAME_KEY(n, field, fn)                                                             \
+	{n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn}
 
 static const struct train_key train_keys[] = {
 	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
@@ -316,7 +320,8 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 		ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);
 		if (ret == DTPLAN_OK && r->train_tokens > DTPLAN_MAX_TRAIN_TOKENS)
 			ret = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-					    "tokens=%s is more than the %.0e tokens dtplan plans for",
+					    "tokens=%s is more than the %.0e tokens dtplan "
+					    "plans for",
 					    value, DTPLAN_MAX_TRAIN_TOKENS);
 		return ret;
 	}

@@ -637,7 +637,8 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 	else if (strcmp(why, "vp") == 0)
 		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
 	else
-		snprintf(buf, size, "%s recompute instead of %s", dtplan_recompute_name(w->recompute),
+		snprintf(buf, size, "%s recompute instead of %s",
+			 dtplan_recompute_name(w->recompute),
 			 dtplan_recompute_name(l->recompute));
 	return buf;
 }
@@ -659,27 +660,31 @@ static void explain(struct dtplan__search *out, double fastest, int requested)
 			 slower, l->step.total, w->step.total, gap, part);
 	} else if (cmp_bytes(w->uplink_bytes, l->uplink_bytes) != 0) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves %s "
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves "
+			 "%s "
 			 "per GPU per step over oversubscribed uplinks instead of %s",
 			 l->step.total, w->step.total,
 			 dtplan_format_bytes(l->uplink_bytes, gb_l, sizeof(gb_l)),
 			 dtplan_format_bytes(w->uplink_bytes, gb_w, sizeof(gb_w)));
 	} else if (cmp_simpler(w, l, NULL) < 0) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step); the plan is "
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step); the plan "
+			 "is "
 			 "simpler: %s",
 			 l->step.total, w->step.total, simpler_part(w, l, why, sizeof(why)));
-	} else if (norm_time(l, l->step.total, requested) != norm_time(w, w->step.total, requested)) {
+	} else if (norm_time(l, l->step.total, requested) !=
+		   norm_time(w, w->step.total, requested)) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy and is as simple (%d model-parallel GPUs), "
-			 "but is %.1f%% slower (%.3f s vs %.3f s per step), mostly %s",
+			 "ties within the model's accuracy and is as simple (%d model-parallel "
+			 "GPUs), but is %.1f%% slower (%.3f s vs %.3f s per step), mostly %s",
 			 l->tp * l->pp, slower, l->step.total, w->step.total,
 			 largest_gap(&w->step, &l->step, &gap));
 	} else {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s per step) but moves %s per GPU per "
-			 "step over the network instead of %s",
-			 l->step.total, dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
+			 "ties within the model's accuracy (%.3f s per step) but moves %s per GPU "
+			 "per step over the network instead of %s",
+			 l->step.total,
+			 dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
 			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)));
 	}
 }
@@ -831,14 +836,17 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				/* the interleaved schedule runs micro-batches in groups of p */
 				if (vps[k] > 1 && m % pp != 0)
 					continue;
-				for (int rc = r->recompute >= 0 ? r->recompute : 0;
-				     rc <= (r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL);
+				int rc_hi = r->recompute >= 0 ? r->recompute
+							      : DTPLAN_RECOMPUTE_FULL;
+
+				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
 				     rc++) {
 					struct dtplan_candidate c = *base;
 
 					/* FlashAttention keeps no scores: selective
 					 * recomputation is no recomputation */
-					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE && r->recompute < 0)
+					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
+					    r->recompute < 0)
 						continue;
 					c.zero = zero;
 					c.micro_batch = b;

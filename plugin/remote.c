@@ -2,10 +2,12 @@
  * remote.c: slurmstepd.
  *
  * user_init (as the user, every step):
- *   batch step  make the plan for the allocation, log it into the job's
- *               output, write dtplan-<jobid>.json and beside it .hosts,
+ *   batch step  make the plan for the allocation (with the fabric service's
+ *               fabric when FabricURL= is set, service.c), log it into the
+ *               job's output, write dtplan-<jobid>.json and beside it .hosts,
  *               .deepspeed.json and .svg, export DT_* / MASTER_* / PET_*,
- *               and say in one line what the frameworks' launch lines add.
+ *               say in one line what the frameworks' launch lines add, and
+ *               report the plan to ReportURL=.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
  * task_init (in each task, as the user): RANK and friends in plan order, and
@@ -14,7 +16,8 @@
  * Nothing here may stop the job for a failure of ours: user_init always
  * returns 0 (spank(7): a failing user_init of a batch job drains the node)
  * and logs "dtplan: plan degraded: <reason>".  A plan refused by strict mode
- * or policy=deny fails the job from task_init, which does not drain.
+ * or policy=deny ends every task of every step in task_init (refuse_task()),
+ * which fails the job or the step and does not drain.
  */
 #include "config.h"
 
@@ -223,10 +226,15 @@ static int inventory(const struct dtplan_config *c, const struct job_facts *f,
  * degraded instead.
  */
 
-static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
-				     char (*names)[64], size_t n, char *reason, size_t size)
+static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
+				     char (*names)[64], size_t n, bool may_ask, char *reason,
+				     size_t size)
 {
 	const struct dtplan_opts *o = dtplan__opts();
+	const struct dtplan_fabric_fetch *fab = dtplan__service_fabric(site, may_ask);
+	const struct dtplan_config *c = site;
+	struct dtplan_config fabric_config;
+	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_node *nodes = NULL;
 	struct dtplan_plan *plan = NULL;
@@ -237,6 +245,18 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	size_t assumed = 0;
 	bool topo_failed = false;
 
+	/* The service's fabric replaces topology.conf (and, as JSON, the site
+	 * file's fabric part); without it, the files and a warning. */
+	dtplan_config_init(&fabric_config);
+	if (fab != NULL)
+		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
+	if (fab != NULL && fab->desc != NULL) {
+		if (dtplan_fabric_desc_apply(fab->desc, site, &fabric_config, &terr) == DTPLAN_OK)
+			c = &fabric_config;
+		else
+			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
+				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
+	}
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
@@ -254,14 +274,17 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 		goto out;
 	}
 	req.gpus = req.gpus_per_node * (int)n;
-	if (c->topology_file[0] != '\0') {
+	if (c != &fabric_config && c->topology_file[0] != '\0') {
 		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
 		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
 			topo_failed = true;
 	}
 	cluster.n_nodes = n;
 	cluster.nodes = nodes;
-	cluster.topology = topo_failed ? NULL : topo;
+	if (c == &fabric_config)
+		cluster.topology = fab->desc->topology;
+	else
+		cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
@@ -279,11 +302,20 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
 					"read their inventory)",
 					assumed, n, f->host);
+	if (fabric_warning[0] != '\0' && c == &fabric_config)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s", fabric_warning);
+	else if (fabric_warning[0] != '\0' && cluster.topology != NULL)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s; using topology.conf %s",
+					fabric_warning, c->topology_file);
+	else if (fabric_warning[0] != '\0')
+		dtplan_plan_add_warning(plan, "fabric-service",
+					"%s; planning without a switch tree", fabric_warning);
 	if (topo_failed)
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
 	dtplan_topology_destroy(topo);
+	dtplan_config_fini(&fabric_config);
 	free(nodes);
 	return plan;
 }
@@ -521,6 +553,50 @@ static void plan_file_path(const struct dtplan_config *c, const struct job_facts
 		bprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
 }
 
+/*
+ * Tells the collector (ReportURL=) how this step's planning went: the plan
+ * (NULL: none could be made, for reason) as its file has it (with launch's
+ * part when not NULL), its state and the job's facts.
+ */
+static void report(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
+		   const struct dtplan_plan *plan, const struct dtplan_launch_in *launch,
+		   const char *reason)
+{
+	struct dtplan_report r = {0};
+	struct dtplan_error err = {0};
+	char *json = NULL, buf[1024];
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (c->report_url[0] == '\0')
+		return;
+	if (plan != NULL && launch != NULL)
+		rv = dtplan_plan_to_json_launch(plan, launch, false, &json, &err);
+	else if (plan != NULL)
+		rv = dtplan_plan_to_json(plan, false, &json, &err);
+	if (rv != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: %s", f->job_id,
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		return;
+	}
+	r.plan_json = json;
+
+	r.job_id = f->job_id;
+	r.uid = (long)f->uid;
+	r.nodes = f->nodelist[0] != '\0' ? f->nodelist : NULL;
+	r.host = f->host[0] != '\0' ? f->host : NULL;
+	if (ctx.refused) {
+		r.state = "refused";
+		r.reason = ctx.reason;
+	} else if (plan == NULL || plan->degraded) {
+		r.state = "degraded";
+		r.reason = plan != NULL ? plan->degraded_reason : reason;
+	} else {
+		r.state = "ok";
+	}
+	dtplan__service_report(sp, c, &r);
+	free(json);
+}
+
 /* Says in one line of the job log what the frameworks' launch lines need. */
 static void log_launch_hint(const struct dtplan_plan *plan, const struct dtplan_launch_in *l)
 {
@@ -531,7 +607,7 @@ static void log_launch_hint(const struct dtplan_plan *plan, const struct dtplan_
 	free(hint);
 }
 
-/* The batch step on the first node: plan, log, files, environment. */
+/* The batch step on the first node: plan, log, files, environment, report. */
 static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 			    const struct job_facts *f, enum dtplan_mode mode)
 {
@@ -544,7 +620,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 
 	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
-	ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
 	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
@@ -561,6 +637,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 		export_job(sp, f, ctx.plan, NULL, names, n, NULL, true, NULL);
+		report(sp, c, f, ctx.plan, NULL, NULL);
 		goto out;
 	}
 	rendezvous_init(sp, f, ctx.plan, &pf->rdv);
@@ -576,10 +653,12 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	export_job(sp, f, ctx.plan, file, names, n, NULL, true, &pf->rdv.launch);
 	if (!ctx.refused)
 		log_launch_hint(ctx.plan, &pf->rdv.launch);
+	report(sp, c, f, ctx.plan, &pf->rdv.launch, NULL);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	export_job(sp, f, NULL, NULL, names, n, reason, true, NULL);
+	report(sp, c, f, NULL, NULL, reason);
 out:
 	free(pf);
 	free(text);
@@ -654,7 +733,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		return;
 	}
 	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
-		ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		struct rendezvous rdv;
 
@@ -665,6 +744,9 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	} else if (node_id == 0) {
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	}
+	/* Every node computed the same plan: the first one reports it. */
+	if (node_id == 0)
+		report(sp, c, f, ctx.plan, NULL, reason);
 	free(names);
 }
 
@@ -686,11 +768,40 @@ int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
 	/* The site default applies to GPU jobs only. */
 	if (!o->mode_given && f.gpus_on_node <= 0)
 		return 0;
+	/* Every step that runs the user's tasks: salloc's interactive step
+	 * too, so that a refused plan ends the salloc session there. */
 	if (f.step_id == SLURM_BATCH_SCRIPT)
 		batch_user_init(sp, c, &f, mode);
-	else if (f.step_id != SLURM_EXTERN_CONT && f.step_id != SLURM_INTERACTIVE_STEP)
+	else if (f.step_id != SLURM_EXTERN_CONT)
 		step_user_init(sp, c, &f, mode);
 	return 0;
+}
+
+/*
+ * Ends a task of a refused plan, in every step: the batch script, an srun
+ * step (in a batch job, under salloc or on its own) and salloc's interactive
+ * step.  A failing task_init cannot do it: Slurm ignores every callback's
+ * failure of a plugin loaded "optional" (spank.c's _do_call_stack() keeps the
+ * return code only for "required" ones), and 22.05 runs the batch script
+ * even when a required one fails.  task_init runs in the task's own process,
+ * forked by slurmstepd just before execve, so ending that process fails the
+ * task (exit status 1) and leaves slurmstepd and the node alone: no drain.
+ */
+static void refuse_task(spank_t sp) __attribute__((noreturn));
+static void refuse_task(spank_t sp)
+{
+	int task_id = 0;
+
+	if (spank_get_item(sp, S_TASK_ID, &task_id) != ESPANK_SUCCESS)
+		task_id = 0;
+	slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
+	/* _exit skips the log's buffers: say it once per node on the task's
+	 * stderr too, which is the job's log or srun's terminal. */
+	if (task_id == 0) {
+		fprintf(stderr, DTPLAN_LOG_PREFIX "job refused: %s\n", ctx.reason);
+		fflush(stderr);
+	}
+	_exit(1);
 }
 
 int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
@@ -702,22 +813,10 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	char buf[1024];
 	int task_id = 0;
 
-	if (ctx.refused) {
-		slurm_error(DTPLAN_LOG_PREFIX "job refused: %s", ctx.reason);
-		/* Slurm 22.05 runs the batch script even when task_init fails.
-		 * task_init runs in the task's own process just before execve,
-		 * so ending it here fails the job (exit status 1) and leaves
-		 * slurmstepd and the node alone. */
-		if (ctx.step_id == SLURM_BATCH_SCRIPT) {
-			/* _exit skips the log's buffers: say it on the task's
-			 * stderr, which is the job's log. */
-			fprintf(stderr, DTPLAN_LOG_PREFIX "job refused: %s\n", ctx.reason);
-			fflush(stderr);
-			_exit(1);
-		}
-		return -1;
-	}
-	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT)
+	if (ctx.refused)
+		refuse_task(sp);
+	if (ctx.plan == NULL || ctx.step_id == SLURM_BATCH_SCRIPT ||
+	    ctx.step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
 	if (item_failed("task_init", "the task id", spank_get_item(sp, S_TASK_ID, &task_id)) ||
 	    item_failed("task_init", "the node's task count",

@@ -30,10 +30,21 @@ static void config_init__defaults__documented_values(void **state)
 	assert_near(c.oversub_threshold, 2.0, 0);
 	assert_near(c.bubble_threshold, 0.10, 0);
 	assert_near(c.exposed_comm_threshold, 0.10, 0);
+	assert_near(c.slowdown_threshold, 0.05, 0);
 	assert_near(c.mfu_efficiency, 0.5, 0);
 	assert_string_equal(c.gpu_type, "");
 	assert_string_equal(c.json_dir, "");
 	assert_string_equal(c.cache_dir, "");
+	assert_string_equal(c.fabric_url, "");
+	assert_string_equal(c.fabric_cache, "");
+	assert_near(c.fabric_cache_ttl_s, 300, 0);
+	assert_near(c.fabric_timeout_s, 2, 0);
+	assert_string_equal(c.report_url, "");
+	assert_string_equal(c.report_token_file, "");
+	assert_near(c.report_timeout_s, 2, 0);
+	assert_near(c.http_connect_timeout_s, 1, 0);
+	assert_near(c.http_max_bytes, 16e6, 0);
+	assert_string_equal(c.http_ca_path, "");
 	assert_int_equal(c.n_switches, 0);
 	assert_null(c.switches);
 	assert_int_equal(c.n_nodesets, 0);
@@ -69,6 +80,7 @@ static void config_parse_file__every_key__values_with_units(void **state)
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.bubble_threshold, 0.2, 0);
 	assert_near(c.exposed_comm_threshold, 0.25, 0);
+	assert_near(c.slowdown_threshold, 0.15, 0);
 	assert_near(c.mfu_efficiency, 0.4, 0);
 	assert_int_equal(c.n_switches, 2);
 	assert_string_equal(c.switches[0].name, "leaf1");
@@ -84,6 +96,16 @@ static void config_parse_file__every_key__values_with_units(void **state)
 	assert_string_equal(c.nodesets[0].nvlink_domain, "rack1");
 	assert_int_equal(c.nodesets[1].gpus_per_node, 8);
 	assert_string_equal(c.nodesets[1].nvlink_domain, "");
+	assert_string_equal(c.fabric_url, "https://fabric.example.org/v1/fabric?format=dtplan");
+	assert_string_equal(c.fabric_cache, "/var/cache/dtplan/fabric");
+	assert_near(c.fabric_cache_ttl_s, 600, 1e-9);
+	assert_near(c.fabric_timeout_s, 3, 0);
+	assert_string_equal(c.report_url, "https://collector.example.org/dtplan/plans");
+	assert_string_equal(c.report_token_file, "/etc/slurm/dtplan-report.token");
+	assert_near(c.report_timeout_s, 1.5, 1e-12);
+	assert_near(c.http_connect_timeout_s, 0.5, 1e-12);
+	assert_near(c.http_max_bytes, 4e6, 0);
+	assert_string_equal(c.http_ca_path, "/etc/ssl/certs");
 	dtplan_config_fini(&c);
 	assert_int_equal(c.n_switches, 0);
 	assert_null(c.switches);
@@ -142,7 +164,20 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		 DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
 		{"ComputeEfficiency=0\n",
 		 DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
+		{"SlowdownThreshold=5%\n",
+		 DTPLAN_ERR_PARSE, 1, "SlowdownThreshold: '5%' is not a number"},
+		{"SlowdownThreshold=-0.1\n",
+		 DTPLAN_ERR_RANGE, 1, "SlowdownThreshold: '-0.1' is out of range (at least 0, at most 1)"},
 		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
+		{"FabricURL=ftp://fabric/x\n", DTPLAN_ERR_PARSE, 1,
+		 "FabricURL: 'ftp://fabric/x' is not an http:// or https:// URL"},
+		{"ReportURL=https://\n", DTPLAN_ERR_PARSE, 1,
+		 "ReportURL: 'https://' is not an http:// or https:// URL"},
+		{"ReportURL=collector:8080\n", DTPLAN_ERR_PARSE, 1, "is not an http:// or https://"},
+		{"FabricTimeout=0\n", DTPLAN_ERR_RANGE, 1, "FabricTimeout: '0' is out of range"},
+		{"ReportTimeout=11min\n", DTPLAN_ERR_RANGE, 1, "ReportTimeout: '11min' is out of range"},
+		{"HttpMaxSize=100\n", DTPLAN_ERR_RANGE, 1, "HttpMaxSize: '100' is out of range"},
+		{"HttpMaxSize=lots\n", DTPLAN_ERR_PARSE, 1, "HttpMaxSize"},
 		{"MtbfGpuHours=many\n",
 		 DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
 		{"MtbfGpuHours=1e999\n",
@@ -394,23 +429,70 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
 			"cache_dir=/var/cache/dtplan", "json_dir=/tmp/plans",
 			"topology=/etc/slurm/topology.conf", "Policy=deny",
-			"net_bandwidth=100Gb/s"};
+			"net_bandwidth=100Gb/s", "slowdown_threshold=0"};
 	struct dtplan_config c;
 	struct dtplan_error err = {0};
 
 	(void)state;
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_args(&c, 9, argv, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_config_parse_args(&c, 10, argv, &err), DTPLAN_OK);
 	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
 	assert_int_equal(c.policy, DTPLAN_POLICY_DENY);
 	assert_near(c.probe_timeout_s, 2, 0);
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.net_bytes_per_s, 12.5e9, 1); /* 100e9 / 8 */
+	assert_near(c.slowdown_threshold, 0, 0);   /* 0: warn at any predicted gain */
 	assert_string_equal(c.cache_dir, "/var/cache/dtplan");
 	assert_string_equal(c.json_dir, "/tmp/plans");
 	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
 	assert_string_equal(c.site_file, "");
 	assert_int_equal(dtplan_config_parse_args(&c, 0, NULL, &err), DTPLAN_OK);
+	dtplan_config_fini(&c);
+}
+
+/* Configless nodes: relative site= and topology= are read in Slurm's
+ * configuration folder, the one $SLURM_CONF names. */
+static void config_parse_args__relative_paths__read_in_conf_dir(void **state)
+{
+	char conf[4200], dir[4200], want[4300];
+	char *argv[] = {"site=dtplan-full.conf", "topology=topology.yaml",
+			"topology=topology.yaml"};
+	char *abs[] = {"topology=/etc/slurm/topology.conf"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(conf, '/') - conf), conf);
+	dtplan_config_init(&c);
+	dtplan_config_set_dir(&c, conf, "/etc/slurm");
+	assert_string_equal(c.conf_dir, dir);
+	/* the same relative path twice is one value, not a conflict */
+	if (dtplan_config_parse_args(&c, 3, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	snprintf(want, sizeof(want), "%s/topology.yaml", dir);
+	assert_string_equal(c.topology_file, want);
+	snprintf(want, sizeof(want), "%s/dtplan-full.conf", dir);
+	assert_string_equal(c.site_file, want);
+	assert_int_equal(c.policy, DTPLAN_POLICY_DENY); /* the site file was read */
+	assert_int_equal(dtplan_config_parse_args(&c, 1, abs, &err), DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
+	dtplan_config_fini(&c);
+	/* no SLURM_CONF: the fallback; a bare name has no folder; "/x" is "/" */
+	dtplan_config_set_dir(&c, NULL, "/run/slurm/conf");
+	assert_string_equal(c.conf_dir, "/run/slurm/conf");
+	dtplan_config_set_dir(&c, "slurm.conf", "/etc/slurm");
+	assert_string_equal(c.conf_dir, "/etc/slurm");
+	dtplan_config_set_dir(&c, "/slurm.conf", NULL);
+	assert_string_equal(c.conf_dir, "/");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/t.conf");
+	dtplan_config_set_dir(&c, NULL, NULL);
+	assert_string_equal(c.conf_dir, "");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "t.conf");
 	dtplan_config_fini(&c);
 }
 
@@ -627,8 +709,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 20 settings: 17 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 20);
+	/* 31 settings: 28 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 31);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
@@ -650,6 +732,7 @@ int main(void)
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
+		cmocka_unit_test(config_parse_args__relative_paths__read_in_conf_dir),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
 		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),

@@ -89,7 +89,8 @@ static void plan_to_json__70b__every_key(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "attention")), "flash");
 	assert_string_equal(json_string_value(json_object_get(j, "precision")), "bf16");
 	assert_near(num_at(j, "parallelism", "pp", NULL), p->best.pp, 0);
-	assert_near(num_at(j, "parallelism", "num_microbatches", NULL), p->best.num_microbatches, 0);
+	assert_near(num_at(j, "parallelism", "num_microbatches", NULL), p->best.num_microbatches,
+		    0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "parallelism"),
 							      "recompute")),
 			    dtplan_recompute_name(p->best.recompute));

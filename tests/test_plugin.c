@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "http_helper.h"
 #include "mock_spank.h"
 #include "plugin.h"
 
@@ -22,6 +24,22 @@
 
 static char tmpdir[256];
 static bool context_queued; /* spank_context() answers one context per test */
+static struct test_server server; /* fabric service and collector (tests/http_server.py) */
+static bool have_server;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	have_server = test_server_start(&server);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	test_server_stop(&server);
+	return 0;
+}
 
 static int setup(void **state)
 {
@@ -516,6 +534,38 @@ static void user_init__batch_canned_allocation__launch_variables_and_files(void 
 	assert_false(mock_log_has("plan degraded"));
 }
 
+/*
+ * A configless node: slurmd's SLURM_CONF names its cached slurm.conf, and
+ * plugstack.conf's topology=topology-blocks.conf (relative) is read beside
+ * it.  The plan names the blocks the nodes are in.
+ */
+static void user_init__relative_block_topology__read_beside_slurm_conf(void **state)
+{
+	char conf[4200], *text, path[512], *av[] = {"topology=topology-blocks.conf"};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	setenv("SLURM_CONF", conf, 1);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "gb[01,05]");
+	setenv("SLURMD_NODENAME", "gb01", 1);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	unsetenv("SLURM_CONF");
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("log:   placement    rank order");
+	assert_log_has("2 blocks used, 1 needed");
+	assert_log_has("log:     rack1 (1 node, uplink 1.0:1):");
+	assert_log_has("log:     rack2 (1 node, uplink 1.0:1):");
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	text = read_written(path);
+	assert_non_null(strstr(text, "\"leaf_kind\": \"block\""));
+	assert_non_null(strstr(text, "\"name\": \"rack2\""));
+	free(text);
+}
+
 static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
 {
 	char path[512], want[600], *text;
@@ -985,7 +1035,63 @@ static void user_init__plan_file_without_placement__degraded_no_recompute(void *
 	assert_null(mock_env_get("RANK"));
 }
 
-static void task_init__refused_plan__fails_the_job(void **state)
+/*
+ * Runs task_init in a child process, as slurmstepd does in each task, and
+ * returns its exit status (-1: it returned instead, with *rc its value);
+ * what it wrote on stderr goes to errpath.
+ */
+static int task_init_in_child(const char *errpath, int *rc)
+{
+	int status = 0, pipefd[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int r;
+
+		close(pipefd[0]);
+		if (freopen(errpath, "w", stderr) == NULL)
+			_exit(99);
+		r = slurm_spank_task_init(MOCK_SP, 0, NULL);
+		(void)write(pipefd[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	*rc = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (read(pipefd[0], rc, sizeof(*rc)) != (ssize_t)sizeof(*rc)) {
+		close(pipefd[0]);
+		assert_true(WIFEXITED(status));
+		return WEXITSTATUS(status);
+	}
+	close(pipefd[0]);
+	return -1;
+}
+
+/* The task's stderr says so once per node (local task 0), and the task ends
+ * with status 1 whatever the step: a -1 would be ignored for an "optional"
+ * plugin. */
+static void check_task_refused(int task_id, const char *reason)
+{
+	char errpath[512], *text;
+	int rc;
+
+	snprintf(errpath, sizeof(errpath), "%s/task%d.err", tmpdir, task_id);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+	assert_int_equal(task_init_in_child(errpath, &rc), 1);
+	text = read_written(errpath);
+	if (task_id == 0 && strstr(text, reason) == NULL)
+		fail_msg("task %d stderr: '%s', expected '%s'", task_id, text, reason);
+	if (task_id != 0)
+		assert_string_equal(text, "");
+	free(text);
+}
+
+static void task_init__refused_plan__ends_every_task_of_an_srun_step(void **state)
 {
 	(void)state;
 	srun_step_with_plan_file();
@@ -993,9 +1099,53 @@ static void task_init__refused_plan__fails_the_job(void **state)
 	mock_env_set("DTPLAN_PLAN_REASON", "too-many-leaves: 2 leaves, 1 needed");
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
-	mock_items.in_task = true;
-	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), -1);
-	assert_log_has("error: dtplan: job refused: too-many-leaves: 2 leaves, 1 needed");
+	check_task_refused(0, "dtplan: job refused: too-many-leaves: 2 leaves, 1 needed\n");
+	check_task_refused(1, "");
+}
+
+/* policy=deny on 8 nodes under two thin leaves where one would do: the
+ * batch step's script, and under salloc (no batch step wrote a plan) the
+ * interactive step (LaunchParameters=use_interactive_step) and every srun
+ * step recompute the plan and end their tasks, which ends the job, the
+ * step or the salloc session. */
+static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void **state)
+{
+	static const uint32_t steps[] = {SLURM_BATCH_SCRIPT, SLURM_INTERACTIVE_STEP, 0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		char site[4200], topo[4200], *av[3] = {site, topo, "policy=deny"};
+
+		/* each step is a fresh slurmstepd: the plugin exits in between */
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+		mock_spank_reset();
+		char *sp = realpath(test_data_path("dtplan-thin-three-leaves.conf"), NULL);
+		char *tp = realpath(test_data_path("topology-three-leaves.conf"), NULL);
+
+		/* absolute: relative ones are read in Slurm's configuration folder */
+		assert_non_null(sp);
+		assert_non_null(tp);
+		snprintf(site, sizeof(site), "site=%s", sp);
+		snprintf(topo, sizeof(topo), "topology=%s", tp);
+		free(sp);
+		free(tp);
+		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+		setenv("SLURMD_NODENAME", "gpu01", 1);
+		mock_items.job_id = JOB_ID;
+		mock_items.step_id = steps[i];
+		mock_items.uid = geteuid();
+		mock_items.local_task_count = 1;
+		mock_env_set("SLURM_JOB_NODELIST", "gpu[01-04,09-12]");
+		mock_env_set("SLURM_GPUS_ON_NODE", "8");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train", "gbs=64");
+		mock_env_set("SLURM_SUBMIT_DIR", tmpdir);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "refused");
+		check_task_refused(0, "dtplan: job refused: too-many-leaves: the 8 nodes span 2 leaf");
+	}
 }
 
 /* ---- job prolog ------------------------------------------------------ */
@@ -1050,6 +1200,284 @@ static void prolog__cache_failure_or_bad_args__logged_never_fails(void **state)
 	assert_log_has("error: dtplan: configuration: ");
 }
 
+/* ---- the fabric service and the collector (service.c) ---------------- */
+
+/* n1 and n2 under two leaves with 4:1 uplinks, as the service serves it. */
+static const char service_fabric[] =
+	"{\"schema\": \"dtplan.fabric/1\", \"switches\": ["
+	"{\"name\": \"rackA\", \"nodes\": \"n1\", \"oversubscription\": 4},"
+	"{\"name\": \"rackB\", \"nodes\": \"n2\", \"oversubscription\": 4},"
+	"{\"name\": \"core\", \"switches\": [\"rackA\", \"rackB\"]}]}\n";
+
+/* Plugstack arguments naming the server's paths (NULL: not set). */
+struct service_args {
+	char buf[6][600];
+	char *av[6];
+	int ac;
+};
+
+static void service_args(struct service_args *a, const char *fabric, const char *collect,
+			 const char *token)
+{
+	memset(a, 0, sizeof(*a));
+	if (fabric != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "fabric_url=%s",
+			 test_server_url(&server, fabric));
+	if (collect != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_url=%s",
+			 test_server_url(&server, collect));
+	if (token != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_token_file=%s", token);
+	snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "fabric_timeout=1s");
+	snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_timeout=1s");
+	for (int i = 0; i < a->ac; i++)
+		a->av[i] = a->buf[i];
+}
+
+/* Python's verdict on the collector's reports: the expression's str(). */
+static char *reports_eval(const char *expr)
+{
+	char cmd[2048], *out = calloc(1, 4096);
+	FILE *p;
+
+	assert_non_null(out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; "
+		 "print(eval(sys.argv[2]))' '%s/reports.jsonl' '%s'", server.dir, expr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(out, 4096, p) == NULL)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+	return out;
+}
+
+static void assert_reports(const char *expr, const char *want)
+{
+	char *got = reports_eval(expr);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("reports: %s is '%s', expected '%s'", expr, got, want);
+	free(got);
+}
+
+static void service_reset(void)
+{
+	test_server_forget(&server, "reports.jsonl");
+	test_server_forget(&server, "auth.log");
+	test_server_forget(&server, "requests.log");
+}
+
+static void user_init__fabric_service_and_collector__plan_uses_it_one_report(void **state)
+{
+	struct service_args a;
+	char token[512], path[512], want[600], *text;
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	test_server_put(&server, "fabric.json", service_fabric);
+	snprintf(token, sizeof(token), "%s/token", tmpdir);
+	f = fopen(token, "w");
+	assert_non_null(f);
+	fputs("tok-123\n", f);
+	fclose(f);
+	assert_int_equal(chmod(token, 0600), 0);
+	service_args(&a, "/files/fabric.json", "/collect", token);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_USER", "alice");
+	mock_env_set("SLURM_CLUSTER_NAME", "testcl");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	/* init_post_opt (root) asks the service; user_init does not again */
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(test_server_lines(&server, "requests.log"), 1);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	/* the plan places the nodes under the service's leaves */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	assert_true(fread(text, 1, (1 << 20) - 1, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"name\": \"rackA\""));
+	assert_non_null(strstr(text, "\"name\": \"rackB\""));
+	assert_null(strstr(text, "fabric-service"));
+	free(text);
+	/* exactly one report, with the job's facts and the plan */
+	assert_int_equal(test_server_lines(&server, "reports.jsonl"), 1);
+	assert_reports("len(r)", "1");
+	snprintf(want, sizeof(want), "['dtplan.report/1', 'plugin', 1234, 'alice', %u, 'testcl', "
+		 "'n[1-2]', 'n1', 'ok', None]", (unsigned)geteuid());
+	assert_reports("[r[0][k] for k in (\"schema\", \"sender\", \"job_id\", \"user\", \"uid\", "
+		       "\"cluster\", \"nodes\", \"host\", \"state\", \"reason\")]",
+		       want);
+	assert_reports("r[0][\"plan\"][\"schema\"], r[0][\"plan\"][\"placement\"][\"nodes\"], "
+		       "r[0][\"warnings\"] == r[0][\"plan\"][\"warnings\"]",
+		       "('dtplan.plan/1', ['n1', 'n2'], True)");
+	/* the plan as the job's plan file has it */
+	snprintf(want, sizeof(want), "r[0][\"plan\"] == json.load(open(\"%.500s\"))", path);
+	assert_reports(want, "True");
+	text = test_server_read(&server, "auth.log");
+	assert_string_equal(text, "Bearer tok-123\n");
+	free(text);
+	assert_false(mock_log_has("error:"));
+}
+
+/* A topology.conf answer that lacks a switch the site file sets: the
+ * files' plan, and a warning naming the site file's line. */
+static void user_init__fabric_without_site_switch__warned_files_used(void **state)
+{
+	struct service_args a;
+	char site[512];
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	test_server_put(&server, "topology.conf", "SwitchName=rackA Nodes=n[1-2]\n");
+	snprintf(site, sizeof(site), "%s/site.conf", tmpdir);
+	f = fopen(site, "w");
+	assert_non_null(f);
+	fputs("SwitchName=leafX Oversubscription=2\n", f);
+	fclose(f);
+	service_args(&a, "/files/topology.conf", NULL, NULL);
+	snprintf(a.buf[a.ac], sizeof(a.buf[0]), "site=%s", site);
+	a.av[a.ac] = a.buf[a.ac];
+	a.ac++;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
+	assert_log_has("site.conf:1: SwitchName=leafX: no switch 'leafX' in the topology; "
+		       "planning without a switch tree");
+}
+
+static void user_init__service_and_collector_down__warned_logged_within_bounds(void **state)
+{
+	static const char *const collectors[] = {"/collect/status/500", "/collect/slow?delay=5",
+						 "refused"};
+	char closed[128], path[512];
+
+	(void)state;
+	if (!have_server)
+		skip();
+	snprintf(closed, sizeof(closed), "http://127.0.0.1:%d/collect", server.closed_port);
+	for (size_t i = 0; i < sizeof(collectors) / sizeof(collectors[0]); i++) {
+		struct service_args a;
+		double t0, dt;
+
+		mock_spank_reset();
+		service_reset();
+		/* the plan files of the round before */
+		snprintf(path, sizeof(path), "rm -f '%s'/dtplan-%d.*", tmpdir, JOB_ID);
+		assert_int_equal(system(path), 0);
+		service_args(&a, "/slow/fabric.json?delay=5", collectors[i], NULL);
+		if (strcmp(collectors[i], "refused") == 0)
+			snprintf(a.buf[1], sizeof(a.buf[0]), "report_url=%s", closed);
+		canned_batch_job();
+		assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+		assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+		assert_int_equal(give_option("dt-model", "7B", 1), 0);
+		t0 = test_now();
+		assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		dt = test_now() - t0;
+		/* FabricTimeout=1s and ReportTimeout=1s, planning itself is quick */
+		if (dt > 2 + 1.5)
+			fail_msg("%s: init_post_opt and user_init took %.2f s", collectors[i], dt);
+		assert_env("DTPLAN_PLAN_STATE", "ok");
+		assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
+		assert_log_has("no answer within 1.00 s");
+		assert_log_has("no cache (FabricCache= is not set); "
+			       "planning without a switch tree");
+		assert_log_has("info: dtplan: report: cannot post the plan of job 1234: ");
+		assert_false(mock_log_has("error:"));
+		assert_int_equal(test_server_lines(&server, "reports.jsonl"), 0);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
+static void user_init__no_plan_bad_token__degraded_report_without_token(void **state)
+{
+	struct service_args a;
+	char token[512], *text;
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	snprintf(token, sizeof(token), "%s/token", tmpdir);
+	f = fopen(token, "w");
+	assert_non_null(f);
+	fputs("tok-123\n", f);
+	fclose(f);
+	assert_int_equal(chmod(token, 0644), 0);
+	service_args(&a, NULL, "/collect", token);
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0); /* no --dt-model */
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("error: dtplan: report: token not used: ");
+	assert_log_has("mode 0644 lets others read or change it");
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_reports("len(r), r[0][\"state\"], r[0][\"plan\"], r[0][\"reason\"]",
+		       "(1, 'degraded', None, '--dt-model: not given: nothing to plan for')");
+	text = test_server_read(&server, "auth.log");
+	assert_string_equal(text, "-\n");
+	free(text);
+}
+
+static void user_init__srun_step_recomputes__cache_only_first_node_reports(void **state)
+{
+	struct service_args a;
+	char *requests;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	for (uint32_t node = 0; node < 2; node++) {
+		mock_spank_reset();
+		service_reset();
+		test_server_put(&server, "fabric.json", service_fabric);
+		service_args(&a, "/files/fabric.json", "/collect", NULL);
+		srun_step_with_plan_file();
+		mock_env_unset("DTPLAN_FILE");
+		mock_env_unset("DTPLAN_PLAN_STATE");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_items.node_id = node;
+		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+		assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_non_null(mock_env_get("DT_TP"));
+		/* srun steps never ask the service (no cache here: a warning) */
+		requests = test_server_read(&server, "requests.log");
+		assert_null(requests != NULL ? strstr(requests, "GET ") : NULL);
+		free(requests);
+		assert_int_equal(test_server_lines(&server, "reports.jsonl"), node == 0 ? 1 : 0);
+		if (node == 0)
+			assert_reports("r[0][\"warnings\"][-1][\"code\"], \"not asked from an srun "
+				       "step; no cache (FabricCache= is not set); planning without "
+				       "a switch tree\" in r[0][\"warnings\"][-1][\"message\"]",
+				       "('fabric-service', True)");
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1074,6 +1502,7 @@ int main(void)
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__batch_canned_allocation__launch_variables_and_files),
+		T(user_init__relative_block_topology__read_beside_slurm_conf),
 		T(user_init__picture_exists__plan_written_degraded_without_it),
 		T(user_init__plan_file_exists__degraded_not_overwritten),
 		T(user_init__requeued_job__own_file),
@@ -1091,13 +1520,19 @@ int main(void)
 		T(user_init__plan_file_is_fifo__recomputed_without_blocking),
 		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
-		T(task_init__refused_plan__fails_the_job),
+		T(task_init__refused_plan__ends_every_task_of_an_srun_step),
+		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
 		T(prolog__no_cache_dir__nothing),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),
+		T(user_init__fabric_service_and_collector__plan_uses_it_one_report),
+		T(user_init__fabric_without_site_switch__warned_files_used),
+		T(user_init__service_and_collector_down__warned_logged_within_bounds),
+		T(user_init__no_plan_bad_token__degraded_report_without_token),
+		T(user_init__srun_step_recomputes__cache_only_first_node_reports),
 	};
 
 	test_setup_stdio();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 data="$top_srcdir/tests/data"
 
-for c in plan ledger pipeline comm ckpt node check-config version help; do
+for c in plan ledger pipeline comm ckpt node check-config report fabric version help; do
 	run 0 "$c" --help; stdout_starts "Usage: dtplan $c"
 	run 0 "$c" -h; stdout_starts "Usage: dtplan $c"
 	# --help wins over a bad flag before it, and prints nothing on stderr

@@ -3,7 +3,11 @@
 # cluster: options in sbatch/salloc/srun, the batch step's plan, log, file and
 # environment, per-task ranks in srun steps, the hostfile recipe, topology warnings and refusals,
 # the site default, job_submit.lua, torch.distributed from the plugin's
-# environment and degraded plans.
+# environment, degraded plans, and the fabric service and plan collector
+# (tests/http_server.py on the cluster's own network).  The enforcement tests
+# use tests/data/dtplan-site-thin.conf (thin leaf uplinks); the block test
+# writes its own topology file into $CL_DIR/etc and names it relative to
+# $SLURM_CONF's folder.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that when plugin/.libs/spank_dtplan.so is built).  Each test writes the
@@ -46,6 +50,7 @@ teardown() {
 	fi
 	cancel_all_wait 20
 	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	server_stop
 }
 
 # plugstack ARGS...: the plugin with the 4:1 site file, the cluster's switch
@@ -285,10 +290,10 @@ print("\n".join(j["nodes"][r["node"]] for r in j["ranks"]))' "$(batch_var DTPLAN
 # 5. Topology rules: warn, deny, strict
 # ----------------------------------------------------------------------
 
-# eight_node_job: an 8-node llama3-70b job across both leaves (4:1 uplinks).
+# eight_node_job ARGS...: an 8-node job across both leaves, the two it needs.
 eight_node_job() {
 	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
-	JOB=$(sbatch --parsable -N8 --ntasks-per-node=8 --gres=gpu:8 --dt-model=llama3-70b "$@" \
+	JOB=$(sbatch --parsable -N8 --ntasks-per-node=8 --gres=gpu:8 "$@" \
 		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done')
 	JOB=${JOB%%;*}
 	run submit_wait "$JOB" 120
@@ -335,34 +340,93 @@ no_drain() {
 	done
 }
 
-@test "8 nodes across both 4:1 leaves: the plan warns and names leaf1 and leaf2" {
-	eight_node_job --dt-plan=auto
+# A pipeline that gains from one leaf: 7B, 64 sequences, on 2 + 2 nodes of
+# both leaves where one leaf would hold them, behind the thin uplinks of
+# dtplan-site-thin.conf (the plan predicts about 30% longer steps).
+THIN=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-thin.conf
+SPLIT=(-N4 -w node1,node2,node5,node6 --gres=gpu:8 --dt-model=7B --dt-train=gbs=64)
+
+@test "8 nodes on the two leaves they need: no allocation warning, never refused, uplink cost said" {
+	# Issue 12: no better allocation exists, so no --switches advice and no
+	# refusal, whatever the uplinks cost.
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	eight_node_job --dt-plan=strict --dt-model=7B --dt-train=gbs=64
 	[ "$JOB_RC" -eq 0 ]
 	grep -q '^done$' <<<"$LOG"
-	warnings=$(grep -i 'warning' <<<"$LOG")
-	echo "warnings: $warnings"
-	grep -q leaf1 <<<"$warnings"
-	grep -q leaf2 <<<"$warnings"
+	! grep -q 'too-many-leaves\|oversubscribed-uplink\|--switches\|refused' <<<"$LOG"
+	grep -q '^  placement    rank order .*uplinks crossed by [a-z]* ([0-9.]*% of the step); 2 leaf switches used, 2 needed$' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	no_drain
 }
 
-@test "policy=deny: the 8-node job fails with the reason in its log; no node drains" {
-	plugstack policy=deny
-	eight_node_job --dt-plan=auto
-	[ "$JOB_RC" -eq 1 ]
-	[ "$(job_state "$JOB")" = FAILED ]
-	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
-	! grep -q '^done$' <<<"$LOG"
+@test "2 + 2 nodes where one leaf would do: the plan warns, names the leaves and asks for --switches=1" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	run_job 120 "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done'
+	echo "$LOG"
+	grep -q '^done$' <<<"$LOG"
+	grep -q '\[too-many-leaves\] the 4 nodes span 2 leaf switches (leaf1 (2 nodes), leaf2 (2 nodes)) where 1 would hold them; a step is predicted to take .* longer, threshold 5%): ask for --switches=1' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	no_drain
 }
 
-@test "--dt-plan=strict: the 8-node job fails with the reason in its log; no node drains" {
-	eight_node_job --dt-plan=strict
-	[ "$JOB_RC" -eq 1 ]
+@test "policy=deny: the 2 + 2 job fails with the reason in its log; no node drains" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	JOB=$(sbatch --parsable "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo ran; srun -K true; echo done')
+	run submit_wait "$JOB" 120
+	LOG=$(job_log "$JOB")
+	echo "$LOG"
+	[ "$status" -eq 1 ]
 	[ "$(job_state "$JOB")" = FAILED ]
-	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
-	! grep -q '^done$' <<<"$LOG"
+	grep -q '^dtplan: job refused: too-many-leaves: .*ask for --switches=1' <<<"$LOG"
+	! grep -q '^ran$' <<<"$LOG"
+	no_drain
+}
+
+@test "--dt-plan=strict: the 2 + 2 job fails with the reason in its log; no node drains" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	JOB=$(sbatch --parsable "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=strict \
+		--wrap 'echo ran; srun -K true; echo done')
+	run submit_wait "$JOB" 120
+	LOG=$(job_log "$JOB")
+	echo "$LOG"
+	[ "$status" -eq 1 ]
+	[ "$(job_state "$JOB")" = FAILED ]
+	grep -q '^dtplan: job refused: too-many-leaves: ' <<<"$LOG"
+	! grep -q '^ran$' <<<"$LOG"
+	no_drain
+}
+
+@test "a refused plan stops srun on its own and srun under salloc, though the plugin is optional" {
+	# An "optional" plugin's failing callbacks are ignored by Slurm: the
+	# plugin ends each task itself (task_init), so the step fails.
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	run timeout 120 srun "${SPLIT[@]}" --ntasks-per-node=1 --dt-plan=strict sh -c 'echo ran'
+	echo "srun: status $status"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: too-many-leaves: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
+	no_drain
+	# salloc: no batch step plans; every srun step recomputes the plan and
+	# is refused (salloc's own shell runs on the submit host).
+	run timeout 120 salloc "${SPLIT[@]}" --dt-plan=strict \
+		srun --ntasks-per-node=1 sh -c 'echo ran'
+	echo "salloc: status $status"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: too-many-leaves: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
+	# policy=deny stops them the same way, without --dt-plan=strict
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	run timeout 120 srun "${SPLIT[@]}" --ntasks-per-node=1 --dt-plan=auto sh -c 'echo ran'
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
 	no_drain
 }
 
@@ -372,6 +436,38 @@ no_drain() {
 	echo "$LOG"
 	grep -qx 'state=ok' <<<"$LOG"
 	! grep -q 'refused' <<<"$LOG"
+}
+
+@test "topology/block through topology=: the plan names its blocks and asks for --segment" {
+	# The distribution's Slurm 22.05 keeps topology/tree; dtplan reads a
+	# block file of its own, named relative to Slurm's configuration folder
+	# ($SLURM_CONF's, as on a configless node).
+	cat >"$CL_DIR/etc/topology-blocks.conf" <<-'EOF'
+		BlockName=rack1 Nodes=node[1-4]
+		BlockName=rack2 Nodes=node[5-8]
+		BlockSizes=4,8
+	EOF
+	printf 'SwitchName=rack1,rack2 UplinkBandwidth=5GB/s\n' >"$CL_DIR/etc/dtplan-blocks.conf"
+	echo "optional $CL_PLUGIN site=dtplan-blocks.conf topology=topology-blocks.conf" >"$PLUGSTACK"
+	write_job_script
+	run_job 120 "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q '; 2 blocks used, 1 needed$' <<<"$LOG"
+	grep -q '^  rank map     block / node / ' <<<"$LOG"
+	grep -q '^    rack1 (2 nodes, uplink ' <<<"$LOG"
+	grep -q '^    rack2 (2 nodes, uplink ' <<<"$LOG"
+	grep -q '\[too-many-leaves\] the 4 nodes span 2 blocks (rack1 (2 nodes), rack2 (2 nodes)) where 1 would hold them.*ask for --segment=4' <<<"$LOG"
+	! grep -q -- '--switches' <<<"$LOG"
+	file=$(batch_var DTPLAN_FILE)
+	run -0 /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["placement"]; print(p["leaf_kind"], [l["name"] for l in p["leaves"]])' "$file"
+	[ "$output" = "block ['rack1', 'rack2']" ]
+	# the tasks follow the plan as on a tree
+	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
+	run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" ranks "$file" \
+		"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$output" = "ranks: 32 ok" ]
+	rm -f "$CL_DIR/etc/topology-blocks.conf" "$CL_DIR/etc/dtplan-blocks.conf"
 }
 
 # ----------------------------------------------------------------------
@@ -433,7 +529,7 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 # 7. job_submit.lua
 # ----------------------------------------------------------------------
 
-@test "job_submit.lua keeps a 4-node --dt-plan job under one leaf switch" {
+@test "job_submit.lua keeps --dt-plan jobs on the fewest leaves topology.conf allows" {
 	[ -n "$CL_JOB_SUBMIT_LUA" ] || skip "cluster runs without DTPLAN_JOB_SUBMIT_LUA"
 	[ "$CL_NODES_PER_RACK" -eq 4 ] && [ "$CL_RACKS" -ge 2 ] || skip "needs 4-node racks"
 	# node3, node4 (leaf1) and node7, node8 (leaf2) free: 4 idle nodes, no leaf with 4.
@@ -459,11 +555,14 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	submit_wait "$sw" 60
 	[ "$(job_field "$sw" NodeList)" = "node[5-8]" ]
 
-	# A job larger than a leaf is left alone (Switches stays unset).
+	# A job larger than a leaf gets the fewest leaves that hold it, read
+	# from topology.conf beside slurm.conf: two leaves of 4 for 8 nodes.
 	scancel "$b1"
 	big=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b --wrap true)
 	submit_wait "$big" 60
-	[[ $(job_field "$big" Switches) != 1@* ]]
+	[[ $(job_field "$big" Switches) = 2@* ]]
+	grep -q "lua: dtplan: job of uid 0 with --dt-plan on 8 node(s): --switches=2@" \
+		"$CL_DIR/log/slurmctld.log"
 }
 
 # ----------------------------------------------------------------------
@@ -521,5 +620,140 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	grep -q '^dtplan: plan degraded: topology /nonexistent/topology.conf: ' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = degraded ]
 	[ -n "$(batch_var DT_TP)" ]
+	[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+}
+
+# ----------------------------------------------------------------------
+# 9. The fabric service and the plans' collector (FabricURL=, ReportURL=)
+# ----------------------------------------------------------------------
+
+# server_start: tests/http_server.py (a fabric service and a collector) on the
+# cluster's own network, at the address slurmctld listens on, which every
+# node's slurmstepd reaches; sets SRV_DIR (what it serves and records),
+# SRV_URL and SRV_CLOSED (a port there where nothing listens).
+server_start() {
+	local i
+	SRV_DIR=$BATS_TEST_TMPDIR/srv
+	mkdir -p "$SRV_DIR"
+	# fd 3 closed: bats would wait for a background process holding it
+	/usr/bin/python3 "$CLUSTER_TOP_SRCDIR/tests/http_server.py" "$SRV_DIR" "$CL_CTLD_ADDR" \
+		3>&- >"$BATS_TEST_TMPDIR/srv.log" 2>&1 &
+	echo $! >"$BATS_TEST_TMPDIR/srv.pid"
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$SRV_DIR/port" ] && break
+		sleep 0.1
+	done
+	[ -s "$SRV_DIR/port" ] || { echo "the test server did not start:"; cat "$BATS_TEST_TMPDIR/srv.log"; return 1; }
+	SRV_URL=http://$CL_CTLD_ADDR:$(cat "$SRV_DIR/port")
+	SRV_CLOSED=$(cat "$SRV_DIR/closed_port")
+}
+
+# server_stop: stops the test server of server_start, if any.
+server_stop() {
+	local pid
+	[ -f "$BATS_TEST_TMPDIR/srv.pid" ] || return 0
+	read -r pid <"$BATS_TEST_TMPDIR/srv.pid"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$BATS_TEST_TMPDIR/srv.pid"
+}
+
+# report_check JOB: the collector received exactly one report, for JOB, that
+# agrees with the job's plan file (python3 prints what differs).
+report_check() {
+	[ -f "$SRV_DIR/reports.jsonl" ] || { echo "the collector received nothing"; return 1; }
+	run -0 /usr/bin/python3 - "$SRV_DIR/reports.jsonl" "$CL_DIR/jobs/dtplan-$1.json" "$1" \
+		"$(job_field "$1" NodeList)" "$(job_field "$1" BatchHost)" <<-'EOF'
+		import json, sys
+		lines = open(sys.argv[1]).read().splitlines()
+		assert len(lines) == 1, "%d reports: %r" % (len(lines), lines)
+		r = json.loads(lines[0])
+		plan = json.load(open(sys.argv[2]))
+		want = {"schema": "dtplan.report/1", "sender": "plugin", "job_id": int(sys.argv[3]),
+		        "user": "root", "uid": 0, "nodes": sys.argv[4], "host": sys.argv[5],
+		        "state": "ok", "reason": None}
+		for k, v in want.items():
+		    assert r[k] == v, "%s is %r, expected %r" % (k, r[k], v)
+		assert r["plan"] == plan, "the report's plan differs from the plan file"
+		assert r["warnings"] == plan["warnings"], "warnings differ"
+		assert r["time"].endswith("Z") and r["cluster"], (r["time"], r["cluster"])
+		print("report of job %s: %s, %d warnings" % (r["job_id"], r["state"], len(r["warnings"])))
+	EOF
+	echo "$output"
+}
+
+@test "report: a --dt-plan=auto job posts one report to a collector on the cluster's network" {
+	server_start
+	plugstack "report_url=$SRV_URL/collect"
+	write_job_script
+	run_job 120 -N4 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b \
+		"$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	[ "$(batch_var DTPLAN_FILE)" = "$CL_DIR/jobs/dtplan-$JOB.json" ]
+	report_check "$JOB"
+	# srun steps read the plan file back: they report nothing of their own
+	[ "$(grep -c '^POST /collect' "$SRV_DIR/requests.log")" -eq 1 ]
+}
+
+@test "report: a collector that fails, hangs or is not there never fails the job; slurmd logs it" {
+	server_start
+	for url in "$SRV_URL/collect/status/500" "$SRV_URL/collect/slow?delay=30" \
+		"http://$CL_CTLD_ADDR:$SRV_CLOSED/collect"; do
+		plugstack "report_url=$url" report_timeout=1s
+		write_job_script
+		run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+			"$CL_DIR/jobs/plan-job.sh"
+		echo "== $url: job $JOB"
+		[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+		[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+		host=$(job_field "$JOB" BatchHost)
+		grep "dtplan: report: cannot post the plan of job $JOB: " "$CL_DIR/log/slurmd-$host.log"
+	done
+	[ ! -s "$SRV_DIR/reports.jsonl" ]
+}
+
+@test "fabric: the tree from a service on the cluster's network, then its cache when it is gone" {
+	server_start
+	"$DTPLAN_CLI" fabric export --topology "$CL_DIR/etc/topology.conf" --site "$SITE" \
+		>"$SRV_DIR/fabric.json"
+	cache=$CL_DIR/fabric.cache
+	rm -f "$cache"
+	# No topology file: only the service can name leaf1 and leaf2 and their 4:1 uplinks.
+	plugstack "fabric_url=$SRV_URL/files/fabric.json" "fabric_cache=$cache" \
+		fabric_cache_ttl=0 topology=/nonexistent/topology.conf
+	eight_node_job --dt-plan=auto --dt-model=llama3-70b
+	[ "$JOB_RC" -eq 0 ]
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	# the rank map names the service's leaves and their 4:1 uplinks (the job
+	# is on the two leaves it needs: no allocation warning)
+	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	grep -q '^    leaf2 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
+	# asked once, by the batch step (as root, before the job's user takes over)
+	[ "$(grep -c '^GET /files/fabric.json' "$SRV_DIR/requests.log")" -eq 1 ]
+	head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/1 [0-9]* $SRV_URL/files/fabric.json\$"
+	[ "$(stat -c %u "$cache")" -eq 0 ]
+
+	# The service gone: the same plan from the cache, and the plan says so.
+	server_stop
+	eight_node_job --dt-plan=auto --dt-model=llama3-70b
+	[ "$JOB_RC" -eq 0 ]
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q "\[fabric-service\] fabric service $SRV_URL/files/fabric.json: .*; using its answer cached in $cache " <<<"$LOG"
+	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	grep -q '^    leaf2 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	rm -f "$cache"
+}
+
+@test "fabric: a service that is not there falls back on topology.conf; the plan says so" {
+	server_start
+	plugstack "fabric_url=http://$CL_CTLD_ADDR:$SRV_CLOSED/fabric" fabric_timeout=1s
+	write_job_script
+	run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		"$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q "\[fabric-service\] fabric service http://$CL_CTLD_ADDR:$SRV_CLOSED/fabric: .*; no cache (FabricCache= is not set); using topology.conf $CL_DIR/etc/topology.conf" <<<"$LOG"
 	[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
 }
