@@ -275,20 +275,24 @@ enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char
 	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	c = &p->best;
-	/* Laid out as Jansson's JSON_INDENT(2) would write it. */
+	/* Laid out as Jansson's JSON_INDENT(2) would write it; ZeRO-Offload is
+	 * DeepSpeed's zero_optimization.offload_optimizer */
 	fprintf(t.f,
 		"{\n"
 		"  \"train_batch_size\": %ld,\n"
 		"  \"train_micro_batch_size_per_gpu\": %d,\n"
 		"  \"gradient_accumulation_steps\": %d,\n"
 		"  \"zero_optimization\": {\n"
-		"    \"stage\": %d\n"
+		"    \"stage\": %d%s\n"
 		"  },\n"
 		"  \"bf16\": {\n"
 		"    \"enabled\": true\n"
 		"  }\n"
 		"}\n",
-		plan_global_batch(c), c->micro_batch, c->num_microbatches, c->zero);
+		plan_global_batch(c), c->micro_batch, c->num_microbatches, c->zero,
+		c->offload ? ",\n    \"offload_optimizer\": {\n"
+			     "      \"device\": \"cpu\"\n    }"
+			   : "");
 	return text_finish(&t, out, err);
 }
 

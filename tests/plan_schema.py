@@ -80,6 +80,10 @@ def semantics(j):
         if (ds["train_batch_size"] != ds["train_micro_batch_size_per_gpu"]
                 * ds["gradient_accumulation_steps"] * par["dp"]):
             out.append(("launch.deepspeed", "train_batch_size is not micro x accumulation x dp"))
+        if ds["zero_optimization"]["stage"] != par["zero"] or \
+                ("offload_optimizer" in ds["zero_optimization"]) != par["offload"]:
+            out.append(("launch.deepspeed.zero_optimization",
+                        "stage or offload_optimizer differ from parallelism"))
         if ln["env"]["DT_MEGATRON_ARGS"] != ln["megatron_args"]:
             out.append(("launch.env.DT_MEGATRON_ARGS", "differs from launch.megatron_args"))
     return out
