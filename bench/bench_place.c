@@ -93,6 +93,9 @@ int main(int argc, char **argv)
 		goto out;
 	req.gpus = 0;
 	req.global_batch = 16384;
+	/* Llama 3 405B's pre-training length: its 131072-token context trains
+	 * with context parallelism, which the search does not have */
+	req.seq = 8192;
 	{
 		struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &node, .topology = topo,
 					    .config = &conf, .n_hosts = NODES,

@@ -19,7 +19,8 @@ void cmd_plan_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan plan --model SPEC --gpus N [--gpus-per-node G] [--gpu TYPE]\n"
 		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--zero Z]\n"
-		"                   [--micro-batch B] [--recompute R] [--svg FILE] [--json]\n"
+		"                   [--micro-batch B] [--recompute R] [--train SPEC] [--tokens N]\n"
+		"                   [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
 		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n\n"
@@ -37,6 +38,10 @@ void cmd_plan_usage(FILE *out)
 		"                       nearest value DP can make, within 5%%; B! for exactly B\n"
 		"  --tp T, --pp P, --zero Z, --micro-batch B, --recompute none|selective|full\n"
 		"                       pin that choice instead of searching it\n"
+		"  --train SPEC         the --dt-train keys: vp=N, offload=auto|yes|no,\n"
+		"                       framework=deepspeed|megatron, attention=flash|unfused,\n"
+		"                       precision=bf16|fp8, and the keys above\n"
+		"  --tokens N           tokens of the whole run (\"15T\"): the time to train it\n"
 		"  --svg FILE           also draw the nodes and GPUs, coloured by pipeline stage\n"
 		"  --json               print the plan as JSON (schema %s)\n"
 		"  --nodes HOSTLIST     the allocation (\"gpu[01-16]\"): ranks are placed on it\n"
@@ -131,6 +136,30 @@ static int set_batch(const char *cmd, const struct cli_opt *o, const char *value
 	return CLI_EXIT_OK;
 }
 
+/* --train SPEC: the --dt-train keys, one parser for both */
+static int set_train(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct dtplan_error err = {0};
+
+	if (dtplan_request_parse_train(o->dest, value, &err) != DTPLAN_OK)
+		return cli_usage_error(cmd, "--train: %s", err.text);
+	return CLI_EXIT_OK;
+}
+
+/* --tokens N: a count such as 15T, through the tokens= key of --train */
+static int set_tokens(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct dtplan_error err = {0};
+	char spec[64];
+
+	if (strlen(value) > 40)
+		return cli_usage_error(cmd, "--tokens: '%.40s...' is too long", value);
+	snprintf(spec, sizeof(spec), "tokens=%s", value);
+	if (dtplan_request_parse_train(o->dest, spec, &err) != DTPLAN_OK)
+		return cli_usage_error(cmd, "--%s", err.text);
+	return CLI_EXIT_OK;
+}
+
 /* --node-xml and --node-json HOSTLIST=FILE[,HOSTLIST=FILE...] */
 static int add_nodes(const char *cmd, const struct cli_opt *o, const char *value)
 {
@@ -164,6 +193,8 @@ int cmd_plan(int argc, char **argv)
 		CLI_OPT_ZERO(&req->zero),
 		CLI_OPT_MICRO_BATCH(&req->micro_batch),
 		CLI_OPT_RECOMPUTE(&a.recompute, &a.have_recompute),
+		{.name = "train", .kind = CLI_OPT_CALL, .dest = req, .call = set_train},
+		{.name = "tokens", .kind = CLI_OPT_CALL, .dest = req, .call = set_tokens},
 		{.name = "svg", .kind = CLI_OPT_STRING, .dest = &a.svg},
 		CLI_OPT_JSON(&a.json),
 		{.name = "nodes", .kind = CLI_OPT_STRING, .dest = &a.nodes},

@@ -246,10 +246,18 @@ const struct dtplan_model *dtplan_model_presets(size_t *n);
 struct dtplan_gpu {
 	char name[32];            /* "h100-sxm" */
 	char vendor[16];          /* "nvidia", "amd" */
-	double memory_bytes;      /* HBM capacity */
+	double memory_bytes;      /* HBM capacity as the device reports it (nvidia-smi) */
 	double peak_bf16_flops;   /* dense bf16 peak, FLOP/s */
 	double nvlink_bytes_per_s;/* NVLink/xGMI bandwidth per GPU (GPU to GPU inside a domain) */
 	int domain_size;          /* typical NVLink domain: 8 for HGX, 72 for NVL72, 1 for PCIe */
+	/* The kernel time model (doc/internals/cost-model.md, "Compute"); 0 where
+	 * unknown: a request needs hbm, matmul_efficiency and sms > 0. */
+	double hbm_bytes_per_s;   /* memory bandwidth, datasheet */
+	double matmul_efficiency; /* best bf16 matmul measured / peak_bf16_flops (MAMF) */
+	double peak_fp8_flops;    /* dense fp8 peak, FLOP/s; 0: no fp8 tensor cores */
+	double fp8_efficiency;    /* best fp8 matmul measured / peak_fp8_flops */
+	int sms;                  /* streaming multiprocessors (compute units) */
+	double host_bytes_per_s;  /* host link per direction (PCIe, C2C): ZeRO-Offload */
 };
 
 /* Finds a GPU type by name (case-insensitive).  Returns NULL and fills err
@@ -274,6 +282,45 @@ const char *dtplan_recompute_name(enum dtplan_recompute r);
 enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *out,
 				       struct dtplan_error *err);
 
+/*
+ * How the framework holds a parameter's training state (bytes per parameter):
+ * DeepSpeed (the ZeRO paper's count): bf16 weights 2, bf16 gradients 2, fp32
+ * master 4, Adam 8; Megatron-LM: bf16 weights 2, fp32 main gradients 4 (not
+ * sharded by its distributed optimizer), fp32 master 4, Adam 8, and no
+ * ZeRO-2/3.  doc/internals/cost-model.md, "Memory".
+ */
+enum dtplan_framework {
+	DTPLAN_FRAMEWORK_DEEPSPEED = 0,
+	DTPLAN_FRAMEWORK_MEGATRON,
+};
+
+/*
+ * The attention kernel.  Unfused (Megatron-LM before FlashAttention) stores
+ * the a s^2 scores per layer and moves them through memory; flash (Dao et
+ * al., FlashAttention) stores neither, so selective recomputation saves
+ * nothing with it.
+ */
+enum dtplan_attention {
+	DTPLAN_ATTENTION_UNFUSED = 0,
+	DTPLAN_ATTENTION_FLASH,
+};
+
+/* The precision of the matrix multiplies (the rest stays bf16). */
+enum dtplan_precision {
+	DTPLAN_PRECISION_BF16 = 0,
+	DTPLAN_PRECISION_FP8,
+};
+
+/* "deepspeed"/"megatron", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
+ * strings, "unknown" out of range).  Parse: case-insensitive,
+ * DTPLAN_ERR_INVAL naming the accepted words. */
+const char *dtplan_framework_name(int f);
+const char *dtplan_attention_name(int a);
+const char *dtplan_precision_name(int p);
+enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err);
+enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err);
+enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan_error *err);
+
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
 	int tp, pp, dp;           /* >= 1 each */
@@ -287,6 +334,11 @@ struct dtplan_ledger_in {
 	/* layers per stage when pp > 1 (NULL: dtplan_stage_split_model() of the
 	 * model and seq); borrowed */
 	const struct dtplan_stage_layers *stages;
+	enum dtplan_framework framework; /* bytes per parameter (see the enum) */
+	enum dtplan_attention attention; /* flash: no a s^2 scores stored */
+	int chunks;               /* interleaved virtual stages v (0 or 1: none) */
+	bool offload;             /* ZeRO-Offload: master copy and Adam in host memory */
+	bool fp8;                 /* fp8 matrix multiplies keep their inputs in fp8 */
 };
 
 /*
@@ -294,7 +346,12 @@ struct dtplan_ledger_in {
  * embedding (V h parameters) and min(m, pp) micro-batches in flight, stage i
  * min(m, pp - i), the last stage the output layer (V h, a copy of the
  * embedding when tied) and one micro-batch; a layer holds P_layer = (params -
- * embedding - untied output layer) / layers parameters.
+ * embedding - untied output layer) / layers parameters.  Interleaving v
+ * chunks multiplies the activations by 1 + (p - 1) / (p v) (Korthikanti et
+ * al.).  The last stage (the only one with pp == 1) also holds one
+ * micro-batch of fp32 logits, 4 s b V / t bytes, in activations.  Full
+ * recomputation also needs one layer's whole activations while it reruns it;
+ * fp8 matrix multiplies keep their inputs (7 of the 34 s b h) at one byte.
  */
 struct dtplan_ledger {
 	int stage;                /* the heaviest stage (0 with pp == 1) */
@@ -927,12 +984,20 @@ struct dtplan_request {
 	int tp, pp, zero, micro_batch;
 	int recompute;             /* -1 search, else enum dtplan_recompute */
 	bool no_master_copy;
+	int vp;                    /* interleaved virtual stages per PP stage; 0 search */
+	int offload;               /* ZeRO-Offload: -1 only when nothing fits without it,
+				    * 0 never, 1 always */
+	int framework;             /* enum dtplan_framework (memory per parameter, ZeRO stages) */
+	int attention;             /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
+	int precision;             /* enum dtplan_precision of the matrix multiplies */
+	double train_tokens;       /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */
 	double nvlink_latency_s;
 	double net_bytes_per_s;    /* per GPU across nodes */
 	double net_latency_s;
-	double efficiency;         /* fraction of peak reached by compute (0.5) */
+	double efficiency;         /* kernel speed: 0.5 (the site default) is the calibrated
+				    * model, 0.6 kernels 20% faster (cost-model.md) */
 	double memory_headroom;    /* fraction of GPU memory kept free (0.1) */
 	/* checkpoint */
 	double mtbf_gpu_hours;
@@ -946,9 +1011,10 @@ struct dtplan_request {
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
- * node, seq 0 (the model's context length), global batch 1024, all "search", 50 GB/s and 5 us across
- * nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
- * write bandwidth, 300 s restart. */
+ * node, seq 0 (the model's context length), global batch 1024, all
+ * "search", 50 GB/s and 5 us across nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
+ * write bandwidth, 300 s restart; flash attention, bf16, DeepSpeed's memory
+ * count, ZeRO-Offload only when nothing fits without it. */
 void dtplan_request_init(struct dtplan_request *r);
 
 /* Applies a site configuration's fabric, reliability and threshold values. */
@@ -965,17 +1031,21 @@ const char *dtplan_rank_order_name(enum dtplan_rank_order o);
 
 /* Predicted step time and its parts (seconds). */
 struct dtplan_step {
-	double compute;        /* FLOPs / (peak * efficiency) per GPU */
+	double compute;        /* the slowest stage's kernels: matmuls, attention, memory-bound */
 	double tp_comm;        /* TP all-reduces on NVLink, not hidden */
 	double pp_comm;        /* activations between stages */
 	double bubble;         /* pipeline bubble */
 	double dp_comm;        /* whole DP/ZeRO communication */
 	double dp_exposed;     /* part of dp_comm not hidden behind backward */
+	double optimizer;      /* the Adam step: on the GPU, or the host's with ZeRO-Offload
+				* and its transfers */
 	double total;
 };
 
 struct dtplan_candidate {
 	int tp, pp, dp, zero, micro_batch, num_microbatches;
+	int vp;                    /* interleaved virtual stages per PP stage (1: plain 1F1B) */
+	bool offload;              /* ZeRO-Offload: optimizer state in host memory */
 	int global_batch;          /* trained: dp * micro_batch * num_microbatches */
 	enum dtplan_recompute recompute;
 	struct dtplan_stage_layers stages; /* layers per PP stage */
@@ -993,6 +1063,8 @@ struct dtplan_candidate {
 	double dp_bytes;           /* bytes one rank sends per step in its DP/ZeRO collectives */
 	double pp_bytes;           /* bytes one rank sends per step over one pipeline boundary,
 				    * each way */
+	double uplink_bytes;       /* of net_bytes_per_gpu, those of the groups that cross
+				    * oversubscribed leaf uplinks (0 without a fabric) */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
@@ -1014,6 +1086,18 @@ struct dtplan_rank {
 };
 
 struct dtplan_measurements; /* dtplan_measure.h */
+/*
+ * The whole run at the plan's step (doc/internals/cost-model.md, "Time to
+ * train"): steps of the trained global batch, the checkpoint writes at the
+ * chosen interval and the work lost to failures at the job's MTBF.
+ */
+struct dtplan_training {
+	double tokens;             /* asked */
+	double steps;              /* ceil(tokens / (global batch x seq)) */
+	double compute_seconds;    /* steps x step */
+	double wall_seconds;       /* compute / goodput */
+	double goodput;            /* 1 - the checkpoint's waste fraction */
+};
 
 struct dtplan_plan {
 	struct dtplan_request request;
@@ -1025,6 +1109,8 @@ struct dtplan_plan {
 	size_t n_fit;              /* of them, fitting memory */
 	struct dtplan_ckpt ckpt;
 	double ckpt_bytes;         /* bytes of one checkpoint */
+	bool have_training;        /* request.train_tokens > 0 */
+	struct dtplan_training training;
 	size_t n_warnings;
 	struct dtplan_warning *warnings;  /* owned */
 	/* placement; n_nodes == 0 when planned without a cluster */
@@ -1144,6 +1230,9 @@ enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out,
 /* Largest global batch a request may ask for. */
 #define DTPLAN_MAX_GLOBAL_BATCH (1 << 24)
 
+/* Most tokens a run may ask to be planned for (tokens=, --tokens). */
+#define DTPLAN_MAX_TRAIN_TOKENS 1e18
+
 /*
  * Parses a global batch: "1024" (a plan trains the nearest value within
  * DTPLAN_BATCH_TOLERANCE) or "1024!" (exactly 1024, else a refusal naming
@@ -1155,7 +1244,10 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
 
 /*
  * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
- * [,recompute=none|selective|full|auto][,gpu=TYPE]" to r.  Keys not given keep
+ * [,recompute=none|selective|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
+ * [,framework=deepspeed|megatron][,attention=flash|unfused][,precision=bf16|fp8]
+ * [,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
+ * train).  Keys not given keep
  * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
  * asks for exactly N (dtplan_parse_global_batch()).  On error r
  * is unchanged and err names the key and value (DTPLAN_ERR_PARSE for syntax,

@@ -137,6 +137,40 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 					    struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
+ * Kernel times (lib/compute.c): doc/internals/cost-model.md, "Compute"
+ * ---------------------------------------------------------------------- */
+
+/* Per-request rates of the kernel model. */
+struct dtplan__kernels {
+	double gemm_rate;     /* FLOP/s of a large GEMM in the request's precision */
+	double gemm_in_bytes; /* bytes per GEMM input element (1 for fp8) */
+	double bf16_rate;     /* the same in bf16 (attention's matrix multiplies) */
+	double attn_rate;     /* FlashAttention's FLOP/s */
+	double hbm;           /* bytes/s streaming kernels reach */
+	double sms;           /* streaming multiprocessors */
+	double host_link;     /* host link per direction (bytes/s) */
+	double host_memory;   /* host memory bandwidth per GPU (bytes/s) */
+	bool flash;           /* FlashAttention */
+};
+
+/* Seconds of one micro-batch through one layer (or the output layer and the
+ * embedding) on one GPU of a TP group, and the FLOPs executed. */
+struct dtplan__layer_time {
+	double fwd, bwd, recompute;
+	double flops;         /* forward, backward and recomputation */
+};
+
+void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k);
+void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
+			   struct dtplan__layer_time *out);
+void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out);
+/* One optimizer step over `params` parameters holding gradients of grad_bytes. */
+double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params, double grad_bytes,
+				 bool offload);
+
+/* ------------------------------------------------------------------------
  * Search (lib/search.c), used by lib/plan.c and the tests
  * ---------------------------------------------------------------------- */
 

@@ -1,10 +1,22 @@
 /*
  * gpu.c: catalog of accelerator types.
  *
- * Numbers are the vendors' datasheet figures: memory in decimal bytes as
- * marketed, dense (not sparse) bf16 tensor peak, and NVLink/Infinity Fabric
- * bandwidth per GPU as marketed (both directions summed).  domain_size is the
- * usual NVLink/xGMI domain of a server or rack built from that part.
+ * memory_bytes is the memory the device reports (nvidia-smi's total: an "80 GB"
+ * H100 reports 81,559 MiB), where a report was found, else the datasheet's
+ * decimal figure.  Peaks are the vendors' dense (not sparse) figures; NVLink /
+ * Infinity Fabric bandwidth per GPU as marketed (both directions summed);
+ * domain_size the usual NVLink/xGMI domain of a server or rack built from
+ * that part; host_bytes_per_s the host link per direction.
+ *
+ * matmul_efficiency is the best bf16 matrix multiply measured on the part over
+ * its peak: the "Maximum Achievable Matmul FLOPS" table of Stas Bekman's
+ * ml-engineering (compute/accelerator/README.md): A100 SXM 267.9 of 312
+ * (85.9%), GH200 821.0 of 989 (83.0%), H100 SXM 792.1 of 989 (80.1%), MI250X
+ * 147.0 of 191.5 per GCD (76.7%), MI300X 781.9 of 1300 (60.1%).  fp8_efficiency
+ * likewise from Azure's AI-benchmarking-guide (cuBLASLt, largest square
+ * GEMM): ND H100 v5 1382.2 of 1979 (69.8%), ND GB200 v6 2819.5 of 4900
+ * (57.5%).  Parts nobody measured in those tables take their nearest sibling's
+ * figure, and say so.
  */
 #include "config.h"
 
@@ -13,22 +25,36 @@
 #include <stdio.h>
 #include <string.h>
 
+#define MIB (1024.0 * 1024.0)
+
 static const struct dtplan_gpu catalog[] = {
-	/* NVIDIA A100 datasheet: 312 TFLOPS bf16 dense, NVLink 3 600 GB/s, HGX 8. */
-	{"a100-40gb", "nvidia", 40e9, 312e12, 600e9, 8},
-	{"a100-80gb", "nvidia", 80e9, 312e12, 600e9, 8},
-	/* H100 SXM5: 989 TFLOPS bf16 dense, NVLink 4 900 GB/s, HGX 8. */
-	{"h100-sxm", "nvidia", 80e9, 989e12, 900e9, 8},
-	/* H200 SXM: the H100 die with 141 GB HBM3e. */
-	{"h200", "nvidia", 141e9, 989e12, 900e9, 8},
-	/* DGX B200: 1,440 GB over 8 GPUs; NVLink 5 1.8 TB/s. */
-	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8},
-	/* GB200 NVL72: 13.5 TB HBM3e over 72 GPUs (about 186 GB each), one NVLink domain. */
-	{"gb200", "nvidia", 186e9, 2.25e15, 1.8e12, 72},
-	/* MI250X: 128 GB HBM2e, 383 TFLOPS bf16, 8 Infinity Fabric links of 100 GB/s. */
-	{"mi250x", "amd", 128e9, 383e12, 800e9, 8},
-	/* MI300X: 192 GB HBM3, 1307 TFLOPS bf16 dense, 7 links of 128 GB/s = 896 GB/s. */
-	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8},
+	/* A100 SXM4 datasheet: 312 TFLOPS bf16 dense, NVLink 3 600 GB/s, HGX 8,
+	 * HBM2 1,555 GB/s (40 GB) and HBM2e 2,039 GB/s (80 GB), 108 SMs, PCIe Gen4
+	 * 64 GB/s (32 each way).  nvidia-smi: 40960 MiB and 81920 MiB. */
+	{"a100-40gb", "nvidia", 40960 * MIB, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 32e9},
+	{"a100-80gb", "nvidia", 81920 * MIB, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 32e9},
+	/* H100 SXM5: 989 TFLOPS bf16 and 1979 fp8 dense, NVLink 4 900 GB/s, HGX 8,
+	 * HBM3 3.35 TB/s, 132 SMs, PCIe Gen5 128 GB/s.  nvidia-smi: 81559 MiB. */
+	{"h100-sxm", "nvidia", 81559 * MIB, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
+	 64e9},
+	/* H200 SXM: the H100 die with 141 GB HBM3e at 4.8 TB/s; matmul as GH200's
+	 * (the same die and memory); fp8 as H100's.  nvidia-smi: 143771 MiB. */
+	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132,
+	 64e9},
+	/* DGX B200: 1,440 GB over 8 GPUs, 2.25 PFLOPS bf16 and 4.5 fp8 dense, NVLink 5
+	 * 1.8 TB/s, HBM3e 8 TB/s, 148 SMs.  No bf16 measurement in the table:
+	 * H100's; fp8 as GB200's. */
+	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148, 64e9},
+	/* GB200 NVL72: 13.5 TB HBM3e over 72 GPUs (about 186 GB each), one NVLink
+	 * domain; 2.45 PFLOPS bf16 and 4.9 fp8 (NVIDIA's dgxc-benchmarking
+	 * recipes); NVLink-C2C 900 GB/s to the Grace CPU.  bf16 matmul: H100's. */
+	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148, 450e9},
+	/* MI250X: 128 GB HBM2e at 3.2768 TB/s, 383 TFLOPS bf16 over 2 GCDs of 110
+	 * CUs, 8 Infinity Fabric links of 100 GB/s, PCIe Gen4. */
+	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 32e9},
+	/* MI300X: 192 GB HBM3 at 5.3 TB/s, 1307 TFLOPS bf16 and 2615 fp8 dense, 304
+	 * CUs, 7 links of 128 GB/s = 896 GB/s, PCIe Gen5.  fp8: its bf16 figure. */
+	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 64e9},
 };
 
 /* Other spellings people use for a catalog entry. */

@@ -13,7 +13,10 @@
  *   --recompute-granularity {full,selective}, --recompute-method
  *   {uniform,block}, --recompute-num-layers, --decoder-first-pipeline-num-layers
  *   and --decoder-last-pipeline-num-layers (the stages between take equal
- *   shares), --use-tp-pp-dp-mapping ("distributed ranks initialize order is
+ *   shares), --num-layers-per-virtual-pipeline-stage (interleaved 1F1B: layers
+ *   per chunk) or, beside uneven first and last stages,
+ *   --num-virtual-stages-per-pipeline-rank (chunks per stage),
+ *   --use-tp-pp-dp-mapping ("distributed ranks initialize order is
  *   changed from tp-cp-ep-dp-pp to tp-cp-ep-pp-dp": Megatron's default is
  *   our tp-dp-pp, the flag our tp-pp-dp), --save-interval (iterations).
  *   Megatron-FSDP shards gradients too: --use-megatron-fsdp with
@@ -24,6 +27,7 @@
  *   trainer.num_nodes, trainer.devices, model.tensor_model_parallel_size,
  *   model.pipeline_model_parallel_size, model.micro_batch_size,
  *   model.global_batch_size, model.encoder_seq_length, model.sequence_parallel,
+ *   model.virtual_pipeline_model_parallel_size (interleaved chunks per stage),
  *   model.activations_checkpoint_granularity/_method/_num_layers and
  *   model.optim.name (distributed_fused_adam is the distributed optimizer:
  *   megatron_base_model.py's with_distributed_adam).  megatron_base_model.py
@@ -185,6 +189,13 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 			" --decoder-first-pipeline-num-layers %d "
 			"--decoder-last-pipeline-num-layers %d",
 			c->stages.first, c->stages.last);
+	/* interleaved 1F1B: chunks of a stage's layers (even stages), or the
+	 * chunk count where the first and last stage differ */
+	if (c->vp > 1 && !stages_uneven(c))
+		fprintf(t.f, " --num-layers-per-virtual-pipeline-stage %d",
+			c->stages.first / c->vp);
+	else if (c->vp > 1)
+		fprintf(t.f, " --num-virtual-stages-per-pipeline-rank %d", c->vp);
 	if (pp_inner(c))
 		fputs(" --use-tp-pp-dp-mapping", t.f);
 	if (ckpt_steps(p) > 0)
@@ -243,6 +254,8 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 			" ++model.num_layers_in_first_pipeline_stage=%d "
 			"++model.num_layers_in_last_pipeline_stage=%d",
 			c->stages.first, c->stages.last);
+	if (c->vp > 1)
+		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
 	if (pp_inner(c))
 		fputs(" ++model.use_tp_pp_dp_mapping=true", t.f);
 	if (ckpt_steps(p) > 0)
@@ -262,20 +275,24 @@ enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char
 	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	c = &p->best;
-	/* Laid out as Jansson's JSON_INDENT(2) would write it. */
+	/* Laid out as Jansson's JSON_INDENT(2) would write it; ZeRO-Offload is
+	 * DeepSpeed's zero_optimization.offload_optimizer */
 	fprintf(t.f,
 		"{\n"
 		"  \"train_batch_size\": %ld,\n"
 		"  \"train_micro_batch_size_per_gpu\": %d,\n"
 		"  \"gradient_accumulation_steps\": %d,\n"
 		"  \"zero_optimization\": {\n"
-		"    \"stage\": %d\n"
+		"    \"stage\": %d%s\n"
 		"  },\n"
 		"  \"bf16\": {\n"
 		"    \"enabled\": true\n"
 		"  }\n"
 		"}\n",
-		plan_global_batch(c), c->micro_batch, c->num_microbatches, c->zero);
+		plan_global_batch(c), c->micro_batch, c->num_microbatches, c->zero,
+		c->offload ? ",\n    \"offload_optimizer\": {\n"
+			     "      \"device\": \"cpu\"\n    }"
+			   : "");
 	return text_finish(&t, out, err);
 }
 

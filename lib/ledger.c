@@ -37,6 +37,74 @@ enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *
 			     "recompute: '%s' is not none, selective or full", text ? text : "");
 }
 
+static const char *const framework_names[] = {
+	[DTPLAN_FRAMEWORK_DEEPSPEED] = "deepspeed",
+	[DTPLAN_FRAMEWORK_MEGATRON] = "megatron",
+};
+
+static const char *const attention_names[] = {
+	[DTPLAN_ATTENTION_UNFUSED] = "unfused",
+	[DTPLAN_ATTENTION_FLASH] = "flash",
+};
+
+static const char *const precision_names[] = {
+	[DTPLAN_PRECISION_BF16] = "bf16",
+	[DTPLAN_PRECISION_FP8] = "fp8",
+};
+
+static const char *name_of(const char *const *names, size_t n, int i)
+{
+	return i >= 0 && (size_t)i < n ? names[i] : "unknown";
+}
+
+/* The index of text among names; DTPLAN_ERR_INVAL naming what names `what`. */
+static enum dtplan_err parse_name(const char *const *names, size_t n, const char *what,
+				  const char *text, int *out, struct dtplan_error *err)
+{
+	for (size_t i = 0; text != NULL && i < n; i++) {
+		if (dtplan__streq_nocase(text, names[i])) {
+			if (out != NULL)
+				*out = (int)i;
+			return DTPLAN_OK;
+		}
+	}
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: '%s' is not %s or %s", what,
+			     text ? text : "", names[0], names[1]);
+}
+
+const char *dtplan_framework_name(int f)
+{
+	return name_of(framework_names, DTPLAN_ARRAY_SIZE(framework_names), f);
+}
+
+const char *dtplan_attention_name(int a)
+{
+	return name_of(attention_names, DTPLAN_ARRAY_SIZE(attention_names), a);
+}
+
+const char *dtplan_precision_name(int p)
+{
+	return name_of(precision_names, DTPLAN_ARRAY_SIZE(precision_names), p);
+}
+
+enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(framework_names, DTPLAN_ARRAY_SIZE(framework_names), "framework", text,
+			  out, err);
+}
+
+enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(attention_names, DTPLAN_ARRAY_SIZE(attention_names), "attention", text,
+			  out, err);
+}
+
+enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(precision_names, DTPLAN_ARRAY_SIZE(precision_names), "precision", text,
+			  out, err);
+}
+
 /*
  * Activations of one layer for one micro-batch in bytes (Korthikanti et al.,
  * "Reducing Activation Recomputation in Large Transformer Models", arXiv
@@ -105,6 +173,21 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 	if ((unsigned)in->recompute >= DTPLAN_ARRAY_SIZE(recompute_names))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown recompute mode %d", (int)in->recompute);
+	if ((unsigned)in->framework >= DTPLAN_ARRAY_SIZE(framework_names) ||
+	    (unsigned)in->attention >= DTPLAN_ARRAY_SIZE(attention_names))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: unknown framework %d or attention %d",
+				     (int)in->framework, (int)in->attention);
+	if (in->framework == DTPLAN_FRAMEWORK_MEGATRON && in->zero > 1)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "ledger: Megatron-LM shards the optimizer state only (its "
+				     "distributed optimizer is ZeRO-1), not ZeRO-%d",
+				     in->zero);
+	if (in->chunks < 0 || (in->chunks > 1 && in->pp < 2))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: %d interleaved chunks need pipeline parallelism "
+				     "(PP %d)",
+				     in->chunks, in->pp);
 	if (in->seq > 0 && (in->model->layers < 1 || in->model->hidden < 1 || in->model->heads < 1))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: model '%s' lacks the layers, hidden and heads that "
@@ -135,32 +218,60 @@ static void stage_ledger(const struct dtplan_ledger_in *in, double params, int l
 	 * 4 Adam m, 4 Adam v = 16 per parameter (12 without the master copy).
 	 * TP splits the stage's parameters; ZeRO shards over DP degree N:
 	 * stage 1 the optimizer state, stage 2 also gradients, stage 3 also
-	 * weights (4 + 12/N, 2 + 14/N, 16/N bytes per parameter).
+	 * weights (4 + 12/N, 2 + 14/N, 16/N bytes per parameter).  Megatron-LM
+	 * accumulates fp32 main gradients (4 bytes) that its distributed
+	 * optimizer does not shard: 18 bytes, 6 + 12/N with ZeRO-1 (Megatron-LM's
+	 * docs/source/distrib_optimizer.md).  ZeRO-Offload keeps the master
+	 * copy and Adam's moments in host memory (Ren et al., arXiv 2101.06840).
 	 */
 	double p = params / in->tp, n = in->dp;
-	double opt = (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
+	double opt = in->offload ? 0.0 : (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
+	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 
 	memset(l, 0, sizeof(*l));
 	l->stage = stage;
 	l->stage_layers = layers;
 	l->params_per_gpu = p;
 	l->weights = 2.0 * p / (in->zero >= 3 ? n : 1.0);
-	l->gradients = 2.0 * p / (in->zero >= 2 ? n : 1.0);
+	l->gradients = grad * p / (in->zero >= 2 ? n : 1.0);
 	l->optimizer = opt * p / (in->zero >= 1 ? n : 1.0);
 
 	/*
 	 * 1F1B keeps min(m, pp - i) micro-batches in flight on stage i
 	 * (Narayanan et al., arXiv 2104.04473, section 2.2), each with the
-	 * activations of the stage's layers.
+	 * activations of the stage's layers; v interleaved chunks hold
+	 * 1 + (p - 1) / (p v) times as much (Korthikanti et al., section 5).
+	 * Flash attention stores no a s^2 scores: what selective recomputation
+	 * keeps.  The last stage holds one micro-batch of fp32 logits.
 	 */
 	if (in->seq > 0) {
 		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
 		int in_flight = m < in->pp - stage ? m : in->pp - stage;
-		double per_layer = dtplan_activation_bytes_per_layer(
-			in->seq, in->micro_batch, in->model->hidden, in->model->heads, in->tp,
-			in->sequence_parallel, in->recompute);
+		enum dtplan_recompute rc = in->recompute;
+		double per_layer, chunks = in->chunks > 1 ? in->chunks : 1.0;
 
+		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
+			rc = DTPLAN_RECOMPUTE_SELECTIVE;
+		per_layer = dtplan_activation_bytes_per_layer(in->seq, in->micro_batch,
+							      in->model->hidden, in->model->heads,
+							      in->tp, in->sequence_parallel, rc);
+		/* fp8 GEMM inputs: QKV, projection and MLP inputs (2 + 2 + 2 + 8
+		 * of the 34 s b h bytes) at half the size */
+		if (in->fp8 && rc != DTPLAN_RECOMPUTE_FULL)
+			per_layer *= 27.0 / 34.0;
 		l->activations = (double)layers * in_flight * per_layer;
+		if (chunks > 1.0)
+			l->activations *= 1.0 + (in->pp - 1.0) / (in->pp * chunks);
+		/* rerunning a layer's forward rebuilds all of its activations */
+		if (rc == DTPLAN_RECOMPUTE_FULL && layers > 0)
+			l->activations += dtplan_activation_bytes_per_layer(
+				in->seq, in->micro_batch, in->model->hidden, in->model->heads,
+				in->tp, in->sequence_parallel,
+				in->attention == DTPLAN_ATTENTION_FLASH ? DTPLAN_RECOMPUTE_SELECTIVE
+									: DTPLAN_RECOMPUTE_NONE);
+		if (stage == in->pp - 1 && in->model->vocab > 0)
+			l->activations += 4.0 * in->seq * in->micro_batch *
+					  ((double)in->model->vocab / in->tp);
 	}
 	l->total = l->weights + l->gradients + l->optimizer + l->activations;
 }

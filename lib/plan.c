@@ -197,6 +197,28 @@ static enum dtplan_err plan_checkpoint(struct dtplan_plan *p, struct dtplan_erro
 	return dtplan_ckpt_compute(&in, &p->ckpt, err);
 }
 
+/*
+ * The whole run (doc/internals/cost-model.md, "Time to train"): the steps
+ * that train the asked tokens at the plan's global batch, their time, and the
+ * wall time once checkpoint writes and the work lost to failures (the
+ * checkpoint's waste fraction of the wall time) are added.
+ */
+static void plan_training(struct dtplan_plan *p)
+{
+	const struct dtplan_request *r = &p->request;
+	struct dtplan_training *t = &p->training;
+	double per_step = (double)p->best.global_batch * r->seq;
+
+	p->have_training = r->train_tokens > 0.0 && per_step > 0.0;
+	if (!p->have_training)
+		return;
+	t->tokens = r->train_tokens;
+	t->steps = ceil(r->train_tokens / per_step);
+	t->compute_seconds = t->steps * p->best.step.total;
+	t->goodput = 1.0 - p->ckpt.waste_fraction;
+	t->wall_seconds = t->goodput > 0.0 ? t->compute_seconds / t->goodput : INFINITY;
+}
+
 enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
 				   struct dtplan_error *err)
@@ -258,6 +280,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	rv = plan_checkpoint(p, err);
 	if (rv != DTPLAN_OK)
 		goto out;
+	plan_training(p);
 	if (fab != NULL) {
 		rv = dtplan__placement_fill(p, fab, err);
 		if (rv != DTPLAN_OK)

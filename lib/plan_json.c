@@ -51,12 +51,13 @@ static json_t *prediction_json(const struct dtplan_candidate *c)
 {
 	const struct dtplan_step *s = &c->step;
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step_seconds",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step_seconds",
 			 num(s->total), "compute_seconds", num(s->compute), "tp_comm_seconds",
 			 num(s->tp_comm), "pp_comm_seconds", num(s->pp_comm), "bubble_seconds",
 			 num(s->bubble), "dp_comm_seconds", num(s->dp_comm), "dp_exposed_seconds",
-			 num(s->dp_exposed), "tflops_per_gpu", num(c->tflops_per_gpu), "mfu",
-			 num(c->mfu), "net_bytes_per_gpu", num(c->net_bytes_per_gpu));
+			 num(s->dp_exposed), "optimizer_seconds", num(s->optimizer),
+			 "tflops_per_gpu", num(c->tflops_per_gpu), "mfu", num(c->mfu),
+			 "net_bytes_per_gpu", num(c->net_bytes_per_gpu));
 }
 
 static json_t *stages_json(const struct dtplan_candidate *c)
@@ -74,11 +75,12 @@ static json_t *stages_json(const struct dtplan_candidate *c)
 
 static json_t *parallelism_json(const struct dtplan_candidate *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o}", "tp", c->tp, "pp",
-			 c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}", "tp",
+			 c->tp, "pp", c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
 			 "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
 			 "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
-			 stages_json(c), "stage_imbalance", num(c->stage_imbalance));
+			 stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
+			 c->vp > 1 ? c->vp : 1, "offload", c->offload);
 }
 
 static json_t *runner_up_json(const struct dtplan_plan *p)
@@ -110,6 +112,18 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			 num(c->daly_seconds), "write_seconds", num(write), "job_mtbf_seconds",
 			 num(c->job_mtbf_seconds), "waste_fraction", num(c->waste_fraction), "bytes",
 			 num(p->ckpt_bytes));
+}
+
+/* The whole run at the plan's step, or null when no tokens were asked. */
+static json_t *training_json(const struct dtplan_plan *p)
+{
+	const struct dtplan_training *t = &p->training;
+
+	if (!p->have_training)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "tokens", num(t->tokens), "steps",
+			 count(t->steps), "compute_seconds", num(t->compute_seconds),
+			 "wall_seconds", num(t->wall_seconds), "goodput", num(t->goodput));
 }
 
 static json_t *warnings_json(const struct dtplan_plan *p)
@@ -283,12 +297,16 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "global_batch", json_integer(p->best.global_batch)) ||
 	    !put(root, "global_batch_requested", json_integer(r->global_batch)) ||
 	    !put(root, "global_batch_exact", json_boolean(r->exact_batch)) ||
+	    !put(root, "framework", json_string(dtplan_framework_name(r->framework))) ||
+	    !put(root, "attention", json_string(dtplan_attention_name(r->attention))) ||
+	    !put(root, "precision", json_string(dtplan_precision_name(r->precision))) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
 	    !put(root, "memory",
 		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||
 	    !put(root, "prediction", prediction_json(&p->best)) ||
 	    !put(root, "runner_up", p->have_runner_up ? runner_up_json(p) : json_null()) ||
 	    !put(root, "checkpoint", checkpoint_json(p)) ||
+	    !put(root, "training", training_json(p)) ||
 	    !put(root, "warnings", warnings_json(p)) ||
 	    !put(root, "degraded", json_boolean(p->degraded)) ||
 	    !put(root, "degraded_reason", json_string(p->degraded_reason)) ||

@@ -7,10 +7,11 @@
  *
  * Reads what lib/plan_json.c writes: "parallelism", "checkpoint",
  * "placement" {"nodes", "ranks"}, "degraded", and for the whole plan the
- * model, GPUs, memory, prediction, runner-up, warnings and the placement's
- * leaves.  Lenient where it costs nothing: node entries may be strings or
- * objects with "name", a rank's node an index or a name, "recompute" a name
- * or a number, members the text does not show may be absent.  Bounded: the
+ * model, GPUs, framework, attention and precision, memory, prediction,
+ * runner-up, time to train, warnings and the placement's leaves.  Lenient
+ * where it costs nothing: node entries may be strings or objects with
+ * "name", a rank's node an index or a name, "recompute" a name or a number,
+ * members the text does not show (vp, offload, training, ...) may be absent.  Bounded: the
  * text is at most DTPLAN_FILE_PLAN's limit, arrays are read once, and a
  * plan holds at most DTPLAN_PLAN_MAX_WARNINGS warnings.
  */
@@ -89,8 +90,9 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"micro_batch", offsetof(struct dtplan_candidate, micro_batch)},
 		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
 		{"global_batch", offsetof(struct dtplan_candidate, global_batch)},
+		{"vp", offsetof(struct dtplan_candidate, vp)},
 	};
-	json_t *rc;
+	json_t *rc, *off;
 	enum dtplan_err ret;
 	int n;
 
@@ -104,6 +106,13 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s: tp, pp and dp must be whole numbers >= 1", where);
+	if (b->vp < 1)
+		b->vp = 1;
+	off = json_object_get(obj, "offload");
+	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.offload: expected true or false", where);
+	b->offload = json_is_true(off);
 	rc = json_object_get(obj, "recompute");
 	if (json_is_string(rc))
 		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
@@ -280,6 +289,34 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
 		    DTPLAN_OK)
 		return ret;
 	r->exact_batch = json_is_true(json_object_get(root, "global_batch_exact"));
+	/* what the kernels line shows: absent in plans older than it */
+	{
+		static const struct {
+			const char *key;
+			size_t offset;
+			enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *);
+		} names[] = {
+#define NAME_KEY(k, fn) {#k, offsetof(struct dtplan_request, k), fn}
+			NAME_KEY(framework, dtplan_framework_parse),
+			NAME_KEY(attention, dtplan_attention_parse),
+			NAME_KEY(precision, dtplan_precision_parse),
+#undef NAME_KEY
+		};
+
+		for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(names); i++) {
+			json_t *v = json_object_get(root, names[i].key);
+
+			if (v == NULL || json_is_null(v))
+				continue;
+			if (!json_is_string(v))
+				return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+						     "%s: expected a string", names[i].key);
+			ret = names[i].parse(json_string_value(v),
+					     (int *)((char *)r + names[i].offset), err);
+			if (ret != DTPLAN_OK)
+				return ret;
+		}
+	}
 	if (r->gpus < 1 || r->gpus_per_node < 1 || m->layers < 1)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "gpus, gpus_per_node and model.layers must be >= 1");
@@ -329,6 +366,7 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		{"bubble_seconds", offsetof(struct dtplan_candidate, step.bubble)},
 		{"dp_comm_seconds", offsetof(struct dtplan_candidate, step.dp_comm)},
 		{"dp_exposed_seconds", offsetof(struct dtplan_candidate, step.dp_exposed)},
+		{"optimizer_seconds", offsetof(struct dtplan_candidate, step.optimizer)},
 		{"tflops_per_gpu", offsetof(struct dtplan_candidate, tflops_per_gpu)},
 		{"mfu", offsetof(struct dtplan_candidate, mfu)},
 		{"net_bytes_per_gpu", offsetof(struct dtplan_candidate, net_bytes_per_gpu)},
@@ -393,6 +431,31 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p,
 	/* M = per-GPU MTBF x 3600 / GPUs */
 	if (c->job_mtbf_seconds > 0.0)
 		p->request.mtbf_gpu_hours = c->job_mtbf_seconds * p->request.gpus / 3600.0;
+	return DTPLAN_OK;
+}
+
+/* The time to train, when the plan was asked for one ("training" not null). */
+static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p,
+				     struct dtplan_error *err)
+{
+	struct dtplan_training *t = &p->training;
+	json_t *tr = json_object_get(root, "training");
+	enum dtplan_err ret;
+
+	if (tr == NULL || json_is_null(tr))
+		return DTPLAN_OK;
+	if (!json_is_object(tr))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "training: expected an object or null");
+	if ((ret = get_num(tr, "training", "tokens", &t->tokens, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "steps", &t->steps, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "compute_seconds", &t->compute_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "wall_seconds", &t->wall_seconds, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "goodput", &t->goodput, err)) != DTPLAN_OK)
+		return ret;
+	p->request.train_tokens = t->tokens;
+	p->have_training = t->tokens > 0.0;
 	return DTPLAN_OK;
 }
 
@@ -508,6 +571,7 @@ static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
 	    (ret = read_prediction(root, &p->best, err)) != DTPLAN_OK ||
 	    (ret = read_runner_up(root, p, err)) != DTPLAN_OK ||
 	    (ret = read_ckpt_all(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_training(root, p, err)) != DTPLAN_OK ||
 	    (ret = read_warnings(root, p, err)) != DTPLAN_OK)
 		return ret;
 	p->best.uplink_slowdown = 1.0;

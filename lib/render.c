@@ -112,18 +112,35 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 	const struct dtplan_step *s = &c->step;
 	char t[32], a[32], b[32], d[32], e[32], g[32], h[32];
 
-	fprintf(f, "  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s\n",
+	fprintf(f, "  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
+		   " + optimizer %s\n",
 		dtplan_format_time(s->total, t, sizeof(t)),
 		dtplan_format_time(s->compute, a, sizeof(a)),
 		dtplan_format_time(s->tp_comm, b, sizeof(b)),
 		dtplan_format_time(s->bubble, d, sizeof(d)),
 		dtplan_format_time(s->pp_comm, e, sizeof(e)),
-		dtplan_format_time(s->dp_exposed, g, sizeof(g)));
+		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
+		dtplan_format_time(s->optimizer, h, sizeof(h)));
 	fprintf(f, "               DP/ZeRO traffic %s per step, %s per GPU over the network\n",
 		dtplan_format_time(s->dp_comm, h, sizeof(h)),
 		dtplan_format_bytes(c->net_bytes_per_gpu, t, sizeof(t)));
 	fprintf(f, "  throughput   %.1f TFLOP/s per GPU, MFU %.1f%%\n", c->tflops_per_gpu,
 		c->mfu * 100.0);
+}
+
+/* The whole run: steps, wall time with checkpoints and failures, goodput. */
+static void text_training(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_training *t = &p->training;
+	char tok[32], wall[32], comp[32];
+
+	if (!p->have_training)
+		return;
+	fprintf(f, "  training     %s tokens in %.0f steps: %s of steps, %s wall with checkpoint "
+		   "writes and work lost to failures (goodput %.1f%%)\n",
+		dtplan_format_count(t->tokens, tok, sizeof(tok)), t->steps,
+		dtplan_format_time(t->compute_seconds, comp, sizeof(comp)),
+		dtplan_format_time(t->wall_seconds, wall, sizeof(wall)), t->goodput * 100.0);
 }
 
 static void text_ckpt(FILE *f, const struct dtplan_plan *p)
@@ -277,8 +294,14 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
 	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name,
 		nodes_of(r), nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
-	fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d\n", c->tp, c->pp, c->dp);
-	fprintf(s.f, "  ZeRO         stage %d\n", c->zero);
+	fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
+	if (c->vp > 1)
+		fprintf(s.f, ", %d interleaved chunks per stage", c->vp);
+	fprintf(s.f, "\n  ZeRO         stage %d%s\n", c->zero,
+		c->offload ? ", optimizer state in host memory (ZeRO-Offload)" : "");
+	fprintf(s.f, "  kernels      %s, %s attention, %s memory count\n",
+		dtplan_precision_name(r->precision), dtplan_attention_name(r->attention),
+		dtplan_framework_name(r->framework));
 	text_stages(s.f, c);
 	text_batch(s.f, p);
 	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));
@@ -289,6 +312,7 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 			dtplan__candidate_describe(&p->runner_up, buf, sizeof(buf)),
 			p->runner_up_reason);
 	text_ckpt(s.f, p);
+	text_training(s.f, p);
 	fprintf(s.f, "  searched     %zu configurations, %zu fit in memory\n", p->n_considered,
 		p->n_fit);
 	if (p->measurements != NULL)

@@ -33,6 +33,10 @@ void dtplan_request_init(struct dtplan_request *r)
 	r->global_batch = 1024;
 	r->zero = -1;
 	r->recompute = -1;
+	r->offload = -1;
+	r->framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	r->attention = DTPLAN_ATTENTION_FLASH;
+	r->precision = DTPLAN_PRECISION_BF16;
 	r->memory_headroom = 0.1;
 	/* Fabric, reliability and thresholds: the site defaults, which live in
 	 * dtplan_config_init() only, so a plan with and without a site file
@@ -112,6 +116,9 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "global batch must be >= 1";
 	else if (!(req->gpu.memory_bytes > 0.0) || !(req->gpu.peak_bf16_flops > 0.0))
 		bad = "GPU memory and peak FLOP/s must be > 0";
+	else if (!(req->gpu.hbm_bytes_per_s > 0.0) || !(req->gpu.matmul_efficiency > 0.0) ||
+		 !(req->gpu.matmul_efficiency <= 1.0) || req->gpu.sms < 1)
+		bad = "GPU memory bandwidth, matmul efficiency (0, 1] and SM count must be > 0";
 	else if (req->gpu.domain_size < 1)
 		bad = "GPU NVLink domain size must be >= 1";
 	else if (!(req->efficiency > 0.0 && req->efficiency <= 1.0))
@@ -129,6 +136,14 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
 	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
 		bad = "fixed recompute must be none, selective or full (-1: search)";
+	else if (req->vp < 0 || req->offload < -1 || req->offload > 1)
+		bad = "fixed interleaving must be >= 0 (0: search), offload -1, 0 or 1";
+	else if (req->framework < 0 || req->framework > DTPLAN_FRAMEWORK_MEGATRON ||
+		 req->attention < 0 || req->attention > DTPLAN_ATTENTION_FLASH ||
+		 req->precision < 0 || req->precision > DTPLAN_PRECISION_FP8)
+		bad = "framework, attention or precision out of range";
+	else if (!(req->train_tokens >= 0.0) || !isfinite(req->train_tokens))
+		bad = "training tokens must be >= 0";
 	if (bad != NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s", bad);
 	return DTPLAN_OK;
@@ -164,6 +179,26 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r, stru
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
 				     "micro-batch %d is larger than the global batch %d",
 				     r->micro_batch, r->global_batch);
+	if (r->vp > 1 && r->pp == 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
+				     "%d interleaved stages need pipeline parallelism, PP is 1",
+				     r->vp);
+	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && (r->zero > 1 || r->offload == 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "Megatron-LM shards optimizer state only (its distributed "
+				     "optimizer is ZeRO-1) and offloads nothing: %s",
+				     r->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
+	if (r->offload == 1 && r->zero == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
+	if (r->offload == 1 && !(r->gpu.host_bytes_per_s > 0.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "offload", 0,
+				     "%s has no host link to offload over", r->gpu.name);
+	if (r->precision == DTPLAN_PRECISION_FP8 && !(r->gpu.peak_fp8_flops > 0.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "precision", 0,
+				     "%s has no fp8 tensor cores (fp8 needs Hopper, Blackwell or "
+				     "MI300)",
+				     r->gpu.name);
 	return DTPLAN_OK;
 }
 
@@ -195,6 +230,9 @@ enum train_kind {
 	TRAIN_BATCH,
 	TRAIN_RECOMPUTE,
 	TRAIN_GPU,
+	TRAIN_NAME,    /* one of a short list of words (parse at `parse`) */
+	TRAIN_OFFLOAD, /* auto, yes or no */
+	TRAIN_TOKENS,  /* a count: 15T, 2e12 */
 };
 
 struct train_key {
@@ -202,22 +240,34 @@ struct train_key {
 	enum train_kind kind;
 	size_t offset; /* of the int field in struct dtplan_request */
 	long min, max;
+	enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *); /* TRAIN_NAME */
 };
 
-#define TRAIN_INT_KEY(n, field, lo, hi) {n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi}
+#define TRAIN_INT_KEY(n, field, lo, hi)                                                          \
+	{n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL}
+#define TRAIN_NAME_KEY(n, field, fn)                                                             \
+	{n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn}
 
 static const struct train_key train_keys[] = {
 	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
-	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH},
+	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH, NULL},
 	TRAIN_INT_KEY("tp", tp, 1, 4096),
 	TRAIN_INT_KEY("pp", pp, 1, 4096),
 	TRAIN_INT_KEY("zero", zero, 0, 3),
 	TRAIN_INT_KEY("mb", micro_batch, 1, 1L << 16),
-	{"recompute", TRAIN_RECOMPUTE, 0, 0, 0},
-	{"gpu", TRAIN_GPU, 0, 0, 0},
+	{"recompute", TRAIN_RECOMPUTE, 0, 0, 0, NULL},
+	{"gpu", TRAIN_GPU, 0, 0, 0, NULL},
+	TRAIN_INT_KEY("vp", vp, 1, 4096),
+	{"offload", TRAIN_OFFLOAD, 0, 0, 0, NULL},
+	TRAIN_NAME_KEY("framework", framework, dtplan_framework_parse),
+	TRAIN_NAME_KEY("attention", attention, dtplan_attention_parse),
+	TRAIN_NAME_KEY("precision", precision, dtplan_precision_parse),
+	{"tokens", TRAIN_TOKENS, 0, 0, 0, NULL},
 };
 
-#define TRAIN_KNOWN "seq, gbs, tp, pp, zero, mb, recompute, gpu"
+#define TRAIN_KNOWN                                                                              \
+	"seq, gbs, tp, pp, zero, mb, recompute, gpu, vp, offload, framework, attention, "         \
+	"precision, tokens"
 
 static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
 				 const char *value, struct dtplan_error *err)
@@ -225,6 +275,7 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 	const struct dtplan_gpu *gpu;
 	enum dtplan_recompute rc;
 	enum dtplan_err ret;
+	bool yes;
 	long v;
 
 	switch (k->kind) {
@@ -253,6 +304,26 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 			return err ? err->code : DTPLAN_ERR_NOT_FOUND;
 		r->gpu = *gpu;
 		return DTPLAN_OK;
+	case TRAIN_NAME:
+		return k->parse(value, (int *)((char *)r + k->offset), err);
+	case TRAIN_OFFLOAD:
+		if (dtplan__streq_nocase(value, "auto")) {
+			r->offload = -1;
+			return DTPLAN_OK;
+		}
+		if (dtplan_parse_bool(value, k->name, &yes, NULL) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+					     "offload: '%s' is not auto, yes or no", value);
+		r->offload = yes ? 1 : 0;
+		return DTPLAN_OK;
+	case TRAIN_TOKENS:
+		ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);
+		if (ret == DTPLAN_OK && r->train_tokens > DTPLAN_MAX_TRAIN_TOKENS)
+			ret = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+					    "tokens=%s is more than the %.0e tokens dtplan "
+					    "plans for",
+					    value, DTPLAN_MAX_TRAIN_TOKENS);
+		return ret;
 	}
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
 }

@@ -1,7 +1,8 @@
 /*
- * search.c: the (tp, pp, dp, zero, micro-batch, recompute) search and the
- * step-time prediction.  The formulas are derived in
- * doc/internals/cost-model.md; keep the two in step.
+ * search.c: the (tp, pp, dp, zero, micro-batch, recompute, interleaving,
+ * offload) search and the step-time prediction.  The formulas are derived in
+ * doc/internals/cost-model.md; keep the two in step.  The kernels' times
+ * come from lib/compute.c.
  *
  * The search walks divisors only and allocates nothing, so that planning
  * 131,072 GPUs stays in the millisecond range (bench/bench_plan.c).
@@ -22,9 +23,11 @@ struct ctx {
 	double params;       /* N */
 	double stage_extra[2]; /* embedding, output layer: layer-equivalents (pipeline.c) */
 	double capacity;     /* usable bytes per GPU */
-	double rate;         /* peak * efficiency, FLOP/s per GPU */
-	double nvlink_bw;
+	struct dtplan__kernels k; /* kernel rates (lib/compute.c) */
+	double nvlink_bw;    /* one direction: what a ring sends at */
+	double grad_bytes;   /* gradient bytes per parameter (the framework's) */
 	int kv_heads;
+	bool offload;        /* this walk's candidates are ZeRO-Offload ones */
 	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
 };
 
@@ -32,7 +35,25 @@ struct ctx {
 struct links {
 	bool tp_net, pp_net, dp_net;
 	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat;
+	double dp_rails;     /* a DP group's members per node: NICs its collectives use */
 };
+
+/*
+ * Members of one DP group on each node when the group leaves the node: its
+ * ranks are `stride` apart (tp under rank order tp, dp, pp; tp x pp under
+ * tp, pp, dp), so a node of g GPUs holds g / stride of them, each with its
+ * own NIC (rail).  NCCL's rings and trees run one channel per rail, so the
+ * collective moves at that many NICs' bandwidth (doc/internals/cost-model.md).
+ */
+static double dp_rails(int gpus_per_node, long stride, int dp)
+{
+	long k;
+
+	if (stride < 1 || stride >= gpus_per_node || gpus_per_node % stride != 0)
+		return 1.0;
+	k = gpus_per_node / stride;
+	return (double)(k < dp ? k : dp);
+}
 
 /* A (tp, pp, dp) split costed on the fabric under both rank orders. */
 struct split {
@@ -45,10 +66,14 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->params = req->model.params;
 	dtplan_stage_extras(&req->model, req->seq, &x->stage_extra[0], &x->stage_extra[1]);
 	x->capacity = req->gpu.memory_bytes * (1.0 - req->memory_headroom);
-	x->rate = req->gpu.peak_bf16_flops * req->efficiency;
-	x->nvlink_bw = req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
-						      : req->gpu.nvlink_bytes_per_s;
+	dtplan__kernels_init(req, &x->k);
+	/* NVLink figures sum both directions; a ring sends one way */
+	x->nvlink_bw = (req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
+						       : req->gpu.nvlink_bytes_per_s) /
+		       2.0;
+	x->grad_bytes = req->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
+	x->offload = false;
 	x->fab = NULL;
 }
 
@@ -75,6 +100,9 @@ static void flat_links(const struct ctx *x, const struct dtplan_candidate *c, st
 	l->tp_lat = in_domain ? r->nvlink_latency_s : r->net_latency_s;
 	group_link(x, c->tp * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
 	group_link(x, c->tp * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
+	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node, c->tp, c->dp) : 1.0;
+	if (l->dp_net)
+		l->dp_bw = fmin(l->dp_bw * l->dp_rails, x->nvlink_bw);
 }
 
 /*
@@ -83,6 +111,7 @@ static void flat_links(const struct ctx *x, const struct dtplan_candidate *c, st
  * uplink_slowdown).
  */
 static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *ev,
+			 const struct dtplan_candidate *c, enum dtplan_rank_order o,
 			 bool nonblocking, struct links *l)
 {
 	const struct dtplan_request *r = x->req;
@@ -96,30 +125,19 @@ static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *
 		*bw[i] = !g[i]->net ? x->nvlink_bw : nonblocking ? r->net_bytes_per_s : g[i]->bw;
 		*lat[i] = g[i]->net ? r->net_latency_s : r->nvlink_latency_s;
 	}
-}
+	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node,
+					   o == DTPLAN_ORDER_TP_DP_PP ? c->tp
+								     : (long)c->tp * c->pp,
+					   c->dp)
+				: 1.0;
+	/* the rails add up to the uplink's share of each group that crosses it */
+	if (l->dp_net && l->dp_rails > 1.0) {
+		double rails = r->net_bytes_per_s * l->dp_rails;
 
-/* Tokens of one step of c: its trained global batch times the sequence. */
-static double tokens_of(const struct ctx *x, const struct dtplan_candidate *c)
-{
-	return (double)c->global_batch * x->req->seq;
-}
-
-/* Executed FLOPs of one step (whole job), recomputation included. */
-static double step_flops(const struct ctx *x, const struct dtplan_candidate *c)
-{
-	double base = 6.0 * x->params * tokens_of(x, c);
-	enum dtplan_recompute rc = c->recompute;
-
-	switch (rc) {
-	case DTPLAN_RECOMPUTE_FULL:
-		return base * 8.0 / 6.0;
-	case DTPLAN_RECOMPUTE_SELECTIVE:
-		/* Attention scores are s/(6h) of the matmul FLOPs; their forward
-		 * (1/3 of training) runs again: + s/(18h). */
-		return base * (1.0 + (double)x->req->seq / (18.0 * x->req->model.hidden));
-	case DTPLAN_RECOMPUTE_NONE:
-	default:
-		return base;
+		if (!nonblocking && ev->dp.crosses)
+			rails = fmin(rails, x->fab->runs[ev->dp.worst_run].uplink_bw /
+						    ev->dp.worst_flows);
+		l->dp_bw = fmin(rails, x->nvlink_bw);
 	}
 }
 
@@ -147,23 +165,40 @@ static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 	}
 }
 
+/*
+ * The kernels of one micro-batch on the slowest stage: its forward and the
+ * rest (backward and recomputation), in seconds; *flops the FLOPs the whole
+ * job executes per micro-batch of each pipeline.
+ */
+static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidate *c, double *fwd,
+			       double *rest, double *flops)
+{
+	const struct dtplan_request *r = x->req;
+	struct dtplan__layer_time lt, hd;
+	double layers = r->model.layers, share = c->stage_imbalance / c->pp;
+
+	dtplan__layer_seconds(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->recompute, &lt);
+	dtplan__head_seconds(&x->k, &r->model, r->seq, c->micro_batch, c->tp, &hd);
+	*fwd = (layers * lt.fwd + hd.fwd) * share;
+	*rest = (layers * (lt.bwd + lt.recompute) + hd.bwd) * share;
+	*flops = (layers * lt.flops + hd.flops) * c->tp;
+}
+
 static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
 	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
 	double gpus = r->gpus, act = 2.0 * s * b * h; /* bf16 activation of one micro-batch */
-	double per_mb, fwd_mb, bwd_mb, t, bw, lat, grad_bytes, f;
-	double n_ar, net_bytes = 0.0;
+	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, held;
+	double n_ar, net_bytes = 0.0, pp_net = 0.0, tokens = (double)c->global_batch * s;
 	bool net;
 
 	memset(st, 0, sizeof(*st));
-	c->flops_per_step = step_flops(x, c);
 	/* the slowest stage sets the pace of every stage (doc/internals/cost-model.md) */
-	st->compute = c->flops_per_step / (gpus * x->rate) * c->stage_imbalance;
-	per_mb = st->compute / m;
-	fwd_mb = 2.0 * x->params * tokens_of(x, c) / (gpus * x->rate) / m * c->stage_imbalance;
-	bwd_mb = per_mb - fwd_mb;
+	microbatch_seconds(x, c, &fwd_mb, &bwd_mb, &mb_flops);
+	st->compute = m * (fwd_mb + bwd_mb);
+	c->flops_per_step = mb_flops * c->dp * m;
 
 	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
 	 * 2 backward), 2 more when full recomputation reruns the forward. */
@@ -175,19 +210,24 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 		st->tp_comm = n_ar * m * t;
 	}
 
-	/* Pipeline: 1F1B bubble (p-1)/m of the busy time; warm-up and
-	 * cool-down expose 2(p-1) transfers of 2sbh/tp bytes, the rest overlap. */
+	/* Pipeline: 1F1B idles (p-1)/m of the busy time, interleaving v chunks
+	 * (p-1)/(v m); warm-up and cool-down expose 2(p-1) transfers of 2sbh/tp
+	 * bytes, the rest overlap. */
 	if (c->pp > 1) {
-		f = dtplan_bubble_fraction(c->pp, c->num_microbatches);
-		st->bubble = f < 1.0 ? (st->compute + st->tp_comm) * f / (1.0 - f) : 0.0;
+		double ratio = dtplan_bubble_ratio_interleaved(c->pp, c->num_microbatches,
+							       c->vp > 1 ? c->vp : 1);
+
+		st->bubble = ratio > 0.0 ? (st->compute + st->tp_comm) * ratio : 0.0;
 		net = l->pp_net;
 		bw = l->pp_bw;
 		lat = l->pp_lat;
 		t = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, act / c->tp, 2, bw, lat);
 		st->pp_comm = 2.0 * (c->pp - 1) * t;
 		if (net)
-			/* each boundary carries 2sbh/tp each way per micro-batch */
-			net_bytes += 2.0 * (c->pp - 1) / c->pp * m * act / c->tp;
+			/* a micro-batch crosses v p - 1 boundaries each way */
+			pp_net = 2.0 * ((double)(c->vp > 1 ? c->vp : 1) * c->pp - 1.0) / c->pp * m *
+				 act / c->tp;
+		net_bytes += pp_net;
 	}
 
 	/* DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
@@ -195,14 +235,15 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
 	 * gradients sharded, so every micro-batch's backward reduce-scatters;
 	 * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them
-	 * before every forward and backward instead. */
+	 * before every forward and backward instead.  A group that leaves the
+	 * node runs over as many NICs as it has members on each node. */
+	grad_bytes = 2.0 * c->memory.params_per_gpu;
 	if (c->dp > 1) {
 		double rs, ag, hidden;
 
 		net = l->dp_net;
 		bw = l->dp_bw;
 		lat = l->dp_lat;
-		grad_bytes = 2.0 * c->memory.params_per_gpu;
 		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, grad_bytes,
 					 c->dp, bw, lat);
 		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, grad_bytes, c->dp,
@@ -232,15 +273,22 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 		hidden = st->dp_comm - st->dp_exposed;
 		st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
 		if (net)
-			net_bytes += dp_traffic(c, grad_bytes);
+			net_bytes += dp_traffic(c, grad_bytes) / l->dp_rails;
 	}
 
-	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed;
+	/* The optimizer step over the parameters whose state this GPU holds. */
+	held = c->memory.params_per_gpu / (c->zero >= 1 ? c->dp : 1);
+	st->optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
+
+	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed +
+		    st->optimizer;
 	c->net_bytes_per_gpu = net_bytes;
-	c->dp_bytes = dp_traffic(c, 2.0 * c->memory.params_per_gpu);
-	/* each boundary carries 2sbh/tp each way per micro-batch */
-	c->pp_bytes = c->pp > 1 ? m * act / c->tp : 0.0;
-	c->tflops_per_gpu = 6.0 * x->params * tokens_of(x, c) / (st->total * gpus) / 1e12;
+	/* the fabric says which of them cross oversubscribed uplinks */
+	c->uplink_bytes = pp_net;
+	c->dp_bytes = dp_traffic(c, grad_bytes);
+	/* each boundary carries 2sbh/tp each way per micro-batch and chunk */
+	c->pp_bytes = c->pp > 1 ? (c->vp > 1 ? c->vp : 1) * m * act / c->tp : 0.0;
+	c->tflops_per_gpu = 6.0 * x->params * tokens / (st->total * gpus) / 1e12;
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
@@ -260,9 +308,9 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 	struct links l;
 	double placed;
 
-	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_DP_PP], false, &l);
+	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_DP_PP], c, DTPLAN_ORDER_TP_DP_PP, false, &l);
 	predict(x, &l, c);
-	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_PP_DP], false, &l);
+	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_PP_DP], c, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	predict(x, &l, &alt);
 	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
 		*c = alt;
@@ -270,11 +318,19 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 	}
 	ev = &sp->ev[o];
 	placed = c->step.total;
-	fabric_links(x, ev, true, &l);
+	fabric_links(x, ev, c, o, true, &l);
 	alt = *c;
 	predict(x, &l, &alt);
 	c->rank_order = o;
 	c->uplink_slowdown = alt.step.total > 0.0 ? placed / alt.step.total : 1.0;
+	/* bytes over oversubscribed uplinks: the PP share predict() left in
+	 * uplink_bytes when PP crosses one, the rest (DP) when DP does */
+	{
+		double pp_net = c->uplink_bytes, dp_net = c->net_bytes_per_gpu - pp_net;
+
+		c->uplink_bytes = (ev->pp.crosses && ev->pp.max_ratio > 1.0 ? pp_net : 0.0) +
+				  (ev->dp.crosses && ev->dp.max_ratio > 1.0 ? dp_net : 0.0);
+	}
 	if (ev->tp.crosses && c->tp > 1)
 		c->crosses_uplinks = "tp";
 	else if (ev->dp.crosses && c->dp > 1)
@@ -345,6 +401,11 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 		.recompute = c->recompute,
 		.sequence_parallel = c->tp > 1,
 		.stages = &c->stages,
+		.framework = (enum dtplan_framework)r->framework,
+		.attention = (enum dtplan_attention)r->attention,
+		.chunks = c->vp,
+		.offload = c->offload,
+		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
 	};
 	enum dtplan_err rv;
 
@@ -360,6 +421,7 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 
 		flat_links(x, c, &l);
 		predict(x, &l, c);
+		c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
 	}
 	return DTPLAN_OK;
 }
@@ -374,12 +436,16 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 	rv = dtplan__request_check(req, err);
 	if (rv != DTPLAN_OK)
 		return rv;
+	if (c != NULL && c->vp == 0)
+		c->vp = 1;
 	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
-	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 ||
+	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 || c->vp < 1 ||
+	    (c->vp > 1 && c->pp < 2) ||
 	    !batch_of(req, c->dp, c->micro_batch, &c->num_microbatches, &c->global_batch))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3 and "
-				     "dp * micro-batch * some micro-batch count near the global batch");
+				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3, "
+				     "interleaving only with PP, and dp * micro-batch * some "
+				     "micro-batch count near the global batch");
 	ctx_init(&x, req);
 	rv = stages_of(&x, c->pp, &c->stages, &c->stage_imbalance, err);
 	if (rv != DTPLAN_OK)
@@ -389,9 +455,13 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 
 const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *buf, size_t size)
 {
-	snprintf(buf, size, "TP %d x PP %d x DP %d, ZeRO-%d, micro-batch %d x %d, %s recompute",
-		 c->tp, c->pp, c->dp, c->zero, c->micro_batch, c->num_microbatches,
-		 dtplan_recompute_name(c->recompute));
+	char vp[32] = "";
+
+	if (c->vp > 1)
+		snprintf(vp, sizeof(vp), " (%d interleaved)", c->vp);
+	snprintf(buf, size, "TP %d x PP %d%s x DP %d, ZeRO-%d%s, micro-batch %d x %d, %s recompute",
+		 c->tp, c->pp, vp, c->dp, c->zero, c->offload ? " with CPU offload" : "",
+		 c->micro_batch, c->num_microbatches, dtplan_recompute_name(c->recompute));
 	return buf;
 }
 
@@ -444,17 +514,49 @@ static int cmp_bytes(double a, double b)
 }
 
 /*
+ * The simpler of two tied candidates, as experts choose (Narayanan et al.,
+ * arXiv 2104.04473, takeaway 2): no host offload; the fewest model-parallel
+ * GPUs tp * pp (model parallelism changes the training script, ZeRO and
+ * recomputation are switches); lower ZeRO; plain 1F1B before interleaving;
+ * less recomputation.  How tp * pp splits into TP and PP is left to the
+ * predicted time.  <0 when a is simpler, >0 when b is, 0 when neither; *why
+ * names the first difference.
+ */
+static int cmp_simpler(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
+		       const char **why)
+{
+	static const char *const reasons[] = {"offload", "mp", "zero", "vp", "recompute"};
+	int d[] = {
+		(int)a->offload - (int)b->offload,
+		a->tp * a->pp - b->tp * b->pp,
+		a->zero - b->zero,
+		a->vp - b->vp,
+		(int)a->recompute - (int)b->recompute,
+	};
+
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(d); i++) {
+		if (d[i] != 0) {
+			if (why != NULL)
+				*why = reasons[i];
+			return d[i] < 0 ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * True when a ranks before b: inside the tie window, the global batch
- * nearest the request, fewest network bytes, then fewer model-parallel GPUs
- * (tp * pp), lower ZeRO, smaller pp, smaller tp, less recomputation, then
- * time; outside it, time (at the requested batch) alone.
+ * nearest the request, then fewer bytes over oversubscribed uplinks (shared
+ * uplinks make that traffic the riskiest; none without a fabric), then the
+ * simpler (cmp_simpler()), then the shorter step, then fewer network bytes;
+ * outside it, time (at the requested batch) alone.
  */
 static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
 			 double fastest, int requested)
 {
 	bool in_a = within_tie(a, fastest, requested), in_b = within_tie(b, fastest, requested);
 	double ta, tb;
-	int cb, da, db;
+	int cb, da, db, cs;
 
 	if (in_a != in_b)
 		return in_a;
@@ -463,33 +565,27 @@ static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_c
 		db = abs(b->global_batch - requested);
 		if (da != db)
 			return da < db;
-		cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
+		cb = cmp_bytes(a->uplink_bytes, b->uplink_bytes);
 		if (cb != 0)
 			return cb < 0;
-		/* model parallelism changes the training script, ZeRO and
-		 * recomputation are switches: fewer model-parallel GPUs first */
-		if (a->tp * a->pp != b->tp * b->pp)
-			return a->tp * a->pp < b->tp * b->pp;
-		if (a->zero != b->zero)
-			return a->zero < b->zero;
-		if (a->pp != b->pp)
-			return a->pp < b->pp;
-		if (a->tp != b->tp)
-			return a->tp < b->tp;
-		if (a->recompute != b->recompute)
-			return a->recompute < b->recompute;
+		cs = cmp_simpler(a, b, NULL);
+		if (cs != 0)
+			return cs < 0;
 	}
 	ta = norm_time(a, a->step.total, requested);
 	tb = norm_time(b, b->step.total, requested);
 	if (ta != tb)
 		return ta < tb;
+	cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
+	if (cb != 0)
+		return cb < 0;
 	return a->micro_batch > b->micro_batch;
 }
 
 static bool same_layout(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
 {
 	return a->tp == b->tp && a->pp == b->pp && a->zero == b->zero &&
-	       a->recompute == b->recompute;
+	       a->recompute == b->recompute && a->vp == b->vp && a->offload == b->offload;
 }
 
 static bool same_split(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
@@ -510,6 +606,7 @@ static const char *largest_gap(const struct dtplan_step *a, const struct dtplan_
 		{"pipeline bubble", b->bubble - a->bubble},
 		{"PP communication", b->pp_comm - a->pp_comm},
 		{"exposed DP communication", b->dp_exposed - a->dp_exposed},
+		{"optimizer step", b->optimizer - a->optimizer},
 	};
 	size_t best = 0;
 
@@ -520,19 +617,28 @@ static const char *largest_gap(const struct dtplan_step *a, const struct dtplan_
 	return parts[best].name;
 }
 
+/* Why w is simpler than l, with the numbers. */
 static const char *simpler_part(const struct dtplan_candidate *w, const struct dtplan_candidate *l,
 				char *buf, size_t size)
 {
-	if (w->tp * w->pp != l->tp * l->pp)
-		snprintf(buf, size, "TP x PP %d instead of %d", w->tp * w->pp, l->tp * l->pp);
-	else if (w->zero != l->zero)
+	const char *why = "";
+
+	cmp_simpler(w, l, &why);
+	if (strcmp(why, "offload") == 0)
+		snprintf(buf, size, "no CPU offload");
+	else if (strcmp(why, "mp") == 0)
+		snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
+			 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
+			 l->tp * l->pp);
+	else if (strcmp(why, "zero") == 0)
 		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
-	else if (w->pp != l->pp)
-		snprintf(buf, size, "PP %d instead of PP %d", w->pp, l->pp);
-	else if (w->tp != l->tp)
-		snprintf(buf, size, "TP %d instead of TP %d", w->tp, l->tp);
+	else if (strcmp(why, "vp") == 0 && w->vp == 1)
+		snprintf(buf, size, "plain 1F1B instead of %d interleaved chunks per stage", l->vp);
+	else if (strcmp(why, "vp") == 0)
+		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
 	else
-		snprintf(buf, size, "%s recompute instead of %s", dtplan_recompute_name(w->recompute),
+		snprintf(buf, size, "%s recompute instead of %s",
+			 dtplan_recompute_name(w->recompute),
 			 dtplan_recompute_name(l->recompute));
 	return buf;
 }
@@ -540,7 +646,7 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 static void explain(struct dtplan__search *out, double fastest, int requested)
 {
 	const struct dtplan_candidate *w = &out->best, *l = &out->runner_up;
-	char gb_w[32], gb_l[32], why[64];
+	char gb_w[32], gb_l[32], why[96];
 	double slower = (norm_time(l, l->step.total, requested) /
 				 norm_time(w, w->step.total, requested) -
 			 1.0) * 100.0,
@@ -552,20 +658,34 @@ static void explain(struct dtplan__search *out, double fastest, int requested)
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
 			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s",
 			 slower, l->step.total, w->step.total, gap, part);
-	} else if (cmp_bytes(w->net_bytes_per_gpu, l->net_bytes_per_gpu) != 0) {
+	} else if (cmp_bytes(w->uplink_bytes, l->uplink_bytes) != 0) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves %s per GPU per step "
-			 "over the network instead of %s",
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves "
+			 "%s "
+			 "per GPU per step over oversubscribed uplinks instead of %s",
 			 l->step.total, w->step.total,
-			 dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
-			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)));
+			 dtplan_format_bytes(l->uplink_bytes, gb_l, sizeof(gb_l)),
+			 dtplan_format_bytes(w->uplink_bytes, gb_w, sizeof(gb_w)));
+	} else if (cmp_simpler(w, l, NULL) < 0) {
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "ties within the model's accuracy (%.3f s vs %.3f s per step); the plan "
+			 "is "
+			 "simpler: %s",
+			 l->step.total, w->step.total, simpler_part(w, l, why, sizeof(why)));
+	} else if (norm_time(l, l->step.total, requested) !=
+		   norm_time(w, w->step.total, requested)) {
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "ties within the model's accuracy and is as simple (%d model-parallel "
+			 "GPUs), but is %.1f%% slower (%.3f s vs %.3f s per step), mostly %s",
+			 l->tp * l->pp, slower, l->step.total, w->step.total,
+			 largest_gap(&w->step, &l->step, &gap));
 	} else {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step) with the same network traffic "
-			 "(%s per GPU); the plan is simpler: %s",
-			 l->step.total, w->step.total,
-			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)),
-			 simpler_part(w, l, why, sizeof(why)));
+			 "ties within the model's accuracy (%.3f s per step) but moves %s per GPU "
+			 "per step over the network instead of %s",
+			 l->step.total,
+			 dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
+			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)));
 	}
 }
 
@@ -636,25 +756,72 @@ static bool visit(struct walk *w, struct dtplan_candidate *c)
 	return false;
 }
 
-/* Visits every ZeRO stage, micro-batch and recomputation of one split. */
+/* Most interleaved chunks per stage tried (Megatron-LM's recipes go to 20). */
+#define MAX_VP 32
+
+static int gcd(int a, int b)
+{
+	while (b != 0) {
+		int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The interleaving degrees v a split allows, ascending, into vps (MAX_VP):
+ * 1, and with pp >= 2 every v > 1 that divides each stage's layers (a chunk
+ * is layers / v of a stage, as Megatron-LM's --num-layers-per-virtual-
+ * pipeline-stage takes them); the request's pinned v alone when it is one.
+ */
+static int vp_choices(const struct dtplan_request *r, const struct dtplan_candidate *c, int *vps)
+{
+	int n = 0, g = c->stages.first;
+
+	if (c->pp >= 2) {
+		g = gcd(g, c->stages.last);
+		if (c->pp > 2)
+			g = gcd(g, c->stages.middle);
+	}
+	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
+		if (v > 1 && (c->pp < 2 || g % v != 0))
+			continue;
+		if (r->vp > 0 && v != r->vp)
+			continue;
+		vps[n++] = v;
+	}
+	return n;
+}
+
+/* Visits every ZeRO stage, micro-batch, interleaving and recomputation of one split. */
 static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				  const struct split *sp, struct dtplan_error *err)
 {
 	const struct ctx *x = w->x;
 	const struct dtplan_request *r = x->req;
-	int dp = base->dp, pp = base->pp;
+	int dp = base->dp, pp = base->pp, vps[MAX_VP], n_vp;
+	int zero_lo = r->zero >= 0 ? r->zero : 0, zero_hi = r->zero >= 0 ? r->zero : 3;
 	double most = r->exact_batch ? r->global_batch
 				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
 	enum dtplan_err rv;
 	bool fits;
 
-	for (int zero = r->zero >= 0 ? r->zero : 0; zero <= (r->zero >= 0 ? r->zero : 3);
-	     zero++) {
+	n_vp = vp_choices(r, base, vps);
+	/* Megatron-LM's distributed optimizer is ZeRO-1; ZeRO-Offload needs
+	 * ZeRO (DeepSpeed's offload_optimizer) */
+	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && zero_hi > 1)
+		zero_hi = 1;
+	if (x->offload && zero_lo < 1)
+		zero_lo = 1;
+	for (int zero = zero_lo; zero <= zero_hi; zero++) {
 		/* DeepSpeed runs ZeRO-2/3 only without pipeline parallelism;
 		 * ZeRO over one replica is ZeRO-0. */
 		if (zero >= 2 && pp > 1)
 			continue;
-		if (zero > 0 && dp == 1 && r->zero < 0)
+		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
 			continue;
 		for (int b = r->micro_batch > 0 ? r->micro_batch : 1; (double)dp * b <= most;
 		     b *= 2) {
@@ -665,28 +832,42 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					break;
 				continue;
 			}
-			for (int rc = r->recompute >= 0 ? r->recompute : 0;
-			     rc <= (r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL);
-			     rc++) {
-				struct dtplan_candidate c = *base;
-
-				c.zero = zero;
-				c.micro_batch = b;
-				c.num_microbatches = m;
-				c.global_batch = gbs;
-				c.recompute = (enum dtplan_recompute)rc;
-				rv = evaluate(x, sp, &c, &fits, err);
-				if (rv != DTPLAN_OK)
-					return rv;
-				if (w->pass == 1)
-					w->out->n_considered++;
-				if (!fits)
+			for (int k = 0; k < n_vp; k++) {
+				/* the interleaved schedule runs micro-batches in groups of p */
+				if (vps[k] > 1 && m % pp != 0)
 					continue;
-				if (w->pass == 1)
-					w->out->n_fit++;
-				if (visit(w, &c)) {
-					w->stop = true;
-					return DTPLAN_OK;
+				int rc_hi = r->recompute >= 0 ? r->recompute
+							      : DTPLAN_RECOMPUTE_FULL;
+
+				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
+				     rc++) {
+					struct dtplan_candidate c = *base;
+
+					/* FlashAttention keeps no scores: selective
+					 * recomputation is no recomputation */
+					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
+					    r->recompute < 0)
+						continue;
+					c.zero = zero;
+					c.micro_batch = b;
+					c.num_microbatches = m;
+					c.global_batch = gbs;
+					c.vp = vps[k];
+					c.offload = x->offload;
+					c.recompute = (enum dtplan_recompute)rc;
+					rv = evaluate(x, sp, &c, &fits, err);
+					if (rv != DTPLAN_OK)
+						return rv;
+					if (w->pass == 1)
+						w->out->n_considered++;
+					if (!fits)
+						continue;
+					if (w->pass == 1)
+						w->out->n_fit++;
+					if (visit(w, &c)) {
+						w->stop = true;
+						return DTPLAN_OK;
+					}
 				}
 			}
 			if (r->micro_batch > 0)
@@ -807,8 +988,16 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 		return rv;
 	ctx_init(&x, req);
 	x.fab = fab;
+	x.offload = req->offload == 1;
 	w.out = out;
 	rv = walk_all(&w, err);
+	/* ZeRO-Offload when the GPUs are too few for anything else (DeepSpeed's,
+	 * over a host link) */
+	if (rv == DTPLAN_OK && out->n_fit == 0 && req->offload < 0 &&
+	    req->framework == DTPLAN_FRAMEWORK_DEEPSPEED && req->gpu.host_bytes_per_s > 0.0) {
+		x.offload = true;
+		rv = walk_all(&w, err);
+	}
 	if (rv != DTPLAN_OK || first_fit || out->n_fit == 0)
 		return rv;
 	w.pass = 2;

@@ -6,8 +6,9 @@ Usage: plan_schema.py SCHEMA FILE...
 Validates SCHEMA itself, then each FILE against it, with one rule stricter than
 JSON Schema's: an "integer" must be a JSON integer (5, not 5.0).  Then checks
 what a schema cannot say: the trained batch is dp x micro-batch x micro-batches,
-the stages hold every layer, ranks are numbered in order on the plan's nodes,
-and DeepSpeed's batch identity holds.  Prints one line per problem, naming the
+the stages hold every layer, interleaving divides every stage, ZeRO-Offload
+runs with ZeRO, the time to train is its steps at the plan's step, ranks are
+numbered in order on the plan's nodes, and DeepSpeed's batch identity holds.  Prints one line per problem, naming the
 file and the place in it.  Exit status 0 when all is well, 1 otherwise, 77 (skip)
 when python3 has no jsonschema module (apt-get install python3-jsonschema).
 """
@@ -49,6 +50,22 @@ def semantics(j):
         out.append(("parallelism.layers_per_stage", "does not hold model.layers"))
     if par["tp"] * par["pp"] * par["dp"] != j["gpus"]:
         out.append(("parallelism", "tp x pp x dp is not gpus"))
+    if par["vp"] > 1 and (par["pp"] < 2 or any(n % par["vp"] for n in par["layers_per_stage"])):
+        out.append(("parallelism.vp", "interleaving needs stages whose layers it divides"))
+    if par["offload"] and par["zero"] < 1:
+        out.append(("parallelism.offload", "ZeRO-Offload without ZeRO"))
+    tr = j["training"]
+    if tr is not None:
+        tokens_per_step = j["global_batch"] * j["model"]["seq"]
+        if tr["steps"] != -(-int(tr["tokens"]) // tokens_per_step):
+            out.append(("training.steps", "not tokens / (global_batch x seq), rounded up"))
+        elif abs(tr["compute_seconds"] - tr["steps"] * j["prediction"]["step_seconds"]) > \
+                1e-9 * tr["compute_seconds"]:
+            out.append(("training.compute_seconds", "not steps x prediction.step_seconds"))
+        elif tr["wall_seconds"] is not None and tr["goodput"] and \
+                abs(tr["wall_seconds"] * tr["goodput"] - tr["compute_seconds"]) > \
+                1e-9 * tr["compute_seconds"]:
+            out.append(("training.wall_seconds", "not compute_seconds / goodput"))
     pl = j.get("placement")
     if pl is not None:
         if len(pl["ranks"]) != j["gpus"]:
@@ -63,6 +80,10 @@ def semantics(j):
         if (ds["train_batch_size"] != ds["train_micro_batch_size_per_gpu"]
                 * ds["gradient_accumulation_steps"] * par["dp"]):
             out.append(("launch.deepspeed", "train_batch_size is not micro x accumulation x dp"))
+        if ds["zero_optimization"]["stage"] != par["zero"] or \
+                ("offload_optimizer" in ds["zero_optimization"]) != par["offload"]:
+            out.append(("launch.deepspeed.zero_optimization",
+                        "stage or offload_optimizer differ from parallelism"))
         if ln["env"]["DT_MEGATRON_ARGS"] != ln["megatron_args"]:
             out.append(("launch.env.DT_MEGATRON_ARGS", "differs from launch.megatron_args"))
     return out

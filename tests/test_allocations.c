@@ -20,6 +20,8 @@ static void request_for(struct dtplan_request *r, const struct dtplan_model *m, 
 	/* 4096 for every model: llama3-405b's 128K context needs context
 	 * parallelism, which the search does not have yet */
 	r->seq = 4096;
+	/* the bounds below are the GPUs' own memory: no ZeRO-Offload */
+	r->offload = 0;
 }
 
 /* Checks a plan's own arithmetic: the degrees multiply to the GPUs, the

@@ -3,21 +3,24 @@
  */
 #include "test_common.h"
 
-/* Datasheet numbers (see lib/gpu.c for the source of each). */
+/* Datasheet numbers and measurements (see lib/gpu.c for the source of
+ * each); memory as nvidia-smi reports it: MiB x 1048576. */
 static const struct {
 	const char *name;
 	const char *vendor;
 	double memory, bf16, link;
 	int domain;
+	double hbm, matmul, fp8, fp8_eff;
+	int sms;
 } gpu_cases[] = {
-	{"a100-40gb", "nvidia", 40e9, 312e12, 600e9, 8},
-	{"a100-80gb", "nvidia", 80e9, 312e12, 600e9, 8},
-	{"h100-sxm", "nvidia", 80e9, 989e12, 900e9, 8},
-	{"h200", "nvidia", 141e9, 989e12, 900e9, 8},
-	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8},
-	{"gb200", "nvidia", 186e9, 2.25e15, 1.8e12, 72},
-	{"mi250x", "amd", 128e9, 383e12, 800e9, 8},
-	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8},
+	{"a100-40gb", "nvidia", 42949672960.0, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108},
+	{"a100-80gb", "nvidia", 85899345920.0, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108},
+	{"h100-sxm", "nvidia", 85520809984.0, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132},
+	{"h200", "nvidia", 150754820096.0, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132},
+	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148},
+	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148},
+	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220},
+	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304},
 };
 
 static void gpu_find__catalog_names__datasheet_numbers(void **state)
@@ -33,6 +36,12 @@ static void gpu_find__catalog_names__datasheet_numbers(void **state)
 		assert_near(g->peak_bf16_flops, gpu_cases[i].bf16, 0.0);
 		assert_near(g->nvlink_bytes_per_s, gpu_cases[i].link, 0.0);
 		assert_int_equal(g->domain_size, gpu_cases[i].domain);
+		assert_near(g->hbm_bytes_per_s, gpu_cases[i].hbm, 0.0);
+		assert_near(g->matmul_efficiency, gpu_cases[i].matmul, 0.0);
+		assert_near(g->peak_fp8_flops, gpu_cases[i].fp8, 0.0);
+		assert_near(g->fp8_efficiency, gpu_cases[i].fp8_eff, 0.0);
+		assert_int_equal(g->sms, gpu_cases[i].sms);
+		assert_true(g->host_bytes_per_s > 0);
 	}
 }
 

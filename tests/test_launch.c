@@ -126,6 +126,29 @@ static void deepspeed_config__tp8_pp4__batch_identity(void **state)
 		    "}\n");
 }
 
+static void deepspeed_config__offload__offload_optimizer_to_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_plan p = f->plan;
+
+	p.best.offload = true;
+	assert_text(dtplan_launch_deepspeed_config, &p,
+		    "{\n"
+		    "  \"train_batch_size\": 512,\n"
+		    "  \"train_micro_batch_size_per_gpu\": 1,\n"
+		    "  \"gradient_accumulation_steps\": 128,\n"
+		    "  \"zero_optimization\": {\n"
+		    "    \"stage\": 1,\n"
+		    "    \"offload_optimizer\": {\n"
+		    "      \"device\": \"cpu\"\n"
+		    "    }\n"
+		    "  },\n"
+		    "  \"bf16\": {\n"
+		    "    \"enabled\": true\n"
+		    "  }\n"
+		    "}\n");
+}
+
 static void hostfile__node_by_node__one_line_per_rank(void **state)
 {
 	struct fixture *f = *state;
@@ -443,6 +466,7 @@ int main(void)
 		T(megatron_args__tp8_pp4_uneven_tp_pp_dp__every_flag),
 		T(nemo_overrides__tp8_pp4_uneven_tp_pp_dp__every_key),
 		T(deepspeed_config__tp8_pp4__batch_identity),
+		T(deepspeed_config__offload__offload_optimizer_to_cpu),
 		T(hostfile__node_by_node__one_line_per_rank),
 		T(torchrun__node_by_node__16_nodes_of_8),
 		T(hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses),

@@ -196,20 +196,31 @@ static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 	in.num_microbatches = 2;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	assert_near(l.activations, 8 * 2 * per_layer, 1.0);
-	/* m = 0 counts as 1 */
+	/* m = 0 counts as 1: every stage holds one micro-batch of its 8 layers,
+	 * and the last also its fp32 logits, 4 s b V = 4 * 4096 * 32000 =
+	 * 524288000 bytes, on the same weights: the last stage is the fullest */
 	in.num_microbatches = 0;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
-	assert_near(l.activations, 8 * per_layer, 1.0);
+	assert_int_equal(l.stage, 3);
+	assert_near(l.activations, 8 * per_layer + 524288000.0, 1.0);
 	/* pp = 3: ceil(32/3) = 11 layers, min(1, 3) = 1 */
 	in.pp = 3;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	assert_near(l.activations, 11 * per_layer, 1.0);
-	/* full recompute, tp 2 with SP: 2 sbh / 2 = 16777216 per layer, 11 layers */
+	/* full recompute, tp 2 with SP: 2 sbh / 2 = 16777216 per layer, 11 layers,
+	 * and the layer being rerun whole: (sbh / 2) * 194 = 1627389952.  The
+	 * last stage (10 layers) adds 524288000 / 2 of logits but holds fewer
+	 * weights: P_layer = (6738415616 - 2 * 131072000) / 32 = 202383488, so
+	 * 16 bytes * (11 P_layer + Vh) / 2 = 18858322944 on stage 0 against
+	 * 17239255040 on the last, whose 2057306112 of activations do not make
+	 * up for the 1619067904 */
 	in.tp = 2;
 	in.sequence_parallel = true;
 	in.recompute = DTPLAN_RECOMPUTE_FULL;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
-	assert_near(l.activations, 11 * 16777216.0, 1.0);
+	assert_int_equal(l.stage, 0);
+	assert_near(l.activations, 11 * 16777216.0 + 1627389952.0, 1.0);
+	assert_near(l.total, 18858322944.0 + 11 * 16777216.0 + 1627389952.0, 1.0);
 }
 
 static void ledger__bad_input__error(void **state)

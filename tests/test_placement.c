@@ -578,7 +578,8 @@ static void plan_create__two_racks_4to1__dp_in_racks_pp_crosses(void **state)
 	assert_int_equal(p->request.gpus, 128);
 	assert_string_equal(p->best.crosses_uplinks, "pp");
 	assert_int_equal(p->best.rank_order, DTPLAN_ORDER_TP_DP_PP);
-	assert_int_equal(p->best.tp, 8);
+	/* TP inside the node; how it splits with PP is the step time's to say */
+	assert_true(p->best.tp > 1 && 8 % p->best.tp == 0);
 	assert_true(p->best.pp > 1);
 	assert_int_equal(p->n_ranks, 128);
 	assert_int_equal(p->n_leaves_used, 2);

@@ -78,21 +78,31 @@ static void plan_to_json__70b__every_key(void **state)
 	assert_near(num_at(j, "model", "params", NULL), p->request.model.params, 0);
 	assert_near(num_at(j, "model", "kv_heads", NULL), 8, 0);
 	assert_near(num_at(j, "model", "seq", NULL), 4096, 0);
-	assert_near(num_at(j, "gpu", "memory_bytes", NULL), 80e9, 0);
+	/* A100-80GB: 81920 MiB as the device reports it */
+	assert_near(num_at(j, "gpu", "memory_bytes", NULL), 81920.0 * 1048576.0, 0);
 	assert_near(num_at(j, "gpus", NULL, NULL), 128, 0);
 	assert_near(num_at(j, "gpus_per_node", NULL, NULL), 8, 0);
-	assert_near(num_at(j, "parallelism", "tp", NULL), 8, 0);
+	assert_near(num_at(j, "parallelism", "tp", NULL), p->best.tp, 0);
+	assert_near(num_at(j, "parallelism", "vp", NULL), p->best.vp, 0);
+	assert_true(json_is_boolean(json_object_get(json_object_get(j, "parallelism"), "offload")));
+	assert_string_equal(json_string_value(json_object_get(j, "framework")), "deepspeed");
+	assert_string_equal(json_string_value(json_object_get(j, "attention")), "flash");
+	assert_string_equal(json_string_value(json_object_get(j, "precision")), "bf16");
 	assert_near(num_at(j, "parallelism", "pp", NULL), p->best.pp, 0);
-	assert_near(num_at(j, "parallelism", "num_microbatches", NULL), p->best.num_microbatches, 0);
+	assert_near(num_at(j, "parallelism", "num_microbatches", NULL), p->best.num_microbatches,
+		    0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "parallelism"),
 							      "recompute")),
 			    dtplan_recompute_name(p->best.recompute));
 	assert_near(num_at(j, "memory", "bytes_per_gpu", "total"), p->best.memory.total, 0);
 	assert_near(num_at(j, "memory", "bytes_per_gpu", "weights"), p->best.memory.weights, 0);
-	assert_near(num_at(j, "memory", "capacity_bytes", NULL), 72e9, 1e-3);
+	assert_near(num_at(j, "memory", "capacity_bytes", NULL), 81920.0 * 1048576.0 * 0.9, 1e-3);
 	assert_near(num_at(j, "prediction", "step_seconds", NULL), p->best.step.total, 0);
 	assert_near(num_at(j, "prediction", "bubble_seconds", NULL), p->best.step.bubble, 0);
 	assert_near(num_at(j, "prediction", "mfu", NULL), p->best.mfu, 0);
+	assert_near(num_at(j, "prediction", "optimizer_seconds", NULL), p->best.step.optimizer, 0);
+	/* no tokens asked: no time to train */
+	assert_true(json_is_null(json_object_get(j, "training")));
 	assert_true(json_is_string(json_object_get(json_object_get(j, "runner_up"), "reason")));
 	assert_near(num_at(j, "runner_up", "tp", NULL), p->runner_up.tp, 0);
 	assert_near(num_at(j, "checkpoint", "bytes", NULL), 16.0 * p->request.model.params, 0);
@@ -113,6 +123,43 @@ static void plan_to_json__70b__every_key(void **state)
 	assert_near(num_at(j, "fitting", NULL, NULL), (double)p->n_fit, 0);
 	/* no ranks: no placement */
 	assert_null(json_object_get(j, "placement"));
+	json_decref(j);
+	free(text);
+	dtplan_plan_destroy(p);
+}
+
+static void plan_to_json__tokens__training(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	char *text = NULL;
+	json_t *j;
+	double steps;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama2-7b", &r.model, NULL), DTPLAN_OK);
+	r.gpu = *dtplan_gpu_find("a100-80gb", NULL);
+	r.gpus = 8;
+	r.train_tokens = 2e12;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	/* 2e12 tokens in steps of 1024 x 4096 = 4194304: 476838 steps (rounded
+	 * up), each the predicted step; the wall time divides by the goodput,
+	 * 1 - the checkpoint's waste */
+	steps = ceil(2e12 / 4194304.0);
+	assert_true(p->have_training);
+	assert_near(p->training.steps, steps, 0);
+	assert_rel(p->training.compute_seconds, steps * p->best.step.total, 1e-12);
+	assert_rel(p->training.goodput, 1.0 - p->ckpt.waste_fraction, 1e-12);
+	assert_rel(p->training.wall_seconds, steps * p->best.step.total / p->training.goodput,
+		   1e-12);
+	assert_int_equal(dtplan_plan_to_json(p, false, &text, NULL), DTPLAN_OK);
+	j = parse(text);
+	assert_near(num_at(j, "training", "tokens", NULL), 2e12, 0);
+	assert_true(json_is_integer(json_object_get(json_object_get(j, "training"), "steps")));
+	assert_near(num_at(j, "training", "steps", NULL), steps, 0);
+	assert_near(num_at(j, "training", "wall_seconds", NULL), p->training.wall_seconds, 0);
+	assert_near(num_at(j, "training", "goodput", NULL), p->training.goodput, 0);
 	json_decref(j);
 	free(text);
 	dtplan_plan_destroy(p);
@@ -275,6 +322,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan_to_json__70b__every_key),
+		cmocka_unit_test(plan_to_json__tokens__training),
 		cmocka_unit_test(plan_to_json__ranks_and_warnings__placement),
 		cmocka_unit_test(plan_to_json_launch__files_and_rendezvous__launch_object),
 		cmocka_unit_test(plan_to_json__null__inval),

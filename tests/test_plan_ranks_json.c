@@ -326,6 +326,50 @@ static void plan_from_json__no_placement__renders_as_made(void **state)
 			 DTPLAN_ERR_PARSE);
 }
 
+/* What issue 9 added: interleaving, the kernels line, the optimizer step and
+ * the time to train, read back as made. */
+static void plan_from_json__interleaved_megatron_training__renders_as_made(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL, *back = NULL;
+	struct dtplan_error err = {0};
+	char *json = NULL, *a = NULL, *b = NULL;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama2-70b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 64;
+	r.gpu = *dtplan_gpu_find("h100-sxm", NULL);
+	r.pp = 4;
+	r.vp = 5;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.precision = DTPLAN_PRECISION_FP8;
+	r.train_tokens = 2e12;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_int_equal(p->best.vp, 5);
+	assert_true(p->have_training);
+	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
+	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(back->best.vp, 5);
+	assert_false(back->best.offload);
+	assert_int_equal(back->request.framework, DTPLAN_FRAMEWORK_MEGATRON);
+	assert_int_equal(back->request.precision, DTPLAN_PRECISION_FP8);
+	assert_int_equal(back->request.attention, DTPLAN_ATTENTION_FLASH);
+	assert_near(back->best.step.optimizer, p->best.step.optimizer, 0.0);
+	assert_true(back->have_training);
+	assert_near(back->training.steps, p->training.steps, 0.0);
+	assert_near(back->training.wall_seconds, p->training.wall_seconds, 0.0);
+	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	free(json);
+	dtplan_plan_destroy(back);
+	dtplan_plan_destroy(p);
+}
+
 static void plan_from_json__bad_documents__error_names_member(void **state)
 {
 	static const struct {
@@ -385,6 +429,7 @@ int main(void)
 		cmocka_unit_test(ranks_from_json__null__inval),
 		cmocka_unit_test(plan_from_json__placed_plan__renders_as_made),
 		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
+		cmocka_unit_test(plan_from_json__interleaved_megatron_training__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
 	};
 

@@ -3,7 +3,8 @@
  */
 #include "test_common.h"
 
-static struct dtplan_plan *make_plan(const char *model, int gpus)
+/* A plan of model on gpus A100-80GB; pp > 0 pins the pipeline stages. */
+static struct dtplan_plan *make_plan_pp(const char *model, int gpus, int pp)
 {
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL;
@@ -12,8 +13,15 @@ static struct dtplan_plan *make_plan(const char *model, int gpus)
 	assert_int_equal(dtplan_model_parse(model, &r.model, NULL), DTPLAN_OK);
 	r.gpu = *dtplan_gpu_find("a100-80gb", NULL);
 	r.gpus = gpus;
+	r.pp = pp;
+	r.train_tokens = pp > 0 ? 2e12 : 0.0;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
 	return p;
+}
+
+static struct dtplan_plan *make_plan(const char *model, int gpus)
+{
+	return make_plan_pp(model, gpus, 0);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -37,7 +45,11 @@ static void render_text__70b__every_section(void **state)
 	assert_non_null(strstr(text, want));
 	assert_non_null(strstr(text, "llama2-70b: 68.98B parameters"));
 	assert_non_null(strstr(text, "128 x a100-80gb (16 nodes of 8)"));
-	assert_non_null(strstr(text, "of 72.00 GB usable"));
+	/* 81920 MiB * 0.9 */
+	assert_non_null(strstr(text, "of 77.31 GB usable"));
+	assert_non_null(strstr(text, "kernels      bf16, flash attention, deepspeed memory count"));
+	assert_non_null(strstr(text, "+ optimizer "));
+	assert_null(strstr(text, "training     "));
 	assert_non_null(strstr(text, "step time"));
 	assert_non_null(strstr(text, "MFU"));
 	assert_non_null(strstr(text, "runner-up"));
@@ -77,9 +89,23 @@ static void render_text__warnings_degraded_ranks__listed(void **state)
 	dtplan_plan_destroy(p);
 }
 
+static void render_text__pipeline_and_tokens__stages_and_training(void **state)
+{
+	struct dtplan_plan *p = make_plan_pp("llama2-70b", 128, 4);
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_plan_render_text(p, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "stages       20 + 20 + 20 + 20 layers"));
+	assert_non_null(strstr(text, "training     2.00T tokens in 476838 steps"));
+	assert_non_null(strstr(text, "goodput"));
+	free(text);
+	dtplan_plan_destroy(p);
+}
+
 static void render_svg__128_gpus__one_rect_per_gpu_coloured_by_stage(void **state)
 {
-	struct dtplan_plan *p = make_plan("llama2-70b", 128);
+	struct dtplan_plan *p = make_plan_pp("llama2-70b", 128, 4);
 	char *svg = NULL;
 
 	(void)state;
@@ -142,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(render_text__70b__every_section),
+		cmocka_unit_test(render_text__pipeline_and_tokens__stages_and_training),
 		cmocka_unit_test(render_text__warnings_degraded_ranks__listed),
 		cmocka_unit_test(render_svg__128_gpus__one_rect_per_gpu_coloured_by_stage),
 		cmocka_unit_test(render_svg__ranks_and_odd_names__escaped),

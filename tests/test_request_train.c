@@ -65,9 +65,9 @@ static void parse_train__every_key__sets_fields(void **state)
 	assert_int_equal(r.zero, 1);
 	assert_int_equal(r.micro_batch, 2);
 	assert_int_equal(r.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
-	/* "h100" is an alias of the catalog's h100-sxm: 80 GB. */
+	/* "h100" is an alias of the catalog's h100-sxm: 81559 MiB reported. */
 	assert_string_equal(r.gpu.name, "h100-sxm");
-	assert_near(r.gpu.memory_bytes, 80e9, 0.0);
+	assert_near(r.gpu.memory_bytes, 81559.0 * 1048576.0, 0.0);
 	assert_false(r.exact_batch);
 	/* "gbs=N!" asks for exactly N; a later plain gbs clears it */
 	assert_int_equal(dtplan_request_parse_train(&r, "gbs=1538!", NULL), DTPLAN_OK);
@@ -96,6 +96,45 @@ static void parse_train__some_keys__others_kept(void **state)
 	assert_int_equal(r.zero, 0);
 	assert_int_equal(dtplan_request_parse_train(&r, "recompute=auto", NULL), DTPLAN_OK);
 	assert_int_equal(r.recompute, -1);
+}
+
+static void parse_train__expert_keys__set_fields(void **state)
+{
+	struct dtplan_request r;
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(dtplan_request_parse_train(&r,
+						    "vp=4,offload=yes,framework=megatron,"
+						    "attention=unfused,precision=fp8,tokens=15T",
+						    NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.vp, 4);
+	assert_int_equal(r.offload, 1);
+	assert_int_equal(r.framework, DTPLAN_FRAMEWORK_MEGATRON);
+	assert_int_equal(r.attention, DTPLAN_ATTENTION_UNFUSED);
+	assert_int_equal(r.precision, DTPLAN_PRECISION_FP8);
+	assert_near(r.train_tokens, 15e12, 0.0);
+	assert_int_equal(dtplan_request_parse_train(&r,
+						    "offload=auto,framework=DeepSpeed,"
+						    "attention=flash,precision=bf16,tokens=2e9",
+						    NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.offload, -1);
+	assert_int_equal(r.framework, DTPLAN_FRAMEWORK_DEEPSPEED);
+	assert_int_equal(r.attention, DTPLAN_ATTENTION_FLASH);
+	assert_int_equal(r.precision, DTPLAN_PRECISION_BF16);
+	assert_near(r.train_tokens, 2e9, 0.0);
+	assert_int_equal(dtplan_request_parse_train(&r, "offload=no", NULL), DTPLAN_OK);
+	assert_int_equal(r.offload, 0);
+	/* the defaults: flash attention, bf16, DeepSpeed's count, offload when needed */
+	dtplan_request_init(&r);
+	assert_int_equal(r.attention, DTPLAN_ATTENTION_FLASH);
+	assert_int_equal(r.precision, DTPLAN_PRECISION_BF16);
+	assert_int_equal(r.framework, DTPLAN_FRAMEWORK_DEEPSPEED);
+	assert_int_equal(r.offload, -1);
+	assert_int_equal(r.vp, 0);
+	assert_near(r.train_tokens, 0.0, 0.0);
 }
 
 /* Range edges: seq and gbs 1 .. 2^24 = 16777216, zero 0 .. 3. */
@@ -140,6 +179,13 @@ static const struct {
 	{"mb=2048", DTPLAN_ERR_INVAL, "mb=2048 is larger than gbs=1024"},
 	{"gbs=1024!!", DTPLAN_ERR_PARSE, "gbs"},
 	{"gbs=!", DTPLAN_ERR_INVAL, "gbs"},
+	{"vp=0", DTPLAN_ERR_RANGE, "vp: 0 is out of range"},
+	{"offload=maybe", DTPLAN_ERR_INVAL, "offload: 'maybe' is not auto, yes or no"},
+	{"framework=jax", DTPLAN_ERR_INVAL, "framework: 'jax' is not deepspeed or megatron"},
+	{"attention=sparse", DTPLAN_ERR_INVAL, "attention: 'sparse' is not unfused or flash"},
+	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16 or fp8"},
+	{"tokens=lots", DTPLAN_ERR_PARSE, "tokens"},
+	{"tokens=2e18", DTPLAN_ERR_RANGE, "more than the 1e+18 tokens"},
 };
 
 static void parse_train__bad_text__error_and_request_unchanged(void **state)
@@ -179,6 +225,7 @@ int main(void)
 		cmocka_unit_test(mode_parse__garbage__inval_and_unchanged),
 		cmocka_unit_test(parse_train__every_key__sets_fields),
 		cmocka_unit_test(parse_train__some_keys__others_kept),
+		cmocka_unit_test(parse_train__expert_keys__set_fields),
 		cmocka_unit_test(parse_train__range_edges__accepted),
 		cmocka_unit_test(parse_train__bad_text__error_and_request_unchanged),
 		cmocka_unit_test(parse_train__null__inval),

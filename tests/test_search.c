@@ -18,8 +18,10 @@ static void preset_request(struct dtplan_request *r, const char *model, const ch
 
 /*
  * A small made-up world with round numbers: 1e9 parameters, 4 layers,
- * hidden 1024, 8 heads; 16 GPUs, 8 per node, 80 GB, 100 TFLOP/s, NVLink
- * 100 GB/s, network 10 GB/s, no latency; seq 1024, global batch 64.
+ * hidden 1024, 8 heads; 16 GPUs, 8 per node, 80 GB, 100 TFLOP/s whose best
+ * matmul reaches half (tests/test_compute.c times its kernels), 1 TB/s of
+ * memory, 128 SMs, NVLink 100 GB/s (50 each way), network 10 GB/s, no
+ * latency; seq 1024, global batch 64.
  */
 static void toy_request(struct dtplan_request *r)
 {
@@ -38,6 +40,12 @@ static void toy_request(struct dtplan_request *r)
 	r->gpu.peak_bf16_flops = 100e12;
 	r->gpu.nvlink_bytes_per_s = 100e9;
 	r->gpu.domain_size = 8;
+	r->gpu.hbm_bytes_per_s = 1e12;
+	r->gpu.matmul_efficiency = 0.5;
+	r->gpu.peak_fp8_flops = 0.0;
+	r->gpu.fp8_efficiency = 0.0;
+	r->gpu.sms = 128;
+	r->gpu.host_bytes_per_s = 10e9;
 	r->gpus = 16;
 	r->gpus_per_node = 8;
 	r->seq = 1024;
@@ -48,26 +56,43 @@ static void toy_request(struct dtplan_request *r)
 	r->efficiency = 0.5;
 }
 
-static void plan_create__llama2_70b_on_128_a100__tp8_and_fits(void **state)
+/* Usable memory of an A100-80GB: 81920 MiB as nvidia-smi reports it, 10% kept free. */
+#define A100_80_USABLE (81920.0 * 1048576.0 * 0.9)
+
+static void plan_create__llama2_70b_on_128_a100__small_model_parallelism(void **state)
 {
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL;
 	struct dtplan_error err = {0};
 
 	(void)state;
+	/*
+	 * The seed recipe is TP 8 x PP 4 x DP 4 with ZeRO-1: 32 model-parallel
+	 * GPUs.  Published 70B runs use fewer: NeMo's Llama 2 70B TP 4 x PP 4
+	 * (tests/data/reference-runs.json, nemo-2407-fp8-llama2-70b-64), MPT-70B
+	 * FSDP alone on 64 A100s.  With Megatron-LM's memory count (no ZeRO-2/3)
+	 * dtplan takes NeMo's split with its distributed optimizer; with
+	 * DeepSpeed's it shards everything (ZeRO-3) under TP 2, as FSDP runs do.
+	 */
 	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
-	assert_int_equal(p->best.tp, 8);
-	/* usable memory 80 GB * (1 - 0.1) = 72 GB */
-	assert_true(p->best.memory.total <= 72e9);
-	/* the seed recipe TP 8 x PP 4 x DP 4; the model picks ZeRO-0 (same bytes as ZeRO-1,
-	 * fits without sharding) */
+	assert_int_equal(p->best.tp, 4);
 	assert_int_equal(p->best.pp, 4);
-	assert_int_equal(p->best.dp, 4);
-	assert_int_equal(p->best.tp * p->best.pp * p->best.dp, 128);
+	assert_int_equal(p->best.dp, 8);
+	assert_int_equal(p->best.zero, 1);
+	assert_true(p->best.memory.total <= A100_80_USABLE);
 	assert_true(p->have_runner_up);
 	assert_true(strlen(p->runner_up_reason) > 20);
 	assert_true(p->n_fit > 0 && p->n_fit <= p->n_considered);
+	dtplan_plan_destroy(p);
+
+	preset_request(&r, "llama2-70b", "a100-80gb", 128);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_int_equal(p->best.tp, 2);
+	assert_int_equal(p->best.pp, 1);
+	assert_int_equal(p->best.zero, 3);
+	assert_true(p->best.memory.total <= A100_80_USABLE);
 	dtplan_plan_destroy(p);
 }
 
@@ -77,16 +102,30 @@ static void plan_create__llama2_7b_on_8_a100__plain_data_parallel(void **state)
 	struct dtplan_plan *p = NULL;
 
 	(void)state;
+	/* the seed recipe: TP 1 x PP 1 x DP 8 with ZeRO-1 */
 	preset_request(&r, "llama2-7b", "a100-80gb", 8);
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
 	assert_int_equal(p->best.tp, 1);
 	assert_int_equal(p->best.pp, 1);
 	assert_int_equal(p->best.dp, 8);
-	assert_true(p->best.memory.total <= 72e9);
+	assert_int_equal(p->best.zero, 1);
+	assert_false(p->best.offload);
+	assert_true(p->best.memory.total <= A100_80_USABLE);
 	/* one node: nothing crosses the network */
 	assert_near(p->best.net_bytes_per_gpu, 0.0, 0.0);
 	dtplan_plan_destroy(p);
 }
+
+/*
+ * The toy's kernels for a micro-batch of b = 2 on TP 2 (tests/test_compute.c
+ * derives each): one layer's forward and backward, the output layer's.
+ */
+static const double toy_gemm = 6442450944.0 / (4e13 * 0.75) + 2147483648.0 / (4e13 * 2.0 / 3.0) +
+			       8589934592.0 / (4e13 * 0.8) + 8589934592.0 / (4e13 * 2.0 / 3.0);
+static const double toy_elem = 2048.0 * 19456.0 / 0.89e12;
+static const double toy_attn = 2147483648.0 / 2.8e13;
+static const double toy_out = 67108864000.0 / (4e13 * 15.625 / 16.125);
+static const double toy_logits = 2048.0 * 16000.0, toy_embed = 2048.0 * 8192.0 / 0.89e12;
 
 static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
 {
@@ -102,30 +141,44 @@ static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
 	 * output layer is 2 Vh / (2 P_layer + 4 s h) = 65536000 / 471426304 layers,
 	 * so 4 layers split 2 + 2 and the last stage does 2 + e of the (4 + e) / 2 mean */
 	const double e = 65536000.0 / 471426304.0, imb = (2.0 + e) * 2.0 / (4.0 + e);
-	const double compute = 0.49152 * imb, tp = 0.00268435456;
+	/* a micro-batch on the slowest stage: the model's 4 layers and its
+	 * output layer and embedding, imb / 2 of them */
+	const double fwd = (4.0 * (toy_gemm + toy_elem + toy_attn) + toy_out +
+			    toy_logits * 14.0 / 0.89e12 + toy_embed / 4.0) *
+			   imb / 2.0;
+	const double bwd = (4.0 * (2.0 * toy_gemm + 2.0 * toy_elem + 2.5 * toy_attn) +
+			    2.0 * toy_out + toy_logits * 6.0 / 0.89e12 + toy_embed * 3.0 / 4.0) *
+			   imb / 2.0;
+	const double compute = 8.0 * (fwd + bwd), tp = 64 * 4194304 / 5e10;
+	/* DP inside a node (tp * dp = 8): all-reduce of 2 * 2.5e8 = 5e8 B (stage 0
+	 * holds 2 P_layer + Vh = 5e8 parameters, 2.5e8 per TP rank) over 4 at
+	 * 50 GB/s = 2 * 3/4 * 5e8 / 5e10 = 15 ms, of which one micro-batch's
+	 * backward hides bwd; the overlap tax charges 10% of that */
+	const double ar = 0.015, exposed = ar - bwd + 0.1 * bwd;
+	/* Adam on 2.5e8 parameters, 28 bytes each at 0.89 TB/s */
+	const double opt = 2.5e8 * 28.0 / 0.89e12;
 
 	/* m = 64 / (4 * 2) = 8 */
 	assert_int_equal(c.num_microbatches, 8);
 	assert_int_equal(c.global_batch, 64);
+	assert_int_equal(c.vp, 1);
 	assert_int_equal(c.stages.first, 2);
 	assert_int_equal(c.stages.last, 2);
 	assert_rel(c.stage_imbalance, imb, 1e-12);
-	/* compute = 6 * 1e9 * (64 * 1024) / (16 * 100e12 * 0.5) = 0.49152 s, times the
-	 * slowest stage's share */
 	assert_rel(c.step.compute, compute, 1e-12);
 	/* TP: 4 layers / 2 stages * 4 all-reduces * 8 micro-batches = 64 all-reduces of
-	 * 2 * 1024 * 2 * 1024 = 4194304 B over 2 at 100 GB/s: 4194304 / 1e11 each */
-	assert_rel(c.step.tp_comm, 64 * 4194304 / 1e11, 1e-12);
+	 * 2 * 1024 * 2 * 1024 = 4194304 B over 2 at 50 GB/s each way: 4194304 / 5e10 each */
+	assert_rel(c.step.tp_comm, tp, 1e-12);
 	/* bubble = (p-1)/m * (compute + tp) */
 	assert_rel(c.step.bubble, (compute + tp) / 8.0, 1e-9);
 	/* PP crosses nodes (16 ranks > 8 per node): 2 (p-1) p2p of 2097152 B at 10 GB/s */
 	assert_rel(c.step.pp_comm, 2.0 * 2097152 / 10e9, 1e-12);
-	/* DP inside a node (tp * dp = 8): all-reduce of 2 * 1e9 / 4 = 5e8 B over 4 at
-	 * 100 GB/s = 2 * 3/4 * 5e8 / 1e11 = 7.5 ms, hidden behind one backward
-	 * (0.49152 imb / 8 * 2/3 >= 40.96 ms); the overlap tax charges 10% of it */
-	assert_rel(c.step.dp_comm, 7.5e-3, 1e-12);
-	assert_rel(c.step.dp_exposed, 7.5e-4, 1e-9);
-	assert_rel(c.step.total, compute + tp + (compute + tp) / 8.0 + 4.194304e-4 + 7.5e-4, 1e-9);
+	assert_true(ar > bwd);
+	assert_rel(c.step.dp_comm, ar, 1e-12);
+	assert_rel(c.step.dp_exposed, exposed, 1e-9);
+	assert_rel(c.step.optimizer, opt, 1e-12);
+	assert_rel(c.step.total,
+		   compute + tp + (compute + tp) / 8.0 + 4.194304e-4 + exposed + opt, 1e-9);
 	/* network: PP only, 2 (p-1)/p * m * 2097152 = 16777216 B */
 	assert_rel(c.net_bytes_per_gpu, 16777216.0, 1e-12);
 	/* achieved model FLOPs: 3.93216e14 / (total * 16) */
@@ -133,10 +186,43 @@ static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
 	assert_rel(c.mfu, c.tflops_per_gpu * 1e12 / 100e12, 1e-12);
 }
 
+static void candidate_evaluate__toy_interleaved__bubble_over_v(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_candidate c = {.tp = 2, .pp = 2, .dp = 4, .zero = 0, .micro_batch = 2},
+				plain;
+	bool fits = false;
+
+	(void)state;
+	toy_request(&r);
+	plain = c;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &plain, &fits, NULL), DTPLAN_OK);
+	/* 2 chunks of 1 layer per stage: the bubble is (p-1)/(v m) = 1/16 of the
+	 * busy time, each micro-batch crosses v p - 1 = 3 boundaries */
+	c.vp = 2;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_true(fits);
+	assert_rel(c.step.compute, plain.step.compute, 1e-12);
+	assert_rel(c.step.bubble, (c.step.compute + c.step.tp_comm) / 16.0, 1e-9);
+	assert_rel(c.net_bytes_per_gpu, 2.0 * 3.0 / 2.0 * 8.0 * 2097152.0, 1e-12);
+	/* the fullest stage is the last: one micro-batch of 2 layers, 34 s b h / t
+	 * = 35651584 B each, and 4 s b V / t = 131072000 B of fp32 logits; the
+	 * layers' activations grow 1 + (p-1)/(p v) = 1.25 times */
+	assert_int_equal(c.memory.stage, 1);
+	assert_rel(plain.memory.activations, 2.0 * 35651584.0 + 131072000.0, 1e-12);
+	assert_rel(c.memory.activations, 2.0 * 35651584.0 * 1.25 + 131072000.0, 1e-12);
+	/* interleaving needs stages */
+	c = (struct dtplan_candidate){.tp = 2, .pp = 1, .dp = 8, .micro_batch = 2, .vp = 2};
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_ERR_INVAL);
+}
+
 static void candidate_evaluate__toy_zero3_across_nodes__gathers_exposed(void **state)
 {
 	struct dtplan_request r;
 	struct dtplan_candidate c = {.tp = 2, .pp = 1, .dp = 8, .zero = 3, .micro_batch = 1};
+	struct dtplan__kernels k;
+	struct dtplan__layer_time lt, hd;
+	double fwd, bwd, ag;
 	bool fits = false;
 
 	(void)state;
@@ -144,39 +230,65 @@ static void candidate_evaluate__toy_zero3_across_nodes__gathers_exposed(void **s
 	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
 	assert_true(fits);
 	assert_int_equal(c.num_microbatches, 8); /* 64 / 8 */
-	/* DP spans 16 ranks: network.  Parameters held 1e9/2, 2 bytes each = 1e9 B.
-	 * reduce-scatter = all-gather = 7/8 * 1e9 / 1e10 = 0.0875 s.
-	 * forward of one micro-batch = 0.16384 / 8 = 0.02048 s, backward 0.04096 s.
-	 * exposed = 8 * ((0.0875 - 0.02048) + (0.175 - 0.04096)) = 1.60848 s,
-	 * total traffic = 8 * 3 * 0.0875 = 2.1 s, tax 10% of the hidden 0.49152 s */
-	assert_rel(c.step.dp_comm, 2.1, 1e-12);
-	assert_rel(c.step.dp_exposed, 1.60848 + 0.049152, 1e-9);
+	/* one micro-batch's forward and backward (tests/test_compute.c) */
+	dtplan__kernels_init(&r, &k);
+	dtplan__layer_seconds(&k, &r.model, 1024, 1, 2, DTPLAN_RECOMPUTE_NONE, &lt);
+	dtplan__head_seconds(&k, &r.model, 1024, 1, 2, &hd);
+	fwd = 4.0 * lt.fwd + hd.fwd;
+	bwd = 4.0 * lt.bwd + hd.bwd;
+	assert_rel(c.step.compute, 8.0 * (fwd + bwd), 1e-12);
+	/* DP spans 16 ranks: network, with 8 / 2 = 4 of a group's members on each
+	 * node, 4 NICs of 10 GB/s.  Parameters held 1e9/2, 2 bytes each = 1e9 B.
+	 * reduce-scatter = all-gather = 7/8 * 1e9 / 4e10 = 0.021875 s.
+	 * Per micro-batch: all-gather before the forward, all-gather and
+	 * reduce-scatter with the backward; what they do not hide is exposed,
+	 * and 10% of what they hide is the overlap tax */
+	ag = 0.021875;
+	assert_rel(c.step.dp_comm, 8 * 3 * ag, 1e-12);
+	assert_rel(c.step.dp_exposed,
+		   8.0 * (fmax(0.0, ag - fwd) + fmax(0.0, 2.0 * ag - bwd)) +
+			   0.1 * (8 * 3 * ag - 8.0 * (fmax(0.0, ag - fwd) +
+						     fmax(0.0, 2.0 * ag - bwd))),
+		   1e-9);
 	assert_near(c.step.bubble, 0.0, 0.0);
 	assert_near(c.step.pp_comm, 0.0, 0.0);
-	/* 8 micro-batches * 3 collectives * 7/8 * 1e9 B */
-	assert_rel(c.net_bytes_per_gpu, 2.1e10, 1e-12);
+	/* 8 micro-batches * 3 collectives * 7/8 * 1e9 B, over 4 NICs */
+	assert_rel(c.net_bytes_per_gpu, 2.1e10 / 4.0, 1e-12);
 }
 
-static void candidate_evaluate__selective_and_full__flops(void **state)
+static void candidate_evaluate__recompute__executed_flops(void **state)
 {
 	struct dtplan_request r;
 	struct dtplan_candidate c = {.tp = 1, .pp = 1, .dp = 16, .micro_batch = 1};
+	/*
+	 * One sequence (s = 1024) on TP 1, per layer forward: QKV 2 * 1024 *
+	 * 1024 * 3072, projection 2 * 1024 * 1024^2, MLP 2 * 2 * 1024 * 1024 *
+	 * 4096, all 25769803776; causal flash attention 2 s^2 h = 2147483648
+	 * (unfused: all 4 s^2 h = 4294967296).  The output layer: 2 * 1024 *
+	 * 32000 * 1024 = 67108864000.  64 sequences a step.
+	 */
+	const double gemm = 25769803776.0, flash = 2147483648.0, unfused = 4294967296.0;
+	const double head = 3.0 * 67108864000.0;
 	bool fits;
 
 	(void)state;
 	toy_request(&r);
-	/* 6 N T = 6 * 1e9 * 65536 = 3.93216e14 */
+	/* training runs every forward FLOP three times */
 	c.recompute = DTPLAN_RECOMPUTE_NONE;
 	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
-	assert_rel(c.flops_per_step, 3.93216e14, 1e-12);
-	/* selective: * (1 + s/(18h)) = * (1 + 1024/18432) */
-	c.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
-	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
-	assert_rel(c.flops_per_step, 3.93216e14 * (1.0 + 1024.0 / 18432.0), 1e-12);
-	/* full: 8 N T */
+	assert_rel(c.flops_per_step, 64.0 * (4.0 * 3.0 * (gemm + flash) + head), 1e-12);
+	/* full: each layer's forward once more */
 	c.recompute = DTPLAN_RECOMPUTE_FULL;
 	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
-	assert_rel(c.flops_per_step, 8.0 * 1e9 * 65536, 1e-12);
+	assert_rel(c.flops_per_step, 64.0 * (4.0 * 4.0 * (gemm + flash) + head), 1e-12);
+	/* selective: nothing to rerun with FlashAttention; unfused, the scores' */
+	c.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_rel(c.flops_per_step, 64.0 * (4.0 * 3.0 * (gemm + flash) + head), 1e-12);
+	r.attention = DTPLAN_ATTENTION_UNFUSED;
+	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_OK);
+	assert_rel(c.flops_per_step, 64.0 * (4.0 * (3.0 * (gemm + unfused) + unfused) + head),
+		   1e-12);
 }
 
 static void candidate_evaluate__bad_candidates__inval(void **state)
@@ -220,8 +332,16 @@ static void plan_create__pinned_choices__honoured(void **state)
 	assert_int_equal(p->best.zero, 1);
 	assert_int_equal(p->best.micro_batch, 2);
 	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_FULL);
-	/* only the micro-batch count is left: m = 1024 / (16 * 2) = 32; one configuration */
+	/* m = 1024 / (16 * 2) = 32; the stages of 40 + 40 layers interleave in
+	 * any v dividing 40 up to 32 (m is a multiple of p): 1, 2, 4, 5, 8, 10,
+	 * 20, 7 configurations */
 	assert_int_equal(p->best.num_microbatches, 32);
+	assert_int_equal(p->n_considered, 7);
+	dtplan_plan_destroy(p);
+	/* pinning v too leaves one */
+	r.vp = 4;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->best.vp, 4);
 	assert_int_equal(p->n_considered, 1);
 	assert_false(p->have_runner_up);
 	dtplan_plan_destroy(p);
@@ -283,15 +403,54 @@ static void plan_create__70b_on_8_a100__no_fit_names_16(void **state)
 	struct dtplan_error err = {0};
 
 	(void)state;
-	/* 68.98e9 * 16 B = 1.10 TB of weights and optimizer state; at 72 GB usable that
-	 * is at least 15.3 GPUs, so two 8-GPU nodes are the fewest that can fit */
+	/* 68.98e9 * 16 B = 1.10 TB of weights and optimizer state; at 77.3 GB usable
+	 * that is at least 14.3 GPUs, so two 8-GPU nodes are the fewest that can
+	 * fit (without ZeRO-Offload, which fits it on 8: see below) */
 	preset_request(&r, "llama2-70b", "a100-80gb", 8);
+	r.offload = 0;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_ERR_NO_FIT);
 	assert_null(p);
 	assert_int_equal(err.code, DTPLAN_ERR_NO_FIT);
 	assert_non_null(strstr(err.text, "llama2-70b"));
 	assert_non_null(strstr(err.text, "68.98B"));
 	assert_non_null(strstr(err.text, "the fewest that fit are 16 GPUs (2 nodes of 8)"));
+}
+
+static void plan_create__too_few_gpus__zero_offload(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+
+	(void)state;
+	/* The seed's 7B on one GPU: 16 B * 6.74e9 = 108 GB does not fit 77.3 GB;
+	 * with the master copy and Adam in host memory the GPU holds 2 + 2 bytes
+	 * a parameter, 27 GB */
+	preset_request(&r, "llama2-7b", "a100-80gb", 1);
+	r.offload = 0;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_ERR_NO_FIT);
+	r.offload = -1;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_true(p->best.offload);
+	assert_true(p->best.zero >= 1);
+	assert_near(p->best.memory.optimizer, 0.0, 0.0);
+	assert_rel(p->best.memory.weights, 2.0 * r.model.params, 1e-12);
+	assert_true(p->best.memory.total <= A100_80_USABLE);
+	/* the host's Adam: 4 bytes a parameter over the 32 GB/s PCIe link, 28
+	 * through 51.2 GB/s of host memory */
+	assert_rel(p->best.step.optimizer, r.model.params * (4.0 / 32e9 + 28.0 / 51.2e9), 1e-12);
+	dtplan_plan_destroy(p);
+	/* when something fits on the GPUs, no offload */
+	preset_request(&r, "llama2-7b", "a100-80gb", 8);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_false(p->best.offload);
+	dtplan_plan_destroy(p);
+	/* asked for, always; Megatron-LM has none */
+	r.offload = 1;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_true(p->best.offload);
+	dtplan_plan_destroy(p);
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_ERR_INVAL);
 }
 
 static void plan_create__never_fits__says_so(void **state)
@@ -512,15 +671,18 @@ static void plan_create__seq_unset__uses_model_context_length(void **state)
 
 	(void)state;
 	/* llama3-70b's max_position_embeddings is 8192: with seq unset the plan
-	 * trains at 8192, where TP 4 x PP 4 no longer fits with selective
-	 * recompute ((sbh/4) * 34 = 570 MB per layer, 20 layers x 4 in flight =
-	 * 45.6 GB on top of 44.1 GB of ZeRO-1 state > 72 GB), so 4 nodes of 8
-	 * H100 get TP 8 inside each node. */
+	 * trains at 8192.  32 H100s shard its 70.55e9 parameters with ZeRO-3
+	 * (16 B * 70.55e9 / 32 = 35.3 GB each) and no model parallelism; one
+	 * sequence of 8192 keeps 34 s h = 1.14 GB a layer, 91 GB for 80 layers,
+	 * so layers are recomputed (2 s b h a layer). */
 	preset_request(&r, "llama3-70b", "h100-sxm", 32);
 	assert_int_equal(r.seq, 0);
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
 	assert_int_equal(p->request.seq, 8192);
-	assert_int_equal(p->best.tp, 8);
+	assert_int_equal(p->best.tp * p->best.pp, 1);
+	assert_int_equal(p->best.zero, 3);
+	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_FULL);
+	assert_true(p->best.memory.total <= 81559.0 * 1048576.0 * 0.9);
 	dtplan_plan_destroy(p);
 	/* A bare size has no context length: DTPLAN_DEFAULT_SEQ. */
 	dtplan_request_init(&r);
@@ -559,16 +721,18 @@ static void request_init__fabric_defaults__equal_the_site_defaults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(plan_create__llama2_70b_on_128_a100__tp8_and_fits),
+		cmocka_unit_test(plan_create__llama2_70b_on_128_a100__small_model_parallelism),
 		cmocka_unit_test(plan_create__llama2_7b_on_8_a100__plain_data_parallel),
 		cmocka_unit_test(candidate_evaluate__toy_tp2_pp2_dp4__hand_computed),
+		cmocka_unit_test(candidate_evaluate__toy_interleaved__bubble_over_v),
 		cmocka_unit_test(candidate_evaluate__toy_zero3_across_nodes__gathers_exposed),
-		cmocka_unit_test(candidate_evaluate__selective_and_full__flops),
+		cmocka_unit_test(candidate_evaluate__recompute__executed_flops),
 		cmocka_unit_test(candidate_evaluate__bad_candidates__inval),
 		cmocka_unit_test(plan_create__pinned_choices__honoured),
 		cmocka_unit_test(plan_create__search__zero23_only_without_pp),
 		cmocka_unit_test(plan_create__bad_pins__inval_naming_field),
 		cmocka_unit_test(plan_create__70b_on_8_a100__no_fit_names_16),
+		cmocka_unit_test(plan_create__too_few_gpus__zero_offload),
 		cmocka_unit_test(plan_create__never_fits__says_so),
 		cmocka_unit_test(plan_create__warnings__bubble_exposed_and_domain),
 		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),

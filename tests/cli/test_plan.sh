@@ -5,14 +5,15 @@
 run 0 plan --help; stdout_starts "Usage: dtplan plan"
 run 0 --help; stdout_has "plan "
 
-# the seed recipe: 70B on 128 A100-80GB (16 nodes of 8): TP 8 x PP 4 x DP 4
+# 70B on 128 A100-80GB (16 nodes of 8).  The seed recipe was TP 8 x PP 4 x DP 4;
+# published 70B runs use fewer model-parallel GPUs (doc/internals/cost-model.md,
+# "Choosing"): DeepSpeed's memory count lets ZeRO-3 shard it under TP 2
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb
 golden plan_70b_128_a100.txt
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --json
 golden_json plan_70b_128_a100.json
 json_eq "j['schema']" dtplan.plan/1
-json_eq "j['parallelism']['tp']" 8
-json_eq "j['parallelism']['pp'] * j['parallelism']['dp']" 16
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['zero'])" "(2, 1, 3)"
 json_eq "j['memory']['bytes_per_gpu']['total'] <= j['memory']['capacity_bytes']" True
 json_eq "j['gpus_per_node']" 8
 json_eq "sorted(j['prediction'].keys())[:3]" "['bubble_seconds', 'compute_seconds', 'dp_comm_seconds']"
@@ -20,20 +21,41 @@ json_eq "j['checkpoint']['bytes'] == 16 * j['model']['params']" True
 json_eq "len(j['runner_up']['reason']) > 20" True
 json_eq "j['warnings']" "[]"
 json_eq "'placement' in j" False
+json_eq "(j['framework'], j['attention'], j['precision'], j['training'])" "('deepspeed', 'flash', 'bf16', None)"
 # whole counts are JSON integers
 json_eq "type(j['model']['params']).__name__, type(j['checkpoint']['interval_steps']).__name__" "('int', 'int')"
 # the frameworks' words: sizes and the trained batch (doc/launchers.md)
-json_eq "j['launch']['megatron_args'].split()[:10]" "['--tensor-model-parallel-size', '8', '--pipeline-model-parallel-size', '4', '--micro-batch-size', '1', '--global-batch-size', '1024', '--seq-length', '4096']"
+json_eq "j['launch']['megatron_args'].split()[:10]" "['--tensor-model-parallel-size', '2', '--pipeline-model-parallel-size', '1', '--micro-batch-size', '1', '--global-batch-size', '1024', '--seq-length', '4096']"
 json_eq "j['launch']['deepspeed']['train_batch_size'] == j['parallelism']['global_batch']" True
 json_eq "j['launch']['torchrun'], j['launch']['files']" "(None, {'hostfile': None, 'deepspeed_config': None, 'svg': None})"
-# 7B on one node of 8: plain data parallelism
+# Megatron-LM's count (fp32 main gradients, no ZeRO-2/3): NeMo's Llama 2 70B split
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --train framework=megatron --json
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(4, 4, 8, 1)"
+json_eq "j['framework']" megatron
+# 7B on one node of 8: plain data parallelism with ZeRO-1 (the seed recipe)
 run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --json
-json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'])" "(1, 1, 8)"
-# pinned choices
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(1, 1, 8, 1)"
+# pinned choices; interleaving is searched unless pinned too
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(4, 2, 16, 1)"
 json_eq "j['parallelism']['num_microbatches']" 32
-json_eq "j['considered']" 1
+json_eq "j['considered']" 7
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --train vp=5 --json
+json_eq "(j['parallelism']['vp'], j['considered'])" "(5, 1)"
+json_eq "'--num-layers-per-virtual-pipeline-stage 8' in j['launch']['megatron_args']" True
+# time to train: 2T tokens of 1024 x 4096 are 476838 steps
+run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --tokens 2T --json
+json_eq "j['training']['steps']" 476838
+json_eq "abs(j['training']['wall_seconds'] * j['training']['goodput'] / (476838 * j['prediction']['step_seconds']) - 1) < 1e-9" True
+run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --tokens 2T
+stdout_has "  training     2.00T tokens in 476838 steps"
+# fp8 where the GPU has it
+run 0 plan --model llama2-7b --gpus 8 --train precision=fp8 --json
+json_eq "j['precision']" fp8
+run 2 plan --model llama2-7b --gpus 8 --gpu a100-80gb --train precision=fp8; stderr_has "a100-80gb has no fp8 tensor cores"
+run 2 plan --model llama2-7b --gpus 8 --pp 1 --train vp=2; stderr_has "interleaved stages need pipeline parallelism"
+run 2 plan --model llama2-7b --gpus 8 --train bogus=1; stderr_has "--train: unknown key 'bogus'"
+run 2 plan --model llama2-7b --gpus 8 --tokens many; stderr_has "--tokens: 'many' is not a number"
 # other knobs
 run 0 plan --model 13B --gpus 32 --gpus-per-node 4 --seq 2048 --global-batch 512 --json
 json_eq "j['model']['seq']" 2048
@@ -50,8 +72,11 @@ if grep -q '<svg' "$svg" && [ "$(grep -o 'class="gpu"' "$svg" | wc -l)" -eq 128 
 rm -f "$svg"
 run 1 plan --model llama2-7b --gpus 8 --svg /nonexistent-dir/plan.svg; stderr_has "cannot write '/nonexistent-dir/plan.svg'"
 
-# nothing fits: exit 1, why, and the smallest GPU count
-run 1 plan --model llama2-70b --gpus 8 --gpu a100-80gb
+# too few GPUs: ZeRO-Offload keeps the optimizer state in host memory
+run 0 plan --model llama2-70b --gpus 8 --gpu a100-80gb
+stdout_has "optimizer state in host memory (ZeRO-Offload)"
+# nothing fits without it: exit 1, why, and the smallest GPU count
+run 1 plan --model llama2-70b --gpus 8 --gpu a100-80gb --train offload=no
 stderr_has "does not fit on 8 a100-80gb GPUs"
 stderr_has "the fewest that fit are 16 GPUs (2 nodes of 8)"
 

@@ -48,6 +48,10 @@ fresh --model llama2-7b --gpus 8 --gpu a100-80gb
 fresh --model llama2-7b --gpus 8 --zero 3
 fresh --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full
 fresh --model 13B --gpus 32 --gpus-per-node 4 --seq 2048 --global-batch 512
+# interleaving, ZeRO-Offload, fp8, Megatron-LM's count, unfused attention, time to train
+fresh --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 4 --train vp=5 --tokens 2T
+fresh --model llama2-70b --gpus 8 --gpu a100-80gb
+fresh --model llama3-8b --gpus 8 --train precision=fp8,framework=megatron,attention=unfused
 fresh --model llama2-70b --gpus 128 --gpu a100-80gb --gpus-per-node 4 --tp 8
 fresh --model llama3-70b --nodes 'gpu[01-16]' --topology "$data/topology-two-racks.conf" \
 	--site "$data/dtplan-two-racks.conf" --node-xml "gpu[01-16]=$xml"

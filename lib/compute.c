@@ -1,0 +1,207 @@
+/*
+ * compute.c: how long the kernels of one micro-batch take on one GPU: matrix
+ * multiplies at the GPU's measured matmul ceiling with tile and wave
+ * quantization, attention (FlashAttention or unfused scores through memory),
+ * the memory-bound element-wise work of each layer, the output layer and its
+ * loss, and the optimizer step.  Every constant and formula is derived in
+ * doc/internals/cost-model.md ("Compute"); keep the two in step.
+ *
+ * Pure arithmetic: no allocation, no other module.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <string.h>
+
+/*
+ * Fraction of the measured matmul ceiling (struct dtplan_gpu's
+ * matmul_efficiency) that training kernels sustain end to end, at the
+ * request's efficiency of DTPLAN__EFFICIENCY_REF: the one constant fitted to
+ * tests/data/reference-runs.json.  Power-capped clocks alone give 0.905
+ * (ml-engineering: H200 755 TFLOPS sustained against 834 in a burst).
+ */
+#define SUSTAINED 0.8
+/* The site's compute_efficiency that means "the calibrated model". */
+#define DTPLAN__EFFICIENCY_REF 0.5
+
+/* cuBLAS/CUTLASS output tiles of large bf16 GEMMs (128 x 128), and the
+ * expected idle share of the last wave of tiles (half of one wave). */
+#define TILE 128.0
+#define WAVE_TAIL 0.5
+
+/* FlashAttention's rate over the GEMM rate: FlashAttention-2 reaches 50-73%
+ * of A100 peak forward (Dao, arXiv 2307.08691), FlashAttention-3 75% of H100
+ * peak (arXiv 2407.08608), against 80-86% for plain GEMMs. */
+#define FLASH_FRACTION 0.7
+
+/* Bytes per attention score of unfused attention: forward QK^T writes it (2),
+ * the fused scale-mask-softmax reads and writes it (4), dropout reads,
+ * writes and keeps a mask (5), AV reads it (2); backward 17 (the same
+ * tensors the other way, the gradient of each). */
+#define SCORE_BYTES_FWD 13.0
+#define SCORE_BYTES_BWD 17.0
+
+/* Bytes per logit of the output layer's loss: forward reads bf16 (2), writes
+ * fp32 (4), reads it twice for max and sum (8); backward reads fp32 (4) and
+ * writes the bf16 gradient (2). */
+#define LOGIT_BYTES 20.0
+
+/* The share of the datasheet's memory bandwidth that streaming kernels reach:
+ * STREAM triad 2.97 of 3.35 TB/s on an H100 SXM (Azure's AI-benchmarking-guide,
+ * ND H100 v5). */
+#define HBM_EFFICIENCY 0.89
+
+/* Host memory bandwidth per GPU for ZeRO-Offload's CPU Adam: two sockets of
+ * eight DDR4-3200 channels (2 x 204.8 GB/s) shared by a node's 8 GPUs. */
+#define HOST_MEMORY_PER_GPU 51.2e9
+
+void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k)
+{
+	const struct dtplan_gpu *g = &r->gpu;
+	double scale = r->efficiency / DTPLAN__EFFICIENCY_REF;
+
+	/* a site's efficiency scales every rate, never past the datasheet */
+	memset(k, 0, sizeof(*k));
+	k->bf16_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * SUSTAINED * scale,
+			    g->peak_bf16_flops);
+	k->gemm_rate = k->bf16_rate;
+	k->gemm_in_bytes = 2.0;
+	if (r->precision == DTPLAN_PRECISION_FP8 && g->peak_fp8_flops > 0.0) {
+		k->gemm_rate = fmin(g->peak_fp8_flops * g->fp8_efficiency * SUSTAINED * scale,
+				    g->peak_fp8_flops);
+		k->gemm_in_bytes = 1.0;
+	}
+	k->attn_rate = k->bf16_rate * FLASH_FRACTION;
+	k->hbm = fmin(g->hbm_bytes_per_s * HBM_EFFICIENCY * scale, g->hbm_bytes_per_s);
+	k->sms = g->sms > 0 ? g->sms : 1;
+	k->host_link = g->host_bytes_per_s;
+	k->host_memory = HOST_MEMORY_PER_GPU;
+	k->flash = r->attention == DTPLAN_ATTENTION_FLASH;
+}
+
+/*
+ * One GEMM of an M x K and a K x N matrix: 2 M N K FLOPs at the rate of its
+ * tiles' waves (T tiles of 128 x 128 over the SMs run in w = T / SMs waves,
+ * the last one half idle on average: w / (w + 0.5)), or the time to move its
+ * operands through memory when that is longer.
+ */
+static double gemm(const struct dtplan__kernels *k, double rate, double in_bytes, double m,
+		   double n, double kk)
+{
+	double tiles = ceil(m / TILE) * ceil(n / TILE), w = tiles / k->sms;
+	double t_compute = 2.0 * m * n * kk / (rate * w / (w + WAVE_TAIL));
+	double t_memory = ((m * kk + kk * n) * in_bytes + 2.0 * m * n) / k->hbm;
+
+	return t_compute > t_memory ? t_compute : t_memory;
+}
+
+void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
+			   struct dtplan__layer_time *out)
+{
+	double s = seq, b = micro_batch, t = tp, h = mdl->hidden, a = mdl->heads;
+	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads, d = h / a;
+	double f = mdl->ffn > 0 ? mdl->ffn : 4.0 * h, tok = s * b;
+	bool swiglu = mdl->mlp == DTPLAN_MLP_SWIGLU;
+	double gemm_f, elem_f, elem_b, attn_f, attn_b, heads = a / t, flops_f;
+
+	memset(out, 0, sizeof(*out));
+	/* QKV, the attention's output projection, the MLP's up (and gate) and
+	 * down projections; TP splits each along N or K */
+	gemm_f = gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, (h + 2.0 * kv * d) / t, h) +
+		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, h / t) +
+		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, (swiglu ? 2.0 : 1.0) * f / t, h) +
+		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t);
+	flops_f = 2.0 * tok * (h * (h + 2.0 * kv * d) + h * h + (swiglu ? 3.0 : 2.0) * h * f) / t;
+	/* two layer norms (read and write h), two bias-dropout-adds (read 2h,
+	 * write h, a 1-byte mask), both split by sequence parallelism; the
+	 * activation reads f (2f for SwiGLU) and writes f, split by TP; bf16 */
+	elem_f = tok * (22.0 * h + (swiglu ? 6.0 : 4.0) * f) / t / k->hbm;
+	elem_b = 2.0 * elem_f;
+	/* fp8: each GEMM's input is cast first (read 2 bytes, write 1): the
+	 * gathered QKV and MLP inputs (h each), the projection and down inputs
+	 * forward; backward the output gradients of all four */
+	if (k->gemm_in_bytes < 2.0) {
+		double grads_in = h + 2.0 * kv * d + (swiglu ? 2.0 : 1.0) * f;
+
+		elem_f += tok * 3.0 * (2.0 * h + (h + f) / t) / k->hbm;
+		elem_b += tok * 3.0 * (2.0 * h + grads_in / t) / k->hbm;
+	}
+	if (k->flash) {
+		/* causal: half of the 4 b s^2 h scores and values are computed;
+		 * the backward runs 5 matrix multiplies against the forward's 2 */
+		attn_f = 2.0 * b * s * s * h / t / k->attn_rate;
+		attn_b = 2.5 * attn_f;
+		flops_f += 2.0 * b * s * s * h / t;
+	} else {
+		/* QK^T and AV per head: s x d by d x s and s x s by s x d, all of
+		 * the scores (the mask is applied to them), which pass through
+		 * memory as SCORE_BYTES */
+		double scores = b * heads * s * s;
+
+		attn_f = b * heads * (gemm(k, k->bf16_rate, 2.0, s, s, d) +
+				      gemm(k, k->bf16_rate, 2.0, s, d, s)) +
+			 scores * SCORE_BYTES_FWD / k->hbm;
+		attn_b = 2.0 * (attn_f - scores * SCORE_BYTES_FWD / k->hbm) +
+			 scores * SCORE_BYTES_BWD / k->hbm;
+		flops_f += 4.0 * b * s * s * h / t;
+	}
+	out->fwd = gemm_f + elem_f + attn_f;
+	out->bwd = 2.0 * gemm_f + elem_b + attn_b;
+	out->flops = 3.0 * flops_f;
+	switch (rc) {
+	case DTPLAN_RECOMPUTE_FULL:
+		out->recompute = out->fwd;
+		out->flops += flops_f;
+		break;
+	case DTPLAN_RECOMPUTE_SELECTIVE:
+		/* the attention core's forward again; FlashAttention keeps no
+		 * scores, so there is nothing to recompute */
+		if (!k->flash) {
+			out->recompute = attn_f;
+			out->flops += 4.0 * b * s * s * h / t;
+		}
+		break;
+	case DTPLAN_RECOMPUTE_NONE:
+		break;
+	}
+}
+
+void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out)
+{
+	double tok = (double)seq * micro_batch, h = mdl->hidden, t = tp;
+	double v = mdl->vocab > 0 ? mdl->vocab : 0.0, out_gemm, loss, embed;
+
+	memset(out, 0, sizeof(*out));
+	if (v > 0.0) {
+		/* the output layer, N = V / t; its fp32 loss through memory */
+		out_gemm = gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, v / t, h);
+		loss = tok * v / t * LOGIT_BYTES / k->hbm;
+		out->fwd = out_gemm + loss * (14.0 / LOGIT_BYTES);
+		out->bwd = 2.0 * out_gemm + loss * (6.0 / LOGIT_BYTES);
+		out->flops = 6.0 * tok * v * h / t;
+	}
+	/* the embedding: a gather forward (read and write h), a scatter-add of
+	 * the gradient backward (read h, read and write fp32 h): 16 h bytes */
+	embed = tok * 16.0 * h / t / k->hbm;
+	out->fwd += embed / 4.0;
+	out->bwd += embed * 3.0 / 4.0;
+}
+
+double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params, double grad_bytes,
+				 bool offload)
+{
+	/*
+	 * Adam reads the gradient, the fp32 master, m and v, and writes the
+	 * last three and the bf16 weights: grad + 26 bytes per parameter
+	 * through memory.  Offloaded, the gradients (bf16) cross the host link
+	 * to the CPU, which runs the same traffic through host memory, and the
+	 * new bf16 weights come back.
+	 */
+	if (!offload)
+		return params * (grad_bytes + 26.0) / k->hbm;
+	return params * 4.0 / k->host_link + params * 28.0 / k->host_memory;
+}

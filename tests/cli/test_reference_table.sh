@@ -1,0 +1,18 @@
+#!/bin/sh
+# dtplan against published training runs (tests/data/reference-runs.json):
+# every row gets a plan, and the agreement stays at or above the thresholds
+# tests/reference_table.py sets (doc/internals/cost-model.md, "Reference
+# runs").  The table it prints is the test's log.
+. "$(dirname "$0")/lib.sh"
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "skip: no python3"
+	exit 77
+fi
+if DTPLAN="$DTPLAN" python3 "$top_srcdir/tests/reference_table.py" --check \
+	--table "$top_srcdir/tests/data/reference-runs.json" >"$out" 2>"$err"; then
+	sed 's/^/# /' "$out"
+	_pass "reference runs: every row planned, agreement at or above the thresholds"
+else
+	_fail "reference runs: $(grep '^FAIL' "$out" | head -3 | tr '\n' ' ')"
+fi
+finish
