@@ -30,6 +30,7 @@ struct site_parse {
 	 * so the map is rebuilt whenever c->switches moves */
 	struct dtplan__strmap switches;
 	size_t switches_cap;         /* entries allocated in c->switches */
+	size_t n_expanded;           /* switch and node names the file's hostlists named */
 	size_t nodesets_cap;         /* entries allocated in c->nodesets */
 };
 
@@ -161,6 +162,25 @@ static enum dtplan_err add_switch(struct site_parse *sp, const char *name, doubl
 	return DTPLAN_OK;
 }
 
+/*
+ * Every hostlist of one file together names at most DTPLAN_HOSTLIST_MAX
+ * switches and nodes, so that a short file cannot expand into gigabytes
+ * (doc/internals/limits.md).
+ */
+static enum dtplan_err count_names(struct site_parse *sp, size_t n, int line, const char *key,
+				   const char *expr, struct dtplan_error *err)
+{
+	if (n <= DTPLAN_HOSTLIST_MAX - sp->n_expanded) {
+		sp->n_expanded += n;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
+			     "%s%.*s%s: the file's hostlists name more than %d switches and nodes "
+			     "in all",
+			     key, strlen(expr) > 40 ? 37 : 40, expr, strlen(expr) > 40 ? "..." : "",
+			     DTPLAN_HOSTLIST_MAX);
+}
+
 static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
 					 int line, struct dtplan_error *err)
 {
@@ -205,6 +225,7 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 		return dtplan__error(err, rv, sp->source, line, "SwitchName=%.*s%s: %s",
 				     strlen(names_expr) > 40 ? 37 : 40, names_expr,
 				     strlen(names_expr) > 40 ? "..." : "", e.text);
+	rv = count_names(sp, n, line, "SwitchName=", names_expr, err);
 	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
 		rv = add_switch(sp, names[i], oversub, uplink, line, err);
 	free(names);
@@ -225,6 +246,11 @@ static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct d
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
 				     e.text);
+	rv = count_names(sp, n, ns->line, "NodeName=", ns->nodes, err);
+	if (rv != DTPLAN_OK) {
+		free(names);
+		return rv;
+	}
 	if (sp->n_name_arrays == sp->name_arrays_cap) {
 		size_t cap = grown(sp->name_arrays_cap);
 

@@ -255,6 +255,14 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 					   raw[i].nodes, e.text);
 			goto out;
 		}
+		/* the whole file names at most DTPLAN_HOSTLIST_MAX nodes too */
+		if (n > DTPLAN_HOSTLIST_MAX - t->n_nodes) {
+			rv = dtplan__error(err, DTPLAN_ERR_RANGE, source, raw[i].line,
+					   "Nodes=%.*s%s: the file names more than %d nodes in all",
+					   strlen(raw[i].nodes) > 40 ? 37 : 40, raw[i].nodes,
+					   strlen(raw[i].nodes) > 40 ? "..." : "", DTPLAN_HOSTLIST_MAX);
+			goto out;
+		}
 		rv = append_nodes(t, &cap_nodes, names, n, (int)i);
 		free(names);
 		names = NULL;

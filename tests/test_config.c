@@ -292,6 +292,30 @@ static void config_parse_string__repeats_and_blank__accepted(void **state)
 }
 
 /*
+ * Issue 13, finding 7: a few short lines of million-name hostlists expanded
+ * into gigabytes.  A file's hostlists name at most DTPLAN_HOSTLIST_MAX names
+ * in all: the second line of 600,000 is refused, naming it.
+ */
+static void config_parse_string__million_name_lines__bounded_in_all(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=a[1-600000] Oversubscription=2:1\n"
+						    "SwitchName=b[1-600000] Oversubscription=2:1\n",
+						    "wide.conf", &err),
+			 DTPLAN_ERR_RANGE);
+	assert_string_equal(err.source, "wide.conf");
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "SwitchName=b[1-600000]: the file's hostlists name more "
+					 "than 1048576 switches and nodes in all"));
+	dtplan_config_fini(&c);
+}
+
+/*
  * Issue 13, finding 13: each switch name was looked up with a linear scan and
  * the array grown by one entry (O(n^2): 15 s for s[1-100000]).  The result
  * must stay the same: names in order, repeats merged, conflicts caught.
@@ -787,6 +811,7 @@ int main(void)
 		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
 		cmocka_unit_test(config_parse_string__100000_switches__indexed_and_merged),
+		cmocka_unit_test(config_parse_string__million_name_lines__bounded_in_all),
 		cmocka_unit_test(config_parse_string__switch_limit__range_error),
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
