@@ -7,6 +7,17 @@
 
 #include "dtprobes.h"
 
+struct hwloc_topology; /* hwloc_topology_t, from <hwloc.h> */
+
+/*
+ * Reads a loaded hwloc topology into *n (fully overwritten; source names
+ * where the topology came from: "live", "xml", "cache").  The topology is
+ * borrowed and left loaded.  Returns DTPLAN_OK or DTPLAN_ERR_NOMEM
+ * (probes/node_scan.c).
+ */
+enum dtplan_err dtplan__node_scan(struct hwloc_topology *t, struct dtplan_node *n,
+				  const char *source, struct dtplan_error *err);
+
 /* What a bounded child runs: returns its exit status (0 on success). */
 typedef int (*dtplan__child_fn)(void *arg);
 
