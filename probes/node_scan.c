@@ -491,16 +491,24 @@ enum dtplan_err dtplan__node_scan(hwloc_topology_t t, struct dtplan_node *n, con
 	struct scan s;
 	hwloc_obj_t root = hwloc_get_root_obj(t);
 	const char *host = hwloc_obj_get_info_by_name(root, "HostName");
-	int cores;
+	int cores, numa;
 
 	memset(n, 0, sizeof(*n));
 	memset(&s, 0, sizeof(s));
 	dtplan__strlcpy(n->source, source, sizeof(n->source));
 	if (host != NULL)
 		dtplan__strlcpy(n->hostname, host, sizeof(n->hostname));
+	/* hwloc counts -1 for a type found at several depths (a PU inside a
+	 * PU in a hand-made XML) and 0 for one never found: then the PUs of
+	 * the machine's cpuset, else 0 for unknown. */
 	cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-	n->cores = cores > 0 ? cores : hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-	n->numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	if (cores <= 0)
+		cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+	if (cores <= 0)
+		cores = hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(t));
+	n->cores = cores > 0 ? cores : 0;
+	numa = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	n->numa_nodes = numa > 0 ? numa : 0;
 	find_gpus(t, n, &s);
 	find_nics(t, n, &s);
 	assign_nics(n, &s);

@@ -148,6 +148,24 @@ static void node_from_xml__cpu_fixture__no_gpu_omnipath(void **state)
 	assert_int_equal(node.cores, 8);
 }
 
+/* Issue 13, finding 19: hwloc counts -1 PUs when PUs sit at two depths; the
+ * inventory said "cores": -1, which its own JSON reader then refused. */
+static void node_from_xml__pu_count_unknown__cores_from_cpuset(void **state)
+{
+	struct dtplan_node back;
+	struct dtplan_error err = {0};
+	char *json = NULL;
+
+	(void)state;
+	load_ok(data("pu-nested.xml"));
+	assert_int_equal(node.cores, 2); /* cpuset 0x3: two PUs */
+	assert_int_equal(node.numa_nodes, 1);
+	assert_int_equal(dtplan_node_to_json(&node, false, &json, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_node_from_json(json, &back, &err), DTPLAN_OK);
+	assert_int_equal(back.cores, 2);
+	free(json);
+}
+
 static void node_from_xml__broken_files__errors(void **state)
 {
 	static const struct {
@@ -739,6 +757,7 @@ int main(void)
 		cmocka_unit_test(node_from_xml__hgx_fixture__one_domain_eight_rails),
 		cmocka_unit_test(node_from_xml__pcie_fixture__lone_gpus_roce_bmc_skipped),
 		cmocka_unit_test(node_from_xml__cpu_fixture__no_gpu_omnipath),
+		cmocka_unit_test(node_from_xml__pu_count_unknown__cores_from_cpuset),
 		cmocka_unit_test(node_from_xml__broken_files__errors),
 		cmocka_unit_test(node_from_xml__malformed_or_not_a_file__errors),
 		cmocka_unit_test(node_from_xml__null_args__inval),
