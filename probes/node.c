@@ -1,8 +1,16 @@
 /*
  * node.c: where a node's inventory comes from: a live hwloc discovery, an
- * XML file, or the node cache the prolog fills.  probes/node_scan.c turns
- * the loaded topology into struct dtplan_node.  The only hwloc user of the
- * tree besides node_scan.c.
+ * XML file, or the node cache the prolog fills.  probes/node_scan.c turns a
+ * loaded topology into struct dtplan_node.
+ *
+ * hwloc never loads a topology in the caller's process: slurmstepd and the
+ * prolog run this code, and hwloc 2.9 crashes or aborts on some malformed
+ * XML (issue 13, finding 18).  Every load happens in a forked child bounded
+ * in time and memory, which scans the topology and hands back dtplan's own
+ * node JSON on a pipe (or, for the cache, writes the XML to a file the
+ * parent opened).  A child that crashes, hangs or says too much costs the
+ * caller an error, never its process.  Files are read and checked by the
+ * parent (dtplan_file_read()); the child parses the buffer it inherits.
  *
  * The I/O type filter is KEEP_ALL before loading (else XML imports keep no
  * PCI or OS devices, and NVSwitches vanish; ../shared/fixtures/hwloc/SOURCES.md).
@@ -15,15 +23,300 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ------------------------------------------------------------------------
+ * Bounded children
+ * ---------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Kills and reaps a child that ran out of time or said too much. */
+static void kill_child(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Appends what the pipe holds to *buf (grown up to max + 1 bytes).  Returns
+ * 1 at the end of the output, 0 when more may come, -1 (errno) on error,
+ * -2 when the output passed max. */
+static int collect(int fd, char **buf, size_t *used, size_t *cap, size_t max)
+{
+	char chunk[16384];
+	ssize_t n;
+
+	do
+		n = read(fd, chunk, sizeof(chunk));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	if (n == 0)
+		return 1;
+	if (*used + (size_t)n > max)
+		return -2;
+	if (*used + (size_t)n + 1 > *cap) {
+		size_t want = *cap ? *cap : sizeof(chunk);
+		char *tmp;
+
+		while (want < *used + (size_t)n + 1)
+			want *= 2;
+		tmp = realloc(*buf, want);
+		if (tmp == NULL)
+			return -1;
+		*buf = tmp;
+		*cap = want;
+	}
+	memcpy(*buf + *used, chunk, (size_t)n);
+	*used += (size_t)n;
+	(*buf)[*used] = '\0';
+	return 0;
+}
+
+/*
+ * A child dies of its own faults: the host's handlers (slurmstepd's, a test
+ * framework's that would carry on running tests in the child) and its
+ * blocked signals are not inherited.
+ */
+static void child_signals(void)
+{
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
+				    SIGTERM, SIGALRM, SIGPIPE};
+	sigset_t none;
+
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(fatal); i++)
+		signal(fatal[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * The one fork: runs fn(arg, fd) in a child, fd the write end of a pipe
+ * whose output (at most max bytes) lands in *out when out is not NULL.
+ * Waits at most timeout_s in all, polling; no signals or alarms in the parent.
+ */
+static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeout_s,
+				 const char *what, size_t max, char **out, size_t *len,
+				 struct dtplan_error *err)
+{
+	double deadline = now_s() + timeout_s;
+	long pause_ns = 1000000; /* 1 ms, doubling up to 50 ms */
+	char *buf = NULL;
+	size_t used = 0, cap = 0;
+	int fds[2] = {-1, -1}, status = 0, got;
+	enum dtplan_err rv;
+	pid_t pid = -1;
+
+	if (out != NULL)
+		*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if (out != NULL && pipe2(fds, O_CLOEXEC) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot make a pipe: %s", what,
+				   strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot fork: %s", what,
+				   strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		child_signals();
+		_exit(fn(arg, fds[1]) & 0xff);
+	}
+	if (fds[1] >= 0) {
+		close(fds[1]);
+		fds[1] = -1;
+	}
+	/* The output first (a child blocks on a full pipe), then the exit. */
+	while (fds[0] >= 0) {
+		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		double left = deadline - now_s();
+
+		if (left <= 0)
+			goto timeout;
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: poll: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (pfd.revents == 0)
+			continue;
+		got = collect(fds[0], &buf, &used, &cap, max);
+		if (got == -2) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+					   "%s: more than %zu bytes of output; stopped it", what,
+					   max);
+			goto kill;
+		}
+		if (got < 0) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+					   "%s: cannot read its output: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (got == 1) {
+			close(fds[0]);
+			fds[0] = -1;
+		}
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		struct timespec ts;
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: waitpid: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (now_s() >= deadline)
+			goto timeout;
+		ts.tv_sec = 0;
+		ts.tv_nsec = pause_ns;
+		nanosleep(&ts, NULL);
+		if (pause_ns < 50000000)
+			pause_ns *= 2;
+	}
+	pid = -1;
+	if (WIFSIGNALED(status)) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: killed by signal %d", what,
+				   WTERMSIG(status));
+		goto out;
+	}
+	if (WEXITSTATUS(status) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s failed (exit status %d)", what,
+				   WEXITSTATUS(status));
+		goto out;
+	}
+	if (out != NULL) {
+		*out = buf;
+		buf = NULL;
+	}
+	if (len != NULL)
+		*len = used;
+	rv = DTPLAN_OK;
+	goto out;
+timeout:
+	rv = dtplan__error(err, DTPLAN_ERR_TIMEOUT, NULL, 0,
+			   "%s did not finish within %g s; stopped it", what, timeout_s);
+kill:
+	kill_child(pid);
+	pid = -1;
+out:
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(buf);
+	return rv;
+}
+
+struct plain_call {
+	dtplan__child_fn fn;
+	void *arg;
+};
+
+static int call_plain(void *argp, int fd)
+{
+	const struct plain_call *c = argp;
+
+	(void)fd;
+	return c->fn(c->arg);
+}
+
+enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
+				    const char *what, struct dtplan_error *err)
+{
+	struct plain_call c = {fn, arg};
+
+	return run_child(call_plain, &c, timeout_s, what, 0, NULL, NULL, err);
+}
+
+enum dtplan_err dtplan__run_bounded_out(dtplan__child_out_fn fn, void *arg, double timeout_s,
+					const char *what, size_t max, char **out, size_t *len,
+					struct dtplan_error *err)
+{
+	if (out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "%s: no output", what);
+	return run_child(fn, arg, timeout_s, what, max, out, len, err);
+}
+
+/* ------------------------------------------------------------------------
+ * The hwloc child
+ * ---------------------------------------------------------------------- */
+
+/* Address space a child may map beyond what it inherits. */
+#define CHILD_EXTRA_BYTES ((rlim_t)4 << 30)
+
+/* Most bytes of node JSON (or an error) a child hands back. */
+#define CHILD_OUTPUT_MAX ((size_t)1 << 20)
+
+/* What one child loads and what it does with the topology. */
+struct child_job {
+	const char *path;   /* the XML file, for messages; NULL for a live discovery */
+	const char *text;   /* its text, checked by the parent; NULL: live */
+	size_t len;
+	const char *fsroot; /* live: HWLOC_FSROOT */
+	const char *source; /* "live", "xml", "cache" */
+	int export_fd;      /* >= 0: write the topology's XML there instead of scanning */
+};
+
+/*
+ * Caps the child's address space so that an XML that makes hwloc allocate
+ * without bound fails in the child instead of exhausting the node.  Not
+ * under AddressSanitizer, whose shadow memory is terabytes of address space.
+ */
+static void limit_child_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return;
+#endif
+#endif
+	{
+		unsigned long pages = 0;
+		struct rlimit rl;
+		FILE *f = fopen("/proc/self/statm", "re");
+
+		if (f == NULL)
+			return;
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+		if (pages == 0 || getrlimit(RLIMIT_AS, &rl) != 0)
+			return;
+		rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + CHILD_EXTRA_BYTES;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+}
 
 /* Cheap shape check before hwloc sees the text: hwloc 2.9 leaks objects on
  * some parse failures, and "truncated" is a clearer message for the common
@@ -49,68 +342,191 @@ static enum dtplan_err check_xml_shape(const char *path, const char *text, size_
 	return DTPLAN_OK;
 }
 
-/*
- * Loads an XML file with every I/O object kept.  The file is read once by
- * dtplan_file_read() (regular files only, within the kind's limit) and hwloc
- * parses that buffer, so that what was checked is what is parsed.
- */
-static enum dtplan_err load_xml(const char *path, enum dtplan_file_kind kind,
-				hwloc_topology_t *out, struct dtplan_error *err)
+/* Writes all of buf; false (errno) on error. */
+static bool write_all(int fd, const char *buf, size_t len)
 {
-	hwloc_topology_t t = NULL;
-	enum dtplan_err rv;
-	char *text = NULL;
-	size_t len = 0;
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
 
-	*out = NULL;
-	rv = dtplan_file_read(path, kind, &text, &len, err);
-	if (rv != DTPLAN_OK)
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+/*
+ * Child side: loads the topology (every I/O object kept) from the parent's
+ * buffer or live, then scans it into node JSON on fd or exports its XML to
+ * job->export_fd.  A failure is written as "!CODE LINE SOURCE\nTEXT" (see
+ * read_answer()).  Frees everything it made before returning, so that
+ * valgrind finds no leak in the child either.
+ */
+static int node_child(void *argp, int fd)
+{
+	const struct child_job *job = argp;
+	struct dtplan_error err = {0};
+	struct dtplan_node *node = NULL;
+	hwloc_topology_t t = NULL;
+	const char *text = job->text, *what = job->path, *env;
+	char *env_text = NULL, *json = NULL, *xml = NULL, head[320];
+	size_t len = job->len;
+	enum dtplan_err rv;
+	int xml_len = 0, status = 0;
+
+	limit_child_memory();
+	if (text == NULL && job->fsroot != NULL && job->fsroot[0] != '\0' &&
+	    setenv("HWLOC_FSROOT", job->fsroot, 1) != 0) {
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0, "cannot set HWLOC_FSROOT");
 		goto out;
-	rv = check_xml_shape(path, text, len, err);
-	if (rv != DTPLAN_OK)
-		goto out;
+	}
+	/* HWLOC_XMLFILE (the test clusters' way of faking GPUs) goes through
+	 * the same bounded reader as any XML: hwloc would read a FIFO or
+	 * /dev/zero without end. */
+	env = getenv("HWLOC_XMLFILE");
+	if (text == NULL && env != NULL && env[0] != '\0') {
+		rv = dtplan_file_read(env, DTPLAN_FILE_NODE_XML, &env_text, &len, &err);
+		if (rv == DTPLAN_OK)
+			rv = check_xml_shape(env, env_text, len, &err);
+		if (rv != DTPLAN_OK)
+			goto out;
+		text = env_text;
+		what = env;
+		unsetenv("HWLOC_XMLFILE");
+	}
 	if (hwloc_topology_init(&t) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "cannot initialise hwloc: %s",
+		t = NULL;
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, what, 0, "cannot initialise hwloc: %s",
 				   strerror(errno));
 		goto out;
 	}
 	/* The size hwloc takes counts the terminating NUL, as its exports do. */
 	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-	    hwloc_topology_set_xmlbuffer(t, text, (int)len + 1) != 0 ||
+	    (text != NULL && hwloc_topology_set_xmlbuffer(t, text, (int)len + 1) != 0) ||
 	    hwloc_topology_load(t) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-				   "not a valid hwloc XML topology (malformed)");
+		if (text != NULL)
+			rv = dtplan__error(&err, DTPLAN_ERR_PARSE, what, 0,
+					   "not a valid hwloc XML topology (malformed)");
+		else
+			rv = dtplan__error(&err, DTPLAN_ERR_IO, NULL, 0,
+					   "hwloc cannot discover this node: %s", strerror(errno));
 		goto out;
 	}
-	*out = t;
-	t = NULL;
-	rv = DTPLAN_OK;
+	if (job->export_fd >= 0) {
+		if (hwloc_topology_export_xmlbuffer(t, &xml, &xml_len, 0) != 0 || xml_len < 1) {
+			xml = NULL;
+			rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0,
+					   "hwloc cannot export the topology: %s", strerror(errno));
+			goto out;
+		}
+		if (!write_all(job->export_fd, xml, (size_t)xml_len - 1)) {
+			rv = dtplan__error(&err, DTPLAN_ERR_IO, NULL, 0, "cannot write the XML: %s",
+					   strerror(errno));
+			goto out;
+		}
+		rv = DTPLAN_OK;
+		goto out;
+	}
+	node = malloc(sizeof(*node));
+	if (node == NULL) {
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	rv = dtplan__node_scan(t, node, job->source, &err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_node_to_json(node, false, &json, &err);
+	if (rv == DTPLAN_OK && !write_all(fd, json, strlen(json)))
+		status = 1;
 out:
+	if (rv != DTPLAN_OK) {
+		snprintf(head, sizeof(head), "!%d %d %s\n", (int)rv, err.line, err.source);
+		if (!write_all(fd, head, strlen(head)) ||
+		    !write_all(fd, err.text, strlen(err.text)))
+			status = 1;
+	}
+	if (xml != NULL)
+		hwloc_free_xmlbuffer(t, xml);
 	if (t != NULL)
 		hwloc_topology_destroy(t);
-	free(text);
+	free(json);
+	free(node);
+	free(env_text);
+	return status;
+}
+
+/* Parent side: the child's answer, node JSON or "!CODE LINE SOURCE\nTEXT". */
+static enum dtplan_err read_answer(const char *answer, struct dtplan_node *out,
+				   struct dtplan_error *err)
+{
+	char source[256] = "";
+	const char *text;
+	int code = 0, line = 0, used = 0;
+
+	if (answer[0] != '!')
+		return dtplan_node_from_json(answer, out, err);
+	text = strchr(answer, '\n');
+	if (text == NULL || sscanf(answer, "!%d %d %n", &code, &line, &used) < 2 || used <= 0)
+		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+				     "hwloc child: unreadable answer");
+	if ((size_t)(text - answer - used) < sizeof(source))
+		memcpy(source, answer + used, (size_t)(text - answer - used));
+	if (code <= DTPLAN_OK || code >= DTPLAN_ERR__LAST)
+		code = DTPLAN_ERR_IO;
+	return dtplan__error(err, (enum dtplan_err)code, source, line, "%s", text + 1);
+}
+
+static double effective_timeout(double timeout_s)
+{
+	return timeout_s > 0 ? timeout_s : DTPLAN_DISCOVER_DEFAULT_TIMEOUT;
+}
+
+/* Runs one child and reads its answer into *out; the source of an error that
+ * names none is the XML file. */
+static enum dtplan_err scan_in_child(const struct child_job *job, double timeout_s,
+				     struct dtplan_node *out, struct dtplan_error *err)
+{
+	char what[320], *answer = NULL;
+	enum dtplan_err rv;
+
+	if (job->path != NULL)
+		snprintf(what, sizeof(what), "hwloc reading %s", job->path);
+	else
+		snprintf(what, sizeof(what), "hwloc discovery");
+	rv = dtplan__run_bounded_out(node_child, (void *)job, effective_timeout(timeout_s), what,
+				     CHILD_OUTPUT_MAX, &answer, NULL, err);
+	if (rv == DTPLAN_OK && job->export_fd < 0 && (answer == NULL || answer[0] == '\0'))
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: no answer", what);
+	else if (rv == DTPLAN_OK && answer != NULL && answer[0] != '\0')
+		rv = read_answer(answer, out, err);
+	if (rv != DTPLAN_OK && err != NULL && err->source[0] == '\0' && job->path != NULL)
+		dtplan__strlcpy(err->source, job->path, sizeof(err->source));
+	free(answer);
 	return rv;
 }
 
-static enum dtplan_err node_from_xml_source(const char *path, const char *source,
-					    struct dtplan_node *out, struct dtplan_error *err)
+/* Reads an XML file in the parent (regular files only, within the kind's
+ * limit) and scans it in a child, so that what was checked is what is parsed. */
+static enum dtplan_err node_from_xml_file(const char *path, enum dtplan_file_kind kind,
+					  const char *source, double timeout_s,
+					  struct dtplan_node *out, struct dtplan_error *err)
 {
-	hwloc_topology_t t = NULL;
-	enum dtplan_err rv, ret;
+	struct child_job job = {.path = path, .source = source, .export_fd = -1};
+	enum dtplan_err rv;
+	char *text = NULL;
 
-	/* A file the user or admin names may be a link; the cache and the live
-	 * export's temporary file never are. */
-	ret = load_xml(path,
-		       strcmp(source, "xml") == 0 ? DTPLAN_FILE_NODE_XML : DTPLAN_FILE_CACHE_XML,
-		       &t, err);
-	if (ret != DTPLAN_OK) {
-		rv = ret;
+	rv = dtplan_file_read(path, kind, &text, &job.len, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
-	rv = dtplan__node_scan(t, out, source, err);
+	rv = check_xml_shape(path, text, job.len, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	job.text = text;
+	rv = scan_in_child(&job, timeout_s, out, err);
 out:
-	if (t != NULL)
-		hwloc_topology_destroy(t);
+	free(text);
 	return rv;
 }
 
@@ -120,106 +536,13 @@ enum dtplan_err dtplan_node_from_xml(const char *path, struct dtplan_node *out,
 	if (path == NULL || path[0] == '\0' || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
 				     "dtplan_node_from_xml: no XML path or no output");
-	return node_from_xml_source(path, "xml", out, err);
+	/* A file the user or admin names may be a link; a cache entry never is. */
+	return node_from_xml_file(path, DTPLAN_FILE_NODE_XML, "xml", 0, out, err);
 }
 
 /* ------------------------------------------------------------------------
- * Bounded live discovery
+ * Discovery: a named XML file, the cache, or live
  * ---------------------------------------------------------------------- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
-				    const char *what, struct dtplan_error *err)
-{
-	double deadline = now_s() + timeout_s;
-	long pause_ns = 1000000; /* 1 ms, doubling up to 50 ms */
-	int status = 0;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot fork: %s", what,
-				     strerror(errno));
-	if (pid == 0)
-		_exit(fn(arg) & 0xff);
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		struct timespec ts;
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: waitpid: %s", what,
-					     strerror(errno));
-		if (now_s() >= deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			return dtplan__error(err, DTPLAN_ERR_TIMEOUT, NULL, 0,
-					     "%s did not finish within %g s; stopped it", what,
-					     timeout_s);
-		}
-		ts.tv_sec = 0;
-		ts.tv_nsec = pause_ns;
-		nanosleep(&ts, NULL);
-		if (pause_ns < 50000000)
-			pause_ns *= 2;
-	}
-	if (WIFSIGNALED(status))
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: killed by signal %d", what,
-				     WTERMSIG(status));
-	if (WEXITSTATUS(status) != 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s failed (exit status %d)",
-				     what, WEXITSTATUS(status));
-	return DTPLAN_OK;
-}
-
-struct export_arg {
-	const char *path;
-	const char *fsroot;
-};
-
-/* Child side: discover this machine (or what HWLOC_XMLFILE/HWLOC_FSROOT say)
- * and export it to arg->path.  Exit status tells the parent what failed. */
-static int export_child(void *argp)
-{
-	const struct export_arg *arg = argp;
-	hwloc_topology_t t;
-
-	if (arg->fsroot != NULL && arg->fsroot[0] != '\0' &&
-	    setenv("HWLOC_FSROOT", arg->fsroot, 1) != 0)
-		return 2;
-	if (hwloc_topology_init(&t) != 0)
-		return 3;
-	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-	    hwloc_topology_load(t) != 0)
-		return 4;
-	if (hwloc_topology_export_xml(t, arg->path, 0) != 0)
-		return 5;
-	return 0;
-}
-
-static double effective_timeout(double timeout_s)
-{
-	return timeout_s > 0 ? timeout_s : DTPLAN_DISCOVER_DEFAULT_TIMEOUT;
-}
-
-/* Exports the live topology to an existing file path, bounded in time. */
-static enum dtplan_err export_live(const char *path, const char *fsroot, double timeout_s,
-				   struct dtplan_error *err)
-{
-	struct export_arg arg = {path, fsroot};
-
-	return dtplan__run_bounded(export_child, &arg, effective_timeout(timeout_s),
-				   "hwloc discovery", err);
-}
 
 static void default_hostname(const char *given, char *buf, size_t size)
 {
@@ -232,40 +555,43 @@ static void default_hostname(const char *given, char *buf, size_t size)
 	buf[size - 1] = '\0';
 }
 
-static enum dtplan_err discover_live(const struct dtplan_discover_opts *o, struct dtplan_node *out,
-				     struct dtplan_error *err)
+/* A host name usable as a file name in the cache. */
+static bool cache_name_ok(const char *host)
+{
+	return host[0] != '\0' && strchr(host, '/') == NULL && strcmp(host, ".") != 0 &&
+	       strcmp(host, "..") != 0;
+}
+
+enum dtplan_err dtplan_node_from_cache(const char *cache_dir, const char *hostname,
+				       double timeout_s, struct dtplan_node *out,
+				       struct dtplan_error *err)
 {
 	char path[4096];
-	const char *tmp = getenv("TMPDIR");
-	enum dtplan_err rv;
-	bool made = false;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/dtplan-node.XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot create temporary file: %s",
-				   strerror(errno));
-		goto out;
-	}
-	close(fd);
-	made = true;
-	rv = export_live(path, o != NULL ? o->fsroot : NULL, o != NULL ? o->timeout_s : 0, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	rv = node_from_xml_source(path, "live", out, err);
-out:
-	if (made)
-		unlink(path);
-	return rv;
+	if (cache_dir == NULL || cache_dir[0] == '\0' || hostname == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
+				     "dtplan_node_from_cache: no cache directory, host or output");
+	if (!cache_name_ok(hostname))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
+				     "invalid host name '%s' for a cache file", hostname);
+	if (snprintf(path, sizeof(path), "%s/%s.xml", cache_dir, hostname) >= (int)sizeof(path))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, cache_dir, 0,
+				     "cache directory path too long");
+	/* The effective user's right to read, not the real user's: user_init
+	 * runs as the job's user after seteuid(), its real uid still 0 (issue
+	 * 13, finding 22).  Absent or unreadable: the caller looks elsewhere. */
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, path, 0, "cannot read: %s",
+				     strerror(errno));
+	return node_from_xml_file(path, DTPLAN_FILE_CACHE_XML, "cache", timeout_s, out, err);
 }
 
 enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struct dtplan_node *out,
 				     struct dtplan_error *err)
 {
-	char host[64], path[4096];
-	enum dtplan_err rv;
+	struct child_job live = {.source = "live", .export_fd = -1};
+	char host[64];
+	enum dtplan_err rv = DTPLAN_ERR_NOT_FOUND;
 	bool local = true;
 
 	if (out == NULL)
@@ -273,16 +599,17 @@ enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struc
 				     "dtplan_node_discover: no output");
 	default_hostname(o != NULL ? o->hostname : NULL, host, sizeof(host));
 	if (o != NULL && o->xml_path != NULL && o->xml_path[0] != '\0') {
-		rv = node_from_xml_source(o->xml_path, "xml", out, err);
+		rv = node_from_xml_file(o->xml_path, DTPLAN_FILE_NODE_XML, "xml", o->timeout_s, out,
+					err);
 		local = false;
-	} else if (o != NULL && o->cache_dir != NULL && o->cache_dir[0] != '\0' &&
-		   host[0] != '\0' &&
-		   snprintf(path, sizeof(path), "%s/%s.xml", o->cache_dir, host) <
-			   (int)sizeof(path) &&
-		   access(path, R_OK) == 0) {
-		rv = node_from_xml_source(path, "cache", out, err);
 	} else {
-		rv = discover_live(o, out, err);
+		if (o != NULL && o->cache_dir != NULL && o->cache_dir[0] != '\0' &&
+		    cache_name_ok(host))
+			rv = dtplan_node_from_cache(o->cache_dir, host, o->timeout_s, out, err);
+		if (rv == DTPLAN_ERR_NOT_FOUND) {
+			live.fsroot = o != NULL ? o->fsroot : NULL;
+			rv = scan_in_child(&live, o != NULL ? o->timeout_s : 0, out, err);
+		}
 	}
 	if (rv != DTPLAN_OK)
 		return rv;
@@ -293,51 +620,131 @@ enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struc
 	return DTPLAN_OK;
 }
 
+/* ------------------------------------------------------------------------
+ * The node cache, written by the prolog as root
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Opens the cache directory (made on first use) and checks what was opened:
+ * a directory owned by the effective user (root in the prolog) that neither
+ * group nor others may write.  Anyone else who can write there could swap a
+ * file for a link between two of root's steps (issue 13, finding 14).
+ * Returns the directory's fd or -1 with err filled.
+ */
+static int open_cache_dir(const char *cache_dir, struct dtplan_error *err)
+{
+	struct stat st;
+	int dfd;
+
+	/* The folder is the site's: make its last level on first use, so that a
+	 * fresh install needs no manual step.  Nodes race here. */
+	if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot create the cache directory: %s", strerror(errno));
+		return -1;
+	}
+	dfd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot open the cache directory: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(dfd, &st) != 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot stat the cache directory: %s", strerror(errno));
+	} else if (st.st_uid != geteuid()) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "not writing the node cache: the directory is owned by uid %u, not "
+			      "by uid %u (root in the prolog)",
+			      (unsigned)st.st_uid, (unsigned)geteuid());
+	} else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "not writing the node cache: the directory is writable by %s "
+			      "(mode %04o); make it 0755",
+			      (st.st_mode & S_IWOTH) ? "others" : "its group",
+			      (unsigned)(st.st_mode & 07777));
+	} else {
+		return dfd;
+	}
+	close(dfd);
+	return -1;
+}
+
+/* Creates a fresh temporary file in dfd: ".<host>.xml.<random>". */
+static int create_temp(int dfd, const char *host, char *name, size_t size)
+{
+	struct timespec ts;
+
+	for (int tries = 0; tries < 64; tries++) {
+		int fd;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(name, size, ".%s.xml.%ld.%lx", host, (long)getpid(),
+			 (unsigned long)ts.tv_nsec ^ ((unsigned long)tries << 20));
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostname,
 					double timeout_s, struct dtplan_error *err)
 {
-	char host[64], tmp[4096], final[4096];
+	struct child_job job = {.source = "live", .export_fd = -1};
+	struct dtplan_node unused;
+	char host[64], tmp[128] = "", final[128];
 	enum dtplan_err rv;
-	bool made = false;
-	int fd;
+	int dfd = -1;
 
 	if (cache_dir == NULL || cache_dir[0] == '\0')
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "no cache directory given");
 	default_hostname(hostname, host, sizeof(host));
-	if (host[0] == '\0' || strchr(host, '/') != NULL || strcmp(host, "..") == 0)
+	if (!cache_name_ok(host))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
 				     "invalid host name '%s' for a cache file", host);
-	if (snprintf(final, sizeof(final), "%s/%s.xml", cache_dir, host) >= (int)sizeof(final) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.xml.XXXXXX", cache_dir, host) >= (int)sizeof(tmp))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, cache_dir, 0,
-				     "cache directory path too long");
-	/* The folder is the site's (root's): make its last level on first use,
-	 * so that a fresh install needs no manual step.  Nodes race here. */
-	if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST)
-		return dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
-				     "cannot create the cache directory: %s", strerror(errno));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	snprintf(final, sizeof(final), "%s.xml", host);
+	dfd = open_cache_dir(cache_dir, err);
+	if (dfd < 0)
+		return DTPLAN_ERR_IO;
+	/* Everything below is relative to the directory checked: a name is
+	 * never looked up again through a path someone else may change. */
+	job.export_fd = create_temp(dfd, host, tmp, sizeof(tmp));
+	if (job.export_fd < 0) {
+		tmp[0] = '\0';
 		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
 				   "cannot create a file in the cache directory: %s",
 				   strerror(errno));
 		goto out;
 	}
-	fchmod(fd, 0644);
-	close(fd);
-	made = true;
-	rv = export_live(tmp, NULL, timeout_s, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	if (rename(tmp, final) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, final, 0, "cannot rename %s: %s", tmp,
+	if (fchmod(job.export_fd, 0644) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot chmod %s: %s", tmp,
 				   strerror(errno));
 		goto out;
 	}
-	made = false;
+	rv = scan_in_child(&job, timeout_s, &unused, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	if (close(job.export_fd) != 0) {
+		job.export_fd = -1;
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot write %s: %s", tmp,
+				   strerror(errno));
+		goto out;
+	}
+	job.export_fd = -1;
+	if (renameat(dfd, tmp, dfd, final) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot rename %s to %s: %s",
+				   tmp, final, strerror(errno));
+		goto out;
+	}
+	tmp[0] = '\0';
 	rv = DTPLAN_OK;
 out:
-	if (made)
-		unlink(tmp);
+	if (job.export_fd >= 0)
+		close(job.export_fd);
+	if (tmp[0] != '\0')
+		unlinkat(dfd, tmp, 0); /* no half-written file left behind */
+	close(dfd);
 	return rv;
 }

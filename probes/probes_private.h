@@ -31,6 +31,20 @@ typedef int (*dtplan__child_fn)(void *arg);
 enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
 				    const char *what, struct dtplan_error *err);
 
+/* A bounded child that answers: fd is the write end of a pipe to the parent. */
+typedef int (*dtplan__child_out_fn)(void *arg, int fd);
+
+/*
+ * dtplan__run_bounded() for a child that answers on a pipe: everything it
+ * writes to fd, at most max bytes, is returned NUL-terminated in *out
+ * (caller frees; NULL when nothing was written) with its length in *len
+ * (NULL allowed).  The deadline covers the output and the exit; a child that
+ * writes more than max bytes is killed (DTPLAN_ERR_IO).
+ */
+enum dtplan_err dtplan__run_bounded_out(dtplan__child_out_fn fn, void *arg, double timeout_s,
+					const char *what, size_t max, char **out, size_t *len,
+					struct dtplan_error *err);
+
 /*
  * Groups GPUs that share a non-empty fabric id (fabric_ids[i] for GPU i,
  * "" for none) into one domain each, merging the domains found from hwloc

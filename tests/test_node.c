@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -469,6 +470,158 @@ static void node_from_xml__fifo_device_link__refused_without_blocking(void **sta
 	alarm(0);
 }
 
+/* Issue 13, finding 18: hwloc 2.9 crashes on some malformed XML (here a
+ * NUMA node without complete_nodeset).  It used to parse in the caller's
+ * process, slurmstepd's among them; now a child crashes and the caller gets
+ * an error naming the file. */
+static void node_from_xml__hwloc_crashes__error_and_caller_alive(void **state)
+{
+	struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "myhost"};
+	struct dtplan_error err = {0};
+	const char *crash = data("hwloc-crash.xml");
+	char path[512];
+
+	(void)state;
+	alarm(60);
+	assert_int_equal(dtplan_node_from_xml(crash, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, crash);
+	assert_non_null(strstr(err.text, "hwloc reading"));
+	/* the same file as a cache entry, and as the live discovery's XML */
+	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
+	copy_file(crash, path);
+	assert_int_equal(dtplan_node_discover(&o, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, path);
+	unlink(path);
+	assert_int_equal(setenv("HWLOC_XMLFILE", crash, 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "hwloc discovery"));
+	unsetenv("HWLOC_XMLFILE");
+	/* and the process still works */
+	load_ok(data("pcie-4gpu.xml"));
+	assert_int_equal(node.n_gpus, 4);
+	alarm(0);
+}
+
+/* HWLOC_XMLFILE goes through the bounded reader: hwloc itself read /dev/zero
+ * until memory ran out, and blocked on a FIFO. */
+static void node_discover__hostile_hwloc_xmlfile__refused_quickly(void **state)
+{
+	struct dtplan_error err = {0};
+	char fifo[512];
+	double t0 = 0;
+	struct timespec ts;
+
+	(void)state;
+	alarm(60);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec;
+	assert_int_equal(setenv("HWLOC_XMLFILE", "/dev/zero", 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, "/dev/zero");
+	assert_non_null(strstr(err.text, "is a character device, not a regular file"));
+	snprintf(fifo, sizeof(fifo), "%s/xmlfifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(setenv("HWLOC_XMLFILE", fifo, 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "is a FIFO"));
+	unlink(fifo);
+	unsetenv("HWLOC_XMLFILE");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	assert_true((double)ts.tv_sec - t0 < 30);
+	alarm(0);
+}
+
+/* Issue 13, finding 14: the prolog (root) wrote the cache by name in a
+ * folder anyone might write, so a link swapped in made it overwrite a file
+ * of the attacker's choosing.  A folder others or the group can write, or
+ * that someone else owns, is refused before anything is created in it. */
+static void node_cache_write__unsafe_directory__refused(void **state)
+{
+	struct dtplan_error err = {0};
+	char dir[512], path[600];
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/open", tmpdir);
+	snprintf(path, sizeof(path), "%s/h.xml", dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(setenv("HWLOC_XMLFILE", data("pcie-4gpu.xml"), 1), 0);
+	assert_int_equal(chmod(dir, 01777), 0); /* like /tmp */
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, dir);
+	assert_non_null(strstr(err.text, "writable by others (mode 1777)"));
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "writable by its group (mode 0775)"));
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(dir, 0755), 0);
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+		assert_non_null(strstr(err.text, "owned by uid 65534, not by uid 0"));
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	assert_int_equal(lstat(path, &st), -1); /* nothing written */
+	/* the same folder made safe: written, 0644, and a link planted at the
+	 * final name is replaced, not followed */
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/victim", dir);
+	copy_file(data("garbage.xml"), path);
+	snprintf(path, sizeof(path), "%s/h.xml", dir);
+	assert_int_equal(symlink("victim", path), 0);
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/victim", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 43); /* garbage.xml untouched */
+	assert_int_equal(unlink(path), 0);
+	unsetenv("HWLOC_XMLFILE");
+	assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+}
+
+/* Issue 13, finding 22: user_init runs as the job's user after seteuid(),
+ * its real uid still 0, so access(R_OK) passed for a cache file only root
+ * may read and discovery then failed; the effective user's right counts,
+ * and an unreadable cache entry means a live discovery. */
+static void node_discover__cache_unreadable_for_euid__live(void **state)
+{
+	char path[512];
+	pid_t pid;
+	int status = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
+	copy_file(data("pcie-4gpu.xml"), path);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "myhost"};
+		struct dtplan_error err = {0};
+		enum dtplan_err rc;
+
+		if (setenv("HWLOC_XMLFILE", data("hgx-h100-8gpu.xml"), 1) != 0 ||
+		    setegid(65534) != 0 || seteuid(65534) != 0)
+			_exit(10);
+		rc = dtplan_node_discover(&o, &node, &err);
+		if (rc != DTPLAN_OK) {
+			fprintf(stderr, "discover: %s: %s\n", dtplan_strerror(rc), err.text);
+			_exit(11);
+		}
+		_exit(strcmp(node.source, "live") == 0 && node.n_gpus == 8 ? 0 : 12);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+	unlink(path);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void node_cache_write__live_topology__readable_cache(void **state)
 {
 	struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "cached"};
@@ -766,6 +919,10 @@ int main(void)
 		cmocka_unit_test(node_discover__each_source__source_named),
 		cmocka_unit_test(node_discover__cache_is_broken__parse_error),
 		cmocka_unit_test(node_from_xml__fifo_device_link__refused_without_blocking),
+		cmocka_unit_test(node_from_xml__hwloc_crashes__error_and_caller_alive),
+		cmocka_unit_test(node_discover__hostile_hwloc_xmlfile__refused_quickly),
+		cmocka_unit_test(node_cache_write__unsafe_directory__refused),
+		cmocka_unit_test(node_discover__cache_unreadable_for_euid__live),
 		cmocka_unit_test(node_cache_write__live_topology__readable_cache),
 		cmocka_unit_test(node_cache_write__missing_last_level__creates_it),
 		cmocka_unit_test(node_cache_write__bad_arguments__errors),
