@@ -37,6 +37,60 @@ static bool has_prefix(const char *s, const char *prefix)
 	return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (of printable characters), 0 when
+ * there is none: a control character, a stray or overlong byte, a sequence
+ * cut short. */
+static size_t utf8_char(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * Copies a string hwloc read from a file or the system into dst, each byte
+ * that is not part of a printable UTF-8 character replaced by '?': the
+ * inventory goes into JSON (which takes UTF-8 only) and into logs.
+ */
+static void copy_text(char *dst, const char *src, size_t size)
+{
+	unsigned char *p;
+
+	dtplan__strlcpy(dst, src != NULL ? src : "", size);
+	for (p = (unsigned char *)dst; *p != '\0';) {
+		size_t n = utf8_char(p);
+
+		if (n == 0) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
+}
+
 /* The PCI device an I/O object hangs from (itself for a PCI device). */
 static hwloc_obj_t pci_of(hwloc_obj_t o)
 {
@@ -144,13 +198,13 @@ static void add_gpu(struct dtplan_node *n, struct scan *s, hwloc_obj_t pci, hwlo
 	n->n_gpus++;
 	dtplan__strlcpy(g->vendor, vendor, sizeof(g->vendor));
 	if (os != NULL) {
-		dtplan__strlcpy(g->os_name, os->name ? os->name : "", sizeof(g->os_name));
+		copy_text(g->os_name, os->name, sizeof(g->os_name));
 		model = hwloc_obj_get_info_by_name(os, "GPUModel");
 	}
 	if (model == NULL && pci != NULL)
 		model = hwloc_obj_get_info_by_name(pci, "PCIDevice");
 	if (model != NULL)
-		dtplan__strlcpy(g->model, model, sizeof(g->model));
+		copy_text(g->model, model, sizeof(g->model));
 	else if (pci != NULL)
 		snprintf(g->model, sizeof(g->model), "%04x:%04x", pci->attr->pcidev.vendor_id,
 			 pci->attr->pcidev.device_id);
@@ -253,7 +307,7 @@ static void add_nic(struct dtplan_node *n, struct scan *s, hwloc_obj_t os)
 	nic = &n->nics[n->n_nics];
 	s->nic[n->n_nics] = key;
 	n->n_nics++;
-	dtplan__strlcpy(nic->name, os->name ? os->name : "", sizeof(nic->name));
+	copy_text(nic->name, os->name, sizeof(nic->name));
 	nic->kind = nic_kind(os, pci);
 	if (pci != NULL)
 		format_busid(pci, nic->pci_bus_id, sizeof(nic->pci_bus_id));
@@ -497,7 +551,7 @@ enum dtplan_err dtplan__node_scan(hwloc_topology_t t, struct dtplan_node *n, con
 	memset(&s, 0, sizeof(s));
 	dtplan__strlcpy(n->source, source, sizeof(n->source));
 	if (host != NULL)
-		dtplan__strlcpy(n->hostname, host, sizeof(n->hostname));
+		copy_text(n->hostname, host, sizeof(n->hostname));
 	/* hwloc counts -1 for a type found at several depths (a PU inside a
 	 * PU in a hand-made XML) and 0 for one never found: then the PUs of
 	 * the machine's cpuset, else 0 for unknown. */

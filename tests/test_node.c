@@ -470,6 +470,46 @@ static void node_from_xml__fifo_device_link__refused_without_blocking(void **sta
 	alarm(0);
 }
 
+/* Writes text to path with the first `from` replaced by `to`. */
+static void write_replaced(const char *path, const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(at);
+	assert_non_null(f);
+	fwrite(text, 1, (size_t)(at - text), f);
+	fputs(to, f);
+	fputs(at + strlen(from), f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Bytes that are not UTF-8 in an XML's names made node JSON fail as "out of
+ * memory" (Jansson takes UTF-8 only); found by fuzzing.  Valid UTF-8 stays. */
+static void node_from_xml__names_not_utf8__replaced(void **state)
+{
+	struct dtplan_error err = {0};
+	char path[512], *text = NULL, *json = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_file_read(data("pcie-4gpu.xml"), DTPLAN_FILE_NODE_XML, &text, NULL,
+					  &err),
+			 DTPLAN_OK);
+	snprintf(path, sizeof(path), "%s/latin1.xml", tmpdir);
+	write_replaced(path, text, "value=\"pcie01\"", "value=\"\xff" "bad\x01pcie01\"");
+	free(text);
+	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_NODE_XML, &text, NULL, &err),
+			 DTPLAN_OK);
+	write_replaced(path, text, "value=\"AD102GL", "value=\"L40S \xe2\x84\xa2 AD102GL");
+	load_ok(path);
+	assert_string_equal(node.hostname, "?bad?pcie01");
+	assert_string_equal(node.gpus[0].model, "L40S \xe2\x84\xa2 AD102GL [L40S]");
+	assert_int_equal(dtplan_node_to_json(&node, false, &json, &err), DTPLAN_OK);
+	unlink(path);
+	free(json);
+	free(text);
+}
+
 /* Issue 13, finding 18: hwloc 2.9 crashes on some malformed XML (here a
  * NUMA node without complete_nodeset).  It used to parse in the caller's
  * process, slurmstepd's among them; now a child crashes and the caller gets
@@ -919,6 +959,7 @@ int main(void)
 		cmocka_unit_test(node_discover__each_source__source_named),
 		cmocka_unit_test(node_discover__cache_is_broken__parse_error),
 		cmocka_unit_test(node_from_xml__fifo_device_link__refused_without_blocking),
+		cmocka_unit_test(node_from_xml__names_not_utf8__replaced),
 		cmocka_unit_test(node_from_xml__hwloc_crashes__error_and_caller_alive),
 		cmocka_unit_test(node_discover__hostile_hwloc_xmlfile__refused_quickly),
 		cmocka_unit_test(node_cache_write__unsafe_directory__refused),
