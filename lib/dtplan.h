@@ -965,6 +965,33 @@ enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, ch
 enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
 				      struct dtplan_error *err);
 
+/*
+ * Distinct node inventories (lib/inventory.c), so that hosts with the same
+ * hardware share one record: a job of 16,384 identical nodes keeps one
+ * struct dtplan_node, not 16,384 (struct dtplan_cluster's host_inventory).
+ * Init with dtplan_inventory_init(), free with dtplan_inventory_fini().
+ */
+struct dtplan_inventory {
+	size_t n, cap;
+	struct dtplan_node *nodes; /* owned; n distinct inventories */
+	uint64_t *hash;            /* owned; private */
+	size_t *slot, n_slots;     /* owned; private hash index */
+};
+
+void dtplan_inventory_init(struct dtplan_inventory *s);
+void dtplan_inventory_fini(struct dtplan_inventory *s);
+
+/*
+ * Index in s->nodes of an inventory with n's hardware (dtplan_node_same_hardware()),
+ * copying n in when there is none yet; -1 when out of memory.  O(1) on average.
+ * n's hostname, source and note are not compared: the first copy's are kept.
+ */
+long dtplan_inventory_add(struct dtplan_inventory *s, const struct dtplan_node *n);
+
+/* True when a and b describe the same GPUs, NICs, domains, cores and NUMA
+ * nodes (everything but hostname, source and note). */
+bool dtplan_node_same_hardware(const struct dtplan_node *a, const struct dtplan_node *b);
+
 /* Plan -> the readable block for people and the job log.  Caller frees. */
 enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 					struct dtplan_error *err);
