@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -60,6 +61,10 @@ static void bprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Longest SLURM_JOB_NODELIST read (bytes with the NUL): 65,536 nodes of
+ * 63-character names that no range compresses. */
+#define DTPLAN_NODELIST_MAX (4 << 20)
+
 /* Facts about the job, read once in user_init. */
 struct job_facts {
 	uint32_t job_id;
@@ -67,7 +72,8 @@ struct job_facts {
 	uint32_t restart_count;
 	uid_t uid;
 	int gpus_on_node;     /* 0: none or unknown */
-	char nodelist[8192];
+	char *nodelist;       /* owned; "" when unset (nodelist_rc says why) */
+	spank_err_t nodelist_rc;
 	char submit_dir[4096];
 	char topology_addr[256];
 	char host[64];        /* this node */
@@ -78,6 +84,35 @@ static void job_getenv(spank_t sp, const char *name, char *buf, size_t size)
 {
 	if (spank_getenv(sp, name, buf, (int)size) != ESPANK_SUCCESS)
 		buf[0] = '\0';
+}
+
+/*
+ * spank_getenv of a value of any length up to max bytes: *out is malloc()ed
+ * (caller frees), "" when unset or longer (the return says which:
+ * ESPANK_ENV_NOEXIST, ESPANK_NOSPACE).  A large job's SLURM_JOB_NODELIST
+ * can pass any fixed buffer (issue 13, finding 17).
+ */
+static spank_err_t job_getenv_alloc(spank_t sp, const char *name, size_t max, char **out)
+{
+	spank_err_t rc = ESPANK_NOSPACE;
+	size_t size = 4096;
+	char *buf = NULL, *tmp;
+
+	for (; rc == ESPANK_NOSPACE && size <= max; size *= 2) {
+		tmp = realloc(buf, size);
+		if (tmp == NULL) {
+			rc = ESPANK_ERROR;
+			break;
+		}
+		buf = tmp;
+		rc = spank_getenv(sp, name, buf, (int)size);
+	}
+	if (rc != ESPANK_SUCCESS) {
+		free(buf);
+		buf = strdup("");
+	}
+	*out = buf;
+	return buf == NULL ? ESPANK_ERROR : rc;
 }
 
 /* Logs a job item Slurm did not give; returns rc. */
@@ -111,7 +146,12 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	    DTPLAN_OK)
 		f->gpus_on_node = (int)v;
 	/* S_JOB_NNODES is 0 in the batch step: the node list is the truth. */
-	job_getenv(sp, "SLURM_JOB_NODELIST", f->nodelist, sizeof(f->nodelist));
+	f->nodelist_rc = job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX,
+					  &f->nodelist);
+	if (f->nodelist == NULL) {
+		slurm_error(DTPLAN_LOG_PREFIX "user_init: out of memory");
+		return -1;
+	}
 	job_getenv(sp, "SLURM_SUBMIT_DIR", f->submit_dir, sizeof(f->submit_dir));
 	job_getenv(sp, "SLURM_TOPOLOGY_ADDR", f->topology_addr, sizeof(f->topology_addr));
 	/* spank_getenv("SLURMD_NODENAME") gives the batch node on every node;
@@ -124,8 +164,8 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	return 0;
 }
 
-/* Expands the node list with Slurm's own parser.  Caller frees *names. */
-static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, char *reason,
+/* Expands the job's node list with Slurm's own parser.  Caller frees *names. */
+static int expand_nodes(const struct job_facts *f, char (**names)[64], size_t *n, char *reason,
 			size_t size)
 {
 	hostlist_ref hl = NULL;
@@ -134,14 +174,24 @@ static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, cha
 
 	*names = NULL;
 	*n = 0;
-	if (nodelist[0] == '\0') {
+	if (f->nodelist_rc == ESPANK_NOSPACE) {
+		bprintf(reason, size, "SLURM_JOB_NODELIST is longer than %d characters",
+			DTPLAN_NODELIST_MAX - 1);
+		goto out;
+	}
+	if (f->nodelist[0] == '\0') {
 		bprintf(reason, size, "SLURM_JOB_NODELIST is not set");
 		goto out;
 	}
-	hl = slurm_hostlist_create(nodelist);
+	hl = slurm_hostlist_create(f->nodelist);
 	count = hl ? slurm_hostlist_count(hl) : 0;
 	if (count <= 0) {
-		bprintf(reason, size, "cannot expand node list '%s'", nodelist);
+		bprintf(reason, size, "cannot expand node list '%.200s'", f->nodelist);
+		goto out;
+	}
+	if (count > DTPLAN_HOSTLIST_MAX) {
+		bprintf(reason, size, "the job has %d nodes, more than the %d dtplan plans for",
+			count, DTPLAN_HOSTLIST_MAX);
 		goto out;
 	}
 	*names = calloc((size_t)count, sizeof(**names));
@@ -169,50 +219,63 @@ out:
 /*
  * Inventory of every node: this one discovered (bounded by the probe
  * timeout), the others from the cache folder when the prolog filled it, else
- * assumed equal to this one.  *assumed counts the latter.
+ * assumed equal to this one.  Nodes with the same hardware share one record
+ * in *inv (host_inv[i] is node i's): a job of 16,384 identical nodes holds
+ * one 33 KB inventory, not 16,384 (issue 13, finding 10).  *assumed counts
+ * the nodes without an inventory of their own.
  */
 static int inventory(const struct dtplan_config *c, const struct job_facts *f,
-		     char (*names)[64], size_t n, struct dtplan_node *nodes, size_t *assumed,
-		     char *reason, size_t size)
+		     char (*names)[64], size_t n, struct dtplan_inventory *inv, int *host_inv,
+		     size_t *assumed, char *reason, size_t size)
 {
 	struct dtplan_discover_opts dopts = {0};
-	struct dtplan_node self;
+	struct dtplan_node *node = NULL;
 	struct dtplan_error err = {0};
 	char buf[1024];
+	long k;
+	int rv = -1;
 
+	*assumed = 0;
+	node = malloc(sizeof(*node));
+	if (node == NULL) {
+		bprintf(reason, size, "out of memory");
+		goto out;
+	}
 	dopts.cache_dir = c->cache_dir[0] ? c->cache_dir : NULL;
 	dopts.hostname = f->host[0] ? f->host : NULL;
 	dopts.timeout_s = c->probe_timeout_s;
-	if (dtplan_node_discover(&dopts, &self, &err) != DTPLAN_OK) {
+	if (dtplan_node_discover(&dopts, node, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "cannot discover node %s: %s", f->host,
 			 dtplan_error_format(&err, buf, sizeof(buf)));
-		return -1;
+		goto out;
 	}
-	*assumed = 0;
+	/* This node's record is inventory 0: the others are assumed like it. */
+	if (dtplan_inventory_add(inv, node) != 0) {
+		bprintf(reason, size, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(names[i], f->host) == 0) {
-			nodes[i] = self;
-			bprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
+		host_inv[i] = 0;
+		if (strcmp(names[i], f->host) == 0)
+			continue;
+		/* absent, unreadable or broken: assumed */
+		if (c->cache_dir[0] != '\0' &&
+		    dtplan_node_from_cache(c->cache_dir, names[i], c->probe_timeout_s, node,
+					   NULL) == DTPLAN_OK) {
+			k = dtplan_inventory_add(inv, node);
+			if (k < 0) {
+				bprintf(reason, size, "out of memory");
+				goto out;
+			}
+			host_inv[i] = (int)k;
 			continue;
 		}
-		if (c->cache_dir[0] != '\0') {
-			char path[4096];
-
-			bprintf(path, sizeof(path), "%s/%s.xml", c->cache_dir, names[i]);
-			if (access(path, R_OK) == 0 &&
-			    dtplan_node_from_xml(path, &nodes[i], NULL) == DTPLAN_OK) {
-				snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s",
-					 names[i]);
-				snprintf(nodes[i].source, sizeof(nodes[i].source), "cache");
-				continue;
-			}
-		}
-		nodes[i] = self;
-		snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
-		snprintf(nodes[i].source, sizeof(nodes[i].source), "assumed");
 		(*assumed)++;
 	}
-	return 0;
+	rv = 0;
+out:
+	free(node);
+	return rv;
 }
 
 /*
@@ -226,27 +289,29 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 {
 	const struct dtplan_opts *o = dtplan__opts();
 	struct dtplan_topology *topo = NULL;
-	struct dtplan_node *nodes = NULL;
+	struct dtplan_inventory inv;
 	struct dtplan_plan *plan = NULL;
 	struct dtplan_cluster cluster = {0};
 	struct dtplan_request req;
 	struct dtplan_error err = {0}, terr = {0};
 	char buf[1024];
 	size_t assumed = 0;
+	int *host_inv = NULL;
 	bool topo_failed = false;
 
+	dtplan_inventory_init(&inv);
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	nodes = calloc(n, sizeof(*nodes));
-	if (nodes == NULL) {
+	host_inv = calloc(n, sizeof(*host_inv));
+	if (host_inv == NULL) {
 		bprintf(reason, size, "out of memory");
 		goto out;
 	}
-	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
+	if (inventory(c, f, names, n, &inv, host_inv, &assumed, reason, size) != 0)
 		goto out;
-	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
+	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : inv.nodes[0].n_gpus;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
 		goto out;
@@ -257,8 +322,11 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
 			topo_failed = true;
 	}
-	cluster.n_nodes = n;
-	cluster.nodes = nodes;
+	cluster.n_nodes = inv.n;
+	cluster.nodes = inv.nodes;
+	cluster.n_hosts = n;
+	cluster.host_names = (const char(*)[64])names;
+	cluster.host_inventory = host_inv;
 	cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
@@ -282,14 +350,57 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
 	dtplan_topology_destroy(topo);
-	free(nodes);
+	dtplan_inventory_fini(&inv);
+	free(host_inv);
 	return plan;
 }
 
-/* Writes the plan's JSON to path as the job's user; never follows a link and
- * never replaces a file.  Returns 0 or -1 with the reason. */
-static int write_json(const struct dtplan_plan *plan, const char *path, uid_t uid, char *reason,
-		      size_t size)
+/*
+ * Creates the plan file for writing: path itself, or, when something already
+ * has that name, a fresh unpredictable name beside it (path is updated).  In
+ * a shared json_dir anyone can guess dtplan-<jobid>.json and create it first
+ * (issue 13, finding 23); O_EXCL rightly refuses to write into it, and the
+ * plan goes to dtplan-<jobid>.XXXXXX.json instead, which the log names.
+ * Never follows a link.  Returns the descriptor or -1 with the reason.
+ */
+static int create_plan_file(char *path, size_t path_size, char *reason, size_t size)
+{
+	char taken[4096], *dot;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0 || errno != EEXIST) {
+		if (fd < 0)
+			bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+		return fd;
+	}
+	bprintf(taken, sizeof(taken), "%s", path);
+	dot = strrchr(path, '.');
+	if (dot == NULL || strcmp(dot, ".json") != 0 ||
+	    (size_t)(dot - path) + sizeof(".XXXXXX.json") > path_size) {
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(EEXIST));
+		return -1;
+	}
+	memcpy(dot, ".XXXXXX.json", sizeof(".XXXXXX.json"));
+	fd = mkostemps(path, 5, O_CLOEXEC);
+	if (fd < 0) {
+		bprintf(reason, size, "cannot create %s (%s exists): %s", path, taken,
+			strerror(errno));
+		bprintf(path, path_size, "%s", taken);
+		return -1;
+	}
+	if (fchmod(fd, 0644) != 0) /* mkostemps makes 0600; the plan is for all */
+		slurm_verbose(DTPLAN_LOG_PREFIX "cannot chmod %s: %s", path, strerror(errno));
+	slurm_spank_log(DTPLAN_LOG_PREFIX "%s already exists and is not this job's to replace; "
+			"the plan is in %s", taken, path);
+	return fd;
+}
+
+/* Writes the plan's JSON as the job's user to path (or the name
+ * create_plan_file() chose instead, left in path).  Returns 0 or -1 with the
+ * reason. */
+static int write_json(const struct dtplan_plan *plan, char *path, size_t path_size, uid_t uid,
+		      char *reason, size_t size)
 {
 	struct dtplan_error err = {0};
 	char *json = NULL, buf[1024];
@@ -306,11 +417,9 @@ static int write_json(const struct dtplan_plan *plan, const char *path, uid_t ui
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+	fd = create_plan_file(path, path_size, reason, size);
+	if (fd < 0)
 		goto out;
-	}
 	created = true;
 	len = strlen(json);
 	while (done < len) {
@@ -424,7 +533,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	const char *file = NULL;
 	size_t n = 0;
 
-	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) != 0)
+	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
 	ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
 	if (ctx.plan == NULL)
@@ -440,7 +549,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	plan_file_path(c, f, path, sizeof(path));
 	if (path[0] == '\0')
 		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
-	else if (write_json(ctx.plan, path, f->uid, reason, sizeof(reason)) == 0)
+	else if (write_json(ctx.plan, path, sizeof(path), f->uid, reason, sizeof(reason)) == 0)
 		file = path;
 	if (file == NULL)
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
@@ -523,7 +632,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		/* The batch step tried and logged why; do not repeat it per step. */
 		return;
 	}
-	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
+	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) == 0)
 		ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
@@ -538,25 +647,27 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
 {
 	const struct dtplan_opts *o;
-	struct job_facts f;
+	struct job_facts f = {0};
 	enum dtplan_mode mode;
 
 	dtplan__opts_from_env(sp);
 	o = dtplan__opts();
 	mode = dtplan__opts_mode(o, c);
 	if (mode == DTPLAN_MODE_OFF)
-		return 0;
+		goto out;
 	if (read_facts(sp, &f) != 0)
-		return 0; /* logged; the job runs without a plan */
+		goto out; /* logged; the job runs without a plan */
 	ctx.job_id = f.job_id;
 	ctx.step_id = f.step_id;
 	/* The site default applies to GPU jobs only. */
 	if (!o->mode_given && f.gpus_on_node <= 0)
-		return 0;
+		goto out;
 	if (f.step_id == SLURM_BATCH_SCRIPT)
 		batch_user_init(sp, c, &f, mode);
 	else if (f.step_id != SLURM_EXTERN_CONT && f.step_id != SLURM_INTERACTIVE_STEP)
 		step_user_init(sp, c, &f, mode);
+out:
+	free(f.nodelist);
 	return 0;
 }
 

@@ -10,6 +10,8 @@
 
 #include <slurm/slurm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mock_spank.h"
@@ -394,31 +396,208 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	free(text);
 }
 
-static void user_init__plan_file_exists__degraded_not_overwritten(void **state)
+/* A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 unknown. */
+static long status_kib(const char *field)
 {
-	char path[512];
+	char line[256];
+	long v = -1;
+	size_t len = strlen(field);
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, len) == 0 && line[len] == ':')
+			v = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Peak memory (KiB) user_init adds for a batch job on `nodelist` of
+ * identical nodes, measured in a child (its peak reset first); -1 when
+ * the kernel cannot tell. */
+static long user_init_peak_kib(const char *nodelist, double *seconds)
+{
+	int fds[2], status;
+	long got[2] = {-1, 0};
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec t0, t1;
+		long out[2] = {-1, 0}, rss;
+		FILE *f = fopen("/proc/self/clear_refs", "w");
+
+		close(fds[0]);
+		canned_batch_job();
+		mock_env_set("SLURM_JOB_NODELIST", nodelist);
+		mock_items.job_id = JOB_ID + (uint32_t)strlen(nodelist); /* a file each */
+		mock_env_set("SLURM_GPUS_ON_NODE", "1"); /* one rank per node: a small plan */
+		if (start_plugin(S_CTX_REMOTE, 0, NULL) != 0 ||
+		    give_option("dt-model", "7B", 1) != 0 ||
+		    give_option("dt-train", "gbs=16384", 1) != 0 ||
+		    give_option("dt-plan", "auto", 1) != 0)
+			_exit(2);
+		/* "5" resets the peak RSS (Linux 4.0) */
+		if (f != NULL && fputs("5", f) >= 0 && fclose(f) == 0) {
+			rss = status_kib("VmRSS");
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
+				_exit(3);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (rss >= 0 && status_kib("VmHWM") >= 0)
+				out[0] = status_kib("VmHWM") - rss;
+			out[1] = (t1.tv_sec - t0.tv_sec) * 1000 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000000;
+			if (mock_env_get("DT_TP") == NULL || mock_log_has("plan degraded")) {
+				fprintf(stderr, "%s\n", mock_log());
+				_exit(4);
+			}
+		}
+		if (write(fds[1], out, sizeof(out)) != (ssize_t)sizeof(out))
+			_exit(5);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], got, sizeof(got)) != (ssize_t)sizeof(got))
+		got[0] = -2;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got[0] == -2)
+		fail_msg("user_init on %s: child status 0x%x", nodelist, status);
+	*seconds = (double)got[1] / 1000.0;
+	return got[0];
+}
+
+/* Issue 13, finding 10: a 16,384-node job copied a 33 KB inventory per node
+ * in slurmstepd (513 MB, 720 MB at the peak).  Identical nodes now share one
+ * record.  One GPU per node keeps the plan itself small (16,384 ranks), so
+ * that what is measured is the inventories. */
+static void user_init__16384_identical_nodes__one_shared_inventory(void **state)
+{
+	double secs_small, secs_big;
+	long small, big;
+
+	(void)state;
+	small = user_init_peak_kib("n[1-16]", &secs_small);
+	big = user_init_peak_kib("n[1-16384]", &secs_big);
+	if (small < 0 || big < 0)
+		skip();
+	print_message("user_init peak: 16 nodes +%ld KiB (%.2f s), 16,384 nodes +%ld KiB "
+		      "(%.2f s)\n", small, secs_small, big, secs_big);
+	/* 16,384 copies of struct dtplan_node alone would be 540 MB */
+	assert_true((big - small) * 1024L < 128L << 20);
+}
+
+/* Issue 13, finding 23: in a shared json_dir anyone can guess
+ * dtplan-<jobid>.json and create it first.  That file is neither followed
+ * nor overwritten: the plan goes to a fresh name beside it, which
+ * DTPLAN_FILE and the log give, and the plan is not degraded. */
+static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
+{
+	char path[512], arg[300], *av[1] = {arg}, taken[600];
+	const char *file;
+	struct stat st;
 	FILE *f;
 
 	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		mock_spank_reset();
+		canned_batch_job();
+		snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+		if (shared) {
+			/* json_dir=: a link planted under the job's name */
+			snprintf(arg, sizeof(arg), "json_dir=%s", tmpdir);
+			unlink(path);
+			snprintf(taken, sizeof(taken), "%s/victim", tmpdir);
+			f = fopen(taken, "w");
+			assert_non_null(f);
+			fclose(f);
+			assert_int_equal(symlink(taken, path), 0);
+			mock_env_set("SLURM_SUBMIT_DIR", "/nonexistent");
+		} else {
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs("mine\n", f);
+			fclose(f);
+		}
+		assert_int_equal(start_plugin(S_CTX_REMOTE, shared, av), 0);
+		assert_int_equal(give_option("dt-model", "7B", 1), 0);
+		assert_int_equal(give_option("dt-plan", NULL, 1), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "ok");
+		file = mock_env_get("DTPLAN_FILE");
+		assert_non_null(file);
+		snprintf(taken, sizeof(taken), "%s/dtplan-%d.", tmpdir, JOB_ID);
+		assert_int_equal(strncmp(file, taken, strlen(taken)), 0);
+		assert_int_equal(strlen(file), strlen(path) + 7); /* ".XXXXXX" */
+		snprintf(taken, sizeof(taken), "log: dtplan: %s already exists and is not this "
+			 "job's to replace; the plan is in %s", path, file);
+		assert_log_has(taken);
+		assert_int_equal(lstat(file, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(st.st_mode & 0777, 0644);
+		assert_true(st.st_size > 100);
+		assert_int_equal(lstat(path, &st), 0);
+		if (shared) {
+			assert_true(S_ISLNK(st.st_mode)); /* left alone */
+			snprintf(taken, sizeof(taken), "%s/victim", tmpdir);
+			assert_int_equal(stat(taken, &st), 0);
+			assert_int_equal(st.st_size, 0);
+		} else {
+			assert_int_equal(st.st_size, 5); /* "mine\n" */
+		}
+		unlink(file);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
+/* Issue 13, finding 17: a node list longer than 8,192 characters (a large
+ * job with names no range compresses) was read into a fixed buffer and the
+ * plan degraded with the false reason "SLURM_JOB_NODELIST is not set". */
+static void user_init__nodelist_over_8192_characters__planned(void **state)
+{
+	size_t cap = 3000 * 24 + 1, len = 0;
+	char *list = malloc(cap), *huge;
+
+	(void)state;
+	assert_non_null(list);
+	list[0] = '\0';
+	for (int i = 1; i <= 3000; i++)
+		len += (size_t)snprintf(list + len, cap - len, "%sgpu-%c%d-node%04d",
+					i > 1 ? "," : "", 'a' + i % 26, i % 7, i);
+	assert_true(len > 8192);
 	canned_batch_job();
-	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("mine\n", f);
-	fclose(f);
+	mock_env_set("SLURM_JOB_NODELIST", list);
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(give_option("dt-model", "7B", 1), 0);
-	assert_int_equal(give_option("dt-plan", NULL, 1), 0);
+	assert_int_equal(give_option("dt-train", "gbs=4096", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_false(mock_log_has("not set"));
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_env("DT_NNODES", "3000");
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+	free(list);
+
+	/* Past the documented bound (4 MiB), the reason says so. */
+	mock_spank_reset();
+	canned_batch_job();
+	huge = malloc((4 << 20) + 2);
+	assert_non_null(huge);
+	memset(huge, 'n', (4 << 20) + 1);
+	huge[(4 << 20) + 1] = '\0';
+	mock_env_set("SLURM_JOB_NODELIST", huge);
+	free(huge);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_log_has("log: dtplan: plan degraded: SLURM_JOB_NODELIST is longer than 4194303 "
+		       "characters");
 	assert_env("DTPLAN_PLAN_STATE", "degraded");
-	assert_log_has("log: dtplan: plan degraded: cannot create ");
-	assert_log_has("File exists");
-	assert_null(mock_env_get("DTPLAN_FILE"));
-	assert_non_null(mock_env_get("DT_TP"));
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_int_equal(fgetc(f), 'm');
-	fclose(f);
 }
 
 static void user_init__requeued_job__own_file(void **state)
@@ -893,7 +1072,9 @@ int main(void)
 		T(preview__model_without_dt_plan__hint),
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
-		T(user_init__plan_file_exists__degraded_not_overwritten),
+		T(user_init__16384_identical_nodes__one_shared_inventory),
+		T(user_init__plan_file_taken__fresh_name_and_logged),
+		T(user_init__nodelist_over_8192_characters__planned),
 		T(user_init__requeued_job__own_file),
 		T(user_init__user_set_master_and_nccl__kept),
 		T(user_init__failures__degraded_and_job_starts),
