@@ -139,10 +139,12 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'T':
 			gpu = dtplan_gpu_find(optarg, &err);
-			if (gpu == NULL)
+			if (gpu == NULL) {
 				rc = cli_usage_error(CMD, "--gpu: %s", err.text);
-			else
+			} else {
 				req.gpu = *gpu;
+				req.gpu_from = DTPLAN_GPU_FROM_USER; /* not replaced by --node-json */
+			}
 			break;
 		case 's':
 			rc = cli_int(CMD, "--seq", optarg, 1, 1 << 24, &req.seq);

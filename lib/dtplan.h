@@ -254,6 +254,15 @@ struct dtplan_gpu {
  * (listing the known names) when unknown. */
 const struct dtplan_gpu *dtplan_gpu_find(const char *name, struct dtplan_error *err);
 
+/*
+ * The catalog entry a node inventory's GPU is (lib/gpu.c): by its model
+ * string ("NVIDIA H100 80GB HBM3", "GH100 [H200 SXM 141GB]", "AMD INSTINCT
+ * MI200 ...") or, when hwloc knew no name, its PCI ids ("10de:2330").
+ * memory_bytes (0: unknown) tells A100 40GB from 80GB.  NULL when the model
+ * is not in the catalog (a T4, a V100, an H100 PCIe).
+ */
+const struct dtplan_gpu *dtplan_gpu_match(const char *model, double memory_bytes);
+
 /* The catalog: *n receives its length.  Static storage. */
 const struct dtplan_gpu *dtplan_gpu_catalog(size_t *n);
 
@@ -504,6 +513,7 @@ const char *dtplan_nic_kind_name(enum dtplan_nic_kind k);
 struct dtplan_node_gpu {
 	char vendor[16];      /* "nvidia", "amd", "intel" */
 	char model[64];       /* marketing name when known, else "10de:2330" */
+	double memory_bytes;  /* memory hwloc reports (CUDA, ROCm SMI), 0 unknown */
 	char pci_bus_id[16];  /* "0000:18:00.0" */
 	char os_name[32];     /* "nvml0", "cuda0", "rsmi0", "card1" or "" */
 	int numa;             /* NUMA node os index, -1 unknown */
@@ -767,9 +777,18 @@ const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
  */
 #define DTPLAN_BATCH_TOLERANCE 0.05
 
+/* Who chose a request's GPU type.  A measured inventory replaces a default
+ * or the site's GpuType=; what the user asked for stays (dtplan_plan_create()). */
+enum dtplan_gpu_from {
+	DTPLAN_GPU_FROM_DEFAULT = 0, /* dtplan_request_init(): h100-sxm */
+	DTPLAN_GPU_FROM_SITE,        /* the site's GpuType= */
+	DTPLAN_GPU_FROM_USER,        /* --dt-train gpu=, dtplan plan --gpu */
+};
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
+	enum dtplan_gpu_from gpu_from;
 	int gpus;                  /* total GPUs */
 	int gpus_per_node;         /* >= 1 */
 	int seq;                   /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */

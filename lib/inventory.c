@@ -83,7 +83,8 @@ bool dtplan_node_same_hardware(const struct dtplan_node *a, const struct dtplan_
 		if (strcmp(x->vendor, y->vendor) != 0 || strcmp(x->model, y->model) != 0 ||
 		    strcmp(x->pci_bus_id, y->pci_bus_id) != 0 ||
 		    strcmp(x->os_name, y->os_name) != 0 || x->numa != y->numa ||
-		    x->domain != y->domain || x->nic != y->nic)
+		    x->domain != y->domain || x->nic != y->nic ||
+		    x->memory_bytes != y->memory_bytes)
 			return false;
 	}
 	for (int i = 0; i < nics; i++) {

@@ -17,6 +17,7 @@
 #include "dtplan_private.h"
 #include "probes_private.h"
 
+#include <errno.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,41 @@ static hwloc_obj_t gpu_osdev(hwloc_obj_t pci)
 	return best;
 }
 
+/* Memory hwloc's GPU backends report, in KiB: CUDA's global memory (on the
+ * cudaN device), ROCm SMI's VRAM (on rsmiN). */
+static double info_memory(hwloc_obj_t o)
+{
+	static const char *const names[] = {"CUDAGlobalMemorySize", "RSMIVRAMSize"};
+
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(names); i++) {
+		const char *v = hwloc_obj_get_info_by_name(o, names[i]);
+		char *end;
+		unsigned long long kib;
+
+		if (v == NULL)
+			continue;
+		errno = 0;
+		kib = strtoull(v, &end, 10);
+		/* up to 1 PiB: anything larger is a broken file */
+		if (errno == 0 && end != v && *end == '\0' && kib > 0 && kib <= (1ULL << 40))
+			return (double)kib * 1024.0;
+	}
+	return 0;
+}
+
+/* A GPU's memory from any OS device under its PCI device, or its own. */
+static double gpu_memory(hwloc_obj_t pci, hwloc_obj_t os)
+{
+	double m = 0;
+
+	if (pci == NULL)
+		return os != NULL ? info_memory(os) : 0;
+	for (hwloc_obj_t c = pci->io_first_child; c != NULL && m == 0; c = c->next_sibling)
+		if (c->type == HWLOC_OBJ_OS_DEVICE)
+			m = info_memory(c);
+	return m;
+}
+
 static void add_gpu(struct dtplan_node *n, struct scan *s, hwloc_obj_t pci, hwloc_obj_t os,
 		    const char *vendor)
 {
@@ -210,6 +246,7 @@ static void add_gpu(struct dtplan_node *n, struct scan *s, hwloc_obj_t pci, hwlo
 			 pci->attr->pcidev.device_id);
 	if (pci != NULL)
 		format_busid(pci, g->pci_bus_id, sizeof(g->pci_bus_id));
+	g->memory_bytes = gpu_memory(pci, os);
 	g->numa = numa_of(pci != NULL ? pci : os);
 	g->domain = -1;
 	g->nic = -1;

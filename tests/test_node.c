@@ -328,12 +328,19 @@ static void node_from_xml__shared_details__bandwidth_kinds_vendors(void **state)
 		/* XGMIBandwidth: 7 peers x 100000 MB/s */
 		assert_near(node.domains[0].bandwidth_bytes_per_s, 7 * 100000e6, 1);
 		assert_int_equal(node.nics[node.gpus[0].nic].kind, DTPLAN_NIC_SLINGSHOT);
+		/* ROCm SMI's VRAM of one GCD (KiB); an MI250X in the catalog */
+		assert_true(node.gpus[0].memory_bytes == 67092480.0 * 1024);
+		assert_string_equal(dtplan_gpu_match(node.gpus[0].model, 0)->name, "mi250x");
 	}
 	if ((p = test_fixture_path("hwloc/aws-g4dn-metal-8xt4-pcie.xml")) != NULL) {
 		ran++;
 		load_ok(p);
 		assert_int_equal(node.nics[0].kind, DTPLAN_NIC_EFA);
 		assert_true(node.domains[0].bandwidth_bytes_per_s == 0);
+		/* issue 13, finding 20: CUDA's memory size (KiB), the model by name */
+		assert_string_equal(node.gpus[0].model, "Tesla T4");
+		assert_true(node.gpus[0].memory_bytes == 15472384.0 * 1024);
+		assert_null(dtplan_gpu_match(node.gpus[0].model, node.gpus[0].memory_bytes));
 	}
 	if ((p = test_fixture_path("hwloc/cpu-llnl-quartz-2xbroadwell-opa.xml")) != NULL) {
 		ran++;
