@@ -1166,13 +1166,20 @@ struct dtplan_task_env_in {
 enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
 				struct dtplan_env *e, struct dtplan_error *err);
 
+/* Most nodes and ranks a plan read back may hold (doc/internals/limits.md). */
+#define DTPLAN_PLAN_MAX_NODES (1 << 20)
+#define DTPLAN_PLAN_MAX_RANKS (1 << 20)
+
 /*
  * Reads from a plan's JSON (dtplan_plan_to_json()) what tasks need: the
  * parallelism (into best: tp, pp, dp, zero, micro_batch, num_microbatches,
  * recompute), the checkpoint interval, and the placement (node names in rank
  * order, ranks).  Other fields are zero.  A plan without placement is a
- * DTPLAN_ERR_PARSE error.  Caller frees *out with dtplan_plan_destroy(); *out is
- * NULL on error.
+ * DTPLAN_ERR_PARSE error, as are more than DTPLAN_PLAN_MAX_NODES nodes or
+ * DTPLAN_PLAN_MAX_RANKS ranks, ranks that are not tp x pp x dp, and JSON
+ * nested more than 32 deep.  Time and memory are linear in the text and the
+ * plan (no document tree is built).  Caller frees *out with
+ * dtplan_plan_destroy(); *out is NULL on error.
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);
