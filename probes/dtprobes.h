@@ -41,9 +41,8 @@ struct dtplan_discover_opts {
  * Order: o->xml_path when set; else cache_dir/<hostname>.xml when the
  * effective user can read it (dtplan_node_from_cache()); else a live hwloc
  * discovery (source "live").  hwloc runs in a forked child bounded by
- * timeout_s (and, outside AddressSanitizer builds, by an address-space cap
- * of 4 GiB beyond what it inherits) that hands back the inventory as node
- * JSON: on expiry the child is killed and DTPLAN_ERR_TIMEOUT returned; a
+ * timeout_s, and by an address-space cap of 4 GiB beyond what it inherits,
+ * that hands back the inventory as node JSON: on expiry the child is killed and DTPLAN_ERR_TIMEOUT returned; a
  * child that crashes gives DTPLAN_ERR_IO.  The live path honours hwloc's
  * environment (HWLOC_FSROOT, ...; HWLOC_XMLFILE is read like any XML file,
  * regular files within 32 MiB only).  On live and cache discoveries, NVML is

@@ -286,36 +286,28 @@ struct child_job {
 };
 
 /*
- * Caps the child's address space so that an XML that makes hwloc allocate
- * without bound fails in the child instead of exhausting the node.  Not
- * under AddressSanitizer, whose shadow memory is terabytes of address space.
+ * Caps the child's address space at what it inherits plus CHILD_EXTRA_BYTES,
+ * so that an XML that makes hwloc allocate without bound fails in the child
+ * instead of exhausting the node.  Relative to the inherited size, the cap
+ * also holds under AddressSanitizer, whose shadow is reserved at start.
  */
 static void limit_child_memory(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	return;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return;
-#endif
-#endif
-	{
-		unsigned long pages = 0;
-		struct rlimit rl;
-		FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long pages = 0;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/self/statm", "re");
 
-		if (f == NULL)
-			return;
-		if (fscanf(f, "%lu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-		if (pages == 0 || getrlimit(RLIMIT_AS, &rl) != 0)
-			return;
-		rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + CHILD_EXTRA_BYTES;
-		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
-			rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_AS, &rl);
-	}
+	if (f == NULL)
+		return;
+	if (fscanf(f, "%lu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	if (pages == 0 || getrlimit(RLIMIT_AS, &rl) != 0)
+		return;
+	rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + CHILD_EXTRA_BYTES;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_AS, &rl);
 }
 
 /* Cheap shape check before hwloc sees the text: hwloc 2.9 leaks objects on
@@ -507,25 +499,33 @@ static enum dtplan_err scan_in_child(const struct child_job *job, double timeout
 	return rv;
 }
 
+enum dtplan_err dtplan__node_from_xml_text(const char *text, size_t len, const char *name,
+					   const char *source, double timeout_s,
+					   struct dtplan_node *out, struct dtplan_error *err)
+{
+	struct child_job job = {.path = name, .text = text, .len = len, .source = source,
+				.export_fd = -1};
+	enum dtplan_err rv;
+
+	rv = check_xml_shape(name, text, len, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	return scan_in_child(&job, timeout_s, out, err);
+}
+
 /* Reads an XML file in the parent (regular files only, within the kind's
  * limit) and scans it in a child, so that what was checked is what is parsed. */
 static enum dtplan_err node_from_xml_file(const char *path, enum dtplan_file_kind kind,
 					  const char *source, double timeout_s,
 					  struct dtplan_node *out, struct dtplan_error *err)
 {
-	struct child_job job = {.path = path, .source = source, .export_fd = -1};
 	enum dtplan_err rv;
 	char *text = NULL;
+	size_t len = 0;
 
-	rv = dtplan_file_read(path, kind, &text, &job.len, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	rv = check_xml_shape(path, text, job.len, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	job.text = text;
-	rv = scan_in_child(&job, timeout_s, out, err);
-out:
+	rv = dtplan_file_read(path, kind, &text, &len, err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan__node_from_xml_text(text, len, path, source, timeout_s, out, err);
 	free(text);
 	return rv;
 }

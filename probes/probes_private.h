@@ -18,6 +18,15 @@ struct hwloc_topology; /* hwloc_topology_t, from <hwloc.h> */
 enum dtplan_err dtplan__node_scan(struct hwloc_topology *t, struct dtplan_node *n,
 				  const char *source, struct dtplan_error *err);
 
+/*
+ * dtplan_node_from_xml() on text already read (len bytes, NUL-terminated):
+ * the shape check, then hwloc in a child bounded by timeout_s (<= 0: the
+ * default).  name names the text in messages.  For the fuzzing harness.
+ */
+enum dtplan_err dtplan__node_from_xml_text(const char *text, size_t len, const char *name,
+					   const char *source, double timeout_s,
+					   struct dtplan_node *out, struct dtplan_error *err);
+
 /* What a bounded child runs: returns its exit status (0 on success). */
 typedef int (*dtplan__child_fn)(void *arg);
 
