@@ -628,6 +628,10 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 				slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 			return;
 		}
+		/* DTPLAN_FILE is the user's to change: say why it was not used. */
+		if (node_id == 0)
+			slurm_spank_log(DTPLAN_LOG_PREFIX "plan file not read (%s): computing the "
+					"plan again", reason);
 	} else if (state[0] != '\0') {
 		/* The batch step tried and logged why; do not repeat it per step. */
 		return;

@@ -984,6 +984,220 @@ static void user_init__plan_file_without_placement__degraded_no_recompute(void *
 	assert_null(mock_env_get("RANK"));
 }
 
+/* ---- hostile environment (issue 13) ---------------------------------- */
+
+/* Writes a JSON object of size bytes to path: {"x": [{},{},...]} and blanks. */
+static void write_empties(const char *path, size_t size)
+{
+	const char head[] = "{\"x\": [", tail[] = "{}]}";
+	size_t n = (size - sizeof(head) - sizeof(tail)) / 3, used;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(head, f);
+	for (size_t i = 0; i < n; i++)
+		fputs("{},", f);
+	fputs(tail, f);
+	used = strlen(head) + 3 * n + strlen(tail);
+	for (; used < size; used++)
+		fputc(' ', f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Writes size bytes of a repeated pattern to path. */
+static void write_pattern(const char *path, const char *pattern, size_t size)
+{
+	size_t len = strlen(pattern), done = 0;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (; done + len <= size; done += len)
+		assert_int_equal(fwrite(pattern, 1, len, f), len);
+	assert_int_equal(fwrite(pattern, 1, size - done, f), size - done);
+	assert_int_equal(fclose(f), 0);
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A string of n copies of c (caller frees). */
+static char *repeated(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+enum step { BATCH, SRUN };
+
+/* What the user controls, and what the plugin must answer. */
+struct hostile {
+	const char *what;
+	enum step step;
+	const char *plan_file;  /* DTPLAN_FILE (srun): a path, or "@NAME" in tmpdir */
+	const char *xmlfile;    /* HWLOC_XMLFILE of slurmstepd, NULL: the HGX fixture */
+	const char *fsroot;     /* HWLOC_FSROOT, NULL: unset */
+	char opt;               /* an option from SLURM_SPANK__*: 'm' model, 't' train, 'p' plan */
+	const char *opt_value;  /* its value; "#N": N bytes of 'A' */
+	const char *says;       /* in the log */
+	bool planned;           /* the step still ends with a plan (DT_TP set) */
+};
+
+static const struct hostile hostile_cases[] = {
+	{"plan file: 64 MiB of {} (within the limit)", SRUN, "@big.json", NULL, NULL, 0, NULL,
+	 "no \"parallelism\" object", false},
+	{"plan file: one byte over 64 MiB", SRUN, "@huge.json", NULL, NULL, 0, NULL,
+	 "huge.json: larger than the 64 MiB limit for a plan file): computing the plan again",
+	 true},
+	{"plan file: a symbolic link", SRUN, "@link.json", NULL, NULL, 0, NULL,
+	 "is a symbolic link, which is not followed for a plan file", true},
+	{"plan file: a FIFO", SRUN, "@fifo.json", NULL, NULL, 0, NULL, "is a FIFO", true},
+	{"plan file: /dev/zero", SRUN, "/dev/zero", NULL, NULL, 0, NULL,
+	 "is a character device, not a regular file", true},
+	{"plan file: a directory", SRUN, "@", NULL, NULL, 0, NULL,
+	 "is a directory, not a regular file", true},
+	{"plan file: a bracket 100,000 deep", SRUN, "@deep.json", NULL, NULL, 0, NULL,
+	 "nested more than 32 levels deep", false},
+	{"--dt-model: 1 MiB long", BATCH, NULL, NULL, NULL, 'm', "#1048576",
+	 "--dt-model: value longer than 1023 characters", false},
+	{"--dt-model: control bytes", BATCH, NULL, NULL, NULL, 'm', "\x01\x7f\xff%s%n",
+	 "plan degraded: --dt-model: unknown model", false},
+	{"--dt-train: 900 bytes of garbage", BATCH, NULL, NULL, NULL, 't', "#900",
+	 "plan degraded: --dt-train: ", false},
+	{"--dt-plan: garbage", BATCH, NULL, NULL, NULL, 'p', "\xff" "auto",
+	 "--dt-plan: '\xff" "auto' is not ", false},
+	{"HWLOC_XMLFILE=/dev/zero", BATCH, NULL, "/dev/zero", NULL, 0, NULL,
+	 "plan degraded: cannot discover node n1: /dev/zero: is a character device", false},
+	{"HWLOC_XMLFILE: a FIFO", BATCH, NULL, "@fifo.xml", NULL, 0, NULL,
+	 "fifo.xml: is a FIFO (named pipe), not a regular file", false},
+	{"HWLOC_XMLFILE: an XML hwloc crashes on", BATCH, NULL, "hwloc-crash.xml", NULL, 0, NULL,
+	 "plan degraded: cannot discover node n1: hwloc discovery: killed by signal", false},
+	{"HWLOC_FSROOT=/dev/zero", BATCH, NULL, "", "/dev/zero", 0, NULL,
+	 "plan degraded: node n1 has no GPUs (inventory source 'live')", false},
+};
+
+/* Sets the case up in the mock job; returns a buffer to free (or NULL). */
+static char *hostile_setup(const struct hostile *h)
+{
+	static const char *const opt_vars[] = {
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan",
+	};
+	char path[512], target[512], *value = NULL;
+
+	if (h->step == SRUN) {
+		srun_step_with_plan_file();
+		mock_items.node_id = 0;
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_env_set("SLURM_GPUS_ON_NODE", "8");
+		setenv("SLURMD_NODENAME", "a1", 1);
+	} else {
+		canned_batch_job();
+		setenv("SLURMD_NODENAME", "n1", 1);
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+	}
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	if (h->plan_file != NULL && h->plan_file[0] == '@') {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, h->plan_file + 1);
+		if (strcmp(h->plan_file, "@big.json") == 0) {
+			write_empties(path, (size_t)64 << 20);
+		} else if (strcmp(h->plan_file, "@huge.json") == 0) {
+			write_empties(path, ((size_t)64 << 20) + 1);
+	} else if (strcmp(h->plan_file, "@link.json") == 0) {
+			snprintf(target, sizeof(target), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+			assert_int_equal(symlink(target, path), 0);
+		} else if (strcmp(h->plan_file, "@fifo.json") == 0) {
+			assert_int_equal(mkfifo(path, 0600), 0);
+		} else if (strcmp(h->plan_file, "@deep.json") == 0) {
+			write_pattern(path, "[", 100000);
+		}
+		mock_env_set("DTPLAN_FILE", path);
+	} else if (h->plan_file != NULL) {
+		mock_env_set("DTPLAN_FILE", h->plan_file);
+	}
+	if (h->xmlfile != NULL && h->xmlfile[0] == '@') {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, h->xmlfile + 1);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		setenv("HWLOC_XMLFILE", path, 1);
+	} else if (h->xmlfile != NULL && h->xmlfile[0] == '\0') {
+		unsetenv("HWLOC_XMLFILE");
+	} else if (h->xmlfile != NULL) {
+		setenv("HWLOC_XMLFILE", h->xmlfile[0] == '/' ? h->xmlfile
+							  : test_data_path(h->xmlfile), 1);
+	}
+	if (h->fsroot != NULL)
+		setenv("HWLOC_FSROOT", h->fsroot, 1);
+	if (h->opt != 0) {
+		const char *v = h->opt_value;
+
+		if (v[0] == '#') {
+			v = value = repeated('A', strtoul(v + 1, NULL, 10));
+		}
+		mock_env_set(opt_vars[h->opt == 'm' ? 0 : h->opt == 't' ? 1 : 2], v);
+	}
+	return value;
+}
+
+/*
+ * Issue 13: everything a user controls in the job (DTPLAN_FILE, the
+ * SLURM_SPANK__* option variables) or that reaches slurmstepd's hwloc
+ * (HWLOC_*), at its most hostile.  The real plugin code runs under the
+ * SPANK mock: user_init and task_init must return 0 within 60 s (alarm()),
+ * and the log must say why the plan is degraded or recomputed.
+ */
+static void hostile_environment__bounded_degraded_and_said(void **state)
+{
+	static const char *const made[] = {"big.json", "huge.json", "link.json", "fifo.json",
+					   "deep.json", "fifo.xml"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile_cases) / sizeof(hostile_cases[0]); i++) {
+		const struct hostile *h = &hostile_cases[i];
+		char *buf;
+		double t0;
+
+		mock_spank_reset();
+		unsetenv("HWLOC_FSROOT");
+		buf = hostile_setup(h);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+		t0 = seconds();
+		alarm(60);
+		if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
+			fail_msg("%s: user_init failed", h->what);
+		mock_items.in_task = true;
+		mock_items.task_id = 0;
+		if (slurm_spank_task_init(MOCK_SP, 0, NULL) != 0)
+			fail_msg("%s: task_init failed", h->what);
+		alarm(0);
+		print_message("%-45s %.2f s\n", h->what, seconds() - t0);
+		if (!mock_log_has(h->says))
+			fail_msg("%s: log lacks '%s':\n%s", h->what, h->says, mock_log());
+		if (h->planned && mock_env_get("DT_TP") == NULL)
+			fail_msg("%s: no plan recomputed:\n%s", h->what, mock_log());
+		if (!h->planned && mock_env_get("DT_TP") != NULL)
+			fail_msg("%s: planned anyway", h->what);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+		free(buf);
+		for (size_t k = 0; k < sizeof(made) / sizeof(made[0]); k++) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", tmpdir, made[k]);
+			unlink(path);
+		}
+	}
+	unsetenv("HWLOC_FSROOT");
+}
+
 static void task_init__refused_plan__fails_the_job(void **state)
 {
 	(void)state;
@@ -1091,6 +1305,7 @@ int main(void)
 		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
 		T(task_init__refused_plan__fails_the_job),
+		T(hostile_environment__bounded_degraded_and_said),
 		T(prolog__no_cache_dir__nothing),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
