@@ -243,8 +243,9 @@ static void ranks_from_json__16_mib_of_empty_objects__little_memory(void **state
 	(void)state;
 	assert_non_null(text);
 	q += sprintf(q, "{\"x\": [");
-	for (size_t i = 0; i < n; i++, q += 3)
-		memcpy(q, i + 1 < n ? "{}," : "{}]}", 4);
+	for (size_t i = 0; i + 1 < n; i++, q += 3)
+		memcpy(q, "{},", 3);
+	memcpy(q, "{}]}", 5); /* with its NUL */
 	if (!reset_peak())
 		skip();
 	before = peak_kib();
