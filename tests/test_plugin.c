@@ -487,8 +487,10 @@ static void user_init__16384_identical_nodes__one_shared_inventory(void **state)
 		skip();
 	print_message("user_init peak: 16 nodes +%ld KiB (%.2f s), 16,384 nodes +%ld KiB "
 		      "(%.2f s)\n", small, secs_small, big, secs_big);
-	/* 16,384 copies of struct dtplan_node alone would be 540 MB */
-	assert_true((big - small) * 1024L < 128L << 20);
+	/* 16,384 copies of struct dtplan_node alone would be 540 MB; valgrind's
+	 * own bookkeeping roughly triples what is measured */
+	if (getenv("DTPLAN_TEST_UNDER_VALGRIND") == NULL)
+		assert_true((big - small) * 1024L < 128L << 20);
 }
 
 /* Issue 13, finding 23: in a shared json_dir anyone can guess
@@ -989,19 +991,27 @@ static void user_init__plan_file_without_placement__degraded_no_recompute(void *
 /* Writes a JSON object of size bytes to path: {"x": [{},{},...]} and blanks. */
 static void write_empties(const char *path, size_t size)
 {
+	static char block[3 * 21846];
 	const char head[] = "{\"x\": [", tail[] = "{}]}";
-	size_t n = (size - sizeof(head) - sizeof(tail)) / 3, used;
+	size_t n = (size - strlen(head) - strlen(tail)) / 3, used = 0;
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(block); i += 3)
+		memcpy(block + i, "{},", 3);
 	fputs(head, f);
-	for (size_t i = 0; i < n; i++)
-		fputs("{},", f);
+	for (size_t left = n; left > 0;) {
+		size_t k = left < sizeof(block) / 3 ? left : sizeof(block) / 3;
+
+		assert_int_equal(fwrite(block, 3, k, f), k);
+		left -= k;
+	}
 	fputs(tail, f);
 	used = strlen(head) + 3 * n + strlen(tail);
 	for (; used < size; used++)
 		fputc(' ', f);
 	assert_int_equal(fclose(f), 0);
+	assert_int_equal(used, size);
 }
 
 /* Writes size bytes of a repeated pattern to path. */
