@@ -149,15 +149,17 @@ static int hex4(const char *p)
 	return v;
 }
 
-/* Appends n bytes to buf (size bytes with the NUL) when they fit; *len
+/* Appends n bytes to buf (size bytes with the NUL) as far as they fit; *len
  * counts them all, so that len >= size tells a string that did not fit. */
 static void put(char *buf, size_t size, size_t *len, const char *bytes, size_t n)
 {
-	if (buf != NULL && *len + n < size)
-		memcpy(buf + *len, bytes, n);
+	if (buf != NULL && *len + 1 < size) {
+		size_t room = size - 1 - *len, k = n < room ? n : room;
+
+		memcpy(buf + *len, bytes, k);
+		buf[*len + k] = '\0';
+	}
 	*len += n;
-	if (buf != NULL && size > 0)
-		buf[*len < size ? *len : size - 1] = '\0';
 }
 
 /* Encodes code point cp as UTF-8 into out; returns its length. */
@@ -221,8 +223,15 @@ static enum dtplan_err string(struct rd *r, char *buf, size_t size, size_t *len)
 			continue;
 		}
 		if (c != '\\') {
-			put(buf, size, &n, r->s + r->pos, 1);
-			r->pos++;
+			/* a run of plain characters at once */
+			size_t run = 1;
+
+			while ((unsigned char)r->s[r->pos + run] >= 0x20 &&
+			       (unsigned char)r->s[r->pos + run] < 0x80 && r->s[r->pos + run] != '"' &&
+			       r->s[r->pos + run] != '\\')
+				run++;
+			put(buf, size, &n, r->s + r->pos, run);
+			r->pos += run;
 			continue;
 		}
 		r->pos++;

@@ -256,8 +256,9 @@ static void ranks_from_json__16_mib_of_empty_objects__little_memory(void **state
 	print_message("16 MiB of {}: %.2f s, %ld KiB more at the peak\n", now() - t0,
 		      after - before);
 	assert_true(after - before < 4096);
+	/* 0.1 s natively, 4 s under ASan at -O1: a bound against a hang */
 	if (timing_checked())
-		assert_true(now() - t0 < 5.0);
+		assert_true(now() - t0 < 30.0);
 	free(text);
 }
 
@@ -292,8 +293,9 @@ static void ranks_from_json__ranks_name_nodes__n_log_n(void **state)
 	if (dtplan_plan_ranks_from_json(text, &p, &err) != DTPLAN_OK)
 		fail_msg("%s", err.text);
 	print_message("50,000 ranks by node name: %.2f s\n", now() - t0);
+	/* 0.25 s natively, 2 s under ASan; 36 s with a scan per rank */
 	if (timing_checked())
-		assert_true(now() - t0 < 5.0);
+		assert_true(now() - t0 < 10.0);
 	assert_int_equal(p->n_ranks, (size_t)n);
 	for (int i = 0; i < n; i += 4999)
 		assert_int_equal(p->ranks[i].node, i);
