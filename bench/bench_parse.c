@@ -14,42 +14,26 @@
 #include "config.h"
 
 #include "dtplan.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #define MAX_NAMES 200000
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Median of runs timings of compressing names[0..n), in ms; the output's length in *len. */
 static double time_compress(const char (*names)[64], size_t n, char *buf, size_t size,
 			    double *ms, int runs, size_t *len)
 {
 	for (int r = 0; r < runs; r++) {
-		double t0 = now();
+		double t0 = bench_now();
 
 		dtplan_hostlist_compress(names, n, buf, size);
-		ms[r] = (now() - t0) * 1e3;
+		ms[r] = (bench_now() - t0) * 1e3;
 	}
 	*len = strlen(buf);
-	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
+	qsort(ms, (size_t)runs, sizeof(*ms), bench_cmp_double);
 	return ms[runs / 2];
 }
 
@@ -61,7 +45,6 @@ int main(int argc, char **argv)
 	char *buf = malloc(size), msg[1024];
 	double *ms = NULL, med;
 	struct dtplan_error err = {0};
-	struct rusage ru;
 
 	if (runs < 1)
 		runs = 1;
@@ -86,25 +69,24 @@ int main(int argc, char **argv)
 	       MAX_NAMES, med, ms[0], ms[runs - 1], runs, buf);
 	for (int r = 0; r < runs; r++) {
 		struct dtplan_config c;
-		double t0 = now();
+		double t0 = bench_now();
 		enum dtplan_err ret;
 
 		dtplan_config_init(&c);
 		ret = dtplan_config_parse_string(&c,
 						 "SwitchName=s[1-100000] Oversubscription=2:1\n",
 						 "bench-site", &err);
-		ms[r] = (now() - t0) * 1e3;
+		ms[r] = (bench_now() - t0) * 1e3;
 		len = c.n_switches;
 		dtplan_config_fini(&c);
 		if (ret != DTPLAN_OK)
 			goto out;
 	}
-	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
+	qsort(ms, (size_t)runs, sizeof(*ms), bench_cmp_double);
 	printf("bench_parse: site file SwitchName=s[1-100000]: %zu switches, median %.1f ms "
 	       "(min %.1f, max %.1f, %d runs)\n",
 	       len, ms[runs / 2], ms[0], ms[runs - 1], runs);
-	getrusage(RUSAGE_SELF, &ru);
-	printf("bench_parse: peak RSS %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
+	printf("bench_parse: peak RSS %.1f MiB\n", bench_peak_rss_mib());
 	rc = 0;
 out:
 	if (rc != 0)

@@ -2,39 +2,23 @@
  * bench_place.c: full search plus placement of 131,072 GPUs (16,384 nodes of
  * 8 H100, 32 nodes per leaf, 512 leaves under 16 spines, leaves 2:1
  * oversubscribed).  Prints the median time of dtplan_plan_create() over a
- * few runs and the peak resident set size.  Target: under 200 ms and 256 MB.
+ * few runs and the peak resident set size.  Target: under 200 ms and 256 MiB.
  *
  * Usage: bench_place [RUNS]   (default 7)
  */
 #include "config.h"
 
 #include "dtplan.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #define NODES 16384
 #define PER_LEAF 32
 #define LEAVES (NODES / PER_LEAF)
 #define LEAVES_PER_SPINE 32
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* An HGX H100 board: 8 GPUs in one NVLink domain, NIC i nearest to GPU i. */
 static void hgx(struct dtplan_node *n)
@@ -81,7 +65,6 @@ int main(int argc, char **argv)
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
 	struct dtplan_node node;
-	struct rusage ru;
 	char (*names)[64] = NULL, *text = NULL, msg[1024];
 	double *ms = NULL, t0;
 
@@ -96,14 +79,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NODES; i++)
 		snprintf(names[i], sizeof(names[i]), "n%05d", i + 1);
 	hgx(&node);
-	t0 = now();
+	t0 = bench_now();
 	if (dtplan_topology_parse_string(text, "bench", &topo, &err) != DTPLAN_OK ||
 	    dtplan_config_parse_string(&conf, "SwitchName=leaf[1-512] Oversubscription=2:1\n",
 				       "bench-site", &err) != DTPLAN_OK ||
 	    dtplan_config_apply_topology(&conf, topo, &err) != DTPLAN_OK)
 		goto out;
 	printf("bench_place: topology of %zu switches, %zu nodes parsed in %.1f ms\n",
-	       topo->n_switches, topo->n_nodes, (now() - t0) * 1e3);
+	       topo->n_switches, topo->n_nodes, (bench_now() - t0) * 1e3);
 	dtplan_request_init(&req);
 	dtplan_request_apply_config(&req, &conf);
 	if (dtplan_model_parse("llama3-405b", &req.model, &err) != DTPLAN_OK)
@@ -118,10 +101,10 @@ int main(int argc, char **argv)
 		for (int r = 0; r < runs; r++) {
 			struct dtplan_plan *p = NULL;
 
-			t0 = now();
+			t0 = bench_now();
 			if (dtplan_plan_create(&req, &cl, &p, &err) != DTPLAN_OK)
 				goto out;
-			ms[r] = (now() - t0) * 1e3;
+			ms[r] = (bench_now() - t0) * 1e3;
 			if (r == runs - 1)
 				printf("bench_place: %zu ranks on %zu nodes, %zu leaves (%zu needed): "
 				       "TP %d x PP %d x DP %d, order %s, crosses %s, uplink "
@@ -133,11 +116,10 @@ int main(int argc, char **argv)
 			dtplan_plan_destroy(p);
 		}
 	}
-	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
-	getrusage(RUSAGE_SELF, &ru);
+	qsort(ms, (size_t)runs, sizeof(*ms), bench_cmp_double);
 	printf("bench_place: search + placement of %d GPUs: median %.1f ms (min %.1f, max %.1f, "
-	       "%d runs); peak RSS %.1f MB\n",
-	       NODES * 8, ms[runs / 2], ms[0], ms[runs - 1], runs, (double)ru.ru_maxrss / 1024.0);
+	       "%d runs); peak RSS %.1f MiB\n",
+	       NODES * 8, ms[runs / 2], ms[0], ms[runs - 1], runs, bench_peak_rss_mib());
 	rc = 0;
 out:
 	if (rc != 0)

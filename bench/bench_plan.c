@@ -13,36 +13,19 @@
 #include "config.h"
 
 #include "dtplan.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #define REPEATS 7
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
 	const char *model = argc > 1 ? argv[1] : "llama2-70b";
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
-	struct rusage ru;
 	double t[REPEATS];
 	char buf[1024];
 
@@ -54,7 +37,7 @@ int main(int argc, char **argv)
 	printf("model %s, h100-sxm, 8 GPUs per node, %d runs per row\n\n", req.model.name,
 	       REPEATS);
 	printf("%8s %8s %12s %10s %10s %12s %12s\n", "GPUs", "batch", "median ms", "min ms",
-	       "max ms", "considered", "peak RSS MB");
+	       "max ms", "considered", "peak RSS MiB");
 	for (int gpus = 8; gpus <= 131072; gpus *= 4) {
 		struct dtplan_plan *p = NULL;
 		size_t considered = 0;
@@ -63,19 +46,18 @@ int main(int argc, char **argv)
 		req.gpus = gpus;
 		req.global_batch = gpus * 2 > 1024 ? gpus * 2 : 1024;
 		for (int i = 0; i < REPEATS; i++) {
-			double t0 = now();
+			double t0 = bench_now();
 
 			rv = dtplan_plan_create(&req, NULL, &p, &err);
-			t[i] = (now() - t0) * 1e3;
+			t[i] = (bench_now() - t0) * 1e3;
 			if (p != NULL)
 				considered = p->n_considered;
 			dtplan_plan_destroy(p);
 			p = NULL;
 		}
-		qsort(t, REPEATS, sizeof(t[0]), cmp_double);
-		getrusage(RUSAGE_SELF, &ru);
+		qsort(t, REPEATS, sizeof(t[0]), bench_cmp_double);
 		printf("%8d %8d %12.3f %10.3f %10.3f %12zu %12.1f%s\n", gpus, req.global_batch,
-		       t[REPEATS / 2], t[0], t[REPEATS - 1], considered, ru.ru_maxrss / 1024.0,
+		       t[REPEATS / 2], t[0], t[REPEATS - 1], considered, bench_peak_rss_mib(),
 		       rv == DTPLAN_OK ? "" : "  (no fit)");
 	}
 	return 0;

@@ -6,6 +6,7 @@
 
 #include "dtplan.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 /* Exit status (documented in dtplan(1)). */
@@ -35,6 +36,10 @@ int cmd_node(int argc, char **argv);
 void cmd_node_usage(FILE *out);
 int cmd_check_config(int argc, char **argv);
 void cmd_check_config_usage(FILE *out);
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *out);
+int cmd_fabric(int argc, char **argv);
+void cmd_fabric_usage(FILE *out);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),
@@ -49,32 +54,116 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  */
 int cli_report(const char *cmd, const struct dtplan_error *err, bool usage);
 
-/*
- * Parses the common flag values, reporting errors as usage errors naming
- * the flag.  Each returns 0 on success, CLI_EXIT_USAGE after printing.
- */
-int cli_long(const char *cmd, const char *flag, const char *text, long min, long max, long *out);
-int cli_int(const char *cmd, const char *flag, const char *text, int min, int max, int *out);
-int cli_bytes(const char *cmd, const char *flag, const char *text, double *out);
-int cli_rate(const char *cmd, const char *flag, const char *text, double *out);
-int cli_time(const char *cmd, const char *flag, const char *text, double *out);
-int cli_double(const char *cmd, const char *flag, const char *text, double min, double max,
-	       double *out);
+/* ------------------------------------------------------------------------
+ * Options (cli/options.c): each command describes its flags in a table of
+ * struct cli_opt and hands it to cli_parse(), which owns getopt, optind, bad
+ * options, leftover arguments, required and repeated flags, and --help.
+ * ---------------------------------------------------------------------- */
+
+/* What a flag's value is, and so how it is parsed and where it goes. */
+enum cli_opt_kind {
+	CLI_OPT_FLAG,      /* no value: bool *dest becomes true */
+	CLI_OPT_STRING,    /* const char **dest points into argv */
+	CLI_OPT_INT,       /* int *dest, a whole number in [min, max] */
+	CLI_OPT_DOUBLE,    /* double *dest, a plain number in [min, max] */
+	CLI_OPT_BYTES,     /* double *dest: "14GB", "1GiB" (then the limit below) */
+	CLI_OPT_RATE,      /* double *dest: "900GB/s", "400Gb/s" */
+	CLI_OPT_TIME,      /* double *dest: "30s", "2min", "0" */
+	CLI_OPT_RECOMPUTE, /* enum dtplan_recompute *dest: none|selective|full */
+	CLI_OPT_COLL,      /* enum dtplan_coll *dest: allreduce|allgather|... */
+	CLI_OPT_ALGO,      /* enum dtplan_algo *dest: ring|tree */
+	CLI_OPT_GPU,       /* struct dtplan_gpu *dest: a copy of a catalog entry */
+	CLI_OPT_CALL,      /* call(cmd, opt, value) does the work; dest is its own */
+};
+
+/* One row of a command's flag table; a row with name NULL ends the table. */
+struct cli_opt {
+	const char *name;      /* long name without "--" ("gpus-per-node") */
+	enum cli_opt_kind kind;
+	void *dest;            /* borrowed: where the value goes (see the kind) */
+	double min, max;       /* INT, DOUBLE: the range.  BYTES, RATE, TIME: max,
+				* when above 0, is the largest value taken */
+	bool positive;         /* BYTES, RATE, TIME: the value must be above 0 */
+	const char *limit;     /* BYTES, RATE, TIME: the end of "--NAME: 'VALUE' ..."
+				* when the value is not positive or above max */
+	bool required;         /* "--NAME is required" when absent */
+	bool once;             /* "--NAME given twice" when repeated (else the last wins) */
+	bool early;            /* applied before every other flag, once, with the
+				* last value given: a file that the others override */
+	bool *seen;            /* optional: set to true when the flag is given */
+	/* CLI_OPT_CALL: returns 0, or an exit status after printing the error */
+	int (*call)(const char *cmd, const struct cli_opt *o, const char *value);
+};
+
+/* What cli_parse() needs to know about a command. */
+struct cli_spec {
+	const char *cmd;             /* "ledger": names the command in messages */
+	void (*usage)(FILE *out);    /* printed to stdout for --help or -h */
+	const struct cli_opt *opts;  /* borrowed; ends with CLI_OPT_END */
+	const char **args;           /* receives up to max_args operands (borrowed
+				      * from argv); the slots past the last given
+				      * are left alone */
+	int max_args;                /* operands allowed after the options */
+};
 
 /*
- * Reports a getopt_long() failure: c is its return (':' or '?'), opt is
- * optopt, index is optind.  Returns CLI_EXIT_USAGE (cli/util.c).
+ * Parses argv (argv[0] is the command name) against spec.  The first pass
+ * looks only for --help/-h (usage to stdout, exit 0) and the early flags;
+ * the second applies the others in order and stops at the first bad one.
+ * Then come leftover arguments, and required flags in table order.  Long
+ * flags may be abbreviated (getopt_long), and argv is permuted.
+ *
+ * Returns true when the command should go on; false when it should exit
+ * with *status: CLI_EXIT_OK after --help, CLI_EXIT_USAGE after a usage error
+ * (printed on stderr as "dtplan CMD: message" with a hint), or what an early
+ * or CLI_OPT_CALL flag returned.
  */
-int cli_bad_option(const char *cmd, int c, int opt, char **argv, int index);
+bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 
-/* Fails with CLI_EXIT_USAGE when arguments remain after the options, else 0. */
-int cli_no_operands(const char *cmd, int argc, char **argv, int index);
+/* Ends a table of struct cli_opt. */
+#define CLI_OPT_END {.name = NULL}
 
-/* Writes s as a JSON string literal (quoted and escaped). */
-void cli_json_string(FILE *out, const char *s);
+/*
+ * Flags that several commands share, declared once.  Where the commands
+ * differ (a range, whether the flag is required), the macro takes it.
+ */
+#define CLI_OPT_JSON(p) {.name = "json", .kind = CLI_OPT_FLAG, .dest = (p)}
+#define CLI_OPT_MODEL(p) {.name = "model", .kind = CLI_OPT_STRING, .dest = (p), .required = true}
+#define CLI_OPT_GPUS(p, hi, req)                                                                   \
+	{.name = "gpus", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi), .required = (req)}
+#define CLI_OPT_GPU(p) {.name = "gpu", .kind = CLI_OPT_GPU, .dest = (p)}
+#define CLI_OPT_GPUS_PER_NODE(p, seen_p)                                                           \
+	{.name = "gpus-per-node", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1024,         \
+	 .seen = (seen_p)}
+#define CLI_OPT_TP(p, hi) {.name = "tp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi)}
+#define CLI_OPT_PP(p) {.name = "pp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 16}
+#define CLI_OPT_ZERO(p) {.name = "zero", .kind = CLI_OPT_INT, .dest = (p), .min = 0, .max = 3}
+#define CLI_OPT_SEQ(p, lo)                                                                         \
+	{.name = "seq", .kind = CLI_OPT_INT, .dest = (p), .min = (lo), .max = 1 << 24}
+#define CLI_OPT_MICRO_BATCH(p)                                                                     \
+	{.name = "micro-batch", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 20}
+#define CLI_OPT_RECOMPUTE(p, seen_p)                                                               \
+	{.name = "recompute", .kind = CLI_OPT_RECOMPUTE, .dest = (p), .seen = (seen_p)}
+#define CLI_OPT_TOPOLOGY(p, once_)                                                                 \
+	{.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)}
 
 /* Prints the JSON text followed by a newline and frees it. */
 void cli_print_json(char *text);
+
+/*
+ * A JSON number for v, for a command's --json: null when v is infinite or
+ * NaN (JSON has no such numbers), an integer when v is whole and below 1e17
+ * in magnitude (as "%.17g" would write it), else a real.  Returns a new
+ * reference (for json_pack()'s "o"), NULL when out of memory.
+ */
+json_t *cli_json_number(double v);
+
+/*
+ * Prints root ("{...}" with ", " and ": ", reals with 17 digits) and a
+ * newline, and releases root (NULL allowed: a failed json_pack()).  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_FAIL after a message naming cmd.
+ */
+int cli_json_print(const char *cmd, json_t *root);
 
 /* Installs the stderr log sink (verbosity from DTPLAN_DEBUG). */
 void cli_log_init(void);
@@ -97,10 +186,16 @@ struct cli_host_ix {
 	size_t host;
 };
 
+struct dtplan_fabric_fetch; /* dtprobes.h */
+
 struct cli_cluster {
 	struct dtplan_config config;
 	bool have_site;
 	struct dtplan_topology *topology;
+	/* --fabric-url: what the service (or its cache) gave; fabric->desc NULL
+	 * when neither did.  Owned (cli_cluster_fabric()). */
+	struct dtplan_fabric_fetch *fabric;
+	const char *topology_path; /* borrowed: the --topology file read, NULL none */
 	struct cli_node_spec *specs;
 	size_t n_specs;
 	struct dtplan_node *inv;   /* one inventory per spec */
@@ -122,7 +217,33 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 /* Expands hosts, reads the topology and inventories, fills c->cl. */
 int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		     const char *topology);
-/* Adds the "assumed-nodes" warning for hosts that took the first inventory. */
+/*
+ * The fabric of url through the site's FabricCache= and bounds
+ * (dtplan_fabric_fetch()): when the service or the cache gives one, c's
+ * configuration becomes the site's with the fabric applied
+ * (dtplan_fabric_desc_apply()) and its tree replaces --topology in
+ * cli_cluster_load().  A fault of the service is not an error: the plan gets
+ * a "fabric-service" warning (cli_cluster_note()).  Returns 0, or an exit
+ * status after a message.
+ */
+int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url);
+/* Adds the "assumed-nodes" warning for hosts that took the first inventory,
+ * and the "fabric-service" warning of cli_cluster_fabric(). */
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
+
+/* ------------------------------------------------------------------------
+ * Reports for a collector (cli/report.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Posts plan_json (dtplan_plan_to_json() text) to url as a dtplan.report/1
+ * report from sender ("dtplan plan", "dtplan report"): the caller's user,
+ * uid and host name, $SLURM_CLUSTER_NAME, job_id (0: none) and the time now;
+ * bounded by timeout_s and the site's HTTP settings of c, with the bearer
+ * token in token (NULL: none).  Returns DTPLAN_OK or fills err.
+ */
+enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url,
+				const char *sender, const char *plan_json, uint32_t job_id,
+				const char *token, double timeout_s, struct dtplan_error *err);
 
 #endif /* DTPLAN_CLI_H */

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cli_cluster_init(struct cli_cluster *c)
 {
@@ -23,6 +24,8 @@ void cli_cluster_fini(struct cli_cluster *c)
 		return;
 	dtplan_config_fini(&c->config);
 	dtplan_topology_destroy(c->topology);
+	dtplan_fabric_fetch_fini(c->fabric);
+	free(c->fabric);
 	free(c->inv);
 	free(c->hosts);
 	free(c->host_inv);
@@ -31,6 +34,35 @@ void cli_cluster_fini(struct cli_cluster *c)
 		free(c->specs[i].text);
 	free(c->specs);
 	memset(c, 0, sizeof(*c));
+}
+
+int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
+{
+	struct dtplan_config applied;
+	struct dtplan_error err = {0};
+
+	if (strlen(url) >= sizeof(c->config.fabric_url))
+		return cli_usage_error(cmd, "--fabric-url: longer than %zu characters",
+				       sizeof(c->config.fabric_url) - 1);
+	if ((strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) ||
+	    strpbrk(url, " \t\r\n\v\f") != NULL)
+		return cli_usage_error(cmd,
+				       "--fabric-url: '%s' is not an http:// or https:// URL", url);
+	if (url != c->config.fabric_url)
+		snprintf(c->config.fabric_url, sizeof(c->config.fabric_url), "%s", url);
+	c->fabric = calloc(1, sizeof(*c->fabric));
+	if (c->fabric == NULL)
+		return cli_usage_error(cmd, "out of memory");
+	if (dtplan_fabric_fetch(&c->config, false, c->fabric, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, false);
+	if (c->fabric->desc == NULL)
+		return CLI_EXIT_OK;
+	/* the site's settings with the fabric's over them, as the plugin does */
+	if (dtplan_fabric_desc_apply(c->fabric->desc, &c->config, &applied, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
+	dtplan_config_fini(&c->config);
+	c->config = applied;
+	return CLI_EXIT_OK;
 }
 
 int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path)
@@ -147,12 +179,14 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
-	if (topology != NULL) {
+	/* the fabric service's tree, else topology.conf */
+	if (topology != NULL && (c->fabric == NULL || c->fabric->desc == NULL)) {
 		if (dtplan_topology_parse_file(topology, &c->topology, &err) != DTPLAN_OK)
 			return cli_report(cmd, &err, true);
 		if (c->have_site &&
 		    dtplan_config_apply_topology(&c->config, c->topology, &err) != DTPLAN_OK)
 			return cli_report(cmd, &err, true);
+		c->topology_path = topology;
 	}
 	if (nodes != NULL) {
 		if (dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &err) !=
@@ -220,7 +254,8 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	}
 	c->cl.n_nodes = c->n_specs;
 	c->cl.nodes = c->inv;
-	c->cl.topology = c->topology;
+	c->cl.topology = c->fabric != NULL && c->fabric->desc != NULL ? c->fabric->desc->topology
+								    : c->topology;
 	c->cl.config = &c->config;
 	c->cl.n_hosts = c->n_hosts;
 	c->cl.host_names = (const char (*)[64])c->hosts;
@@ -234,12 +269,33 @@ out:
 	return rc;
 }
 
+/* The "fabric-service" warning: the fault, and what was used instead. */
+static int note_fabric(const struct cli_cluster *c, struct dtplan_plan *p)
+{
+	const struct dtplan_fabric_fetch *f = c->fabric;
+	enum dtplan_err rv;
+
+	if (f == NULL || f->warning[0] == '\0')
+		return CLI_EXIT_OK;
+	if (f->desc != NULL)
+		rv = dtplan_plan_add_warning(p, "fabric-service", "%s", f->warning);
+	else if (c->topology_path != NULL)
+		rv = dtplan_plan_add_warning(p, "fabric-service", "%s; using topology.conf %s",
+					     f->warning, c->topology_path);
+	else
+		rv = dtplan_plan_add_warning(p, "fabric-service",
+					     "%s; planning without a switch tree", f->warning);
+	return rv == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p)
 {
 	char (*names)[64];
 	char list[256];
 	size_t n = 0;
 
+	if (note_fabric(c, p) != CLI_EXIT_OK)
+		return CLI_EXIT_FAIL;
 	if (c->n_assumed == 0)
 		return CLI_EXIT_OK;
 	names = malloc(c->n_assumed * sizeof(*names));

@@ -56,13 +56,6 @@ static char **split_args(const char *text, int *argc, char **copy)
 	return argv;
 }
 
-static void report(const struct dtplan_error *err)
-{
-	char buf[1024];
-
-	fprintf(stderr, "dtplan %s: %s\n", CMD, dtplan_error_format(err, buf, sizeof(buf)));
-}
-
 static void print_topology(const char *path, const struct dtplan_topology *t,
 			   const struct dtplan_config *c)
 {
@@ -137,25 +130,17 @@ int cmd_check_config(int argc, char **argv)
 	char **targv = NULL, *copy = NULL;
 	int targc = 0, rc = CLI_EXIT_OK;
 	bool ok = true, site_ok = true;
+	const struct cli_opt opts[] = {
+		{.name = "site", .kind = CLI_OPT_STRING, .dest = &site, .once = true},
+		CLI_OPT_TOPOLOGY(&topology, true),
+		{.name = "args", .kind = CLI_OPT_STRING, .dest = &args, .once = true},
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_check_config_usage, .opts = opts};
 
 	dtplan_config_init(&c);
-	for (int i = 1; i < argc; i++) {
-		const char **slot;
-
-		if (strcmp(argv[i], "--site") == 0)
-			slot = &site;
-		else if (strcmp(argv[i], "--topology") == 0)
-			slot = &topology;
-		else if (strcmp(argv[i], "--args") == 0)
-			slot = &args;
-		else
-			return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-		if (i + 1 >= argc)
-			return cli_usage_error(CMD, "%s needs a value", argv[i]);
-		if (*slot != NULL)
-			return cli_usage_error(CMD, "%s given twice", argv[i]);
-		*slot = argv[++i];
-	}
+	if (!cli_parse(&cs, argc, argv, &rc))
+		goto out;
 	if (args != NULL) {
 		targv = split_args(args, &targc, &copy);
 		if (targv == NULL) {
@@ -173,21 +158,21 @@ int cmd_check_config(int argc, char **argv)
 	}
 	/* The site file first: plugstack arguments override it, as in the plugin. */
 	if (site != NULL && dtplan_config_parse_file(&c, site, &err) != DTPLAN_OK) {
-		report(&err);
+		cli_report(CMD, &err, false);
 		ok = site_ok = false;
 	}
 	if (targv != NULL && dtplan_config_parse_args(&c, targc, targv, &err) != DTPLAN_OK) {
-		report(&err);
+		cli_report(CMD, &err, false);
 		ok = site_ok = false;
 	}
 	if (topology == NULL && c.topology_file[0] != '\0')
 		topology = c.topology_file;
 	if (topology != NULL) {
 		if (dtplan_topology_parse_file(topology, &t, &err) != DTPLAN_OK) {
-			report(&err);
+			cli_report(CMD, &err, false);
 			ok = false;
 		} else if (site_ok && dtplan_config_apply_topology(&c, t, &err) != DTPLAN_OK) {
-			report(&err);
+			cli_report(CMD, &err, false);
 			ok = false;
 		}
 	}

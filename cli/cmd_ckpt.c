@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,92 +27,59 @@ void cmd_ckpt_usage(FILE *out)
 		DTPLAN_DEFAULT_MTBF_GPU_HOURS);
 }
 
+static int print_json(const struct dtplan_ckpt_in *in, const struct dtplan_ckpt *k)
+{
+	json_t *root;
+
+	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", in->gpus,
+			 "mtbf_gpu_hours", cli_json_number(in->mtbf_gpu_hours),
+			 "write_seconds", cli_json_number(in->write_seconds),
+			 "restart_seconds", cli_json_number(in->restart_seconds),
+			 "job_mtbf_seconds", cli_json_number(k->job_mtbf_seconds),
+			 "young_seconds", cli_json_number(k->young_seconds),
+			 "daly_seconds", cli_json_number(k->daly_seconds),
+			 "interval_seconds", cli_json_number(k->interval_seconds),
+			 "waste_fraction", cli_json_number(k->waste_fraction));
+	if (root == NULL || in->step_seconds <= 0.0)
+		return cli_json_print(CMD, root);
+	if (json_object_set_new(root, "step_seconds", cli_json_number(in->step_seconds)) != 0 ||
+	    json_object_set_new(root, "interval_steps", cli_json_number(k->interval_steps)) != 0) {
+		json_decref(root);
+		root = NULL;
+	}
+	return cli_json_print(CMD, root);
+}
+
 int cmd_ckpt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"gpus", required_argument, NULL, 'g'},
-		{"mtbf-gpu-hours", required_argument, NULL, 'm'},
-		{"write-seconds", required_argument, NULL, 'w'},
-		{"restart-seconds", required_argument, NULL, 'r'},
-		{"step-seconds", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_ckpt_in in = {0};
 	struct dtplan_error err = {0};
 	struct dtplan_ckpt k;
-	int c, rc = 0;
-	bool json = false, have_write = false;
+	int rc;
+	bool json = false;
 	char a[32];
+	const struct cli_opt opts[] = {
+		CLI_OPT_GPUS(&in.gpus, 1 << 24, true),
+		{.name = "mtbf-gpu-hours", .kind = CLI_OPT_DOUBLE, .dest = &in.mtbf_gpu_hours,
+		 .min = 1e-3, .max = 1e9, .required = true},
+		{.name = "write-seconds", .kind = CLI_OPT_TIME, .dest = &in.write_seconds,
+		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s",
+		 .required = true},
+		{.name = "restart-seconds", .kind = CLI_OPT_TIME, .dest = &in.restart_seconds,
+		 .max = 1e7, .limit = "is over 10^7 s"},
+		{.name = "step-seconds", .kind = CLI_OPT_TIME, .dest = &in.step_seconds,
+		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s"},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_ckpt_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
-			rc = cli_int(CMD, "--gpus", optarg, 1, 1 << 24, &in.gpus);
-			break;
-		case 'm':
-			rc = cli_double(CMD, "--mtbf-gpu-hours", optarg, 1e-3, 1e9,
-					&in.mtbf_gpu_hours);
-			break;
-		case 'w':
-			rc = cli_time(CMD, "--write-seconds", optarg, &in.write_seconds);
-			if (rc == 0 && !(in.write_seconds > 0.0 && in.write_seconds <= 1e7))
-				rc = cli_usage_error(CMD,
-						     "--write-seconds: '%s' must be more than 0 and "
-						     "at most 10^7 s",
-						     optarg);
-			have_write = true;
-			break;
-		case 'r':
-			rc = cli_time(CMD, "--restart-seconds", optarg, &in.restart_seconds);
-			if (rc == 0 && in.restart_seconds > 1e7)
-				rc = cli_usage_error(CMD, "--restart-seconds: '%s' is over 10^7 s",
-						     optarg);
-			break;
-		case 's':
-			rc = cli_time(CMD, "--step-seconds", optarg, &in.step_seconds);
-			if (rc == 0 && !(in.step_seconds > 0.0 && in.step_seconds <= 1e7))
-				rc = cli_usage_error(CMD,
-						     "--step-seconds: '%s' must be more than 0 and "
-						     "at most 10^7 s",
-						     optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (in.gpus == 0)
-		return cli_usage_error(CMD, "--gpus is required");
-	if (in.mtbf_gpu_hours == 0.0)
-		return cli_usage_error(CMD, "--mtbf-gpu-hours is required");
-	if (!have_write)
-		return cli_usage_error(CMD, "--write-seconds is required");
 	if (dtplan_ckpt_compute(&in, &k, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
-	if (json) {
-		printf("{\"gpus\": %d, \"mtbf_gpu_hours\": %.17g, \"write_seconds\": %.17g, "
-		       "\"restart_seconds\": %.17g, \"job_mtbf_seconds\": %.17g, "
-		       "\"young_seconds\": %.17g, \"daly_seconds\": %.17g, "
-		       "\"interval_seconds\": %.17g, \"waste_fraction\": %.17g",
-		       in.gpus, in.mtbf_gpu_hours, in.write_seconds, in.restart_seconds,
-		       k.job_mtbf_seconds, k.young_seconds, k.daly_seconds, k.interval_seconds,
-		       k.waste_fraction);
-		if (in.step_seconds > 0.0)
-			printf(", \"step_seconds\": %.17g, \"interval_steps\": %.17g", in.step_seconds,
-			       k.interval_steps);
-		printf("}\n");
-		return CLI_EXIT_OK;
-	}
+	if (json)
+		return print_json(&in, &k);
 	printf("dtplan ckpt: %d GPUs, %.0f GPU-hours MTBF per GPU, write %s\n\n", in.gpus,
 	       in.mtbf_gpu_hours, dtplan_format_time(in.write_seconds, a, sizeof(a)));
 	printf("%-18s %14s %14s\n", "quantity", "seconds", "readable");

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,74 +28,30 @@ void cmd_comm_usage(FILE *out)
 
 int cmd_comm(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"op", required_argument, NULL, 'o'},
-		{"bytes", required_argument, NULL, 's'},
-		{"ranks", required_argument, NULL, 'n'},
-		{"bandwidth", required_argument, NULL, 'b'},
-		{"latency", required_argument, NULL, 'l'},
-		{"algo", required_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
-	struct dtplan_error err = {0};
 	enum dtplan_coll op = DTPLAN_COLL_ALLREDUCE;
 	enum dtplan_algo algo = DTPLAN_ALGO_RING;
 	double bytes = 0.0, bw = 0.0, lat = 0.0, secs, per_rank;
-	int ranks = 0, c, rc = 0;
-	bool json = false, have_op = false;
+	int ranks = 0, rc;
+	bool json = false;
 	char a[32], b[32], t[32];
+	json_t *root;
+	const struct cli_opt opts[] = {
+		{.name = "op", .kind = CLI_OPT_COLL, .dest = &op, .required = true},
+		{.name = "bytes", .kind = CLI_OPT_BYTES, .dest = &bytes, .max = 1e18,
+		 .limit = "is absurdly large (over 1 EB)", .required = true},
+		{.name = "ranks", .kind = CLI_OPT_INT, .dest = &ranks, .min = 1, .max = 1 << 24,
+		 .required = true},
+		{.name = "bandwidth", .kind = CLI_OPT_RATE, .dest = &bw, .required = true},
+		{.name = "latency", .kind = CLI_OPT_TIME, .dest = &lat, .max = 3600.0,
+		 .limit = "is over an hour"},
+		{.name = "algo", .kind = CLI_OPT_ALGO, .dest = &algo},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_comm_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (dtplan_coll_parse(optarg, &op, &err) != DTPLAN_OK)
-				rc = cli_usage_error(CMD, "--op: %s", err.text);
-			have_op = true;
-			break;
-		case 's':
-			rc = cli_bytes(CMD, "--bytes", optarg, &bytes);
-			if (rc == 0 && bytes > 1e18)
-				rc = cli_usage_error(CMD, "--bytes: '%s' is absurdly large (over 1 EB)",
-						     optarg);
-			break;
-		case 'n':
-			rc = cli_int(CMD, "--ranks", optarg, 1, 1 << 24, &ranks);
-			break;
-		case 'b':
-			rc = cli_rate(CMD, "--bandwidth", optarg, &bw);
-			break;
-		case 'l':
-			rc = cli_time(CMD, "--latency", optarg, &lat);
-			if (rc == 0 && lat > 3600.0)
-				rc = cli_usage_error(CMD, "--latency: '%s' is over an hour", optarg);
-			break;
-		case 'a':
-			if (dtplan_algo_parse(optarg, &algo, &err) != DTPLAN_OK)
-				rc = cli_usage_error(CMD, "--algo: %s", err.text);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (!have_op)
-		return cli_usage_error(CMD, "--op is required");
-	if (bytes == 0.0)
-		return cli_usage_error(CMD, "--bytes is required");
-	if (ranks == 0)
-		return cli_usage_error(CMD, "--ranks is required");
-	if (bw == 0.0)
-		return cli_usage_error(CMD, "--bandwidth is required");
 	if (op == DTPLAN_COLL_P2P && ranks != 2)
 		return cli_usage_error(CMD, "--ranks %d: p2p is between 2 ranks", ranks);
 	if (algo == DTPLAN_ALGO_TREE && op != DTPLAN_COLL_ALLREDUCE)
@@ -105,12 +60,13 @@ int cmd_comm(int argc, char **argv)
 	secs = dtplan_comm_seconds(op, algo, bytes, ranks, bw, lat);
 	per_rank = dtplan_comm_bytes_per_rank(op, algo, bytes, ranks);
 	if (json) {
-		printf("{\"op\": \"%s\", \"algo\": \"%s\", \"bytes\": %.17g, \"ranks\": %d, "
-		       "\"bandwidth\": %.17g, \"latency\": %.17g, \"seconds\": %.17g, "
-		       "\"bytes_per_rank\": %.17g}\n",
-		       dtplan_coll_name(op), dtplan_algo_name(algo), bytes, ranks, bw, lat, secs,
-		       per_rank);
-		return CLI_EXIT_OK;
+		root = json_pack("{s:s, s:s, s:o, s:i, s:o, s:o, s:o, s:o}",
+				 "op", dtplan_coll_name(op), "algo", dtplan_algo_name(algo),
+				 "bytes", cli_json_number(bytes), "ranks", ranks,
+				 "bandwidth", cli_json_number(bw), "latency", cli_json_number(lat),
+				 "seconds", cli_json_number(secs),
+				 "bytes_per_rank", cli_json_number(per_rank));
+		return cli_json_print(CMD, root);
 	}
 	printf("dtplan comm: %s (%s) of %s over %d ranks at %s, latency %s\n\n",
 	       dtplan_coll_name(op), dtplan_algo_name(algo), dtplan_format_bytes(bytes, a, sizeof(a)),

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,92 +57,52 @@ static void print_text(const struct dtplan_model *m, const struct dtplan_ledger_
 		       dtplan_format_bytes(rows[i].v, a, sizeof(a)), rows[i].v);
 }
 
-static void print_json(const struct dtplan_model *m, const struct dtplan_ledger_in *in,
-		       const struct dtplan_ledger *l)
+static int print_json(const struct dtplan_model *m, const struct dtplan_ledger_in *in,
+		      const struct dtplan_ledger *l)
 {
-	printf("{\"model\": ");
-	cli_json_string(stdout, m->name);
-	printf(", \"params\": %.17g, \"tp\": %d, \"pp\": %d, \"dp\": %d, \"zero\": %d, "
-	       "\"no_master_copy\": %s, \"seq\": %d, \"micro_batch\": %d, \"recompute\": \"%s\", "
-	       "\"params_per_gpu\": %.17g, \"bytes_per_gpu\": {\"weights\": %.17g, "
-	       "\"gradients\": %.17g, \"optimizer\": %.17g, \"activations\": %.17g, "
-	       "\"total\": %.17g}}\n",
-	       m->params, in->tp, in->pp, in->dp, in->zero, in->no_master_copy ? "true" : "false",
-	       in->seq, in->micro_batch, dtplan_recompute_name(in->recompute), l->params_per_gpu,
-	       l->weights, l->gradients, l->optimizer, l->activations, l->total);
+	json_t *root;
+
+	root = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:s, s:o, "
+			 "s:{s:o, s:o, s:o, s:o, s:o}}",
+			 "model", m->name, "params", cli_json_number(m->params), "tp", in->tp,
+			 "pp", in->pp, "dp", in->dp, "zero", in->zero, "no_master_copy",
+			 (int)in->no_master_copy, "seq", in->seq, "micro_batch", in->micro_batch,
+			 "recompute", dtplan_recompute_name(in->recompute), "params_per_gpu",
+			 cli_json_number(l->params_per_gpu), "bytes_per_gpu",
+			 "weights", cli_json_number(l->weights),
+			 "gradients", cli_json_number(l->gradients),
+			 "optimizer", cli_json_number(l->optimizer),
+			 "activations", cli_json_number(l->activations),
+			 "total", cli_json_number(l->total));
+	return cli_json_print(CMD, root);
 }
 
 int cmd_ledger(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},
-		{"gpus", required_argument, NULL, 'g'},
-		{"tp", required_argument, NULL, 't'},
-		{"pp", required_argument, NULL, 'p'},
-		{"zero", required_argument, NULL, 'z'},
-		{"no-master-copy", no_argument, NULL, 'n'},
-		{"seq", required_argument, NULL, 's'},
-		{"micro-batch", required_argument, NULL, 'b'},
-		{"recompute", required_argument, NULL, 'r'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_ledger_in in = {.tp = 1, .pp = 1, .seq = 4096, .micro_batch = 1};
 	struct dtplan_error err = {0};
 	struct dtplan_model model;
 	struct dtplan_ledger l;
 	const char *spec = NULL;
-	int gpus = 0, c, rc = 0, kv;
+	int gpus = 0, rc, kv;
 	bool json = false;
+	const struct cli_opt opts[] = {
+		CLI_OPT_MODEL(&spec),
+		CLI_OPT_GPUS(&gpus, 1 << 24, true),
+		CLI_OPT_TP(&in.tp, 1 << 16),
+		CLI_OPT_PP(&in.pp),
+		CLI_OPT_ZERO(&in.zero),
+		{.name = "no-master-copy", .kind = CLI_OPT_FLAG, .dest = &in.no_master_copy},
+		CLI_OPT_SEQ(&in.seq, 0),
+		CLI_OPT_MICRO_BATCH(&in.micro_batch),
+		CLI_OPT_RECOMPUTE(&in.recompute, NULL),
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_ledger_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			spec = optarg;
-			break;
-		case 'g':
-			rc = cli_int(CMD, "--gpus", optarg, 1, 1 << 24, &gpus);
-			break;
-		case 't':
-			rc = cli_int(CMD, "--tp", optarg, 1, 1 << 16, &in.tp);
-			break;
-		case 'p':
-			rc = cli_int(CMD, "--pp", optarg, 1, 1 << 16, &in.pp);
-			break;
-		case 'z':
-			rc = cli_int(CMD, "--zero", optarg, 0, 3, &in.zero);
-			break;
-		case 'n':
-			in.no_master_copy = true;
-			break;
-		case 's':
-			rc = cli_int(CMD, "--seq", optarg, 0, 1 << 24, &in.seq);
-			break;
-		case 'b':
-			rc = cli_int(CMD, "--micro-batch", optarg, 1, 1 << 20, &in.micro_batch);
-			break;
-		case 'r':
-			if (dtplan_recompute_parse(optarg, &in.recompute, &err) != DTPLAN_OK)
-				rc = cli_usage_error(CMD, "--recompute: %s", err.text);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (spec == NULL)
-		return cli_usage_error(CMD, "--model is required");
-	if (gpus == 0)
-		return cli_usage_error(CMD, "--gpus is required");
 	if (dtplan_model_parse(spec, &model, &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')
 			snprintf(err.source, sizeof(err.source), "--model");
@@ -163,8 +122,7 @@ int cmd_ledger(int argc, char **argv)
 	if (dtplan_ledger_compute(&in, &l, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
 	if (json)
-		print_json(&model, &in, &l);
-	else
-		print_text(&model, &in, &l);
+		return print_json(&model, &in, &l);
+	print_text(&model, &in, &l);
 	return CLI_EXIT_OK;
 }

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "dtprobes.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,56 +82,24 @@ static void print_table(const struct dtplan_node *n)
 
 int cmd_node(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"xml", required_argument, NULL, 'x'},
-		{"cache-dir", required_argument, NULL, 'c'},
-		{"json", no_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 't'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_discover_opts o = {0};
 	struct dtplan_error err = {0};
 	struct dtplan_node *node = NULL;
 	bool json = false;
 	char *text = NULL;
-	int rv, c;
+	int rv;
+	const struct cli_opt opts[] = {
+		{.name = "xml", .kind = CLI_OPT_STRING, .dest = &o.xml_path},
+		{.name = "cache-dir", .kind = CLI_OPT_STRING, .dest = &o.cache_dir},
+		CLI_OPT_JSON(&json),
+		{.name = "timeout", .kind = CLI_OPT_TIME, .dest = &o.timeout_s, .positive = true,
+		 .limit = "must be more than 0"},
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = "node", .usage = cmd_node_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			o.xml_path = optarg;
-			break;
-		case 'c':
-			o.cache_dir = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 't':
-			rv = cli_time("node", "--timeout", optarg, &o.timeout_s);
-			if (rv != 0)
-				goto out;
-			if (o.timeout_s <= 0) {
-				rv = cli_usage_error("node",
-						     "--timeout: must be more than 0, got '%s'",
-						     optarg);
-				goto out;
-			}
-			break;
-		case ':':
-			rv = cli_usage_error("node", "option '%s' needs a value", argv[optind - 1]);
-			goto out;
-		default:
-			rv = cli_usage_error("node", "unknown option '%s'", argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rv = cli_usage_error("node", "unexpected argument '%s'", argv[optind]);
+	if (!cli_parse(&cs, argc, argv, &rv))
 		goto out;
-	}
 	node = calloc(1, sizeof(*node));
 	if (node == NULL) {
 		fprintf(stderr, "dtplan node: out of memory\n");

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,54 +75,46 @@ static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan
 	}
 }
 
+static int print_json(const struct dtplan_pipeline_in *in, const struct dtplan_pipeline *p)
+{
+	double closed = in->chunks > 1 ? dtplan_bubble_ratio_interleaved(in->stages,
+									  in->microbatches,
+									  in->chunks)
+				       : dtplan_bubble_fraction(in->stages, in->microbatches);
+	json_t *root;
+
+	root = json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "stages", in->stages,
+			 "microbatches", in->microbatches, "chunks", in->chunks,
+			 "backward_ratio", cli_json_number(in->backward / in->forward),
+			 "makespan", cli_json_number(p->makespan),
+			 "ideal", cli_json_number(p->ideal),
+			 "bubble_fraction", cli_json_number(p->bubble_fraction),
+			 "closed_form", cli_json_number(closed));
+	return cli_json_print(CMD, root);
+}
+
 int cmd_pipeline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"stages", required_argument, NULL, 'p'},
-		{"microbatches", required_argument, NULL, 'm'},
-		{"backward-ratio", required_argument, NULL, 'r'},
-		{"chunks", required_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dtplan_pipeline_in in = {.chunks = 1, .forward = 1.0, .backward = 2.0};
 	struct dtplan_pipeline *p = NULL;
 	struct dtplan_error err = {0};
-	int c, rc = 0;
+	int rc;
 	bool json = false;
+	const struct cli_opt opts[] = {
+		{.name = "stages", .kind = CLI_OPT_INT, .dest = &in.stages, .min = 1, .max = 65536,
+		 .required = true},
+		{.name = "microbatches", .kind = CLI_OPT_INT, .dest = &in.microbatches, .min = 1,
+		 .max = 1 << 20, .required = true},
+		{.name = "backward-ratio", .kind = CLI_OPT_DOUBLE, .dest = &in.backward,
+		 .min = 0.01, .max = 100.0},
+		{.name = "chunks", .kind = CLI_OPT_INT, .dest = &in.chunks, .min = 1, .max = 1024},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_pipeline_usage, .opts = opts};
 
-	opterr = 0;
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			rc = cli_int(CMD, "--stages", optarg, 1, 65536, &in.stages);
-			break;
-		case 'm':
-			rc = cli_int(CMD, "--microbatches", optarg, 1, 1 << 20, &in.microbatches);
-			break;
-		case 'r':
-			rc = cli_double(CMD, "--backward-ratio", optarg, 0.01, 100.0, &in.backward);
-			break;
-		case 'v':
-			rc = cli_int(CMD, "--chunks", optarg, 1, 1024, &in.chunks);
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	if (!cli_parse(&cs, argc, argv, &rc))
 		return rc;
-	if (in.stages == 0)
-		return cli_usage_error(CMD, "--stages is required");
-	if (in.microbatches == 0)
-		return cli_usage_error(CMD, "--microbatches is required");
 	if (in.chunks > 1 && in.microbatches % in.stages != 0)
 		return cli_usage_error(CMD,
 				       "--microbatches %d must be a multiple of --stages %d with "
@@ -136,15 +127,9 @@ int cmd_pipeline(int argc, char **argv)
 				       in.stages, in.microbatches, in.chunks);
 	if (dtplan_pipeline_simulate(&in, &p, &err) != DTPLAN_OK)
 		return cli_report(CMD, &err, true);
+	rc = CLI_EXIT_OK;
 	if (json) {
-		printf("{\"stages\": %d, \"microbatches\": %d, \"chunks\": %d, "
-		       "\"backward_ratio\": %.17g, \"makespan\": %.17g, \"ideal\": %.17g, "
-		       "\"bubble_fraction\": %.17g, \"closed_form\": %.17g}\n",
-		       in.stages, in.microbatches, in.chunks, in.backward / in.forward, p->makespan,
-		       p->ideal, p->bubble_fraction,
-		       in.chunks > 1 ? dtplan_bubble_ratio_interleaved(in.stages, in.microbatches,
-								       in.chunks)
-				     : dtplan_bubble_fraction(in.stages, in.microbatches));
+		rc = print_json(&in, p);
 	} else {
 		printf("dtplan pipeline: %d stages, %d micro-batches, %d chunk%s, backward = %g x "
 		       "forward\n\n",
@@ -164,5 +149,5 @@ int cmd_pipeline(int argc, char **argv)
 		print_chart(&in, p);
 	}
 	dtplan_pipeline_destroy(p);
-	return CLI_EXIT_OK;
+	return rc;
 }

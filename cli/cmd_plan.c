@@ -6,9 +6,11 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "dtprobes.h"
 
 #define CMD "plan"
 
@@ -19,7 +21,8 @@ void cmd_plan_usage(FILE *out)
 		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--zero Z]\n"
 		"                   [--micro-batch B] [--recompute R] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
-		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n\n"
+		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
+		"                   [--fabric-url URL] [--report-url URL]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -44,6 +47,12 @@ void cmd_plan_usage(FILE *out)
 		"                       hwloc XML inventories of those nodes (repeatable)\n"
 		"  --node-json HOSTLIST=FILE\n"
 		"                       inventories saved by \"dtplan node --json\" (repeatable)\n"
+		"  --fabric-url URL     the fabric from a service (dtplan.fabric/1 JSON or\n"
+		"                       topology.conf text) instead of --topology, through the\n"
+		"                       site's FabricCache=; default the site's FabricURL=.  When\n"
+		"                       it fails, the cache or --topology, and a warning\n"
+		"  --report-url URL     also post the plan to this collector (dtplan.report/1);\n"
+		"                       a failure is a warning on stderr, never an error\n"
 		"Nodes without an inventory are assumed equal to the first one given (or to\n"
 		"generic nodes of --gpus-per-node GPUs), and the plan says so.\n"
 		"Exit status 1 when nothing fits: the message names the smallest GPU count that\n"
@@ -75,158 +84,168 @@ static int write_svg(const struct dtplan_plan *p, const char *path)
 	return rc;
 }
 
+/*
+ * What the flags of dtplan plan set.  To add a flag: a row in the table in
+ * cmd_plan() (and a field here when the request has none to take it), a
+ * line in cmd_plan_usage() and in doc/dtplan.1.in, and a test in
+ * tests/cli/test_plan.sh.
+ */
+struct plan_args {
+	struct dtplan_request req;
+	struct cli_cluster cluster;
+	const char *model, *svg, *nodes, *topology, *fabric_url, *report_url;
+	enum dtplan_recompute recompute;
+	bool have_recompute, have_gpus_per_node, have_gpu, json;
+};
+
+/*
+ * --fabric-url (or the site's FabricURL=) with an allocation: the fabric's
+ * tree and settings, applied to the request as the site file's are (no
+ * flag sets them, but --gpu wins over the fabric's GPU type as over the
+ * site's).
+ */
+static int use_fabric(struct plan_args *a, const char *url)
+{
+	struct dtplan_gpu gpu = a->req.gpu;
+	int rc = cli_cluster_fabric(CMD, &a->cluster, url);
+
+	if (rc != CLI_EXIT_OK || a->cluster.fabric->desc == NULL)
+		return rc;
+	dtplan_request_apply_config(&a->req, &a->cluster.config);
+	if (a->have_gpu) {
+		a->req.gpu = gpu;
+		a->req.gpu_from = DTPLAN_GPU_FROM_USER;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* --report-url: one report of the plan; a failure is only a warning. */
+static void report(const struct plan_args *a, const char *plan_json)
+{
+	const struct dtplan_config *c = &a->cluster.config;
+	struct dtplan_error err = {0};
+	char buf[1024];
+
+	if (cli_report_post(c, a->report_url, "dtplan plan", plan_json, 0, NULL,
+			    c->report_timeout_s, &err) != DTPLAN_OK)
+		fprintf(stderr, "dtplan %s: warning: the plan was not reported: %s\n", CMD,
+			dtplan_error_format(&err, buf, sizeof(buf)));
+}
+
+/* --site FILE: read before the other flags, so that they override its values. */
+static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct plan_args *a = o->dest;
+	int rc = cli_cluster_site(cmd, &a->cluster, value);
+
+	if (rc == CLI_EXIT_OK)
+		dtplan_request_apply_config(&a->req, &a->cluster.config);
+	return rc;
+}
+
+/* --global-batch B or B! (exactly B) */
+static int set_batch(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct dtplan_error err = {0};
+
+	if (dtplan_parse_global_batch(value, "--global-batch", o->dest, &err) != DTPLAN_OK)
+		return cli_usage_error(cmd, "%s", err.text);
+	return CLI_EXIT_OK;
+}
+
+/* --node-xml and --node-json HOSTLIST=FILE[,HOSTLIST=FILE...] */
+static int add_nodes(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct plan_args *a = o->dest;
+	bool json = strcmp(o->name, "node-json") == 0;
+
+	return cli_cluster_add_specs(cmd, &a->cluster, json ? "--node-json" : "--node-xml", value,
+				     json);
+}
+
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},
-		{"gpus", required_argument, NULL, 'g'},
-		{"gpus-per-node", required_argument, NULL, 'G'},
-		{"gpu", required_argument, NULL, 'T'},
-		{"seq", required_argument, NULL, 's'},
-		{"global-batch", required_argument, NULL, 'B'},
-		{"tp", required_argument, NULL, 't'},
-		{"pp", required_argument, NULL, 'p'},
-		{"zero", required_argument, NULL, 'z'},
-		{"micro-batch", required_argument, NULL, 'b'},
-		{"recompute", required_argument, NULL, 'r'},
-		{"svg", required_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},
-		{"nodes", required_argument, NULL, 'n'},
-		{"topology", required_argument, NULL, 'o'},
-		{"site", required_argument, NULL, 'c'},
-		{"node-xml", required_argument, NULL, 'x'},
-		{"node-json", required_argument, NULL, 'J'},
-		{NULL, 0, NULL, 0},
-	};
-	struct dtplan_request req;
+	struct plan_args a = {.model = NULL};
+	struct dtplan_request *req = &a.req;
 	struct dtplan_error err = {0};
 	struct dtplan_plan *plan = NULL;
-	const struct dtplan_gpu *gpu;
-	const char *spec = NULL, *svg = NULL, *nodes = NULL, *topology = NULL, *site = NULL;
-	struct cli_cluster cluster;
-	bool placed, gpus_per_node_given = false;
-	enum dtplan_recompute rcmp;
-	char *text = NULL;
-	int c, rc = 0;
-	bool json = false;
+	char *text = NULL, *json = NULL;
+	enum dtplan_err rv;
+	bool placed;
+	int rc;
+	/* one row per flag, in the order of the usage */
+	const struct cli_opt opts[] = {
+		CLI_OPT_MODEL(&a.model),
+		CLI_OPT_GPUS(&req->gpus, 1 << 20, false),
+		CLI_OPT_GPUS_PER_NODE(&req->gpus_per_node, &a.have_gpus_per_node),
+		{.name = "gpu", .kind = CLI_OPT_GPU, .dest = &req->gpu, .seen = &a.have_gpu},
+		CLI_OPT_SEQ(&req->seq, 1),
+		{.name = "global-batch", .kind = CLI_OPT_CALL, .dest = req, .call = set_batch},
+		CLI_OPT_TP(&req->tp, 1024),
+		CLI_OPT_PP(&req->pp),
+		CLI_OPT_ZERO(&req->zero),
+		CLI_OPT_MICRO_BATCH(&req->micro_batch),
+		CLI_OPT_RECOMPUTE(&a.recompute, &a.have_recompute),
+		{.name = "svg", .kind = CLI_OPT_STRING, .dest = &a.svg},
+		CLI_OPT_JSON(&a.json),
+		{.name = "nodes", .kind = CLI_OPT_STRING, .dest = &a.nodes},
+		CLI_OPT_TOPOLOGY(&a.topology, false),
+		{.name = "site", .kind = CLI_OPT_CALL, .dest = &a, .early = true, .call = set_site},
+		{.name = "node-xml", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
+		{.name = "node-json", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
+		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
+		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_plan_usage, .opts = opts};
 
-	dtplan_request_init(&req);
-	cli_cluster_init(&cluster);
-	/* the site file first, so that flags override its values */
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
-		if (c == 'c')
-			site = optarg;
-	if (site != NULL) {
-		rc = cli_cluster_site(CMD, &cluster, site);
-		if (rc != 0)
-			goto out;
-		dtplan_request_apply_config(&req, &cluster.config);
-	}
-	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			spec = optarg;
-			break;
-		case 'g':
-			rc = cli_int(CMD, "--gpus", optarg, 1, 1 << 20, &req.gpus);
-			break;
-		case 'G':
-			rc = cli_int(CMD, "--gpus-per-node", optarg, 1, 1024, &req.gpus_per_node);
-			gpus_per_node_given = true;
-			break;
-		case 'T':
-			gpu = dtplan_gpu_find(optarg, &err);
-			if (gpu == NULL) {
-				rc = cli_usage_error(CMD, "--gpu: %s", err.text);
-			} else {
-				req.gpu = *gpu;
-				req.gpu_from = DTPLAN_GPU_FROM_USER; /* not replaced by --node-json */
-			}
-			break;
-		case 's':
-			rc = cli_int(CMD, "--seq", optarg, 1, 1 << 24, &req.seq);
-			break;
-		case 'B':
-			if (dtplan_parse_global_batch(optarg, "--global-batch", &req, &err) !=
-			    DTPLAN_OK)
-				rc = cli_usage_error(CMD, "%s", err.text);
-			break;
-		case 't':
-			rc = cli_int(CMD, "--tp", optarg, 1, 1024, &req.tp);
-			break;
-		case 'p':
-			rc = cli_int(CMD, "--pp", optarg, 1, 1 << 16, &req.pp);
-			break;
-		case 'z':
-			rc = cli_int(CMD, "--zero", optarg, 0, 3, &req.zero);
-			break;
-		case 'b':
-			rc = cli_int(CMD, "--micro-batch", optarg, 1, 1 << 20, &req.micro_batch);
-			break;
-		case 'r':
-			if (dtplan_recompute_parse(optarg, &rcmp, &err) != DTPLAN_OK)
-				rc = cli_usage_error(CMD, "--recompute: %s", err.text);
-			req.recompute = (int)rcmp;
-			break;
-		case 'S':
-			svg = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'n':
-			nodes = optarg;
-			break;
-		case 'o':
-			topology = optarg;
-			break;
-		case 'c':
-			break;
-		case 'x':
-		case 'J':
-			rc = cli_cluster_add_specs(CMD, &cluster, c == 'x' ? "--node-xml" : "--node-json",
-						   optarg, c == 'J');
-			break;
-		default:
-			rc = cli_bad_option(CMD, c, optopt, argv, optind);
-			break;
-		}
-	}
-	if (rc == 0)
-		rc = cli_no_operands(CMD, argc, argv, optind);
-	if (rc != 0)
+	dtplan_request_init(req);
+	cli_cluster_init(&a.cluster);
+	if (!cli_parse(&cs, argc, argv, &rc))
 		goto out;
-	placed = nodes != NULL || cluster.n_specs > 0;
-	if (spec == NULL) {
-		rc = cli_usage_error(CMD, "--model is required");
-		goto out;
-	}
-	if (req.gpus == 0 && !placed) {
+	if (a.have_recompute)
+		req->recompute = (int)a.recompute;
+	if (a.have_gpu)
+		req->gpu_from = DTPLAN_GPU_FROM_USER; /* an inventory's GPU does not replace it */
+	placed = a.nodes != NULL || a.cluster.n_specs > 0;
+	if (req->gpus == 0 && !placed) {
 		rc = cli_usage_error(CMD, "--gpus is required (or --nodes)");
 		goto out;
 	}
-	if (topology != NULL && !placed) {
+	if (a.topology != NULL && !placed) {
 		rc = cli_usage_error(CMD, "--topology needs --nodes or --node-xml/--node-json");
 		goto out;
 	}
-	if (dtplan_model_parse(spec, &req.model, &err) != DTPLAN_OK) {
+	if (a.fabric_url != NULL && !placed) {
+		rc = cli_usage_error(CMD, "--fabric-url needs --nodes or --node-xml/--node-json");
+		goto out;
+	}
+	if (a.report_url != NULL && strncasecmp(a.report_url, "http://", 7) != 0 &&
+	    strncasecmp(a.report_url, "https://", 8) != 0) {
+		rc = cli_usage_error(CMD, "--report-url: '%s' is not an http:// or https:// URL",
+				     a.report_url);
+		goto out;
+	}
+	if (dtplan_model_parse(a.model, &req->model, &err) != DTPLAN_OK) {
 		if (err.source[0] == '\0')
 			snprintf(err.source, sizeof(err.source), "--model");
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
+	if (placed && (a.fabric_url != NULL || a.cluster.config.fabric_url[0] != '\0')) {
+		rc = use_fabric(&a, a.fabric_url ? a.fabric_url : a.cluster.config.fabric_url);
+		if (rc != 0)
+			goto out;
+	}
 	if (placed) {
-		rc = cli_cluster_load(CMD, &cluster, nodes, topology);
+		rc = cli_cluster_load(CMD, &a.cluster, a.nodes, a.topology);
 		if (rc != 0)
 			goto out;
 		/* like a job holding G of each node's GPUs */
-		if (gpus_per_node_given)
-			cluster.cl.gpus_per_node = req.gpus_per_node;
+		if (a.have_gpus_per_node)
+			a.cluster.cl.gpus_per_node = req->gpus_per_node;
 	}
-	if (dtplan_plan_create(&req, placed ? &cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
+	if (dtplan_plan_create(req, placed ? &a.cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
 		if (err.code == DTPLAN_ERR_INVAL && err.source[0] != '\0' && err.source[0] != '-') {
 			char field[64];
@@ -237,25 +256,31 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
-	if (cli_cluster_note(&cluster, plan) != CLI_EXIT_OK) {
+	if (cli_cluster_note(&a.cluster, plan) != CLI_EXIT_OK) {
 		rc = cli_usage_error(CMD, "out of memory");
 		goto out;
 	}
-	if (json)
-		rc = dtplan_plan_to_json(plan, true, &text, &err);
-	else
-		rc = dtplan_plan_render_text(plan, &text, &err);
-	if (rc != DTPLAN_OK) {
+	/* JSON for --json and for the report, the text block otherwise */
+	rv = DTPLAN_OK;
+	if (a.json || a.report_url != NULL)
+		rv = dtplan_plan_to_json(plan, true, &json, &err);
+	if (rv == DTPLAN_OK && !a.json)
+		rv = dtplan_plan_render_text(plan, &text, &err);
+	if (rv != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	}
-	fputs(text, stdout);
-	if (json)
+	fputs(a.json ? json : text, stdout);
+	if (a.json)
 		fputc('\n', stdout);
-	rc = svg != NULL ? write_svg(plan, svg) : CLI_EXIT_OK;
+	fflush(stdout);
+	if (a.report_url != NULL)
+		report(&a, json);
+	rc = a.svg != NULL ? write_svg(plan, a.svg) : CLI_EXIT_OK;
 out:
+	free(json);
 	free(text);
 	dtplan_plan_destroy(plan);
-	cli_cluster_fini(&cluster);
+	cli_cluster_fini(&a.cluster);
 	return rc;
 }

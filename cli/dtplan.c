@@ -7,10 +7,6 @@
 
 #include "cli.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int cmd_version(int argc, char **argv);
@@ -30,6 +26,9 @@ static const struct cli_command commands[] = {
 	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
 	{"check-config", "validate the site file, topology.conf and plugstack arguments",
 	 cmd_check_config, cmd_check_config_usage},
+	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},
+	{"fabric", "export topology.conf and the site file as fabric JSON", cmd_fabric,
+	 cmd_fabric_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 
@@ -59,8 +58,12 @@ static void cmd_version_usage(FILE *out)
 
 static int cmd_version(int argc, char **argv)
 {
-	if (argc > 1)
-		return cli_usage_error("version", "unexpected argument '%s'", argv[1]);
+	const struct cli_opt opts[] = {CLI_OPT_END};
+	const struct cli_spec cs = {.cmd = "version", .usage = cmd_version_usage, .opts = opts};
+	int rc;
+
+	if (!cli_parse(&cs, argc, argv, &rc))
+		return rc;
 	printf("dtplan %s\n", dtplan_version());
 	return CLI_EXIT_OK;
 }
@@ -73,138 +76,24 @@ static void cmd_help_usage(FILE *out)
 
 static int cmd_help(int argc, char **argv)
 {
+	const struct cli_opt opts[] = {CLI_OPT_END};
+	const char *name = NULL;
+	const struct cli_spec cs = {.cmd = "help", .usage = cmd_help_usage, .opts = opts,
+				    .args = &name, .max_args = 1};
 	const struct cli_command *c;
+	int rc;
 
-	if (argc < 2) {
+	if (!cli_parse(&cs, argc, argv, &rc))
+		return rc;
+	if (name == NULL) {
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
-	if (argc > 2)
-		return cli_usage_error("help", "unexpected argument '%s'", argv[2]);
-	c = find_command(argv[1]);
+	c = find_command(name);
 	if (c == NULL)
-		return cli_usage_error("help", "unknown command '%s'", argv[1]);
+		return cli_usage_error("help", "unknown command '%s'", name);
 	c->usage(stdout);
 	return CLI_EXIT_OK;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "dtplan %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'dtplan help %s' for more information.\n", cmd);
-	return CLI_EXIT_USAGE;
-}
-
-int cli_report(const char *cmd, const struct dtplan_error *err, bool usage_error)
-{
-	char buf[1024];
-
-	fprintf(stderr, "dtplan %s: %s\n", cmd, dtplan_error_format(err, buf, sizeof(buf)));
-	if (!usage_error)
-		return CLI_EXIT_FAIL;
-	switch (err->code) {
-	case DTPLAN_ERR_INVAL:
-	case DTPLAN_ERR_PARSE:
-	case DTPLAN_ERR_RANGE:
-	case DTPLAN_ERR_NOT_FOUND:
-		return CLI_EXIT_USAGE;
-	default:
-		return CLI_EXIT_FAIL;
-	}
-}
-
-int cli_long(const char *cmd, const char *flag, const char *text, long min, long max, long *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_long(text, flag, min, max, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_int(const char *cmd, const char *flag, const char *text, int min, int max, int *out)
-{
-	long v;
-	int rc = cli_long(cmd, flag, text, min, max, &v);
-
-	if (rc == 0)
-		*out = (int)v;
-	return rc;
-}
-
-int cli_bytes(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_bytes(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_rate(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_rate(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_time(const char *cmd, const char *flag, const char *text, double *out)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_parse_time(text, flag, out, &err) != DTPLAN_OK)
-		return cli_usage_error(cmd, "%s", err.text);
-	return 0;
-}
-
-int cli_double(const char *cmd, const char *flag, const char *text, double min, double max,
-	       double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (text[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
-		return cli_usage_error(cmd, "%s: '%s' is not a number", flag, text);
-	if (v < min || v > max)
-		return cli_usage_error(cmd, "%s: %s is out of range [%g, %g]", flag, text, min, max);
-	*out = v;
-	return 0;
-}
-
-void cli_print_json(char *text)
-{
-	fputs(text, stdout);
-	fputc('\n', stdout);
-	free(text);
-}
-
-static void log_to_stderr(enum dtplan_log_level level, const char *msg, void *arg)
-{
-	static const char *const names[] = {"error", "warning", "info", "debug"};
-	int max = *(const int *)arg;
-
-	if ((int)level > max)
-		return;
-	fprintf(stderr, "dtplan: %s: %s\n", names[level], msg);
-}
-
-void cli_log_init(void)
-{
-	static int max_level = DTPLAN_LOG_WARNING;
-	const char *debug = getenv("DTPLAN_DEBUG");
-
-	if (debug != NULL && debug[0] != '\0' && strcmp(debug, "0") != 0)
-		max_level = DTPLAN_LOG_DEBUG;
-	dtplan_log_set_sink(log_to_stderr, &max_level);
 }
 
 int main(int argc, char **argv)
@@ -228,14 +117,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	/* "dtplan CMD --help" prints the command's usage to stdout. */
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			c->usage(stdout);
-			return CLI_EXIT_OK;
-		}
-	}
+	/* each command parses its own flags, --help included (cli_parse()) */
 	return c->run(argc - 1, argv + 1);
 }

@@ -1,43 +1,94 @@
 /*
- * util.c: option-parsing and output helpers shared by the subcommands.
+ * util.c: error reporting, JSON output and logging helpers shared by the
+ * subcommands.  The dispatcher (cli/dtplan.c) calls the subcommands
+ * and they call these; nothing here calls back into either.
  */
 #include "config.h"
 
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
-int cli_bad_option(const char *cmd, int c, int opt, char **argv, int index)
+int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-	const char *arg = index > 0 ? argv[index - 1] : "";
+	va_list ap;
 
-	/* a long option names itself in argv; optopt is its value then */
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", arg);
-	if (opt != 0 && strncmp(arg, "--", 2) != 0)
-		return cli_usage_error(cmd, "unknown option '-%c'", opt);
-	return cli_usage_error(cmd, "unknown option '%s'", arg);
+	fprintf(stderr, "dtplan %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'dtplan help %s' for more information.\n", cmd);
+	return CLI_EXIT_USAGE;
 }
 
-int cli_no_operands(const char *cmd, int argc, char **argv, int index)
+int cli_report(const char *cmd, const struct dtplan_error *err, bool usage_error)
 {
-	if (index < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[index]);
-	return 0;
-}
+	char buf[1024];
 
-void cli_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
+	fprintf(stderr, "dtplan %s: %s\n", cmd, dtplan_error_format(err, buf, sizeof(buf)));
+	if (!usage_error)
+		return CLI_EXIT_FAIL;
+	switch (err->code) {
+	case DTPLAN_ERR_INVAL:
+	case DTPLAN_ERR_PARSE:
+	case DTPLAN_ERR_RANGE:
+	case DTPLAN_ERR_NOT_FOUND:
+		return CLI_EXIT_USAGE;
+	default:
+		return CLI_EXIT_FAIL;
 	}
-	fputc('"', out);
+}
+
+void cli_print_json(char *text)
+{
+	fputs(text, stdout);
+	fputc('\n', stdout);
+	free(text);
+}
+
+json_t *cli_json_number(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	if (v == floor(v) && fabs(v) < 1e17)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+int cli_json_print(const char *cmd, json_t *root)
+{
+	char *text = root != NULL ? json_dumps(root, JSON_REAL_PRECISION(17)) : NULL;
+
+	json_decref(root);
+	if (text == NULL) {
+		fprintf(stderr, "dtplan %s: cannot write the JSON output (out of memory, or text "
+				"that is not UTF-8)\n", cmd);
+		return CLI_EXIT_FAIL;
+	}
+	cli_print_json(text);
+	return CLI_EXIT_OK;
+}
+
+static void log_to_stderr(enum dtplan_log_level level, const char *msg, void *arg)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	int max = *(const int *)arg;
+
+	if ((int)level > max)
+		return;
+	fprintf(stderr, "dtplan: %s: %s\n", names[level], msg);
+}
+
+void cli_log_init(void)
+{
+	static int max_level = DTPLAN_LOG_WARNING;
+	const char *debug = getenv("DTPLAN_DEBUG");
+
+	if (debug != NULL && debug[0] != '\0' && strcmp(debug, "0") != 0)
+		max_level = DTPLAN_LOG_DEBUG;
+	dtplan_log_set_sink(log_to_stderr, &max_level);
 }

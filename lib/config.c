@@ -1,7 +1,9 @@
 /*
- * config.c: the site configuration.  Defaults (dtplan_config_init(), the
- * only place they live), the site file dtplan.conf, and the plugstack.conf
- * arguments.
+ * config.c: the site configuration's settings.  Defaults
+ * (dtplan_config_init(), the only place they live), the table of global
+ * settings and their values, and lookups.  lib/config_site.c reads the site
+ * file and lib/config_args.c the plugstack.conf arguments through this
+ * file's dtplan__config_* calls.
  *
  * dtplan.conf is Slurm-style: whitespace-separated Key=Value tokens, keys
  * case-insensitive, '#' to the end of the line is a comment.  A line starting
@@ -24,8 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define ARGS_SOURCE "plugstack.conf"
+#include <strings.h>
 
 enum kind {
 	K_MODE,    /* off|auto */
@@ -38,9 +39,11 @@ enum kind {
 	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
+	K_URL,     /* an http:// or https:// URL, "" allowed */
+	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
 };
 
-struct setting {
+struct dtplan__config_setting {
 	const char *key;   /* site file name, NULL: plugstack argument only */
 	const char *arg;   /* plugstack argument name */
 	enum kind kind;
@@ -64,7 +67,7 @@ struct setting {
 #define OFF(f) offsetof(struct dtplan_config, f)
 #define STR(f) OFF(f), sizeof(((struct dtplan_config *)0)->f)
 
-static const struct setting settings[] = {
+static const struct dtplan__config_setting settings[] = {
 	{"Default", "default", K_MODE, OFF(default_mode), 0, 0, 0, false},
 	{"Policy", "policy", K_POLICY, OFF(policy), 0, 0, 0, false},
 	{NULL, "site", K_PATH, STR(site_file), 0, 0, false},
@@ -91,16 +94,24 @@ static const struct setting settings[] = {
 	 0, 0, 1, false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
 	 false},
+	{"FabricURL", "fabric_url", K_URL, STR(fabric_url), 0, 0, false},
+	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
+	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
+	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 1e-3, 600, false},
+	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
+	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
+	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
+	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0,
+	 1e-3, 600, false},
+	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
+	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
+	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
+_Static_assert(N_SETTINGS <= DTPLAN__CONFIG_MAX_SETTINGS, "raise DTPLAN__CONFIG_MAX_SETTINGS");
 
 /* A parsed value before it is stored. */
-struct value {
-	int i;
-	double d;
-	char s[256];
-};
 
 void dtplan_config_init(struct dtplan_config *c)
 {
@@ -122,6 +133,11 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->bubble_threshold = 0.10;
 	c->exposed_comm_threshold = 0.10;
 	c->mfu_efficiency = 0.5;
+	c->fabric_cache_ttl_s = 300.0;
+	c->fabric_timeout_s = 2.0;
+	c->report_timeout_s = 2.0;
+	c->http_connect_timeout_s = 1.0;
+	c->http_max_bytes = 16e6;
 }
 
 void dtplan_config_fini(struct dtplan_config *c)
@@ -169,6 +185,25 @@ const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca)
 	default:
 		return "?";
 	}
+}
+
+/* An http:// or https:// URL with a host part and no blanks or control characters. */
+static bool valid_url(const char *s)
+{
+	size_t skip;
+
+	if (strncasecmp(s, "http://", 7) == 0)
+		skip = 7;
+	else if (strncasecmp(s, "https://", 8) == 0)
+		skip = 8;
+	else
+		return false;
+	if (s[skip] == '\0' || s[skip] == '/')
+		return false;
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
 }
 
 static bool valid_name(const char *s)
@@ -234,7 +269,7 @@ static enum dtplan_err check_gpu(const char *name, const char *text, struct dtpl
 	return DTPLAN_OK;
 }
 
-/* v in [min, max] (min excluded when min_open); rates print with units. */
+/* v in [min, max] (min excluded when min_open); rates and sizes print with units. */
 static enum dtplan_err range_check(enum kind kind, double min, double max, bool min_open,
 				   const char *name, const char *text, double v,
 				   struct dtplan_error *err)
@@ -246,6 +281,9 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 	if (kind == K_RATE || kind == K_RATE_OR_0) {
 		dtplan_format_rate(min, lo, sizeof(lo));
 		dtplan_format_rate(max, hi, sizeof(hi));
+	} else if (kind == K_BYTES) {
+		dtplan_format_bytes(min, lo, sizeof(lo));
+		dtplan_format_bytes(max, hi, sizeof(hi));
 	} else {
 		snprintf(lo, sizeof(lo), "%g%s", min, kind == K_TIME ? " s" : "");
 		snprintf(hi, sizeof(hi), "%g%s", max, kind == K_TIME ? " s" : "");
@@ -255,19 +293,19 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 			     min_open ? "more than" : "at least", lo, hi);
 }
 
-static enum dtplan_err check_range(const struct setting *s, const char *name, const char *text,
+static enum dtplan_err check_range(const struct dtplan__config_setting *s, const char *name, const char *text,
 				   double v, struct dtplan_error *err)
 {
 	return range_check(s->kind, s->min, s->max, s->min_open, name, text, v, err);
 }
 
-static enum dtplan_err parse_value(const struct setting *s, const char *name, const char *text,
-				   struct value *v, struct dtplan_error *err)
+static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const char *name, const char *text,
+				   struct dtplan__config_value *v, struct dtplan_error *err)
 {
 	enum dtplan_err rv;
 
 	memset(v, 0, sizeof(*v));
-	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU)
+	if (text[0] == '\0' && s->kind != K_PATH && s->kind != K_GPU && s->kind != K_URL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: missing value", name);
 	switch (s->kind) {
 	case K_MODE:
@@ -302,12 +340,17 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		if (strlen(text) >= s->size)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 					     "%s: '%s' is longer than %zu characters", name, text,
 					     s->size - 1);
 		if (s->kind == K_GPU && text[0] != '\0' && check_gpu(name, text, err) != DTPLAN_OK)
 			return DTPLAN_ERR_NOT_FOUND;
+		if (s->kind == K_URL && text[0] != '\0' && !valid_url(text))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not an http:// or https:// URL", name,
+					     text);
 		dtplan__strlcpy(v->s, text, sizeof(v->s));
 		return DTPLAN_OK;
 	case K_TIME:
@@ -326,6 +369,9 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	case K_RATIO:
 		rv = parse_ratio(name, text, &v->d, err);
 		break;
+	case K_BYTES:
+		rv = dtplan_parse_bytes(text, name, &v->d, err);
+		break;
 	default:
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled setting", name);
 		break;
@@ -335,7 +381,7 @@ static enum dtplan_err parse_value(const struct setting *s, const char *name, co
 	return rv;
 }
 
-static void store_value(struct dtplan_config *c, const struct setting *s, const struct value *v)
+static void store_value(struct dtplan_config *c, const struct dtplan__config_setting *s, const struct dtplan__config_value *v)
 {
 	char *field = (char *)c + s->offset;
 
@@ -347,6 +393,7 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		dtplan__strlcpy(field, v->s, s->size);
 		break;
 	default:
@@ -355,30 +402,61 @@ static void store_value(struct dtplan_config *c, const struct setting *s, const 
 	}
 }
 
-static bool same_value(const struct dtplan_config *c, const struct setting *s,
-		       const struct value *v)
+/* One rule for "the same value": numbers within rounding (5us parses to
+ * 5 * 1e-6, which is not bit-equal to 5e-6), text exactly. */
+static bool values_same(const struct dtplan__config_setting *s, const struct dtplan__config_value *a,
+			const struct dtplan__config_value *b)
 {
-	const char *field = (const char *)c + s->offset;
-	double d;
-	int i;
-
 	switch (s->kind) {
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
-		memcpy(&i, field, sizeof(int));
-		return i == v->i;
+		return a->i == b->i;
 	case K_PATH:
 	case K_GPU:
-		return strcmp(field, v->s) == 0;
+	case K_URL:
+		return strcmp(a->s, b->s) == 0;
 	default:
-		memcpy(&d, field, sizeof(double));
-		/* 5us parses to 5 * 1e-6, which is not bit-equal to 5e-6 */
-		return fabs(d - v->d) <= 1e-12 * fmax(fabs(d), fabs(v->d));
+		return fabs(a->d - b->d) <= 1e-12 * fmax(fabs(a->d), fabs(b->d));
 	}
 }
 
-static const struct setting *find_setting(const char *name, bool site)
+/* The value setting s has in c. */
+static void load_value(const struct dtplan_config *c, const struct dtplan__config_setting *s,
+		       struct dtplan__config_value *v)
+{
+	const char *field = (const char *)c + s->offset;
+
+	memset(v, 0, sizeof(*v));
+	v->setting = s;
+	v->index = (size_t)(s - settings);
+	switch (s->kind) {
+	case K_MODE:
+	case K_POLICY:
+	case K_HCA:
+		memcpy(&v->i, field, sizeof(int));
+		break;
+	case K_PATH:
+	case K_GPU:
+	case K_URL:
+		dtplan__strlcpy(v->s, field, sizeof(v->s));
+		break;
+	default:
+		memcpy(&v->d, field, sizeof(double));
+		break;
+	}
+}
+
+static bool same_value(const struct dtplan_config *c, const struct dtplan__config_setting *s,
+		       const struct dtplan__config_value *v)
+{
+	struct dtplan__config_value cur;
+
+	load_value(c, s, &cur);
+	return values_same(s, &cur, v);
+}
+
+static const struct dtplan__config_setting *find_setting(const char *name, bool site)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++) {
 		const char *n = site ? settings[i].key : settings[i].arg;
@@ -389,511 +467,81 @@ static const struct setting *find_setting(const char *name, bool site)
 	return NULL;
 }
 
-/* ---- site file ---- */
+/* ---- what the site file's lines share (lib/config_site.c) ---- */
 
-/* State of one parse: where each setting was first given, for repeats. */
-struct site_parse {
-	struct dtplan_config *c;
-	const char *source;
-	int seen[N_SETTINGS];        /* line of the first occurrence, 0 none */
-	char first[N_SETTINGS][256]; /* its text */
-	struct dtplan__strmap nodes; /* node -> nodeset index, keys in name_arrays */
-	char (**name_arrays)[64];
-	size_t n_name_arrays, name_arrays_cap;
-	/* switch name -> index in c->switches; keys are the switches' own names,
-	 * so the map is rebuilt whenever c->switches moves */
-	struct dtplan__strmap switches;
-	size_t switches_cap;         /* entries allocated in c->switches */
-	size_t nodesets_cap;         /* entries allocated in c->nodesets */
-};
-
-/* Most switches a configuration may describe (across its files). */
-#define SWITCHES_MAX DTPLAN_HOSTLIST_MAX
-
-/* Next capacity for an array of have entries that needs one more. */
-static size_t grown(size_t have)
+bool dtplan__config_valid_name(const char *s)
 {
-	return have < 8 ? 16 : 2 * have;
+	return valid_name(s);
 }
 
-static enum dtplan_err set_global(struct site_parse *sp, const char *key, const char *value,
-				  int line, struct dtplan_error *err)
-{
-	const struct setting *s = find_setting(key, true);
-	struct dtplan_error e = {0};
-	struct value v;
-	size_t k;
-
-	if (s == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "unknown key '%s' (in '%s=%s')", key, key, value);
-	k = (size_t)(s - settings);
-	if (parse_value(s, s->key, value, &v, &e) != DTPLAN_OK)
-		return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-	if (sp->seen[k] != 0) {
-		if (!same_value(sp->c, s, &v))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "%s=%s conflicts with %s=%s at line %d", s->key,
-					     value, s->key, sp->first[k], sp->seen[k]);
-		return DTPLAN_OK;
-	}
-	sp->seen[k] = line;
-	dtplan__strlcpy(sp->first[k], value, sizeof(sp->first[k]));
-	store_value(sp->c, s, &v);
-	return DTPLAN_OK;
-}
-
-/* Splits "Key=Value" in place; NULL value when there is no '='. */
-static char *split_token(char *tok)
-{
-	char *eq = strchr(tok, '=');
-
-	if (eq == NULL)
-		return NULL;
-	*eq = '\0';
-	return eq + 1;
-}
-
-/* (Re)builds sp->switches over c->switches[0..n_switches). */
-static enum dtplan_err index_switches(struct site_parse *sp)
-{
-	const struct dtplan_config *c = sp->c;
-	enum dtplan_err rv;
-
-	dtplan__strmap_fini(&sp->switches);
-	rv = dtplan__strmap_init(&sp->switches, sp->switches_cap);
-	for (size_t i = 0; i < c->n_switches && rv == DTPLAN_OK; i++) {
-		rv = dtplan__strmap_put(&sp->switches, c->switches[i].name, (int)i, NULL);
-		if (rv == DTPLAN_ERR_INVAL)
-			rv = DTPLAN_OK; /* a repeat made by hand: the first one wins */
-	}
-	return rv;
-}
-
-/* Room for one more switch: geometric growth, so that n switches cost O(n). */
-static enum dtplan_err reserve_switch(struct site_parse *sp, int line, struct dtplan_error *err)
-{
-	struct dtplan_config *c = sp->c;
-	struct dtplan_site_switch *tmp;
-	size_t cap;
-
-	if (c->n_switches >= SWITCHES_MAX)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
-				     "more than %d switches", SWITCHES_MAX);
-	if (c->n_switches < sp->switches_cap)
-		return DTPLAN_OK;
-	cap = grown(sp->switches_cap);
-	tmp = realloc(c->switches, cap * sizeof(*tmp));
-	if (tmp == NULL)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
-	c->switches = tmp;
-	sp->switches_cap = cap;
-	if (index_switches(sp) != DTPLAN_OK)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line, "out of memory");
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err add_switch(struct site_parse *sp, const char *name, double oversub,
-				  double uplink, int line, struct dtplan_error *err)
-{
-	struct dtplan_config *c = sp->c;
-	struct dtplan_site_switch *sw;
-	enum dtplan_err rv;
-	int k = dtplan__strmap_get(&sp->switches, name);
-
-	if (k >= 0) {
-		sw = &c->switches[k];
-		if (oversub > 0 && sw->oversubscription > 0 && sw->oversubscription != oversub)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "switch '%s': Oversubscription %g conflicts with %g "
-					     "at line %d", name, oversub, sw->oversubscription,
-					     sw->line);
-		if (uplink > 0 && sw->uplink_bytes_per_s > 0 && sw->uplink_bytes_per_s != uplink)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "switch '%s': UplinkBandwidth %g B/s conflicts "
-					     "with %g B/s at line %d", name, uplink,
-					     sw->uplink_bytes_per_s, sw->line);
-	} else {
-		rv = reserve_switch(sp, line, err);
-		if (rv != DTPLAN_OK)
-			return rv;
-		sw = &c->switches[c->n_switches];
-		memset(sw, 0, sizeof(*sw));
-		dtplan__strlcpy(sw->name, name, sizeof(sw->name));
-		sw->line = line;
-		if (dtplan__strmap_put(&sp->switches, sw->name, (int)c->n_switches, NULL) !=
-		    DTPLAN_OK)
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
-					     "out of memory");
-		c->n_switches++;
-	}
-	if (oversub > 0)
-		sw->oversubscription = oversub;
-	if (uplink > 0)
-		sw->uplink_bytes_per_s = uplink;
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
-					 int line, struct dtplan_error *err)
-{
-	const char *names_expr = first;
-	char (*names)[64] = NULL;
-	double oversub = 0, uplink = 0;
-	struct dtplan_error e = {0};
-	size_t n = 0;
-	enum dtplan_err rv;
-	char *tok;
-
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		double *slot;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "Oversubscription")) {
-			slot = &oversub;
-			rv = parse_ratio("Oversubscription", value, slot, &e);
-			if (rv == DTPLAN_OK)
-				rv = range_check(K_RATIO, RATIO_MIN, RATIO_MAX, false,
-						 "Oversubscription", value, *slot, &e);
-		} else if (dtplan__streq_nocase(tok, "UplinkBandwidth")) {
-			slot = &uplink;
-			rv = dtplan_parse_rate(value, "UplinkBandwidth", slot, &e);
-			if (rv == DTPLAN_OK)
-				rv = range_check(K_RATE, RATE_MIN, RATE_MAX, false,
-						 "UplinkBandwidth", value, *slot, &e);
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
-					     "expected Oversubscription or UplinkBandwidth)", tok,
-					     tok, value);
-		}
-		if (rv != DTPLAN_OK)
-			return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-	}
-	if (oversub == 0 && uplink == 0)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "SwitchName=%s sets nothing (expected Oversubscription= or "
-				     "UplinkBandwidth=)", names_expr);
-	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
-	/* The hostlist's message quotes the expression too: a short start here. */
-	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, line, "SwitchName=%.*s%s: %s",
-				     strlen(names_expr) > 40 ? 37 : 40, names_expr,
-				     strlen(names_expr) > 40 ? "..." : "", e.text);
-	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
-		rv = add_switch(sp, names[i], oversub, uplink, line, err);
-	free(names);
-	return rv;
-}
-
-/* Adds a nodeset's names to the overlap map; names stay alive in sp. */
-static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct dtplan_error *err)
-{
-	const struct dtplan_site_nodeset *ns = &sp->c->nodesets[set];
-	char (*names)[64] = NULL, (**arrays)[64];
-	struct dtplan_error e = {0};
-	size_t n = 0;
-	enum dtplan_err rv;
-	int old;
-
-	rv = dtplan_hostlist_expand(ns->nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
-	if (rv != DTPLAN_OK)
-		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
-				     e.text);
-	if (sp->n_name_arrays == sp->name_arrays_cap) {
-		size_t cap = grown(sp->name_arrays_cap);
-
-		arrays = realloc(sp->name_arrays, cap * sizeof(*arrays));
-		if (arrays == NULL) {
-			free(names);
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, ns->line,
-					     "out of memory");
-		}
-		sp->name_arrays = arrays;
-		sp->name_arrays_cap = cap;
-	}
-	sp->name_arrays[sp->n_name_arrays++] = names;
-	for (size_t i = 0; i < n; i++) {
-		rv = dtplan__strmap_put(&sp->nodes, names[i], (int)set, &old);
-		if (rv == DTPLAN_ERR_INVAL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, ns->line,
-					     "node '%s' of NodeName=%s is already in NodeName=%s "
-					     "(line %d)", names[i], ns->nodes,
-					     sp->c->nodesets[old].nodes, sp->c->nodesets[old].line);
-		if (rv != DTPLAN_OK)
-			return dtplan__error(err, rv, sp->source, ns->line, "out of memory");
-	}
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char *save, int line,
-				       struct dtplan_error *err)
-{
-	struct dtplan_site_nodeset ns = {.line = line};
-	struct dtplan_config *c = sp->c;
-	struct dtplan_site_nodeset *tmp;
-	struct dtplan_error e = {0};
-	bool any = false;
-	char *tok;
-
-	if (strlen(first) >= sizeof(ns.nodes))
-		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
-				     "NodeName=%.40s...: longer than %zu characters", first,
-				     sizeof(ns.nodes) - 1);
-	dtplan__strlcpy(ns.nodes, first, sizeof(ns.nodes));
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		long gpus;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		any = true;
-		if (dtplan__streq_nocase(tok, "GpuType") ||
-		    dtplan__streq_nocase(tok, "NVLinkDomain")) {
-			bool gpu = dtplan__streq_nocase(tok, "GpuType");
-			char *dst = gpu ? ns.gpu_type : ns.nvlink_domain;
-			size_t size = gpu ? sizeof(ns.gpu_type) : sizeof(ns.nvlink_domain);
-
-			if (strlen(value) >= size || !valid_name(value))
-				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-						     "%s: '%s' is not a name (letters, digits, "
-						     "'-', '_', '.'; at most %zu)",
-						     gpu ? "GpuType" : "NVLinkDomain", value,
-						     size - 1);
-			if (gpu && check_gpu("GpuType", value, &e) != DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			dtplan__strlcpy(dst, value, size);
-		} else if (dtplan__streq_nocase(tok, "Gpus")) {
-			if (dtplan_parse_long(value, "Gpus", 1, DTPLAN_NODE_MAX_GPUS, &gpus, &e) !=
-			    DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			ns.gpus_per_node = (int)gpus;
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a NodeName= line (in '%s=%s'; "
-					     "expected GpuType, Gpus or NVLinkDomain)", tok, tok,
-					     value);
-		}
-	}
-	if (!any)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
-				     "NVLinkDomain=)", ns.nodes);
-	if (c->n_nodesets == sp->nodesets_cap) {
-		size_t cap = grown(sp->nodesets_cap);
-
-		tmp = realloc(c->nodesets, cap * sizeof(*tmp));
-		if (tmp == NULL)
-			return dtplan__error(err, DTPLAN_ERR_NOMEM, sp->source, line,
-					     "out of memory");
-		c->nodesets = tmp;
-		sp->nodesets_cap = cap;
-	}
-	c->nodesets[c->n_nodesets++] = ns;
-	return index_nodeset(sp, c->n_nodesets - 1, err);
-}
-
-static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
-				       struct dtplan_error *err)
-{
-	char *save = NULL, *tok, *value;
-	enum dtplan_err rv;
-
-	tok = strtok_r(line, " \t\r\v\f", &save);
-	if (tok == NULL)
-		return DTPLAN_OK;
-	value = split_token(tok);
-	if (value == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-				     "'%s' is not Key=Value", tok);
-	if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName")) {
-		if (value[0] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= has no value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName"))
-			return parse_switch_line(sp, value, save, lineno, err);
-		return parse_node_line(sp, value, save, lineno, err);
-	}
-	for (;;) {
-		rv = set_global(sp, tok, value, lineno, err);
-		if (rv != DTPLAN_OK)
-			return rv;
-		tok = strtok_r(NULL, " \t\r\v\f", &save);
-		if (tok == NULL)
-			return DTPLAN_OK;
-		value = split_token(tok);
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName") ||
-		    dtplan__streq_nocase(tok, "NodeName"))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= must start its own line", tok);
-	}
-}
-
-enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
-					   const char *source_name, struct dtplan_error *err)
-{
-	struct site_parse *sp = NULL;
-	char *copy = NULL, *line, *next;
-	const char *source = source_name ? source_name : "dtplan.conf";
-	enum dtplan_err rv;
-	int lineno = 0;
-
-	if (c == NULL || text == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0, "no configuration to parse");
-	sp = calloc(1, sizeof(*sp));
-	copy = strdup(text);
-	if (sp == NULL || copy == NULL || dtplan__strmap_init(&sp->nodes, 64) != DTPLAN_OK) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
-		goto out;
-	}
-	sp->c = c;
-	sp->source = source;
-	/* Arrays from earlier files are exactly full: the first addition grows them. */
-	sp->switches_cap = c->n_switches;
-	sp->nodesets_cap = c->n_nodesets;
-	if (index_switches(sp) != DTPLAN_OK) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
-		goto out;
-	}
-	/* Node sets from earlier files take part in the overlap check. */
-	for (size_t i = 0; i < c->n_nodesets; i++) {
-		rv = index_nodeset(sp, i, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	for (next = copy; (line = dtplan__conf_line(&next, &lineno)) != NULL;) {
-		rv = parse_site_line(sp, line, lineno, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	rv = DTPLAN_OK;
-out:
-	if (sp != NULL) {
-		dtplan__strmap_fini(&sp->nodes);
-		dtplan__strmap_fini(&sp->switches);
-		for (size_t i = 0; i < sp->n_name_arrays; i++)
-			free(sp->name_arrays[i]);
-		free(sp->name_arrays);
-	}
-	free(sp);
-	free(copy);
-	return rv;
-}
-
-enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *path,
+enum dtplan_err dtplan__config_check_gpu(const char *key, const char *text,
 					 struct dtplan_error *err)
 {
-	char *text = NULL;
-	enum dtplan_err rv;
+	return check_gpu(key, text, err);
+}
 
-	if (c == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, path ? path : "", 0,
-				     "no configuration given");
-	rv = dtplan_file_read(path, DTPLAN_FILE_SITE, &text, NULL, err);
+enum dtplan_err dtplan__config_parse_oversub(const char *key, const char *text, double *out,
+					     struct dtplan_error *err)
+{
+	enum dtplan_err rv = parse_ratio(key, text, out, err);
+
 	if (rv == DTPLAN_OK)
-		rv = dtplan_config_parse_string(c, text, path, err);
-	if (rv == DTPLAN_OK && path != c->site_file) {
-		if (strlen(path) >= sizeof(c->site_file))
-			rv = dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-					   "file name is longer than %zu characters",
-					   sizeof(c->site_file) - 1);
-		else
-			dtplan__strlcpy(c->site_file, path, sizeof(c->site_file));
-	}
-	free(text);
+		rv = range_check(K_RATIO, RATIO_MIN, RATIO_MAX, false, key, text, *out, err);
 	return rv;
 }
 
-/* ---- plugstack.conf arguments ---- */
-
-static bool values_equal(const struct setting *s, const struct value *a, const struct value *b)
+enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text, double *out,
+					       struct dtplan_error *err)
 {
-	if (s->kind == K_PATH || s->kind == K_GPU)
-		return strcmp(a->s, b->s) == 0;
-	return a->i == b->i && a->d == b->d;
+	enum dtplan_err rv = dtplan_parse_rate(text, key, out, err);
+
+	if (rv == DTPLAN_OK)
+		rv = range_check(K_RATE, RATE_MIN, RATE_MAX, false, key, text, *out, err);
+	return rv;
 }
 
-enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
-					 struct dtplan_error *err)
+/* ---- one setting's value, for the site file (lib/config_site.c) and the
+ * plugstack arguments (lib/config_args.c) ---- */
+
+enum dtplan_err dtplan__config_parse_setting(const char *name, bool site, const char *text,
+					     struct dtplan__config_value *v,
+					     struct dtplan_error *err)
 {
-	const struct setting **which = NULL;
-	struct value *values = NULL;
-	const char *site = NULL;
-	struct dtplan_error e = {0};
+	const struct dtplan__config_setting *s = find_setting(name, site);
 	enum dtplan_err rv;
 
-	if (c == NULL || argc < 0 || (argv == NULL && argc > 0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, ARGS_SOURCE, 0, "no arguments given");
-	if (argc == 0)
-		return DTPLAN_OK;
-	which = calloc((size_t)argc, sizeof(*which));
-	values = calloc((size_t)argc, sizeof(*values));
-	if (which == NULL || values == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ARGS_SOURCE, 0, "out of memory");
-		goto out;
-	}
-	/* First pass: every token is a known key with a valid value. */
-	for (int i = 0; i < argc; i++) {
-		const char *tok = argv[i], *eq = tok ? strchr(tok, '=') : NULL;
-		char key[64];
-
-		if (tok == NULL || eq == NULL || eq == tok) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s' is not key=value", tok ? tok : "(null)");
-			goto out;
-		}
-		if ((size_t)(eq - tok) >= sizeof(key)) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key", tok);
-			goto out;
-		}
-		memcpy(key, tok, (size_t)(eq - tok));
-		key[eq - tok] = '\0';
-		which[i] = find_setting(key, false);
-		if (which[i] == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key '%s'", tok, key);
-			goto out;
-		}
-		if (parse_value(which[i], which[i]->arg, eq + 1, &values[i], &e) != DTPLAN_OK) {
-			rv = dtplan__error(err, e.code, ARGS_SOURCE, 0, "argument '%s': %s", tok,
-					   e.text);
-			goto out;
-		}
-		for (int k = 0; k < i; k++) {
-			if (which[k] == which[i] &&
-			    !values_equal(which[i], &values[k], &values[i])) {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-						   "argument '%s' conflicts with '%s'", tok,
-						   argv[k]);
-				goto out;
-			}
-		}
-		if (strcmp(which[i]->arg, "site") == 0)
-			site = values[i].s;
-	}
-	/* The site file, then the arguments over it. */
-	if (site != NULL && site[0] != '\0') {
-		rv = dtplan_config_parse_file(c, site, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	for (int i = 0; i < argc; i++)
-		store_value(c, which[i], &values[i]);
-	rv = DTPLAN_OK;
-out:
-	free(which);
-	free(values);
+	memset(v, 0, sizeof(*v));
+	if (s == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0, "unknown key '%s'", name);
+	rv = parse_value(s, site ? s->key : s->arg, text, v, err);
+	v->setting = s;
+	v->index = (size_t)(s - settings);
 	return rv;
+}
+
+void dtplan__config_store(struct dtplan_config *c, const struct dtplan__config_value *v)
+{
+	store_value(c, v->setting, v);
+}
+
+bool dtplan__config_holds(const struct dtplan_config *c, const struct dtplan__config_value *v)
+{
+	return same_value(c, v->setting, v);
+}
+
+bool dtplan__config_same(const struct dtplan__config_value *a, const struct dtplan__config_value *b)
+{
+	return a->setting == b->setting && values_same(a->setting, a, b);
+}
+
+const char *dtplan__config_key(const struct dtplan__config_value *v)
+{
+	return v->setting->key;
+}
+
+const char *dtplan__config_arg(const struct dtplan__config_value *v)
+{
+	return v->setting->arg;
 }
 
 /* ---- lookups ---- */
@@ -939,16 +587,16 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
 	return NULL;
 }
 
-static bool is_text(const struct setting *s)
+static bool is_text(const struct dtplan__config_setting *s)
 {
-	return s->kind == K_PATH || s->kind == K_GPU;
+	return s->kind == K_PATH || s->kind == K_GPU || s->kind == K_URL;
 }
 
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
 			   const char **arg, char *value, size_t size, bool *is_default)
 {
 	struct dtplan_config def;
-	const struct setting *s;
+	const struct dtplan__config_setting *s;
 	const char *field;
 	char buf[64];
 	double d = 0;
@@ -978,6 +626,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_URL:
 		buf[0] = '\0';
 		break;
 	case K_TIME:
@@ -993,6 +642,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 	case K_RATIO:
 		snprintf(buf, sizeof(buf), "%g:1", d);
 		break;
+	case K_BYTES:
+		dtplan_format_bytes(d, buf, sizeof(buf));
+		break;
 	default:
 		snprintf(buf, sizeof(buf), "%g", d);
 		break;
@@ -1000,7 +652,7 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 	if (value != NULL && size > 0)
 		dtplan__strlcpy(value, is_text(s) ? field : buf, size);
 	if (is_default != NULL) {
-		struct value cur;
+		struct dtplan__config_value cur;
 
 		dtplan_config_init(&def);
 		memset(&cur, 0, sizeof(cur));

@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
 
@@ -692,6 +693,17 @@ struct dtplan_config {
 	double bubble_threshold;  /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	/* HTTP (probes/http.c): the fabric service and the plans' collector */
+	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];   /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s;/* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;  /* bound on one fetch of the fabric, connection included */
+	char report_url[256];     /* ReportURL: where each plan is POSTed; "" none */
+	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
+	double report_timeout_s;  /* bound on one report, connection included */
+	double http_connect_timeout_s; /* bound on connecting (within the two above) */
+	double http_max_bytes;    /* largest answer accepted */
+	char http_ca_path[256];   /* CA bundle file or hashed folder; "" libcurl's default */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
@@ -762,6 +774,100 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 const char *dtplan_mode_name(int mode);
 const char *dtplan_policy_name(int policy);
 const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
+
+/* ------------------------------------------------------------------------
+ * Fabric descriptions from a service (lib/fabric_json.c)
+ *
+ * What a fabric service (FabricURL=) answers, in one of two formats chosen
+ * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
+ * dtplan.conf(5)), which holds the switch tree and the site file's fabric
+ * part, or Slurm's topology.conf text, which holds the tree only.  No I/O
+ * here: probes/http.c fetches and caches the text.
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_FABRIC_SCHEMA "dtplan.fabric/1"
+
+enum dtplan_fabric_format {
+	DTPLAN_FABRIC_JSON = 0,      /* dtplan.fabric/1 */
+	DTPLAN_FABRIC_TOPOLOGY_CONF, /* Slurm topology.conf */
+};
+
+/* "dtplan.fabric/1" or "topology.conf" (static strings). */
+const char *dtplan_fabric_format_name(enum dtplan_fabric_format f);
+
+struct dtplan_fabric_desc {
+	enum dtplan_fabric_format format;
+	struct dtplan_topology *topology; /* owned; never NULL in a parsed fabric */
+	/* The JSON form's site-file part as dtplan.conf text (switch settings,
+	 * node sets, network and NVLink values, GPU type); NULL for topology.conf.
+	 * Owned. */
+	char *site_text;
+	char source[256];                 /* name used in messages (a URL, a file) */
+};
+
+/*
+ * Parses a fabric description.  Text whose first non-blank character is
+ * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
+ * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
+ * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
+ */
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
+
+/*
+ * The site configuration a plan uses with fabric f: *out receives a copy of
+ * base (caller frees with dtplan_config_fini()); with the JSON form, the
+ * fabric's switch settings and node sets replace base's, and the network,
+ * NVLink and GPU type values it gives replace base's.  The switch settings
+ * are then applied to f->topology (dtplan_config_apply_topology()).  On
+ * error *out is left initialised and empty of arrays (dtplan_config_init()).
+ */
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
+
+/*
+ * Writes the fabric of a switch tree and a site configuration as
+ * dtplan.fabric/1 JSON (what "dtplan fabric export" serves): every switch
+ * with its nodes or child switches, link speed, oversubscription and uplink
+ * bandwidth; the node sets; the network and NVLink values and the GPU type.
+ * Parsing the result and applying it gives the same tree and settings.
+ * DTPLAN_ERR_NOT_FOUND when c sets a switch t lacks.  Caller frees *out.
+ */
+enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
+				      const struct dtplan_config *c, bool pretty, char **out,
+				      struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Plan reports for a collector (lib/report_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_REPORT_SCHEMA "dtplan.report/1"
+
+/* What a report says besides the plan; every pointer borrowed, NULL: unknown. */
+struct dtplan_report {
+	const char *plan_json;  /* dtplan_plan_to_json() text; NULL: no plan was made */
+	uint32_t job_id;        /* 0: not a job (a preview) */
+	const char *cluster;    /* Slurm cluster name */
+	const char *user;       /* the job's user name */
+	long uid;               /* -1: unknown */
+	const char *nodes;      /* the allocation as a hostlist; NULL: the plan's nodes */
+	const char *host;       /* where the plan was made */
+	const char *state;      /* "ok", "degraded", "refused"; NULL: from the plan */
+	const char *reason;     /* why degraded or refused */
+	const char *sender;     /* "plugin", "dtplan report" */
+	double time;            /* seconds since the epoch; 0: not given */
+};
+
+/*
+ * The JSON a collector receives (schema DTPLAN_REPORT_SCHEMA, documented in
+ * dtplan.conf(5)): the fields above, the plan's warnings at the top level,
+ * and the plan itself (null without one).  DTPLAN_ERR_PARSE when plan_json
+ * is not a dtplan.plan/1 document.  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
+				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Planning (lib/search.c, lib/plan.c, lib/placement.c)
@@ -974,7 +1080,8 @@ void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
 
 #define DTPLAN_PLAN_SCHEMA "dtplan.plan/1"
 
-/* Plan -> JSON text (indented when pretty).  Caller frees *out with free(). */
+/* Plan -> JSON text (indented when pretty), with a "launch" object for the
+ * frameworks (dtplan_plan_to_json_launch()).  Caller frees *out with free(). */
 enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, char **out,
 				    struct dtplan_error *err);
 
@@ -1057,7 +1164,7 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 					   struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Launch environment (lib/env.c, lib/plan_ranks_json.c)
+ * Launch environment (lib/env.c, lib/env_vars.c, lib/plan_ranks_json.c)
  *
  * What a plan means for launchers as NAME=value pairs: the job-wide
  * variables (DT_TP, MASTER_ADDR, ...) and one task's (RANK, LOCAL_RANK, ...).
@@ -1085,7 +1192,7 @@ struct dtplan_env {
 #define DTPLAN_ENV_VALUE_MAX 32768
 
 /* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
- * stable for a job, different for jobs that share a first node. */
+ * stable for a job, different for jobs that share a first node (lib/launch.c). */
 #define DTPLAN_MASTER_PORT_BASE 29500
 #define DTPLAN_MASTER_PORT_SPAN 1000
 int dtplan_master_port(uint32_t job_id);
@@ -1104,8 +1211,9 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 
 /*
  * True when the user's own value of name wins over the plan's: NCCL_*,
- * MASTER_* (MASTER_ADDR, MASTER_PORT), RANK, WORLD_SIZE, LOCAL_RANK and
- * LOCAL_WORLD_SIZE, which users and launchers set themselves.  The host
+ * MASTER_* (MASTER_ADDR, MASTER_PORT), PET_* (torchrun's options), RANK,
+ * WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, which users and launchers set
+ * themselves.  The host
  * program sets such a variable only where the job has none; every other
  * variable of a dtplan_env (DT_*, DTPLAN_*) replaces the job's.
  */
@@ -1119,6 +1227,8 @@ bool dtplan_env_user_owned(const char *name);
 bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 			 enum dtplan_policy policy, char *reason, size_t size);
 
+struct dtplan_launch_in; /* lib/launch.c, below */
+
 struct dtplan_job_env_in {
 	const struct dtplan_plan *plan; /* NULL: no plan could be made */
 	uint32_t job_id;
@@ -1129,6 +1239,9 @@ struct dtplan_job_env_in {
 	size_t n_nodes;
 	const char *reason;        /* why the plan is degraded or refused; NULL: none */
 	bool refused;              /* DTPLAN_PLAN_STATE=refused */
+	/* the launch variables' rendezvous and files (borrowed); NULL: MASTER_ADDR
+	 * and MASTER_PORT as set here, no files */
+	const struct dtplan_launch_in *launch;
 };
 
 /*
@@ -1137,9 +1250,10 @@ struct dtplan_job_env_in {
  * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
  * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_RANK_ORDER (best.rank_order,
  * "tp-dp-pp" or "tp-pp-dp"; not set when the plan has none),
- * DT_CKPT_INTERVAL_S, DT_CKPT_INTERVAL_STEPS, and DT_NNODES, DT_NODE_ORDER
- * (comma list in rank order; the allocation's order when the plan places
- * nothing).
+ * DT_CKPT_INTERVAL_S, DT_CKPT_INTERVAL_STEPS, the launch variables of
+ * dtplan_launch_env() (DT_MEGATRON_ARGS, DT_NEMO_OVERRIDES, PET_*, the files'
+ * paths), and DT_NNODES, DT_NODE_ORDER (comma list in rank order; the
+ * allocation's order when the plan places nothing).
  */
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err);
@@ -1155,9 +1269,10 @@ struct dtplan_task_env_in {
 /*
  * One task's variables, appended to e.  When the node runs as many tasks as
  * the plan has ranks there: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
- * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK.  With one
- * task per node (a launcher such as torchrun per node): DT_NODE_RANK and
- * DT_NNODES only.  In both cases, with nccl_ib_hca DTPLAN_NCCL_IB_HCA_NODE,
+ * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK and
+ * PET_NODE_RANK.  With one task per node (a launcher such as torchrun per
+ * node): DT_NODE_RANK, PET_NODE_RANK (torchrun's --node-rank) and DT_NNODES
+ * only.  In both cases, with nccl_ib_hca DTPLAN_NCCL_IB_HCA_NODE,
  * NCCL_IB_HCA: "=" and the NICs nearest to the node's ranks' GPUs, each once,
  * in GPU order (not set when the plan knows none).  DTPLAN_ERR_NOT_FOUND when
  * host is not in the plan, DTPLAN_ERR_INVAL when the step does not match
@@ -1183,6 +1298,98 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Launch lines for frameworks (lib/launch.c)
+ *
+ * The plan in the words of Megatron-LM, NeMo, DeepSpeed and torchrun, so that
+ * a job's launch line takes it without translation (doc/launchers.md).  Each
+ * function is pure: the plan (and the rendezvous and file paths the host
+ * program chose) in, text out.
+ * ---------------------------------------------------------------------- */
+
+/* What a launch needs besides the plan.  Strings are borrowed. */
+struct dtplan_launch_in {
+	const char *master_addr;      /* torchrun's rendezvous host; NULL: unknown */
+	int master_port;              /* its port; 0: unknown */
+	const char *hostfile;         /* paths of the files written beside the plan */
+	const char *deepspeed_config; /* JSON; each NULL when not written */
+	const char *svg;
+};
+
+/*
+ * Fills l for plan p of job job_id (0: no job): the rendezvous is the job's
+ * own MASTER_ADDR and MASTER_PORT when given (non-empty, a port 1-65535),
+ * else the plan's first node and dtplan_master_port(job_id) (no port without
+ * a job).  No files.  job_addr and p's node names stay borrowed.
+ */
+void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p,
+			   uint32_t job_id, const char *job_addr, const char *job_port);
+
+/*
+ * Megatron-LM's arguments for p (megatron/training/arguments.py):
+ * --tensor-model-parallel-size, --pipeline-model-parallel-size,
+ * --micro-batch-size, --global-batch-size (the trained batch), --seq-length,
+ * --bf16, then as the plan needs them --sequence-parallel (TP > 1),
+ * --use-distributed-optimizer (ZeRO-1; ZeRO-2 and 3 with Megatron-FSDP's
+ * --data-parallel-sharding-strategy), the recomputation flags,
+ * --decoder-first/last-pipeline-num-layers (uneven stages),
+ * --use-tp-pp-dp-mapping (rank order tp-pp-dp) and --save-interval (the
+ * checkpoint interval in steps).  Space-separated; caller frees *out.
+ */
+enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **out,
+					    struct dtplan_error *err);
+
+/* NeMo's Hydra overrides for p (megatron_gpt_config.yaml keys; "++" for keys
+ * that file lacks).  Space-separated; caller frees *out. */
+enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char **out,
+					     struct dtplan_error *err);
+
+/* A DeepSpeed configuration fragment (JSON text): train_batch_size,
+ * train_micro_batch_size_per_gpu, gradient_accumulation_steps,
+ * zero_optimization.stage, bf16.enabled.  Caller frees *out. */
+enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,
+					       struct dtplan_error *err);
+
+/*
+ * The hostfile of p: one line per rank, the node of that rank, for
+ * SLURM_HOSTFILE with srun -m arbitrary (then SLURM_PROCID is the plan's
+ * rank).  DTPLAN_ERR_INVAL when p places no ranks.  Caller frees *out.
+ */
+enum dtplan_err dtplan_launch_hostfile(const struct dtplan_plan *p, char **out,
+				       struct dtplan_error *err);
+
+/*
+ * True when torchrun's static rendezvous numbers p's ranks as p does: every
+ * node holds the same count of consecutive ranks, node by node in plan order
+ * (rank = node rank x nproc_per_node + local rank).  *nnodes and
+ * *nproc_per_node receive the counts (NULL allowed).
+ */
+bool dtplan_launch_torchrun(const struct dtplan_plan *p, int *nnodes, int *nproc_per_node);
+
+/*
+ * Job-wide launch variables, appended to e: DT_MEGATRON_ARGS,
+ * DT_NEMO_OVERRIDES, with dtplan_launch_torchrun() PET_NNODES,
+ * PET_NPROC_PER_NODE, PET_RDZV_BACKEND=static and (when known)
+ * PET_MASTER_ADDR, PET_MASTER_PORT, and DTPLAN_HOSTFILE,
+ * DTPLAN_DEEPSPEED_CONFIG, DTPLAN_SVG for the files in l (NULL allowed).
+ */
+enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtplan_launch_in *l,
+				  struct dtplan_env *e, struct dtplan_error *err);
+
+/* What a user adds to the launch line, in one line for the job log (no
+ * prefix, no newline).  Caller frees *out. */
+enum dtplan_err dtplan_launch_hint(const struct dtplan_plan *p, const struct dtplan_launch_in *l,
+				   char **out, struct dtplan_error *err);
+
+/*
+ * Plan -> JSON as dtplan_plan_to_json(), whose "launch" object then names
+ * l's rendezvous and files (NULL: as dtplan_plan_to_json(): the plan's
+ * first node, no port, no files).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_plan_to_json_launch(const struct dtplan_plan *p,
+					   const struct dtplan_launch_in *l, bool pretty,
+					   char **out, struct dtplan_error *err);
 
 #ifdef __cplusplus
 }

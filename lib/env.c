@@ -1,7 +1,8 @@
 /*
  * env.c: a plan as environment variables for launchers (torchrun,
  * Megatron-LM, DeepSpeed).  The plugin copies them into the job or the task;
- * deciding what they say happens here, where it can be tested.
+ * deciding what they say happens here, where it can be tested.  The
+ * frameworks' own words (DT_MEGATRON_ARGS, PET_*, ...) come from launch.c.
  */
 #include "config.h"
 
@@ -12,75 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dtplan_master_port(uint32_t job_id)
-{
-	return DTPLAN_MASTER_PORT_BASE + (int)(job_id % DTPLAN_MASTER_PORT_SPAN);
-}
-
-void dtplan_env_init(struct dtplan_env *e)
-{
-	e->n = 0;
-	e->vars = NULL;
-}
-
-void dtplan_env_fini(struct dtplan_env *e)
-{
-	if (e == NULL)
-		return;
-	for (size_t i = 0; i < e->n; i++)
-		free(e->vars[i].value);
-	free(e->vars);
-	e->n = 0;
-	e->vars = NULL;
-}
-
-const char *dtplan_env_get(const struct dtplan_env *e, const char *name)
-{
-	for (size_t i = 0; e != NULL && name != NULL && i < e->n; i++)
-		if (strcmp(e->vars[i].name, name) == 0)
-			return e->vars[i].value;
-	return NULL;
-}
-
-enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const char *fmt, ...)
-{
-	struct dtplan_env_var *grown;
-	char *value = NULL;
-	va_list ap;
-	size_t i;
-	int n;
-
-	if (e == NULL || name == NULL || name[0] == '\0' ||
-	    strlen(name) >= sizeof(e->vars[0].name))
-		return DTPLAN_ERR_INVAL;
-	va_start(ap, fmt);
-	n = vasprintf(&value, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return DTPLAN_ERR_NOMEM;
-	if (n > DTPLAN_ENV_VALUE_MAX) {
-		free(value);
-		return DTPLAN_ERR_RANGE;
-	}
-	for (i = 0; i < e->n; i++) {
-		if (strcmp(e->vars[i].name, name) == 0) {
-			free(e->vars[i].value);
-			e->vars[i].value = value;
-			return DTPLAN_OK;
-		}
-	}
-	grown = realloc(e->vars, (e->n + 1) * sizeof(*grown));
-	if (grown == NULL) {
-		free(value);
-		return DTPLAN_ERR_NOMEM;
-	}
-	e->vars = grown;
-	dtplan__strlcpy(e->vars[e->n].name, name, sizeof(e->vars[e->n].name));
-	e->vars[e->n].value = value;
-	e->n++;
-	return DTPLAN_OK;
-}
-
 /*
  * The variables a user's value wins for (dtplan_env_user_owned()): the
  * launchers' rendezvous and rank variables and NCCL's settings.  The one
@@ -89,6 +21,7 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 static const char *const user_owned_prefixes[] = {
 	"NCCL_",
 	"MASTER_",
+	"PET_",
 };
 static const char *const user_owned_names[] = {
 	"RANK",
@@ -210,12 +143,23 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	return ret == DTPLAN_OK ? DTPLAN_OK : DTPLAN_ERR_NOMEM;
 }
 
+/* A plan with a whole parallel split: one the frameworks can be told (a
+ * hand-made plan may lack one). */
+static bool has_split(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = p != NULL ? &p->best : NULL;
+
+	return c != NULL && c->tp >= 1 && c->pp >= 1 && c->dp >= 1 && c->micro_batch >= 1 &&
+	       c->num_microbatches >= 1;
+}
+
 enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan_env *e,
 			       struct dtplan_error *err)
 {
 	const struct dtplan_plan *p;
 	const char(*order)[64] = NULL;
 	const char *state, *reason;
+	struct dtplan_launch_in launch = {0};
 	enum dtplan_err ret = DTPLAN_OK;
 	size_t n_order = 0;
 
@@ -251,6 +195,17 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 		ret = set_node_order(e, order, n_order, in->plan_file);
 	if (ret != DTPLAN_OK)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	/* The frameworks' words for the same plan; torchrun meets where
+	 * MASTER_ADDR and MASTER_PORT say unless the host program knows better. */
+	if (in->launch == NULL) {
+		launch.master_addr = n_order > 0 ? order[0] : NULL;
+		launch.master_port = dtplan_master_port(in->job_id);
+	}
+	if (has_split(p)) {
+		ret = dtplan_launch_env(p, in->launch != NULL ? in->launch : &launch, e, err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
 	return DTPLAN_OK;
 }
 
@@ -362,6 +317,7 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	}
 	if (in->local_count == 1 && on_node != 1) {
 		ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+		ret |= dtplan_env_set(e, "PET_NODE_RANK", "%d", node);
 		ret |= dtplan_env_set(e, "DT_NNODES", "%zu", p->n_nodes);
 		goto node_wide;
 	}
@@ -382,6 +338,7 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);
 	ret |= dtplan_env_set(e, "DT_LOCAL_GPU", "%d", r->gpu);
 	ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);
+	ret |= dtplan_env_set(e, "PET_NODE_RANK", "%d", node);
 node_wide:
 	/* Never one NIC per rank: that would take rails and PXN away from NCCL. */
 	if (in->nccl_ib_hca == DTPLAN_NCCL_IB_HCA_NODE)

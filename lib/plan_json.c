@@ -18,6 +18,12 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A whole count (parameters, steps) as a JSON integer; null when not finite. */
+static json_t *count(double v)
+{
+	return isfinite(v) && fabs(v) < 9e18 ? json_integer((json_int_t)llround(v)) : json_null();
+}
+
 /* Sets key to a fresh value; false (and value freed) on failure. */
 static bool put(json_t *obj, const char *key, json_t *value)
 {
@@ -27,7 +33,7 @@ static bool put(json_t *obj, const char *key, json_t *value)
 static json_t *model_json(const struct dtplan_model *m, int seq)
 {
 	return json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i}", "name", m->name, "params",
-			 num(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
+			 count(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
 			 m->heads, "kv_heads", m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq);
 }
 
@@ -97,7 +103,7 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			       : 0.0;
 
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
-			 num(c->interval_seconds), "interval_steps", num(c->interval_steps),
+			 num(c->interval_seconds), "interval_steps", count(floor(c->interval_steps)),
 			 "young_seconds", num(c->young_seconds), "daly_seconds",
 			 num(c->daly_seconds), "write_seconds", num(write), "job_mtbf_seconds",
 			 num(c->job_mtbf_seconds), "waste_fraction", num(c->waste_fraction), "bytes",
@@ -173,7 +179,92 @@ fail:
 	return NULL;
 }
 
-static json_t *plan_json(const struct dtplan_plan *p)
+/* A string the caller made and hands over (NULL: out of memory). */
+static json_t *string_take(char *text)
+{
+	json_t *j = text != NULL ? json_string(text) : NULL;
+
+	free(text);
+	return j;
+}
+
+/* A path or null. */
+static json_t *path_or_null(const char *path)
+{
+	return path != NULL ? json_string(path) : json_null();
+}
+
+/* torchrun's options when its static rendezvous numbers ranks as the plan does. */
+static json_t *torchrun_json(const struct dtplan_plan *p, const struct dtplan_launch_in *l)
+{
+	int nnodes, per;
+
+	if (!dtplan_launch_torchrun(p, &nnodes, &per))
+		return json_null();
+	return json_pack("{s:i, s:i, s:s, s:o, s:o}", "nnodes", nnodes, "nproc_per_node", per,
+			 "rdzv_backend", "static", "master_addr", path_or_null(l->master_addr),
+			 "master_port",
+			 l->master_port > 0 ? json_integer(l->master_port) : json_null());
+}
+
+/* The job-wide launch variables, as dtplan_launch_env() sets them. */
+static json_t *launch_env_json(const struct dtplan_plan *p, const struct dtplan_launch_in *l)
+{
+	struct dtplan_env env;
+	json_t *o = NULL;
+
+	dtplan_env_init(&env);
+	if (dtplan_launch_env(p, l, &env, NULL) != DTPLAN_OK)
+		goto out;
+	o = json_object();
+	for (size_t i = 0; o != NULL && i < env.n; i++) {
+		if (!put(o, env.vars[i].name, json_string(env.vars[i].value))) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+out:
+	dtplan_env_fini(&env);
+	return o;
+}
+
+/*
+ * What the frameworks take (lib/launch.c): Megatron-LM's arguments, NeMo's
+ * overrides, the DeepSpeed fragment, torchrun's options, the files beside
+ * the plan and the variables a job gets.  null for a plan without a split.
+ */
+static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_launch_in *l)
+{
+	const struct dtplan_candidate *c = &p->best;
+	char *megatron = NULL, *nemo = NULL, *ds = NULL;
+	json_t *o = NULL, *deepspeed = NULL;
+
+	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->micro_batch < 1 || c->num_microbatches < 1)
+		return json_null();
+	if (dtplan_launch_megatron_args(p, &megatron, NULL) != DTPLAN_OK ||
+	    dtplan_launch_nemo_overrides(p, &nemo, NULL) != DTPLAN_OK ||
+	    dtplan_launch_deepspeed_config(p, &ds, NULL) != DTPLAN_OK)
+		goto out;
+	/* One text for the file and the plan: the fragment is parsed back. */
+	deepspeed = json_loads(ds, 0, NULL);
+	if (deepspeed == NULL)
+		goto out;
+	o = json_pack("{s:o, s:o, s:O, s:o, s:{s:o, s:o, s:o}, s:o}", "megatron_args",
+		      string_take(megatron), "nemo_overrides", string_take(nemo), "deepspeed",
+		      deepspeed, "torchrun", torchrun_json(p, l), "files", "hostfile",
+		      path_or_null(l->hostfile), "deepspeed_config",
+		      path_or_null(l->deepspeed_config), "svg", path_or_null(l->svg), "env",
+		      launch_env_json(p, l));
+	megatron = nemo = NULL; /* taken by string_take() */
+out:
+	free(megatron);
+	free(nemo);
+	free(ds);
+	json_decref(deepspeed);
+	return o;
+}
+
+static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch_in *l)
 {
 	const struct dtplan_request *r = &p->request;
 	json_t *root = json_object();
@@ -203,6 +294,8 @@ static json_t *plan_json(const struct dtplan_plan *p)
 		goto fail;
 	if (p->n_ranks > 0 && !put(root, "placement", placement_json(p)))
 		goto fail;
+	if (!put(root, "launch", launch_json(p, l)))
+		goto fail;
 	return root;
 fail:
 	json_decref(root);
@@ -212,6 +305,14 @@ fail:
 enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, char **out,
 				    struct dtplan_error *err)
 {
+	return dtplan_plan_to_json_launch(p, NULL, pretty, out, err);
+}
+
+enum dtplan_err dtplan_plan_to_json_launch(const struct dtplan_plan *p,
+					   const struct dtplan_launch_in *l, bool pretty,
+					   char **out, struct dtplan_error *err)
+{
+	struct dtplan_launch_in plain;
 	json_t *root = NULL;
 	enum dtplan_err rv;
 
@@ -221,7 +322,11 @@ enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, ch
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
 		goto out;
 	}
-	root = plan_json(p);
+	if (l == NULL) {
+		dtplan_launch_in_init(&plain, p, 0, NULL, NULL);
+		l = &plain;
+	}
+	root = plan_json(p, l);
 	if (root != NULL)
 		*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
 						JSON_PRESERVE_ORDER);

@@ -86,6 +86,38 @@ int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c);
 int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c);
 void dtplan__remote_exit(void);
 
+/* ---- service.c: the fabric service and the collector (slurmstepd) ----- */
+
+struct dtplan_fabric_fetch;
+struct dtplan_report;
+
+/*
+ * Remote init_post_opt, as root: in the batch step of a job that plans,
+ * fetches the fabric of FabricURL= (through FabricCache=); in the batch step
+ * and on the first node of other steps, reads ReportTokenFile=.  Always 0
+ * (faults logged).
+ */
+int dtplan__service_init_post_opt(spank_t sp, const struct dtplan_config *c);
+
+/*
+ * The fabric for a plan: init_post_opt's outcome, else fetched now (the
+ * cache alone unless may_ask).  NULL without FabricURL= or when nothing could
+ * be tried (logged).  Owned by service.c until dtplan__service_exit().
+ */
+const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_config *c,
+							 bool may_ask);
+
+/*
+ * Posts r (its plan_json NULL when no plan could be made) to ReportURL=,
+ * with the user, cluster, sender and time filled here, bounded by
+ * ReportTimeout=.  Faults go to the slurmd log.
+ */
+void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
+			    const struct dtplan_report *r);
+
+/* Frees the fabric and wipes the token. */
+void dtplan__service_exit(void);
+
 /* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
 
 int dtplan__prolog(spank_t sp, int ac, char **av);

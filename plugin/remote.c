@@ -2,8 +2,12 @@
  * remote.c: slurmstepd.
  *
  * user_init (as the user, every step):
- *   batch step  make the plan for the allocation, log it into the job's
- *               output, write dtplan-<jobid>.json, export DT_* / MASTER_*.
+ *   batch step  make the plan for the allocation (with the fabric service's
+ *               fabric when FabricURL= is set, service.c), log it into the
+ *               job's output, write dtplan-<jobid>.json and beside it .hosts,
+ *               .deepspeed.json and .svg, export DT_* / MASTER_* / PET_*,
+ *               say in one line what the frameworks' launch lines add, and
+ *               report the plan to ReportURL=.
  *   srun step   read the plan back from $DTPLAN_FILE (or, without one,
  *               recompute it the same way) for task_init.
  * task_init (in each task, as the user): RANK and friends in plan order, and
@@ -284,10 +288,15 @@ out:
  * degraded instead.
  */
 
-static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct job_facts *f,
-				     char (*names)[64], size_t n, char *reason, size_t size)
+static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
+				     char (*names)[64], size_t n, bool may_ask, char *reason,
+				     size_t size)
 {
 	const struct dtplan_opts *o = dtplan__opts();
+	const struct dtplan_fabric_fetch *fab = dtplan__service_fabric(site, may_ask);
+	const struct dtplan_config *c = site;
+	struct dtplan_config fabric_config;
+	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_inventory inv;
 	struct dtplan_plan *plan = NULL;
@@ -300,6 +309,18 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	bool topo_failed = false;
 
 	dtplan_inventory_init(&inv);
+	/* The service's fabric replaces topology.conf (and, as JSON, the site
+	 * file's fabric part); without it, the files and a warning. */
+	dtplan_config_init(&fabric_config);
+	if (fab != NULL)
+		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
+	if (fab != NULL && fab->desc != NULL) {
+		if (dtplan_fabric_desc_apply(fab->desc, site, &fabric_config, &terr) == DTPLAN_OK)
+			c = &fabric_config;
+		else
+			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
+				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
+	}
 	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
@@ -317,7 +338,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 		goto out;
 	}
 	req.gpus = req.gpus_per_node * (int)n;
-	if (c->topology_file[0] != '\0') {
+	if (c != &fabric_config && c->topology_file[0] != '\0') {
 		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
 		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
 			topo_failed = true;
@@ -327,7 +348,10 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 	cluster.n_hosts = n;
 	cluster.host_names = (const char(*)[64])names;
 	cluster.host_inventory = host_inv;
-	cluster.topology = topo_failed ? NULL : topo;
+	if (c == &fabric_config)
+		cluster.topology = fab->desc->topology;
+	else
+		cluster.topology = topo_failed ? NULL : topo;
 	cluster.config = c;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
@@ -345,11 +369,20 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *c, const struct
 					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
 					"read their inventory)",
 					assumed, n, f->host);
+	if (fabric_warning[0] != '\0' && c == &fabric_config)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s", fabric_warning);
+	else if (fabric_warning[0] != '\0' && cluster.topology != NULL)
+		dtplan_plan_add_warning(plan, "fabric-service", "%s; using topology.conf %s",
+					fabric_warning, c->topology_file);
+	else if (fabric_warning[0] != '\0')
+		dtplan_plan_add_warning(plan, "fabric-service",
+					"%s; planning without a switch tree", fabric_warning);
 	if (topo_failed)
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
 	dtplan_topology_destroy(topo);
+	dtplan_config_fini(&fabric_config);
 	dtplan_inventory_fini(&inv);
 	free(host_inv);
 	return plan;
@@ -396,56 +429,175 @@ static int create_plan_file(char *path, size_t path_size, char *reason, size_t s
 	return fd;
 }
 
-/* Writes the plan's JSON as the job's user to path (or the name
- * create_plan_file() chose instead, left in path).  Returns 0 or -1 with the
- * reason. */
-static int write_json(const struct dtplan_plan *plan, char *path, size_t path_size, uid_t uid,
-		      char *reason, size_t size)
+/* Writes all of text to fd and closes it; path names it in the reason.
+ * Returns 0 or -1 with the reason. */
+static int write_close(int fd, const char *text, const char *path, char *reason, size_t size)
 {
-	struct dtplan_error err = {0};
-	char *json = NULL, buf[1024];
-	size_t len, done = 0;
-	int fd = -1, rv = -1;
-	bool created = false;
+	size_t len = strlen(text), done = 0;
 
-	if (geteuid() != uid) {
-		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
-			 path, (unsigned)geteuid(), (unsigned)uid);
-		goto out;
-	}
-	if (dtplan_plan_to_json(plan, true, &json, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
-	fd = create_plan_file(path, path_size, reason, size);
-	if (fd < 0)
-		goto out;
-	created = true;
-	len = strlen(json);
 	while (done < len) {
-		ssize_t w = write(fd, json + done, len - done);
+		ssize_t w = write(fd, text + done, len - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			bprintf(reason, size, "cannot write %s: %s", path,
 				 w < 0 ? strerror(errno) : "short write");
-			goto out;
+			close(fd);
+			return -1;
 		}
 		done += (size_t)w;
 	}
 	if (close(fd) != 0) {
-		fd = -1;
 		bprintf(reason, size, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes text to path as the job's user; never follows a link and never
+ * replaces a file.  Returns 0 or -1 with the reason. */
+static int write_file(const char *text, const char *path, uid_t uid, char *reason, size_t size)
+{
+	int fd;
+
+	if (geteuid() != uid) {
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+			 path, (unsigned)geteuid(), (unsigned)uid);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (write_close(fd, text, path, reason, size) != 0) {
+		unlink(path); /* no half-written file, and none to block a rerun */
+		return -1;
+	}
+	return 0;
+}
+
+/* Where torchrun meets, as the job says or else the plan. */
+struct rendezvous {
+	char master_addr[256];  /* the job's own MASTER_ADDR, "" when unset */
+	char master_port[32];
+	struct dtplan_launch_in launch; /* points into the above and the plan */
+};
+
+/* The rendezvous torchrun gets: the job's own MASTER_ADDR and MASTER_PORT
+ * when it has them, else the plan's.  No files yet. */
+static void rendezvous_init(spank_t sp, const struct job_facts *f,
+			    const struct dtplan_plan *plan, struct rendezvous *rv)
+{
+	job_getenv(sp, "MASTER_ADDR", rv->master_addr, sizeof(rv->master_addr));
+	job_getenv(sp, "MASTER_PORT", rv->master_port, sizeof(rv->master_port));
+	dtplan_launch_in_init(&rv->launch, plan, f->job_id, rv->master_addr, rv->master_port);
+}
+
+/* The plan's files: the JSON, and beside it what the frameworks read. */
+struct plan_files {
+	char json[4096];
+	char hosts[4096];
+	char deepspeed[4096];
+	char svg[4096];
+	struct rendezvous rdv;  /* rdv.launch names the files written */
+};
+
+typedef enum dtplan_err (*make_text_fn)(const struct dtplan_plan *p, char **out,
+					struct dtplan_error *err);
+
+/*
+ * Writes make(plan) beside the plan JSON: its path with ".json" replaced by
+ * suffix, kept in buf.  Returns 0, or -1 with the reason in why.
+ */
+static int write_beside(const struct dtplan_plan *plan, const char *json, const char *suffix,
+			make_text_fn make, uid_t uid, char *buf, size_t size, char *why,
+			size_t why_size)
+{
+	struct dtplan_error err = {0};
+	size_t stem = strlen(json);
+	char *text = NULL, msg[1024];
+	int rv = -1;
+
+	if (stem > 5 && strcmp(json + stem - 5, ".json") == 0)
+		stem -= 5;
+	if (snprintf(buf, size, "%.*s%s", (int)stem, json, suffix) >= (int)size) {
+		bprintf(why, why_size, "%.*s%s: path too long", (int)stem, json, suffix);
 		goto out;
 	}
-	fd = -1;
-	rv = 0;
+	if (make(plan, &text, &err) != DTPLAN_OK) {
+		bprintf(why, why_size, "%s: %s", buf, dtplan_error_format(&err, msg, sizeof(msg)));
+		goto out;
+	}
+	rv = write_file(text, buf, uid, why, why_size);
 out:
-	if (fd >= 0)
+	free(text);
+	if (rv != 0)
+		buf[0] = '\0';
+	return rv;
+}
+
+/*
+ * Writes the plan's files as the job's user: the hostfile in rank order, the
+ * DeepSpeed fragment and the SVG picture beside pf->json, then the JSON,
+ * whose launch object names those written.  A file beside it that cannot be
+ * written marks the plan degraded; without the JSON the others go too.
+ * Returns 0 when the JSON was written, else -1 with the reason.
+ */
+static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid_t uid,
+			    char *reason, size_t size)
+{
+	struct dtplan_launch_in *l = &pf->rdv.launch;
+	const struct {
+		const char *suffix;
+		make_text_fn make;
+		char *buf;
+		const char **slot;
+	} beside[] = {
+		{".hosts", dtplan_launch_hostfile, pf->hosts, &l->hostfile},
+		{".deepspeed.json", dtplan_launch_deepspeed_config, pf->deepspeed,
+		 &l->deepspeed_config},
+		{".svg", dtplan_plan_render_svg, pf->svg, &l->svg},
+	};
+	struct dtplan_error err = {0};
+	char *json = NULL, why[1024] = "", msg[1024];
+	int rv = -1, fd;
+
+	if (geteuid() != uid) {
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+			 pf->json, (unsigned)geteuid(), (unsigned)uid);
+		return -1;
+	}
+	/* The JSON's name first: the files beside it take theirs from it. */
+	fd = create_plan_file(pf->json, sizeof(pf->json), reason, size);
+	if (fd < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		if (beside[i].make == dtplan_launch_hostfile && plan->n_ranks == 0)
+			continue;
+		if (write_beside(plan, pf->json, beside[i].suffix, beside[i].make, uid,
+				 beside[i].buf, sizeof(pf->hosts), msg, sizeof(msg)) == 0)
+			*beside[i].slot = beside[i].buf;
+		else if (why[0] == '\0')
+			bprintf(why, sizeof(why), "%s", msg);
+	}
+	if (why[0] != '\0')
+		dtplan_plan_set_degraded(plan, "%s", why);
+	if (dtplan_plan_to_json_launch(plan, l, true, &json, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, msg, sizeof(msg)));
 		close(fd);
-	if (rv != 0 && created)
-		unlink(path); /* no half-written plan, and no file to block a rerun */
+	} else {
+		rv = write_close(fd, json, pf->json, reason, size);
+	}
+	if (rv != 0)
+		unlink(pf->json); /* no half-written plan, and none to block a rerun */
+	/* Files that no written plan names would only block a rerun. */
+	for (size_t i = 0; rv != 0 && i < sizeof(beside) / sizeof(beside[0]); i++) {
+		if (*beside[i].slot != NULL)
+			unlink(*beside[i].slot);
+		*beside[i].slot = NULL;
+	}
 	free(json);
 	return rv;
 }
@@ -482,10 +634,11 @@ static void apply_env(spank_t sp, const struct dtplan_env *env, bool tell)
 }
 
 /* Sets the job-wide variables; reason NULL when the plan is fine.  tell: this
- * node reports kept user values (apply_env()). */
+ * node reports kept user values (apply_env()).  launch: the rendezvous and
+ * files for the frameworks (NULL: the plan's, no files). */
 static void export_job(spank_t sp, const struct job_facts *f, const struct dtplan_plan *plan,
 		       const char *plan_file, char (*names)[64], size_t n, const char *reason,
-		       bool tell)
+		       bool tell, const struct dtplan_launch_in *launch)
 {
 	struct dtplan_job_env_in in = {0};
 	struct dtplan_env env;
@@ -500,6 +653,7 @@ static void export_job(spank_t sp, const struct job_facts *f, const struct dtpla
 	in.n_nodes = n;
 	in.reason = ctx.refused ? ctx.reason : reason;
 	in.refused = ctx.refused;
+	in.launch = launch;
 	if (dtplan_env_job(&in, &env, &err) != DTPLAN_OK)
 		slurm_error(DTPLAN_LOG_PREFIX "plan degraded: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
@@ -523,19 +677,74 @@ static void plan_file_path(const struct dtplan_config *c, const struct job_facts
 		bprintf(path, size, "%s/dtplan-%u.json", dir, f->job_id);
 }
 
-/* The batch step on the first node: plan, log, file, environment. */
+/*
+ * Tells the collector (ReportURL=) how this step's planning went: the plan
+ * (NULL: none could be made, for reason) as its file has it (with launch's
+ * part when not NULL), its state and the job's facts.
+ */
+static void report(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
+		   const struct dtplan_plan *plan, const struct dtplan_launch_in *launch,
+		   const char *reason)
+{
+	struct dtplan_report r = {0};
+	struct dtplan_error err = {0};
+	char *json = NULL, buf[1024];
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (c->report_url[0] == '\0')
+		return;
+	if (plan != NULL && launch != NULL)
+		rv = dtplan_plan_to_json_launch(plan, launch, false, &json, &err);
+	else if (plan != NULL)
+		rv = dtplan_plan_to_json(plan, false, &json, &err);
+	if (rv != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: %s", f->job_id,
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+		return;
+	}
+	r.plan_json = json;
+
+	r.job_id = f->job_id;
+	r.uid = (long)f->uid;
+	r.nodes = f->nodelist[0] != '\0' ? f->nodelist : NULL;
+	r.host = f->host[0] != '\0' ? f->host : NULL;
+	if (ctx.refused) {
+		r.state = "refused";
+		r.reason = ctx.reason;
+	} else if (plan == NULL || plan->degraded) {
+		r.state = "degraded";
+		r.reason = plan != NULL ? plan->degraded_reason : reason;
+	} else {
+		r.state = "ok";
+	}
+	dtplan__service_report(sp, c, &r);
+	free(json);
+}
+
+/* Says in one line of the job log what the frameworks' launch lines need. */
+static void log_launch_hint(const struct dtplan_plan *plan, const struct dtplan_launch_in *l)
+{
+	char *hint = NULL;
+
+	if (dtplan_launch_hint(plan, l, &hint, NULL) == DTPLAN_OK)
+		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", hint);
+	free(hint);
+}
+
+/* The batch step on the first node: plan, log, files, environment, report. */
 static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 			    const struct job_facts *f, enum dtplan_mode mode)
 {
 	struct dtplan_error err = {0};
+	struct plan_files *pf = NULL;
 	char (*names)[64] = NULL;
-	char reason[1024] = "", path[4096], *text = NULL;
+	char reason[1024] = "", *text = NULL;
 	const char *file = NULL;
 	size_t n = 0;
 
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
-	ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
 	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
@@ -546,21 +755,36 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 		slurm_error(DTPLAN_LOG_PREFIX "plan refused (%s): %s",
 			    mode == DTPLAN_MODE_STRICT ? "--dt-plan=strict" : "policy=deny",
 			    ctx.reason);
-	plan_file_path(c, f, path, sizeof(path));
-	if (path[0] == '\0')
+	pf = calloc(1, sizeof(*pf));
+	if (pf == NULL) {
+		bprintf(reason, sizeof(reason), "out of memory");
+		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
+		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL, true, NULL);
+		report(sp, c, f, ctx.plan, NULL, NULL);
+		goto out;
+	}
+	rendezvous_init(sp, f, ctx.plan, &pf->rdv);
+	plan_file_path(c, f, pf->json, sizeof(pf->json));
+	if (pf->json[0] == '\0')
 		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
-	else if (write_json(ctx.plan, path, sizeof(path), f->uid, reason, sizeof(reason)) == 0)
-		file = path;
+	else if (write_plan_files(ctx.plan, pf, f->uid, reason, sizeof(reason)) == 0)
+		file = pf->json;
 	if (file == NULL)
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 	if (ctx.plan->degraded)
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", ctx.plan->degraded_reason);
-	export_job(sp, f, ctx.plan, file, names, n, NULL, true);
+	export_job(sp, f, ctx.plan, file, names, n, NULL, true, &pf->rdv.launch);
+	if (!ctx.refused)
+		log_launch_hint(ctx.plan, &pf->rdv.launch);
+	report(sp, c, f, ctx.plan, &pf->rdv.launch, NULL);
 	goto out;
 degraded:
 	slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
-	export_job(sp, f, NULL, NULL, names, n, reason, true);
+	export_job(sp, f, NULL, NULL, names, n, reason, true, NULL);
+	report(sp, c, f, NULL, NULL, reason);
 out:
+	free(pf);
 	free(text);
 	free(names);
 }
@@ -637,14 +861,20 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		return;
 	}
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) == 0)
-		ctx.plan = make_plan(c, f, names, n, reason, sizeof(reason));
+		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
+		struct rendezvous rdv;
+
 		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
 						  ctx.reason, sizeof(ctx.reason));
-		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0);
+		rendezvous_init(sp, f, ctx.plan, &rdv);
+		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0, &rdv.launch);
 	} else if (node_id == 0) {
 		slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 	}
+	/* Every node computed the same plan: the first one reports it. */
+	if (node_id == 0)
+		report(sp, c, f, ctx.plan, NULL, reason);
 	free(names);
 }
 

@@ -13,7 +13,9 @@
  *        | `-> slurmstepd
  *        |      `-> init ()              register options, read plugstack
  *        |       -> process spank options   opts.c callbacks (remote=1): keep values
- *        |       -> init_post_opt ()     nothing (root; output only in slurmd log)
+ *        |       -> init_post_opt ()     service.c (root; output only in slurmd log):
+ *        |      |                        batch step: fetch FabricURL= through its
+ *        |      |                        cache; read ReportTokenFile=
  *        |      + drop privileges (initgroups(), seteuid(), chdir())
  *        |      `-> user_init ()         remote.c, as the user: batch step: make
  *        |      |                        the plan, log it, write the JSON, set
@@ -108,6 +110,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
 		return dtplan__local_init_post_opt(sp, &ctx.config);
+	case S_CTX_REMOTE:
+		return dtplan__service_init_post_opt(sp, &ctx.config);
 	default:
 		return 0;
 	}
@@ -135,6 +139,7 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	dtplan__remote_exit();
+	dtplan__service_exit();
 	dtplan__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);

@@ -1,8 +1,8 @@
 /*
  * dtprobes.h: libdtprobes, what measures the hardware for libdtplan.
  *
- * probes/ is the only part of dtplan that uses hwloc, reads /sys or opens
- * sockets.  Its results are plain libdtplan structs (struct dtplan_node)
+ * probes/ is the only part of dtplan that uses hwloc or libcurl, reads /sys
+ * or opens sockets.  Its results are plain libdtplan structs (struct dtplan_node)
  * that the planner reads.  Errors follow libdtplan: an enum dtplan_err
  * return with detail in a caller-provided struct dtplan_error (NULL allowed).
  * Nothing here prints; messages go to libdtplan's log sink.
@@ -91,6 +91,109 @@ enum dtplan_err dtplan_node_from_cache(const char *cache_dir, const char *hostna
  */
 enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostname,
 					double timeout_s, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * HTTP: the fabric service and the plans' collector (probes/http.c, the
+ * only libcurl user)
+ *
+ * Every transfer is bounded (connection and whole transfer), caps what it
+ * reads, speaks http and https only, verifies TLS peers and host names,
+ * never raises signals (CURLOPT_NOSIGNAL) and follows at most
+ * DTPLAN_HTTP_MAX_REDIRECTS redirects (GET only).  libcurl's global
+ * initialisation runs once per process (pthread_once), so the calls are safe
+ * from any thread of a multi-threaded slurmstepd; it is never cleaned up.
+ * Proxies come from the environment as libcurl reads them (http_proxy, ...).
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_HTTP_MAX_REDIRECTS 3
+
+struct dtplan_http_opts {
+	double timeout_s;         /* the whole transfer, connecting included (> 0) */
+	double connect_timeout_s; /* connecting (> 0; at most timeout_s counts) */
+	size_t max_bytes;         /* largest answer body read (> 0) */
+	const char *ca_path;      /* CA bundle file or hashed folder; NULL or "": libcurl's */
+	const char *bearer_token; /* "Authorization: Bearer" value; NULL or "": none */
+	bool follow_redirects;    /* GET: follow up to DTPLAN_HTTP_MAX_REDIRECTS */
+};
+
+/* Options from a site configuration: HttpConnectTimeout=, HttpMaxSize=,
+ * HttpCAPath= and the given whole-transfer bound; no token, redirects
+ * followed. */
+void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtplan_config *c,
+				  double timeout_s);
+
+/*
+ * GETs url into *body (NUL-terminated, caller frees with free()) and *len
+ * (NULL allowed).  Only a 2xx answer is a success.  Errors name the URL as
+ * err->source and the fault in err->text: DTPLAN_ERR_TIMEOUT (no connection
+ * or no complete answer in time), DTPLAN_ERR_RANGE (an answer larger than
+ * max_bytes), DTPLAN_ERR_IO (connection refused, name not resolved, TLS,
+ * "HTTP 500", too many redirects, ...), DTPLAN_ERR_INVAL (a URL that is not
+ * http:// or https://).  *body is NULL on error.
+ */
+enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *o, char **body,
+				size_t *len, struct dtplan_error *err);
+
+/*
+ * POSTs json (Content-Type: application/json, with the bearer token when
+ * set) to url.  Only a 2xx answer is a success; redirects are not followed
+ * (a token is never sent anywhere else).  Errors as dtplan_http_get().
+ */
+enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_opts *o,
+				      const char *json, struct dtplan_error *err);
+
+/*
+ * Reads a bearer token from a file that only root may change or read:
+ * owned by uid 0 (or by the calling user, for tests and the CLI run by its
+ * owner) and without any group or other permission bits; a regular file of
+ * at most 4 KiB whose first line is the token (surrounding blanks dropped).
+ * Meant to run while slurmstepd is still root.  *token receives the text
+ * (caller frees with free()); DTPLAN_ERR_IO when unreadable,
+ * DTPLAN_ERR_POLICY when the ownership or mode is wrong, DTPLAN_ERR_PARSE
+ * when empty; err names the file.
+ */
+enum dtplan_err dtplan_http_read_token(const char *path, char **token, struct dtplan_error *err);
+
+/* Where a fabric came from. */
+enum dtplan_fabric_origin {
+	DTPLAN_FABRIC_ORIGIN_NONE = 0, /* no usable answer: the caller uses its local files */
+	DTPLAN_FABRIC_ORIGIN_SERVICE,  /* the service's answer, just fetched */
+	DTPLAN_FABRIC_ORIGIN_CACHE,    /* the answer cached in FabricCache= */
+};
+
+struct dtplan_fabric_fetch {
+	enum dtplan_fabric_origin origin;
+	struct dtplan_fabric_desc *desc; /* owned; NULL with origin NONE */
+	double age_s;                    /* of the cached answer used (origin CACHE) */
+	/* Why the service's answer is not used, and what is used instead; ""
+	 * when the fabric is the service's own or a fresh cached copy of it.
+	 * Meant for the plan's "fabric-service" warning. */
+	char warning[DTPLAN_WARN_TEXT_MAX];
+};
+
+/*
+ * The fabric of c->fabric_url through the cache file c->fabric_cache ("":
+ * no cache):
+ *   1. a cached answer of the same URL younger than c->fabric_cache_ttl_s is
+ *      used without asking the service;
+ *   2. else the service is asked, bounded by c->fabric_timeout_s; an answer
+ *      that parses (dtplan_fabric_desc_parse()) is used and written to the
+ *      cache (atomically: a temporary file renamed over it, mode 0644);
+ *   3. else the cached answer of any age is used, and the warning names the
+ *      fault and the age;
+ *   4. else origin NONE, and the warning names the fault ("...; no cached
+ *      answer: PATH: cannot open: ..."): the caller falls back on its topology.conf and
+ *      site file and should add what it used to the warning.
+ * With offline, step 2 is skipped (srun steps that recompute a plan): a
+ * cached answer older than the time to live, or none, is said in warning.
+ * A cache that cannot be written is logged (warning level), not returned.
+ * Returns DTPLAN_OK in every case above; DTPLAN_ERR_INVAL when c has no
+ * FabricURL=, DTPLAN_ERR_NOMEM.  Caller frees out with
+ * dtplan_fabric_fetch_fini().
+ */
+enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
+				    struct dtplan_fabric_fetch *out, struct dtplan_error *err);
+void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
 
 #ifdef __cplusplus
 }

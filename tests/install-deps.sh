@@ -11,7 +11,7 @@ set -eu
 all="build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev
 	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
-	iproute2 iptables iperf3 bats lua5.3 python3 python3-torch
+	iproute2 iptables iperf3 bats lua5.3 python3 python3-jsonschema python3-torch
 	valgrind clang"
 packages=${*:-$all}
 

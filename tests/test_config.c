@@ -34,6 +34,16 @@ static void config_init__defaults__documented_values(void **state)
 	assert_string_equal(c.gpu_type, "");
 	assert_string_equal(c.json_dir, "");
 	assert_string_equal(c.cache_dir, "");
+	assert_string_equal(c.fabric_url, "");
+	assert_string_equal(c.fabric_cache, "");
+	assert_near(c.fabric_cache_ttl_s, 300, 0);
+	assert_near(c.fabric_timeout_s, 2, 0);
+	assert_string_equal(c.report_url, "");
+	assert_string_equal(c.report_token_file, "");
+	assert_near(c.report_timeout_s, 2, 0);
+	assert_near(c.http_connect_timeout_s, 1, 0);
+	assert_near(c.http_max_bytes, 16e6, 0);
+	assert_string_equal(c.http_ca_path, "");
 	assert_int_equal(c.n_switches, 0);
 	assert_null(c.switches);
 	assert_int_equal(c.n_nodesets, 0);
@@ -84,6 +94,16 @@ static void config_parse_file__every_key__values_with_units(void **state)
 	assert_string_equal(c.nodesets[0].nvlink_domain, "rack1");
 	assert_int_equal(c.nodesets[1].gpus_per_node, 8);
 	assert_string_equal(c.nodesets[1].nvlink_domain, "");
+	assert_string_equal(c.fabric_url, "https://fabric.example.org/v1/fabric?format=dtplan");
+	assert_string_equal(c.fabric_cache, "/var/cache/dtplan/fabric");
+	assert_near(c.fabric_cache_ttl_s, 600, 1e-9);
+	assert_near(c.fabric_timeout_s, 3, 0);
+	assert_string_equal(c.report_url, "https://collector.example.org/dtplan/plans");
+	assert_string_equal(c.report_token_file, "/etc/slurm/dtplan-report.token");
+	assert_near(c.report_timeout_s, 1.5, 1e-12);
+	assert_near(c.http_connect_timeout_s, 0.5, 1e-12);
+	assert_near(c.http_max_bytes, 4e6, 0);
+	assert_string_equal(c.http_ca_path, "/etc/ssl/certs");
 	dtplan_config_fini(&c);
 	assert_int_equal(c.n_switches, 0);
 	assert_null(c.switches);
@@ -143,6 +163,15 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"ComputeEfficiency=0\n",
 		 DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
 		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
+		{"FabricURL=ftp://fabric/x\n", DTPLAN_ERR_PARSE, 1,
+		 "FabricURL: 'ftp://fabric/x' is not an http:// or https:// URL"},
+		{"ReportURL=https://\n", DTPLAN_ERR_PARSE, 1,
+		 "ReportURL: 'https://' is not an http:// or https:// URL"},
+		{"ReportURL=collector:8080\n", DTPLAN_ERR_PARSE, 1, "is not an http:// or https://"},
+		{"FabricTimeout=0\n", DTPLAN_ERR_RANGE, 1, "FabricTimeout: '0' is out of range"},
+		{"ReportTimeout=11min\n", DTPLAN_ERR_RANGE, 1, "ReportTimeout: '11min' is out of range"},
+		{"HttpMaxSize=100\n", DTPLAN_ERR_RANGE, 1, "HttpMaxSize: '100' is out of range"},
+		{"HttpMaxSize=lots\n", DTPLAN_ERR_PARSE, 1, "HttpMaxSize"},
 		{"MtbfGpuHours=many\n",
 		 DTPLAN_ERR_PARSE, 1, "MtbfGpuHours: 'many' is not a number"},
 		{"MtbfGpuHours=1e999\n",
@@ -627,8 +656,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 20 settings: 17 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 20);
+	/* 30 settings: 27 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 30);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");

@@ -112,7 +112,10 @@ static const struct {
 	{"WORLD_SIZE", true},
 	{"LOCAL_RANK", true},
 	{"LOCAL_WORLD_SIZE", true},
+	{"PET_NNODES", true},   /* torchrun's options */
+	{"PET_NODE_RANK", true},
 	{"DT_TP", false},
+	{"DT_MEGATRON_ARGS", false},
 	{"DT_NODE_RANK", false},
 	{"DTPLAN_FILE", false},
 	{"DTPLAN_PLAN_STATE", false},
@@ -120,6 +123,7 @@ static const struct {
 	{"nccl_ib_hca", false}, /* environment names are case-sensitive */
 	{"XNCCL_IB_HCA", false},
 	{"RANKS", false},
+	{"PET", false},
 	{"GROUP_RANK", false},
 	{"", false},
 };
@@ -156,6 +160,32 @@ static const struct {
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
 	{"DT_NNODES", "2"},
 	{"DT_NODE_ORDER", "n1,n2"},
+	/* lib/launch.c's words for the same plan (test_launch.c covers them);
+	 * the sequence is the default 4096 of a model that names none */
+	{"DT_MEGATRON_ARGS", "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
+			     "--micro-batch-size 2 --global-batch-size 128 --seq-length 4096 "
+			     "--bf16 --sequence-parallel --use-distributed-optimizer "
+			     "--recompute-granularity selective "
+			     "--decoder-first-pipeline-num-layers 15 "
+			     "--decoder-last-pipeline-num-layers 17 --use-tp-pp-dp-mapping "
+			     "--save-interval 412"},
+	{"DT_NEMO_OVERRIDES", "trainer.num_nodes=2 trainer.devices=4 "
+			      "model.tensor_model_parallel_size=4 "
+			      "model.pipeline_model_parallel_size=2 model.micro_batch_size=2 "
+			      "model.global_batch_size=128 model.encoder_seq_length=4096 "
+			      "model.sequence_parallel=true "
+			      "model.activations_checkpoint_granularity=selective "
+			      "model.optim.name=distributed_fused_adam "
+			      "++model.num_layers_in_first_pipeline_stage=15 "
+			      "++model.num_layers_in_last_pipeline_stage=17 "
+			      "++model.use_tp_pp_dp_mapping=true "
+			      "++exp_manager.checkpoint_callback_params.every_n_train_steps=412"},
+	/* torchrun meets where MASTER_ADDR and MASTER_PORT say */
+	{"PET_NNODES", "2"},
+	{"PET_NPROC_PER_NODE", "4"},
+	{"PET_RDZV_BACKEND", "static"},
+	{"PET_MASTER_ADDR", "n1"},
+	{"PET_MASTER_PORT", "29734"},
 };
 
 static void env_job__good_plan__every_variable(void **state)
@@ -177,6 +207,31 @@ static void env_job__good_plan__every_variable(void **state)
 	}
 	assert_int_equal(e.n, sizeof(job_ok) / sizeof(job_ok[0]));
 	assert_null(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"));
+	dtplan_env_fini(&e);
+}
+
+static void env_job__launch_given__its_rendezvous_and_files(void **state)
+{
+	struct fixture *f = *state;
+	/* The job set MASTER_ADDR=login7 and MASTER_PORT=12345 itself. */
+	struct dtplan_launch_in launch = {.master_addr = "login7", .master_port = 12345,
+					  .hostfile = "/home/u/dtplan-1234.hosts",
+					  .deepspeed_config = "/home/u/dtplan-1234.deepspeed.json"};
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234, .launch = &launch};
+	struct dtplan_env e;
+
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	/* The plan's own values (the host program keeps the job's) ... */
+	assert_string_equal(dtplan_env_get(&e, "MASTER_ADDR"), "n1");
+	assert_string_equal(dtplan_env_get(&e, "MASTER_PORT"), "29734");
+	/* ... and torchrun where the job meets. */
+	assert_string_equal(dtplan_env_get(&e, "PET_MASTER_ADDR"), "login7");
+	assert_string_equal(dtplan_env_get(&e, "PET_MASTER_PORT"), "12345");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_HOSTFILE"), "/home/u/dtplan-1234.hosts");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_DEEPSPEED_CONFIG"),
+			    "/home/u/dtplan-1234.deepspeed.json");
+	assert_null(dtplan_env_get(&e, "DTPLAN_SVG"));
 	dtplan_env_fini(&e);
 }
 
@@ -327,9 +382,10 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "PET_NODE_RANK"), "1");
 	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
-	assert_int_equal(e.n, 9);
+	assert_int_equal(e.n, 10);
 	dtplan_env_fini(&e);
 
 	/* A dotted host name matches the plan's short one. */
@@ -377,7 +433,7 @@ static void env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order(void 
 	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_string_equal(dtplan_env_get(&e, "NCCL_IB_HCA"), "=mlx5_0,mlx5_1,mlx5_2");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
-	assert_int_equal(e.n, 3);
+	assert_int_equal(e.n, 4);
 	dtplan_env_fini(&e);
 	/* A node whose NICs the plan does not know: not set. */
 	for (int r = 4; r < 8; r++)
@@ -385,7 +441,7 @@ static void env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order(void 
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.n, 3);
 	dtplan_env_fini(&e);
 }
 
@@ -399,8 +455,10 @@ static void env_task__one_task_per_node__node_rank_only(void **state)
 	assert_int_equal(dtplan_env_task(&f->plan, &in, &e, NULL), DTPLAN_OK);
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NNODES"), "2");
+	/* torchrun on n2: --node-rank 1 through PET_NODE_RANK */
+	assert_string_equal(dtplan_env_get(&e, "PET_NODE_RANK"), "1");
 	assert_null(dtplan_env_get(&e, "RANK"));
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.n, 3);
 	dtplan_env_fini(&e);
 }
 
@@ -502,6 +560,8 @@ int main(void)
 		cmocka_unit_test(env_set__same_name__replaces),
 		cmocka_unit_test(env_user_owned__names__launcher_and_nccl_only),
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__launch_given__its_rendezvous_and_files,
+						setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
 						setup, teardown),

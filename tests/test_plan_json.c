@@ -99,7 +99,14 @@ static void plan_to_json__70b__every_key(void **state)
 	/* write = 16 * params / 100 GB/s */
 	assert_rel(num_at(j, "checkpoint", "write_seconds", NULL),
 		   16.0 * p->request.model.params / 100e9, 1e-12);
-	assert_near(num_at(j, "checkpoint", "interval_steps", NULL), p->ckpt.interval_steps, 0);
+	/* whole counts are JSON integers; the interval in whole steps */
+	assert_true(json_is_integer(json_object_get(json_object_get(j, "model"), "params")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "model"), "params")),
+			 (json_int_t)llround(p->request.model.params));
+	assert_true(json_is_integer(json_object_get(json_object_get(j, "checkpoint"),
+						    "interval_steps")));
+	assert_near(num_at(j, "checkpoint", "interval_steps", NULL), floor(p->ckpt.interval_steps),
+		    0);
 	assert_true(json_is_array(json_object_get(j, "warnings")));
 	assert_true(json_is_false(json_object_get(j, "degraded")));
 	assert_near(num_at(j, "considered", NULL, NULL), (double)p->n_considered, 0);
@@ -142,6 +149,74 @@ static void plan_to_json__ranks_and_warnings__placement(void **state)
 			    "links not measured");
 	json_decref(j);
 	free(text);
+	dtplan_plan_destroy(p);
+}
+
+static json_t *at(json_t *j, const char *a, const char *b)
+{
+	json_t *v = json_object_get(json_object_get(j, a), b);
+
+	if (v == NULL)
+		fail_msg("%s.%s missing", a, b);
+	return v;
+}
+
+static void plan_to_json_launch__files_and_rendezvous__launch_object(void **state)
+{
+	struct dtplan_plan *p = make_plan("llama2-7b", "a100-80gb", 8);
+	struct dtplan_launch_in l = {.master_addr = "gpu<01>", .master_port = 29734,
+				     .hostfile = "/w/dtplan-7.hosts",
+				     .deepspeed_config = "/w/dtplan-7.deepspeed.json"};
+	char *text = NULL, *megatron = NULL, *nemo = NULL;
+	json_t *j, *launch, *ds;
+
+	(void)state;
+	add_ranks(p); /* 2 nodes of 4 ranks, node by node */
+	assert_int_equal(dtplan_plan_to_json_launch(p, &l, true, &text, NULL), DTPLAN_OK);
+	j = parse(text);
+	launch = json_object_get(j, "launch");
+	assert_true(json_is_object(launch));
+	/* The same words the job's environment gets. */
+	assert_int_equal(dtplan_launch_megatron_args(p, &megatron, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_launch_nemo_overrides(p, &nemo, NULL), DTPLAN_OK);
+	assert_string_equal(json_string_value(at(j, "launch", "megatron_args")), megatron);
+	assert_string_equal(json_string_value(at(j, "launch", "nemo_overrides")), nemo);
+	assert_string_equal(json_string_value(at(launch, "env", "DT_MEGATRON_ARGS")), megatron);
+	assert_string_equal(json_string_value(at(launch, "env", "PET_NNODES")), "2");
+	assert_string_equal(json_string_value(at(launch, "env", "DTPLAN_HOSTFILE")),
+			    "/w/dtplan-7.hosts");
+	/* DeepSpeed's batch identity, in integers. */
+	ds = json_object_get(launch, "deepspeed");
+	assert_true(json_is_integer(json_object_get(ds, "train_batch_size")));
+	assert_int_equal(json_integer_value(json_object_get(ds, "train_batch_size")),
+			 p->best.global_batch);
+	assert_int_equal(json_integer_value(json_object_get(ds, "train_micro_batch_size_per_gpu")) *
+				 json_integer_value(json_object_get(ds, "gradient_accumulation_steps")) *
+				 p->best.dp,
+			 p->best.global_batch);
+	assert_int_equal(json_integer_value(at(ds, "zero_optimization", "stage")), p->best.zero);
+	assert_true(json_is_true(at(ds, "bf16", "enabled")));
+	assert_int_equal(json_integer_value(at(launch, "torchrun", "nnodes")), 2);
+	assert_int_equal(json_integer_value(at(launch, "torchrun", "nproc_per_node")), 4);
+	assert_int_equal(json_integer_value(at(launch, "torchrun", "master_port")), 29734);
+	assert_string_equal(json_string_value(at(launch, "torchrun", "master_addr")), "gpu<01>");
+	assert_string_equal(json_string_value(at(launch, "files", "deepspeed_config")),
+			    "/w/dtplan-7.deepspeed.json");
+	assert_true(json_is_null(at(launch, "files", "svg")));
+	json_decref(j);
+	free(text);
+	/* Without a job: no port, no files. */
+	assert_int_equal(dtplan_plan_to_json(p, false, &text, NULL), DTPLAN_OK);
+	j = parse(text);
+	launch = json_object_get(j, "launch");
+	assert_true(json_is_null(at(launch, "torchrun", "master_port")));
+	assert_string_equal(json_string_value(at(launch, "torchrun", "master_addr")), "gpu<01>");
+	assert_true(json_is_null(at(launch, "files", "hostfile")));
+	assert_null(json_object_get(json_object_get(launch, "env"), "PET_MASTER_PORT"));
+	json_decref(j);
+	free(text);
+	free(megatron);
+	free(nemo);
 	dtplan_plan_destroy(p);
 }
 
@@ -201,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan_to_json__70b__every_key),
 		cmocka_unit_test(plan_to_json__ranks_and_warnings__placement),
+		cmocka_unit_test(plan_to_json_launch__files_and_rendezvous__launch_object),
 		cmocka_unit_test(plan_to_json__null__inval),
 		cmocka_unit_test(plan_to_json__allocation_failures__nomem),
 	};

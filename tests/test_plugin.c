@@ -8,12 +8,14 @@
  */
 #include "test_common.h"
 
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "http_helper.h"
 #include "mock_spank.h"
 #include "plugin.h"
 
@@ -23,6 +25,22 @@
 
 static char tmpdir[256];
 static bool context_queued; /* spank_context() answers one context per test */
+static struct test_server server; /* fabric service and collector (tests/http_server.py) */
+static bool have_server;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	have_server = test_server_start(&server);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	test_server_stop(&server);
+	return 0;
+}
 
 static int setup(void **state)
 {
@@ -97,6 +115,28 @@ static int log_count(const char *text)
 	for (const char *p = strstr(mock_log(), text); p != NULL; p = strstr(p + 1, text))
 		n++;
 	return n;
+}
+
+/* The whole of a file the plugin wrote (caller frees); fails when it is not
+ * a regular file of the user's, mode 0644 less the umask. */
+static char *read_written(const char *path)
+{
+	struct stat st;
+	char *text;
+	FILE *f;
+
+	if (lstat(path, &st) != 0)
+		fail_msg("%s: %s\nlog:\n%s", path, strerror(errno), mock_log());
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_mode & 0133, 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, (size_t)st.st_size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	return text;
 }
 
 /* ---- slurm_spank_init ------------------------------------------------ */
@@ -396,6 +436,138 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	free(text);
 }
 
+static void user_init__batch_canned_allocation__launch_variables_and_files(void **state)
+{
+	char path[512], want[512], *text, *line, *save = NULL;
+	int lines = 0;
+
+	(void)state;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+
+	/* torchrun: two nodes of 8 ranks each, meeting where MASTER_* say. */
+	assert_env("PET_NNODES", "2");
+	assert_env("PET_NPROC_PER_NODE", "8");
+	assert_env("PET_RDZV_BACKEND", "static");
+	assert_env("PET_MASTER_ADDR", "n1");
+	assert_env("PET_MASTER_PORT", JOB_PORT);
+	/* Megatron-LM and NeMo: the plan's sizes and batches. */
+	snprintf(want, sizeof(want),
+		 "--tensor-model-parallel-size %s --pipeline-model-parallel-size %s "
+		 "--micro-batch-size %s --global-batch-size %s --seq-length 4096 --bf16",
+		 mock_env_get("DT_TP"), mock_env_get("DT_PP"), mock_env_get("DT_MICRO_BATCH"),
+		 mock_env_get("DT_GLOBAL_BATCH"));
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
+	if (strncmp(mock_env_get("DT_MEGATRON_ARGS"), want, strlen(want)) != 0)
+		fail_msg("DT_MEGATRON_ARGS = '%s', expected it to start '%s'",
+			 mock_env_get("DT_MEGATRON_ARGS"), want);
+	snprintf(want, sizeof(want), "trainer.num_nodes=2 trainer.devices=8 "
+		 "model.tensor_model_parallel_size=%s ", mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_NEMO_OVERRIDES"));
+	assert_non_null(strstr(mock_env_get("DT_NEMO_OVERRIDES"), want));
+
+	/* The hostfile: rank r on node r / 8 (DT_NODE_ORDER n1,n2). */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
+	assert_env("DTPLAN_HOSTFILE", path);
+	text = read_written(path);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, lines < 8 ? "n1" : "n2") != 0)
+			fail_msg("hostfile line %d: '%s'", lines + 1, line);
+		lines++;
+	}
+	assert_int_equal(lines, 16);
+	free(text);
+
+	/* The DeepSpeed fragment: train_batch_size = micro x accumulation x DP. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.deepspeed.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_DEEPSPEED_CONFIG", path);
+	text = read_written(path);
+	snprintf(want, sizeof(want),
+		 "{\n  \"train_batch_size\": %s,\n  \"train_micro_batch_size_per_gpu\": %s,\n"
+		 "  \"gradient_accumulation_steps\": %s,\n  \"zero_optimization\": {\n"
+		 "    \"stage\": %s\n  },\n  \"bf16\": {\n    \"enabled\": true\n  }\n}\n",
+		 mock_env_get("DT_GLOBAL_BATCH"), mock_env_get("DT_MICRO_BATCH"),
+		 mock_env_get("DT_NUM_MICROBATCHES"), mock_env_get("DT_ZERO"));
+	assert_string_equal(text, want);
+	assert_int_equal(strtol(mock_env_get("DT_MICRO_BATCH"), NULL, 10) *
+				 strtol(mock_env_get("DT_NUM_MICROBATCHES"), NULL, 10) *
+				 strtol(mock_env_get("DT_DP"), NULL, 10),
+			 strtol(mock_env_get("DT_GLOBAL_BATCH"), NULL, 10));
+	free(text);
+
+	/* The picture: 16 GPUs. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
+	assert_env("DTPLAN_SVG", path);
+	text = read_written(path);
+	assert_non_null(strstr(text, "<svg"));
+	lines = 0;
+	for (const char *p = strstr(text, "class=\"gpu\""); p != NULL;
+	     p = strstr(p + 1, "class=\"gpu\""))
+		lines++;
+	assert_int_equal(lines, 16);
+	free(text);
+
+	/* The plan JSON names them, with the same words as the environment. */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	text = read_written(path);
+	snprintf(want, sizeof(want), "\"megatron_args\": \"%s\"",
+		 mock_env_get("DT_MEGATRON_ARGS"));
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"hostfile\": \"%s/dtplan-%d.hosts\"", tmpdir, JOB_ID);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"master_port\": %s", JOB_PORT);
+	assert_non_null(strstr(text, want));
+	free(text);
+
+	/* One line of the job log says what to add. */
+	assert_int_equal(log_count("log: dtplan: launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m "
+				   "arbitrary -n 16 PROGRAM makes SLURM_PROCID the plan's rank; "
+				   "Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM "
+				   "$DT_NEMO_OVERRIDES; DeepSpeed: --deepspeed_config "
+				   "$DTPLAN_DEEPSPEED_CONFIG; torchrun: srun --ntasks-per-node=1 "
+				   "torchrun PROGRAM (PET_* set) (doc/launchers.md)\n"),
+			 1);
+	assert_false(mock_log_has("plan degraded"));
+}
+
+static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
+{
+	char path[512], want[600], *text;
+	FILE *f;
+
+	(void)state;
+	canned_batch_job();
+	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("mine\n", f);
+	fclose(f);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	snprintf(want, sizeof(want), "log: dtplan: plan degraded: cannot create %s: File exists",
+		 path);
+	assert_log_has(want);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_null(mock_env_get("DTPLAN_SVG"));
+	/* The rest is there, and the plan says which picture it lacks. */
+	assert_non_null(mock_env_get("DTPLAN_HOSTFILE"));
+	assert_non_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
+	text = read_written(mock_env_get("DTPLAN_FILE"));
+	assert_non_null(strstr(text, "\"svg\": null"));
+	assert_non_null(strstr(text, "\"degraded\": true"));
+	free(text);
+	text = read_written(path);
+	assert_string_equal(text, "mine\n");
+	free(text);
+}
+
 /* A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 unknown. */
 static long status_kib(const char *field)
 {
@@ -497,6 +669,10 @@ static void user_init__16384_identical_nodes__one_shared_inventory(void **state)
  * dtplan-<jobid>.json and create it first.  That file is neither followed
  * nor overwritten: the plan goes to a fresh name beside it, which
  * DTPLAN_FILE and the log give, and the plan is not degraded. */
+/* Issue 13, finding 23: in a shared json_dir anyone can guess
+ * dtplan-<jobid>.json and create it first.  That file is neither followed
+ * nor overwritten: the plan goes to a fresh name beside it, which
+ * DTPLAN_FILE and the log give, and the plan is not degraded. */
 static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
 {
 	char path[512], arg[300], *av[1] = {arg}, taken[600];
@@ -543,6 +719,20 @@ static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
 		assert_int_equal(st.st_mode & 0777, 0644);
 		assert_true(st.st_size > 100);
 		assert_int_equal(lstat(path, &st), 0);
+		/* the files beside it take its fresh name, not the guessable one */
+		snprintf(taken, sizeof(taken), "%.*s.hosts", (int)(strlen(file) - 5), file);
+		assert_env("DTPLAN_HOSTFILE", taken);
+		assert_int_equal(access(taken, R_OK), 0);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%.*s.deepspeed.json", (int)(strlen(file) - 5),
+			 file);
+		assert_env("DTPLAN_DEEPSPEED_CONFIG", taken);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%.*s.svg", (int)(strlen(file) - 5), file);
+		assert_env("DTPLAN_SVG", taken);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
+		assert_int_equal(access(taken, F_OK), -1);
 		if (shared) {
 			assert_true(S_ISLNK(st.st_mode)); /* left alone */
 			snprintf(taken, sizeof(taken), "%s/victim", tmpdir);
@@ -554,6 +744,30 @@ static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
 		unlink(file);
 		slurm_spank_exit(MOCK_SP, 0, NULL);
 	}
+}
+
+/* A plan file that cannot be created: nothing beside it either (no
+ * leftovers to block a rerun), and the words for the frameworks, which need
+ * no file, are still there. */
+static void user_init__plan_file_cannot_be_created__degraded_nothing_beside(void **state)
+{
+	char *av[] = {"json_dir=/nonexistent/dtplan"};
+
+	(void)state;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", NULL, 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_log_has("log: dtplan: plan degraded: cannot create /nonexistent/dtplan/dtplan-1234."
+		       "json: No such file or directory");
+	assert_null(mock_env_get("DTPLAN_FILE"));
+	assert_null(mock_env_get("DTPLAN_HOSTFILE"));
+	assert_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
+	assert_null(mock_env_get("DTPLAN_SVG"));
+	assert_non_null(mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
 }
 
 /* Issue 13, finding 17: a node list longer than 8,192 characters (a large
@@ -616,6 +830,12 @@ static void user_init__requeued_job__own_file(void **state)
 	snprintf(path, sizeof(path), "%s/dtplan-%d.2.json", tmpdir, JOB_ID);
 	assert_env("DTPLAN_FILE", path);
 	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.hosts", tmpdir, JOB_ID);
+	assert_env("DTPLAN_HOSTFILE", path);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.deepspeed.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_DEEPSPEED_CONFIG", path);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.2.svg", tmpdir, JOB_ID);
+	assert_env("DTPLAN_SVG", path);
 }
 
 static void user_init__user_set_master_and_nccl__kept(void **state)
@@ -632,6 +852,9 @@ static void user_init__user_set_master_and_nccl__kept(void **state)
 	assert_env("MASTER_PORT", "12345");
 	assert_env("NCCL_IB_HCA", "mlx5_0,mlx5_1");
 	assert_env("MASTER_ADDR", "n1"); /* not set by the user: the plan's */
+	/* torchrun meets where the job says. */
+	assert_env("PET_MASTER_PORT", "12345");
+	assert_env("PET_MASTER_ADDR", "n1");
 	assert_true(strcmp(mock_env_get("DT_TP"), "99") != 0);
 	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: "
 		       JOB_PORT ")");
@@ -882,6 +1105,7 @@ static void task_init__one_task_per_node__node_rank(void **state)
 	mock_items.in_task = true;
 	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
 	assert_env("DT_NODE_RANK", "1");
+	assert_env("PET_NODE_RANK", "1"); /* torchrun --node-rank */
 	assert_env("DT_NNODES", "2");
 	assert_null(mock_env_get("RANK"));
 }
@@ -921,6 +1145,9 @@ static void task_init__unreadable_plan_file__recomputed(void **state)
 	assert_env("MASTER_ADDR", "a1");
 	assert_env("DT_NODE_ORDER", "a1,a2");
 	assert_non_null(mock_env_get("DT_TP"));
+	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
+	assert_env("PET_MASTER_ADDR", "a1");
+	assert_null(mock_env_get("DTPLAN_HOSTFILE")); /* files are the batch step's */
 }
 
 /* Runs an srun step whose DTPLAN_FILE names path, which cannot hold a plan:
@@ -1273,6 +1500,284 @@ static void prolog__cache_failure_or_bad_args__logged_never_fails(void **state)
 	assert_log_has("error: dtplan: configuration: ");
 }
 
+/* ---- the fabric service and the collector (service.c) ---------------- */
+
+/* n1 and n2 under two leaves with 4:1 uplinks, as the service serves it. */
+static const char service_fabric[] =
+	"{\"schema\": \"dtplan.fabric/1\", \"switches\": ["
+	"{\"name\": \"rackA\", \"nodes\": \"n1\", \"oversubscription\": 4},"
+	"{\"name\": \"rackB\", \"nodes\": \"n2\", \"oversubscription\": 4},"
+	"{\"name\": \"core\", \"switches\": [\"rackA\", \"rackB\"]}]}\n";
+
+/* Plugstack arguments naming the server's paths (NULL: not set). */
+struct service_args {
+	char buf[6][600];
+	char *av[6];
+	int ac;
+};
+
+static void service_args(struct service_args *a, const char *fabric, const char *collect,
+			 const char *token)
+{
+	memset(a, 0, sizeof(*a));
+	if (fabric != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "fabric_url=%s",
+			 test_server_url(&server, fabric));
+	if (collect != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_url=%s",
+			 test_server_url(&server, collect));
+	if (token != NULL)
+		snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_token_file=%s", token);
+	snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "fabric_timeout=1s");
+	snprintf(a->buf[a->ac++], sizeof(a->buf[0]), "report_timeout=1s");
+	for (int i = 0; i < a->ac; i++)
+		a->av[i] = a->buf[i];
+}
+
+/* Python's verdict on the collector's reports: the expression's str(). */
+static char *reports_eval(const char *expr)
+{
+	char cmd[2048], *out = calloc(1, 4096);
+	FILE *p;
+
+	assert_non_null(out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; "
+		 "print(eval(sys.argv[2]))' '%s/reports.jsonl' '%s'", server.dir, expr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(out, 4096, p) == NULL)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+	return out;
+}
+
+static void assert_reports(const char *expr, const char *want)
+{
+	char *got = reports_eval(expr);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("reports: %s is '%s', expected '%s'", expr, got, want);
+	free(got);
+}
+
+static void service_reset(void)
+{
+	test_server_forget(&server, "reports.jsonl");
+	test_server_forget(&server, "auth.log");
+	test_server_forget(&server, "requests.log");
+}
+
+static void user_init__fabric_service_and_collector__plan_uses_it_one_report(void **state)
+{
+	struct service_args a;
+	char token[512], path[512], want[600], *text;
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	test_server_put(&server, "fabric.json", service_fabric);
+	snprintf(token, sizeof(token), "%s/token", tmpdir);
+	f = fopen(token, "w");
+	assert_non_null(f);
+	fputs("tok-123\n", f);
+	fclose(f);
+	assert_int_equal(chmod(token, 0600), 0);
+	service_args(&a, "/files/fabric.json", "/collect", token);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_USER", "alice");
+	mock_env_set("SLURM_CLUSTER_NAME", "testcl");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	/* init_post_opt (root) asks the service; user_init does not again */
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(test_server_lines(&server, "requests.log"), 1);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	/* the plan places the nodes under the service's leaves */
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	assert_true(fread(text, 1, (1 << 20) - 1, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"name\": \"rackA\""));
+	assert_non_null(strstr(text, "\"name\": \"rackB\""));
+	assert_null(strstr(text, "fabric-service"));
+	free(text);
+	/* exactly one report, with the job's facts and the plan */
+	assert_int_equal(test_server_lines(&server, "reports.jsonl"), 1);
+	assert_reports("len(r)", "1");
+	snprintf(want, sizeof(want), "['dtplan.report/1', 'plugin', 1234, 'alice', %u, 'testcl', "
+		 "'n[1-2]', 'n1', 'ok', None]", (unsigned)geteuid());
+	assert_reports("[r[0][k] for k in (\"schema\", \"sender\", \"job_id\", \"user\", \"uid\", "
+		       "\"cluster\", \"nodes\", \"host\", \"state\", \"reason\")]",
+		       want);
+	assert_reports("r[0][\"plan\"][\"schema\"], r[0][\"plan\"][\"placement\"][\"nodes\"], "
+		       "r[0][\"warnings\"] == r[0][\"plan\"][\"warnings\"]",
+		       "('dtplan.plan/1', ['n1', 'n2'], True)");
+	/* the plan as the job's plan file has it */
+	snprintf(want, sizeof(want), "r[0][\"plan\"] == json.load(open(\"%.500s\"))", path);
+	assert_reports(want, "True");
+	text = test_server_read(&server, "auth.log");
+	assert_string_equal(text, "Bearer tok-123\n");
+	free(text);
+	assert_false(mock_log_has("error:"));
+}
+
+/* A topology.conf answer that lacks a switch the site file sets: the
+ * files' plan, and a warning naming the site file's line. */
+static void user_init__fabric_without_site_switch__warned_files_used(void **state)
+{
+	struct service_args a;
+	char site[512];
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	test_server_put(&server, "topology.conf", "SwitchName=rackA Nodes=n[1-2]\n");
+	snprintf(site, sizeof(site), "%s/site.conf", tmpdir);
+	f = fopen(site, "w");
+	assert_non_null(f);
+	fputs("SwitchName=leafX Oversubscription=2\n", f);
+	fclose(f);
+	service_args(&a, "/files/topology.conf", NULL, NULL);
+	snprintf(a.buf[a.ac], sizeof(a.buf[0]), "site=%s", site);
+	a.av[a.ac] = a.buf[a.ac];
+	a.ac++;
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
+	assert_log_has("site.conf:1: SwitchName=leafX: no switch 'leafX' in the topology; "
+		       "planning without a switch tree");
+}
+
+static void user_init__service_and_collector_down__warned_logged_within_bounds(void **state)
+{
+	static const char *const collectors[] = {"/collect/status/500", "/collect/slow?delay=5",
+						 "refused"};
+	char closed[128], path[512];
+
+	(void)state;
+	if (!have_server)
+		skip();
+	snprintf(closed, sizeof(closed), "http://127.0.0.1:%d/collect", server.closed_port);
+	for (size_t i = 0; i < sizeof(collectors) / sizeof(collectors[0]); i++) {
+		struct service_args a;
+		double t0, dt;
+
+		mock_spank_reset();
+		service_reset();
+		/* the plan files of the round before */
+		snprintf(path, sizeof(path), "rm -f '%s'/dtplan-%d.*", tmpdir, JOB_ID);
+		assert_int_equal(system(path), 0);
+		service_args(&a, "/slow/fabric.json?delay=5", collectors[i], NULL);
+		if (strcmp(collectors[i], "refused") == 0)
+			snprintf(a.buf[1], sizeof(a.buf[0]), "report_url=%s", closed);
+		canned_batch_job();
+		assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+		assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+		assert_int_equal(give_option("dt-model", "7B", 1), 0);
+		t0 = test_now();
+		assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		dt = test_now() - t0;
+		/* FabricTimeout=1s and ReportTimeout=1s, planning itself is quick */
+		if (dt > 2 + 1.5)
+			fail_msg("%s: init_post_opt and user_init took %.2f s", collectors[i], dt);
+		assert_env("DTPLAN_PLAN_STATE", "ok");
+		assert_log_has("[fabric-service] fabric service http://127.0.0.1:");
+		assert_log_has("no answer within 1.00 s");
+		assert_log_has("no cache (FabricCache= is not set); "
+			       "planning without a switch tree");
+		assert_log_has("info: dtplan: report: cannot post the plan of job 1234: ");
+		assert_false(mock_log_has("error:"));
+		assert_int_equal(test_server_lines(&server, "reports.jsonl"), 0);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
+static void user_init__no_plan_bad_token__degraded_report_without_token(void **state)
+{
+	struct service_args a;
+	char token[512], *text;
+	FILE *f;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	service_reset();
+	snprintf(token, sizeof(token), "%s/token", tmpdir);
+	f = fopen(token, "w");
+	assert_non_null(f);
+	fputs("tok-123\n", f);
+	fclose(f);
+	assert_int_equal(chmod(token, 0644), 0);
+	service_args(&a, NULL, "/collect", token);
+	canned_batch_job();
+	assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0); /* no --dt-model */
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("error: dtplan: report: token not used: ");
+	assert_log_has("mode 0644 lets others read or change it");
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	assert_reports("len(r), r[0][\"state\"], r[0][\"plan\"], r[0][\"reason\"]",
+		       "(1, 'degraded', None, '--dt-model: not given: nothing to plan for')");
+	text = test_server_read(&server, "auth.log");
+	assert_string_equal(text, "-\n");
+	free(text);
+}
+
+static void user_init__srun_step_recomputes__cache_only_first_node_reports(void **state)
+{
+	struct service_args a;
+	char *requests;
+
+	(void)state;
+	if (!have_server)
+		skip();
+	for (uint32_t node = 0; node < 2; node++) {
+		mock_spank_reset();
+		service_reset();
+		test_server_put(&server, "fabric.json", service_fabric);
+		service_args(&a, "/files/fabric.json", "/collect", NULL);
+		srun_step_with_plan_file();
+		mock_env_unset("DTPLAN_FILE");
+		mock_env_unset("DTPLAN_PLAN_STATE");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_items.node_id = node;
+		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, a.ac, a.av), 0);
+		assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_non_null(mock_env_get("DT_TP"));
+		/* srun steps never ask the service (no cache here: a warning) */
+		requests = test_server_read(&server, "requests.log");
+		assert_null(requests != NULL ? strstr(requests, "GET ") : NULL);
+		free(requests);
+		assert_int_equal(test_server_lines(&server, "reports.jsonl"), node == 0 ? 1 : 0);
+		if (node == 0)
+			assert_reports("r[0][\"warnings\"][-1][\"code\"], \"not asked from an srun "
+				       "step; no cache (FabricCache= is not set); planning without "
+				       "a switch tree\" in r[0][\"warnings\"][-1][\"message\"]",
+				       "('fabric-service', True)");
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1296,8 +1801,11 @@ int main(void)
 		T(preview__model_without_dt_plan__hint),
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
+		T(user_init__batch_canned_allocation__launch_variables_and_files),
+		T(user_init__picture_exists__plan_written_degraded_without_it),
 		T(user_init__16384_identical_nodes__one_shared_inventory),
 		T(user_init__plan_file_taken__fresh_name_and_logged),
+		T(user_init__plan_file_cannot_be_created__degraded_nothing_beside),
 		T(user_init__nodelist_over_8192_characters__planned),
 		T(user_init__requeued_job__own_file),
 		T(user_init__user_set_master_and_nccl__kept),
@@ -1320,8 +1828,13 @@ int main(void)
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),
+		T(user_init__fabric_service_and_collector__plan_uses_it_one_report),
+		T(user_init__fabric_without_site_switch__warned_files_used),
+		T(user_init__service_and_collector_down__warned_logged_within_bounds),
+		T(user_init__no_plan_bad_token__degraded_report_without_token),
+		T(user_init__srun_step_recomputes__cache_only_first_node_reports),
 	};
 
 	test_setup_stdio();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -56,6 +56,44 @@ golden() {
 	else diff -u "$GOLDEN_DIR/$1" "$out" | head -30 | sed 's/^/#   /'; _fail "golden $1 differs"; fi
 }
 
+# golden_json NAME: compares stdout, parsed as JSON, with tests/cli/golden/NAME: the same
+# keys in the same order, integers as integers, equal strings and integers, other numbers
+# within a relative 1e-9 (the last digits of a real may differ between libm builds).
+golden_json() {
+	if [ "${DTPLAN_UPDATE_GOLDEN:-0}" = 1 ]; then
+		mkdir -p "$GOLDEN_DIR" && cp "$out" "$GOLDEN_DIR/$1"
+		_pass "golden $1 updated"; return 0
+	fi
+	if python3 - "$GOLDEN_DIR/$1" "$out" <<'EOF_PY'
+import json, math, sys
+
+def diff(a, b, at):
+    if type(a) is not type(b):
+        return "%s: %s in the golden file, %s now" % (at, type(a).__name__, type(b).__name__)
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return "%s: keys %s in the golden file, %s now" % (at, list(a), list(b))
+        return next((d for d in (diff(a[k], b[k], at + "." + k) for k in a) if d), None)
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return "%s: %d items in the golden file, %d now" % (at, len(a), len(b))
+        return next((d for d in (diff(x, y, "%s[%d]" % (at, i))
+                                 for i, (x, y) in enumerate(zip(a, b))) if d), None)
+    if isinstance(a, float) and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300):
+        return None
+    return None if a == b else "%s: %r in the golden file, %r now" % (at, a, b)
+
+with open(sys.argv[1]) as f:
+    golden = json.load(f)
+with open(sys.argv[2]) as f:
+    d = diff(golden, json.load(f), "")
+if d:
+    print("#   " + d)
+sys.exit(1 if d else 0)
+EOF_PY
+	then _pass "golden $1"; else _fail "golden $1 differs"; fi
+}
+
 # finish: prints the summary line and exits non-zero on any failure.
 finish() {
 	printf '%d passed, %d failed\n' "$n_pass" "$n_fail"

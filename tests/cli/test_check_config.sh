@@ -72,7 +72,7 @@ stdout_starts "Usage: dtplan check-config"
 run 2 check-config --bogus
 stderr_has "unknown option '--bogus'"
 run 2 check-config --site
-stderr_has "--site needs a value"
+stderr_has "option '--site' needs a value"
 run 2 check-config --site a --site b
 stderr_has "--site given twice"
 run 2 check-config --site "$data/dtplan-full.conf" --args "site=$data/dtplan-full.conf"

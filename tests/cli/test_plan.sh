@@ -9,6 +9,7 @@ run 0 --help; stdout_has "plan "
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb
 golden plan_70b_128_a100.txt
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --json
+golden_json plan_70b_128_a100.json
 json_eq "j['schema']" dtplan.plan/1
 json_eq "j['parallelism']['tp']" 8
 json_eq "j['parallelism']['pp'] * j['parallelism']['dp']" 16
@@ -19,6 +20,12 @@ json_eq "j['checkpoint']['bytes'] == 16 * j['model']['params']" True
 json_eq "len(j['runner_up']['reason']) > 20" True
 json_eq "j['warnings']" "[]"
 json_eq "'placement' in j" False
+# whole counts are JSON integers
+json_eq "type(j['model']['params']).__name__, type(j['checkpoint']['interval_steps']).__name__" "('int', 'int')"
+# the frameworks' words: sizes and the trained batch (doc/launchers.md)
+json_eq "j['launch']['megatron_args'].split()[:10]" "['--tensor-model-parallel-size', '8', '--pipeline-model-parallel-size', '4', '--micro-batch-size', '1', '--global-batch-size', '1024', '--seq-length', '4096']"
+json_eq "j['launch']['deepspeed']['train_batch_size'] == j['parallelism']['global_batch']" True
+json_eq "j['launch']['torchrun'], j['launch']['files']" "(None, {'hostfile': None, 'deepspeed_config': None, 'svg': None})"
 # 7B on one node of 8: plain data parallelism
 run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'])" "(1, 1, 8)"

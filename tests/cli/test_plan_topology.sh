@@ -48,6 +48,13 @@ run 0 plan --model llama3-8b --node-json "n[1-2]=$tmp/hgx.json" --json
 json_eq 'j["placement"]["nodes"]' "['n1', 'n2']"
 json_eq 'j["placement"]["leaves_used"]' 1
 
+# Four HGX nodes under one leaf: a golden plan with placement and launch words.
+# shellcheck disable=SC2086
+run 0 plan --model llama3-8b --nodes 'gpu[01-04]' $two --node-xml "gpu[01-04]=$xml" --json
+golden_json plan_8b_4_nodes.json
+json_eq 'j["launch"]["torchrun"]' "{'nnodes': 4, 'nproc_per_node': 8, 'rdzv_backend': 'static', 'master_addr': 'gpu01', 'master_port': None}"
+json_eq 'j["launch"]["env"]["PET_NNODES"], j["launch"]["env"]["PET_MASTER_ADDR"]' "('4', 'gpu01')"
+
 # Without inventories: generic nodes of --gpus-per-node, and the plan says so.
 run 0 plan --model llama3-8b --nodes 'a[1-4]' --gpus-per-node 4
 stdout_has "[assumed-nodes] 4 of 4 nodes have no inventory: assumed 4 x h100-sxm GPUs each"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # tests/cluster/plugin.bats: the dtplan SPANK plugin end to end on the test
 # cluster: options in sbatch/salloc/srun, the batch step's plan, log, file and
-# environment, per-task ranks in srun steps, topology warnings and refusals,
+# environment, per-task ranks in srun steps, the hostfile recipe, topology warnings and refusals,
 # the site default, job_submit.lua, torch.distributed from the plugin's
-# environment and degraded plans.
+# environment, degraded plans, and the fabric service and plan collector
+# (tests/http_server.py on the cluster's own network).
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that when plugin/.libs/spank_dtplan.so is built).  Each test writes the
@@ -46,6 +47,7 @@ teardown() {
 	fi
 	cancel_all_wait 20
 	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	server_stop
 }
 
 # plugstack ARGS...: the plugin with the 4:1 site file, the cluster's switch
@@ -224,6 +226,61 @@ main_job() {
 	[ "$output" = "ranks: 32 ok" ]
 	# No task was told that its rank environment is missing.
 	! grep -q 'rank environment not set' <<<"$LOG"
+}
+
+# ----------------------------------------------------------------------
+# 4b. The hostfile recipe: SLURM_PROCID in plan order
+# ----------------------------------------------------------------------
+
+@test "hostfile recipe: SLURM_HOSTFILE=\$DTPLAN_HOSTFILE srun -m arbitrary gives SLURM_PROCID == RANK in every task" {
+	cat >"$CL_DIR/jobs/hostfile-job.sh" <<-'EOF'
+		#!/bin/sh
+		for v in DTPLAN_PLAN_STATE DTPLAN_FILE DTPLAN_HOSTFILE DTPLAN_DEEPSPEED_CONFIG DTPLAN_SVG \
+			DT_TP DT_MEGATRON_ARGS PET_NNODES PET_NPROC_PER_NODE; do
+			eval "echo \"BATCH $v=\${$v-}\""
+		done
+		SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -K -m arbitrary -n "$(wc -l <"$DTPLAN_HOSTFILE")" \
+			sh -c 'echo "TASK $(hostname) $SLURM_PROCID ${RANK-} $SLURM_LOCALID ${LOCAL_RANK-}"'
+	EOF
+	chmod 755 "$CL_DIR/jobs/hostfile-job.sh"
+	run_job 120 -N2 --ntasks-per-node=4 --gres=gpu:4 --dt-plan=auto --dt-model=llama3-8b \
+		"$CL_DIR/jobs/hostfile-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+
+	# The hostfile beside the plan: one line per rank, the node of that rank.
+	hosts=$(batch_var DTPLAN_HOSTFILE)
+	[ "$hosts" = "$CL_DIR/jobs/dtplan-$JOB.hosts" ]
+	[ "$(wc -l <"$hosts")" -eq 8 ]
+	[ "$(sort -u "$hosts")" = "$(job_nodes "$JOB" | sort)" ]
+	[ "$(sort "$hosts" | uniq -c | awk '{ print $1 }' | sort -u)" = 4 ]
+	run -0 /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["placement"]
+print("\n".join(j["nodes"][r["node"]] for r in j["ranks"]))' "$(batch_var DTPLAN_FILE)"
+	[ "$output" = "$(cat "$hosts")" ]
+
+	# Every task: SLURM_PROCID is RANK, SLURM_LOCALID is LOCAL_RANK, and the
+	# task runs on the node the hostfile names for its rank.
+	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/tasks.txt")" -eq 8 ]
+	while read -r _ host procid rank localid local_rank; do
+		echo "$host: SLURM_PROCID=$procid RANK=$rank SLURM_LOCALID=$localid LOCAL_RANK=$local_rank"
+		[ -n "$rank" ]
+		[ "$procid" = "$rank" ]
+		[ "$localid" = "$local_rank" ]
+		[ "$host" = "$(sed -n "$((rank + 1))p" "$hosts")" ]
+	done <"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$(awk '{ print $4 }' "$BATS_TEST_TMPDIR/tasks.txt" | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ]
+	! grep -q 'rank environment not set' <<<"$LOG"
+
+	# The job log's launch line, and the other files beside the plan.
+	grep -qF 'dtplan: launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n 8 PROGRAM' <<<"$LOG"
+	[ "$(batch_var DTPLAN_DEEPSPEED_CONFIG)" = "$CL_DIR/jobs/dtplan-$JOB.deepspeed.json" ]
+	[ -s "$(batch_var DTPLAN_DEEPSPEED_CONFIG)" ]
+	grep -q '<svg' "$(batch_var DTPLAN_SVG)"
+	[ "$(batch_var PET_NNODES)" = 2 ]
+	[ "$(batch_var PET_NPROC_PER_NODE)" = 4 ]
+	[[ $(batch_var DT_MEGATRON_ARGS) == "--tensor-model-parallel-size $(batch_var DT_TP) "* ]]
 }
 
 # ----------------------------------------------------------------------
@@ -466,5 +523,140 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	grep -q '^dtplan: plan degraded: topology /nonexistent/topology.conf: ' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = degraded ]
 	[ -n "$(batch_var DT_TP)" ]
+	[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+}
+
+# ----------------------------------------------------------------------
+# 9. The fabric service and the plans' collector (FabricURL=, ReportURL=)
+# ----------------------------------------------------------------------
+
+# server_start: tests/http_server.py (a fabric service and a collector) on the
+# cluster's own network, at the address slurmctld listens on, which every
+# node's slurmstepd reaches; sets SRV_DIR (what it serves and records),
+# SRV_URL and SRV_CLOSED (a port there where nothing listens).
+server_start() {
+	local i
+	SRV_DIR=$BATS_TEST_TMPDIR/srv
+	mkdir -p "$SRV_DIR"
+	# fd 3 closed: bats would wait for a background process holding it
+	/usr/bin/python3 "$CLUSTER_TOP_SRCDIR/tests/http_server.py" "$SRV_DIR" "$CL_CTLD_ADDR" \
+		3>&- >"$BATS_TEST_TMPDIR/srv.log" 2>&1 &
+	echo $! >"$BATS_TEST_TMPDIR/srv.pid"
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$SRV_DIR/port" ] && break
+		sleep 0.1
+	done
+	[ -s "$SRV_DIR/port" ] || { echo "the test server did not start:"; cat "$BATS_TEST_TMPDIR/srv.log"; return 1; }
+	SRV_URL=http://$CL_CTLD_ADDR:$(cat "$SRV_DIR/port")
+	SRV_CLOSED=$(cat "$SRV_DIR/closed_port")
+}
+
+# server_stop: stops the test server of server_start, if any.
+server_stop() {
+	local pid
+	[ -f "$BATS_TEST_TMPDIR/srv.pid" ] || return 0
+	read -r pid <"$BATS_TEST_TMPDIR/srv.pid"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$BATS_TEST_TMPDIR/srv.pid"
+}
+
+# report_check JOB: the collector received exactly one report, for JOB, that
+# agrees with the job's plan file (python3 prints what differs).
+report_check() {
+	[ -f "$SRV_DIR/reports.jsonl" ] || { echo "the collector received nothing"; return 1; }
+	run -0 /usr/bin/python3 - "$SRV_DIR/reports.jsonl" "$CL_DIR/jobs/dtplan-$1.json" "$1" \
+		"$(job_field "$1" NodeList)" "$(job_field "$1" BatchHost)" <<-'EOF'
+		import json, sys
+		lines = open(sys.argv[1]).read().splitlines()
+		assert len(lines) == 1, "%d reports: %r" % (len(lines), lines)
+		r = json.loads(lines[0])
+		plan = json.load(open(sys.argv[2]))
+		want = {"schema": "dtplan.report/1", "sender": "plugin", "job_id": int(sys.argv[3]),
+		        "user": "root", "uid": 0, "nodes": sys.argv[4], "host": sys.argv[5],
+		        "state": "ok", "reason": None}
+		for k, v in want.items():
+		    assert r[k] == v, "%s is %r, expected %r" % (k, r[k], v)
+		assert r["plan"] == plan, "the report's plan differs from the plan file"
+		assert r["warnings"] == plan["warnings"], "warnings differ"
+		assert r["time"].endswith("Z") and r["cluster"], (r["time"], r["cluster"])
+		print("report of job %s: %s, %d warnings" % (r["job_id"], r["state"], len(r["warnings"])))
+	EOF
+	echo "$output"
+}
+
+@test "report: a --dt-plan=auto job posts one report to a collector on the cluster's network" {
+	server_start
+	plugstack "report_url=$SRV_URL/collect"
+	write_job_script
+	run_job 120 -N4 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b \
+		"$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	[ "$(batch_var DTPLAN_FILE)" = "$CL_DIR/jobs/dtplan-$JOB.json" ]
+	report_check "$JOB"
+	# srun steps read the plan file back: they report nothing of their own
+	[ "$(grep -c '^POST /collect' "$SRV_DIR/requests.log")" -eq 1 ]
+}
+
+@test "report: a collector that fails, hangs or is not there never fails the job; slurmd logs it" {
+	server_start
+	for url in "$SRV_URL/collect/status/500" "$SRV_URL/collect/slow?delay=30" \
+		"http://$CL_CTLD_ADDR:$SRV_CLOSED/collect"; do
+		plugstack "report_url=$url" report_timeout=1s
+		write_job_script
+		run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+			"$CL_DIR/jobs/plan-job.sh"
+		echo "== $url: job $JOB"
+		[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+		[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
+		host=$(job_field "$JOB" BatchHost)
+		grep "dtplan: report: cannot post the plan of job $JOB: " "$CL_DIR/log/slurmd-$host.log"
+	done
+	[ ! -s "$SRV_DIR/reports.jsonl" ]
+}
+
+@test "fabric: the tree from a service on the cluster's network, then its cache when it is gone" {
+	server_start
+	"$DTPLAN_CLI" fabric export --topology "$CL_DIR/etc/topology.conf" --site "$SITE" \
+		>"$SRV_DIR/fabric.json"
+	cache=$CL_DIR/fabric.cache
+	rm -f "$cache"
+	# No topology file: only the service can name leaf1 and leaf2 and their 4:1 uplinks.
+	plugstack "fabric_url=$SRV_URL/files/fabric.json" "fabric_cache=$cache" \
+		fabric_cache_ttl=0 topology=/nonexistent/topology.conf
+	eight_node_job --dt-plan=auto
+	[ "$JOB_RC" -eq 0 ]
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	warnings=$(grep -i 'warning' <<<"$LOG")
+	grep -q leaf1 <<<"$warnings"
+	grep -q leaf2 <<<"$warnings"
+	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
+	# asked once, by the batch step (as root, before the job's user takes over)
+	[ "$(grep -c '^GET /files/fabric.json' "$SRV_DIR/requests.log")" -eq 1 ]
+	head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/1 [0-9]* $SRV_URL/files/fabric.json\$"
+	[ "$(stat -c %u "$cache")" -eq 0 ]
+
+	# The service gone: the same plan from the cache, and the plan says so.
+	server_stop
+	eight_node_job --dt-plan=auto
+	[ "$JOB_RC" -eq 0 ]
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q "\[fabric-service\] fabric service $SRV_URL/files/fabric.json: .*; using its answer cached in $cache " <<<"$LOG"
+	warnings=$(grep -i 'warning' <<<"$LOG")
+	grep -q leaf1 <<<"$warnings"
+	grep -q leaf2 <<<"$warnings"
+	rm -f "$cache"
+}
+
+@test "fabric: a service that is not there falls back on topology.conf; the plan says so" {
+	server_start
+	plugstack "fabric_url=http://$CL_CTLD_ADDR:$SRV_CLOSED/fabric" fabric_timeout=1s
+	write_job_script
+	run_job 60 -N1 --ntasks-per-node=8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		"$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q "\[fabric-service\] fabric service http://$CL_CTLD_ADDR:$SRV_CLOSED/fabric: .*; no cache (FabricCache= is not set); using topology.conf $CL_DIR/etc/topology.conf" <<<"$LOG"
 	[ "$(grep -c '^TASK node[0-9]* RANK=[0-9]' <<<"$LOG")" -eq 8 ]
 }

@@ -1,0 +1,873 @@
+/*
+ * fabric_json.c: fabric descriptions as a service serves them.  Two formats,
+ * chosen by content: dtplan.fabric/1 JSON (text starting with '{') and
+ * Slurm's topology.conf.
+ *
+ * The JSON form holds what topology.conf and the site file hold together, so
+ * it is read by writing those two texts and handing them to the parsers of
+ * lib/topology.c and lib/config.c: one switch per topology line, one setting
+ * per site line.  A fabric from a service then means exactly what the same
+ * content in local files means, and every rule those parsers check (names,
+ * hostlists, cycles, a node under two leaves, overlapping node sets) holds
+ * for both.  Their errors come back naming the JSON element of the line.
+ *
+ * The JSON's schema (dtplan.conf(5) documents it):
+ *   { "schema": "dtplan.fabric/1",
+ *     "network": {"bandwidth": RATE, "latency": TIME},   NetworkBandwidth=...
+ *     "nvlink": {"bandwidth": RATE, "latency": TIME},    NVLinkBandwidth=...
+ *     "gpu_type": "h100-sxm",                            GpuType=
+ *     "switches": [ {"name": "leaf1", "nodes": "gpu[01-08]" | ["gpu01", ...],
+ *                    "switches": "leaf[1-2]" | ["leaf1", ...], "parent": "spine",
+ *                    "link_speed": RATE, "oversubscription": RATIO,
+ *                    "uplink_bandwidth": RATE}, ... ],
+ *     "node_sets": [ {"nodes": "gpu[01-16]", "gpu_type": "h100-sxm", "gpus": 8,
+ *                     "nvlink_domain": "rack1"}, ... ] }
+ * RATE is a number of bytes per second or a string with a unit ("400Gb/s"),
+ * TIME a number of seconds or a string ("5us"), RATIO a number or "4:1".
+ * Keys starting with "x-" are ignored; other unknown keys are errors.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growing text; on allocation failure it stays failed and empty. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		char *s;
+
+		while (n >= 0 && t->len + (size_t)n + 1 > cap)
+			cap *= 2;
+		s = n < 0 ? NULL : realloc(t->s, cap);
+		if (s == NULL) {
+			free(t->s);
+			memset(t, 0, sizeof(*t));
+			t->failed = true;
+			return;
+		}
+		t->s = s;
+		t->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/* What each generated line came from, for error messages. */
+struct labels {
+	char (*v)[160];
+	size_t n, cap;
+	bool failed;
+};
+
+static void label_add(struct labels *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void label_add(struct labels *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->failed)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char (*v)[160] = realloc(l->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			l->failed = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(l->v[l->n++], sizeof(l->v[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* State of one JSON parse. */
+struct jparse {
+	const char *source;
+	struct dtplan_error *err;
+	struct text topo, site;      /* the two generated texts */
+	struct labels topo_lines, site_lines;
+	/* per switch: expanded child names and the parent a child got */
+	size_t n_switches;
+	const char **names;          /* borrowed from the JSON document */
+	char (**children)[64];       /* owned arrays */
+	size_t *n_children;
+	int *parent;                 /* index of the switch listing it, -1 none */
+};
+
+const char *dtplan_fabric_format_name(enum dtplan_fabric_format f)
+{
+	switch (f) {
+	case DTPLAN_FABRIC_JSON:
+		return DTPLAN_FABRIC_SCHEMA;
+	case DTPLAN_FABRIC_TOPOLOGY_CONF:
+		return "topology.conf";
+	default:
+		return "?";
+	}
+}
+
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f)
+{
+	if (f == NULL)
+		return;
+	dtplan_topology_destroy(f->topology);
+	free(f->site_text);
+	free(f);
+}
+
+static enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, 0, "%s: %s", where, msg);
+}
+
+/* A value that goes into a Key=Value token: no blanks, '=', '#' or controls. */
+static bool token_safe(const char *s)
+{
+	if (s[0] == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s) || *s == '=' ||
+		    *s == '#')
+			return false;
+	return true;
+}
+
+/* One name in an array: also no hostlist syntax. */
+static bool name_safe(const char *s)
+{
+	return token_safe(s) && strpbrk(s, "[],") == NULL;
+}
+
+/* Checks that obj has only the keys in allowed (NULL-terminated) or "x-..." ones. */
+static enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
+				  const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		bool ok = strncmp(key, "x-", 2) == 0;
+
+		for (const char *const *a = allowed; !ok && *a != NULL; a++)
+			ok = strcmp(key, *a) == 0;
+		if (!ok)
+			return jfail(p, where, "unknown key '%s'", key);
+	}
+	return DTPLAN_OK;
+}
+
+/* A string value for a token, or NULL with the error set; absent: *out NULL. */
+static enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj,
+				  const char *key, const char **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (v == NULL)
+		return DTPLAN_OK;
+	if (!json_is_string(v))
+		return jfail(p, where, "\"%s\" must be a string", key);
+	if (!token_safe(json_string_value(v)))
+		return jfail(p, where, "\"%s\": '%s' is empty or holds blanks, '=' or '#'", key,
+			     json_string_value(v));
+	*out = json_string_value(v);
+	return DTPLAN_OK;
+}
+
+/*
+ * A number or a string with a unit, as a token value in buf: numbers are
+ * written exactly (%.17g) with `unit` after them ("B/s" so that topology.conf
+ * does not take a whole number for a weight).  "" when absent.
+ */
+static enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t *obj,
+				    const char *key, const char *unit, char *buf, size_t size)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s;
+
+	buf[0] = '\0';
+	if (v == NULL)
+		return DTPLAN_OK;
+	if (json_is_number(v)) {
+		double d = json_number_value(v);
+
+		if (!isfinite(d) || d < 0)
+			return jfail(p, where, "\"%s\": %g is not a value of zero or more", key, d);
+		snprintf(buf, size, "%.17g%s", d, unit);
+		return DTPLAN_OK;
+	}
+	if (!json_is_string(v))
+		return jfail(p, where, "\"%s\" must be a number or a string with a unit", key);
+	s = json_string_value(v);
+	if (!token_safe(s) || strlen(s) >= size)
+		return jfail(p, where, "\"%s\": '%s' is not a value", key, s);
+	dtplan__strlcpy(buf, s, size);
+	return DTPLAN_OK;
+}
+
+/* "nodes" or "switches": a hostlist string or an array of names, as one
+ * comma-separated token value appended to t.  *given says whether present. */
+static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj,
+				const char *key, struct text *t, bool *given)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	size_t i;
+
+	*given = v != NULL;
+	if (v == NULL)
+		return DTPLAN_OK;
+	if (json_is_string(v)) {
+		if (!token_safe(json_string_value(v)))
+			return jfail(p, where, "\"%s\": '%s' is not a hostlist", key,
+				     json_string_value(v));
+		text_add(t, " %s=%s", key[0] == 'n' ? "Nodes" : "Switches", json_string_value(v));
+		return DTPLAN_OK;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return jfail(p, where, "\"%s\" must be a hostlist string or a non-empty array of "
+			     "names", key);
+	text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e) || !name_safe(json_string_value(e)))
+			return jfail(p, where, "\"%s\"[%zu] is not a name", key, i);
+		text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
+	}
+	return DTPLAN_OK;
+}
+
+static int find_switch(const struct jparse *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_switches; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* First pass over the switches: names, children named by "switches". */
+static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
+{
+	static const char *const keys[] = {"name", "nodes", "switches", "parent", "link_speed",
+					   "oversubscription", "uplink_bandwidth", NULL};
+	struct dtplan_error e = {0};
+	char where[128];
+	json_t *sw;
+	size_t i;
+
+	p->n_switches = json_array_size(arr);
+	p->names = calloc(p->n_switches + 1, sizeof(*p->names));
+	p->children = calloc(p->n_switches + 1, sizeof(*p->children));
+	p->n_children = calloc(p->n_switches + 1, sizeof(*p->n_children));
+	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
+	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL)
+		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+	json_array_foreach(arr, i, sw) {
+		json_t *name = json_object_get(sw, "name");
+
+		p->parent[i] = -1;
+		snprintf(where, sizeof(where), "switches[%zu]", i);
+		if (!json_is_object(sw))
+			return jfail(p, where, "must be an object");
+		if (!json_is_string(name) || !token_safe(json_string_value(name)))
+			return jfail(p, where, "\"name\" must be a switch name");
+		p->names[i] = json_string_value(name);
+		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
+		if (check_keys(p, where, sw, keys) != DTPLAN_OK)
+			return DTPLAN_ERR_PARSE;
+	}
+	/* Children from "switches" (names or hostlists), expanded once. */
+	json_array_foreach(arr, i, sw) {
+		json_t *v = json_object_get(sw, "switches"), *c;
+		size_t k;
+
+		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
+		if (v == NULL)
+			continue;
+		if (json_is_string(v)) {
+			if (dtplan_hostlist_expand(json_string_value(v), DTPLAN_HOSTLIST_MAX,
+						   &p->children[i], &p->n_children[i],
+						   &e) != DTPLAN_OK)
+				return jfail(p, where, "\"switches\": %s", e.text);
+			continue;
+		}
+		if (!json_is_array(v) || json_array_size(v) == 0)
+			return jfail(p, where, "\"switches\" must be a hostlist string or a "
+				     "non-empty array of names");
+		p->children[i] = calloc(json_array_size(v), sizeof(*p->children[i]));
+		if (p->children[i] == NULL)
+			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
+					     "out of memory");
+		json_array_foreach(v, k, c) {
+			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
+			    strlen(json_string_value(c)) >= sizeof(p->children[i][0]))
+				return jfail(p, where, "\"switches\"[%zu] is not a name", k);
+			dtplan__strlcpy(p->children[i][k], json_string_value(c),
+					sizeof(p->children[i][0]));
+		}
+		p->n_children[i] = json_array_size(v);
+	}
+	for (i = 0; i < p->n_switches; i++) {
+		for (size_t k = 0; k < p->n_children[i]; k++) {
+			int c = find_switch(p, p->children[i][k]);
+
+			if (c >= 0 && p->parent[c] < 0)
+				p->parent[c] = (int)i;
+		}
+	}
+	return DTPLAN_OK;
+}
+
+/* A switch's "parent": agrees with the switch that lists it, or adds it. */
+static enum dtplan_err link_parent(struct jparse *p, size_t i, json_t *sw)
+{
+	const char *parent = NULL;
+	char where[128], (*tmp)[64];
+	int q;
+
+	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
+	if (get_string(p, where, sw, "parent", &parent) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (parent == NULL)
+		return DTPLAN_OK;
+	q = find_switch(p, parent);
+	if (q < 0)
+		return jfail(p, where, "parent '%s' is not a switch of \"switches\"", parent);
+	if (p->parent[i] >= 0 && p->parent[i] != q)
+		return jfail(p, where, "parent '%s', but '%s' lists it in \"switches\"", parent,
+			     p->names[p->parent[i]]);
+	if (p->parent[i] == q)
+		return DTPLAN_OK;
+	if (strlen(p->names[i]) >= sizeof(tmp[0]))
+		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
+	tmp = realloc(p->children[q], (p->n_children[q] + 1) * sizeof(*tmp));
+	if (tmp == NULL)
+		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+	p->children[q] = tmp;
+	dtplan__strlcpy(tmp[p->n_children[q]++], p->names[i], sizeof(tmp[0]));
+	p->parent[i] = q;
+	return DTPLAN_OK;
+}
+
+/* One topology line and at most one site line per switch. */
+static enum dtplan_err emit_switch(struct jparse *p, size_t i, json_t *sw)
+{
+	char where[128], speed[64], ratio[64], uplink[64];
+	bool has_nodes;
+
+	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
+	if (get_quantity(p, where, sw, "link_speed", "B/s", speed, sizeof(speed)) != DTPLAN_OK ||
+	    get_quantity(p, where, sw, "oversubscription", "", ratio, sizeof(ratio)) !=
+		    DTPLAN_OK ||
+	    get_quantity(p, where, sw, "uplink_bandwidth", "B/s", uplink, sizeof(uplink)) !=
+		    DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	text_add(&p->topo, "SwitchName=%s", p->names[i]);
+	if (add_list(p, where, sw, "nodes", &p->topo, &has_nodes) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (p->n_children[i] > 0) {
+		text_add(&p->topo, " Switches=");
+		for (size_t k = 0; k < p->n_children[i]; k++)
+			text_add(&p->topo, "%s%s", k > 0 ? "," : "", p->children[i][k]);
+	}
+	if (speed[0] != '\0')
+		text_add(&p->topo, " LinkSpeed=%s", speed);
+	text_add(&p->topo, "\n");
+	label_add(&p->topo_lines, "%s", where);
+	if (ratio[0] == '\0' && uplink[0] == '\0')
+		return DTPLAN_OK;
+	text_add(&p->site, "SwitchName=%s", p->names[i]);
+	if (ratio[0] != '\0')
+		text_add(&p->site, " Oversubscription=%s", ratio);
+	if (uplink[0] != '\0')
+		text_add(&p->site, " UplinkBandwidth=%s", uplink);
+	text_add(&p->site, "\n");
+	label_add(&p->site_lines, "%s", where);
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
+{
+	static const char *const keys[] = {"nodes", "gpu_type", "gpus", "nvlink_domain", NULL};
+	const char *nodes = NULL, *gpu = NULL, *domain = NULL;
+	json_t *gpus = json_object_get(ns, "gpus");
+	char where[64];
+
+	snprintf(where, sizeof(where), "node_sets[%zu]", i);
+	if (!json_is_object(ns))
+		return jfail(p, where, "must be an object");
+	if (check_keys(p, where, ns, keys) != DTPLAN_OK ||
+	    get_string(p, where, ns, "nodes", &nodes) != DTPLAN_OK ||
+	    get_string(p, where, ns, "gpu_type", &gpu) != DTPLAN_OK ||
+	    get_string(p, where, ns, "nvlink_domain", &domain) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (nodes == NULL)
+		return jfail(p, where, "\"nodes\" (a hostlist) is required");
+	if (gpus != NULL && !json_is_integer(gpus))
+		return jfail(p, where, "\"gpus\" must be a whole number");
+	text_add(&p->site, "NodeName=%s", nodes);
+	if (gpu != NULL)
+		text_add(&p->site, " GpuType=%s", gpu);
+	if (gpus != NULL)
+		text_add(&p->site, " Gpus=%" JSON_INTEGER_FORMAT, json_integer_value(gpus));
+	if (domain != NULL)
+		text_add(&p->site, " NVLinkDomain=%s", domain);
+	text_add(&p->site, "\n");
+	label_add(&p->site_lines, "%s (%.64s)", where, nodes);
+	return DTPLAN_OK;
+}
+
+/* "network" and "nvlink": {"bandwidth": RATE, "latency": TIME}. */
+static enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key,
+				 const char *bw_key, const char *lat_key)
+{
+	static const char *const keys[] = {"bandwidth", "latency", NULL};
+	json_t *o = json_object_get(root, key);
+	char bw[64], lat[64];
+
+	if (o == NULL)
+		return DTPLAN_OK;
+	if (!json_is_object(o))
+		return jfail(p, key, "must be an object");
+	if (check_keys(p, key, o, keys) != DTPLAN_OK ||
+	    get_quantity(p, key, o, "bandwidth", "", bw, sizeof(bw)) != DTPLAN_OK ||
+	    get_quantity(p, key, o, "latency", "", lat, sizeof(lat)) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (bw[0] != '\0') {
+		text_add(&p->site, "%s=%s\n", bw_key, bw);
+		label_add(&p->site_lines, "%s.bandwidth", key);
+	}
+	if (lat[0] != '\0') {
+		text_add(&p->site, "%s=%s\n", lat_key, lat);
+		label_add(&p->site_lines, "%s.latency", key);
+	}
+	return DTPLAN_OK;
+}
+
+/* Rewrites a parser's "line N" error as the JSON element of that line. */
+static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
+			       const struct dtplan_error *e)
+{
+	const char *where = e->line >= 1 && (size_t)e->line <= l->n ? l->v[e->line - 1] : NULL;
+
+	if (e->code == DTPLAN_ERR_NOMEM)
+		return dtplan__error(p->err, e->code, p->source, 0, "out of memory");
+	if (where == NULL)
+		return dtplan__error(p->err, e->code, p->source, 0, "%s", e->text);
+	return dtplan__error(p->err, e->code, p->source, 0, "%s: %s", where, e->text);
+}
+
+static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric_desc *f,
+				  struct dtplan_error *err)
+{
+	static const char *const keys[] = {"schema", "network", "nvlink", "gpu_type",
+					   "switches", "node_sets", NULL};
+	struct jparse p = {.source = f->source, .err = err};
+	struct dtplan_config check;
+	struct dtplan_error e = {0};
+	json_error_t jerr;
+	json_t *root, *schema, *switches, *sets, *v;
+	const char *gpu = NULL;
+	enum dtplan_err rv = DTPLAN_ERR_PARSE;
+	size_t i;
+
+	dtplan_config_init(&check);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, f->source, jerr.line,
+				   "not valid JSON: %s", jerr.text);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		rv = jfail(&p, "document", "must be a JSON object");
+		goto out;
+	}
+	schema = json_object_get(root, "schema");
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), DTPLAN_FABRIC_SCHEMA))
+		rv = jfail(&p, "schema", "'%s' is not %s",
+			   json_is_string(schema) ? json_string_value(schema) : "(missing)",
+			   DTPLAN_FABRIC_SCHEMA);
+	else
+		rv = check_keys(&p, "document", root, keys);
+	if (rv != DTPLAN_OK)
+		goto out;
+	rv = DTPLAN_ERR_PARSE;
+	switches = json_object_get(root, "switches");
+	if (!json_is_array(switches) || json_array_size(switches) == 0) {
+		jfail(&p, "switches", "must be a non-empty array");
+		goto out;
+	}
+	rv = collect_switches(&p, switches);
+	if (rv != DTPLAN_OK)
+		goto out;
+	rv = DTPLAN_ERR_PARSE;
+	json_array_foreach(switches, i, v) {
+		rv = link_parent(&p, i, v);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	rv = DTPLAN_ERR_PARSE;
+	if (emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") != DTPLAN_OK ||
+	    emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") != DTPLAN_OK ||
+	    get_string(&p, "document", root, "gpu_type", &gpu) != DTPLAN_OK)
+		goto out;
+	if (gpu != NULL) {
+		text_add(&p.site, "GpuType=%s\n", gpu);
+		label_add(&p.site_lines, "gpu_type");
+	}
+	json_array_foreach(switches, i, v)
+		if (emit_switch(&p, i, v) != DTPLAN_OK)
+			goto out;
+	sets = json_object_get(root, "node_sets");
+	if (sets != NULL && !json_is_array(sets)) {
+		jfail(&p, "node_sets", "must be an array");
+		goto out;
+	}
+	json_array_foreach(sets, i, v)
+		if (emit_node_set(&p, i, v) != DTPLAN_OK)
+			goto out;
+	if (p.topo.failed || p.site.failed || p.topo_lines.failed || p.site_lines.failed) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
+		goto out;
+	}
+	/* Both texts through their own parsers; the site part checked on the tree. */
+	rv = dtplan_topology_parse_string(p.topo.s, f->source, &f->topology, &e);
+	if (rv != DTPLAN_OK) {
+		rv = relabel(&p, &p.topo_lines, &e);
+		goto out;
+	}
+	rv = dtplan_config_parse_string(&check, p.site.s ? p.site.s : "", f->source, &e);
+	if (rv != DTPLAN_OK) {
+		rv = relabel(&p, &p.site_lines, &e);
+		goto out;
+	}
+	f->site_text = p.site.s ? p.site.s : strdup("");
+	p.site.s = NULL;
+	rv = f->site_text != NULL ? DTPLAN_OK
+				  : dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0,
+						  "out of memory");
+out:
+	dtplan_config_fini(&check);
+	for (i = 0; p.children != NULL && i < p.n_switches; i++)
+		free(p.children[i]);
+	free(p.children);
+	free(p.n_children);
+	free(p.parent);
+	free(p.names);
+	free(p.topo.s);
+	free(p.site.s);
+	free(p.topo_lines.v);
+	free(p.site_lines.v);
+	json_decref(root);
+	return rv;
+}
+
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
+{
+	struct dtplan_fabric_desc *f = NULL;
+	const char *name = source ? source : "fabric";
+	char *copy = NULL;
+	size_t i = 0;
+	enum dtplan_err rv;
+
+	if (out != NULL)
+		*out = NULL;
+	if (text == NULL || out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, name, 0, "no fabric text to parse");
+		goto out;
+	}
+	if (memchr(text, '\0', len) != NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, name, 0, "the answer holds a NUL byte");
+		goto out;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, name, 0, "out of memory");
+		goto out;
+	}
+	dtplan__strlcpy(f->source, name, sizeof(f->source));
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	if (i == len) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, name, 0, "the answer is empty");
+		goto out;
+	}
+	if (text[i] == '{') {
+		f->format = DTPLAN_FABRIC_JSON;
+		rv = parse_json(text, len, f, err);
+	} else {
+		f->format = DTPLAN_FABRIC_TOPOLOGY_CONF;
+		copy = strndup(text, len);
+		rv = copy != NULL ? dtplan_topology_parse_string(copy, name, &f->topology, err)
+				  : dtplan__error(err, DTPLAN_ERR_NOMEM, name, 0, "out of memory");
+	}
+	if (rv != DTPLAN_OK)
+		goto out;
+	*out = f;
+	f = NULL;
+out:
+	free(copy);
+	dtplan_fabric_desc_destroy(f);
+	return rv;
+}
+
+/* *dst = a copy of src with its own arrays. */
+static enum dtplan_err config_copy(struct dtplan_config *dst, const struct dtplan_config *src)
+{
+	*dst = *src;
+	dst->switches = NULL;
+	dst->nodesets = NULL;
+	if (src->n_switches > 0) {
+		dst->switches = malloc(src->n_switches * sizeof(*dst->switches));
+		if (dst->switches == NULL)
+			goto fail;
+		memcpy(dst->switches, src->switches, src->n_switches * sizeof(*dst->switches));
+	}
+	if (src->n_nodesets > 0) {
+		dst->nodesets = malloc(src->n_nodesets * sizeof(*dst->nodesets));
+		if (dst->nodesets == NULL)
+			goto fail;
+		memcpy(dst->nodesets, src->nodesets, src->n_nodesets * sizeof(*dst->nodesets));
+	}
+	return DTPLAN_OK;
+fail:
+	free(dst->switches);
+	dtplan_config_init(dst);
+	return DTPLAN_ERR_NOMEM;
+}
+
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	if (out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no configuration to fill");
+	dtplan_config_init(out);
+	if (f == NULL || f->topology == NULL || base == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no fabric or configuration");
+		goto out;
+	}
+	rv = config_copy(out, base);
+	if (rv != DTPLAN_OK) {
+		rv = dtplan__error(err, rv, f->source, 0, "out of memory");
+		goto out;
+	}
+	if (f->site_text != NULL) {
+		/* The fabric's switch settings and node sets replace the site file's. */
+		free(out->switches);
+		free(out->nodesets);
+		out->switches = NULL;
+		out->nodesets = NULL;
+		out->n_switches = 0;
+		out->n_nodesets = 0;
+		rv = dtplan_config_parse_string(out, f->site_text, f->source, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	rv = dtplan_config_apply_topology(out, f->topology, err);
+out:
+	if (rv != DTPLAN_OK)
+		dtplan_config_fini(out);
+	return rv;
+}
+
+/* ---- export ---- */
+
+static bool put(json_t *obj, const char *key, json_t *value)
+{
+	return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+/* The nodes of leaf sw: a hostlist when it expands back to the same names in
+ * the same order, else an array of names. */
+static json_t *leaf_nodes_json(const struct dtplan_topology *t, int sw)
+{
+	char (*names)[64] = NULL, (*back)[64] = NULL, *buf = NULL;
+	json_t *v = NULL;
+	size_t n = 0, nb = 0, size;
+
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (t->node_leaf[i] == sw)
+			n++;
+	if (n == 0)
+		return NULL;
+	names = malloc(n * sizeof(*names));
+	size = n * 68 + 16; /* never shorter than the names joined by commas */
+	buf = malloc(size);
+	if (names == NULL || buf == NULL)
+		goto out;
+	n = 0;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (t->node_leaf[i] == sw)
+			memcpy(names[n++], t->node_names[i], sizeof(names[0]));
+	dtplan_hostlist_compress((const char(*)[64])names, n, buf, size);
+	if (dtplan_hostlist_expand(buf, DTPLAN_HOSTLIST_MAX, &back, &nb, NULL) == DTPLAN_OK &&
+	    nb == n && memcmp(back, names, n * sizeof(*names)) == 0) {
+		v = json_string(buf);
+		goto out;
+	}
+	v = json_array();
+	for (size_t i = 0; v != NULL && i < n; i++)
+		if (json_array_append_new(v, json_string(names[i])) != 0) {
+			json_decref(v);
+			v = NULL;
+		}
+out:
+	free(names);
+	free(back);
+	free(buf);
+	return v;
+}
+
+static json_t *switch_json(const struct dtplan_topology *t, const struct dtplan_config *c,
+			   size_t i)
+{
+	const struct dtplan_switch *s = &t->switches[i];
+	json_t *o = json_object(), *kids = NULL;
+
+	if (!put(o, "name", json_string(s->name)))
+		goto fail;
+	if (s->level == 0) {
+		json_t *nodes = leaf_nodes_json(t, (int)i);
+
+		/* a leaf without nodes cannot be written in topology.conf */
+		if (!put(o, "nodes", nodes))
+			goto fail;
+	} else {
+		kids = json_array();
+		for (size_t k = 0; kids != NULL && k < t->n_switches; k++)
+			if (t->switches[k].parent == (int)i &&
+			    json_array_append_new(kids, json_string(t->switches[k].name)) != 0)
+				goto fail;
+		if (!put(o, "switches", kids))
+			goto fail;
+		kids = NULL;
+	}
+	if (s->link_speed > 0 && !put(o, "link_speed", json_real(s->link_speed)))
+		goto fail;
+	for (size_t k = 0; k < c->n_switches; k++) {
+		const struct dtplan_site_switch *ss = &c->switches[k];
+
+		if (strcmp(ss->name, s->name) != 0)
+			continue;
+		if (ss->oversubscription > 0 &&
+		    !put(o, "oversubscription", json_real(ss->oversubscription)))
+			goto fail;
+		if (ss->uplink_bytes_per_s > 0 &&
+		    !put(o, "uplink_bandwidth", json_real(ss->uplink_bytes_per_s)))
+			goto fail;
+	}
+	return o;
+fail:
+	json_decref(kids);
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *node_set_json(const struct dtplan_site_nodeset *ns)
+{
+	json_t *o = json_object();
+
+	if (!put(o, "nodes", json_string(ns->nodes)) ||
+	    (ns->gpu_type[0] != '\0' && !put(o, "gpu_type", json_string(ns->gpu_type))) ||
+	    (ns->gpus_per_node > 0 && !put(o, "gpus", json_integer(ns->gpus_per_node))) ||
+	    (ns->nvlink_domain[0] != '\0' &&
+	     !put(o, "nvlink_domain", json_string(ns->nvlink_domain)))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
+				      const struct dtplan_config *c, bool pretty, char **out,
+				      struct dtplan_error *err)
+{
+	json_t *root = NULL, *switches, *sets;
+	enum dtplan_err rv;
+
+	if (out != NULL)
+		*out = NULL;
+	if (t == NULL || c == NULL || out == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no topology or configuration");
+		goto out;
+	}
+	for (size_t i = 0; i < c->n_switches; i++)
+		if (dtplan_topology_switch_index(t, c->switches[i].name) < 0) {
+			rv = dtplan__error(err, DTPLAN_ERR_NOT_FOUND,
+					   c->site_file[0] ? c->site_file : "dtplan.conf",
+					   c->switches[i].line,
+					   "SwitchName=%s: no switch '%s' in the topology",
+					   c->switches[i].name, c->switches[i].name);
+			goto out;
+		}
+	rv = DTPLAN_ERR_NOMEM;
+	root = json_object();
+	if (!put(root, "schema", json_string(DTPLAN_FABRIC_SCHEMA)) ||
+	    !put(root, "network", json_pack("{s:f, s:f}", "bandwidth", c->net_bytes_per_s,
+					     "latency", c->net_latency_s)) ||
+	    !put(root, "nvlink", json_pack("{s:f, s:f}", "bandwidth", c->nvlink_bytes_per_s,
+					    "latency", c->nvlink_latency_s)) ||
+	    (c->gpu_type[0] != '\0' && !put(root, "gpu_type", json_string(c->gpu_type))))
+		goto fail;
+	switches = json_array();
+	if (!put(root, "switches", switches))
+		goto fail;
+	for (size_t i = 0; i < t->n_switches; i++)
+		if (json_array_append_new(switches, switch_json(t, c, i)) != 0)
+			goto fail;
+	sets = json_array();
+	if (!put(root, "node_sets", sets))
+		goto fail;
+	for (size_t i = 0; i < c->n_nodesets; i++)
+		if (json_array_append_new(sets, node_set_json(&c->nodesets[i])) != 0)
+			goto fail;
+	*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER |
+					JSON_REAL_PRECISION(17));
+	if (*out == NULL)
+		goto fail;
+	rv = DTPLAN_OK;
+	goto out;
+fail:
+	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while writing the fabric");
+out:
+	json_decref(root);
+	return rv;
+}

@@ -1,0 +1,422 @@
+/*
+ * launch.c: the plan in the words of the frameworks that run it: Megatron-LM
+ * arguments, NeMo overrides, a DeepSpeed configuration fragment, torchrun's
+ * PET_* variables and a hostfile in rank order.  The one home of these
+ * names: lib/env.c, lib/plan_json.c and the plugin take them from here, and
+ * doc/launchers.md shows the launch lines.
+ *
+ * Where the names come from (checked against the frameworks' sources):
+ *
+ *   Megatron-LM, megatron/training/arguments.py: --tensor-model-parallel-size,
+ *   --pipeline-model-parallel-size, --micro-batch-size, --global-batch-size,
+ *   --seq-length, --bf16, --sequence-parallel, --use-distributed-optimizer,
+ *   --recompute-granularity {full,selective}, --recompute-method
+ *   {uniform,block}, --recompute-num-layers, --decoder-first-pipeline-num-layers
+ *   and --decoder-last-pipeline-num-layers (the stages between take equal
+ *   shares), --use-tp-pp-dp-mapping ("distributed ranks initialize order is
+ *   changed from tp-cp-ep-dp-pp to tp-cp-ep-pp-dp": Megatron's default is
+ *   our tp-dp-pp, the flag our tp-pp-dp), --save-interval (iterations).
+ *   Megatron-FSDP shards gradients too: --use-megatron-fsdp with
+ *   --data-parallel-sharding-strategy optim_grads (ZeRO-2) or
+ *   optim_grads_params (ZeRO-3).
+ *
+ *   NeMo, examples/nlp/language_modeling/conf/megatron_gpt_config.yaml:
+ *   trainer.num_nodes, trainer.devices, model.tensor_model_parallel_size,
+ *   model.pipeline_model_parallel_size, model.micro_batch_size,
+ *   model.global_batch_size, model.encoder_seq_length, model.sequence_parallel,
+ *   model.activations_checkpoint_granularity/_method/_num_layers and
+ *   model.optim.name (distributed_fused_adam is the distributed optimizer:
+ *   megatron_base_model.py's with_distributed_adam).  megatron_base_model.py
+ *   also reads cfg.get('use_tp_pp_dp_mapping') and cfg.get('fsdp'), and
+ *   copies every Megatron Core TransformerConfig field found in the model
+ *   config (num_layers_in_first_pipeline_stage, ..._last_...); keys the YAML
+ *   lacks take Hydra's "++" (add or override).  nemo/utils/exp_manager.py's
+ *   CallbackParams (exp_manager.checkpoint_callback_params, handed to
+ *   Lightning's ModelCheckpoint) has every_n_train_steps, the interval in
+ *   steps.
+ *
+ *   DeepSpeed: train_batch_size = train_micro_batch_size_per_gpu x
+ *   gradient_accumulation_steps x data-parallel size, zero_optimization.stage,
+ *   bf16.enabled.  Its PipeModelDataParallelTopology orders ranks pipe, data,
+ *   model (model fastest): our tp-dp-pp (doc/launchers.md has tp-pp-dp).
+ *
+ *   torchrun, torch/distributed/run.py: every option declared with
+ *   action=env falls back to the variable PET_<DEST> (argparse_util.py):
+ *   PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_RDZV_BACKEND,
+ *   PET_MASTER_ADDR, PET_MASTER_PORT.  The static rendezvous numbers ranks
+ *   node rank x nproc_per_node + local rank.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dtplan_master_port(uint32_t job_id)
+{
+	return DTPLAN_MASTER_PORT_BASE + (int)(job_id % DTPLAN_MASTER_PORT_SPAN);
+}
+
+/* An in-memory text; text_finish() hands it over or reports NOMEM. */
+struct text {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static enum dtplan_err text_open(struct text *t, struct dtplan_error *err)
+{
+	t->buf = NULL;
+	t->len = 0;
+	t->f = open_memstream(&t->buf, &t->len);
+	if (t->f == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_error *err)
+{
+	bool failed = ferror(t->f) != 0;
+
+	if (fclose(t->f) != 0)
+		failed = true;
+	t->f = NULL;
+	if (failed) {
+		free(t->buf);
+		t->buf = NULL;
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	}
+	*out = t->buf;
+	return DTPLAN_OK;
+}
+
+/* DTPLAN_ERR_INVAL unless p holds a parallel split. */
+static enum dtplan_err check_plan(const struct dtplan_plan *p, char **out,
+				  struct dtplan_error *err)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+	if (p->best.tp < 1 || p->best.pp < 1 || p->best.dp < 1 || p->best.micro_batch < 1 ||
+	    p->best.num_microbatches < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "the plan has no parallel split (TP %d, PP %d, DP %d, "
+				     "micro-batch %d x %d)",
+				     p->best.tp, p->best.pp, p->best.dp, p->best.micro_batch,
+				     p->best.num_microbatches);
+	return DTPLAN_OK;
+}
+
+/* The sequence length the plan trains (the request's, resolved as the search does). */
+static int plan_seq(const struct dtplan_plan *p)
+{
+	if (p->request.seq > 0)
+		return p->request.seq;
+	return p->request.model.max_seq > 0 ? p->request.model.max_seq : DTPLAN_DEFAULT_SEQ;
+}
+
+/* The trained global batch: dp x micro-batch x micro-batches. */
+static long plan_global_batch(const struct dtplan_candidate *c)
+{
+	if (c->global_batch > 0)
+		return c->global_batch;
+	return (long)c->dp * c->micro_batch * c->num_microbatches;
+}
+
+/* Stages whose layer counts differ (a split known, more than one stage). */
+static bool stages_uneven(const struct dtplan_candidate *c)
+{
+	const struct dtplan_stage_layers *s = &c->stages;
+
+	if (c->pp < 2 || s->first < 1 || s->last < 1 || (c->pp > 2 && s->middle < 1))
+		return false;
+	return s->first != s->last || (c->pp > 2 && s->middle != s->first);
+}
+
+/* Ranks laid out tp-pp-dp: Megatron's and NeMo's non-default mapping. */
+static bool pp_inner(const struct dtplan_candidate *c)
+{
+	return c->rank_order == DTPLAN_ORDER_TP_PP_DP;
+}
+
+/* The checkpoint interval in whole steps, 0 when unknown. */
+static long ckpt_steps(const struct dtplan_plan *p)
+{
+	double s = p->ckpt.interval_steps;
+
+	return isfinite(s) && s >= 1.0 && s < 1e15 ? (long)floor(s) : 0;
+}
+
+enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **out,
+					    struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	struct text t;
+	enum dtplan_err rv;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	fprintf(t.f,
+		"--tensor-model-parallel-size %d --pipeline-model-parallel-size %d "
+		"--micro-batch-size %d --global-batch-size %ld --seq-length %d --bf16",
+		c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p));
+	/* The ledger divides activations by TP with sequence parallelism. */
+	if (c->tp > 1)
+		fputs(" --sequence-parallel", t.f);
+	if (c->zero >= 1)
+		fputs(" --use-distributed-optimizer", t.f);
+	if (c->zero >= 2)
+		fprintf(t.f, " --use-megatron-fsdp --data-parallel-sharding-strategy %s",
+			c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
+		fputs(" --recompute-granularity selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
+		fputs(" --recompute-granularity full --recompute-method uniform "
+		      "--recompute-num-layers 1",
+		      t.f);
+	if (stages_uneven(c))
+		fprintf(t.f,
+			" --decoder-first-pipeline-num-layers %d "
+			"--decoder-last-pipeline-num-layers %d",
+			c->stages.first, c->stages.last);
+	if (pp_inner(c))
+		fputs(" --use-tp-pp-dp-mapping", t.f);
+	if (ckpt_steps(p) > 0)
+		fprintf(t.f, " --save-interval %ld", ckpt_steps(p));
+	return text_finish(&t, out, err);
+}
+
+/* Ranks per node: torchrun's count when the plan has one, else the request's. */
+static int ranks_per_node(const struct dtplan_plan *p, int *nodes)
+{
+	int nn = 0, per = 0;
+
+	if (dtplan_launch_torchrun(p, &nn, &per)) {
+		*nodes = nn;
+		return per;
+	}
+	per = p->request.gpus_per_node > 0 ? p->request.gpus_per_node : 1;
+	*nodes = p->n_nodes > 0 ? (int)p->n_nodes
+				: (p->request.gpus > 0 ? (p->request.gpus + per - 1) / per : 1);
+	return per;
+}
+
+enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char **out,
+					     struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	enum dtplan_err rv;
+	struct text t;
+	int nodes, per;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	per = ranks_per_node(p, &nodes);
+	fprintf(t.f,
+		"trainer.num_nodes=%d trainer.devices=%d model.tensor_model_parallel_size=%d "
+		"model.pipeline_model_parallel_size=%d model.micro_batch_size=%d "
+		"model.global_batch_size=%ld model.encoder_seq_length=%d "
+		"model.sequence_parallel=%s",
+		nodes, per, c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p),
+		c->tp > 1 ? "true" : "false");
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
+		fputs(" model.activations_checkpoint_granularity=selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
+		fputs(" model.activations_checkpoint_granularity=full "
+		      "model.activations_checkpoint_method=uniform "
+		      "model.activations_checkpoint_num_layers=1",
+		      t.f);
+	if (c->zero == 1 || c->zero == 2)
+		fputs(" model.optim.name=distributed_fused_adam", t.f);
+	else if (c->zero == 3)
+		fputs(" ++model.fsdp=true", t.f);
+	if (stages_uneven(c))
+		fprintf(t.f,
+			" ++model.num_layers_in_first_pipeline_stage=%d "
+			"++model.num_layers_in_last_pipeline_stage=%d",
+			c->stages.first, c->stages.last);
+	if (pp_inner(c))
+		fputs(" ++model.use_tp_pp_dp_mapping=true", t.f);
+	if (ckpt_steps(p) > 0)
+		fprintf(t.f, " ++exp_manager.checkpoint_callback_params.every_n_train_steps=%ld",
+			ckpt_steps(p));
+	return text_finish(&t, out, err);
+}
+
+enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,
+					       struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	enum dtplan_err rv;
+	struct text t;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	/* Laid out as Jansson's JSON_INDENT(2) would write it. */
+	fprintf(t.f,
+		"{\n"
+		"  \"train_batch_size\": %ld,\n"
+		"  \"train_micro_batch_size_per_gpu\": %d,\n"
+		"  \"gradient_accumulation_steps\": %d,\n"
+		"  \"zero_optimization\": {\n"
+		"    \"stage\": %d\n"
+		"  },\n"
+		"  \"bf16\": {\n"
+		"    \"enabled\": true\n"
+		"  }\n"
+		"}\n",
+		plan_global_batch(c), c->micro_batch, c->num_microbatches, c->zero);
+	return text_finish(&t, out, err);
+}
+
+enum dtplan_err dtplan_launch_hostfile(const struct dtplan_plan *p, char **out,
+				       struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+	struct text t;
+
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+	if (p->n_ranks == 0 || p->n_nodes == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "the plan places no ranks");
+	for (size_t r = 0; r < p->n_ranks; r++)
+		if (p->ranks[r].node < 0 || (size_t)p->ranks[r].node >= p->n_nodes)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+					     "rank %zu is on node %d of a plan of %zu nodes", r,
+					     p->ranks[r].node, p->n_nodes);
+	rv = text_open(&t, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	for (size_t r = 0; r < p->n_ranks; r++)
+		fprintf(t.f, "%s\n", p->node_names[p->ranks[r].node]);
+	return text_finish(&t, out, err);
+}
+
+bool dtplan_launch_torchrun(const struct dtplan_plan *p, int *nnodes, int *nproc_per_node)
+{
+	size_t per;
+
+	if (nnodes != NULL)
+		*nnodes = 0;
+	if (nproc_per_node != NULL)
+		*nproc_per_node = 0;
+	if (p == NULL || p->n_nodes == 0 || p->n_ranks == 0 || p->n_ranks % p->n_nodes != 0)
+		return false;
+	per = p->n_ranks / p->n_nodes;
+	for (size_t r = 0; r < p->n_ranks; r++)
+		if (p->ranks[r].node != (int)(r / per) || p->ranks[r].local_rank != (int)(r % per))
+			return false;
+	if (nnodes != NULL)
+		*nnodes = (int)p->n_nodes;
+	if (nproc_per_node != NULL)
+		*nproc_per_node = (int)per;
+	return true;
+}
+
+/* Sets name to a string the caller made and frees it; NOMEM when text is NULL. */
+static enum dtplan_err set_take(struct dtplan_env *e, const char *name, char *text)
+{
+	enum dtplan_err rv = text != NULL ? dtplan_env_set(e, name, "%s", text) : DTPLAN_ERR_NOMEM;
+
+	free(text);
+	return rv;
+}
+
+void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p,
+			   uint32_t job_id, const char *job_addr, const char *job_port)
+{
+	long port = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (job_addr != NULL && job_addr[0] != '\0')
+		l->master_addr = job_addr;
+	else if (p != NULL && p->n_nodes > 0)
+		l->master_addr = p->node_names[0];
+	if (job_port != NULL && job_port[0] != '\0' &&
+	    dtplan_parse_long(job_port, "MASTER_PORT", 1, 65535, &port, NULL) == DTPLAN_OK)
+		l->master_port = (int)port;
+	else if (job_id != 0)
+		l->master_port = dtplan_master_port(job_id);
+}
+
+enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtplan_launch_in *l,
+				  struct dtplan_env *e, struct dtplan_error *err)
+{
+	enum dtplan_err ret = DTPLAN_OK;
+	char *megatron = NULL, *nemo = NULL;
+	int nnodes, per;
+
+	if (e == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no environment given");
+	ret = dtplan_launch_megatron_args(p, &megatron, err);
+	if (ret == DTPLAN_OK)
+		ret = dtplan_launch_nemo_overrides(p, &nemo, err);
+	if (ret != DTPLAN_OK) {
+		free(megatron);
+		return ret;
+	}
+	ret |= set_take(e, "DT_MEGATRON_ARGS", megatron);
+	ret |= set_take(e, "DT_NEMO_OVERRIDES", nemo);
+	if (dtplan_launch_torchrun(p, &nnodes, &per)) {
+		ret |= dtplan_env_set(e, "PET_NNODES", "%d", nnodes);
+		ret |= dtplan_env_set(e, "PET_NPROC_PER_NODE", "%d", per);
+		ret |= dtplan_env_set(e, "PET_RDZV_BACKEND", "static");
+		if (l != NULL && l->master_addr != NULL && l->master_addr[0] != '\0')
+			ret |= dtplan_env_set(e, "PET_MASTER_ADDR", "%s", l->master_addr);
+		if (l != NULL && l->master_port > 0)
+			ret |= dtplan_env_set(e, "PET_MASTER_PORT", "%d", l->master_port);
+	}
+	if (l != NULL && l->hostfile != NULL)
+		ret |= dtplan_env_set(e, "DTPLAN_HOSTFILE", "%s", l->hostfile);
+	if (l != NULL && l->deepspeed_config != NULL)
+		ret |= dtplan_env_set(e, "DTPLAN_DEEPSPEED_CONFIG", "%s", l->deepspeed_config);
+	if (l != NULL && l->svg != NULL)
+		ret |= dtplan_env_set(e, "DTPLAN_SVG", "%s", l->svg);
+	/* Names are valid constants: every failure above is out of memory. */
+	if (ret != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_launch_hint(const struct dtplan_plan *p, const struct dtplan_launch_in *l,
+				   char **out, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+	struct text t;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	fputs("launch: ", t.f);
+	if (l != NULL && l->hostfile != NULL)
+		fprintf(t.f, "SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n %zu PROGRAM "
+			     "makes SLURM_PROCID the plan's rank", p->n_ranks);
+	else if (p->n_ranks > 0)
+		fprintf(t.f, "srun -n %zu PROGRAM gets RANK in plan order", p->n_ranks);
+	else
+		fputs("srun PROGRAM", t.f);
+	fputs("; Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES",
+	      t.f);
+	if (l != NULL && l->deepspeed_config != NULL)
+		fputs("; DeepSpeed: --deepspeed_config $DTPLAN_DEEPSPEED_CONFIG", t.f);
+	else
+		fputs("; DeepSpeed: the plan JSON's launch.deepspeed", t.f);
+	if (dtplan_launch_torchrun(p, NULL, NULL))
+		fputs("; torchrun: srun --ntasks-per-node=1 torchrun PROGRAM (PET_* set)", t.f);
+	else if (p->n_ranks > 0)
+		fputs("; torchrun: nodes hold unequal runs of ranks, launch one task per GPU", t.f);
+	fputs(" (doc/launchers.md)", t.f);
+	return text_finish(&t, out, err);
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""tests/plan_schema.py: checks plan JSON files against the dtplan.plan/1 schema.
+
+Usage: plan_schema.py SCHEMA FILE...
+
+Validates SCHEMA itself, then each FILE against it, with one rule stricter than
+JSON Schema's: an "integer" must be a JSON integer (5, not 5.0).  Then checks
+what a schema cannot say: the trained batch is dp x micro-batch x micro-batches,
+the stages hold every layer, ranks are numbered in order on the plan's nodes,
+and DeepSpeed's batch identity holds.  Prints one line per problem, naming the
+file and the place in it.  Exit status 0 when all is well, 1 otherwise, 77 (skip)
+when python3 has no jsonschema module (apt-get install python3-jsonschema).
+"""
+import json
+import sys
+
+try:
+    import jsonschema
+    import jsonschema.validators
+except ImportError:
+    print("plan_schema: python3 has no jsonschema module; skipped", file=sys.stderr)
+    sys.exit(77)
+
+
+def strict_validator(schema):
+    """The schema's validator class, with integers that must be JSON integers."""
+    base = jsonschema.validators.validator_for(schema)
+    base.check_schema(schema)
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))
+    return jsonschema.validators.extend(base, type_checker=checker)(schema)
+
+
+def where(path):
+    return "".join("[%d]" % p if isinstance(p, int) else ".%s" % p for p in path) or "(top)"
+
+
+def semantics(j):
+    """Problems a schema cannot express, as (place, text) pairs."""
+    out = []
+    par = j["parallelism"]
+    if par["global_batch"] != par["dp"] * par["micro_batch"] * par["num_microbatches"]:
+        out.append(("parallelism.global_batch", "not dp x micro_batch x num_microbatches"))
+    if par["global_batch"] != j["global_batch"]:
+        out.append(("global_batch", "differs from parallelism.global_batch"))
+    if len(par["layers_per_stage"]) != par["pp"]:
+        out.append(("parallelism.layers_per_stage", "not one entry per stage"))
+    elif sum(par["layers_per_stage"]) != j["model"]["layers"]:
+        out.append(("parallelism.layers_per_stage", "does not hold model.layers"))
+    if par["tp"] * par["pp"] * par["dp"] != j["gpus"]:
+        out.append(("parallelism", "tp x pp x dp is not gpus"))
+    pl = j.get("placement")
+    if pl is not None:
+        if len(pl["ranks"]) != j["gpus"]:
+            out.append(("placement.ranks", "not one rank per GPU"))
+        for i, r in enumerate(pl["ranks"]):
+            if r["rank"] != i or r["node"] >= len(pl["nodes"]):
+                out.append(("placement.ranks[%d]" % i, "out of order or on no node"))
+                break
+    ln = j["launch"]
+    if ln is not None:
+        ds = ln["deepspeed"]
+        if (ds["train_batch_size"] != ds["train_micro_batch_size_per_gpu"]
+                * ds["gradient_accumulation_steps"] * par["dp"]):
+            out.append(("launch.deepspeed", "train_batch_size is not micro x accumulation x dp"))
+        if ln["env"]["DT_MEGATRON_ARGS"] != ln["megatron_args"]:
+            out.append(("launch.env.DT_MEGATRON_ARGS", "differs from launch.megatron_args"))
+    return out
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    with open(argv[1]) as f:
+        validator = strict_validator(json.load(f))
+    bad = 0
+    for name in argv[2:]:
+        try:
+            with open(name) as f:
+                j = json.load(f)
+        except (OSError, ValueError) as e:
+            print("%s: %s" % (name, e))
+            bad += 1
+            continue
+        errors = sorted(validator.iter_errors(j), key=lambda e: list(e.absolute_path))
+        for e in errors:
+            print("%s: %s: %s" % (name, where(e.absolute_path), e.message))
+        problems = [] if errors else semantics(j)
+        for place, text in problems:
+            print("%s: %s: %s" % (name, place, text))
+        bad += 1 if errors or problems else 0
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

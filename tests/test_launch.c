@@ -1,0 +1,460 @@
+/*
+ * test_launch.c: the plan in the frameworks' words (lib/launch.c): exact
+ * Megatron-LM arguments, NeMo overrides, DeepSpeed fragments, hostfiles,
+ * torchrun's variables and the job log's line, for hand-made plans.
+ */
+#include "test_common.h"
+
+#define MAX_NODES 16
+#define MAX_RANKS 128
+
+/* A hand-made plan with its own storage. */
+struct fixture {
+	struct dtplan_plan plan;
+	char names[MAX_NODES][64];
+	struct dtplan_rank ranks[MAX_RANKS];
+};
+
+/*
+ * Llama 3 70B's shape on 16 nodes of 8: TP 8 x PP 4 x DP 4, ZeRO-1,
+ * micro-batch 1 x 128 (global batch 4 x 1 x 128 = 512), sequence 8192,
+ * selective recompute, stages of 19, 21, 21 and 19 layers, rank order
+ * tp-pp-dp, a checkpoint every 250.9 steps.  Rank r on node gpu<r/8 + 1>,
+ * local rank r % 8.
+ */
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct dtplan_candidate *c;
+
+	assert_non_null(f);
+	c = &f->plan.best;
+	c->tp = 8;
+	c->pp = 4;
+	c->dp = 4;
+	c->zero = 1;
+	c->micro_batch = 1;
+	c->num_microbatches = 128;
+	c->global_batch = 512;
+	c->recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	c->stages.first = 19;
+	c->stages.middle = 21;
+	c->stages.last = 19;
+	c->rank_order = DTPLAN_ORDER_TP_PP_DP;
+	f->plan.request.seq = 8192;
+	f->plan.request.gpus = 128;
+	f->plan.request.gpus_per_node = 8;
+	f->plan.ckpt.interval_steps = 250.9;
+	for (int n = 0; n < MAX_NODES; n++)
+		snprintf(f->names[n], sizeof(f->names[n]), "gpu%02d", n + 1);
+	for (int r = 0; r < MAX_RANKS; r++) {
+		f->ranks[r].node = r / 8;
+		f->ranks[r].local_rank = r % 8;
+		f->ranks[r].gpu = r % 8;
+	}
+	f->plan.n_nodes = MAX_NODES;
+	f->plan.node_names = f->names;
+	f->plan.n_ranks = MAX_RANKS;
+	f->plan.ranks = f->ranks;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+/* Asserts fn(p) == want, freeing the text. */
+#define assert_text(fn, p, want)                                                            \
+	do {                                                                                \
+		char *got_ = NULL;                                                          \
+		assert_int_equal(fn(p, &got_, NULL), DTPLAN_OK);                            \
+		assert_non_null(got_);                                                      \
+		if (strcmp(got_, want) != 0)                                                \
+			fail_msg("%s:\n  got  '%s'\n  want '%s'", #fn, got_, want);        \
+		free(got_);                                                                 \
+	} while (0)
+
+static void megatron_args__tp8_pp4_uneven_tp_pp_dp__every_flag(void **state)
+{
+	struct fixture *f = *state;
+
+	/* Stages 19 + 21 + 21 + 19: first and last given, the two between take
+	 * (80 - 19 - 19) / 2 = 21 each, as Megatron splits them. */
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer "
+		    "--recompute-granularity selective "
+		    "--decoder-first-pipeline-num-layers 19 --decoder-last-pipeline-num-layers 19 "
+		    "--use-tp-pp-dp-mapping --save-interval 250");
+}
+
+static void nemo_overrides__tp8_pp4_uneven_tp_pp_dp__every_key(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_text(dtplan_launch_nemo_overrides, &f->plan,
+		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=8 "
+		    "model.pipeline_model_parallel_size=4 model.micro_batch_size=1 "
+		    "model.global_batch_size=512 model.encoder_seq_length=8192 "
+		    "model.sequence_parallel=true model.activations_checkpoint_granularity=selective "
+		    "model.optim.name=distributed_fused_adam "
+		    "++model.num_layers_in_first_pipeline_stage=19 "
+		    "++model.num_layers_in_last_pipeline_stage=19 ++model.use_tp_pp_dp_mapping=true "
+		    "++exp_manager.checkpoint_callback_params.every_n_train_steps=250");
+}
+
+static void deepspeed_config__tp8_pp4__batch_identity(void **state)
+{
+	struct fixture *f = *state;
+
+	/* train_batch_size 512 = micro-batch 1 x accumulation 128 x DP 4 */
+	assert_text(dtplan_launch_deepspeed_config, &f->plan,
+		    "{\n"
+		    "  \"train_batch_size\": 512,\n"
+		    "  \"train_micro_batch_size_per_gpu\": 1,\n"
+		    "  \"gradient_accumulation_steps\": 128,\n"
+		    "  \"zero_optimization\": {\n"
+		    "    \"stage\": 1\n"
+		    "  },\n"
+		    "  \"bf16\": {\n"
+		    "    \"enabled\": true\n"
+		    "  }\n"
+		    "}\n");
+}
+
+static void hostfile__node_by_node__one_line_per_rank(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL, *line, *save = NULL;
+	int r = 0;
+
+	assert_int_equal(dtplan_launch_hostfile(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), 128 * strlen("gpu01\n"));
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "gpu%02d", r / 8 + 1);
+		if (strcmp(line, want) != 0)
+			fail_msg("line %d: '%s', expected '%s'", r + 1, line, want);
+		r++;
+	}
+	assert_int_equal(r, 128);
+	free(text);
+}
+
+static void torchrun__node_by_node__16_nodes_of_8(void **state)
+{
+	struct fixture *f = *state;
+	int nnodes = -1, per = -1;
+
+	assert_true(dtplan_launch_torchrun(&f->plan, &nnodes, &per));
+	assert_int_equal(nnodes, 16);
+	assert_int_equal(per, 8);
+	assert_true(dtplan_launch_torchrun(&f->plan, NULL, NULL));
+}
+
+/* Two nodes a, b of 2 ranks each, the ranks alternating between them. */
+static void interleave(struct fixture *f)
+{
+	static const int node[4] = {0, 1, 0, 1}, local[4] = {0, 0, 1, 1};
+
+	snprintf(f->names[0], 64, "a");
+	snprintf(f->names[1], 64, "b");
+	f->plan.n_nodes = 2;
+	f->plan.n_ranks = 4;
+	for (int r = 0; r < 4; r++) {
+		f->ranks[r].node = node[r];
+		f->ranks[r].local_rank = local[r];
+	}
+	f->plan.best.tp = 1;
+	f->plan.best.pp = 1;
+	f->plan.best.dp = 4;
+	f->plan.best.global_batch = 512; /* 4 x 1 x 128 */
+}
+
+static void hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses(
+	void **state)
+{
+	struct fixture *f = *state;
+	int nnodes = -1, per = -1;
+
+	interleave(f);
+	assert_text(dtplan_launch_hostfile, &f->plan, "a\nb\na\nb\n");
+	/* torchrun would give a ranks 0, 1: not the plan's. */
+	assert_false(dtplan_launch_torchrun(&f->plan, &nnodes, &per));
+	assert_int_equal(nnodes, 0);
+	assert_int_equal(per, 0);
+	/* Unequal nodes: 3 ranks, 2 nodes. */
+	f->plan.n_ranks = 3;
+	assert_false(dtplan_launch_torchrun(&f->plan, NULL, NULL));
+}
+
+static void megatron_and_nemo__plain_dp__sizes_only(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+
+	/* DP 8 on one node, no ZeRO, no recompute, no checkpoint steps, no
+	 * placement: 8 x 4 x 32 = 1024. */
+	c->tp = 1;
+	c->pp = 1;
+	c->dp = 8;
+	c->zero = 0;
+	c->micro_batch = 4;
+	c->num_microbatches = 32;
+	c->global_batch = 1024;
+	c->recompute = DTPLAN_RECOMPUTE_NONE;
+	c->stages = (struct dtplan_stage_layers){.first = 32};
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	f->plan.request.seq = 2048;
+	f->plan.request.gpus = 8;
+	f->plan.ckpt.interval_steps = 0.0;
+	f->plan.n_nodes = 0;
+	f->plan.n_ranks = 0;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 "
+		    "--micro-batch-size 4 --global-batch-size 1024 --seq-length 2048 --bf16");
+	assert_text(dtplan_launch_nemo_overrides, &f->plan,
+		    "trainer.num_nodes=1 trainer.devices=8 model.tensor_model_parallel_size=1 "
+		    "model.pipeline_model_parallel_size=1 model.micro_batch_size=4 "
+		    "model.global_batch_size=1024 model.encoder_seq_length=2048 "
+		    "model.sequence_parallel=false");
+	assert_false(dtplan_launch_torchrun(&f->plan, NULL, NULL));
+}
+
+static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+
+	/* TP 2 x PP 2 x DP 2, even stages 16 + 16: no stage flags. */
+	c->tp = 2;
+	c->pp = 2;
+	c->dp = 2;
+	c->zero = 2;
+	c->micro_batch = 2;
+	c->num_microbatches = 16;
+	c->global_batch = 64; /* 2 x 2 x 16 */
+	c->recompute = DTPLAN_RECOMPUTE_FULL;
+	c->stages = (struct dtplan_stage_layers){.first = 16, .last = 16};
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	f->plan.request.seq = 0; /* the model's context */
+	f->plan.request.model.max_seq = 131072;
+	f->plan.ckpt.interval_steps = 1.0;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+		    "--micro-batch-size 2 --global-batch-size 64 --seq-length 131072 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
+		    "--data-parallel-sharding-strategy optim_grads --recompute-granularity full "
+		    "--recompute-method uniform --recompute-num-layers 1 --save-interval 1");
+	assert_text(dtplan_launch_nemo_overrides, &f->plan,
+		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=2 "
+		    "model.pipeline_model_parallel_size=2 model.micro_batch_size=2 "
+		    "model.global_batch_size=64 model.encoder_seq_length=131072 "
+		    "model.sequence_parallel=true model.activations_checkpoint_granularity=full "
+		    "model.activations_checkpoint_method=uniform "
+		    "model.activations_checkpoint_num_layers=1 "
+		    "model.optim.name=distributed_fused_adam "
+		    "++exp_manager.checkpoint_callback_params.every_n_train_steps=1");
+	/* ZeRO-3 (PP 1): parameters sharded too. */
+	c->pp = 1;
+	c->dp = 4;
+	c->zero = 3;
+	c->global_batch = 128; /* 4 x 2 x 16 */
+	c->recompute = DTPLAN_RECOMPUTE_NONE;
+	c->stages = (struct dtplan_stage_layers){.first = 32};
+	f->plan.ckpt.interval_steps = 0.5; /* under one step: no interval */
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 "
+		    "--micro-batch-size 2 --global-batch-size 128 --seq-length 131072 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
+		    "--data-parallel-sharding-strategy optim_grads_params");
+	assert_text(dtplan_launch_nemo_overrides, &f->plan,
+		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=2 "
+		    "model.pipeline_model_parallel_size=1 model.micro_batch_size=2 "
+		    "model.global_batch_size=128 model.encoder_seq_length=131072 "
+		    "model.sequence_parallel=true ++model.fsdp=true");
+}
+
+static void megatron_args__pp2_first_differs__both_stage_flags(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *text = NULL;
+
+	c->pp = 2;
+	c->dp = 8;
+	c->stages = (struct dtplan_stage_layers){.first = 41, .last = 39};
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " --decoder-first-pipeline-num-layers 41 "
+				     "--decoder-last-pipeline-num-layers 39 "));
+	free(text);
+	/* A split the plan does not know (a plan read back from JSON): no flags. */
+	c->stages = (struct dtplan_stage_layers){0};
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_null(strstr(text, "pipeline-num-layers"));
+	free(text);
+}
+
+static void launch_in_init__job_values_win_when_valid(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_launch_in l;
+
+	dtplan_launch_in_init(&l, &f->plan, 1234, NULL, NULL);
+	assert_string_equal(l.master_addr, "gpu01");
+	assert_int_equal(l.master_port, 29734); /* 29500 + 1234 % 1000 */
+	assert_null(l.hostfile);
+	assert_null(l.deepspeed_config);
+	assert_null(l.svg);
+	dtplan_launch_in_init(&l, &f->plan, 1234, "login7", "12345");
+	assert_string_equal(l.master_addr, "login7");
+	assert_int_equal(l.master_port, 12345);
+	/* A port that is not one: the plan's. */
+	dtplan_launch_in_init(&l, &f->plan, 1234, "", "70000");
+	assert_string_equal(l.master_addr, "gpu01");
+	assert_int_equal(l.master_port, 29734);
+	dtplan_launch_in_init(&l, &f->plan, 1234, NULL, "x1");
+	assert_int_equal(l.master_port, 29734);
+	/* No job and no placement: nothing known. */
+	f->plan.n_nodes = 0;
+	dtplan_launch_in_init(&l, &f->plan, 0, NULL, NULL);
+	assert_null(l.master_addr);
+	assert_int_equal(l.master_port, 0);
+	dtplan_launch_in_init(&l, NULL, 0, NULL, NULL);
+	assert_null(l.master_addr);
+}
+
+static void launch_env__files_and_rendezvous__every_variable(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_launch_in l = {.master_addr = "gpu01", .master_port = 29734,
+				     .hostfile = "/w/dtplan-7.hosts",
+				     .deepspeed_config = "/w/dtplan-7.deepspeed.json",
+				     .svg = "/w/dtplan-7.svg"};
+	static const char *const names[] = {"DT_MEGATRON_ARGS", "DT_NEMO_OVERRIDES",
+					    "PET_NNODES", "PET_NPROC_PER_NODE",
+					    "PET_RDZV_BACKEND", "PET_MASTER_ADDR",
+					    "PET_MASTER_PORT", "DTPLAN_HOSTFILE",
+					    "DTPLAN_DEEPSPEED_CONFIG", "DTPLAN_SVG"};
+	char *megatron = NULL;
+	struct dtplan_env e;
+
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_launch_env(&f->plan, &l, &e, NULL), DTPLAN_OK);
+	assert_int_equal(e.n, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < e.n; i++)
+		assert_string_equal(e.vars[i].name, names[i]);
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &megatron, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DT_MEGATRON_ARGS"), megatron);
+	free(megatron);
+	assert_string_equal(dtplan_env_get(&e, "PET_NNODES"), "16");
+	assert_string_equal(dtplan_env_get(&e, "PET_NPROC_PER_NODE"), "8");
+	assert_string_equal(dtplan_env_get(&e, "PET_RDZV_BACKEND"), "static");
+	assert_string_equal(dtplan_env_get(&e, "PET_MASTER_ADDR"), "gpu01");
+	assert_string_equal(dtplan_env_get(&e, "PET_MASTER_PORT"), "29734");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_HOSTFILE"), "/w/dtplan-7.hosts");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_DEEPSPEED_CONFIG"),
+			    "/w/dtplan-7.deepspeed.json");
+	assert_string_equal(dtplan_env_get(&e, "DTPLAN_SVG"), "/w/dtplan-7.svg");
+	dtplan_env_fini(&e);
+
+	/* Ranks torchrun would number otherwise, no files: the frameworks'
+	 * arguments only. */
+	interleave(f);
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_launch_env(&f->plan, NULL, &e, NULL), DTPLAN_OK);
+	assert_int_equal(e.n, 2);
+	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_ARGS"));
+	assert_non_null(dtplan_env_get(&e, "DT_NEMO_OVERRIDES"));
+	dtplan_env_fini(&e);
+}
+
+static void launch_hint__with_and_without_files__one_line(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_launch_in l = {.master_addr = "gpu01", .master_port = 29734,
+				     .hostfile = "/w/dtplan-7.hosts",
+				     .deepspeed_config = "/w/dtplan-7.deepspeed.json"};
+	char *text = NULL;
+
+	assert_int_equal(dtplan_launch_hint(&f->plan, &l, &text, NULL), DTPLAN_OK);
+	assert_string_equal(text, "launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n 128 "
+				  "PROGRAM makes SLURM_PROCID the plan's rank; Megatron-LM: PROGRAM "
+				  "$DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES; DeepSpeed: "
+				  "--deepspeed_config $DTPLAN_DEEPSPEED_CONFIG; torchrun: srun "
+				  "--ntasks-per-node=1 torchrun PROGRAM (PET_* set) "
+				  "(doc/launchers.md)");
+	free(text);
+	interleave(f);
+	assert_int_equal(dtplan_launch_hint(&f->plan, NULL, &text, NULL), DTPLAN_OK);
+	assert_string_equal(text, "launch: srun -n 4 PROGRAM gets RANK in plan order; "
+				  "Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM "
+				  "$DT_NEMO_OVERRIDES; DeepSpeed: the plan JSON's launch.deepspeed; "
+				  "torchrun: nodes hold unequal runs of ranks, launch one task per "
+				  "GPU (doc/launchers.md)");
+	assert_null(strchr(text, '\n'));
+	free(text);
+}
+
+static void launch__bad_plans__inval_naming_why(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_error err = {0};
+	char *text = (char *)"untouched";
+	struct dtplan_env e;
+
+	assert_int_equal(dtplan_launch_megatron_args(NULL, &text, &err), DTPLAN_ERR_INVAL);
+	assert_null(text);
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, NULL, NULL), DTPLAN_ERR_INVAL);
+	f->plan.best.num_microbatches = 0;
+	assert_int_equal(dtplan_launch_deepspeed_config(&f->plan, &text, &err), DTPLAN_ERR_INVAL);
+	assert_null(text);
+	assert_non_null(strstr(err.text, "the plan has no parallel split"));
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_launch_env(&f->plan, NULL, &e, NULL), DTPLAN_ERR_INVAL);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(dtplan_launch_env(&f->plan, NULL, NULL, NULL), DTPLAN_ERR_INVAL);
+	f->plan.best.num_microbatches = 128;
+	/* No placement: no hostfile. */
+	f->plan.n_ranks = 0;
+	assert_int_equal(dtplan_launch_hostfile(&f->plan, &text, &err), DTPLAN_ERR_INVAL);
+	assert_null(text);
+	assert_string_equal(err.text, "the plan places no ranks");
+	/* A rank on a node the plan lacks. */
+	f->plan.n_ranks = MAX_RANKS;
+	f->ranks[5].node = 16;
+	assert_int_equal(dtplan_launch_hostfile(&f->plan, &text, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.text, "rank 5 is on node 16 of a plan of 16 nodes");
+	assert_false(dtplan_launch_torchrun(&f->plan, NULL, NULL));
+	assert_false(dtplan_launch_torchrun(NULL, NULL, NULL));
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(megatron_args__tp8_pp4_uneven_tp_pp_dp__every_flag),
+		T(nemo_overrides__tp8_pp4_uneven_tp_pp_dp__every_key),
+		T(deepspeed_config__tp8_pp4__batch_identity),
+		T(hostfile__node_by_node__one_line_per_rank),
+		T(torchrun__node_by_node__16_nodes_of_8),
+		T(hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses),
+		T(megatron_and_nemo__plain_dp__sizes_only),
+		T(megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags),
+		T(megatron_args__pp2_first_differs__both_stage_flags),
+		T(launch_in_init__job_values_win_when_valid),
+		T(launch_env__files_and_rendezvous__every_variable),
+		T(launch_hint__with_and_without_files__one_line),
+		T(launch__bad_plans__inval_naming_why),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
