@@ -29,7 +29,8 @@
 	X(global_batch)                                                                        \
 	X(node_json)                                                                           \
 	X(hwloc_xml)                                                                           \
-	X(plan_json)
+	X(plan_json)                                                                           \
+	X(fabric)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
 TARGETS(DECLARE)

@@ -41,11 +41,18 @@ fi
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-g -O1 $san -Wall -Wextra -Wno-unused-parameter -DDTPLAN_LIBFUZZER"
 cflags="$cflags -I$top_builddir -I$top_srcdir/lib -I$top_srcdir/probes -I$top_srcdir/fuzz"
-cflags="$cflags $(pkg-config --cflags hwloc jansson)"
-libs="$(pkg-config --libs hwloc jansson) -lm -ldl"
+cflags="$cflags $(pkg-config --cflags hwloc jansson libcurl)"
+libs="$(pkg-config --libs hwloc jansson libcurl) -lm -ldl"
 
 mkdir -p "$build/obj" "$build/bin"
 echo "fuzz: building with $cc in $build"
+# A changed header (or configuration) rebuilds every object.
+if [ -n "$(find "$top_srcdir/lib" "$top_srcdir/probes" "$top_builddir/config.h" \
+	-name '*.h' -newer "$build/obj/.stamp" 2>/dev/null | head -1)" ] ||
+	[ ! -e "$build/obj/.stamp" ]; then
+	rm -f "$build"/obj/*.o
+	touch "$build/obj/.stamp"
+fi
 # The library sources once (fuzzer-no-link: coverage without libFuzzer's main).
 for src in "$top_srcdir"/lib/*.c "$top_srcdir"/probes/*.c; do
 	echo "$src"
