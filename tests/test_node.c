@@ -454,7 +454,7 @@ static void node_from_xml__fifo_device_link__refused_without_blocking(void **sta
 	char path[512];
 
 	(void)state;
-	alarm(20);
+	alarm(test_bound_s(20));
 	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(dtplan_node_from_xml(path, &node, &err), DTPLAN_ERR_IO);
@@ -492,7 +492,8 @@ static void write_replaced(const char *path, const char *text, const char *from,
 }
 
 /* Bytes that are not UTF-8 in an XML's names made node JSON fail as "out of
- * memory" (Jansson takes UTF-8 only); found by fuzzing.  Valid UTF-8 stays. */
+ * memory" (Jansson takes UTF-8 only), as a Latin-1 export would.  Valid UTF-8
+ * stays. */
 static void node_from_xml__names_not_utf8__replaced(void **state)
 {
 	struct dtplan_error err = {0};
@@ -529,7 +530,7 @@ static void node_from_xml__hwloc_crashes__error_and_caller_alive(void **state)
 	char path[512];
 
 	(void)state;
-	alarm(60);
+	alarm(test_bound_s(60));
 	assert_int_equal(dtplan_node_from_xml(crash, &node, &err), DTPLAN_ERR_IO);
 	assert_string_equal(err.source, crash);
 	assert_non_null(strstr(err.text, "hwloc reading"));
@@ -559,7 +560,7 @@ static void node_discover__hostile_hwloc_xmlfile__refused_quickly(void **state)
 	struct timespec ts;
 
 	(void)state;
-	alarm(60);
+	alarm(test_bound_s(60));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (double)ts.tv_sec;
 	assert_int_equal(setenv("HWLOC_XMLFILE", "/dev/zero", 1), 0);

@@ -1162,7 +1162,7 @@ static void plan_file_refused_then_recomputed(const char *path)
 	setenv("SLURMD_NODENAME", "a1", 1);
 	mock_env_set("SLURM_GPUS_ON_NODE", "8");
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
-	alarm(60);
+	alarm(test_bound_s(60));
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 	alarm(0);
 	assert_env("MASTER_ADDR", "a1");
@@ -1389,8 +1389,9 @@ static char *hostile_setup(const struct hostile *h)
  * Issue 13: everything a user controls in the job (DTPLAN_FILE, the
  * SLURM_SPANK__* option variables) or that reaches slurmstepd's hwloc
  * (HWLOC_*), at its most hostile.  The real plugin code runs under the
- * SPANK mock: user_init and task_init must return 0 within 60 s (alarm()),
- * and the log must say why the plan is degraded or recomputed.
+ * SPANK mock: user_init and task_init must return 0 within 60 s (alarm(),
+ * ten times that under valgrind), and the log must say why the plan is
+ * degraded or recomputed.
  */
 static void hostile_environment__bounded_degraded_and_said(void **state)
 {
@@ -1408,7 +1409,7 @@ static void hostile_environment__bounded_degraded_and_said(void **state)
 		buf = hostile_setup(h);
 		assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 		t0 = seconds();
-		alarm(60);
+		alarm(test_bound_s(60));
 		if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
 			fail_msg("%s: user_init failed", h->what);
 		mock_items.in_task = true;

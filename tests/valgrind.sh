@@ -20,7 +20,8 @@ if [ "${1:-}" = --one ]; then
 	start=$(date +%s)
 	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,possible \
 		--show-leak-kinds=definite,possible --trace-children=no \
-		--child-silent-after-fork=no --num-callers=30 "$2" >"$logs/$name.log" 2>&1
+		--child-silent-after-fork=no --num-callers=30 \
+		--suppressions="$top_srcdir/tests/valgrind.supp" "$2" >"$logs/$name.log" 2>&1
 	echo "$name $? $(($(date +%s) - start))"
 	exit 0
 fi
