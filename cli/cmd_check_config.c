@@ -69,7 +69,13 @@ static void print_topology(const char *path, const struct dtplan_topology *t,
 			levels = t->switches[i].level + 1;
 	}
 	printf("topology: %s\n", path);
-	printf("  switches: %zu (%zu leaves, %d levels)\n", t->n_switches, leaves, levels);
+	if (t->blocks)
+		printf("  blocks: %zu (topology/block, base block %zu nodes)\n", t->n_switches,
+		       t->block_size);
+	else if (t->n_switches == 0)
+		printf("  switches: none (flat)\n");
+	else
+		printf("  switches: %zu (%zu leaves, %d levels)\n", t->n_switches, leaves, levels);
 	printf("  nodes: %zu\n", t->n_nodes);
 	if (t->n_switches <= 64) {
 		for (size_t i = 0; i < t->n_switches; i++) {

@@ -22,7 +22,7 @@ void cmd_plan_usage(FILE *out)
 		"                   [--micro-batch B] [--recompute R] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
-		"                   [--fabric-url URL] [--report-url URL]\n\n"
+		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -47,6 +47,10 @@ void cmd_plan_usage(FILE *out)
 		"                       hwloc XML inventories of those nodes (repeatable)\n"
 		"  --node-json HOSTLIST=FILE\n"
 		"                       inventories saved by \"dtplan node --json\" (repeatable)\n"
+		"  --measurements FILE  plan with a saved measurement: the prolog's file\n"
+		"                       (spool_dir/JOBID.json) or \"dtplan probe --json\": its\n"
+		"                       inventories, uplink ratios and stragglers (its hosts\n"
+		"                       are the allocation unless --nodes says otherwise)\n"
 		"  --fabric-url URL     the fabric from a service (dtplan.fabric/1 JSON or\n"
 		"                       topology.conf text) instead of --topology, through the\n"
 		"                       site's FabricCache=; default the site's FabricURL=.  When\n"
@@ -60,30 +64,6 @@ void cmd_plan_usage(FILE *out)
 		DTPLAN_PLAN_SCHEMA);
 }
 
-static int write_svg(const struct dtplan_plan *p, const char *path)
-{
-	struct dtplan_error err = {0};
-	char *svg = NULL;
-	FILE *f;
-	int rc = CLI_EXIT_OK;
-
-	if (dtplan_plan_render_svg(p, &svg, &err) != DTPLAN_OK)
-		return cli_report(CMD, &err, false);
-	f = fopen(path, "w");
-	if (f == NULL || fputs(svg, f) == EOF) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	if (f != NULL && fclose(f) != 0 && rc == CLI_EXIT_OK) {
-		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", CMD, path,
-			strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
-	free(svg);
-	return rc;
-}
-
 /*
  * What the flags of dtplan plan set.  To add a flag: a row in the table in
  * cmd_plan() (and a field here when the request has none to take it), a
@@ -93,7 +73,7 @@ static int write_svg(const struct dtplan_plan *p, const char *path)
 struct plan_args {
 	struct dtplan_request req;
 	struct cli_cluster cluster;
-	const char *model, *svg, *nodes, *topology, *fabric_url, *report_url;
+	const char *model, *svg, *nodes, *topology, *measurements, *fabric_url, *report_url;
 	enum dtplan_recompute recompute;
 	bool have_recompute, have_gpus_per_node, have_gpu, json;
 };
@@ -193,6 +173,8 @@ int cmd_plan(int argc, char **argv)
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &a, .early = true, .call = set_site},
 		{.name = "node-xml", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
 		{.name = "node-json", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
+		{.name = "measurements", .kind = CLI_OPT_STRING, .dest = &a.measurements,
+		 .once = true},
 		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
 		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
 		CLI_OPT_END,
@@ -207,7 +189,12 @@ int cmd_plan(int argc, char **argv)
 		req->recompute = (int)a.recompute;
 	if (a.have_gpu)
 		req->gpu_from = DTPLAN_GPU_FROM_USER; /* an inventory's GPU does not replace it */
-	placed = a.nodes != NULL || a.cluster.n_specs > 0;
+	if (a.measurements != NULL) {
+		rc = cli_cluster_measurements(CMD, &a.cluster, a.measurements);
+		if (rc != 0)
+			goto out;
+	}
+	placed = a.nodes != NULL || a.cluster.n_specs > 0 || a.measurements != NULL;
 	if (req->gpus == 0 && !placed) {
 		rc = cli_usage_error(CMD, "--gpus is required (or --nodes)");
 		goto out;
@@ -244,6 +231,17 @@ int cmd_plan(int argc, char **argv)
 		/* like a job holding G of each node's GPUs */
 		if (a.have_gpus_per_node)
 			a.cluster.cl.gpus_per_node = req->gpus_per_node;
+		/* the measured ratios (and tiers on the training fabric) are the
+		 * inputs, in the tree the plan uses (the service's or --topology) */
+		if (a.cluster.measured.m != NULL &&
+		    dtplan_measurements_apply(a.cluster.measured.m, req, &a.cluster.config,
+					      a.cluster.fabric != NULL && a.cluster.fabric->desc != NULL
+						      ? a.cluster.fabric->desc->topology
+						      : a.cluster.topology,
+					      &err) != DTPLAN_OK) {
+			rc = cli_report(CMD, &err, false);
+			goto out;
+		}
 	}
 	if (dtplan_plan_create(req, placed ? &a.cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
@@ -255,6 +253,14 @@ int cmd_plan(int argc, char **argv)
 		}
 		rc = cli_report(CMD, &err, true);
 		goto out;
+	}
+	if (a.cluster.measured.m != NULL) {
+		rc = dtplan_plan_take_measurements(plan, a.cluster.measured.m, &err);
+		a.cluster.measured.m = NULL; /* the plan's now */
+		if (rc != DTPLAN_OK) {
+			rc = cli_report(CMD, &err, false);
+			goto out;
+		}
 	}
 	if (cli_cluster_note(&a.cluster, plan) != CLI_EXIT_OK) {
 		rc = cli_usage_error(CMD, "out of memory");
@@ -276,7 +282,7 @@ int cmd_plan(int argc, char **argv)
 	fflush(stdout);
 	if (a.report_url != NULL)
 		report(&a, json);
-	rc = a.svg != NULL ? write_svg(plan, a.svg) : CLI_EXIT_OK;
+	rc = a.svg != NULL ? cli_write_svg(CMD, plan, a.svg) : CLI_EXIT_OK;
 out:
 	free(json);
 	free(text);

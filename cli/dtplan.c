@@ -17,6 +17,7 @@ static void cmd_help_usage(FILE *out);
 /* One row per subcommand; adding one means a row here and a cmd_<verb>.c. */
 static const struct cli_command commands[] = {
 	{"plan", "plan TP/PP/DP, ZeRO, micro-batch and checkpoints", cmd_plan, cmd_plan_usage},
+	{"show", "show a saved plan (a job's dtplan-JOBID.json)", cmd_show, cmd_show_usage},
 	{"ledger", "memory per GPU for one layout", cmd_ledger, cmd_ledger_usage},
 	{"pipeline", "simulate a 1F1B pipeline and its bubble", cmd_pipeline, cmd_pipeline_usage},
 	{"comm", "time of one collective", cmd_comm, cmd_comm_usage},
@@ -24,6 +25,8 @@ static const struct cli_command commands[] = {
 	{"version", "print the version", cmd_version, cmd_version_usage},
 	{"help", "show help for a command", cmd_help, cmd_help_usage},
 	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
+	{"probe", "measure a step's nodes and links (srun --ntasks-per-node=1)", cmd_probe,
+	 cmd_probe_usage},
 	{"check-config", "validate the site file, topology.conf and plugstack arguments",
 	 cmd_check_config, cmd_check_config_usage},
 	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},

@@ -43,6 +43,30 @@ int cli_report(const char *cmd, const struct dtplan_error *err, bool usage_error
 	}
 }
 
+int cli_write_svg(const char *cmd, const struct dtplan_plan *p, const char *path)
+{
+	struct dtplan_error err = {0};
+	char *svg = NULL;
+	FILE *f;
+	int rc = CLI_EXIT_OK;
+
+	if (dtplan_plan_render_svg(p, &svg, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, false);
+	f = fopen(path, "w");
+	if (f == NULL || fputs(svg, f) == EOF) {
+		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", cmd, path,
+			strerror(errno));
+		rc = CLI_EXIT_FAIL;
+	}
+	if (f != NULL && fclose(f) != 0 && rc == CLI_EXIT_OK) {
+		fprintf(stderr, "dtplan %s: --svg: cannot write '%s': %s\n", cmd, path,
+			strerror(errno));
+		rc = CLI_EXIT_FAIL;
+	}
+	free(svg);
+	return rc;
+}
+
 void cli_print_json(char *text)
 {
 	fputs(text, stdout);

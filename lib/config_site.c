@@ -320,42 +320,41 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 	return index_nodeset(sp, c->n_nodesets - 1, err);
 }
 
+static bool starts_a_set(const char *key)
+{
+	return dtplan__streq_nocase(key, "SwitchName") || dtplan__streq_nocase(key, "NodeName");
+}
+
+/* A SwitchName= or NodeName= line (its first token decides), or global
+ * Key=Value settings. */
 static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
 				       struct dtplan_error *err)
 {
 	char *save = NULL, *tok, *value;
 	enum dtplan_err rv;
 
-	tok = strtok_r(line, " \t\r\v\f", &save);
-	if (tok == NULL)
-		return DTPLAN_OK;
-	value = split_token(tok);
-	if (value == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-				     "'%s' is not Key=Value", tok);
-	if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName")) {
-		if (value[0] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= has no value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName"))
-			return parse_switch_line(sp, value, save, lineno, err);
-		return parse_node_line(sp, value, save, lineno, err);
-	}
-	for (;;) {
-		rv = set_global(sp, tok, value, lineno, err);
-		if (rv != DTPLAN_OK)
-			return rv;
-		tok = strtok_r(NULL, " \t\r\v\f", &save);
+	for (bool first = true;; first = false) {
+		tok = strtok_r(first ? line : NULL, " \t\r\v\f", &save);
 		if (tok == NULL)
 			return DTPLAN_OK;
 		value = split_token(tok);
 		if (value == NULL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
 					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName") ||
-		    dtplan__streq_nocase(tok, "NodeName"))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= must start its own line", tok);
+		if (starts_a_set(tok)) {
+			if (!first)
+				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+						     "%s= must start its own line", tok);
+			if (value[0] == '\0')
+				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+						     "%s= has no value", tok);
+			if (dtplan__streq_nocase(tok, "SwitchName"))
+				return parse_switch_line(sp, value, save, lineno, err);
+			return parse_node_line(sp, value, save, lineno, err);
+		}
+		rv = set_global(sp, tok, value, lineno, err);
+		if (rv != DTPLAN_OK)
+			return rv;
 	}
 }
 

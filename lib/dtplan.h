@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_MEASUREMENTS, /* the prolog's measurement file: 64 MiB, never a link */
 	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
@@ -577,15 +578,31 @@ struct dtplan_topology {
 	/* Name index built by the parsers (owned).  NULL in a tree built by hand:
 	 * lookups then scan the arrays. */
 	struct dtplan_topology_index *index;
+	/* topology/block: the leaves are blocks (an NVL72 rack each, say), each a
+	 * root, in the file's order; block_size is the base block's node count
+	 * (BlockSizes' first, else the first block's).  false and 0 for a tree. */
+	bool blocks;
+	size_t block_size;
 };
 
 /* Most names one hostlist expression in topology.conf or dtplan.conf may name. */
 #define DTPLAN_HOSTLIST_MAX 1048576
 
 /*
- * Parses Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=,
- * hostlist expressions).  Caller frees with dtplan_topology_destroy().
- * Errors name the file and line.
+ * Parses a topology file in any of the forms Slurm reads
+ * (lib/topology_file.c picks by content, and a path ending .yaml or .yml is
+ * YAML):
+ *   - topology.conf for topology/tree: SwitchName=, Switches=, Nodes=,
+ *     LinkSpeed=, hostlist expressions;
+ *   - topology.conf for topology/block: BlockName= Nodes= lines and an
+ *     optional BlockSizes=; blocks become leaves (t->blocks);
+ *   - topology.yaml (Slurm 25.05): a list of topologies, the first with
+ *     cluster_default: true (else the first) read, in its tree: or block:
+ *     form (flat: gives a topology without switches).  A YAML subset:
+ *     block mappings and sequences, [a, b] lists, plain and quoted scalars;
+ *     anchors, tags, multi-line scalars and {} maps are refused by name.
+ * Caller frees with dtplan_topology_destroy().  Errors name the file and
+ * line.
  */
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
 					   struct dtplan_error *err);
@@ -674,9 +691,20 @@ struct dtplan_config {
 	int policy;               /* enum dtplan_policy */
 	char site_file[256];
 	char topology_file[256];
+	/* folder that relative site= and topology= arguments name files in ("":
+	 * as given); set it with dtplan_config_set_dir() before the arguments */
+	char conf_dir[256];
 	char cache_dir[256];      /* cached node hwloc XML folder */
 	char json_dir[256];       /* "" = job's submit directory */
 	double probe_timeout_s;   /* per external wait */
+	/* measuring the allocation in the prolog (doc/internals/probe.md) */
+	char spool_dir[256];      /* root-owned folder of the prolog's measurement files */
+	double probe_budget_s;    /* the whole prolog work, at most */
+	int probe_ports[2];       /* the probe's listener ports, first and last */
+	int probe_fanout;         /* children per node in the fan-in tree */
+	char node_xml[256];       /* hwloc XML of each node, %n its name; "" discover live */
+	char probe_interface[32]; /* the training fabric's interface; "" the host names' */
+	char munge_socket[256];   /* munged's socket; "" libmunge's default */
 	int nccl_ib_hca;          /* enum dtplan_nccl_ib_hca: what tasks get */
 	/* fabric */
 	double net_bytes_per_s;   /* node NIC bandwidth per GPU rail */
@@ -692,6 +720,8 @@ struct dtplan_config {
 	double oversub_threshold; /* warn above this ratio */
 	double bubble_threshold;  /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
+	double slowdown_threshold; /* warn or refuse an allocation only when one on fewer
+				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;    /* achievable fraction of peak for compute */
 	/* HTTP (probes/http.c): the fabric service and the plans' collector */
 	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
@@ -739,7 +769,18 @@ enum dtplan_err dtplan_config_parse_file(struct dtplan_config *c, const char *pa
 enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
 					   const char *source_name, struct dtplan_error *err);
 
-/* Applies plugstack.conf arguments (argv of key=value tokens). */
+/*
+ * Sets the folder that relative site= and topology= arguments name files in
+ * (doc/spank_dtplan.8, "Configless"): the folder of slurm_conf, Slurm's
+ * SLURM_CONF (on a configless node slurmd points it into its configuration
+ * cache), else fallback (NULL or "": none, paths stay as given).  A folder
+ * longer than the field is not set.  Keeps the rest of c.
+ */
+void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf,
+			   const char *fallback);
+
+/* Applies plugstack.conf arguments (argv of key=value tokens); relative
+ * site= and topology= paths are read in c->conf_dir when it is set. */
 enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
 					 struct dtplan_error *err);
 
@@ -920,6 +961,7 @@ struct dtplan_request {
 	double oversub_threshold;
 	double bubble_threshold;
 	double exposed_comm_threshold;
+	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
@@ -990,6 +1032,8 @@ struct dtplan_rank {
 	char nic[32];    /* nearest NIC, "" unknown */
 };
 
+struct dtplan_measurements; /* dtplan_measure.h */
+
 struct dtplan_plan {
 	struct dtplan_request request;
 	struct dtplan_candidate best;
@@ -1017,6 +1061,10 @@ struct dtplan_plan {
 	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	/* what was measured and what the plan used (dtplan_measure.h); owned,
+	 * NULL when the plan was made without a measurement */
+	struct dtplan_measurements *measurements;
+	bool blocks;               /* the leaves are topology/block blocks (leaf_names name them) */
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */
@@ -1092,27 +1140,28 @@ enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
 				      struct dtplan_error *err);
 
 /*
- * Distinct node inventories (lib/inventory.c), so that hosts with the same
+ * Distinct node inventories (lib/node_set.c), so that hosts with the same
  * hardware share one record: a job of 16,384 identical nodes keeps one
- * struct dtplan_node, not 16,384 (struct dtplan_cluster's host_inventory).
- * Init with dtplan_inventory_init(), free with dtplan_inventory_fini().
+ * struct dtplan_node, not 16,384 (struct dtplan_cluster's host_inventory;
+ * probes/inventory.c's records).  Init with dtplan_node_set_init(), free
+ * with dtplan_node_set_fini().
  */
-struct dtplan_inventory {
+struct dtplan_node_set {
 	size_t n, cap;
 	struct dtplan_node *nodes; /* owned; n distinct inventories */
 	uint64_t *hash;            /* owned; private */
 	size_t *slot, n_slots;     /* owned; private hash index */
 };
 
-void dtplan_inventory_init(struct dtplan_inventory *s);
-void dtplan_inventory_fini(struct dtplan_inventory *s);
+void dtplan_node_set_init(struct dtplan_node_set *s);
+void dtplan_node_set_fini(struct dtplan_node_set *s);
 
 /*
  * Index in s->nodes of an inventory with n's hardware (dtplan_node_same_hardware()),
  * copying n in when there is none yet; -1 when out of memory.  O(1) on average.
  * n's hostname, source and note are not compared: the first copy's are kept.
  */
-long dtplan_inventory_add(struct dtplan_inventory *s, const struct dtplan_node *n);
+long dtplan_node_set_add(struct dtplan_node_set *s, const struct dtplan_node *n);
 
 /* True when a and b describe the same GPUs, NICs, domains, cores and NUMA
  * nodes (everything but hostname, source and note). */
@@ -1221,8 +1270,10 @@ bool dtplan_env_user_owned(const char *name);
 
 /*
  * True when the plan must not run: mode strict or policy deny, and a warning
- * with code "oversubscribed-uplink" or "too-many-leaves".  The first such
- * warning's message goes to reason (NULL allowed).
+ * with code "oversubscribed-uplink" or "too-many-leaves", which a plan has
+ * only when the same nodes on fewer leaves are predicted faster by more than
+ * request.slowdown_threshold (doc/internals/placement.md, "Enforcement").
+ * The first such warning's message goes to reason (NULL allowed).
  */
 bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 			 enum dtplan_policy policy, char *reason, size_t size);
@@ -1298,6 +1349,20 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);
+
+/*
+ * Reads a whole plan from its JSON (dtplan_plan_to_json()): what
+ * dtplan_plan_render_text() and dtplan_plan_render_svg() show, so that a
+ * saved plan renders as it did when it was made (dtplan show).  The
+ * request's settings the JSON does not carry (the warning thresholds, link
+ * speeds) take dtplan_request_init()'s values; its checkpoint write rate and
+ * per-GPU MTBF come from the checkpoint's numbers.  The placement is
+ * optional.  DTPLAN_ERR_PARSE, naming the member, for JSON that is not a
+ * dtplan.plan/1 plan.  Caller frees *out with dtplan_plan_destroy(); *out
+ * is NULL on error.
+ */
+enum dtplan_err dtplan_plan_from_json(const char *text, struct dtplan_plan **out,
+				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Launch lines for frameworks (lib/launch.c)

@@ -28,6 +28,16 @@ size_t dtplan__strlcpy(char *dst, const char *src, size_t size);
 /* Case-insensitive string equality. */
 bool dtplan__streq_nocase(const char *a, const char *b);
 
+/* The plan's "measurements" object (lib/measure_json.c): m's, or with m
+ * NULL that of nothing measured on n_nodes nodes.  A new reference; NULL
+ * when out of memory. */
+struct json_t;
+struct dtplan_measurements;
+struct json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_nodes);
+
+/* SHA-256 of len bytes at data into out (lib/sha256.c). */
+void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
+
 /*
  * A model's parameters by where a pipeline holds them (lib/model.c):
  * per_layer = (params - embedding - untied output layer) / layers, embedding
@@ -200,6 +210,65 @@ enum dtplan_err dtplan__strmap_put(struct dtplan__strmap *m, const char *key, in
 /* Value of key, or -1 when absent. */
 int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
 
+/* ------------------------------------------------------------------------
+ * Topology files: lib/topology.c links what the readers found (the tree of
+ * topology.conf, lib/topology_block.c's blocks, lib/topology_yaml.c's
+ * topology.yaml); lib/topology_file.c picks the reader.
+ * ---------------------------------------------------------------------- */
+
+/* One switch or block as a topology file names it, before the tree is linked. */
+struct dtplan__topo_entry {
+	char name[64];
+	int line;          /* in the file, for messages */
+	double link_speed; /* bytes/s, 0 unknown */
+	char *switches;    /* hostlist of child switches, owned, or NULL */
+	char *nodes;       /* hostlist of nodes, owned, or NULL */
+};
+
+/* Appends a zeroed entry to *entries (n used, cap allocated); *out points at
+ * it.  DTPLAN_ERR_NOMEM when growing fails. */
+enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n,
+				       size_t *cap, struct dtplan__topo_entry **out);
+
+/* Frees n entries and the array (NULL allowed). */
+void dtplan__topo_entries_free(struct dtplan__topo_entry *entries, size_t n);
+
+/* A switch or block name: letters, digits, '-', '_'; at most 63. */
+bool dtplan__topo_valid_name(const char *s);
+
+/*
+ * Links entries into a topology: leaves (entries with nodes) at level 0,
+ * parents from Switches=, every node under one leaf, no cycle.  `what`
+ * ("switch" or "block") names the entries in messages, which carry source
+ * and the entry's line.  Caller frees *out with dtplan_topology_destroy();
+ * NULL on error.
+ */
+enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *entries, size_t n,
+				      const char *source, const char *what,
+				      struct dtplan_topology **out, struct dtplan_error *err);
+
+/* The readers, each for text of its form (source names it in messages). */
+enum dtplan_err dtplan__topology_parse_tree(const char *text, const char *source,
+					    struct dtplan_topology **out, struct dtplan_error *err);
+enum dtplan_err dtplan__topology_parse_block(const char *text, const char *source,
+					     struct dtplan_topology **out,
+					     struct dtplan_error *err);
+enum dtplan_err dtplan__topology_parse_yaml(const char *text, const char *source,
+					    struct dtplan_topology **out, struct dtplan_error *err);
+
+/*
+ * Links blocks (entries with nodes only) into a topology of blocks as
+ * topology/block reads them: sizes[0..n_sizes) the BlockSizes (node counts;
+ * n_sizes 0: the first block's node count is the base), each a power-of-two
+ * multiple of the first, at most 2^15 of it; every block at least the base.
+ * sizes_line names where the sizes were given (0: nowhere).  Sets
+ * t->blocks and t->block_size.  lib/topology_block.c.
+ */
+enum dtplan_err dtplan__topology_blocks(const struct dtplan__topo_entry *entries, size_t n,
+					const long *sizes, size_t n_sizes, int sizes_line,
+					const char *source, struct dtplan_topology **out,
+					struct dtplan_error *err);
+
 /*
  * Next line of a Slurm-style file held in a writable buffer: cuts the line
  * at its newline and at '#' (a comment), advances *cursor and counts
@@ -246,10 +315,17 @@ struct dtplan__fabric {
 	size_t n_runs;
 	struct dtplan__run *runs;
 	size_t n_leaves_needed;   /* fewest tree leaves that hold n_nodes nodes */
+	/* the same nodes on those fewest leaves (the largest, then the least
+	 * oversubscribed), the unknown nodes last: the allocation a warning
+	 * compares with (n_packed == n_leaves_needed unless flat) */
+	size_t n_packed;
+	struct dtplan__run *packed;
 	size_t n_unknown;         /* nodes missing from the tree */
 	size_t n_generic;         /* nodes without an inventory */
 	double net_bw;            /* NIC bandwidth per GPU (bytes/s) */
 	bool flat;                /* no topology given */
+	bool blocks;              /* the leaves are topology/block blocks */
+	size_t block_size;        /* the base block's node count (blocks only) */
 	bool heterogeneous;
 	char hetero_reason[320];  /* the first difference, for the warning */
 };

@@ -23,6 +23,7 @@ void dtplan__fabric_destroy(struct dtplan__fabric *f)
 	free(f->order);
 	free(f->gpu_domain);
 	free(f->runs);
+	free(f->packed);
 	free(f);
 }
 
@@ -438,11 +439,102 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 	return DTPLAN_OK;
 }
 
-static int cmp_size_desc(const void *pa, const void *pb)
-{
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+/* Leaves for the fewest-leaves allocation: most nodes first, then the least
+ * oversubscribed, then tree order. */
+struct leaf_key {
+	size_t nodes;
+	double ratio;
+	int sw;
+};
 
-	return a < b ? 1 : a > b ? -1 : 0;
+static int cmp_leaf_key(const void *pa, const void *pb)
+{
+	const struct leaf_key *a = pa, *b = pb;
+
+	if (a->nodes != b->nodes)
+		return a->nodes < b->nodes ? 1 : -1;
+	if (a->ratio != b->ratio)
+		return a->ratio < b->ratio ? -1 : 1;
+	return a->sw < b->sw ? -1 : a->sw > b->sw;
+}
+
+/* What build_runs() knows of the tree's leaves. */
+struct leaves {
+	size_t *nodes;       /* nodes under each switch */
+	double *site_ratio;  /* the site file's Oversubscription, 0 unset */
+	double *site_uplink; /* the site file's UplinkBandwidth, 0 unset */
+};
+
+/*
+ * Fills run r (first_node and n_nodes set) for leaf switch sw of t (-1: the
+ * "unknown" leaf, or the one of a flat fabric): its GPUs, name, uplink
+ * capacity and ratio.
+ */
+static void fill_run(const struct dtplan__fabric *f, const struct dtplan_topology *t,
+		     const struct leaves *lv, struct dtplan__run *r)
+{
+	const struct dtplan_switch *sw = r->sw >= 0 ? &t->switches[r->sw] : NULL;
+	size_t g = (size_t)f->gpus_per_node;
+	double ratio, down;
+
+	r->first_gpu = r->first_node * g;
+	r->n_gpus = r->n_nodes * g;
+	if (r->first_gpu + r->n_gpus > f->n_gpus)
+		r->n_gpus = f->n_gpus > r->first_gpu ? f->n_gpus - r->first_gpu : 0;
+	if (sw == NULL) {
+		r->name = f->flat ? "" : "unknown";
+		r->leaf_nodes = r->n_nodes;
+		r->uplink_bw = INFINITY;
+		r->ratio = 1.0;
+		return;
+	}
+	r->name = sw->name;
+	r->leaf_nodes = lv->nodes[r->sw];
+	down = (double)(r->leaf_nodes * g) * f->net_bw;
+	ratio = lv->site_ratio[r->sw] > 0 ? lv->site_ratio[r->sw]
+		: sw->oversubscription > 0 ? sw->oversubscription : 1.0;
+	if (lv->site_uplink[r->sw] > 0)
+		r->uplink_bw = lv->site_uplink[r->sw];
+	else if (sw->uplink_bytes_per_s > 0)
+		r->uplink_bw = sw->uplink_bytes_per_s;
+	else
+		r->uplink_bw = down / ratio;
+	r->ratio = down / r->uplink_bw;
+}
+
+/*
+ * The same nodes on the fewest leaves of the tree (doc/internals/placement.md,
+ * "Enforcement"): the known nodes fill the leaves of keys[] in order, the
+ * unknown ones follow under the "unknown" leaf.  Sets n_leaves_needed too.
+ */
+static enum dtplan_err pack_runs(struct dtplan__fabric *f, const struct dtplan_topology *t,
+				 const struct leaves *lv, const struct leaf_key *keys,
+				 size_t n_keys, size_t known)
+{
+	size_t node = 0;
+
+	f->packed = calloc(n_keys + 1, sizeof(*f->packed));
+	if (f->packed == NULL)
+		return DTPLAN_ERR_NOMEM;
+	for (size_t k = 0; k < n_keys && node < known; k++) {
+		struct dtplan__run *r = &f->packed[f->n_packed++];
+
+		r->sw = keys[k].sw;
+		r->first_node = node;
+		r->n_nodes = keys[k].nodes < known - node ? keys[k].nodes : known - node;
+		node += r->n_nodes;
+		fill_run(f, t, lv, r);
+	}
+	if (node < f->n_nodes) {
+		struct dtplan__run *r = &f->packed[f->n_packed++];
+
+		r->sw = -1;
+		r->first_node = node;
+		r->n_nodes = f->n_nodes - node;
+		fill_run(f, t, lv, r);
+	}
+	f->n_leaves_needed = f->flat ? 1 : f->n_packed;
+	return DTPLAN_OK;
 }
 
 /* Leaf runs, their uplink capacities, and the fewest leaves that would do. */
@@ -450,29 +542,31 @@ static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_
 {
 	const struct dtplan_topology *t = cl->topology;
 	const struct dtplan_config *c = cl->config;
-	size_t n_sw = t != NULL ? t->n_switches : 0, *leaf_nodes = NULL, known = 0, have = 0;
-	double *site_ratio = NULL, *site_uplink = NULL;
+	size_t n_sw = t != NULL ? t->n_switches : 0, known = 0, n_keys = 0;
+	struct leaves lv = {0};
+	struct leaf_key *keys = NULL;
 	enum dtplan_err rv = DTPLAN_ERR_NOMEM;
-	size_t g = (size_t)f->gpus_per_node;
 
 	f->runs = calloc(f->n_nodes, sizeof(*f->runs));
-	leaf_nodes = calloc(n_sw + 1, sizeof(*leaf_nodes));
-	site_ratio = calloc(n_sw + 1, sizeof(*site_ratio));
-	site_uplink = calloc(n_sw + 1, sizeof(*site_uplink));
-	if (f->runs == NULL || leaf_nodes == NULL || site_ratio == NULL || site_uplink == NULL)
+	lv.nodes = calloc(n_sw + 1, sizeof(*lv.nodes));
+	lv.site_ratio = calloc(n_sw + 1, sizeof(*lv.site_ratio));
+	lv.site_uplink = calloc(n_sw + 1, sizeof(*lv.site_uplink));
+	keys = calloc(n_sw + 1, sizeof(*keys));
+	if (f->runs == NULL || lv.nodes == NULL || lv.site_ratio == NULL ||
+	    lv.site_uplink == NULL || keys == NULL)
 		goto out;
 	for (size_t i = 0; t != NULL && i < t->n_nodes; i++)
 		if (t->node_leaf[i] >= 0 && (size_t)t->node_leaf[i] < n_sw)
-			leaf_nodes[t->node_leaf[i]]++;
+			lv.nodes[t->node_leaf[i]]++;
 	for (size_t i = 0; c != NULL && t != NULL && i < c->n_switches; i++) {
 		int k = dtplan_topology_switch_index(t, c->switches[i].name);
 
 		if (k < 0)
 			continue;
 		if (c->switches[i].oversubscription > 0)
-			site_ratio[k] = c->switches[i].oversubscription;
+			lv.site_ratio[k] = c->switches[i].oversubscription;
 		if (c->switches[i].uplink_bytes_per_s > 0)
-			site_uplink[k] = c->switches[i].uplink_bytes_per_s;
+			lv.site_uplink[k] = c->switches[i].uplink_bytes_per_s;
 	}
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		struct dtplan__run *r;
@@ -487,49 +581,27 @@ static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_
 		r->n_nodes = 1;
 	}
 	for (size_t k = 0; k < f->n_runs; k++) {
-		struct dtplan__run *r = &f->runs[k];
-		const struct dtplan_switch *sw = r->sw >= 0 ? &t->switches[r->sw] : NULL;
-		double ratio, down;
+		fill_run(f, t, &lv, &f->runs[k]);
+		if (f->runs[k].sw >= 0)
+			known += f->runs[k].n_nodes;
+	}
+	/* every leaf of the tree, ranked for the fewest-leaves allocation */
+	for (size_t k = 0; k < n_sw; k++) {
+		struct dtplan__run probe = {.sw = (int)k, .n_nodes = 1};
 
-		r->first_gpu = r->first_node * g;
-		r->n_gpus = r->n_nodes * g;
-		if (r->first_gpu + r->n_gpus > f->n_gpus)
-			r->n_gpus = f->n_gpus - r->first_gpu;
-		if (sw == NULL) {
-			r->name = f->flat ? "" : "unknown";
-			r->leaf_nodes = r->n_nodes;
-			r->uplink_bw = INFINITY;
-			r->ratio = 1.0;
+		if (lv.nodes[k] == 0)
 			continue;
-		}
-		r->name = sw->name;
-		r->leaf_nodes = leaf_nodes[r->sw];
-		known += r->n_nodes;
-		down = (double)(r->leaf_nodes * g) * f->net_bw;
-		ratio = site_ratio[r->sw] > 0 ? site_ratio[r->sw]
-			: sw->oversubscription > 0 ? sw->oversubscription : 1.0;
-		if (site_uplink[r->sw] > 0)
-			r->uplink_bw = site_uplink[r->sw];
-		else if (sw->uplink_bytes_per_s > 0)
-			r->uplink_bw = sw->uplink_bytes_per_s;
-		else
-			r->uplink_bw = down / ratio;
-		r->ratio = down / r->uplink_bw;
+		fill_run(f, t, &lv, &probe);
+		keys[n_keys++] = (struct leaf_key){.nodes = lv.nodes[k], .ratio = probe.ratio,
+						   .sw = (int)k};
 	}
-	/* fewest leaves of the tree holding the known nodes, largest first */
-	qsort(leaf_nodes, n_sw, sizeof(*leaf_nodes), cmp_size_desc);
-	f->n_leaves_needed = f->n_unknown > 0 ? 1 : 0;
-	for (size_t k = 0; have < known && k < n_sw; k++) {
-		have += leaf_nodes[k];
-		f->n_leaves_needed++;
-	}
-	if (f->flat)
-		f->n_leaves_needed = 1;
-	rv = DTPLAN_OK;
+	qsort(keys, n_keys, sizeof(*keys), cmp_leaf_key);
+	rv = pack_runs(f, t, &lv, keys, n_keys, known);
 out:
-	free(leaf_nodes);
-	free(site_ratio);
-	free(site_uplink);
+	free(lv.nodes);
+	free(lv.site_ratio);
+	free(lv.site_uplink);
+	free(keys);
 	return rv;
 }
 
@@ -567,6 +639,8 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 		goto out;
 	}
 	f->flat = cl->topology == NULL || cl->topology->n_switches == 0;
+	f->blocks = !f->flat && cl->topology->blocks;
+	f->block_size = f->blocks ? cl->topology->block_size : 0;
 	f->net_bw = req->net_bytes_per_s;
 	rv = read_hosts(req, cl, hosts, n, err);
 	if (rv != DTPLAN_OK)

@@ -79,6 +79,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 			p->node_run[i] = (int)k;
 	}
 	p->n_leaves_used = f->n_runs;
+	p->blocks = f->blocks;
 	p->n_leaves_needed = f->n_leaves_needed;
 	return DTPLAN_OK;
 }

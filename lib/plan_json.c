@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "dtplan_private.h"
+#include "dtplan_measure.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -39,10 +40,11 @@ static json_t *model_json(const struct dtplan_model *m, int seq)
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
 {
-	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "bytes_per_gpu", "weights",
-			 num(l->weights), "gradients", num(l->gradients), "optimizer",
+	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:i, s:i}", "bytes_per_gpu",
+			 "weights", num(l->weights), "gradients", num(l->gradients), "optimizer",
 			 num(l->optimizer), "activations", num(l->activations), "total",
-			 num(l->total), "capacity_bytes", num(capacity));
+			 num(l->total), "capacity_bytes", num(capacity), "fullest_stage", l->stage,
+			 "fullest_stage_layers", l->stage_layers);
 }
 
 static json_t *prediction_json(const struct dtplan_candidate *c)
@@ -166,12 +168,13 @@ static json_t *placement_json(const struct dtplan_plan *p)
 	leaves = leaves_json(p);
 	if (leaves == NULL)
 		goto fail;
-	o = json_pack("{s:o, s:s, s:s, s:f, s:I, s:I, s:o, s:o}", "nodes", nodes,
+	o = json_pack("{s:o, s:s, s:s, s:f, s:s, s:I, s:I, s:o, s:o}", "nodes", nodes,
 		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
 		      "rank_order", dtplan_rank_order_name(p->best.rank_order),
-		      "uplink_slowdown", p->best.uplink_slowdown, "leaves_used",
-		      (json_int_t)p->n_leaves_used, "leaves_needed", (json_int_t)p->n_leaves_needed,
-		      "leaves", leaves, "ranks", ranks);
+		      "uplink_slowdown", p->best.uplink_slowdown, "leaf_kind",
+		      p->blocks ? "block" : "switch", "leaves_used", (json_int_t)p->n_leaves_used,
+		      "leaves_needed", (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks",
+		      ranks);
 	return o; /* json_pack stole nodes, leaves and ranks, even on failure */
 fail:
 	json_decref(nodes);
@@ -290,7 +293,8 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "degraded", json_boolean(p->degraded)) ||
 	    !put(root, "degraded_reason", json_string(p->degraded_reason)) ||
 	    !put(root, "considered", json_integer((json_int_t)p->n_considered)) ||
-	    !put(root, "fitting", json_integer((json_int_t)p->n_fit)))
+	    !put(root, "fitting", json_integer((json_int_t)p->n_fit)) ||
+	    !put(root, "measurements", dtplan__measurements_json(p->measurements, p->n_nodes)))
 		goto fail;
 	if (p->n_ranks > 0 && !put(root, "placement", placement_json(p)))
 		goto fail;

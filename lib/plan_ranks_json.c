@@ -1,28 +1,41 @@
 /*
- * plan_ranks_json.c: the part of a plan's JSON that tasks need (parallel
- * degrees, node order, ranks), read back in every srun step so that all
- * tasks follow the plan the batch step made instead of recomputing it.
+ * plan_ranks_json.c: a plan's JSON read back.  dtplan_plan_ranks_from_json()
+ * reads the part tasks need (parallel degrees, node order, ranks) in every
+ * srun step, so that all tasks follow the plan the batch step made instead
+ * of recomputing it; dtplan_plan_from_json() reads everything the text and
+ * the picture show (dtplan show).
  *
  * Reads what lib/plan_json.c writes: "parallelism", "checkpoint",
- * "placement" {"nodes", "ranks"}, "degraded".  Lenient where it costs
- * nothing: node entries may be strings or objects with "name", a rank's node
- * an index or a name, "recompute" a name or a number.
+ * "placement" {"nodes", "ranks", "leaves"}, "degraded", and for the whole
+ * plan the model, GPUs, memory, prediction, runner-up and warnings.  Lenient
+ * where it costs nothing: node entries may be strings or objects with
+ * "name", a rank's node an index or a name, "recompute" a name or a number,
+ * members the text does not show may be absent.
  *
- * This runs in slurmstepd on every node of every step, on a file the user
- * names (DTPLAN_FILE), so it is a small streaming reader rather than a
- * document tree: a tree of a 64 MiB file of "{}," took 5 GB and 12 s, and a
- * 16,384-node plan 183 MB and 3 s (issue 13, finding 9).  The text is read
- * twice, without allocating: once to validate it and find the members this
- * file reads, once to read them.  Memory is the plan's own (60 bytes a
- * rank, 68 a node), allocated after the counts are checked against the
- * parallel degrees and the limits below (doc/internals/limits.md); node
- * names are found by binary search.  Time is linear (n log n for names).
+ * The ranks reader runs in slurmstepd on every node of every step, on a
+ * file the user names (DTPLAN_FILE), so it is a small streaming reader
+ * rather than a document tree: a tree of a 64 MiB file of "{}," took 5 GB
+ * and 12 s, and a 16,384-node plan 183 MB and 3 s (issue 13, finding 9).
+ * The text is read twice, without allocating: once to validate it and find
+ * the members this file reads, once to read them.  Memory is the plan's own
+ * (60 bytes a rank, 68 a node), allocated after the counts are checked
+ * against the parallel degrees and the limits below
+ * (doc/internals/limits.md); node names are found by binary search.  Time is
+ * linear (n log n for names).
+ *
+ * The whole-plan reader shares that pass and the placement's reader (the
+ * large part of a plan), and reads the small members the text shows with
+ * Jansson, each from its own span of the text and at most
+ * MAX_MEMBER_TEXT bytes of it, so that no member builds a tree larger than
+ * a few megabytes whatever the file holds.  Errors name the member (and the
+ * line, where the text is at fault).
  */
 #include "config.h"
 
 #include "dtplan_private.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +50,13 @@
 /* Members of the top-level object (a plan has about 20). */
 #define MAX_TOP_MEMBERS 256
 
+/* Most text of one top-level member the whole-plan reader builds a tree of
+ * (a plan's are under 64 KiB; the warnings about 600 KiB at most). */
+#define MAX_MEMBER_TEXT (1 << 20)
+
+/* Most warnings read back: far more than a plan makes. */
+#define DTPLAN_PLAN_MAX_WARNINGS 1024
+
 /* ------------------------------------------------------------------------
  * A small JSON reader over a NUL-terminated text
  * ---------------------------------------------------------------------- */
@@ -48,10 +68,10 @@ struct rd {
 	struct dtplan_error *err;
 };
 
-/* A member's value found by the first pass: where it starts, 0 when absent. */
+/* A member's value found by the first pass: where it starts and ends. */
 struct span {
 	bool found;
-	size_t pos;
+	size_t pos, end;
 };
 
 /* Line of byte pos, for messages. */
@@ -512,8 +532,32 @@ static enum dtplan_err int_value(struct rd *r, const char *where, const char *ke
 			return DTPLAN_OK;
 		}
 	}
-	return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a whole number",
-			     where, key);
+	return syntax(r, "%s.%s: expected a whole number", where, key);
+}
+
+/* A number member value: null leaves *out ("WHERE.KEY: expected a number"). */
+static enum dtplan_err num_value(struct rd *r, const char *where, const char *key, double *out)
+{
+	long long i;
+	bool whole;
+
+	if (peek(r) == 'n')
+		return literal(r, "null");
+	if (peek(r) == '-' || (peek(r) >= '0' && peek(r) <= '9'))
+		return number(r, out, &whole, &i);
+	return syntax(r, "%s.%s: expected a number", where, key);
+}
+
+/* A string member value into buf (cut to size): null leaves buf
+ * ("WHERE.KEY: expected a string"). */
+static enum dtplan_err str_value(struct rd *r, const char *where, const char *key, char *buf,
+				 size_t size)
+{
+	if (peek(r) == 'n')
+		return literal(r, "null");
+	if (peek(r) == '"')
+		return string(r, buf, size, NULL);
+	return syntax(r, "%s.%s: expected a string", where, key);
 }
 
 static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
@@ -521,9 +565,10 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 	static const char *const keys[] = {"tp",          "pp",
 					   "dp",          "zero",
 					   "micro_batch", "num_microbatches",
-					   "recompute"};
+					   "global_batch", "recompute"};
 	int *const ints[] = {&b->tp,   &b->pp,          &b->dp,
-			     &b->zero, &b->micro_batch, &b->num_microbatches};
+			     &b->zero, &b->micro_batch, &b->num_microbatches,
+			     &b->global_batch};
 	char key[32], name[32];
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true, rc_name = false;
@@ -540,15 +585,15 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 		k = known_key(r, key, keys, DTPLAN_ARRAY_SIZE(keys), &seen, &rv);
 		if (rv != DTPLAN_OK)
 			return rv;
-		if (k >= 0 && k < 6)
+		if (k >= 0 && k < 7)
 			ret = int_value(r, "parallelism", key, ints[k]);
-		else if (k == 6 && peek(r) == '"') {
+		else if (k == 7 && peek(r) == '"') {
 			ret = string(r, name, sizeof(name), &len);
 			rc_name = true;
 			if (ret == DTPLAN_OK && len >= sizeof(name))
 				ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 						    "parallelism.recompute: too long");
-		} else if (k == 6)
+		} else if (k == 7)
 			ret = int_value(r, "parallelism", key, &n);
 		else
 			ret = skip_value(r);
@@ -780,23 +825,157 @@ static enum dtplan_err read_ranks(struct rd *r, size_t count, struct dtplan_plan
 	return ret;
 }
 
-/*
- * placement: finds "nodes" and "ranks" and counts them (first pass), checks
- * the counts against the limits and the parallel degrees, then reads them.
- */
-static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p)
+/* One entry of placement.leaves ({"name", "nodes", "oversubscription"});
+ * *node counts the nodes of the leaves before it. */
+static enum dtplan_err read_leaf(struct rd *r, size_t i, struct dtplan_plan *p, size_t *node)
 {
-	static const char *const keys[] = {"nodes", "ranks"};
-	struct span found[2] = {{false, 0}, {false, 0}};
-	size_t count[2] = {0, 0};
+	static const char *const keys[] = {"name", "nodes", "oversubscription"};
+	enum dtplan_err ret, rv = DTPLAN_OK;
+	bool first = true, more = true;
+	unsigned seen = 0;
+	char where[48], key[24];
+	int k, nodes = 0;
+
+	snprintf(where, sizeof(where), "placement.leaves[%zu]", i);
+	p->leaf_ratio[i] = 1.0;
+	if (peek(r) != '{')
+		return syntax(r, "%s: expected an object", where);
+	if ((ret = open_container(r, '{')) != DTPLAN_OK)
+		return ret;
+	while ((ret = next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK && more) {
+		k = known_key(r, key, keys, DTPLAN_ARRAY_SIZE(keys), &seen, &rv);
+		if (rv != DTPLAN_OK)
+			return rv;
+		if (k == 0)
+			ret = str_value(r, where, key, p->leaf_names[i], sizeof(p->leaf_names[i]));
+		else if (k == 1)
+			ret = int_value(r, where, key, &nodes);
+		else if (k == 2)
+			ret = num_value(r, where, key, &p->leaf_ratio[i]);
+		else
+			ret = skip_value(r);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	if (ret != DTPLAN_OK)
+		return ret;
+	if (nodes < 1)
+		return syntax(r, "%s.nodes: expected a whole number >= 1", where);
+	if ((size_t)nodes > p->n_nodes - *node)
+		return syntax(r, "%s.nodes: the leaves hold more than the plan's %zu nodes", where,
+			      p->n_nodes);
+	p->leaf_nodes[i] = (size_t)nodes;
+	for (int n = 0; n < nodes; n++)
+		p->node_run[(*node)++] = (int)i;
+	return DTPLAN_OK;
+}
+
+/* The leaves in rank order and each node's leaf (the whole plan only). */
+static enum dtplan_err read_leaves(struct rd *r, size_t count, struct dtplan_plan *p)
+{
+	enum dtplan_err ret;
+	bool first = true, more = true;
+	size_t i = 0, node = 0;
+
+	if (count > p->n_nodes)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, line_at(r->s, r->pos),
+				     "placement.leaves: %zu leaves for %zu nodes", count,
+				     p->n_nodes);
+	p->n_leaves_used = count;
+	p->leaf_names = calloc(count, sizeof(*p->leaf_names));
+	p->leaf_nodes = calloc(count, sizeof(*p->leaf_nodes));
+	p->leaf_ratio = calloc(count, sizeof(*p->leaf_ratio));
+	p->node_run = calloc(p->n_nodes, sizeof(*p->node_run));
+	if (p->leaf_names == NULL || p->leaf_nodes == NULL || p->leaf_ratio == NULL ||
+	    p->node_run == NULL)
+		return dtplan__error(r->err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	if ((ret = open_container(r, '[')) != DTPLAN_OK)
+		return ret;
+	while ((ret = next_element(r, &first, &more)) == DTPLAN_OK && more && i < count)
+		if ((ret = read_leaf(r, i++, p, &node)) != DTPLAN_OK)
+			return ret;
+	if (ret != DTPLAN_OK)
+		return ret;
+	if (node != p->n_nodes)
+		return syntax(r, "placement.leaves hold %zu nodes, the plan %zu", node, p->n_nodes);
+	return DTPLAN_OK;
+}
+
+enum {
+	P_NODES, P_RANKS, P_LEAVES, /* arrays, counted in the first pass */
+	P_SLOWDOWN, P_ORDER, P_KIND, P_CROSSES, P_NEEDED, P__N
+};
+
+/* The placement's members the whole plan reads besides the arrays. */
+static enum dtplan_err read_placement_rest(struct rd *r, const struct span *found,
+					   struct dtplan_plan *p)
+{
+	static const char *const crosses[] = {"tp", "pp", "dp", "none"};
+	char order[16] = "", kind[16] = "", cross[8] = "none";
+	enum dtplan_err ret = DTPLAN_OK;
+	int needed = (int)p->n_leaves_used;
+	struct rd sub;
+
+	p->best.uplink_slowdown = 1.0;
+	p->best.crosses_uplinks = "none";
+	if (found[P_SLOWDOWN].found) {
+		sub = at(r, found[P_SLOWDOWN]);
+		ret = num_value(&sub, "placement", "uplink_slowdown", &p->best.uplink_slowdown);
+	}
+	if (ret == DTPLAN_OK && found[P_ORDER].found) {
+		sub = at(r, found[P_ORDER]);
+		ret = str_value(&sub, "placement", "rank_order", order, sizeof(order));
+	}
+	if (ret == DTPLAN_OK && found[P_KIND].found) {
+		sub = at(r, found[P_KIND]);
+		ret = str_value(&sub, "placement", "leaf_kind", kind, sizeof(kind));
+	}
+	if (ret == DTPLAN_OK && found[P_CROSSES].found) {
+		sub = at(r, found[P_CROSSES]);
+		ret = str_value(&sub, "placement", "crosses_uplinks", cross, sizeof(cross));
+	}
+	if (ret == DTPLAN_OK && found[P_NEEDED].found && p->n_leaves_used > 0) {
+		sub = at(r, found[P_NEEDED]);
+		ret = int_value(&sub, "placement", "leaves_needed", &needed);
+	}
+	if (ret != DTPLAN_OK)
+		return ret;
+	for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(crosses); k++)
+		if (strcmp(cross, crosses[k]) == 0)
+			p->best.crosses_uplinks = crosses[k];
+	p->best.rank_order = strcmp(order, dtplan_rank_order_name(DTPLAN_ORDER_TP_PP_DP)) == 0
+				     ? DTPLAN_ORDER_TP_PP_DP
+				     : DTPLAN_ORDER_TP_DP_PP;
+	p->blocks = strcmp(kind, "block") == 0;
+	if (p->n_leaves_used > 0)
+		p->n_leaves_needed = needed > 0 ? (size_t)needed : 0;
+	return DTPLAN_OK;
+}
+
+/*
+ * placement: finds its members and counts "nodes", "ranks" and "leaves"
+ * (first pass), checks the counts against the limits and the parallel
+ * degrees, then reads them; the leaves and the rest only for the whole plan.
+ */
+static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p, bool whole)
+{
+	static const char *const keys[P__N] = {
+		[P_NODES] = "nodes",	       [P_RANKS] = "ranks",
+		[P_LEAVES] = "leaves",	       [P_SLOWDOWN] = "uplink_slowdown",
+		[P_ORDER] = "rank_order",      [P_KIND] = "leaf_kind",
+		[P_CROSSES] = "crosses_uplinks", [P_NEEDED] = "leaves_needed",
+	};
+	struct span found[P__N];
+	size_t count[3] = {0, 0, 0};
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true;
 	unsigned seen = 0;
 	int *order = NULL, k;
-	char key[16];
+	char key[24];
 	struct rd sub;
 	size_t want;
 
+	memset(found, 0, sizeof(found));
 	if (peek(r) != '{')
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "no \"placement\" object: the plan places no ranks");
@@ -806,11 +985,15 @@ static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p)
 		k = known_key(r, key, keys, DTPLAN_ARRAY_SIZE(keys), &seen, &rv);
 		if (rv != DTPLAN_OK)
 			return rv;
-		if (k >= 0 && peek(r) == '[') {
+		if (k >= 0 && k <= P_LEAVES && peek(r) == '[') {
 			found[k].found = true;
 			found[k].pos = r->pos;
 			ret = count_elements(r, &count[k]);
 		} else {
+			if (k > P_LEAVES) {
+				found[k].found = true;
+				found[k].pos = r->pos;
+			}
 			ret = skip_value(r);
 		}
 		if (ret != DTPLAN_OK)
@@ -818,59 +1001,413 @@ static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p)
 	}
 	if (ret != DTPLAN_OK)
 		return ret;
-	if (!found[0].found || count[0] == 0)
+	if (!found[P_NODES].found || count[P_NODES] == 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0, "no placement.nodes array");
-	if (count[0] > DTPLAN_PLAN_MAX_NODES)
+	if (count[P_NODES] > DTPLAN_PLAN_MAX_NODES)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "placement.nodes: %zu nodes, more than the %d dtplan plans "
 				     "for",
-				     count[0], DTPLAN_PLAN_MAX_NODES);
-	sub = at(r, found[0]);
-	ret = read_nodes(&sub, count[0], p, &order);
+				     count[P_NODES], DTPLAN_PLAN_MAX_NODES);
+	sub = at(r, found[P_NODES]);
+	ret = read_nodes(&sub, count[P_NODES], p, &order);
 	if (ret != DTPLAN_OK)
 		goto out;
-	if (!found[1].found || count[1] == 0) {
+	if (!found[P_RANKS].found || count[P_RANKS] == 0) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0, "no placement.ranks array");
 		goto out;
 	}
 	/* Sizes before memory: the degrees are small integers, the product in
 	 * 64 bits, and the ranks must be exactly that many. */
 	want = (size_t)p->best.tp * (size_t)p->best.pp * (size_t)p->best.dp;
-	if (count[1] > DTPLAN_PLAN_MAX_RANKS) {
+	if (count[P_RANKS] > DTPLAN_PLAN_MAX_RANKS) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				    "placement.ranks: %zu ranks, more than the %d dtplan plans for",
-				    count[1], DTPLAN_PLAN_MAX_RANKS);
+				    count[P_RANKS], DTPLAN_PLAN_MAX_RANKS);
 		goto out;
 	}
-	if (want != count[1]) {
+	if (want != count[P_RANKS]) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				    "%zu ranks but tp %d x pp %d x dp %d", count[1], p->best.tp,
-				    p->best.pp, p->best.dp);
+				    "%zu ranks but tp %d x pp %d x dp %d", count[P_RANKS],
+				    p->best.tp, p->best.pp, p->best.dp);
 		goto out;
 	}
-	sub = at(r, found[1]);
-	ret = read_ranks(&sub, count[1], p, order);
+	sub = at(r, found[P_RANKS]);
+	ret = read_ranks(&sub, count[P_RANKS], p, order);
+	if (ret != DTPLAN_OK || !whole)
+		goto out;
+	if (found[P_LEAVES].found && count[P_LEAVES] > 0) {
+		sub = at(r, found[P_LEAVES]);
+		ret = read_leaves(&sub, count[P_LEAVES], p);
+		if (ret != DTPLAN_OK)
+			goto out;
+	}
+	ret = read_placement_rest(r, found, p);
 out:
 	free(order);
 	return ret;
 }
 
 /* ------------------------------------------------------------------------
+ * The small members of the whole plan, as Jansson trees
+ * ---------------------------------------------------------------------- */
+
+/* Optional integer member: absent leaves *out; present must be an integer. */
+static enum dtplan_err get_int(json_t *obj, const char *where, const char *key, int *out,
+			       struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_integer(v) || json_integer_value(v) < -1 ||
+	    json_integer_value(v) > 1000000000)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.%s: expected a whole number", where, key);
+	*out = (int)json_integer_value(v);
+	return DTPLAN_OK;
+}
+
+/* Optional number member: absent or null leaves *out; present must be a number. */
+static enum dtplan_err get_num(json_t *obj, const char *where, const char *key, double *out,
+			       struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_number(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a number",
+				     where, key);
+	*out = json_number_value(v);
+	return DTPLAN_OK;
+}
+
+/* Optional string member into buf (truncated to size); absent leaves buf. */
+static enum dtplan_err get_str(json_t *obj, const char *where, const char *key, char *buf,
+			       size_t size, struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_string(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a string",
+				     where, key);
+	dtplan__strlcpy(buf, json_string_value(v), size);
+	return DTPLAN_OK;
+}
+
+/* A split: tp, pp, dp, ZeRO, micro-batches and recomputation of obj. */
+static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_candidate *b,
+				  struct dtplan_error *err)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} ints[] = {
+		{"tp", offsetof(struct dtplan_candidate, tp)},
+		{"pp", offsetof(struct dtplan_candidate, pp)},
+		{"dp", offsetof(struct dtplan_candidate, dp)},
+		{"zero", offsetof(struct dtplan_candidate, zero)},
+		{"micro_batch", offsetof(struct dtplan_candidate, micro_batch)},
+		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
+		{"global_batch", offsetof(struct dtplan_candidate, global_batch)},
+	};
+	json_t *rc;
+	enum dtplan_err ret;
+	int n;
+
+	if (!json_is_object(obj))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"%s\" object", where);
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(ints); i++) {
+		ret = get_int(obj, where, ints[i].key, (int *)((char *)b + ints[i].offset), err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s: tp, pp and dp must be whole numbers >= 1", where);
+	rc = json_object_get(obj, "recompute");
+	if (json_is_string(rc))
+		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
+	n = (int)b->recompute;
+	ret = get_int(obj, where, "recompute", &n, err);
+	if (ret != DTPLAN_OK)
+		return ret;
+	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.recompute: %d unknown",
+				     where, n);
+	b->recompute = (enum dtplan_recompute)n;
+	return DTPLAN_OK;
+}
+
+/* layers_per_stage: first, middle (all equal) and last, as the plan keeps them. */
+static enum dtplan_err read_stages(json_t *par, struct dtplan_candidate *b,
+				   struct dtplan_error *err)
+{
+	json_t *a = json_object_get(par, "layers_per_stage"), *v;
+	size_t i;
+
+	if (a == NULL)
+		return DTPLAN_OK;
+	if (!json_is_array(a) || json_array_size(a) != (size_t)b->pp)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism.layers_per_stage: expected %d layer counts",
+				     b->pp);
+	json_array_foreach(a, i, v) {
+		json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+
+		if (n < 1 || n > 1000000)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "parallelism.layers_per_stage[%zu]: expected a whole "
+					     "number >= 1", i);
+		if (i == 0)
+			b->stages.first = (int)n;
+		else if (i + 1 == json_array_size(a))
+			b->stages.last = (int)n;
+		else if (i == 1)
+			b->stages.middle = (int)n;
+		else if (n != b->stages.middle)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "parallelism.layers_per_stage[%zu]: the stages "
+					     "between the first and the last hold equal layers",
+					     i);
+	}
+	return get_num(par, "parallelism", "stage_imbalance", &b->stage_imbalance, err);
+}
+
+/* Model, GPUs and batch into the request (dtplan_request_init() first). */
+static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
+				    struct dtplan_error *err)
+{
+	struct dtplan_request *r = &p->request;
+	struct dtplan_model *m = &r->model;
+	json_t *model = json_object_get(root, "model"), *gpu = json_object_get(root, "gpu");
+	const struct dtplan_gpu *known;
+	enum dtplan_err ret;
+	char name[32] = "";
+
+	if (!json_is_object(model) || !json_is_object(gpu))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "no \"model\" or \"gpu\" object: not a whole plan");
+	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
+	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "kv_heads", &m->kv_heads, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "seq", &r->seq, err)) != DTPLAN_OK ||
+	    (ret = get_str(gpu, "gpu", "name", name, sizeof(name), err)) != DTPLAN_OK)
+		return ret;
+	/* the catalog's entry for what the JSON does not carry */
+	known = dtplan_gpu_find(name, NULL);
+	if (known != NULL)
+		r->gpu = *known;
+	dtplan__strlcpy(r->gpu.name, name, sizeof(r->gpu.name));
+	if ((ret = get_num(gpu, "gpu", "memory_bytes", &r->gpu.memory_bytes, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "gpus", &r->gpus, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "gpus_per_node", &r->gpus_per_node, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "global_batch_requested", &r->global_batch, err)) !=
+		    DTPLAN_OK)
+		return ret;
+	r->exact_batch = json_is_true(json_object_get(root, "global_batch_exact"));
+	if (r->gpus < 1 || r->gpus_per_node < 1 || m->layers < 1)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "gpus, gpus_per_node and model.layers must be >= 1");
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p,
+				   struct dtplan_error *err)
+{
+	struct dtplan_ledger *l = &p->best.memory;
+	json_t *mem = json_object_get(root, "memory"), *b = json_object_get(mem, "bytes_per_gpu");
+	double capacity = 0.0;
+	enum dtplan_err ret;
+
+	if (!json_is_object(mem))
+		return DTPLAN_OK;
+	if ((ret = get_num(b, "memory.bytes_per_gpu", "weights", &l->weights, err)) != DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "gradients", &l->gradients, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "optimizer", &l->optimizer, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "activations", &l->activations, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "total", &l->total, err)) != DTPLAN_OK ||
+	    (ret = get_num(mem, "memory", "capacity_bytes", &capacity, err)) != DTPLAN_OK ||
+	    (ret = get_int(mem, "memory", "fullest_stage", &l->stage, err)) != DTPLAN_OK ||
+	    (ret = get_int(mem, "memory", "fullest_stage_layers", &l->stage_layers, err)) !=
+		    DTPLAN_OK)
+		return ret;
+	/* the headroom is what the capacity leaves of the GPU's memory */
+	if (capacity > 0.0 && p->request.gpu.memory_bytes >= capacity)
+		p->request.memory_headroom = 1.0 - capacity / p->request.gpu.memory_bytes;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
+				       struct dtplan_error *err)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} nums[] = {
+		{"step_seconds", offsetof(struct dtplan_candidate, step.total)},
+		{"compute_seconds", offsetof(struct dtplan_candidate, step.compute)},
+		{"tp_comm_seconds", offsetof(struct dtplan_candidate, step.tp_comm)},
+		{"pp_comm_seconds", offsetof(struct dtplan_candidate, step.pp_comm)},
+		{"bubble_seconds", offsetof(struct dtplan_candidate, step.bubble)},
+		{"dp_comm_seconds", offsetof(struct dtplan_candidate, step.dp_comm)},
+		{"dp_exposed_seconds", offsetof(struct dtplan_candidate, step.dp_exposed)},
+		{"tflops_per_gpu", offsetof(struct dtplan_candidate, tflops_per_gpu)},
+		{"mfu", offsetof(struct dtplan_candidate, mfu)},
+		{"net_bytes_per_gpu", offsetof(struct dtplan_candidate, net_bytes_per_gpu)},
+	};
+	json_t *pr = json_object_get(root, "prediction");
+	enum dtplan_err ret;
+
+	for (size_t i = 0; json_is_object(pr) && i < DTPLAN_ARRAY_SIZE(nums); i++) {
+		ret = get_num(pr, "prediction", nums[i].key, (double *)((char *)c + nums[i].offset),
+			      err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p,
+				      struct dtplan_error *err)
+{
+	json_t *ru = json_object_get(root, "runner_up");
+	struct dtplan_candidate *c = &p->runner_up;
+	enum dtplan_err ret;
+
+	if (ru == NULL || json_is_null(ru))
+		return DTPLAN_OK;
+	if ((ret = read_split(ru, "runner_up", c, err)) != DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "step_seconds", &c->step.total, err)) != DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "memory_bytes_per_gpu", &c->memory.total, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "net_bytes_per_gpu", &c->net_bytes_per_gpu, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_str(ru, "runner_up", "reason", p->runner_up_reason,
+			   sizeof(p->runner_up_reason), err)) != DTPLAN_OK)
+		return ret;
+	p->have_runner_up = true;
+	return DTPLAN_OK;
+}
+
+/* The whole checkpoint, and the request's rates the text shows with it. */
+static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p,
+				     struct dtplan_error *err)
+{
+	struct dtplan_ckpt *c = &p->ckpt;
+	json_t *ck = json_object_get(root, "checkpoint");
+	double write = 0.0;
+	enum dtplan_err ret;
+
+	if (!json_is_object(ck))
+		return DTPLAN_OK;
+	if ((ret = get_num(ck, "checkpoint", "young_seconds", &c->young_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "daly_seconds", &c->daly_seconds, err)) != DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "write_seconds", &write, err)) != DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "job_mtbf_seconds", &c->job_mtbf_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "waste_fraction", &c->waste_fraction, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "bytes", &p->ckpt_bytes, err)) != DTPLAN_OK)
+		return ret;
+	if (write > 0.0 && p->ckpt_bytes > 0.0)
+		p->request.ckpt_write_bytes_per_s = p->ckpt_bytes / write;
+	/* M = per-GPU MTBF x 3600 / GPUs */
+	if (c->job_mtbf_seconds > 0.0)
+		p->request.mtbf_gpu_hours = c->job_mtbf_seconds * p->request.gpus / 3600.0;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p,
+				     struct dtplan_error *err)
+{
+	json_t *a = json_object_get(root, "warnings"), *v;
+	size_t i;
+
+	if (a == NULL)
+		return DTPLAN_OK;
+	if (!json_is_array(a) || json_array_size(a) > DTPLAN_PLAN_MAX_WARNINGS)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "warnings: expected a list of at most %d",
+				     DTPLAN_PLAN_MAX_WARNINGS);
+	json_array_foreach(a, i, v) {
+		json_t *code = json_object_get(v, "code"), *msg = json_object_get(v, "message");
+
+		if (!json_is_string(code) || !json_is_string(msg))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "warnings[%zu]: expected a code and a message", i);
+		if (dtplan_plan_add_warning(p, json_string_value(code), "%s",
+					    json_string_value(msg)) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	}
+	return DTPLAN_OK;
+}
+
+/* Everything but the placement, for dtplan_plan_from_json(). */
+static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
+				  struct dtplan_error *err)
+{
+	json_t *v;
+	enum dtplan_err ret;
+
+	dtplan_request_init(&p->request);
+	if ((ret = read_request(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_stages(json_object_get(root, "parallelism"), &p->best, err)) !=
+		    DTPLAN_OK ||
+	    (ret = read_memory(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_prediction(root, &p->best, err)) != DTPLAN_OK ||
+	    (ret = read_runner_up(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_ckpt_all(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_warnings(root, p, err)) != DTPLAN_OK)
+		return ret;
+	p->best.uplink_slowdown = 1.0;
+	p->best.crosses_uplinks = "none";
+	v = json_object_get(root, "considered");
+	p->n_considered = json_is_integer(v) && json_integer_value(v) > 0
+				  ? (size_t)json_integer_value(v) : 0;
+	v = json_object_get(root, "fitting");
+	p->n_fit = json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v)
+								    : 0;
+	return DTPLAN_OK;
+}
+
+/* ------------------------------------------------------------------------
  * The document
  * ---------------------------------------------------------------------- */
 
-enum { M_SCHEMA, M_PARALLELISM, M_CHECKPOINT, M_PLACEMENT, M_DEGRADED, M_REASON, M__N };
+enum {
+	M_SCHEMA, M_PARALLELISM, M_CHECKPOINT, M_PLACEMENT, M_DEGRADED, M_REASON,
+	/* the whole plan's only */
+	M_MODEL, M_GPU, M_MEMORY, M_PREDICTION, M_RUNNER_UP, M_WARNINGS, M_GPUS,
+	M_GPUS_PER_NODE, M_BATCH, M_EXACT, M_CONSIDERED, M_FITTING, M__N
+};
 
 static const char *const top_keys[M__N] = {
-	[M_SCHEMA] = "schema",       [M_PARALLELISM] = "parallelism",
+	[M_SCHEMA] = "schema",         [M_PARALLELISM] = "parallelism",
 	[M_CHECKPOINT] = "checkpoint", [M_PLACEMENT] = "placement",
-	[M_DEGRADED] = "degraded",   [M_REASON] = "degraded_reason",
+	[M_DEGRADED] = "degraded",     [M_REASON] = "degraded_reason",
+	[M_MODEL] = "model",           [M_GPU] = "gpu",
+	[M_MEMORY] = "memory",         [M_PREDICTION] = "prediction",
+	[M_RUNNER_UP] = "runner_up",   [M_WARNINGS] = "warnings",
+	[M_GPUS] = "gpus",             [M_GPUS_PER_NODE] = "gpus_per_node",
+	[M_BATCH] = "global_batch_requested", [M_EXACT] = "global_batch_exact",
+	[M_CONSIDERED] = "considered", [M_FITTING] = "fitting",
 };
 
 /*
  * First pass: the whole text is one valid JSON object; where its members
- * start.  A name given twice is refused, as a parser building a tree would
- * (names of 64 characters or more are not ours and not compared).
+ * start and end.  A name given twice is refused, as a parser building a
+ * tree would (names of 64 characters or more are not ours and not
+ * compared).
  */
 static enum dtplan_err scan_top(struct rd *r, struct span *found)
 {
@@ -879,6 +1416,7 @@ static enum dtplan_err scan_top(struct rd *r, struct span *found)
 	bool first = true, more = true;
 	size_t n_keys = 0, len;
 	char key[64];
+	int m;
 
 	if (peek(r) != '{' && peek(r) != '[')
 		return syntax(r, "'[' or '{' expected");
@@ -897,14 +1435,16 @@ static enum dtplan_err scan_top(struct rd *r, struct span *found)
 		if (n_keys == MAX_TOP_MEMBERS)
 			return syntax(r, "more than %d members in the plan", MAX_TOP_MEMBERS);
 		memcpy(keys[n_keys++], key, sizeof(key));
-		for (int m = 0; m < M__N; m++) {
-			if (strcmp(key, top_keys[m]) == 0) {
-				found[m].found = true;
-				found[m].pos = r->pos;
-			}
+		for (m = 0; m < M__N && strcmp(key, top_keys[m]) != 0; m++)
+			;
+		if (m < M__N) {
+			found[m].found = true;
+			found[m].pos = r->pos;
 		}
 		if ((ret = skip_value(r)) != DTPLAN_OK)
 			return ret;
+		if (m < M__N)
+			found[m].end = r->pos;
 	}
 	if (ret != DTPLAN_OK)
 		return ret;
@@ -913,12 +1453,59 @@ static enum dtplan_err scan_top(struct rd *r, struct span *found)
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
-					    struct dtplan_error *err)
+/*
+ * The whole plan's small members (everything but the placement) as one
+ * object, each parsed from its own span of the text: at most
+ * MAX_MEMBER_TEXT bytes each, so that the trees stay small.  The first
+ * pass checked the syntax and the depth; what Jansson still refuses (a
+ * nested key given twice, an integer past 64 bits) is named with the
+ * member and its line.  Caller frees *root with json_decref().
+ */
+static enum dtplan_err member_trees(const struct rd *r, const struct span *found, json_t **root)
+{
+	static const int members[] = {M_PARALLELISM, M_CHECKPOINT, M_MODEL,     M_GPU,
+				      M_MEMORY,      M_PREDICTION, M_RUNNER_UP, M_WARNINGS,
+				      M_GPUS,        M_GPUS_PER_NODE, M_BATCH,  M_EXACT,
+				      M_CONSIDERED,  M_FITTING};
+	json_error_t jerr;
+	json_t *v;
+
+	*root = json_object();
+	if (*root == NULL)
+		return dtplan__error(r->err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(members); i++) {
+		const struct span *s = &found[members[i]];
+		const char *name = top_keys[members[i]];
+
+		if (!s->found)
+			continue;
+		if (s->end - s->pos > MAX_MEMBER_TEXT)
+			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, line_at(r->s, s->pos),
+					     "%s: longer than the %d bytes a plan member may "
+					     "take",
+					     name, MAX_MEMBER_TEXT);
+		v = json_loadb(r->s + s->pos, s->end - s->pos,
+			       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+		if (v == NULL)
+			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC,
+					     line_at(r->s, s->pos) + (jerr.line > 0 ? jerr.line - 1
+										     : 0),
+					     "%s: %s", name, jerr.text);
+		if (json_object_set_new(*root, name, v) != 0)
+			return dtplan__error(r->err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	}
+	return DTPLAN_OK;
+}
+
+/* whole: the whole plan, placement optional; else what tasks need, placement
+ * required. */
+static enum dtplan_err read_plan(const char *text, bool whole, struct dtplan_plan **out,
+				 struct dtplan_error *err)
 {
 	struct span found[M__N];
 	struct dtplan_plan *p = NULL;
 	struct rd r = {.s = text, .err = err}, sub;
+	json_t *root = NULL;
 	enum dtplan_err rv;
 	char schema[64];
 	size_t len = 0;
@@ -933,9 +1520,10 @@ enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan
 	rv = scan_top(&r, found);
 	if (rv != DTPLAN_OK)
 		goto out;
-	if (found[M_SCHEMA].found) {
+	if (found[M_SCHEMA].found || whole) {
 		sub = at(&r, found[M_SCHEMA]);
-		if (peek(&sub) != '"' || string(&sub, schema, sizeof(schema), &len) != DTPLAN_OK ||
+		if (!found[M_SCHEMA].found || peek(&sub) != '"' ||
+		    string(&sub, schema, sizeof(schema), &len) != DTPLAN_OK ||
 		    len >= sizeof(schema) || strncmp(schema, "dtplan.plan/", 12) != 0) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 					   "schema is not " DTPLAN_PLAN_SCHEMA);
@@ -955,15 +1543,24 @@ enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan
 	rv = read_best(&sub, &p->best);
 	if (rv != DTPLAN_OK)
 		goto out;
-	if (!found[M_PLACEMENT].found) {
+	if (whole) {
+		rv = member_trees(&r, found, &root);
+		if (rv == DTPLAN_OK)
+			rv = read_whole(root, p, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
+	sub = at(&r, found[M_PLACEMENT]);
+	if (!found[M_PLACEMENT].found && !whole) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				   "no \"placement\" object: the plan places no ranks");
 		goto out;
 	}
-	sub = at(&r, found[M_PLACEMENT]);
-	rv = read_placement(&sub, p);
-	if (rv != DTPLAN_OK)
-		goto out;
+	if (found[M_PLACEMENT].found && (!whole || peek(&sub) != 'n')) {
+		rv = read_placement(&sub, p, whole);
+		if (rv != DTPLAN_OK)
+			goto out;
+	}
 	if (found[M_CHECKPOINT].found) {
 		sub = at(&r, found[M_CHECKPOINT]);
 		rv = read_ckpt(&sub, &p->ckpt);
@@ -985,6 +1582,19 @@ enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan
 	p = NULL;
 	rv = DTPLAN_OK;
 out:
+	json_decref(root);
 	dtplan_plan_destroy(p);
 	return rv;
+}
+
+enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
+					    struct dtplan_error *err)
+{
+	return read_plan(text, false, out, err);
+}
+
+enum dtplan_err dtplan_plan_from_json(const char *text, struct dtplan_plan **out,
+				      struct dtplan_error *err)
+{
+	return read_plan(text, true, out, err);
 }

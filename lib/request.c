@@ -72,6 +72,8 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
 	take(&r->oversub_threshold, c->oversub_threshold);
 	take(&r->bubble_threshold, c->bubble_threshold);
 	take(&r->exposed_comm_threshold, c->exposed_comm_threshold);
+	if (c->slowdown_threshold >= 0.0 && isfinite(c->slowdown_threshold))
+		r->slowdown_threshold = c->slowdown_threshold;
 	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
 		r->efficiency = c->mfu_efficiency;
 }

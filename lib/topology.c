@@ -1,6 +1,10 @@
 /*
- * topology.c: the cluster's switch tree, from Slurm's topology.conf or from
- * per-node SLURM_TOPOLOGY_ADDR strings, and the lookups placement needs.
+ * topology.c: the cluster's switch tree, linked from the switches (or
+ * blocks) a topology file names, read from Slurm's topology.conf
+ * (topology/tree) or from per-node SLURM_TOPOLOGY_ADDR strings, and the
+ * lookups placement needs.  lib/topology_block.c and lib/topology_yaml.c
+ * read the other forms into the same entries; lib/topology_file.c picks the
+ * reader for a file.
  *
  * topology.conf (topology/tree): one switch per line,
  *   SwitchName=leaf1 Nodes=node[1-4] [LinkSpeed=...]
@@ -25,21 +29,10 @@ struct dtplan_topology_index {
 	struct dtplan__strmap nodes;    /* keys borrowed from t->node_names[] */
 };
 
-/* A switch line as read, before the tree is linked. */
-struct raw_switch {
-	char name[64];
-	int line;
-	double link_speed;
-	char *switches;  /* hostlist of child switches, owned, or NULL */
-	char *nodes;     /* hostlist of nodes, owned, or NULL */
-};
-
 struct parser {
 	const char *source;
-	struct raw_switch *raw;
+	struct dtplan__topo_entry *raw;
 	size_t n_raw, cap_raw;
-	struct dtplan_topology *t;
-	size_t cap_nodes;
 };
 
 void dtplan_topology_destroy(struct dtplan_topology *t)
@@ -135,20 +128,35 @@ int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name
 
 /* ---- topology.conf ---- */
 
-static enum dtplan_err add_raw(struct parser *p, struct raw_switch **out)
+enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n,
+				       size_t *cap, struct dtplan__topo_entry **out)
 {
-	if (p->n_raw == p->cap_raw) {
-		size_t cap = p->cap_raw ? p->cap_raw * 2 : 64;
-		struct raw_switch *r = realloc(p->raw, cap * sizeof(*r));
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct dtplan__topo_entry *r = realloc(*entries, c * sizeof(*r));
 
 		if (r == NULL)
 			return DTPLAN_ERR_NOMEM;
-		p->raw = r;
-		p->cap_raw = cap;
+		*entries = r;
+		*cap = c;
 	}
-	*out = &p->raw[p->n_raw++];
+	*out = &(*entries)[(*n)++];
 	memset(*out, 0, sizeof(**out));
 	return DTPLAN_OK;
+}
+
+void dtplan__topo_entries_free(struct dtplan__topo_entry *entries, size_t n)
+{
+	for (size_t i = 0; entries != NULL && i < n; i++) {
+		free(entries[i].switches);
+		free(entries[i].nodes);
+	}
+	free(entries);
+}
+
+bool dtplan__topo_valid_name(const char *s)
+{
+	return strlen(s) <= 63 && valid_name(s);
 }
 
 static enum dtplan_err parse_link_speed(const char *value, double *out, struct dtplan_error *err)
@@ -172,7 +180,7 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 {
 	const char *name = NULL, *switches = NULL, *nodes = NULL, *speed = NULL;
 	struct dtplan_error e = {0};
-	struct raw_switch *r;
+	struct dtplan__topo_entry *r;
 	char *save = NULL, *tok;
 	enum dtplan_err rv;
 
@@ -221,7 +229,7 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "switch '%s' has both Nodes= and Switches= (nodes belong "
 				     "to leaf switches only)", name);
-	rv = add_raw(p, &r);
+	rv = dtplan__topo_entry_add(&p->raw, &p->n_raw, &p->cap_raw, &r);
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, p->source, lineno, "out of memory");
 	dtplan__strlcpy(r->name, name, sizeof(r->name));
@@ -235,12 +243,11 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err append_nodes(struct parser *p, char (*names)[64], size_t n, int leaf)
+static enum dtplan_err append_nodes(struct dtplan_topology *t, size_t *cap_nodes,
+				    char (*names)[64], size_t n, int leaf)
 {
-	struct dtplan_topology *t = p->t;
-
-	if (t->n_nodes + n > p->cap_nodes) {
-		size_t cap = p->cap_nodes ? p->cap_nodes : 256;
+	if (t->n_nodes + n > *cap_nodes) {
+		size_t cap = *cap_nodes ? *cap_nodes : 256;
 		char (*nn)[64];
 		int *nl;
 
@@ -254,7 +261,7 @@ static enum dtplan_err append_nodes(struct parser *p, char (*names)[64], size_t 
 		if (nl == NULL)
 			return DTPLAN_ERR_NOMEM;
 		t->node_leaf = nl;
-		p->cap_nodes = cap;
+		*cap_nodes = cap;
 	}
 	memcpy(t->node_names[t->n_nodes], names, n * sizeof(*names));
 	for (size_t i = 0; i < n; i++)
@@ -304,102 +311,109 @@ static void compute_levels(struct dtplan_topology *t)
 	}
 }
 
-static enum dtplan_err link_tree(struct parser *p, struct dtplan_error *err)
+enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size_t n_raw,
+				      const char *source, const char *what,
+				      struct dtplan_topology **out, struct dtplan_error *err)
 {
-	struct dtplan_topology *t = p->t;
+	struct dtplan_topology *t;
 	struct dtplan_error e = {0};
 	char (*names)[64] = NULL;
-	size_t n = 0;
+	size_t n = 0, cap_nodes = 0;
 	enum dtplan_err rv;
 	int dup_sw, dup_first, dup_node, cyc;
 
-	t->switches = calloc(p->n_raw, sizeof(*t->switches));
-	if (t->switches == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t != NULL)
+		t->switches = calloc(n_raw + 1, sizeof(*t->switches));
+	if (t == NULL || t->switches == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
 		goto out;
 	}
-	t->n_switches = p->n_raw;
-	for (size_t i = 0; i < p->n_raw; i++) {
+	t->n_switches = n_raw;
+	for (size_t i = 0; i < n_raw; i++) {
 		struct dtplan_switch *s = &t->switches[i];
 
-		dtplan__strlcpy(s->name, p->raw[i].name, sizeof(s->name));
+		dtplan__strlcpy(s->name, raw[i].name, sizeof(s->name));
 		s->parent = -1;
-		s->level = p->raw[i].nodes != NULL ? 0 : -1;
-		s->link_speed = p->raw[i].link_speed;
+		s->level = raw[i].nodes != NULL ? 0 : -1;
+		s->link_speed = raw[i].link_speed;
 		s->oversubscription = 1.0;
 	}
 	/* Nodes of every leaf, in file order. */
-	for (size_t i = 0; i < p->n_raw; i++) {
-		if (p->raw[i].nodes == NULL)
+	for (size_t i = 0; i < n_raw; i++) {
+		if (raw[i].nodes == NULL)
 			continue;
-		rv = dtplan_hostlist_expand(p->raw[i].nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+		rv = dtplan_hostlist_expand(raw[i].nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
 		if (rv != DTPLAN_OK) {
-			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "Nodes=%s: %s",
-					   p->raw[i].nodes, e.text);
+			rv = dtplan__error(err, rv, source, raw[i].line, "Nodes=%s: %s",
+					   raw[i].nodes, e.text);
 			goto out;
 		}
-		rv = append_nodes(p, names, n, (int)i);
+		rv = append_nodes(t, &cap_nodes, names, n, (int)i);
 		free(names);
 		names = NULL;
 		if (rv != DTPLAN_OK) {
-			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "out of memory");
+			rv = dtplan__error(err, rv, source, raw[i].line, "out of memory");
 			goto out;
 		}
 	}
 	rv = build_index(t, &dup_sw, &dup_first, &dup_node);
 	if (rv == DTPLAN_ERR_INVAL && dup_sw >= 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[dup_sw].line,
-				   "switch '%s' is defined twice (first at line %d)",
-				   p->raw[dup_sw].name, p->raw[dup_first].line);
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[dup_sw].line,
+				   "%s '%s' is defined twice (first at line %d)", what,
+				   raw[dup_sw].name, raw[dup_first].line);
 		goto out;
 	}
 	if (rv == DTPLAN_ERR_INVAL && dup_node >= 0) {
 		int a = t->node_leaf[dup_first], b = t->node_leaf[dup_node];
 
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[b].line,
-				   "node '%s' is under two leaf switches: '%s' (line %d) and '%s'",
-				   t->node_names[dup_node], p->raw[a].name, p->raw[a].line,
-				   p->raw[b].name);
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[b].line,
+				   "node '%s' is %s: '%s' (line %d) and '%s'",
+				   t->node_names[dup_node],
+				   strcmp(what, "block") == 0 ? "in two blocks"
+							     : "under two leaf switches",
+				   raw[a].name, raw[a].line, raw[b].name);
 		goto out;
 	}
 	if (rv != DTPLAN_OK) {
-		rv = dtplan__error(err, rv, p->source, 0, "out of memory");
+		rv = dtplan__error(err, rv, source, 0, "out of memory");
 		goto out;
 	}
 	/* Parents. */
-	for (size_t i = 0; i < p->n_raw; i++) {
-		if (p->raw[i].switches == NULL)
+	for (size_t i = 0; i < n_raw; i++) {
+		if (raw[i].switches == NULL)
 			continue;
-		rv = dtplan_hostlist_expand(p->raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n,
+		rv = dtplan_hostlist_expand(raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n,
 					    &e);
 		if (rv != DTPLAN_OK) {
-			rv = dtplan__error(err, rv, p->source, p->raw[i].line, "Switches=%s: %s",
-					   p->raw[i].switches, e.text);
+			rv = dtplan__error(err, rv, source, raw[i].line, "Switches=%s: %s",
+					   raw[i].switches, e.text);
 			goto out;
 		}
 		for (size_t k = 0; k < n; k++) {
 			int c = dtplan_topology_switch_index(t, names[k]);
 
 			if (c < 0) {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[i].line,
 						   "switch '%s': child switch '%s' is not defined",
-						   p->raw[i].name, names[k]);
+						   raw[i].name, names[k]);
 				goto out;
 			}
 			if (c == (int)i) {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[i].line,
 						   "switch '%s' lists itself in Switches= "
 						   "(a cycle)",
-						   p->raw[i].name);
+						   raw[i].name);
 				goto out;
 			}
 			if (t->switches[c].parent >= 0) {
 				int q = t->switches[c].parent;
 
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[i].line,
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[i].line,
 						   "switch '%s' is under two switches: '%s' "
-						   "(line %d) and '%s'", names[k], p->raw[q].name,
-						   p->raw[q].line, p->raw[i].name);
+						   "(line %d) and '%s'", names[k], raw[q].name,
+						   raw[q].line, raw[i].name);
 				goto out;
 			}
 			t->switches[c].parent = (int)i;
@@ -409,38 +423,36 @@ static enum dtplan_err link_tree(struct parser *p, struct dtplan_error *err)
 	}
 	cyc = find_cycle(t);
 	if (cyc == -2) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
 		goto out;
 	}
 	if (cyc >= 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p->source, p->raw[cyc].line,
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[cyc].line,
 				   "switch '%s' is its own ancestor (a cycle in Switches=)",
-				   p->raw[cyc].name);
+				   raw[cyc].name);
 		goto out;
 	}
 	compute_levels(t);
+	*out = t;
+	t = NULL;
 	rv = DTPLAN_OK;
 out:
 	free(names);
+	dtplan_topology_destroy(t);
 	return rv;
 }
 
-enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
-					     struct dtplan_topology **out,
-					     struct dtplan_error *err)
+enum dtplan_err dtplan__topology_parse_tree(const char *text, const char *source,
+					    struct dtplan_topology **out, struct dtplan_error *err)
 {
-	struct parser p = {.source = source_name ? source_name : "topology.conf"};
+	struct parser p = {.source = source};
 	char *copy = NULL, *line, *next;
 	enum dtplan_err rv;
 	int lineno = 0;
 
-	if (out != NULL)
-		*out = NULL;
-	if (text == NULL || out == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, p.source, 0, "no text to parse");
+	*out = NULL;
 	copy = strdup(text);
-	p.t = calloc(1, sizeof(*p.t));
-	if (copy == NULL || p.t == NULL) {
+	if (copy == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, p.source, 0, "out of memory");
 		goto out;
 	}
@@ -451,37 +463,14 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 	}
 	if (p.n_raw == 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, p.source, 0,
-				   "no switches defined (expected SwitchName= lines)");
+				   "no switches defined (expected SwitchName= lines, or "
+				   "BlockName= lines for topology/block)");
 		goto out;
 	}
-	rv = link_tree(&p, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	*out = p.t;
-	p.t = NULL;
+	rv = dtplan__topology_link(p.raw, p.n_raw, p.source, "switch", out, err);
 out:
-	for (size_t i = 0; i < p.n_raw; i++) {
-		free(p.raw[i].switches);
-		free(p.raw[i].nodes);
-	}
-	free(p.raw);
-	dtplan_topology_destroy(p.t);
+	dtplan__topo_entries_free(p.raw, p.n_raw);
 	free(copy);
-	return rv;
-}
-
-enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
-					   struct dtplan_error *err)
-{
-	char *text = NULL;
-	enum dtplan_err rv;
-
-	if (out != NULL)
-		*out = NULL;
-	rv = dtplan_file_read(path, DTPLAN_FILE_TOPOLOGY, &text, NULL, err);
-	if (rv == DTPLAN_OK)
-		rv = dtplan_topology_parse_string(text, path, out, err);
-	free(text);
 	return rv;
 }
 

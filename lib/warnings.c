@@ -3,6 +3,12 @@
  * plan (and the fabric it was placed on): the fabric's (nodes that differ,
  * assumed or unknown nodes, TP across domains, leaves and oversubscribed
  * uplinks), then the step's (bubble, exposed communication).
+ *
+ * The allocation's warnings, the ones strict mode and policy=deny refuse,
+ * come only when a better allocation exists: the same nodes on fewer leaves,
+ * where the plan's configuration is predicted faster by more than the site's
+ * SlowdownThreshold.  A job on as few leaves as its size allows is never
+ * told to ask for them (doc/internals/placement.md, "Enforcement").
  */
 #include "config.h"
 
@@ -64,18 +70,85 @@ static const char *list_runs(const struct dtplan__fabric *f, const bool *pick, c
 	return buf;
 }
 
+/*
+ * The step the plan's configuration (its TP, PP, ZeRO, micro-batch and
+ * recomputation; either rank order) is predicted to take on the same nodes
+ * packed on the fewest leaves of the tree (f->packed); 0 when the job is on
+ * that few already or nothing could be predicted.  Fixing the configuration
+ * bounds the gain from below: a search free to choose would do no worse.
+ */
+static double packed_step(const struct dtplan_plan *p, const struct dtplan__fabric *f)
+{
+	const struct dtplan_candidate *c = &p->best;
+	struct dtplan__fabric alt = *f;
+	struct dtplan_request r = p->request;
+	struct dtplan__search s;
+
+	if (f->flat || f->packed == NULL || f->n_packed >= f->n_runs)
+		return 0.0;
+	alt.runs = f->packed;
+	alt.n_runs = f->n_packed;
+	r.tp = c->tp;
+	r.pp = c->pp;
+	r.zero = c->zero;
+	r.micro_batch = c->micro_batch;
+	r.recompute = (int)c->recompute;
+	if (dtplan__search_run_fabric(&r, &alt, false, &s, NULL) != DTPLAN_OK || !s.have_best ||
+	    !(s.best.step.total > 0.0))
+		return 0.0;
+	return s.best.step.total;
+}
+
+/* "leaf switch"/"leaf switches" on a tree, "block"/"blocks" on topology/block. */
+static const char *leaves_word(const struct dtplan__fabric *f, size_t n)
+{
+	if (f->blocks)
+		return n == 1 ? "block" : "blocks";
+	return n == 1 ? "leaf switch" : "leaf switches";
+}
+
+/*
+ * What to ask Slurm for to get the fewest leaves: --switches=K on a tree.
+ * On blocks (topology/block has no --switches), --segment=S: S the largest
+ * divisor of the job's nodes that fits the base block, so that each segment
+ * lies in one block; only when that takes fewer blocks than the job has.
+ * "" when nothing would.
+ */
+static const char *ask_for(const struct dtplan__fabric *f, char *buf, size_t size)
+{
+	size_t n = f->n_nodes, s;
+
+	buf[0] = '\0';
+	if (!f->blocks) {
+		snprintf(buf, size, "--switches=%zu", f->n_leaves_needed);
+		return buf;
+	}
+	for (s = n < f->block_size ? n : f->block_size; s > 1 && n % s != 0; s--)
+		;
+	if (s >= 1 && n / s < f->n_runs)
+		snprintf(buf, size, "--segment=%zu", s);
+	return buf;
+}
+
+/* What the fewest-leaves allocation would gain, for the fabric's warnings. */
+struct better {
+	bool exists;     /* fewer leaves, predicted faster by more than the threshold */
+	double step;     /* its predicted step (s) */
+	double slowdown; /* this plan's step over it, minus 1 */
+};
+
 static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__fabric *f,
-				   const char *kind, const struct dtplan__group_links *gl,
-				   bool strided, size_t block, size_t inter, double flow_bytes,
-				   bool *pick)
+				   const struct better *b, const char *kind,
+				   const struct dtplan__group_links *gl, bool strided, size_t block,
+				   size_t inter, double flow_bytes, bool *pick)
 {
 	const struct dtplan_request *r = &p->request;
 	const struct dtplan__run *worst;
-	char names[256], by[32], fix[160];
+	char names[256], by[32], then[32], ask[64];
 	double ratio = 0.0;
 	size_t n = 0;
 
-	if (!gl->crosses || !gl->net)
+	if (!gl->crosses || !gl->net || !b->exists)
 		return DTPLAN_OK;
 	for (size_t k = 0; k < f->n_runs; k++) {
 		const struct dtplan__run *run = &f->runs[k];
@@ -91,22 +164,18 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 	if (n == 0)
 		return DTPLAN_OK;
 	worst = &f->runs[gl->worst_run];
-	if (f->n_leaves_needed <= 1)
-		snprintf(fix, sizeof(fix), "--switches=1 keeps the job under one leaf switch");
-	else
-		snprintf(fix, sizeof(fix),
-			 "%zu nodes need %zu leaves: --switches=%zu crosses the fewest uplinks, "
-			 "fewer nodes per job avoid them",
-			 f->n_nodes, f->n_leaves_needed, f->n_leaves_needed);
+	ask_for(f, ask, sizeof(ask));
 	return dtplan_plan_add_warning(
 		p, "oversubscribed-uplink",
 		"%s groups cross the uplinks of %s, oversubscribed up to %.1f:1 (threshold "
-		"%.1f:1): %s per step each way over %s's uplink (%.0f flows of %s), predicted "
-		"slowdown %.1f%%; %s",
+		"%.1f:1): %s per step each way over %s's uplink (%.0f flows of %s), %.1f%% of "
+		"the step; on %zu %s%s%s%s a step is predicted to take %s",
 		kind, list_runs(f, pick, names, sizeof(names)), ratio, r->oversub_threshold,
 		dtplan_format_bytes(gl->worst_flows * flow_bytes, by, sizeof(by)),
 		worst->name[0] ? worst->name : "flat", gl->worst_flows, kind,
-		(p->best.uplink_slowdown - 1.0) * 100.0, fix);
+		(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0, f->n_leaves_needed,
+		leaves_word(f, f->n_leaves_needed), ask[0] ? " (" : "", ask, ask[0] ? ")" : "",
+		dtplan_format_time(b->step, then, sizeof(then)));
 }
 
 static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f)
@@ -117,12 +186,20 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 	struct dtplan__fabric_eval ev;
 	size_t t = (size_t)c->tp, pp = (size_t)c->pp, dp = (size_t)c->dp;
 	enum dtplan_err rv = DTPLAN_OK;
-	char names[256];
+	struct better b = {0};
+	char names[256], now[32], then[32], ask[64];
 	bool *pick;
 
 	pick = calloc(f->n_runs + 1, sizeof(*pick));
 	if (pick == NULL)
 		return DTPLAN_ERR_NOMEM;
+	b.step = packed_step(p, f);
+	ask_for(f, ask, sizeof(ask));
+	if (b.step > 0.0) {
+		b.slowdown = c->step.total / b.step - 1.0;
+		/* a hair above the threshold: equal steps never differ by rounding */
+		b.exists = b.slowdown > r->slowdown_threshold + 1e-9;
+	}
 	if (f->heterogeneous)
 		rv = dtplan_plan_add_warning(p, "heterogeneous-nodes",
 					     "nodes differ: %s; planning on the smallest: %d GPUs "
@@ -147,20 +224,26 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 					     "(smallest %d GPUs, TP must divide %d): its "
 					     "all-reduces cross the network (%.3f s per step)",
 					     c->tp, f->min_domain, f->domain_gcd, c->step.tp_comm);
-	if (rv == DTPLAN_OK && f->n_runs > f->n_leaves_needed)
+	if (rv == DTPLAN_OK && b.exists)
 		rv = dtplan_plan_add_warning(p, "too-many-leaves",
-					     "the %zu nodes span %zu leaf switches (%s) where %zu "
-					     "would hold them; ask for --switches=%zu",
-					     f->n_nodes, f->n_runs,
+					     "the %zu nodes span %zu %s (%s) where %zu "
+					     "would hold them; a step is predicted to take %s "
+					     "there against %s here (%.1f%% longer, threshold "
+					     "%.0f%%)%s%s",
+					     f->n_nodes, f->n_runs, leaves_word(f, f->n_runs),
 					     list_runs(f, NULL, names, sizeof(names)),
-					     f->n_leaves_needed, f->n_leaves_needed);
+					     f->n_leaves_needed,
+					     dtplan_format_time(b.step, then, sizeof(then)),
+					     dtplan_format_time(c->step.total, now, sizeof(now)),
+					     b.slowdown * 100.0, r->slowdown_threshold * 100.0,
+					     ask[0] ? ": ask for " : "", ask);
 	dtplan__fabric_eval(f, c->tp, c->pp, c->dp, o, 1.0, &ev);
 	if (rv == DTPLAN_OK)
-		rv = warn_uplink(p, f, "DP", &ev.dp, o == DTPLAN_ORDER_TP_PP_DP,
+		rv = warn_uplink(p, f, &b, "DP", &ev.dp, o == DTPLAN_ORDER_TP_PP_DP,
 				 o == DTPLAN_ORDER_TP_PP_DP ? t * pp : t * dp,
 				 o == DTPLAN_ORDER_TP_PP_DP ? 0 : t, c->dp_bytes, pick);
 	if (rv == DTPLAN_OK)
-		rv = warn_uplink(p, f, "PP", &ev.pp, o == DTPLAN_ORDER_TP_DP_PP,
+		rv = warn_uplink(p, f, &b, "PP", &ev.pp, o == DTPLAN_ORDER_TP_DP_PP,
 				 o == DTPLAN_ORDER_TP_DP_PP ? t * dp : t * pp,
 				 o == DTPLAN_ORDER_TP_DP_PP ? 0 : t, c->pp_bytes, pick);
 	free(pick);

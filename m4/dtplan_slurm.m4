@@ -2,7 +2,7 @@
 # -----------------
 # --with-slurm[=PREFIX]: locate <slurm/spank.h>.  slurm.pc is optional
 # upstream, so look for the header directly.  Sets have_slurm,
-# SLURM_CPPFLAGS and slurm_plugindir.
+# SLURM_CPPFLAGS and slurm_plugindir; defines DTPLAN_SLURM_SYSCONFDIR.
 AC_DEFUN([DTPLAN_WITH_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX],
@@ -13,6 +13,13 @@ AC_DEFUN([DTPLAN_WITH_SLURM], [
       [where to install spank_dtplan.so (default: LIBDIR/slurm)])],
     [slurm_plugindir=$withval], [slurm_plugindir='${libdir}/slurm'])
   AC_SUBST([slurm_plugindir])
+  AC_ARG_WITH([slurm-sysconfdir],
+    [AS_HELP_STRING([--with-slurm-sysconfdir=DIR],
+      [Slurm's configuration folder when SLURM_CONF is unset, where relative site= and topology= paths point (default: /etc/slurm)])],
+    [slurm_sysconfdir=$withval], [slurm_sysconfdir=/etc/slurm])
+  AC_SUBST([slurm_sysconfdir])
+  AC_DEFINE_UNQUOTED([DTPLAN_SLURM_SYSCONFDIR], ["$slurm_sysconfdir"],
+    [Slurm's configuration folder when SLURM_CONF is unset.])
   have_slurm=no
   SLURM_CPPFLAGS=
   AS_IF([test "x$with_slurm" != xno], [

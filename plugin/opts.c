@@ -16,28 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_id {
-	OPT_PLAN = 0,
-	OPT_MODEL,
-	OPT_TRAIN,
-};
-
-static int opt_cb(int val, const char *optarg, int remote);
-
-static struct spank_option options[] = {
-	[OPT_PLAN] = {"dt-plan", "auto|strict|off",
-		      "[dtplan] plan distributed training for this job: auto (default "
-		      "when given bare) plans and warns, strict also fails the job when "
-		      "the allocation breaks the site's topology rules, off disables",
-		      2, OPT_PLAN, opt_cb},
-	[OPT_MODEL] = {"dt-model", "SPEC",
-		       "[dtplan] model to plan for: a preset (llama3-70b), a size (7B), "
-		       "a HuggingFace config.json path or layers=,hidden=,heads=",
-		       1, OPT_MODEL, opt_cb},
-	[OPT_TRAIN] = {"dt-train", "seq=N,gbs=N[,tp=N,pp=N,zero=N,mb=N,recompute=R,gpu=TYPE]",
-		       "[dtplan] training shape: sequence length, global batch, and "
-		       "optional fixed choices",
-		       1, OPT_TRAIN, opt_cb},
+/* Option names by id (enum dtplan__opt_id); spank_dtplan.c registers them. */
+static const char *const names[] = {
+	[DTPLAN_OPT_PLAN] = DTPLAN_OPT_PLAN_NAME,
+	[DTPLAN_OPT_MODEL] = DTPLAN_OPT_MODEL_NAME,
+	[DTPLAN_OPT_TRAIN] = DTPLAN_OPT_TRAIN_NAME,
 };
 
 static struct dtplan_opts opts;
@@ -57,22 +40,8 @@ bool dtplan__opts_any(const struct dtplan_opts *o)
 	return o->mode_given || o->model[0] != '\0' || o->train[0] != '\0';
 }
 
-int dtplan__opts_register(spank_t sp)
-{
-	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
-		spank_err_t rc = spank_option_register(sp, &options[i]);
-
-		if (rc != ESPANK_SUCCESS) {
-			slurm_error(DTPLAN_LOG_PREFIX "cannot register --%s: %s", options[i].name,
-				    spank_strerror(rc));
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Checks a value of the option; on error writes the reason into msg. */
-static int validate(enum opt_id id, const char *value, char *msg, size_t size)
+static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t size)
 {
 	struct dtplan_request req;
 	struct dtplan_model model;
@@ -81,13 +50,13 @@ static int validate(enum opt_id id, const char *value, char *msg, size_t size)
 	enum dtplan_err ret = DTPLAN_OK;
 
 	switch (id) {
-	case OPT_PLAN:
+	case DTPLAN_OPT_PLAN:
 		ret = dtplan_mode_parse(value, &mode, &err);
 		break;
-	case OPT_MODEL:
+	case DTPLAN_OPT_MODEL:
 		ret = dtplan_model_parse(value, &model, &err);
 		break;
-	case OPT_TRAIN:
+	case DTPLAN_OPT_TRAIN:
 		dtplan_request_init(&req);
 		ret = dtplan_request_parse_train(&req, value, &err);
 		break;
@@ -116,18 +85,18 @@ static int keep(const char *name, const char *value, char *dst, size_t n, int re
 	return 0;
 }
 
-static int opt_cb(int val, const char *optarg, int remote)
+int dtplan__opt_cb(int val, const char *optarg, int remote)
 {
 	const char *name;
 	const char *value = optarg;
 	char msg[1024];
 	enum dtplan_mode mode;
 
-	if (val < OPT_PLAN || val > OPT_TRAIN)
+	if (val < DTPLAN_OPT_PLAN || val > DTPLAN_OPT_TRAIN)
 		return -1;
-	name = options[val].name;
+	name = names[val];
 	/* --dt-plan alone means auto. */
-	if (val == OPT_PLAN && (value == NULL || value[0] == '\0'))
+	if (val == DTPLAN_OPT_PLAN && (value == NULL || value[0] == '\0'))
 		value = "auto";
 	if (value == NULL || value[0] == '\0') {
 		slurm_error(DTPLAN_LOG_PREFIX "--%s: missing value", name);
@@ -138,7 +107,7 @@ static int opt_cb(int val, const char *optarg, int remote)
 		return -1;
 	}
 	switch (val) {
-	case OPT_PLAN:
+	case DTPLAN_OPT_PLAN:
 		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK) {
 			/* checked at submit time: only a changed environment gets here */
 			slurm_error(DTPLAN_LOG_PREFIX "--%s: '%.64s' is not auto, strict or "
@@ -154,7 +123,7 @@ static int opt_cb(int val, const char *optarg, int remote)
 		opts.mode_given = true;
 		opts.mode = mode;
 		return 0;
-	case OPT_MODEL:
+	case DTPLAN_OPT_MODEL:
 		return keep(name, value, opts.model, sizeof(opts.model), remote);
 	default:
 		return keep(name, value, opts.train, sizeof(opts.train), remote);
@@ -166,16 +135,17 @@ void dtplan__opts_from_env(spank_t sp)
 	char name[128], value[DTPLAN_OPT_MAX];
 	spank_err_t rc;
 
-	for (int i = OPT_PLAN; i <= OPT_TRAIN; i++) {
+	for (int i = DTPLAN_OPT_PLAN; i <= DTPLAN_OPT_TRAIN; i++) {
 		char *p;
 
-		if ((i == OPT_PLAN && opts.mode_given) || (i == OPT_MODEL && opts.model[0]) ||
-		    (i == OPT_TRAIN && opts.train[0]))
+		if ((i == DTPLAN_OPT_PLAN && opts.mode_given) ||
+		    (i == DTPLAN_OPT_MODEL && opts.model[0]) ||
+		    (i == DTPLAN_OPT_TRAIN && opts.train[0]))
 			continue;
 		/* Slurm turns "dt-plan" into "dt_plan" in the variable's name. */
 		snprintf(name, sizeof(name), "SLURM_SPANK__SLURM_SPANK_OPTION_%s_%s", "dtplan",
-			 options[i].name);
-		for (p = name + strlen(name) - strlen(options[i].name); *p; p++)
+			 names[i]);
+		for (p = name + strlen(name) - strlen(names[i]); *p; p++)
 			if (*p == '-')
 				*p = '_';
 		rc = spank_getenv(sp, name, value, sizeof(value));
@@ -183,10 +153,10 @@ void dtplan__opts_from_env(spank_t sp)
 		if (rc == ESPANK_NOSPACE)
 			slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters "
 				    "in %s: ignored",
-				    options[i].name, sizeof(value) - 1, name);
+				    names[i], sizeof(value) - 1, name);
 		if (rc != ESPANK_SUCCESS)
 			continue;
-		opt_cb(i, value, 1);
+		dtplan__opt_cb(i, value, 1);
 	}
 }
 

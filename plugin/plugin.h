@@ -1,11 +1,13 @@
 /*
  * plugin.h: what the SPANK plugin's files share.  Never installed.
  *
- * One file per Slurm context (local.c, remote.c, prolog.c), options in
- * opts.c, the Slurm log sink in log_slurm.c, and spank_dtplan.c holding the
- * entry points and the dispatcher.  Cross-file functions carry the dtplan__
- * prefix; the version script keeps every one of them out of the .so's
- * exported symbols.
+ * Two modules.  spank_dtplan.so (spank_dtplan.c) holds the entry points
+ * and the option table and links nothing else; dtplan_core.so holds the
+ * work: core.c's entry table over one file per Slurm context (local.c,
+ * remote.c, prolog.c), the options' checks in opts.c, the site in site.c and
+ * the Slurm log sink in log_slurm.c.  Cross-file functions carry the
+ * dtplan__ prefix; the version scripts keep every one of them out of both
+ * modules' exported symbols, but dtplan__spank_core.
  */
 #ifndef DTPLAN_PLUGIN_H
 #define DTPLAN_PLUGIN_H
@@ -20,6 +22,41 @@
 /* Longest option value kept (a model spec may be a config.json path). */
 #define DTPLAN_OPT_MAX 1024
 
+/* The options, in spank_dtplan.c's table and opts.c's checks. */
+enum dtplan__opt_id {
+	DTPLAN_OPT_PLAN = 0,
+	DTPLAN_OPT_MODEL,
+	DTPLAN_OPT_TRAIN,
+};
+#define DTPLAN_OPT_PLAN_NAME "dt-plan"
+#define DTPLAN_OPT_MODEL_NAME "dt-model"
+#define DTPLAN_OPT_TRAIN_NAME "dt-train"
+
+/* ---- core.c: what spank_dtplan.so finds in dtplan_core.so ------------- */
+
+/* Raised when the table changes; the shim refuses a core of another. */
+#define DTPLAN_CORE_ABI 2
+
+/*
+ * The core's entry points.  init runs once, before any other, with the
+ * plugstack arguments (not in the prolog, which reads its own); option is
+ * a --dt-* option's callback (enum dtplan__opt_id).
+ */
+struct dtplan__core {
+	int abi; /* DTPLAN_CORE_ABI */
+	int (*init)(spank_t sp, int ac, char **av);
+	int (*init_post_opt)(spank_t sp, int ac, char **av);
+	int (*user_init)(spank_t sp, int ac, char **av);
+	int (*task_init)(spank_t sp, int ac, char **av);
+	int (*job_prolog)(spank_t sp, int ac, char **av);
+	int (*job_epilog)(spank_t sp, int ac, char **av);
+	int (*exit)(spank_t sp, int ac, char **av);
+	int (*option)(int val, const char *optarg, int remote);
+};
+
+/* The one symbol dtplan_core.so exports (plugin/dtplan_core.map). */
+extern const struct dtplan__core dtplan__spank_core;
+
 /* Values the user gave, exactly as typed; "" when not given. */
 struct dtplan_opts {
 	bool mode_given;
@@ -30,8 +67,12 @@ struct dtplan_opts {
 
 /* ---- opts.c ---------------------------------------------------------- */
 
-/* Registers --dt-plan, --dt-model and --dt-train.  Returns 0 or -1 (logged). */
-int dtplan__opts_register(spank_t sp);
+/*
+ * A --dt-* option's callback (val: enum dtplan__opt_id).  On the submit side
+ * (remote 0) checks the value and returns -1 (logged, naming the option and
+ * value) for a bad or conflicting one; in slurmstepd keeps it and returns 0.
+ */
+int dtplan__opt_cb(int val, const char *optarg, int remote);
 
 /* The options seen so far (callbacks and environment fallback). */
 const struct dtplan_opts *dtplan__opts(void);
@@ -120,6 +161,23 @@ void dtplan__service_exit(void);
 
 /* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
 
+/* The prolog: this node's part in measuring the allocation; the epilog:
+ * the job's measurement file goes.  Both always return 0 (logged). */
 int dtplan__prolog(spank_t sp, int ac, char **av);
+int dtplan__epilog(spank_t sp, int ac, char **av);
+
+/* spool_dir/JOBID.json into buf; -1 without a spool or when it does not fit. */
+int dtplan__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size);
+
+/* ---- measure.c: the prolog's measurement in slurmstepd ----------------- */
+
+/* init_post_opt (root): reads the job's measurement file, if this node has
+ * it.  Always 0. */
+int dtplan__measure_load(spank_t sp, const struct dtplan_config *c);
+
+/* The file's text (owned here; NULL when there is none, *why says why). */
+const char *dtplan__measure_text(const char **why);
+
+void dtplan__measure_reset(void);
 
 #endif /* DTPLAN_PLUGIN_H */

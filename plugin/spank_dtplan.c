@@ -1,21 +1,37 @@
 /*
- * spank_dtplan.c: the SPANK entry points of dtplan and a dispatcher on
- * spank_context(); the work lives in one file per context.
+ * spank_dtplan.c: the SPANK entry points of dtplan: the options, and the
+ * work handed to dtplan_core.so (plugin/core.c), loaded only where it is
+ * needed.
+ *
+ * This module links nothing but the C library, so that sbatch, salloc and
+ * srun without a --dt-* option pay for loading it and registering three
+ * options only (bench/bench_plugin_load.c).  dtplan_core.so, beside it in
+ * the same folder, holds the rest (libdtplan, the probes, hwloc, Jansson,
+ * libcurl).  It is dlopen()ed (RTLD_LOCAL, so that none of its symbols can
+ * clash with Slurm's or another plugin's):
+ *   - in slurmstepd (remote context), in slurm_spank_init;
+ *   - in the job prolog, in slurm_spank_job_prolog;
+ *   - on the submit side, when Slurm calls a --dt-* option's callback.
+ * A core that cannot be loaded is logged once and leaves the plugin idle:
+ * jobs run without plans, as with a bad configuration.
  *
  * Callback timeline (slurm/spank.h, Slurm 22.05) and what dtplan does:
  *
  *   slurmd
  *        `-> init()                      nothing (no options in slurmd)
  *        |
- *        `-> job_prolog()                prolog.c: cache this node's hwloc XML
+ *        `-> job_prolog()                prolog.c: measure the allocation with the
+ *        |                               other nodes (inventories, links); the
+ *        |                               first node writes spool_dir/JOBID.json
  *        |                               (root, no init, plugstack args in argv;
- *        |                               never fails)
+ *        |                               bounded by probe_budget=; never fails)
  *        | `-> slurmstepd
- *        |      `-> init ()              register options, read plugstack
+ *        |      `-> init ()              register options, load the core, read plugstack
  *        |       -> process spank options   opts.c callbacks (remote=1): keep values
- *        |       -> init_post_opt ()     service.c (root; output only in slurmd log):
- *        |      |                        batch step: fetch FabricURL= through its
- *        |      |                        cache; read ReportTokenFile=
+ *        |       -> init_post_opt ()     measure.c, service.c (root; output only in
+ *        |      |                        slurmd log): batch step: read the
+ *        |      |                        measurement file; fetch FabricURL=
+ *        |      |                        through its cache; read ReportTokenFile=
  *        |      + drop privileges (initgroups(), seteuid(), chdir())
  *        |      `-> user_init ()         remote.c, as the user: batch step: make
  *        |      |                        the plan, log it, write the JSON, set
@@ -31,9 +47,12 @@
  *        |      |       + become_user ()
  *        |      |       `-> task_init ()  remote.c: per-task RANK, LOCAL_RANK,
  *        |      |       |                 DT_*_RANK (NCCL_IB_HCA of the node with
- *        |      |       |                 nccl_ib_hca=node); -1 here (fails
- *        |      |       |                 the job, no drain) when the plan was
- *        |      |       |                 refused (strict mode or policy=deny)
+ *        |      |       |                 nccl_ib_hca=node); when the plan was
+ *        |      |       |                 refused (strict mode or policy=deny),
+ *        |      |       |                 _exit(1) of the task in every step
+ *        |      |       |                 (fails the job or step, no drain;
+ *        |      |       |                 a -1 would be ignored for an
+ *        |      |       |                 "optional" plugin)
  *        |      |       + execve ()
  *        |      |
  *        |      + reclaim privileges
@@ -45,28 +64,34 @@
  *        |      |          `-> task_exit ()           not used
  *        |      `-> exit ()              free the plan and options
  *        |
- *        `---> job_epilog()              not used
+ *        `---> job_epilog()              prolog.c: remove the measurement file
  *        |
  *        `-> slurmd_exit()               not used
  *
  *   In srun only the init(), init_post_opt() and local_user_init(), and exit()
- *    callbacks are used.            dtplan: init registers options; init_post_opt
- *                                   (local.c) validates them and prints a preview.
+ *    callbacks are used.            dtplan: init registers options; an option's
+ *                                   callback loads the core, which checks it;
+ *                                   init_post_opt (local.c) prints a preview
+ *                                   when an option was given.
  *
  *   In sbatch/salloc only the init(), init_post_opt(), and exit() callbacks
  *    are used.                      dtplan: the same as srun.
  *
  * Slurm before 25.05 has no slurm_spank_init_failure_mode, so no callback
  * that runs on a node may fail for something the user or the hardware did:
- * init never fails there, user_init always returns 0, and a refusal is
- * reported from task_init, which spank(7) lists as failing the job without
- * draining the node.  From 25.05 on, init's one failure (Slurm refusing to
- * register our options) fails the job instead of draining the node too.
+ * init never fails there, user_init always returns 0, and a refusal ends
+ * the task from task_init, in the task's own process, which fails the job
+ * (or the srun step, or salloc's interactive step) without draining the
+ * node.  From 25.05 on, init's one failure (Slurm refusing to register our
+ * options) fails the job instead of draining the node too.
  */
 #include "config.h"
 
 #include "plugin.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 SPANK_PLUGIN(dtplan, 1);
@@ -76,12 +101,122 @@ SPANK_PLUGIN(dtplan, 1);
 int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
 #endif
 
-/* State of this process (sbatch, srun or one slurmstepd). */
+/* The core's file, in the folder this module was loaded from. */
+#define CORE_FILE "dtplan_core.so"
+
+static int option_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+	[DTPLAN_OPT_PLAN] = {DTPLAN_OPT_PLAN_NAME, "auto|strict|off",
+			     "[dtplan] plan distributed training for this job: auto (default "
+			     "when given bare) plans and warns, strict also fails the job when "
+			     "the allocation breaks the site's topology rules, off disables",
+			     2, DTPLAN_OPT_PLAN, option_cb},
+	[DTPLAN_OPT_MODEL] = {DTPLAN_OPT_MODEL_NAME, "SPEC",
+			      "[dtplan] model to plan for: a preset (llama3-70b), a size (7B), "
+			      "a HuggingFace config.json path or layers=,hidden=,heads=",
+			      1, DTPLAN_OPT_MODEL, option_cb},
+	[DTPLAN_OPT_TRAIN] = {DTPLAN_OPT_TRAIN_NAME,
+			      "seq=N,gbs=N[,tp=N,pp=N,zero=N,mb=N,recompute=R,gpu=TYPE]",
+			      "[dtplan] training shape: sequence length, global batch, and "
+			      "optional fixed choices",
+			      1, DTPLAN_OPT_TRAIN, option_cb},
+};
+
+/* State of this process (sbatch, srun, one slurmstepd or one prolog). */
 static struct plugin_ctx {
-	bool config_loaded;
-	bool disabled; /* bad plugstack.conf or site file: do nothing */
-	struct dtplan_config config;
+	const struct dtplan__core *core; /* NULL until loaded */
+	bool core_failed;                /* tried and logged: stay idle */
+	bool core_init;                  /* core->init ran */
+	int ac;                          /* the plugstack arguments, owned by Slurm */
+	char **av;
 } ctx;
+
+#ifdef DTPLAN_CORE_STATIC
+/* Tests link the core in (tests/test_plugin.c). */
+static const struct dtplan__core *load_core(void)
+{
+	return &dtplan__spank_core;
+}
+#else
+/* dlopen()s the core beside this module; NULL (logged once) on failure. */
+static const struct dtplan__core *load_core(void)
+{
+	const struct dtplan__core *core = NULL;
+	char path[PATH_MAX];
+	const char *slash;
+	Dl_info info;
+	void *h;
+
+	if (dladdr((void *)&options, &info) == 0 || info.dli_fname == NULL ||
+	    (slash = strrchr(info.dli_fname, '/')) == NULL) {
+		slurm_error(DTPLAN_LOG_PREFIX "cannot find the folder spank_dtplan.so was loaded "
+			    "from: the plugin is idle");
+		return NULL;
+	}
+	if (snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
+		     info.dli_fname, CORE_FILE) >= (int)sizeof(path)) {
+		slurm_error(DTPLAN_LOG_PREFIX "%s: path too long: the plugin is idle",
+			    info.dli_fname);
+		return NULL;
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		slurm_error(DTPLAN_LOG_PREFIX "cannot load %s: %s: the plugin is idle", path,
+			    dlerror());
+		return NULL;
+	}
+	core = dlsym(h, "dtplan__spank_core");
+	if (core == NULL || core->abi != DTPLAN_CORE_ABI) {
+		slurm_error(DTPLAN_LOG_PREFIX "%s is not the core of this spank_dtplan.so (ABI "
+			    "%d, expected %d): the plugin is idle", path, core ? core->abi : -1,
+			    DTPLAN_CORE_ABI);
+		dlclose(h);
+		return NULL;
+	}
+	/* Never closed: the process ends soon, and hwloc and libcurl keep
+	 * state that outlives a dlclose(). */
+	return core;
+}
+#endif
+
+/* The core, loaded and initialised with the plugstack arguments; NULL
+ * (logged once) when it cannot be. */
+static const struct dtplan__core *core(spank_t sp)
+{
+	if (ctx.core == NULL && !ctx.core_failed) {
+		ctx.core = load_core();
+		ctx.core_failed = ctx.core == NULL;
+	}
+	if (ctx.core != NULL && !ctx.core_init) {
+		ctx.core_init = true;
+		ctx.core->init(sp, ctx.ac, ctx.av);
+	}
+	return ctx.core;
+}
+
+static int register_options(spank_t sp)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		spank_err_t rc = spank_option_register(sp, &options[i]);
+
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error(DTPLAN_LOG_PREFIX "cannot register --%s: %s", options[i].name,
+				    spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A --dt-* option, on the submit side or in slurmstepd: the core checks it.
+ * Without a core the option is accepted: the plugin is idle. */
+static int option_cb(int val, const char *optarg, int remote)
+{
+	const struct dtplan__core *c = core(NULL);
+
+	return c != NULL ? c->option(val, optarg, remote) : 0;
+}
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -89,60 +224,56 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	if (context != S_CTX_LOCAL && context != S_CTX_REMOTE && context != S_CTX_ALLOCATOR)
 		return 0;
-	dtplan__log_install();
 	/* Options first: a job that uses them must never fail to parse. */
-	if (dtplan__opts_register(sp) != 0)
+	if (register_options(sp) != 0)
 		return -1;
-	dtplan_config_init(&ctx.config);
-	ctx.config_loaded = true;
-	if (dtplan__config_load(&ctx.config, ac, av) != 0) {
-		slurm_error(DTPLAN_LOG_PREFIX "disabled until the configuration is fixed");
-		ctx.disabled = true;
-	}
+	ctx.ac = ac;
+	ctx.av = av;
+	/* The submit side loads the core only when an option is given. */
+	if (context == S_CTX_REMOTE)
+		core(sp);
 	return 0;
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-	if (ctx.disabled || !ctx.config_loaded)
-		return 0;
-	switch (spank_context()) {
-	case S_CTX_ALLOCATOR:
-	case S_CTX_LOCAL:
-		return dtplan__local_init_post_opt(sp, &ctx.config);
-	case S_CTX_REMOTE:
-		return dtplan__service_init_post_opt(sp, &ctx.config);
-	default:
-		return 0;
-	}
+	return ctx.core != NULL ? ctx.core->init_post_opt(sp, ac, av) : 0;
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	if (ctx.disabled || !ctx.config_loaded || spank_context() != S_CTX_REMOTE)
-		return 0;
-	return dtplan__remote_user_init(sp, &ctx.config);
+	return ctx.core != NULL ? ctx.core->user_init(sp, ac, av) : 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
-	if (ctx.disabled || !ctx.config_loaded || spank_context() != S_CTX_REMOTE)
-		return 0;
-	return dtplan__remote_task_init(sp, &ctx.config);
+	return ctx.core != NULL ? ctx.core->task_init(sp, ac, av) : 0;
+}
+
+/* No slurm_spank_init in the prolog and epilog: the core reads its arguments. */
+static const struct dtplan__core *script_core(void)
+{
+	if (ctx.core == NULL && !ctx.core_failed) {
+		ctx.core = load_core();
+		ctx.core_failed = ctx.core == NULL;
+	}
+	return ctx.core;
 }
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 {
-	return dtplan__prolog(sp, ac, av);
+	return script_core() != NULL ? ctx.core->job_prolog(sp, ac, av) : 0;
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	return script_core() != NULL ? ctx.core->job_epilog(sp, ac, av) : 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	dtplan__remote_exit();
-	dtplan__service_exit();
-	dtplan__opts_reset();
-	if (ctx.config_loaded)
-		dtplan_config_fini(&ctx.config);
+	if (ctx.core != NULL)
+		ctx.core->exit(sp, ac, av);
 	memset(&ctx, 0, sizeof(ctx));
 	return 0;
 }

@@ -30,6 +30,7 @@ static void config_init__defaults__documented_values(void **state)
 	assert_near(c.oversub_threshold, 2.0, 0);
 	assert_near(c.bubble_threshold, 0.10, 0);
 	assert_near(c.exposed_comm_threshold, 0.10, 0);
+	assert_near(c.slowdown_threshold, 0.05, 0);
 	assert_near(c.mfu_efficiency, 0.5, 0);
 	assert_string_equal(c.gpu_type, "");
 	assert_string_equal(c.json_dir, "");
@@ -79,6 +80,7 @@ static void config_parse_file__every_key__values_with_units(void **state)
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.bubble_threshold, 0.2, 0);
 	assert_near(c.exposed_comm_threshold, 0.25, 0);
+	assert_near(c.slowdown_threshold, 0.15, 0);
 	assert_near(c.mfu_efficiency, 0.4, 0);
 	assert_int_equal(c.n_switches, 2);
 	assert_string_equal(c.switches[0].name, "leaf1");
@@ -162,6 +164,10 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		 DTPLAN_ERR_RANGE, 1, "BubbleThreshold: '1.5' is out of range"},
 		{"ComputeEfficiency=0\n",
 		 DTPLAN_ERR_RANGE, 1, "ComputeEfficiency: '0' is out of range"},
+		{"SlowdownThreshold=5%\n",
+		 DTPLAN_ERR_PARSE, 1, "SlowdownThreshold: '5%' is not a number"},
+		{"SlowdownThreshold=-0.1\n",
+		 DTPLAN_ERR_RANGE, 1, "SlowdownThreshold: '-0.1' is out of range (at least 0, at most 1)"},
 		{"ProbeTimeout=0\n", DTPLAN_ERR_RANGE, 1, "ProbeTimeout: '0' is out of range"},
 		{"FabricURL=ftp://fabric/x\n", DTPLAN_ERR_PARSE, 1,
 		 "FabricURL: 'ftp://fabric/x' is not an http:// or https:// URL"},
@@ -423,23 +429,109 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	char *argv[] = {"default=auto", "policy=deny", "probe_timeout=2s", "oversub_threshold=3",
 			"cache_dir=/var/cache/dtplan", "json_dir=/tmp/plans",
 			"topology=/etc/slurm/topology.conf", "Policy=deny",
-			"net_bandwidth=100Gb/s"};
+			"net_bandwidth=100Gb/s", "slowdown_threshold=0"};
 	struct dtplan_config c;
 	struct dtplan_error err = {0};
 
 	(void)state;
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_args(&c, 9, argv, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_config_parse_args(&c, 10, argv, &err), DTPLAN_OK);
 	assert_int_equal(c.default_mode, DTPLAN_MODE_AUTO);
 	assert_int_equal(c.policy, DTPLAN_POLICY_DENY);
 	assert_near(c.probe_timeout_s, 2, 0);
 	assert_near(c.oversub_threshold, 3, 0);
 	assert_near(c.net_bytes_per_s, 12.5e9, 1); /* 100e9 / 8 */
+	assert_near(c.slowdown_threshold, 0, 0);   /* 0: warn at any predicted gain */
 	assert_string_equal(c.cache_dir, "/var/cache/dtplan");
 	assert_string_equal(c.json_dir, "/tmp/plans");
 	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
 	assert_string_equal(c.site_file, "");
 	assert_int_equal(dtplan_config_parse_args(&c, 0, NULL, &err), DTPLAN_OK);
+	dtplan_config_fini(&c);
+}
+
+/* The probe's settings (doc/internals/probe.md): defaults and values. */
+static void config_parse_args__probe_settings__applied(void **state)
+{
+	char *argv[] = {"spool_dir=/run/dtplan", "probe_budget=3s", "probe_ports=7000-7099",
+			"probe_fanout=8", "node_xml=/etc/dtplan/xml/%n.xml",
+			"probe_interface=ib0", "munge_socket=/run/munge/munge.socket.2",
+			"probe_ports=7000-7099"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_string_equal(c.spool_dir, "/var/spool/dtplan");
+	assert_near(c.probe_budget_s, 5, 0);
+	assert_int_equal(c.probe_ports[0], 30500);
+	assert_int_equal(c.probe_ports[1], 30599);
+	assert_int_equal(c.probe_fanout, 16);
+	assert_string_equal(c.node_xml, "");
+	if (dtplan_config_parse_args(&c, 8, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_string_equal(c.spool_dir, "/run/dtplan");
+	assert_near(c.probe_budget_s, 3, 0);
+	assert_int_equal(c.probe_ports[0], 7000);
+	assert_int_equal(c.probe_ports[1], 7099);
+	assert_int_equal(c.probe_fanout, 8);
+	assert_string_equal(c.node_xml, "/etc/dtplan/xml/%n.xml");
+	assert_string_equal(c.probe_interface, "ib0");
+	assert_string_equal(c.munge_socket, "/run/munge/munge.socket.2");
+	dtplan_config_fini(&c);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "ProbePorts=40000-40000 ProbeBudget=10s\n",
+						    "site", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.probe_ports[0], 40000);
+	assert_int_equal(c.probe_ports[1], 40000);
+	assert_near(c.probe_budget_s, 10, 0);
+	dtplan_config_fini(&c);
+}
+
+/* Configless nodes: relative site= and topology= are read in Slurm's
+ * configuration folder, the one $SLURM_CONF names. */
+static void config_parse_args__relative_paths__read_in_conf_dir(void **state)
+{
+	char conf[4200], dir[4200], want[4300];
+	char *argv[] = {"site=dtplan-full.conf", "topology=topology.yaml",
+			"topology=topology.yaml"};
+	char *abs[] = {"topology=/etc/slurm/topology.conf"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(conf, '/') - conf), conf);
+	dtplan_config_init(&c);
+	dtplan_config_set_dir(&c, conf, "/etc/slurm");
+	assert_string_equal(c.conf_dir, dir);
+	/* the same relative path twice is one value, not a conflict */
+	if (dtplan_config_parse_args(&c, 3, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	snprintf(want, sizeof(want), "%s/topology.yaml", dir);
+	assert_string_equal(c.topology_file, want);
+	snprintf(want, sizeof(want), "%s/dtplan-full.conf", dir);
+	assert_string_equal(c.site_file, want);
+	assert_int_equal(c.policy, DTPLAN_POLICY_DENY); /* the site file was read */
+	assert_int_equal(dtplan_config_parse_args(&c, 1, abs, &err), DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/etc/slurm/topology.conf");
+	dtplan_config_fini(&c);
+	/* no SLURM_CONF: the fallback; a bare name has no folder; "/x" is "/" */
+	dtplan_config_set_dir(&c, NULL, "/run/slurm/conf");
+	assert_string_equal(c.conf_dir, "/run/slurm/conf");
+	dtplan_config_set_dir(&c, "slurm.conf", "/etc/slurm");
+	assert_string_equal(c.conf_dir, "/etc/slurm");
+	dtplan_config_set_dir(&c, "/slurm.conf", NULL);
+	assert_string_equal(c.conf_dir, "/");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "/t.conf");
+	dtplan_config_set_dir(&c, NULL, NULL);
+	assert_string_equal(c.conf_dir, "");
+	assert_int_equal(dtplan_config_parse_args(&c, 1, (char *[]){"topology=t.conf"}, &err),
+			 DTPLAN_OK);
+	assert_string_equal(c.topology_file, "t.conf");
 	dtplan_config_fini(&c);
 }
 
@@ -529,6 +621,16 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 "cannot open"},
 		{{"policy=warn", "site=BAD"}, 2, DTPLAN_ERR_PARSE, "BAD", 3,
 		 "NetworkBandwidth: 'fast' is not a number"},
+		{{"probe_ports=30500"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "probe_ports: '30500' is not a port range such as 30500-30599"},
+		{{"probe_ports=30599-30500"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_ports: '30599-30500': the first port is above the last"},
+		{{"probe_ports=80-90"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
+		{{"probe_budget=0.1s"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_budget: '0.1s' is out of range (at least 0.5 s, at most 120 s)"},
+		{{"probe_fanout=1"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_fanout"},
+		{{"probe_ports=30500-30599", "probe_ports=30500-30600"}, 2, DTPLAN_ERR_PARSE,
+		 "plugstack.conf", 0, "conflicts with 'probe_ports=30500-30599'"},
 	};
 
 	(void)state;
@@ -648,6 +750,16 @@ static void config_setting__defaults_marked__changed_not(void **state)
 		} else if (strcmp(arg, "net_bandwidth") == 0) {
 			assert_string_equal(value, "50.00 GB/s");
 			assert_true(def);
+		} else if (strcmp(arg, "probe_ports") == 0) {
+			assert_string_equal(key, "ProbePorts");
+			assert_string_equal(value, "30500-30599");
+			assert_true(def);
+		} else if (strcmp(arg, "probe_fanout") == 0) {
+			assert_string_equal(value, "16");
+			assert_true(def);
+		} else if (strcmp(arg, "spool_dir") == 0) {
+			assert_string_equal(value, "/var/spool/dtplan");
+			assert_true(def);
 		} else if (strcmp(arg, "site") == 0) {
 			assert_string_equal(key, "");
 		} else if (strcmp(arg, "nccl_ib_hca") == 0) {
@@ -656,8 +768,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 30 settings: 27 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 30);
+	/* 38 settings: 35 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 38);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
@@ -678,7 +790,9 @@ int main(void)
 		cmocka_unit_test(config_parse_string__switch_limit__range_error),
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
+		cmocka_unit_test(config_parse_args__probe_settings__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
+		cmocka_unit_test(config_parse_args__relative_paths__read_in_conf_dir),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),
 		cmocka_unit_test(config_parse_args__bad_tokens__error_names_token),
 		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),

@@ -938,7 +938,7 @@ static void node_to_json__bad_arguments__errors(void **state)
  * a different fabric id or GPU makes another, and n adds stay linear. */
 static void inventory_add__same_hardware__shared(void **state)
 {
-	struct dtplan_inventory inv;
+	struct dtplan_node_set inv;
 	struct dtplan_node *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 
 	(void)state;
@@ -949,30 +949,30 @@ static void inventory_add__same_hardware__shared(void **state)
 	*b = node;
 	snprintf(b->hostname, sizeof(b->hostname), "other");
 	snprintf(b->source, sizeof(b->source), "cache");
-	dtplan_inventory_init(&inv);
-	assert_int_equal(dtplan_inventory_add(&inv, a), 0);
-	assert_int_equal(dtplan_inventory_add(&inv, b), 0);
+	dtplan_node_set_init(&inv);
+	assert_int_equal(dtplan_node_set_add(&inv, a), 0);
+	assert_int_equal(dtplan_node_set_add(&inv, b), 0);
 	assert_int_equal(inv.n, 1);
 	assert_string_equal(inv.nodes[0].hostname, "hgx01"); /* the first copy's */
 	snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "rack2");
 	assert_false(dtplan_node_same_hardware(a, b));
-	assert_int_equal(dtplan_inventory_add(&inv, b), 1);
+	assert_int_equal(dtplan_node_set_add(&inv, b), 1);
 	snprintf(b->gpus[3].model, sizeof(b->gpus[3].model), "T4");
-	assert_int_equal(dtplan_inventory_add(&inv, b), 2);
-	assert_int_equal(dtplan_inventory_add(&inv, a), 0);
+	assert_int_equal(dtplan_node_set_add(&inv, b), 2);
+	assert_int_equal(dtplan_node_set_add(&inv, a), 0);
 	assert_int_equal(inv.n, 3);
 	/* 2,000 distinct inventories (one fabric id each), each found again */
 	for (int i = 0; i < 2000; i++) {
 		snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "r%d", i);
-		assert_int_equal(dtplan_inventory_add(&inv, b), 3 + i);
+		assert_int_equal(dtplan_node_set_add(&inv, b), 3 + i);
 	}
 	for (int i = 0; i < 2000; i += 97) {
 		snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "r%d", i);
-		assert_int_equal(dtplan_inventory_add(&inv, b), 3 + i);
+		assert_int_equal(dtplan_node_set_add(&inv, b), 3 + i);
 	}
 	assert_int_equal(inv.n, 2003);
-	dtplan_inventory_fini(&inv);
-	dtplan_inventory_fini(NULL);
+	dtplan_node_set_fini(&inv);
+	dtplan_node_set_fini(NULL);
 	free(a);
 	free(b);
 }

@@ -1,8 +1,10 @@
 /*
  * test_plan_ranks_json.c: reading back the parts of a plan's JSON that
- * tasks need (lib/plan_ranks_json.c).
+ * tasks need, and the whole plan for dtplan show (lib/plan_ranks_json.c).
  */
 #include "test_common.h"
+
+#include "dtprobes.h"
 
 #include <time.h>
 
@@ -369,6 +371,185 @@ static void ranks_from_json__null__inval(void **state)
 	assert_int_equal(dtplan_plan_ranks_from_json("{}", NULL, NULL), DTPLAN_ERR_INVAL);
 }
 
+/* ---- the whole plan ---- */
+
+/* A placed plan with warnings: 8 HGX nodes, 4 + 4 on two thin leaves of
+ * topology-three-leaves.conf (too-many-leaves and oversubscribed-uplink). */
+static struct dtplan_plan *placed_plan(void)
+{
+	static const char hosts[8][64] = {"gpu01", "gpu02", "gpu03", "gpu04",
+					  "gpu09", "gpu10", "gpu11", "gpu12"};
+	struct dtplan_topology *t = NULL;
+	struct dtplan_config c;
+	struct dtplan_node hgx;
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &hgx, .n_hosts = 8,
+				    .host_names = hosts};
+
+	if (dtplan_node_from_xml(test_data_path("hgx-h100-8gpu.xml"), &hgx, &err) != DTPLAN_OK)
+		return NULL;
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-leaves.conf"),
+						    &t, &err), DTPLAN_OK);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_file(&c,
+						  test_data_path("dtplan-thin-three-leaves.conf"),
+						  &err), DTPLAN_OK);
+	assert_int_equal(dtplan_config_apply_topology(&c, t, &err), DTPLAN_OK);
+	cl.topology = t;
+	cl.config = &c;
+	dtplan_request_init(&r);
+	dtplan_request_apply_config(&r, &c);
+	assert_int_equal(dtplan_model_parse("7B", &r.model, NULL), DTPLAN_OK);
+	r.global_batch = 64;
+	if (dtplan_plan_create(&r, &cl, &p, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	dtplan_config_fini(&c);
+	dtplan_topology_destroy(t);
+	return p;
+}
+
+/* JSON -> plan -> the same text and picture, and the numbers behind them. */
+static void plan_from_json__placed_plan__renders_as_made(void **state)
+{
+	struct dtplan_plan *p = placed_plan(), *back = NULL;
+	struct dtplan_error err = {0};
+	char *json = NULL, *a = NULL, *b = NULL;
+
+	(void)state;
+	if (p == NULL)
+		skip();
+	assert_true(p->n_warnings >= 2);
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, &err), DTPLAN_OK);
+	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	/* the numbers */
+	assert_string_equal(back->request.model.name, p->request.model.name);
+	assert_near(back->request.model.params, p->request.model.params, 0.5);
+	assert_int_equal(back->request.gpus, 64);
+	assert_int_equal(back->request.seq, p->request.seq);
+	assert_near(back->request.memory_headroom, p->request.memory_headroom, 1e-12);
+	assert_near(back->request.ckpt_write_bytes_per_s, p->request.ckpt_write_bytes_per_s, 1.0);
+	assert_near(back->request.mtbf_gpu_hours, p->request.mtbf_gpu_hours, 1e-6);
+	assert_int_equal(back->best.stages.first, p->best.stages.first);
+	assert_int_equal(back->best.stages.middle, p->best.stages.middle);
+	assert_int_equal(back->best.stages.last, p->best.stages.last);
+	assert_int_equal(back->best.memory.stage, p->best.memory.stage);
+	assert_int_equal(back->best.memory.stage_layers, p->best.memory.stage_layers);
+	assert_near(back->best.step.total, p->best.step.total, 0.0);
+	assert_near(back->best.uplink_slowdown, p->best.uplink_slowdown, 0.0);
+	assert_string_equal(back->best.crosses_uplinks, p->best.crosses_uplinks);
+	assert_int_equal(back->have_runner_up, p->have_runner_up);
+	assert_string_equal(back->runner_up_reason, p->runner_up_reason);
+	assert_int_equal(back->n_warnings, p->n_warnings);
+	for (size_t i = 0; i < p->n_warnings; i++) {
+		assert_string_equal(back->warnings[i].code, p->warnings[i].code);
+		assert_string_equal(back->warnings[i].message, p->warnings[i].message);
+	}
+	assert_int_equal(back->n_leaves_used, 2);
+	assert_int_equal(back->n_leaves_needed, 1);
+	assert_string_equal(back->leaf_names[1], "leaf2");
+	assert_int_equal(back->leaf_nodes[1], 4);
+	assert_near(back->leaf_ratio[1], p->leaf_ratio[1], 0.0);
+	for (size_t n = 0; n < p->n_nodes; n++)
+		assert_int_equal(back->node_run[n], p->node_run[n]);
+	/* and what people see */
+	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	assert_int_equal(dtplan_plan_render_svg(p, &a, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_svg(back, &b, &err), DTPLAN_OK);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	free(json);
+	dtplan_plan_destroy(back);
+	dtplan_plan_destroy(p);
+}
+
+/* A plan made without an allocation has no placement: still a whole plan. */
+static void plan_from_json__no_placement__renders_as_made(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL, *back = NULL;
+	struct dtplan_error err = {0};
+	char *json = NULL, *a = NULL, *b = NULL;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama3-70b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 128;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_OK);
+	assert_int_equal(back->n_ranks, 0);
+	assert_null(back->leaf_names);
+	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	free(json);
+	dtplan_plan_destroy(back);
+	dtplan_plan_destroy(p);
+	/* the ranks reader still wants a placement */
+	assert_int_equal(dtplan_plan_ranks_from_json("{\"parallelism\": {\"tp\": 1, \"pp\": 1, "
+						     "\"dp\": 1}}", &back, &err),
+			 DTPLAN_ERR_PARSE);
+}
+
+static void plan_from_json__bad_documents__error_names_member(void **state)
+{
+	static const struct {
+		const char *json;
+		const char *msg;
+	} cases[] = {
+		{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1}}", "schema is not"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, "
+		 "\"dp\": 1}}", "no \"model\" or \"gpu\" object"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 2, \"dp\": 1,"
+		 " \"layers_per_stage\": [4]}, \"model\": {\"layers\": 8}, \"gpu\": {}, "
+		 "\"gpus\": 2, \"gpus_per_node\": 2}", "expected 2 layer counts"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 4, \"dp\": 1,"
+		 " \"layers_per_stage\": [3, 2, 1, 2]}, \"model\": {\"layers\": 8}, \"gpu\": {}, "
+		 "\"gpus\": 4, \"gpus_per_node\": 4}", "layers_per_stage[2]: the stages between"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},"
+		 " \"model\": {\"layers\": \"many\"}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1}",
+		 "model.layers: expected a whole number"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},"
+		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1, "
+		 "\"warnings\": [{\"code\": 3}]}", "warnings[0]: expected a code and a message"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2},"
+		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 2, \"gpus_per_node\": 1, "
+		 "\"placement\": {\"nodes\": [\"a\", \"b\"], \"ranks\": ["
+		 "{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0, "
+		 "\"dp_rank\": 0}, {\"node\": 1, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, "
+		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": 3}]}}",
+		 "placement.leaves[0].nodes: the leaves hold more than the plan's 2 nodes"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2},"
+		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 2, \"gpus_per_node\": 1, "
+		 "\"placement\": {\"nodes\": [\"a\", \"b\"], \"ranks\": ["
+		 "{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0, "
+		 "\"dp_rank\": 0}, {\"node\": 1, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, "
+		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": 1}]}}",
+		 "placement.leaves hold 1 nodes, the plan 2"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_plan *p = (void *)&cases;
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_plan_from_json(cases[i].json, &p, &err), DTPLAN_ERR_PARSE);
+		assert_null(p);
+		if (strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +561,9 @@ int main(void)
 		cmocka_unit_test(ranks_from_json__ranks_name_nodes__n_log_n),
 		cmocka_unit_test(ranks_from_json__limits__refused_before_allocating),
 		cmocka_unit_test(ranks_from_json__null__inval),
+		cmocka_unit_test(plan_from_json__placed_plan__renders_as_made),
+		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
+		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
 	};
 
 	test_setup_stdio();

@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
+#include "dtplan_measure.h"
 #include "http_helper.h"
 #include "mock_spank.h"
 #include "plugin.h"
@@ -533,6 +535,38 @@ static void user_init__batch_canned_allocation__launch_variables_and_files(void 
 				   "torchrun PROGRAM (PET_* set) (doc/launchers.md)\n"),
 			 1);
 	assert_false(mock_log_has("plan degraded"));
+}
+
+/*
+ * A configless node: slurmd's SLURM_CONF names its cached slurm.conf, and
+ * plugstack.conf's topology=topology-blocks.conf (relative) is read beside
+ * it.  The plan names the blocks the nodes are in.
+ */
+static void user_init__relative_block_topology__read_beside_slurm_conf(void **state)
+{
+	char conf[4200], *text, path[512], *av[] = {"topology=topology-blocks.conf"};
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s", test_data_path("slurm.conf"));
+	setenv("SLURM_CONF", conf, 1);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "gb[01,05]");
+	setenv("SLURMD_NODENAME", "gb01", 1);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
+	unsetenv("SLURM_CONF");
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_log_has("log:   placement    rank order");
+	assert_log_has("2 blocks used, 1 needed");
+	assert_log_has("log:     rack1 (1 node, uplink 1.0:1):");
+	assert_log_has("log:     rack2 (1 node, uplink 1.0:1):");
+	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	text = read_written(path);
+	assert_non_null(strstr(text, "\"leaf_kind\": \"block\""));
+	assert_non_null(strstr(text, "\"name\": \"rack2\""));
+	free(text);
 }
 
 static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
@@ -1436,7 +1470,63 @@ static void hostile_environment__bounded_degraded_and_said(void **state)
 	unsetenv("HWLOC_FSROOT");
 }
 
-static void task_init__refused_plan__fails_the_job(void **state)
+/*
+ * Runs task_init in a child process, as slurmstepd does in each task, and
+ * returns its exit status (-1: it returned instead, with *rc its value);
+ * what it wrote on stderr goes to errpath.
+ */
+static int task_init_in_child(const char *errpath, int *rc)
+{
+	int status = 0, pipefd[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int r;
+
+		close(pipefd[0]);
+		if (freopen(errpath, "w", stderr) == NULL)
+			_exit(99);
+		r = slurm_spank_task_init(MOCK_SP, 0, NULL);
+		(void)write(pipefd[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	*rc = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (read(pipefd[0], rc, sizeof(*rc)) != (ssize_t)sizeof(*rc)) {
+		close(pipefd[0]);
+		assert_true(WIFEXITED(status));
+		return WEXITSTATUS(status);
+	}
+	close(pipefd[0]);
+	return -1;
+}
+
+/* The task's stderr says so once per node (local task 0), and the task ends
+ * with status 1 whatever the step: a -1 would be ignored for an "optional"
+ * plugin. */
+static void check_task_refused(int task_id, const char *reason)
+{
+	char errpath[512], *text;
+	int rc;
+
+	snprintf(errpath, sizeof(errpath), "%s/task%d.err", tmpdir, task_id);
+	mock_items.in_task = true;
+	mock_items.task_id = task_id;
+	assert_int_equal(task_init_in_child(errpath, &rc), 1);
+	text = read_written(errpath);
+	if (task_id == 0 && strstr(text, reason) == NULL)
+		fail_msg("task %d stderr: '%s', expected '%s'", task_id, text, reason);
+	if (task_id != 0)
+		assert_string_equal(text, "");
+	free(text);
+}
+
+static void task_init__refused_plan__ends_every_task_of_an_srun_step(void **state)
 {
 	(void)state;
 	srun_step_with_plan_file();
@@ -1444,19 +1534,134 @@ static void task_init__refused_plan__fails_the_job(void **state)
 	mock_env_set("DTPLAN_PLAN_REASON", "too-many-leaves: 2 leaves, 1 needed");
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
-	mock_items.in_task = true;
-	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), -1);
-	assert_log_has("error: dtplan: job refused: too-many-leaves: 2 leaves, 1 needed");
+	check_task_refused(0, "dtplan: job refused: too-many-leaves: 2 leaves, 1 needed\n");
+	check_task_refused(1, "");
+}
+
+/* policy=deny on 8 nodes under two thin leaves where one would do: the
+ * batch step's script, and under salloc (no batch step wrote a plan) the
+ * interactive step (LaunchParameters=use_interactive_step) and every srun
+ * step recompute the plan and end their tasks, which ends the job, the
+ * step or the salloc session. */
+static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void **state)
+{
+	static const uint32_t steps[] = {SLURM_BATCH_SCRIPT, SLURM_INTERACTIVE_STEP, 0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		char site[4200], topo[4200], *av[3] = {site, topo, "policy=deny"};
+
+		/* each step is a fresh slurmstepd: the plugin exits in between */
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+		mock_spank_reset();
+		char *sp = realpath(test_data_path("dtplan-thin-three-leaves.conf"), NULL);
+		char *tp = realpath(test_data_path("topology-three-leaves.conf"), NULL);
+
+		/* absolute: relative ones are read in Slurm's configuration folder */
+		assert_non_null(sp);
+		assert_non_null(tp);
+		snprintf(site, sizeof(site), "site=%s", sp);
+		snprintf(topo, sizeof(topo), "topology=%s", tp);
+		free(sp);
+		free(tp);
+		setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+		setenv("SLURMD_NODENAME", "gpu01", 1);
+		mock_items.job_id = JOB_ID;
+		mock_items.step_id = steps[i];
+		mock_items.uid = geteuid();
+		mock_items.local_task_count = 1;
+		mock_env_set("SLURM_JOB_NODELIST", "gpu[01-04,09-12]");
+		mock_env_set("SLURM_GPUS_ON_NODE", "8");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train", "gbs=64");
+		mock_env_set("SLURM_SUBMIT_DIR", tmpdir);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "refused");
+		check_task_refused(0, "dtplan: job refused: too-many-leaves: the 8 nodes span 2 leaf");
+	}
 }
 
 /* ---- job prolog ------------------------------------------------------ */
 
-static void prolog__no_cache_dir__nothing(void **state)
+static void prolog__no_node_list__logged_never_fails(void **state)
 {
 	(void)state;
+	unsetenv("SLURM_NODELIST");
+	unsetenv("SLURM_JOB_NODELIST");
 	mock_getopt_set("dt-plan", "auto");
 	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 0, NULL), 0);
-	assert_string_equal(mock_log(), "");
+	assert_log_has("error: dtplan: prolog: job 0: no node list or node name in the "
+		       "environment: not measured");
+}
+
+/* One node: the prolog measures it (node_xml=) into the spool, the batch
+ * step plans from that file, the epilog removes it (and a week-old one). */
+static void prolog_batch_epilog__one_node__measured_planned_removed(void **state)
+{
+	char a1[300], a2[4200], *av[3] = {a1, a2, "probe_budget=2s"}, path[512], old[512];
+	char *text = NULL;
+	struct dtplan_measure_file f;
+	struct utimbuf week = {0, 0};
+	struct stat st;
+	FILE *fp;
+
+	(void)state;
+	snprintf(a1, sizeof(a1), "spool_dir=%s/spool", tmpdir);
+	snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+	mock_items.job_id = JOB_ID;
+	setenv("SLURM_NODELIST", "n1", 1);
+	mock_getopt_set("dt-plan", "auto");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 3, av), 0);
+	unsetenv("SLURM_NODELIST");
+	snprintf(path, sizeof(path), "%s/spool/%d.json", tmpdir, JOB_ID);
+	if (geteuid() != 0) {
+		/* the spool must be root's: only a root test run gets the file */
+		assert_int_equal(access(path, F_OK), -1);
+		return;
+	}
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_MEASUREMENTS, &text, NULL, NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_measure_file_from_json(text, &f, NULL), DTPLAN_OK);
+	free(text);
+	assert_int_equal(f.job_id, JOB_ID);
+	assert_string_equal(f.m->source, "prolog");
+	assert_int_equal(f.m->n_reported, 1);
+	assert_int_equal(f.records[f.host_record[0]].n_gpus, 8);
+	dtplan_measure_file_fini(&f);
+
+	/* the batch step on n1 reads it while root and plans from it */
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "n1");
+	mock_env_set("SLURM_JOB_NUM_NODES", "1");
+	unsetenv("HWLOC_XMLFILE"); /* the measurement, not a live discovery */
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	snprintf(old, sizeof(old), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	assert_int_equal(dtplan_file_read(old, DTPLAN_FILE_PLAN, &text, NULL, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "\"source\": \"prolog\""));
+	assert_non_null(strstr(text, "\"inventories\": \"measured\""));
+	free(text);
+	assert_false(mock_log_has("assumed-nodes"));
+
+	/* the epilog: the job's file, and a week-old one, go */
+	snprintf(old, sizeof(old), "%s/spool/5.json", tmpdir);
+	fp = fopen(old, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	week.actime = week.modtime = time(NULL) - 8 * 24 * 3600;
+	assert_int_equal(utime(old, &week), 0);
+	assert_int_equal(slurm_spank_job_epilog(MOCK_SP, 3, av), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(old, F_OK), -1);
 }
 
 static void prolog__cache_dir__writes_node_xml(void **state)
@@ -1803,6 +2008,7 @@ int main(void)
 		T(preview__srun_inside_job__silent),
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__batch_canned_allocation__launch_variables_and_files),
+		T(user_init__relative_block_topology__read_beside_slurm_conf),
 		T(user_init__picture_exists__plan_written_degraded_without_it),
 		T(user_init__16384_identical_nodes__one_shared_inventory),
 		T(user_init__plan_file_taken__fresh_name_and_logged),
@@ -1823,9 +2029,11 @@ int main(void)
 		T(user_init__plan_file_is_fifo__recomputed_without_blocking),
 		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
-		T(task_init__refused_plan__fails_the_job),
 		T(hostile_environment__bounded_degraded_and_said),
-		T(prolog__no_cache_dir__nothing),
+		T(task_init__refused_plan__ends_every_task_of_an_srun_step),
+		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
+		T(prolog__no_node_list__logged_never_fails),
+		T(prolog_batch_epilog__one_node__measured_planned_removed),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),

@@ -352,6 +352,256 @@ static void topology_parse_string__16384_nodes_512_leaves__fast_and_correct(void
 	free(text);
 }
 
+/* ---- topology/block and topology.yaml ---- */
+
+/* The three racks of topology-blocks.conf (and topology.yaml's default). */
+static void check_three_racks(const struct dtplan_topology *t)
+{
+	static const char *const racks[] = {"rack1", "rack2", "rack3"};
+
+	assert_true(t->blocks);
+	assert_int_equal(t->block_size, 4);
+	assert_int_equal(t->n_switches, 3);
+	assert_int_equal(t->n_nodes, 12);
+	for (int k = 0; k < 3; k++) {
+		char node[16];
+		int b = dtplan_topology_switch_index(t, racks[k]);
+
+		/* blocks are leaves and roots, in file order */
+		assert_int_equal(b, k);
+		assert_int_equal(t->switches[b].level, 0);
+		assert_int_equal(t->switches[b].parent, -1);
+		assert_int_equal(dtplan_topology_leaf_size(t, b), 4);
+		snprintf(node, sizeof(node), "gb%02d", 4 * k + 3);
+		assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, node)], b);
+	}
+	/* 9 nodes need three blocks of four, 8 need two */
+	assert_int_equal(dtplan_topology_min_leaves(t, 9), 3);
+	assert_int_equal(dtplan_topology_min_leaves(t, 8), 2);
+}
+
+static void topology_parse_file__blocks__blocks_are_leaves(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	if (dtplan_topology_parse_file(test_data_path("topology-blocks.conf"), &t, &err) !=
+	    DTPLAN_OK)
+		fail_msg("%s", err.text);
+	check_three_racks(t);
+	dtplan_topology_destroy(t);
+	/* without BlockSizes the first block sets the base; larger blocks are fine */
+	t = parse_ok("BlockName=a Nodes=n[1-2]\nBlockName=b Nodes=n[3-5]\n");
+	assert_true(t->blocks);
+	assert_int_equal(t->block_size, 2);
+	assert_int_equal(dtplan_topology_leaf_size(t, 1), 3);
+	dtplan_topology_destroy(t);
+	/* a tree is not blocks */
+	t = parse_ok("SwitchName=a Nodes=n1\n");
+	assert_false(t->blocks);
+	assert_int_equal(t->block_size, 0);
+	dtplan_topology_destroy(t);
+}
+
+static void topology_parse_string__bad_blocks__error_names_file_and_line(void **state)
+{
+	static const struct bad_case cases[] = {
+		{"BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7]\n", DTPLAN_ERR_PARSE, 2,
+		 "block 'b' has 3 nodes, fewer than the base block size 4 (the first block's)"},
+		{"BlockSizes=4\nBlockName=a Nodes=n[1-3]\n", DTPLAN_ERR_PARSE, 2,
+		 "block 'a' has 3 nodes, fewer than the base block size 4 (BlockSizes' first)"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,12\n", DTPLAN_ERR_PARSE, 2,
+		 "BlockSizes: 12 is not a power-of-two multiple of the base block size 4"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,6\n", DTPLAN_ERR_PARSE, 2,
+		 "BlockSizes: 6 is not a power-of-two multiple"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,4\n", DTPLAN_ERR_PARSE, 2,
+		 "BlockSizes: 4 after 4: sizes must grow"},
+		{"BlockName=a Nodes=n1\nBlockSizes=1,65536\n", DTPLAN_ERR_PARSE, 2,
+		 "(at most 32768)"},
+		{"BlockName=a Nodes=n1\nBlockSizes=0\n", DTPLAN_ERR_PARSE, 2,
+		 "BlockSizes=0: '0' is not a node count"},
+		{"BlockName=a Nodes=n1\nBlockSizes=1,\n", DTPLAN_ERR_PARSE, 2, "ends with a comma"},
+		{"BlockSizes=1\nBlockSizes=1\nBlockName=a Nodes=n1\n", DTPLAN_ERR_PARSE, 2,
+		 "BlockSizes= given twice (first at line 1)"},
+		{"BlockName=a Nodes=n1 BlockSizes=1\n", DTPLAN_ERR_PARSE, 1,
+		 "BlockSizes= goes on a line of its own"},
+		{"BlockName=a\n", DTPLAN_ERR_PARSE, 1, "block 'a' has no Nodes="},
+		{"BlockName=a Nodes=n1\nBlockName=b Nodes=n1\n", DTPLAN_ERR_PARSE, 2,
+		 "node 'n1' is in two blocks: 'a' (line 1) and 'b'"},
+		{"BlockName=a Nodes=n1\nBlockName=a Nodes=n2\n", DTPLAN_ERR_PARSE, 2,
+		 "block 'a' is defined twice (first at line 1)"},
+		{"BlockName=a Nodes=n1\nSwitchName=s Switches=a\n", DTPLAN_ERR_PARSE, 2,
+		 "SwitchName= in a file of BlockName= lines"},
+		{"BlockName=a Nodes=n1 LinkSpeed=1\n", DTPLAN_ERR_PARSE, 1,
+		 "unknown key 'LinkSpeed' (expected BlockName, Nodes or BlockSizes)"},
+		{"BlockSizes=4\n", DTPLAN_ERR_PARSE, 0, "no blocks defined"},
+		{"BlockName=a:b Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "not a valid block name"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_topology *t = (void *)&cases;
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_topology_parse_string(cases[i].text, "test.conf", &t, &err),
+				 cases[i].code);
+		assert_null(t);
+		if (err.line != cases[i].line || strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: got line %d '%s', expected line %d '%s'", i, err.line,
+				 err.text, cases[i].line, cases[i].msg);
+	}
+}
+
+static void topology_parse_file__yaml__cluster_default_read(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	if (dtplan_topology_parse_file(test_data_path("topology.yaml"), &t, &err) != DTPLAN_OK)
+		fail_msg("%s:%d: %s", err.source, err.line, err.text);
+	check_three_racks(t);
+	dtplan_topology_destroy(t);
+}
+
+/* A YAML text parsed as "topology.yaml"; fails the test on error. */
+static struct dtplan_topology *yaml_ok(const char *text)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	if (dtplan_topology_parse_string(text, "topology.yaml", &t, &err) != DTPLAN_OK)
+		fail_msg("line %d: %s", err.line, err.text);
+	return t;
+}
+
+static void topology_parse_string__yaml_forms__tree_blocks_flat(void **state)
+{
+	struct dtplan_topology *t;
+	int l1, sp;
+
+	(void)state;
+	/* no cluster_default: the first; a tree; hostlists as lists; the
+	 * "key:\n- item" form, quotes and comments */
+	t = yaml_ok("- topology: 'fabric'\n"
+		    "  tree:\n"
+		    "    switches:\n"
+		    "    - switch: leaf1 # a comment\n"
+		    "      nodes:\n"
+		    "        - n1\n"
+		    "        - \"n[2-3]\"\n"
+		    "    - switch: spine\n"
+		    "      children: [leaf1]\n"
+		    "- topology: other\n"
+		    "  flat: true\n");
+	assert_false(t->blocks);
+	assert_int_equal(t->n_switches, 2);
+	assert_int_equal(t->n_nodes, 3);
+	l1 = dtplan_topology_switch_index(t, "leaf1");
+	sp = dtplan_topology_switch_index(t, "spine");
+	assert_int_equal(t->switches[l1].parent, sp);
+	assert_int_equal(t->switches[sp].level, 1);
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "n3")], l1);
+	dtplan_topology_destroy(t);
+	/* the default is flat: no switches, a flat fabric */
+	t = yaml_ok("- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n1\n"
+		    "- topology: b\n  cluster_default: True\n  flat: true\n");
+	assert_int_equal(t->n_switches, 0);
+	assert_int_equal(t->n_nodes, 0);
+	dtplan_topology_destroy(t);
+	/* content alone says YAML, whatever the name; block_sizes as one scalar */
+	t = parse_ok("- topology: r\n  block:\n    block_sizes: 2,4\n    blocks:\n"
+		     "    - block: r1\n      nodes: x[1-2]\n");
+	assert_true(t->blocks);
+	assert_int_equal(t->block_size, 2);
+	dtplan_topology_destroy(t);
+}
+
+static void topology_parse_string__bad_yaml__error_names_line(void **state)
+{
+	static const struct bad_case cases[] = {
+		{"- topology: a\n  tree: &x\n", DTPLAN_ERR_PARSE, 2,
+		 "'&x': anchors (&) are not supported"},
+		{"- topology: a\n  tree: *x\n", DTPLAN_ERR_PARSE, 2, "aliases (*)"},
+		{"- topology: !!str a\n", DTPLAN_ERR_PARSE, 1, "tags (!) are not supported"},
+		{"- topology: a\n  tree: |\n", DTPLAN_ERR_PARSE, 2, "multi-line scalars"},
+		{"- topology: a\n  tree: {switches: []}\n", DTPLAN_ERR_PARSE, 2,
+		 "flow mappings ({...}) are not supported"},
+		{"- topology: a\n\tflat: true\n", DTPLAN_ERR_PARSE, 2, "a tab in the indentation"},
+		{"- topology: a\n  flat: true\n---\n- topology: b\n", DTPLAN_ERR_PARSE, 3,
+		 "a second document"},
+		{"- topology: a\n  flat: true\n   extra: 1\n", DTPLAN_ERR_PARSE, 3,
+		 "'extra: 1': unexpected indentation"},
+		{"- topology: a\n  flat: true\n  flat: true\n", DTPLAN_ERR_PARSE, 3,
+		 "'flat' given twice in one mapping"},
+		{"- topology: a\n  just words\n", DTPLAN_ERR_PARSE, 2, "expected 'key: value'"},
+		{"- topology: \"a\n", DTPLAN_ERR_PARSE, 1, "does not end with its quote"},
+		{"- topology: a\n  block:\n    blocks: [b[1-2]]\n", DTPLAN_ERR_PARSE, 3,
+		 "nested lists and maps are not supported"},
+		{"topology: a\nflat: true\n", DTPLAN_ERR_PARSE, 1,
+		 "topology.yaml is a list of topologies"},
+		{"- flat: true\n  topology: a\n", DTPLAN_ERR_PARSE, 1,
+		 "every topology starts with 'topology: NAME'"},
+		{"- topology: a\n  ring:\n    x: 1\n", DTPLAN_ERR_UNSUPPORTED, 2,
+		 "topology 'a' is a ring: dtplan reads tree, block and flat topologies"},
+		{"- topology: a\n  flat: true\n  tree:\n    switches: []\n", DTPLAN_ERR_PARSE, 1,
+		 "needs exactly one of tree:, block: or flat:"},
+		{"- topology: a\n  flat: false\n", DTPLAN_ERR_PARSE, 2, "flat: must be true"},
+		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n1\n"
+		 "      children: t\n", DTPLAN_ERR_PARSE, 4, "switch 's' needs either nodes: or "
+		 "children:"},
+		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      node: n1\n",
+		 DTPLAN_ERR_PARSE, 5, "switch: unknown key 'node' (expected switch, children, "
+		 "nodes)"},
+		{"- topology: a\n  tree:\n    switches: leaf1\n", DTPLAN_ERR_PARSE, 3,
+		 "'switches:' must be a list of switches ('- switch: NAME')"},
+		{"- topology: a\n  block:\n    blocks:\n    - block: b\n", DTPLAN_ERR_PARSE, 4,
+		 "block 'b' has no nodes:"},
+		{"- topology: a\n  block:\n    block_sizes: [4, x]\n    blocks:\n"
+		 "    - block: b\n      nodes: n[1-4]\n", DTPLAN_ERR_PARSE, 3,
+		 "block_sizes: 'x' is not a node count"},
+		{"- topology: a\n  block:\n    block_sizes: [4, 12]\n    blocks:\n"
+		 "    - block: b\n      nodes: n[1-4]\n", DTPLAN_ERR_PARSE, 3,
+		 "12 is not a power-of-two multiple"},
+		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n[2-1]\n",
+		 DTPLAN_ERR_PARSE, 4, "range 2-1 is reversed"},
+		{"# only a comment\n", DTPLAN_ERR_PARSE, 0, "no topologies defined"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_topology *t = (void *)&cases;
+		struct dtplan_error err = {0};
+
+		assert_int_equal(dtplan_topology_parse_string(cases[i].text, "topology.yaml", &t,
+							      &err),
+				 cases[i].code);
+		assert_null(t);
+		assert_string_equal(err.source, "topology.yaml");
+		if (err.line != cases[i].line || strstr(err.text, cases[i].msg) == NULL)
+			fail_msg("case %zu: got line %d '%s', expected line %d '%s'", i, err.line,
+				 err.text, cases[i].line, cases[i].msg);
+	}
+}
+
+/* Hostile nesting ends with a message, not a blown stack. */
+static void topology_parse_string__yaml_nested_deep__refused(void **state)
+{
+	char text[4096];
+	size_t used = 0;
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	for (int d = 0; d < 40; d++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%*s- \n", 2 * d, "");
+	assert_int_equal(dtplan_topology_parse_string(text, "deep.yaml", &t, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_null(t);
+	assert_non_null(strstr(err.text, "nested deeper than 32 levels"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +615,12 @@ int main(void)
 		cmocka_unit_test(topology_queries__three_levels__ancestors_paths_leaves),
 		cmocka_unit_test(topology_lookups__hand_built_tree__scan_without_index),
 		cmocka_unit_test(topology_parse_string__16384_nodes_512_leaves__fast_and_correct),
+		cmocka_unit_test(topology_parse_file__blocks__blocks_are_leaves),
+		cmocka_unit_test(topology_parse_string__bad_blocks__error_names_file_and_line),
+		cmocka_unit_test(topology_parse_file__yaml__cluster_default_read),
+		cmocka_unit_test(topology_parse_string__yaml_forms__tree_blocks_flat),
+		cmocka_unit_test(topology_parse_string__bad_yaml__error_names_line),
+		cmocka_unit_test(topology_parse_string__yaml_nested_deep__refused),
 	};
 
 	test_setup_stdio();

@@ -34,6 +34,7 @@ run() {
 
 # stdout_has TEXT / stderr_has TEXT: fixed-string search in the last run.
 stdout_has() { if grep -qF -- "$1" "$out"; then _pass "stdout has '$1'"; else _fail "stdout lacks '$1'"; fi; }
+stdout_lacks() { if grep -qF -- "$1" "$out"; then _fail "stdout has '$1'"; else _pass "stdout lacks '$1'"; fi; }
 stderr_has() { if grep -qF -- "$1" "$err"; then _pass "stderr has '$1'"; else _fail "stderr lacks '$1'"; fi; }
 stdout_starts() {
 	if [ "$(head -c ${#1} "$out")" = "$1" ]; then _pass "stdout starts '$1'"; else _fail "stdout does not start with '$1'"; fi

@@ -4,7 +4,10 @@
 # environment, per-task ranks in srun steps, the hostfile recipe, topology warnings and refusals,
 # the site default, job_submit.lua, torch.distributed from the plugin's
 # environment, degraded plans, and the fabric service and plan collector
-# (tests/http_server.py on the cluster's own network).
+# (tests/http_server.py on the cluster's own network).  The enforcement tests
+# use tests/data/dtplan-site-thin.conf (thin leaf uplinks); the block test
+# writes its own topology file into $CL_DIR/etc and names it relative to
+# $SLURM_CONF's folder.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that when plugin/.libs/spank_dtplan.so is built).  Each test writes the
@@ -55,7 +58,7 @@ teardown() {
 plugstack() {
 	local topo="topology=$CL_DIR/etc/topology.conf"
 	case " $* " in *" topology="*) topo= ;; esac
-	echo "optional $CL_PLUGIN site=$SITE $topo $*" >"$PLUGSTACK"
+	echo "optional $CL_PLUGIN site=$SITE $topo $(cluster_probe_args) $*" >"$PLUGSTACK"
 }
 
 # run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
@@ -287,10 +290,10 @@ print("\n".join(j["nodes"][r["node"]] for r in j["ranks"]))' "$(batch_var DTPLAN
 # 5. Topology rules: warn, deny, strict
 # ----------------------------------------------------------------------
 
-# eight_node_job: an 8-node llama3-70b job across both leaves (4:1 uplinks).
+# eight_node_job ARGS...: an 8-node job across both leaves, the two it needs.
 eight_node_job() {
 	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
-	JOB=$(sbatch --parsable -N8 --ntasks-per-node=8 --gres=gpu:8 --dt-model=llama3-70b "$@" \
+	JOB=$(sbatch --parsable -N8 --ntasks-per-node=8 --gres=gpu:8 "$@" \
 		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done')
 	JOB=${JOB%%;*}
 	run submit_wait "$JOB" 120
@@ -337,34 +340,93 @@ no_drain() {
 	done
 }
 
-@test "8 nodes across both 4:1 leaves: the plan warns and names leaf1 and leaf2" {
-	eight_node_job --dt-plan=auto
+# A pipeline that gains from one leaf: 7B, 64 sequences, on 2 + 2 nodes of
+# both leaves where one leaf would hold them, behind the thin uplinks of
+# dtplan-site-thin.conf (the plan predicts about 30% longer steps).
+THIN=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-thin.conf
+SPLIT=(-N4 -w node1,node2,node5,node6 --switches=2 --gres=gpu:8 --dt-model=7B --dt-train=gbs=64)
+
+@test "8 nodes on the two leaves they need: no allocation warning, never refused, uplink cost said" {
+	# Issue 12: no better allocation exists, so no --switches advice and no
+	# refusal, whatever the uplinks cost.
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	eight_node_job --dt-plan=strict --dt-model=7B --dt-train=gbs=64
 	[ "$JOB_RC" -eq 0 ]
 	grep -q '^done$' <<<"$LOG"
-	warnings=$(grep -i 'warning' <<<"$LOG")
-	echo "warnings: $warnings"
-	grep -q leaf1 <<<"$warnings"
-	grep -q leaf2 <<<"$warnings"
+	! grep -q 'too-many-leaves\|oversubscribed-uplink\|--switches\|refused' <<<"$LOG"
+	grep -q '^  placement    rank order .*uplinks crossed by [a-z]* ([0-9.]*% of the step); 2 leaf switches used, 2 needed$' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	no_drain
 }
 
-@test "policy=deny: the 8-node job fails with the reason in its log; no node drains" {
-	plugstack policy=deny
-	eight_node_job --dt-plan=auto
-	[ "$JOB_RC" -eq 1 ]
-	[ "$(job_state "$JOB")" = FAILED ]
-	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
-	! grep -q '^done$' <<<"$LOG"
+@test "2 + 2 nodes where one leaf would do: the plan warns, names the leaves and asks for --switches=1" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	run_job 120 "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done'
+	echo "$LOG"
+	grep -q '^done$' <<<"$LOG"
+	grep -q '\[too-many-leaves\] the 4 nodes span 2 leaf switches (leaf1 (2 nodes), leaf2 (2 nodes)) where 1 would hold them; a step is predicted to take .* longer, threshold 5%): ask for --switches=1' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	no_drain
 }
 
-@test "--dt-plan=strict: the 8-node job fails with the reason in its log; no node drains" {
-	eight_node_job --dt-plan=strict
-	[ "$JOB_RC" -eq 1 ]
+@test "policy=deny: the 2 + 2 job fails with the reason in its log; no node drains" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	JOB=$(sbatch --parsable "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo ran; srun -K true; echo done')
+	run submit_wait "$JOB" 120
+	LOG=$(job_log "$JOB")
+	echo "$LOG"
+	[ "$status" -eq 1 ]
 	[ "$(job_state "$JOB")" = FAILED ]
-	grep -q '^dtplan: job refused: .*leaf' <<<"$LOG"
-	! grep -q '^done$' <<<"$LOG"
+	grep -q '^dtplan: job refused: too-many-leaves: .*ask for --switches=1' <<<"$LOG"
+	! grep -q '^ran$' <<<"$LOG"
+	no_drain
+}
+
+@test "--dt-plan=strict: the 2 + 2 job fails with the reason in its log; no node drains" {
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	JOB=$(sbatch --parsable "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=strict \
+		--wrap 'echo ran; srun -K true; echo done')
+	run submit_wait "$JOB" 120
+	LOG=$(job_log "$JOB")
+	echo "$LOG"
+	[ "$status" -eq 1 ]
+	[ "$(job_state "$JOB")" = FAILED ]
+	grep -q '^dtplan: job refused: too-many-leaves: ' <<<"$LOG"
+	! grep -q '^ran$' <<<"$LOG"
+	no_drain
+}
+
+@test "a refused plan stops srun on its own and srun under salloc, though the plugin is optional" {
+	# An "optional" plugin's failing callbacks are ignored by Slurm: the
+	# plugin ends each task itself (task_init), so the step fails.
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	run timeout 120 srun "${SPLIT[@]}" --ntasks-per-node=1 --dt-plan=strict sh -c 'echo ran'
+	echo "srun: status $status"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: too-many-leaves: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
+	no_drain
+	# salloc: no batch step plans; every srun step recomputes the plan and
+	# is refused (salloc's own shell runs on the submit host).
+	run timeout 120 salloc "${SPLIT[@]}" --dt-plan=strict \
+		srun --ntasks-per-node=1 sh -c 'echo ran'
+	echo "salloc: status $status"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: too-many-leaves: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
+	# policy=deny stops them the same way, without --dt-plan=strict
+	echo "optional $CL_PLUGIN site=$THIN topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	run timeout 120 srun "${SPLIT[@]}" --ntasks-per-node=1 --dt-plan=auto sh -c 'echo ran'
+	[ "$status" -ne 0 ]
+	grep -q 'dtplan: job refused: ' <<<"$output"
+	! grep -q '^ran$' <<<"$output"
 	no_drain
 }
 
@@ -374,6 +436,38 @@ no_drain() {
 	echo "$LOG"
 	grep -qx 'state=ok' <<<"$LOG"
 	! grep -q 'refused' <<<"$LOG"
+}
+
+@test "topology/block through topology=: the plan names its blocks and asks for --segment" {
+	# The distribution's Slurm 22.05 keeps topology/tree; dtplan reads a
+	# block file of its own, named relative to Slurm's configuration folder
+	# ($SLURM_CONF's, as on a configless node).
+	cat >"$CL_DIR/etc/topology-blocks.conf" <<-'EOF'
+		BlockName=rack1 Nodes=node[1-4]
+		BlockName=rack2 Nodes=node[5-8]
+		BlockSizes=4,8
+	EOF
+	printf 'SwitchName=rack1,rack2 UplinkBandwidth=5GB/s\n' >"$CL_DIR/etc/dtplan-blocks.conf"
+	echo "optional $CL_PLUGIN site=dtplan-blocks.conf topology=topology-blocks.conf" >"$PLUGSTACK"
+	write_job_script
+	run_job 120 "${SPLIT[@]}" --ntasks-per-node=8 --dt-plan=auto "$CL_DIR/jobs/plan-job.sh"
+	echo "$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	grep -q '; 2 blocks used, 1 needed$' <<<"$LOG"
+	grep -q '^  rank map     block / node / ' <<<"$LOG"
+	grep -q '^    rack1 (2 nodes, uplink ' <<<"$LOG"
+	grep -q '^    rack2 (2 nodes, uplink ' <<<"$LOG"
+	grep -q '\[too-many-leaves\] the 4 nodes span 2 blocks (rack1 (2 nodes), rack2 (2 nodes)) where 1 would hold them.*ask for --segment=4' <<<"$LOG"
+	! grep -q -- '--switches' <<<"$LOG"
+	file=$(batch_var DTPLAN_FILE)
+	run -0 /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["placement"]; print(p["leaf_kind"], [l["name"] for l in p["leaves"]])' "$file"
+	[ "$output" = "block ['rack1', 'rack2']" ]
+	# the tasks follow the plan as on a tree
+	grep '^TASK ' <<<"$LOG" >"$BATS_TEST_TMPDIR/tasks.txt"
+	run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/plan_check.py" ranks "$file" \
+		"$BATS_TEST_TMPDIR/tasks.txt"
+	[ "$output" = "ranks: 32 ok" ]
+	rm -f "$CL_DIR/etc/topology-blocks.conf" "$CL_DIR/etc/dtplan-blocks.conf"
 }
 
 # ----------------------------------------------------------------------
@@ -435,7 +529,7 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 # 7. job_submit.lua
 # ----------------------------------------------------------------------
 
-@test "job_submit.lua keeps a 4-node --dt-plan job under one leaf switch" {
+@test "job_submit.lua keeps --dt-plan jobs on the fewest leaves topology.conf allows" {
 	[ -n "$CL_JOB_SUBMIT_LUA" ] || skip "cluster runs without DTPLAN_JOB_SUBMIT_LUA"
 	[ "$CL_NODES_PER_RACK" -eq 4 ] && [ "$CL_RACKS" -ge 2 ] || skip "needs 4-node racks"
 	# node3, node4 (leaf1) and node7, node8 (leaf2) free: 4 idle nodes, no leaf with 4.
@@ -461,11 +555,14 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	submit_wait "$sw" 60
 	[ "$(job_field "$sw" NodeList)" = "node[5-8]" ]
 
-	# A job larger than a leaf is left alone (Switches stays unset).
+	# A job larger than a leaf gets the fewest leaves that hold it, read
+	# from topology.conf beside slurm.conf: two leaves of 4 for 8 nodes.
 	scancel "$b1"
 	big=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-70b --wrap true)
 	submit_wait "$big" 60
-	[[ $(job_field "$big" Switches) != 1@* ]]
+	[[ $(job_field "$big" Switches) = 2@* ]]
+	grep -q "lua: dtplan: job of uid 0 with --dt-plan on 8 node(s): --switches=2@" \
+		"$CL_DIR/log/slurmctld.log"
 }
 
 # ----------------------------------------------------------------------
@@ -625,12 +722,13 @@ report_check() {
 	# No topology file: only the service can name leaf1 and leaf2 and their 4:1 uplinks.
 	plugstack "fabric_url=$SRV_URL/files/fabric.json" "fabric_cache=$cache" \
 		fabric_cache_ttl=0 topology=/nonexistent/topology.conf
-	eight_node_job --dt-plan=auto
+	eight_node_job --dt-plan=auto --dt-model=llama3-70b
 	[ "$JOB_RC" -eq 0 ]
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
-	warnings=$(grep -i 'warning' <<<"$LOG")
-	grep -q leaf1 <<<"$warnings"
-	grep -q leaf2 <<<"$warnings"
+	# the rank map names the service's leaves and their 4:1 uplinks (the job
+	# is on the two leaves it needs: no allocation warning)
+	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	grep -q '^    leaf2 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
 	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
 	# asked once, by the batch step (as root, before the job's user takes over)
 	[ "$(grep -c '^GET /files/fabric.json' "$SRV_DIR/requests.log")" -eq 1 ]
@@ -639,13 +737,12 @@ report_check() {
 
 	# The service gone: the same plan from the cache, and the plan says so.
 	server_stop
-	eight_node_job --dt-plan=auto
+	eight_node_job --dt-plan=auto --dt-model=llama3-70b
 	[ "$JOB_RC" -eq 0 ]
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	grep -q "\[fabric-service\] fabric service $SRV_URL/files/fabric.json: .*; using its answer cached in $cache " <<<"$LOG"
-	warnings=$(grep -i 'warning' <<<"$LOG")
-	grep -q leaf1 <<<"$warnings"
-	grep -q leaf2 <<<"$warnings"
+	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	grep -q '^    leaf2 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
 	rm -f "$cache"
 }
 

@@ -1,5 +1,6 @@
 /*
- * inventory.c: distinct node inventories shared among the hosts of a job.
+ * node_set.c: distinct node inventories shared among the hosts of a job
+ * (probes/inventory.c keeps an allocation's records in one).
  *
  * A struct dtplan_node is about 33 KB; a job of 16,384 identical nodes
  * needs one, not 16,384 copies (issue 13, finding 10).  A set keeps each
@@ -108,12 +109,12 @@ bool dtplan_node_same_hardware(const struct dtplan_node *a, const struct dtplan_
 	return true;
 }
 
-void dtplan_inventory_init(struct dtplan_inventory *s)
+void dtplan_node_set_init(struct dtplan_node_set *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
-void dtplan_inventory_fini(struct dtplan_inventory *s)
+void dtplan_node_set_fini(struct dtplan_node_set *s)
 {
 	if (s == NULL)
 		return;
@@ -124,7 +125,7 @@ void dtplan_inventory_fini(struct dtplan_inventory *s)
 }
 
 /* Rebuilds the open-addressing index with n_slots (a power of two). */
-static bool reindex(struct dtplan_inventory *s, size_t n_slots)
+static bool reindex(struct dtplan_node_set *s, size_t n_slots)
 {
 	size_t *slot = malloc(n_slots * sizeof(*slot));
 
@@ -145,7 +146,7 @@ static bool reindex(struct dtplan_inventory *s, size_t n_slots)
 	return true;
 }
 
-long dtplan_inventory_add(struct dtplan_inventory *s, const struct dtplan_node *n)
+long dtplan_node_set_add(struct dtplan_node_set *s, const struct dtplan_node *n)
 {
 	uint64_t h = hardware_hash(n);
 	size_t i;

@@ -1,0 +1,36 @@
+#!/bin/sh
+# check_plugin_load.sh: what a command loads with spank_dtplan.so in its
+# plugstack.conf.  Without a --dt-* option: the plugin alone (no
+# dtplan_core.so, hwloc or Jansson); with one, the option's callback loads
+# dtplan_core.so from the plugin's folder and the core checks the value.
+# Runs bench/bench_plugin_load (stubbed Slurm functions, fresh processes).
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+bench="$top_builddir/bench/bench_plugin_load"
+so="$(cd "$top_builddir" && pwd)/plugin/.libs/spank_dtplan.so"
+[ -x "$bench" ] || { echo "FAIL: $bench not built"; exit 1; }
+[ -f "$so" ] || { echo "FAIL: $so not built"; exit 1; }
+rc=0
+
+out=$("$bench" -n 3 -a default=off -a policy=warn "$so") || { echo "FAIL: $out"; exit 1; }
+if printf '%s\n' "$out" | grep -Eq 'dtplan_core|libhwloc|libjansson|libcurl'; then
+	echo "FAIL: without --dt-* options the plugin loaded more than itself:"; echo "$out"; rc=1
+else
+	echo "ok - without --dt-* options: spank_dtplan.so alone"
+fi
+
+out=$("$bench" -n 3 -a default=off -o dt-plan=auto -o dt-model=7B "$so") ||
+	{ echo "FAIL: $out"; exit 1; }
+for want in /dtplan_core.so libhwloc libjansson; do
+	printf '%s\n' "$out" | grep -q -- "$want" ||
+		{ echo "FAIL: --dt-plan=auto --dt-model=7B did not load $want:"; echo "$out"; rc=1; }
+done
+[ $rc -eq 0 ] && echo "ok - with --dt-* options: dtplan_core.so from the plugin's folder"
+
+# A bad value is refused by the core, through the plugin's callback.
+if "$bench" -n 1 -o dt-model=nosuch-99z "$so" >/dev/null 2>&1; then
+	echo "FAIL: --dt-model=nosuch-99z was accepted"; rc=1
+else
+	echo "ok - a bad --dt-model is refused"
+fi
+exit $rc
