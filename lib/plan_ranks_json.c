@@ -45,7 +45,7 @@
 #define SRC "plan JSON"
 
 /* Containers nested deeper than this are refused (a plan nests 4 deep). */
-#define MAX_DEPTH 32
+#define MAX_DEPTH DTPLAN_JSON_MAX_DEPTH
 
 /* Members of the top-level object (a plan has about 20). */
 #define MAX_TOP_MEMBERS 256
