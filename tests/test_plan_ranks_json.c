@@ -4,6 +4,7 @@
  */
 #include "test_common.h"
 
+#include "dtplan_measure.h"
 #include "dtprobes.h"
 
 #include <time.h>
@@ -550,6 +551,113 @@ static void plan_from_json__bad_documents__error_names_member(void **state)
 	}
 }
 
+/* text with n copies of unit between head and tail (caller frees). */
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+	size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
+	char *s = malloc(h + u * n + t + 1);
+
+	assert_non_null(s);
+	memcpy(s, head, h);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + h + u * i, unit, u);
+	memcpy(s + h + u * n, tail, t + 1);
+	return s;
+}
+
+#define WHOLE_HEAD                                                                             \
+	"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},\n" \
+	" \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1,\n"
+
+/* dtplan show's reader: the small members become trees only after the
+ * shared first pass, each at most 1 MiB of text; what Jansson refuses is
+ * named with the member and its line. */
+static void plan_from_json__hostile_members__bounded_and_named(void **state)
+{
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	char *text;
+
+	(void)state;
+	/* a key twice inside a member: line 3 of the text */
+	assert_int_equal(dtplan_plan_from_json(WHOLE_HEAD " \"model\": {\"layers\": 1, "
+					       "\"layers\": 2}}", &p, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_null(p);
+	assert_non_null(strstr(err.text, "model: duplicate object key"));
+	assert_int_equal(err.line, 3);
+	/* 40 levels in a member: the first pass stops at the 33rd */
+	text = repeat(WHOLE_HEAD " \"model\": {\"layers\": 1, \"x\": ", "[", 40, "");
+	assert_int_equal(dtplan_plan_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	free(text);
+	/* 1 MiB + 3 bytes of warnings: 349,526 x "{}," = 1,048,578 bytes, plus "[" and "{}]" */
+	text = repeat(WHOLE_HEAD " \"model\": {\"layers\": 1}, \"warnings\": [", "{},", 349526,
+		      "{}]}");
+	assert_int_equal(dtplan_plan_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "warnings: longer than the 1048576 bytes a plan member may "
+				      "take");
+	assert_int_equal(err.line, 3);
+	free(text);
+	/* a leaf of -1 nodes */
+	assert_int_equal(dtplan_plan_from_json(
+				 WHOLE_HEAD " \"model\": {\"layers\": 1}, \"placement\": {\"nodes\": "
+				 "[\"a\"], \"ranks\": [{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, "
+				 "\"tp_rank\": 0, \"pp_rank\": 0, \"dp_rank\": 0}], \"leaves\": "
+				 "[{\"name\": \"l\", \"nodes\": -1}]}}",
+				 &p, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "placement.leaves[0].nodes: expected a whole number >= 1");
+}
+
+/* The other JSON readers of text dtplan did not write share the plan
+ * reader's depth and count a value bound before Jansson builds a tree
+ * (lib/json_load.c). */
+static void json_readers__hostile_shapes__refused_before_a_tree(void **state)
+{
+	struct dtplan_measure_file mf;
+	struct dtplan_fabric_desc *fab = NULL;
+	struct dtplan_report r = {0};
+	struct dtplan_node *node = malloc(sizeof(*node));
+	struct dtplan_error err = {0};
+	char *text, *out = NULL;
+
+	(void)state;
+	assert_non_null(node);
+	/* node JSON: 33 levels on line 2 */
+	text = repeat("{\"gpus\":\n", "[", 33, "");
+	assert_int_equal(dtplan_node_from_json(text, node, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	assert_int_equal(err.line, 2);
+	free(text);
+	/* node JSON: 65,536 commas: more values than the 65,536 a node may take */
+	text = repeat("{\"x\": [", "0,", 65536, "0]}");
+	assert_int_equal(dtplan_node_from_json(text, node, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "more than 65536 values");
+	free(text);
+	/* the measurement file */
+	text = repeat("{\"job_id\": 1, \"m\": ", "{\"a\": ", 33, "");
+	assert_int_equal(dtplan_measure_file_from_json(text, &mf, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	free(text);
+	/* the fabric service's answer */
+	text = repeat("{\"schema\": \"dtplan.fabric/1\", \"switches\": ", "[", 40, "");
+	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), "fabric", &fab, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_null(fab);
+	assert_string_equal(err.text, "not valid JSON: nested more than 32 levels deep");
+	free(text);
+	/* a plan handed to a report */
+	text = repeat("{\"schema\": \"dtplan.plan/1\", \"x\": ", "[", 40, "");
+	r.plan_json = text;
+	r.uid = -1;
+	assert_int_equal(dtplan_report_to_json(&r, &out, &err), DTPLAN_ERR_PARSE);
+	assert_null(out);
+	assert_string_equal(err.text, "not valid JSON: nested more than 32 levels deep");
+	free(text);
+	free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +672,8 @@ int main(void)
 		cmocka_unit_test(plan_from_json__placed_plan__renders_as_made),
 		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
+		cmocka_unit_test(plan_from_json__hostile_members__bounded_and_named),
+		cmocka_unit_test(json_readers__hostile_shapes__refused_before_a_tree),
 	};
 
 	test_setup_stdio();
