@@ -30,7 +30,10 @@
 	X(node_json)                                                                           \
 	X(hwloc_xml)                                                                           \
 	X(plan_json)                                                                           \
-	X(fabric)
+	X(fabric)                                                                              \
+	X(measure_json)                                                                        \
+	X(wire)                                                                                \
+	X(report)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
 TARGETS(DECLARE)
