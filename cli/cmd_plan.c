@@ -97,8 +97,10 @@ static int use_fabric(struct plan_args *a, const char *url)
 	if (rc != CLI_EXIT_OK || a->cluster.fabric->desc == NULL)
 		return rc;
 	dtplan_request_apply_config(&a->req, &a->cluster.config);
-	if (a->have_gpu)
+	if (a->have_gpu) {
 		a->req.gpu = gpu;
+		a->req.gpu_from = DTPLAN_GPU_FROM_USER;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -216,6 +218,8 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	if (a.have_recompute)
 		req->recompute = (int)a.recompute;
+	if (a.have_gpu)
+		req->gpu_from = DTPLAN_GPU_FROM_USER; /* an inventory's GPU does not replace it */
 	if (a.measurements != NULL) {
 		rc = cli_cluster_measurements(CMD, &a.cluster, a.measurements);
 		if (rc != 0)

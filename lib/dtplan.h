@@ -264,6 +264,15 @@ struct dtplan_gpu {
  * (listing the known names) when unknown. */
 const struct dtplan_gpu *dtplan_gpu_find(const char *name, struct dtplan_error *err);
 
+/*
+ * The catalog entry a node inventory's GPU is (lib/gpu.c): by its model
+ * string ("NVIDIA H100 80GB HBM3", "GH100 [H200 SXM 141GB]", "AMD INSTINCT
+ * MI200 ...") or, when hwloc knew no name, its PCI ids ("10de:2330").
+ * memory_bytes (0: unknown) tells A100 40GB from 80GB.  NULL when the model
+ * is not in the catalog (a T4, a V100, an H100 PCIe).
+ */
+const struct dtplan_gpu *dtplan_gpu_match(const char *model, double memory_bytes);
+
 /* The catalog: *n receives its length.  Static storage. */
 const struct dtplan_gpu *dtplan_gpu_catalog(size_t *n);
 
@@ -563,6 +572,7 @@ const char *dtplan_nic_kind_name(enum dtplan_nic_kind k);
 struct dtplan_node_gpu {
 	char vendor[16];      /* "nvidia", "amd", "intel" */
 	char model[64];       /* marketing name when known, else "10de:2330" */
+	double memory_bytes;  /* memory hwloc reports (CUDA, ROCm SMI), 0 unknown */
 	char pci_bus_id[16];  /* "0000:18:00.0" */
 	char os_name[32];     /* "nvml0", "cuda0", "rsmi0", "card1" or "" */
 	int numa;             /* NUMA node os index, -1 unknown */
@@ -971,9 +981,18 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
  */
 #define DTPLAN_BATCH_TOLERANCE 0.05
 
+/* Who chose a request's GPU type.  A measured inventory replaces a default
+ * or the site's GpuType=; what the user asked for stays (dtplan_plan_create()). */
+enum dtplan_gpu_from {
+	DTPLAN_GPU_FROM_DEFAULT = 0, /* dtplan_request_init(): h100-sxm */
+	DTPLAN_GPU_FROM_SITE,        /* the site's GpuType= */
+	DTPLAN_GPU_FROM_USER,        /* --dt-train gpu=, dtplan plan --gpu */
+};
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
+	enum dtplan_gpu_from gpu_from;
 	int gpus;                  /* total GPUs */
 	int gpus_per_node;         /* >= 1 */
 	int seq;                   /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
@@ -1206,6 +1225,34 @@ enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, ch
 enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
 				      struct dtplan_error *err);
 
+/*
+ * Distinct node inventories (lib/node_set.c), so that hosts with the same
+ * hardware share one record: a job of 16,384 identical nodes keeps one
+ * struct dtplan_node, not 16,384 (struct dtplan_cluster's host_inventory;
+ * probes/inventory.c's records).  Init with dtplan_node_set_init(), free
+ * with dtplan_node_set_fini().
+ */
+struct dtplan_node_set {
+	size_t n, cap;
+	struct dtplan_node *nodes; /* owned; n distinct inventories */
+	uint64_t *hash;            /* owned; private */
+	size_t *slot, n_slots;     /* owned; private hash index */
+};
+
+void dtplan_node_set_init(struct dtplan_node_set *s);
+void dtplan_node_set_fini(struct dtplan_node_set *s);
+
+/*
+ * Index in s->nodes of an inventory with n's hardware (dtplan_node_same_hardware()),
+ * copying n in when there is none yet; -1 when out of memory.  O(1) on average.
+ * n's hostname, source and note are not compared: the first copy's are kept.
+ */
+long dtplan_node_set_add(struct dtplan_node_set *s, const struct dtplan_node *n);
+
+/* True when a and b describe the same GPUs, NICs, domains, cores and NUMA
+ * nodes (everything but hostname, source and note). */
+bool dtplan_node_same_hardware(const struct dtplan_node *a, const struct dtplan_node *b);
+
 /* Plan -> the readable block for people and the job log.  Caller frees. */
 enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 					struct dtplan_error *err);
@@ -1377,13 +1424,20 @@ struct dtplan_task_env_in {
 enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan_task_env_in *in,
 				struct dtplan_env *e, struct dtplan_error *err);
 
+/* Most nodes and ranks a plan read back may hold (doc/internals/limits.md). */
+#define DTPLAN_PLAN_MAX_NODES (1 << 20)
+#define DTPLAN_PLAN_MAX_RANKS (1 << 20)
+
 /*
  * Reads from a plan's JSON (dtplan_plan_to_json()) what tasks need: the
  * parallelism (into best: tp, pp, dp, zero, micro_batch, num_microbatches,
  * recompute), the checkpoint interval, and the placement (node names in rank
  * order, ranks).  Other fields are zero.  A plan without placement is a
- * DTPLAN_ERR_PARSE error.  Caller frees *out with dtplan_plan_destroy(); *out is
- * NULL on error.
+ * DTPLAN_ERR_PARSE error, as are more than DTPLAN_PLAN_MAX_NODES nodes or
+ * DTPLAN_PLAN_MAX_RANKS ranks, ranks that are not tp x pp x dp, and JSON
+ * nested more than 32 deep.  Time and memory are linear in the text and the
+ * plan (no document tree is built).  Caller frees *out with
+ * dtplan_plan_destroy(); *out is NULL on error.
  */
 enum dtplan_err dtplan_plan_ranks_from_json(const char *text, struct dtplan_plan **out,
 					    struct dtplan_error *err);

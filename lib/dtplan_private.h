@@ -35,6 +35,20 @@ struct json_t;
 struct dtplan_measurements;
 struct json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_nodes);
 
+/* Deepest nesting any JSON reader takes (a plan nests 4 deep, a fabric 5). */
+#define DTPLAN_JSON_MAX_DEPTH 32
+
+/*
+ * json_loadb() (JSON_REJECT_DUPLICATES) of len bytes of text dtplan did not
+ * write, after a scan that allocates nothing refuses nesting deeper than
+ * DTPLAN_JSON_MAX_DEPTH and more than max_values values (lib/json_load.c).
+ * NULL on error: DTPLAN_ERR_PARSE from source at the line, the message
+ * starting with prefix ("" allowed).  Caller json_decref()s the tree.
+ */
+struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
+				 const char *source, const char *prefix,
+				 struct dtplan_error *err);
+
 /* SHA-256 of len bytes at data into out (lib/sha256.c). */
 void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
 

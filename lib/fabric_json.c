@@ -499,19 +499,16 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 	struct jparse p = {.source = f->source, .err = err};
 	struct dtplan_config check;
 	struct dtplan_error e = {0};
-	json_error_t jerr;
 	json_t *root, *schema, *switches, *sets, *v;
 	const char *gpu = NULL;
 	enum dtplan_err rv = DTPLAN_ERR_PARSE;
 	size_t i;
 
 	dtplan_config_init(&check);
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (root == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, f->source, jerr.line,
-				   "not valid JSON: %s", jerr.text);
+	/* a switch takes about 6 values; a site holds at most 1,048,576 */
+	root = dtplan__json_load(text, len, (size_t)1 << 23, f->source, "not valid JSON: ", err);
+	if (root == NULL)
 		goto out;
-	}
 	if (!json_is_object(root)) {
 		rv = jfail(&p, "document", "must be a JSON object");
 		goto out;

@@ -22,8 +22,10 @@
 
 #include "dtplan_private.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define MIB (1024.0 * 1024.0)
 
@@ -100,4 +102,79 @@ const struct dtplan_gpu *dtplan_gpu_find(const char *name, struct dtplan_error *
 	dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0, "unknown GPU type '%s' (known: %s)", name,
 		      list);
 	return NULL;
+}
+
+/* PCI ids of catalog GPUs, for inventories whose hwloc knew no names: only
+ * ids seen in the hwloc exports of ../shared/fixtures/hwloc. */
+static const struct {
+	const char *ids; /* "vendor:device" as node inventories print them */
+	const char *name;
+} pci_ids[] = {
+	{"10de:2330", "h100-sxm"}, /* GH100 [H100 SXM5 80GB] */
+	{"10de:2335", "h200"},     /* GH100 [H200 SXM 141GB] */
+	{"1002:7408", "mi250x"},   /* Aldebaran, Instinct MI250X */
+};
+
+/* Case-insensitive: does s contain word as a whole token, not inside a
+ * longer alphanumeric one ("GB200" is not "B200", "MI250X" not "MI250")? */
+static bool has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = s; *p != '\0'; p++) {
+		if (strncasecmp(p, word, n) != 0)
+			continue;
+		if ((p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Model words, most specific first.  Variants the catalog lacks (H100 PCIe
+ * and NVL: other memory and clocks) match nothing. */
+static const struct {
+	const char *word;
+	const char *unless[2]; /* words that make it another part */
+	const char *name;
+} model_words[] = {
+	{"GB200", {NULL, NULL}, "gb200"},
+	{"B200", {NULL, NULL}, "b200"},
+	{"H200", {NULL, NULL}, "h200"},
+	{"H100", {"PCIe", "NVL"}, "h100-sxm"},
+	{"MI300X", {NULL, NULL}, "mi300x"},
+	{"MI250X", {NULL, NULL}, "mi250x"},
+	{"MI250", {NULL, NULL}, "mi250x"},
+	{"MI200", {NULL, NULL}, "mi250x"},
+};
+
+static bool is_other_part(const char *model, const char *const unless[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (unless[i] != NULL && has_word(model, unless[i]))
+			return true;
+	return false;
+}
+
+const struct dtplan_gpu *dtplan_gpu_match(const char *model, double memory_bytes)
+{
+	const struct dtplan_gpu *g = NULL;
+
+	if (model == NULL || model[0] == '\0')
+		return NULL;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(pci_ids); i++)
+		if (dtplan__streq_nocase(model, pci_ids[i].ids))
+			return dtplan_gpu_find(pci_ids[i].name, NULL);
+	for (size_t i = 0; g == NULL && i < DTPLAN_ARRAY_SIZE(model_words); i++)
+		if (has_word(model, model_words[i].word) &&
+		    !is_other_part(model, model_words[i].unless))
+			g = dtplan_gpu_find(model_words[i].name, NULL);
+	if (g == NULL && has_word(model, "A100")) {
+		if (strstr(model, "80GB") != NULL || memory_bytes > 60e9)
+			g = dtplan_gpu_find("a100-80gb", NULL);
+		else if (strstr(model, "40GB") != NULL || memory_bytes > 0)
+			g = dtplan_gpu_find("a100-40gb", NULL);
+	}
+	if (g == NULL)
+		g = dtplan_gpu_find(model, NULL); /* a catalog name itself */
+	return g;
 }

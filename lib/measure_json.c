@@ -633,12 +633,12 @@ out:
 /* Parses text; err names the line and column of a syntax error. */
 static json_t *load(const char *text, enum dtplan_err *rv, struct dtplan_error *err)
 {
-	json_error_t je;
-	json_t *root = text != NULL ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : NULL;
+	/* 2^20 hosts' map entries and their links (8 values each) fit */
+	json_t *root = dtplan__json_load(text, text != NULL ? strlen(text) : 0, (size_t)1 << 23,
+					 SRC, "", err);
 
 	if (root == NULL)
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, text ? je.line : 0, "%s",
-				    text ? je.text : "no text");
+		*rv = DTPLAN_ERR_PARSE;
 	return root;
 }
 

@@ -214,7 +214,6 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 {
 	struct dtplan_model tmp = {0};
 	enum dtplan_err rv;
-	json_error_t jerr;
 	json_t *root = NULL, *v;
 	char *text = NULL;
 	size_t len = 0;
@@ -226,10 +225,10 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	rv = dtplan_file_read(path, DTPLAN_FILE_HF_CONFIG, &text, &len, err);
 	if (rv != DTPLAN_OK)
 		goto out;
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* a config.json with a large id2label map still fits */
+	root = dtplan__json_load(text, len, (size_t)1 << 20, path, "", err);
 	if (root == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, jerr.line > 0 ? jerr.line : 0,
-				   "%s", jerr.text);
+		rv = DTPLAN_ERR_PARSE;
 		goto out;
 	}
 	if (!json_is_object(root)) {

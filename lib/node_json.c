@@ -5,7 +5,8 @@
  * {"hostname": "hgx01", "source": "xml", "note": "", "cores": 16,
  *  "numa_nodes": 2,
  *  "gpus": [{"vendor": "nvidia", "model": "...", "pci_bus_id": "0000:1b:00.0",
- *            "os_name": "nvml0", "numa": 0, "domain": 0, "nic": "mlx5_0"}],
+ *            "os_name": "nvml0", "memory_bytes": 85020917760.0, "numa": 0,
+ *            "domain": 0, "nic": "mlx5_0"}],
  *  "domains": [{"gpus": [0, 1], "bandwidth_bytes_per_s": 4.5e11,
  *               "fabric_id": ""}],
  *  "nics": [{"name": "mlx5_0", "kind": "infiniband",
@@ -65,6 +66,7 @@ static json_t *gpu_to_json(const struct dtplan_node *n, const struct dtplan_node
 	ok = ok && set_new(o, "model", json_string(g->model));
 	ok = ok && set_new(o, "pci_bus_id", json_string(g->pci_bus_id));
 	ok = ok && set_new(o, "os_name", json_string(g->os_name));
+	ok = ok && set_new(o, "memory_bytes", json_real(g->memory_bytes));
 	ok = ok && set_new(o, "numa", json_integer(g->numa));
 	ok = ok && set_new(o, "domain", json_integer(g->domain));
 	ok = ok && set_new(o, "nic", has_nic ? json_string(n->nics[g->nic].name) : json_null());
@@ -209,6 +211,24 @@ static enum dtplan_err get_int(json_t *obj, const char *path, const char *key, l
 	return DTPLAN_OK;
 }
 
+/* Optional "memory_bytes": a finite number from 0 (unknown) to 1 PB. */
+static enum dtplan_err get_memory(json_t *obj, const char *path, double *dst,
+				  struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, "memory_bytes");
+
+	*dst = 0;
+	if (v == NULL)
+		return DTPLAN_OK;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
+	    json_number_value(v) > 1e15)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, SRC, 0,
+				     "%smemory_bytes: must be a number from 0 (unknown) to 1e15",
+				     path);
+	*dst = json_number_value(v);
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err get_array(json_t *obj, const char *key, size_t max, json_t **arr,
 				 struct dtplan_error *err)
 {
@@ -274,6 +294,8 @@ static enum dtplan_err read_gpu(json_t *o, int i, struct dtplan_node *n, struct 
 		ret = get_string(o, path, "pci_bus_id", g->pci_bus_id, sizeof(g->pci_bus_id), err);
 	if (ret == DTPLAN_OK && json_object_get(o, "os_name") != NULL)
 		ret = get_string(o, path, "os_name", g->os_name, sizeof(g->os_name), err);
+	if (ret == DTPLAN_OK)
+		ret = get_memory(o, path, &g->memory_bytes, err);
 	if (ret == DTPLAN_OK)
 		ret = get_int(o, path, "numa", -1, 1 << 20, &g->numa, err);
 	if (ret == DTPLAN_OK)
@@ -398,7 +420,6 @@ static enum dtplan_err read_node(json_t *root, struct dtplan_node *n, struct dtp
 enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
 				      struct dtplan_error *err)
 {
-	json_error_t jerr;
 	json_t *root = NULL;
 	enum dtplan_err rv;
 
@@ -408,9 +429,10 @@ enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
 		goto out;
 	}
 	memset(n, 0, sizeof(*n));
-	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	/* 64 GPUs, 16 NICs and 64 domains of 64 GPUs take under 6,000 values */
+	root = dtplan__json_load(text, strlen(text), (size_t)1 << 16, SRC, "", err);
 	if (root == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, jerr.line, "%s", jerr.text);
+		rv = DTPLAN_ERR_PARSE;
 		goto out;
 	}
 	rv = read_node(root, n, err);

@@ -219,6 +219,77 @@ static void plan_training(struct dtplan_plan *p)
 	t->wall_seconds = t->goodput > 0.0 ? t->compute_seconds / t->goodput : INFINITY;
 }
 
+/* A warning for the plan: code "" when there is none. */
+struct note {
+	char code[DTPLAN_WARN_CODE_MAX];
+	char text[DTPLAN_WARN_TEXT_MAX];
+};
+
+/*
+ * The GPU the allocation's inventory measured replaces the default type or
+ * the site's GpuType= (issue 13, finding 20: T4 nodes were planned as
+ * h100-sxm).  A model in the catalog takes its entry, with the measured
+ * memory when that differs by more than 10% (a GCD of an MI250X holds half
+ * the package's); a model not in the catalog keeps the request's compute
+ * figures but takes its name and measured memory, and the plan says so.
+ * What the user asked for stays, with a note when the nodes differ.
+ */
+static void measured_gpu(struct dtplan_request *r, const struct dtplan__fabric *f,
+			 struct note *note)
+{
+	const struct dtplan_node_gpu *g = NULL;
+	const struct dtplan_gpu *match;
+	char have[32], cat[32];
+
+	note->code[0] = '\0';
+	for (size_t i = 0; g == NULL && i < f->n_nodes; i++)
+		if (f->inv[i] != NULL && f->inv[i]->n_gpus > 0 && f->inv[i]->gpus[0].model[0])
+			g = &f->inv[i]->gpus[0];
+	if (g == NULL)
+		return;
+	match = dtplan_gpu_match(g->model, g->memory_bytes);
+	if (r->gpu_from == DTPLAN_GPU_FROM_USER) {
+		if (match != NULL && strcmp(match->name, r->gpu.name) != 0) {
+			snprintf(note->code, sizeof(note->code), "gpu-type");
+			snprintf(note->text, sizeof(note->text),
+				 "planned for %s GPUs as asked, but the nodes have %.64s (%s)",
+				 r->gpu.name, g->model, match->name);
+		}
+		return;
+	}
+	if (match != NULL) {
+		r->gpu = *match;
+		if (g->memory_bytes > 0 &&
+		    fabs(g->memory_bytes - match->memory_bytes) > 0.1 * match->memory_bytes) {
+			r->gpu.memory_bytes = g->memory_bytes;
+			snprintf(note->code, sizeof(note->code), "gpu-memory");
+			snprintf(note->text, sizeof(note->text),
+				 "the nodes' %.64s report %s of memory, not the %s of a catalog "
+				 "%s: planned with %s",
+				 g->model, dtplan_format_bytes(g->memory_bytes, have, sizeof(have)),
+				 dtplan_format_bytes(match->memory_bytes, cat, sizeof(cat)),
+				 match->name, have);
+		}
+		return;
+	}
+	snprintf(note->code, sizeof(note->code), "gpu-unknown");
+	if (g->memory_bytes > 0) {
+		snprintf(note->text, sizeof(note->text),
+			 "GPU model '%.64s' is not in dtplan's catalog: planned with its %s of "
+			 "memory and the compute and NVLink figures of %s (give gpu= in "
+			 "--dt-train, or GpuType= in the site file, for a catalog type)",
+			 g->model, dtplan_format_bytes(g->memory_bytes, have, sizeof(have)),
+			 r->gpu.name);
+		dtplan__strlcpy(r->gpu.name, g->model, sizeof(r->gpu.name));
+		r->gpu.memory_bytes = g->memory_bytes;
+	} else {
+		snprintf(note->text, sizeof(note->text),
+			 "GPU model '%.64s' is not in dtplan's catalog and its memory is unknown: "
+			 "planned as %s (give gpu= in --dt-train, or GpuType= in the site file)",
+			 g->model, r->gpu.name);
+	}
+}
+
 enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
 				   struct dtplan_error *err)
@@ -228,6 +299,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	struct dtplan_request placed;
 	struct dtplan__search s;
 	struct dtplan_request resolved;
+	struct note note = {{0}, {0}};
 	enum dtplan_err rv;
 
 	if (out == NULL) {
@@ -244,6 +316,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 		placed = *req;
 		placed.gpus = (int)fab->n_gpus;
 		placed.gpus_per_node = fab->gpus_per_node;
+		measured_gpu(&placed, fab, &note);
 		req = &placed;
 	}
 	rv = dtplan__request_check(req, err);
@@ -289,6 +362,13 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	rv = dtplan__plan_warnings(p, fab, err);
 	if (rv != DTPLAN_OK)
 		goto out;
+	if (note.code[0] != '\0') {
+		rv = dtplan_plan_add_warning(p, note.code, "%s", note.text);
+		if (rv != DTPLAN_OK) {
+			dtplan__error(err, rv, "", 0, "out of memory");
+			goto out;
+		}
+	}
 	*out = p;
 	p = NULL;
 out:

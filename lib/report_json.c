@@ -73,7 +73,6 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 {
 	json_t *root = NULL, *plan = NULL, *warnings, *schema;
 	const char *state;
-	json_error_t jerr;
 	enum dtplan_err rv;
 
 	if (out != NULL)
@@ -83,10 +82,11 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 		goto out;
 	}
 	if (r->plan_json != NULL) {
-		plan = json_loads(r->plan_json, JSON_REJECT_DUPLICATES, &jerr);
+		/* a plan of DTPLAN_PLAN_MAX_RANKS ranks takes about 12 values a rank */
+		plan = dtplan__json_load(r->plan_json, strlen(r->plan_json), (size_t)1 << 24,
+					 "plan", "not valid JSON: ", err);
 		if (plan == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "plan", jerr.line,
-					   "not valid JSON: %s", jerr.text);
+			rv = DTPLAN_ERR_PARSE;
 			goto out;
 		}
 		schema = json_object_get(plan, "schema");

@@ -60,8 +60,10 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
 		return;
 	if (c->gpu_type[0] != '\0') {
 		gpu = dtplan_gpu_find(c->gpu_type, NULL);
-		if (gpu != NULL)
+		if (gpu != NULL) {
 			r->gpu = *gpu;
+			r->gpu_from = DTPLAN_GPU_FROM_SITE;
+		}
 	}
 	take(&r->net_bytes_per_s, c->net_bytes_per_s);
 	take(&r->net_latency_s, c->net_latency_s);
@@ -303,6 +305,7 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 		if (gpu == NULL)
 			return err ? err->code : DTPLAN_ERR_NOT_FOUND;
 		r->gpu = *gpu;
+		r->gpu_from = DTPLAN_GPU_FROM_USER;
 		return DTPLAN_OK;
 	case TRAIN_NAME:
 		return k->parse(value, (int *)((char *)r + k->offset), err);

@@ -516,7 +516,7 @@ fail:
 static struct ynode *block(struct yparser *p, int indent, int depth, enum dtplan_err *rv)
 {
 	if (depth > MAX_DEPTH) {
-		*rv = yerr(p, p->lines[p->i].line, "nested deeper than 32 levels");
+		*rv = yerr(p, p->lines[p->i].line, "nested more than 32 levels deep");
 		return NULL;
 	}
 	if (is_item(p->lines[p->i].text))

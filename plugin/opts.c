@@ -108,8 +108,13 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 	}
 	switch (val) {
 	case DTPLAN_OPT_PLAN:
-		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK)
+		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK) {
+			/* checked at submit time: only a changed environment gets here */
+			slurm_error(DTPLAN_LOG_PREFIX "--%s: '%.64s' is not auto, strict or "
+				    "off: ignored",
+				    name, value);
 			return remote ? 0 : -1;
+		}
 		if (opts.mode_given && opts.mode != mode && !remote) {
 			slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name,
 				    dtplan_mode_name(opts.mode), dtplan_mode_name(mode));
@@ -128,6 +133,7 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 void dtplan__opts_from_env(spank_t sp)
 {
 	char name[128], value[DTPLAN_OPT_MAX];
+	spank_err_t rc;
 
 	for (int i = DTPLAN_OPT_PLAN; i <= DTPLAN_OPT_TRAIN; i++) {
 		char *p;
@@ -142,7 +148,13 @@ void dtplan__opts_from_env(spank_t sp)
 		for (p = name + strlen(name) - strlen(names[i]); *p; p++)
 			if (*p == '-')
 				*p = '_';
-		if (spank_getenv(sp, name, value, sizeof(value)) != ESPANK_SUCCESS)
+		rc = spank_getenv(sp, name, value, sizeof(value));
+		/* Said once here: the plan then says the option was not given. */
+		if (rc == ESPANK_NOSPACE)
+			slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters "
+				    "in %s: ignored",
+				    names[i], sizeof(value) - 1, name);
+		if (rc != ESPANK_SUCCESS)
 			continue;
 		dtplan__opt_cb(i, value, 1);
 	}

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -65,6 +66,10 @@ static void bprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Longest SLURM_JOB_NODELIST read (bytes with the NUL): 65,536 nodes of
+ * 63-character names that no range compresses. */
+#define DTPLAN_NODELIST_MAX (4 << 20)
+
 /* Facts about the job, read once in user_init. */
 struct job_facts {
 	uint32_t job_id;
@@ -72,7 +77,8 @@ struct job_facts {
 	uint32_t restart_count;
 	uid_t uid;
 	int gpus_on_node;     /* 0: none or unknown */
-	char nodelist[8192];
+	char *nodelist;       /* owned; "" when unset (nodelist_rc says why) */
+	spank_err_t nodelist_rc;
 	char submit_dir[4096];
 	char topology_addr[256];
 	char host[64];        /* this node */
@@ -83,6 +89,35 @@ static void job_getenv(spank_t sp, const char *name, char *buf, size_t size)
 {
 	if (spank_getenv(sp, name, buf, (int)size) != ESPANK_SUCCESS)
 		buf[0] = '\0';
+}
+
+/*
+ * spank_getenv of a value of any length up to max bytes: *out is malloc()ed
+ * (caller frees), "" when unset or longer (the return says which:
+ * ESPANK_ENV_NOEXIST, ESPANK_NOSPACE).  A large job's SLURM_JOB_NODELIST
+ * can pass any fixed buffer (issue 13, finding 17).
+ */
+static spank_err_t job_getenv_alloc(spank_t sp, const char *name, size_t max, char **out)
+{
+	spank_err_t rc = ESPANK_NOSPACE;
+	size_t size = 4096;
+	char *buf = NULL, *tmp;
+
+	for (; rc == ESPANK_NOSPACE && size <= max; size *= 2) {
+		tmp = realloc(buf, size);
+		if (tmp == NULL) {
+			rc = ESPANK_ERROR;
+			break;
+		}
+		buf = tmp;
+		rc = spank_getenv(sp, name, buf, (int)size);
+	}
+	if (rc != ESPANK_SUCCESS) {
+		free(buf);
+		buf = strdup("");
+	}
+	*out = buf;
+	return buf == NULL ? ESPANK_ERROR : rc;
 }
 
 /* Logs a job item Slurm did not give; returns rc. */
@@ -116,7 +151,12 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	    DTPLAN_OK)
 		f->gpus_on_node = (int)v;
 	/* S_JOB_NNODES is 0 in the batch step: the node list is the truth. */
-	job_getenv(sp, "SLURM_JOB_NODELIST", f->nodelist, sizeof(f->nodelist));
+	f->nodelist_rc = job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX,
+					  &f->nodelist);
+	if (f->nodelist == NULL) {
+		slurm_error(DTPLAN_LOG_PREFIX "user_init: out of memory");
+		return -1;
+	}
 	job_getenv(sp, "SLURM_SUBMIT_DIR", f->submit_dir, sizeof(f->submit_dir));
 	job_getenv(sp, "SLURM_TOPOLOGY_ADDR", f->topology_addr, sizeof(f->topology_addr));
 	/* spank_getenv("SLURMD_NODENAME") gives the batch node on every node;
@@ -129,8 +169,8 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	return 0;
 }
 
-/* Expands the node list with Slurm's own parser.  Caller frees *names. */
-static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, char *reason,
+/* Expands the job's node list with Slurm's own parser.  Caller frees *names. */
+static int expand_nodes(const struct job_facts *f, char (**names)[64], size_t *n, char *reason,
 			size_t size)
 {
 	hostlist_ref hl = NULL;
@@ -139,14 +179,24 @@ static int expand_nodes(const char *nodelist, char (**names)[64], size_t *n, cha
 
 	*names = NULL;
 	*n = 0;
-	if (nodelist[0] == '\0') {
+	if (f->nodelist_rc == ESPANK_NOSPACE) {
+		bprintf(reason, size, "SLURM_JOB_NODELIST is longer than %d characters",
+			DTPLAN_NODELIST_MAX - 1);
+		goto out;
+	}
+	if (f->nodelist[0] == '\0') {
 		bprintf(reason, size, "SLURM_JOB_NODELIST is not set");
 		goto out;
 	}
-	hl = slurm_hostlist_create(nodelist);
+	hl = slurm_hostlist_create(f->nodelist);
 	count = hl ? slurm_hostlist_count(hl) : 0;
 	if (count <= 0) {
-		bprintf(reason, size, "cannot expand node list '%s'", nodelist);
+		bprintf(reason, size, "cannot expand node list '%.200s'", f->nodelist);
+		goto out;
+	}
+	if (count > DTPLAN_HOSTLIST_MAX) {
+		bprintf(reason, size, "the job has %d nodes, more than the %d dtplan plans for",
+			count, DTPLAN_HOSTLIST_MAX);
 		goto out;
 	}
 	*names = calloc((size_t)count, sizeof(**names));
@@ -348,26 +398,53 @@ out:
 	return plan;
 }
 
-/* Writes text to path as the job's user; never follows a link and never
- * replaces a file.  Returns 0 or -1 with the reason. */
-static int write_file(const char *text, const char *path, uid_t uid, char *reason, size_t size)
+/*
+ * Creates the plan file for writing: path itself, or, when something already
+ * has that name, a fresh unpredictable name beside it (path is updated).  In
+ * a shared json_dir anyone can guess dtplan-<jobid>.json and create it first
+ * (issue 13, finding 23); O_EXCL rightly refuses to write into it, and the
+ * plan goes to dtplan-<jobid>.XXXXXX.json instead, which the log names.
+ * Never follows a link.  Returns the descriptor or -1 with the reason.
+ */
+static int create_plan_file(char *path, size_t path_size, char *reason, size_t size)
 {
-	size_t len, done = 0;
-	int fd = -1, rv = -1;
-	bool created = false;
+	char taken[4096], *dot;
+	int fd;
 
-	if (geteuid() != uid) {
-		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
-			 path, (unsigned)geteuid(), (unsigned)uid);
-		goto out;
-	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
-		goto out;
+	if (fd >= 0 || errno != EEXIST) {
+		if (fd < 0)
+			bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+		return fd;
 	}
-	created = true;
-	len = strlen(text);
+	bprintf(taken, sizeof(taken), "%s", path);
+	dot = strrchr(path, '.');
+	if (dot == NULL || strcmp(dot, ".json") != 0 ||
+	    (size_t)(dot - path) + sizeof(".XXXXXX.json") > path_size) {
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(EEXIST));
+		return -1;
+	}
+	memcpy(dot, ".XXXXXX.json", sizeof(".XXXXXX.json"));
+	fd = mkostemps(path, 5, O_CLOEXEC);
+	if (fd < 0) {
+		bprintf(reason, size, "cannot create %s (%s exists): %s", path, taken,
+			strerror(errno));
+		bprintf(path, path_size, "%s", taken);
+		return -1;
+	}
+	if (fchmod(fd, 0644) != 0) /* mkostemps makes 0600; the plan is for all */
+		slurm_verbose(DTPLAN_LOG_PREFIX "cannot chmod %s: %s", path, strerror(errno));
+	slurm_spank_log(DTPLAN_LOG_PREFIX "%s already exists and is not this job's to replace; "
+			"the plan is in %s", taken, path);
+	return fd;
+}
+
+/* Writes all of text to fd and closes it; path names it in the reason.
+ * Returns 0 or -1 with the reason. */
+static int write_close(int fd, const char *text, const char *path, char *reason, size_t size)
+{
+	size_t len = strlen(text), done = 0;
+
 	while (done < len) {
 		ssize_t w = write(fd, text + done, len - done);
 
@@ -376,23 +453,39 @@ static int write_file(const char *text, const char *path, uid_t uid, char *reaso
 		if (w <= 0) {
 			bprintf(reason, size, "cannot write %s: %s", path,
 				 w < 0 ? strerror(errno) : "short write");
-			goto out;
+			close(fd);
+			return -1;
 		}
 		done += (size_t)w;
 	}
 	if (close(fd) != 0) {
-		fd = -1;
 		bprintf(reason, size, "cannot write %s: %s", path, strerror(errno));
-		goto out;
+		return -1;
 	}
-	fd = -1;
-	rv = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rv != 0 && created)
+	return 0;
+}
+
+/* Writes text to path as the job's user; never follows a link and never
+ * replaces a file.  Returns 0 or -1 with the reason. */
+static int write_file(const char *text, const char *path, uid_t uid, char *reason, size_t size)
+{
+	int fd;
+
+	if (geteuid() != uid) {
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+			 path, (unsigned)geteuid(), (unsigned)uid);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (write_close(fd, text, path, reason, size) != 0) {
 		unlink(path); /* no half-written file, and none to block a rerun */
-	return rv;
+		return -1;
+	}
+	return 0;
 }
 
 /* Where torchrun meets, as the job says or else the plan. */
@@ -479,8 +572,17 @@ static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid
 	};
 	struct dtplan_error err = {0};
 	char *json = NULL, why[1024] = "", msg[1024];
-	int rv = -1;
+	int rv = -1, fd;
 
+	if (geteuid() != uid) {
+		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
+			 pf->json, (unsigned)geteuid(), (unsigned)uid);
+		return -1;
+	}
+	/* The JSON's name first: the files beside it take theirs from it. */
+	fd = create_plan_file(pf->json, sizeof(pf->json), reason, size);
+	if (fd < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
 		if (beside[i].make == dtplan_launch_hostfile && plan->n_ranks == 0)
 			continue;
@@ -492,10 +594,14 @@ static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid
 	}
 	if (why[0] != '\0')
 		dtplan_plan_set_degraded(plan, "%s", why);
-	if (dtplan_plan_to_json_launch(plan, l, true, &json, &err) != DTPLAN_OK)
+	if (dtplan_plan_to_json_launch(plan, l, true, &json, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, msg, sizeof(msg)));
-	else
-		rv = write_file(json, pf->json, uid, reason, size);
+		close(fd);
+	} else {
+		rv = write_close(fd, json, pf->json, reason, size);
+	}
+	if (rv != 0)
+		unlink(pf->json); /* no half-written plan, and none to block a rerun */
 	/* Files that no written plan names would only block a rerun. */
 	for (size_t i = 0; rv != 0 && i < sizeof(beside) / sizeof(beside[0]); i++) {
 		if (*beside[i].slot != NULL)
@@ -646,7 +752,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	const char *file = NULL;
 	size_t n = 0;
 
-	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) != 0)
+	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
 	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
@@ -756,11 +862,15 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 				slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: %s", reason);
 			return;
 		}
+		/* DTPLAN_FILE is the user's to change: say why it was not used. */
+		if (node_id == 0)
+			slurm_spank_log(DTPLAN_LOG_PREFIX "plan file not read (%s): computing the "
+					"plan again", reason);
 	} else if (state[0] != '\0') {
 		/* The batch step tried and logged why; do not repeat it per step. */
 		return;
 	}
-	if (expand_nodes(f->nodelist, &names, &n, reason, sizeof(reason)) == 0)
+	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) == 0)
 		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		struct rendezvous rdv;
@@ -781,27 +891,29 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
 {
 	const struct dtplan_opts *o;
-	struct job_facts f;
+	struct job_facts f = {0};
 	enum dtplan_mode mode;
 
 	dtplan__opts_from_env(sp);
 	o = dtplan__opts();
 	mode = dtplan__opts_mode(o, c);
 	if (mode == DTPLAN_MODE_OFF)
-		return 0;
+		goto out;
 	if (read_facts(sp, &f) != 0)
-		return 0; /* logged; the job runs without a plan */
+		goto out; /* logged; the job runs without a plan */
 	ctx.job_id = f.job_id;
 	ctx.step_id = f.step_id;
 	/* The site default applies to GPU jobs only. */
 	if (!o->mode_given && f.gpus_on_node <= 0)
-		return 0;
+		goto out;
 	/* Every step that runs the user's tasks: salloc's interactive step
 	 * too, so that a refused plan ends the salloc session there. */
 	if (f.step_id == SLURM_BATCH_SCRIPT)
 		batch_user_init(sp, c, &f, mode);
 	else if (f.step_id != SLURM_EXTERN_CONT)
 		step_user_init(sp, c, &f, mode);
+out:
+	free(f.nodelist);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "dtplan_private.h"
 #include "dtprobes.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,72 +37,24 @@ void dtplan_inventory_destroy(struct dtplan_inventory *inv)
 	if (inv == NULL)
 		return;
 	free(inv->hosts);
-	free(inv->records);
-	free(inv->hashes);
+	dtplan_node_set_fini(&inv->set);
 	free(inv->host_record);
 	free(inv->origin);
 	free(inv);
 }
 
-/* FNV-1a of the hardware: the record without its name, source and note. */
-static uint64_t hash_node(const struct dtplan_node *n)
-{
-	const uint8_t *p = (const uint8_t *)n;
-	uint64_t h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < sizeof(*n); i++) {
-		size_t off = i;
-
-		if (off < sizeof(n->hostname) ||
-		    (off >= offsetof(struct dtplan_node, source) &&
-		     off < offsetof(struct dtplan_node, source) + sizeof(n->source) +
-				   sizeof(n->note)))
-			continue;
-		h = (h ^ p[i]) * 1099511628211ull;
-	}
-	return h;
-}
-
-static bool same_hardware(const struct dtplan_node *a, const struct dtplan_node *b)
-{
-	size_t s = offsetof(struct dtplan_node, source);
-
-	return memcmp((const uint8_t *)a + sizeof(a->hostname),
-		      (const uint8_t *)b + sizeof(b->hostname), s - sizeof(a->hostname)) == 0 &&
-	       memcmp((const uint8_t *)a + s + sizeof(a->source) + sizeof(a->note),
-		      (const uint8_t *)b + s + sizeof(b->source) + sizeof(b->note),
-		      sizeof(*a) - s - sizeof(a->source) - sizeof(a->note)) == 0;
-}
-
 /* The record with n's hardware, added when new: its index, -1 out of memory.
- * n is normalised (zeroed past its strings) so that equal hardware compares
- * equal byte for byte. */
-static int intern(struct dtplan_inventory *inv, size_t *cap, struct dtplan_node *n)
+ * The allocation's records are a struct dtplan_node_set (lib/node_set.c):
+ * found again by a hash, O(1) a host however many distinct nodes there are. */
+static int intern(struct dtplan_inventory *inv, struct dtplan_node *n)
 {
-	uint64_t h;
+	long k;
 
 	n->hostname[0] = '\0';
-	h = hash_node(n);
-	for (size_t k = 0; k < inv->n_records; k++)
-		if (inv->hashes[k] == h && same_hardware(&inv->records[k], n))
-			return (int)k;
-	if (inv->n_records == *cap) {
-		size_t c = *cap ? 2 * *cap : 4;
-		struct dtplan_node *r = realloc(inv->records, c * sizeof(*r));
-		uint64_t *hs;
-
-		if (r == NULL)
-			return -1;
-		inv->records = r;
-		hs = realloc(inv->hashes, c * sizeof(*hs));
-		if (hs == NULL)
-			return -1;
-		inv->hashes = hs;
-		*cap = c;
-	}
-	inv->records[inv->n_records] = *n;
-	inv->hashes[inv->n_records] = h;
-	return (int)inv->n_records++;
+	k = dtplan_node_set_add(&inv->set, n);
+	inv->records = inv->set.nodes;
+	inv->n_records = inv->set.n;
+	return k < 0 || k > INT_MAX ? -1 : (int)k;
 }
 
 /* A node struct whose unused bytes are zero (equal hardware, equal bytes). */
@@ -129,6 +82,7 @@ static void normalise(struct dtplan_node *dst, const struct dtplan_node *src)
 		memcpy(d->pci_bus_id, g->pci_bus_id,
 		       strnlen(g->pci_bus_id, sizeof(g->pci_bus_id) - 1));
 		memcpy(d->os_name, g->os_name, strnlen(g->os_name, sizeof(g->os_name) - 1));
+		d->memory_bytes = g->memory_bytes;
 		d->numa = g->numa;
 		d->domain = g->domain;
 		d->nic = g->nic;
@@ -215,13 +169,13 @@ enum dtplan_err dtplan_inventory_node_xml(const char *pattern, const char *host,
 }
 
 /* Sets host i's record from n (normalised first); -1 out of memory. */
-static int take(struct dtplan_inventory *inv, size_t *cap, size_t i, struct dtplan_node *tmp,
+static int take(struct dtplan_inventory *inv, size_t i, struct dtplan_node *tmp,
 		const struct dtplan_node *n, enum dtplan_inventory_origin origin)
 {
 	int k;
 
 	normalise(tmp, n);
-	k = intern(inv, cap, tmp);
+	k = intern(inv, tmp);
 	if (k < 0)
 		return -1;
 	inv->host_record[i] = k;
@@ -236,7 +190,6 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 	struct dtplan_node *n = fresh_node(), *tmp = fresh_node();
 	struct dtplan__strmap index = {0};
 	int *measured_map = NULL;
-	size_t cap = 0;
 	int like = -1;
 	enum dtplan_err rv;
 
@@ -277,7 +230,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			goto out;
 		}
 		rv = read_file(file, n, err);
-		rec = rv == DTPLAN_OK ? (normalise(tmp, n), intern(inv, &cap, tmp)) : 0;
+		rec = rv == DTPLAN_OK ? (normalise(tmp, n), intern(inv, tmp)) : 0;
 		for (size_t j = 0; rv == DTPLAN_OK && j < nn; j++) {
 			int k = dtplan__strmap_get(&index, names[j]);
 
@@ -310,7 +263,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			goto nomem;
 		for (size_t k = 0; k < m->n_records; k++) {
 			normalise(tmp, &m->records[k]);
-			measured_map[k] = intern(inv, &cap, tmp);
+			measured_map[k] = intern(inv, tmp);
 			if (measured_map[k] < 0)
 				goto nomem;
 		}
@@ -337,7 +290,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			    DTPLAN_OK &&
 		    access(path, R_OK) == 0) {
 			if (dtplan_node_from_xml(path, n, &e2) == DTPLAN_OK) {
-				if (take(inv, &cap, i, tmp, n, DTPLAN_INV_NODE_XML) != 0)
+				if (take(inv, i, tmp, n, DTPLAN_INV_NODE_XML) != 0)
 					goto nomem;
 				continue;
 			}
@@ -349,7 +302,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			    (int)sizeof(path) &&
 		    access(path, R_OK) == 0 && dtplan_node_from_xml(path, n, NULL) == DTPLAN_OK) {
 			snprintf(n->source, sizeof(n->source), "cache");
-			if (take(inv, &cap, i, tmp, n, DTPLAN_INV_CACHE) != 0)
+			if (take(inv, i, tmp, n, DTPLAN_INV_CACHE) != 0)
 				goto nomem;
 		}
 	}
@@ -372,7 +325,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 					      dtplan_error_format(&e2, buf, sizeof(buf)));
 				goto out;
 			}
-			if (take(inv, &cap, (size_t)k, tmp, n, DTPLAN_INV_LIVE) != 0)
+			if (take(inv, (size_t)k, tmp, n, DTPLAN_INV_LIVE) != 0)
 				goto nomem;
 		}
 	}

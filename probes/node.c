@@ -1,16 +1,19 @@
 /*
- * node.c: node discovery with hwloc (live, from an XML file, from a cached
- * XML file) into struct dtplan_node.  The only hwloc user of the tree.
+ * node.c: where a node's inventory comes from: a live hwloc discovery, an
+ * XML file, or the node cache the prolog fills.  probes/node_scan.c turns a
+ * loaded topology into struct dtplan_node.
  *
- * The rules follow ../shared/fixtures/hwloc/SOURCES.md:
- *  - I/O type filter KEEP_ALL before loading (else XML imports keep no PCI
- *    or OS devices, and NVSwitches vanish);
- *  - GPUs by PCI vendor and class, BMC VGA devices skipped, OS device names
- *    (nvml, rsmi, cuda, opencl, card) only name them;
- *  - NUMA nodes and PCI relations by walking parent pointers
- *    (hwloc_get_common_ancestor_obj() on I/O objects crashed under 2.9);
- *  - NVLink domains from NVLinkBandwidth/XGMIBandwidth: merge switch ports,
- *    then, only if that worked, transitive closure.
+ * hwloc never loads a topology in the caller's process: slurmstepd and the
+ * prolog run this code, and hwloc 2.9 crashes or aborts on some malformed
+ * XML (issue 13, finding 18).  Every load happens in a forked child bounded
+ * in time and memory, which scans the topology and hands back dtplan's own
+ * node JSON on a pipe (or, for the cache, writes the XML to a file the
+ * parent opened).  A child that crashes, hangs or says too much costs the
+ * caller an error, never its process.  Files are read and checked by the
+ * parent (dtplan_file_read()); the child parses the buffer it inherits.
+ *
+ * The I/O type filter is KEEP_ALL before loading (else XML imports keep no
+ * PCI or OS devices, and NVSwitches vanish; ../shared/fixtures/hwloc/SOURCES.md).
  */
 #include "config.h"
 
@@ -20,502 +23,291 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* hwloc objects behind the inventory entries, while the topology lives. */
-struct scan {
-	hwloc_obj_t gpu[DTPLAN_NODE_MAX_GPUS]; /* PCI device, or OS device without PCI */
-	hwloc_obj_t nic[DTPLAN_NODE_MAX_NICS]; /* PCI device, or OS device without PCI */
-};
-
 /* ------------------------------------------------------------------------
- * Small helpers on hwloc objects
+ * Bounded children
  * ---------------------------------------------------------------------- */
 
-static bool has_prefix(const char *s, const char *prefix)
+static double now_s(void)
 {
-	return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The PCI device an I/O object hangs from (itself for a PCI device). */
-static hwloc_obj_t pci_of(hwloc_obj_t o)
+/* Kills and reaps a child that ran out of time or said too much. */
+static void kill_child(pid_t pid)
 {
-	for (; o != NULL && hwloc_obj_type_is_io(o->type); o = o->parent)
-		if (o->type == HWLOC_OBJ_PCI_DEVICE)
-			return o;
-	return NULL;
+	int status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 }
 
-/* NUMA node os index local to o, -1 unknown.  Walks parents to the first
- * normal object and reads its nodeset. */
-static int numa_of(hwloc_obj_t o)
+/* Appends what the pipe holds to *buf (grown up to max + 1 bytes).  Returns
+ * 1 at the end of the output, 0 when more may come, -1 (errno) on error,
+ * -2 when the output passed max. */
+static int collect(int fd, char **buf, size_t *used, size_t *cap, size_t max)
 {
-	while (o != NULL && o->nodeset == NULL)
-		o = o->parent;
-	if (o == NULL || hwloc_bitmap_iszero(o->nodeset))
-		return -1;
-	return hwloc_bitmap_first(o->nodeset);
-}
+	char chunk[16384];
+	ssize_t n;
 
-static void format_busid(hwloc_obj_t pci, char *buf, size_t size)
-{
-	const struct hwloc_pcidev_attr_s *a = &pci->attr->pcidev;
+	do
+		n = read(fd, chunk, sizeof(chunk));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	if (n == 0)
+		return 1;
+	if (*used + (size_t)n > max)
+		return -2;
+	if (*used + (size_t)n + 1 > *cap) {
+		size_t want = *cap ? *cap : sizeof(chunk);
+		char *tmp;
 
-	snprintf(buf, size, "%04x:%02x:%02x.%01x", a->domain, a->bus, a->dev, a->func);
-}
-
-/* ------------------------------------------------------------------------
- * GPUs
- * ---------------------------------------------------------------------- */
-
-static const char *gpu_vendor_name(unsigned vendor)
-{
-	switch (vendor) {
-	case 0x10de:
-		return "nvidia";
-	case 0x1002:
-		return "amd";
-	case 0x8086:
-		return "intel";
-	default:
-		return NULL;
+		while (want < *used + (size_t)n + 1)
+			want *= 2;
+		tmp = realloc(*buf, want);
+		if (tmp == NULL)
+			return -1;
+		*buf = tmp;
+		*cap = want;
 	}
+	memcpy(*buf + *used, chunk, (size_t)n);
+	*used += (size_t)n;
+	(*buf)[*used] = '\0';
+	return 0;
 }
 
-/* GPU PCI devices: vendor NVIDIA/AMD/Intel, display (0300 VGA, 0302 3D,
- * 0380 other) or processing accelerator (12xx, MI300A) class; BMC VGA
- * (ASPEED 1a03, Matrox 102b, ATI ES1000 1002:515e) excluded. */
-static bool is_gpu_pcidev(hwloc_obj_t pci)
+/*
+ * A child dies of its own faults: the host's handlers (slurmstepd's, a test
+ * framework's that would carry on running tests in the child) and its
+ * blocked signals are not inherited.
+ */
+static void child_signals(void)
 {
-	const struct hwloc_pcidev_attr_s *a = &pci->attr->pcidev;
-	unsigned cls = a->class_id;
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
+				    SIGTERM, SIGALRM, SIGPIPE};
+	sigset_t none;
 
-	if (gpu_vendor_name(a->vendor_id) == NULL)
-		return false;
-	if (a->vendor_id == 0x1002 && a->device_id == 0x515e)
-		return false;
-	return cls == 0x0300 || cls == 0x0302 || cls == 0x0380 || (cls >> 8) == 0x12;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(fatal); i++)
+		signal(fatal[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* OS device name prefixes of GPUs, best first. */
-static const char *const gpu_os_prefixes[] = {"nvml", "rsmi", "cuda", "opencl", "card"};
-
-static int gpu_os_rank(const char *name)
+/*
+ * The one fork: runs fn(arg, fd) in a child, fd the write end of a pipe
+ * whose output (at most max bytes) lands in *out when out is not NULL.
+ * Waits at most timeout_s in all, polling; no signals or alarms in the parent.
+ */
+static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeout_s,
+				 const char *what, size_t max, char **out, size_t *len,
+				 struct dtplan_error *err)
 {
-	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(gpu_os_prefixes); i++)
-		if (has_prefix(name, gpu_os_prefixes[i]))
-			return (int)i;
-	return -1;
-}
-
-/* The best-named GPU OS device under a PCI device, NULL when none. */
-static hwloc_obj_t gpu_osdev(hwloc_obj_t pci)
-{
-	hwloc_obj_t best = NULL;
-	int best_rank = -1;
-
-	for (hwloc_obj_t c = pci->io_first_child; c != NULL; c = c->next_sibling) {
-		int r;
-
-		if (c->type != HWLOC_OBJ_OS_DEVICE)
-			continue;
-		r = gpu_os_rank(c->name);
-		if (r >= 0 && (best == NULL || r < best_rank)) {
-			best = c;
-			best_rank = r;
-		}
-	}
-	return best;
-}
-
-static void add_gpu(struct dtplan_node *n, struct scan *s, hwloc_obj_t pci, hwloc_obj_t os,
-		    const char *vendor)
-{
-	struct dtplan_node_gpu *g;
-	const char *model = NULL;
-
-	if (n->n_gpus >= DTPLAN_NODE_MAX_GPUS) {
-		dtplan__log(DTPLAN_LOG_WARNING, "node: more than %d GPUs, ignoring the rest",
-			    DTPLAN_NODE_MAX_GPUS);
-		return;
-	}
-	g = &n->gpus[n->n_gpus];
-	s->gpu[n->n_gpus] = pci != NULL ? pci : os;
-	n->n_gpus++;
-	dtplan__strlcpy(g->vendor, vendor, sizeof(g->vendor));
-	if (os != NULL) {
-		dtplan__strlcpy(g->os_name, os->name ? os->name : "", sizeof(g->os_name));
-		model = hwloc_obj_get_info_by_name(os, "GPUModel");
-	}
-	if (model == NULL && pci != NULL)
-		model = hwloc_obj_get_info_by_name(pci, "PCIDevice");
-	if (model != NULL)
-		dtplan__strlcpy(g->model, model, sizeof(g->model));
-	else if (pci != NULL)
-		snprintf(g->model, sizeof(g->model), "%04x:%04x", pci->attr->pcidev.vendor_id,
-			 pci->attr->pcidev.device_id);
-	if (pci != NULL)
-		format_busid(pci, g->pci_bus_id, sizeof(g->pci_bus_id));
-	g->numa = numa_of(pci != NULL ? pci : os);
-	g->domain = -1;
-	g->nic = -1;
-}
-
-static void find_gpus(hwloc_topology_t t, struct dtplan_node *n, struct scan *s)
-{
-	hwloc_obj_t o = NULL;
-
-	while ((o = hwloc_get_next_pcidev(t, o)) != NULL)
-		if (is_gpu_pcidev(o))
-			add_gpu(n, s, o, gpu_osdev(o), gpu_vendor_name(o->attr->pcidev.vendor_id));
-
-	/* GPU OS devices without a PCI device above them (exports where the PCI
-	 * tree was filtered out): nvml and rsmi name each GPU exactly once. */
-	o = NULL;
-	while ((o = hwloc_get_next_osdev(t, o)) != NULL) {
-		if (pci_of(o) != NULL)
-			continue;
-		if (has_prefix(o->name, "nvml"))
-			add_gpu(n, s, NULL, o, "nvidia");
-		else if (has_prefix(o->name, "rsmi"))
-			add_gpu(n, s, NULL, o, "amd");
-	}
-}
-
-/* ------------------------------------------------------------------------
- * NICs
- * ---------------------------------------------------------------------- */
-
-/* InfiniBand or RoCE for an OpenFabrics device: RoCE ports report LID 0. */
-static enum dtplan_nic_kind ib_or_roce(hwloc_obj_t os, hwloc_obj_t pci)
-{
-	bool any_lid = false, nonzero = false;
-
-	for (unsigned i = 0; i < os->infos_count; i++) {
-		unsigned port;
-		char tail[8];
-
-		if (sscanf(os->infos[i].name, "Port%uLI%7s", &port, tail) != 2 ||
-		    strcmp(tail, "D") != 0)
-			continue;
-		any_lid = true;
-		if (strtoul(os->infos[i].value, NULL, 0) != 0)
-			nonzero = true;
-	}
-	if (any_lid)
-		return nonzero ? DTPLAN_NIC_INFINIBAND : DTPLAN_NIC_ROCE;
-	if (pci != NULL && pci->attr->pcidev.class_id == 0x0200)
-		return DTPLAN_NIC_ROCE;
-	return DTPLAN_NIC_INFINIBAND;
-}
-
-static enum dtplan_nic_kind nic_kind(hwloc_obj_t os, hwloc_obj_t pci)
-{
-	unsigned vendor = pci != NULL ? pci->attr->pcidev.vendor_id : 0;
-	unsigned cls = pci != NULL ? pci->attr->pcidev.class_id : 0;
-	bool ofed = os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS;
-
-	if (vendor == 0x17db || has_prefix(os->name, "hsn") || has_prefix(os->name, "hsi") ||
-	    has_prefix(os->name, "cxi"))
-		return DTPLAN_NIC_SLINGSHOT;
-	if (has_prefix(os->name, "hfi1") || cls == 0x0208)
-		return DTPLAN_NIC_OMNIPATH;
-	if (has_prefix(os->name, "efa") || (vendor == 0x1d0f && ofed))
-		return DTPLAN_NIC_EFA;
-	if (ofed)
-		return ib_or_roce(os, pci);
-	if (cls == 0x0207)
-		return DTPLAN_NIC_INFINIBAND;
-	return DTPLAN_NIC_ETHERNET;
-}
-
-static bool nic_seen(const struct dtplan_node *n, const struct scan *s, hwloc_obj_t key)
-{
-	for (int i = 0; i < n->n_nics; i++)
-		if (s->nic[i] == key)
-			return true;
-	return false;
-}
-
-static void add_nic(struct dtplan_node *n, struct scan *s, hwloc_obj_t os)
-{
-	hwloc_obj_t pci = pci_of(os);
-	hwloc_obj_t key = pci != NULL ? pci : os;
-	struct dtplan_node_nic *nic;
-
-	if (nic_seen(n, s, key))
-		return;
-	if (n->n_nics >= DTPLAN_NODE_MAX_NICS) {
-		dtplan__log(DTPLAN_LOG_WARNING, "node: more than %d NICs, ignoring %s",
-			    DTPLAN_NODE_MAX_NICS, os->name ? os->name : "?");
-		return;
-	}
-	nic = &n->nics[n->n_nics];
-	s->nic[n->n_nics] = key;
-	n->n_nics++;
-	dtplan__strlcpy(nic->name, os->name ? os->name : "", sizeof(nic->name));
-	nic->kind = nic_kind(os, pci);
-	if (pci != NULL)
-		format_busid(pci, nic->pci_bus_id, sizeof(nic->pci_bus_id));
-	nic->numa = numa_of(key);
-}
-
-/* OpenFabrics devices first (one per adapter); then network interfaces of
- * PCI adapters that have none (Ethernet, Slingshot). */
-static void find_nics(hwloc_topology_t t, struct dtplan_node *n, struct scan *s)
-{
-	hwloc_obj_t o = NULL;
-
-	while ((o = hwloc_get_next_osdev(t, o)) != NULL)
-		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name != NULL)
-			add_nic(n, s, o);
-	o = NULL;
-	while ((o = hwloc_get_next_osdev(t, o)) != NULL)
-		if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name != NULL &&
-		    pci_of(o) != NULL)
-			add_nic(n, s, o);
-}
-
-/* ------------------------------------------------------------------------
- * Nearest NIC per GPU
- * ---------------------------------------------------------------------- */
-
-enum { NEAR_NONE = 0, NEAR_NUMA, NEAR_HOST_BRIDGE, NEAR_PCIE_SWITCH };
-
-/* How close two I/O objects are, by walking parent pointers. */
-static int closeness(hwloc_obj_t a, hwloc_obj_t b, int numa_a, int numa_b)
-{
-	hwloc_obj_t up[64];
-	size_t n_up = 0;
-
-	for (hwloc_obj_t p = a->parent; p != NULL && hwloc_obj_type_is_io(p->type) &&
-					n_up < DTPLAN_ARRAY_SIZE(up);
-	     p = p->parent)
-		up[n_up++] = p;
-	for (hwloc_obj_t p = b->parent; p != NULL && hwloc_obj_type_is_io(p->type); p = p->parent) {
-		for (size_t i = 0; i < n_up; i++) {
-			if (up[i] != p)
-				continue;
-			if (p->type == HWLOC_OBJ_BRIDGE &&
-			    p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
-				return NEAR_HOST_BRIDGE;
-			return NEAR_PCIE_SWITCH;
-		}
-	}
-	if (numa_a >= 0 && numa_a == numa_b)
-		return NEAR_NUMA;
-	return NEAR_NONE;
-}
-
-/* Fabric NICs (not plain Ethernet) when there are any, else all.  For each
- * GPU in order, the closest NIC; among equally close ones the least used
- * so far, so that GPUs spread over rails. */
-static void assign_nics(struct dtplan_node *n, const struct scan *s)
-{
-	int used[DTPLAN_NODE_MAX_NICS] = {0};
-	bool fabric = false;
-
-	for (int k = 0; k < n->n_nics; k++)
-		if (n->nics[k].kind != DTPLAN_NIC_ETHERNET)
-			fabric = true;
-	for (int i = 0; i < n->n_gpus; i++) {
-		int best = -1, best_score = NEAR_NONE;
-
-		for (int k = 0; k < n->n_nics; k++) {
-			int score;
-
-			if (fabric && n->nics[k].kind == DTPLAN_NIC_ETHERNET)
-				continue;
-			score = closeness(s->gpu[i], s->nic[k], n->gpus[i].numa, n->nics[k].numa);
-			if (score == NEAR_NONE)
-				continue;
-			if (score > best_score || (score == best_score && used[k] < used[best])) {
-				best = k;
-				best_score = score;
-			}
-		}
-		n->gpus[i].nic = best;
-		if (best >= 0)
-			used[best]++;
-	}
-}
-
-/* ------------------------------------------------------------------------
- * NVLink / xGMI domains
- * ---------------------------------------------------------------------- */
-
-static int uf_find(int *parent, int x)
-{
-	while (parent[x] != x) {
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
-static void uf_union(int *parent, int a, int b)
-{
-	a = uf_find(parent, a);
-	b = uf_find(parent, b);
-	if (a < b)
-		parent[b] = a;
-	else if (b < a)
-		parent[a] = b;
-}
-
-static int gpu_index_of(const struct dtplan_node *n, const struct scan *s, hwloc_obj_t o)
-{
-	hwloc_obj_t pci = pci_of(o);
-
-	for (int i = 0; i < n->n_gpus; i++)
-		if (s->gpu[i] == o || (pci != NULL && s->gpu[i] == pci))
-			return i;
-	return -1;
-}
-
-/* Builds domains from GPU connectivity: parent[] has n_objs distance
- * objects followed by one entry per GPU. */
-static void domains_from_groups(struct dtplan_node *n, int *parent, int n_objs, const double *bw)
-{
-	int root_domain[DTPLAN_NODE_MAX_GPUS];
-
-	n->n_domains = 0;
-	for (int i = 0; i < n->n_gpus; i++) {
-		int r = uf_find(parent, n_objs + i), d = -1;
-
-		for (int j = 0; j < i; j++)
-			if (uf_find(parent, n_objs + j) == r)
-				d = root_domain[j];
-		if (d < 0) {
-			d = n->n_domains++;
-			memset(&n->domains[d], 0, sizeof(n->domains[d]));
-			n->domains[d].bandwidth_bytes_per_s = bw[i];
-		} else if (bw[i] < n->domains[d].bandwidth_bytes_per_s) {
-			n->domains[d].bandwidth_bytes_per_s = bw[i];
-		}
-		root_domain[i] = d;
-		n->gpus[i].domain = d;
-		n->domains[d].gpus[n->domains[d].n_gpus++] = i;
-	}
-	for (int d = 0; d < n->n_domains; d++)
-		if (n->domains[d].n_gpus == 1)
-			n->domains[d].bandwidth_bytes_per_s = 0;
-}
-
-static struct hwloc_distances_s *get_link_matrix(hwloc_topology_t t, const char **name)
-{
-	static const char *const names[] = {"NVLinkBandwidth", "XGMIBandwidth"};
-
-	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(names); i++) {
-		struct hwloc_distances_s *d = NULL;
-		unsigned nr = 1;
-
-		if (hwloc_distances_get_by_name(t, names[i], &nr, &d, 0) == 0 && nr >= 1 &&
-		    d != NULL) {
-			*name = names[i];
-			return d;
-		}
-	}
-	return NULL;
-}
-
-static enum dtplan_err find_domains(hwloc_topology_t t, struct dtplan_node *n, const struct scan *s,
-				    struct dtplan_error *err)
-{
-	struct hwloc_distances_s *d;
-	const char *name = NULL;
-	double bw[DTPLAN_NODE_MAX_GPUS] = {0};
-	int *parent = NULL;
-	int n_objs = 0;
+	double deadline = now_s() + timeout_s;
+	long pause_ns = 1000000; /* 1 ms, doubling up to 50 ms */
+	char *buf = NULL;
+	size_t used = 0, cap = 0;
+	int fds[2] = {-1, -1}, status = 0, got;
 	enum dtplan_err rv;
+	pid_t pid = -1;
 
-	d = get_link_matrix(t, &name);
-	if (d != NULL) {
-		enum hwloc_distances_transform_e merge =
-			HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS;
-		enum hwloc_distances_transform_e closure =
-			HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE;
-		bool merged = hwloc_distances_transform(t, d, merge, NULL, 0) == 0;
-
-		/* Per-GPU bandwidth before the closure fills GPU-GPU entries: the
-		 * (merged) switch links, or the sum of direct links; MB/s. */
-		for (unsigned a = 0; a < d->nbobjs; a++) {
-			int g = gpu_index_of(n, s, d->objs[a]);
-
-			for (unsigned b = 0; g >= 0 && b < d->nbobjs; b++)
-				if (a != b)
-					bw[g] += (double)d->values[a * d->nbobjs + b] * 1e6;
-		}
-		/* On a matrix without switches the closure would zero every link. */
-		if (merged && hwloc_distances_transform(t, d, closure, NULL, 0) != 0)
-			dtplan__log(DTPLAN_LOG_DEBUG, "node: %s: transitive closure failed", name);
-		n_objs = (int)d->nbobjs;
-	}
-	parent = malloc(sizeof(*parent) * (size_t)(n_objs + n->n_gpus + 1));
-	if (parent == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, NULL, 0, "out of memory");
+	if (out != NULL)
+		*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if (out != NULL && pipe2(fds, O_CLOEXEC) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot make a pipe: %s", what,
+				   strerror(errno));
 		goto out;
 	}
-	for (int i = 0; i < n_objs + n->n_gpus; i++)
-		parent[i] = i;
-	for (int a = 0; a < n_objs; a++) {
-		int g = gpu_index_of(n, s, d->objs[a]);
-
-		if (g >= 0)
-			uf_union(parent, a, n_objs + g);
-		for (int b = 0; b < n_objs; b++)
-			if (a != b && d->values[(unsigned)a * d->nbobjs + (unsigned)b] > 0)
-				uf_union(parent, a, b);
+	pid = fork();
+	if (pid < 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot fork: %s", what,
+				   strerror(errno));
+		goto out;
 	}
-	domains_from_groups(n, parent, n_objs, bw);
+	if (pid == 0) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		child_signals();
+		_exit(fn(arg, fds[1]) & 0xff);
+	}
+	if (fds[1] >= 0) {
+		close(fds[1]);
+		fds[1] = -1;
+	}
+	/* The output first (a child blocks on a full pipe), then the exit. */
+	while (fds[0] >= 0) {
+		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		double left = deadline - now_s();
+
+		if (left <= 0)
+			goto timeout;
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: poll: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (pfd.revents == 0)
+			continue;
+		got = collect(fds[0], &buf, &used, &cap, max);
+		if (got == -2) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+					   "%s: more than %zu bytes of output; stopped it", what,
+					   max);
+			goto kill;
+		}
+		if (got < 0) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+					   "%s: cannot read its output: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (got == 1) {
+			close(fds[0]);
+			fds[0] = -1;
+		}
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		struct timespec ts;
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: waitpid: %s", what,
+					   strerror(errno));
+			goto kill;
+		}
+		if (now_s() >= deadline)
+			goto timeout;
+		ts.tv_sec = 0;
+		ts.tv_nsec = pause_ns;
+		nanosleep(&ts, NULL);
+		if (pause_ns < 50000000)
+			pause_ns *= 2;
+	}
+	pid = -1;
+	if (WIFSIGNALED(status)) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: killed by signal %d", what,
+				   WTERMSIG(status));
+		goto out;
+	}
+	if (WEXITSTATUS(status) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s failed (exit status %d)", what,
+				   WEXITSTATUS(status));
+		goto out;
+	}
+	if (out != NULL) {
+		*out = buf;
+		buf = NULL;
+	}
+	if (len != NULL)
+		*len = used;
 	rv = DTPLAN_OK;
+	goto out;
+timeout:
+	rv = dtplan__error(err, DTPLAN_ERR_TIMEOUT, NULL, 0,
+			   "%s did not finish within %g s; stopped it", what, timeout_s);
+kill:
+	kill_child(pid);
+	pid = -1;
 out:
-	free(parent);
-	if (d != NULL)
-		hwloc_distances_release(t, d);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(buf);
 	return rv;
 }
 
-/* ------------------------------------------------------------------------
- * Topology -> inventory
- * ---------------------------------------------------------------------- */
+struct plain_call {
+	dtplan__child_fn fn;
+	void *arg;
+};
 
-static bool has_pci(hwloc_topology_t t)
+static int call_plain(void *argp, int fd)
 {
-	return hwloc_get_next_pcidev(t, NULL) != NULL;
+	const struct plain_call *c = argp;
+
+	(void)fd;
+	return c->fn(c->arg);
 }
 
-static enum dtplan_err fill_node(hwloc_topology_t t, struct dtplan_node *n, const char *source,
-				 struct dtplan_error *err)
+enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
+				    const char *what, struct dtplan_error *err)
 {
-	struct scan s;
-	hwloc_obj_t root = hwloc_get_root_obj(t);
-	const char *host = hwloc_obj_get_info_by_name(root, "HostName");
-	int cores;
+	struct plain_call c = {fn, arg};
 
-	memset(n, 0, sizeof(*n));
-	memset(&s, 0, sizeof(s));
-	dtplan__strlcpy(n->source, source, sizeof(n->source));
-	if (host != NULL)
-		dtplan__strlcpy(n->hostname, host, sizeof(n->hostname));
-	cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-	n->cores = cores > 0 ? cores : hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-	n->numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
-	find_gpus(t, n, &s);
-	find_nics(t, n, &s);
-	assign_nics(n, &s);
-	if (n->n_gpus == 0 && !has_pci(t))
-		dtplan__strlcpy(n->note, "I/O devices were not exported; GPUs may be missing",
-				sizeof(n->note));
-	return find_domains(t, n, &s, err);
+	return run_child(call_plain, &c, timeout_s, what, 0, NULL, NULL, err);
+}
+
+enum dtplan_err dtplan__run_bounded_out(dtplan__child_out_fn fn, void *arg, double timeout_s,
+					const char *what, size_t max, char **out, size_t *len,
+					struct dtplan_error *err)
+{
+	if (out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "%s: no output", what);
+	return run_child(fn, arg, timeout_s, what, max, out, len, err);
+}
+
+/* ------------------------------------------------------------------------
+ * The hwloc child
+ * ---------------------------------------------------------------------- */
+
+/* Address space a child may map beyond what it inherits. */
+#define CHILD_EXTRA_BYTES ((rlim_t)4 << 30)
+
+/* Most bytes of node JSON (or an error) a child hands back. */
+#define CHILD_OUTPUT_MAX ((size_t)1 << 20)
+
+/* What one child loads and what it does with the topology. */
+struct child_job {
+	const char *path;   /* the XML file, for messages; NULL for a live discovery */
+	const char *text;   /* its text, checked by the parent; NULL: live */
+	size_t len;
+	const char *fsroot; /* live: HWLOC_FSROOT */
+	const char *source; /* "live", "xml", "cache" */
+	int export_fd;      /* >= 0: write the topology's XML there instead of scanning */
+};
+
+/*
+ * Caps the child's address space at what it inherits plus CHILD_EXTRA_BYTES,
+ * so that an XML that makes hwloc allocate without bound fails in the child
+ * instead of exhausting the node.  Relative to the inherited size, the cap
+ * also holds under AddressSanitizer, whose shadow is reserved at start.
+ */
+static void limit_child_memory(void)
+{
+	unsigned long pages = 0;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f == NULL)
+		return;
+	if (fscanf(f, "%lu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	if (pages == 0 || getrlimit(RLIMIT_AS, &rl) != 0)
+		return;
+	rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + CHILD_EXTRA_BYTES;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_AS, &rl);
 }
 
 /* Cheap shape check before hwloc sees the text: hwloc 2.9 leaks objects on
@@ -542,68 +334,199 @@ static enum dtplan_err check_xml_shape(const char *path, const char *text, size_
 	return DTPLAN_OK;
 }
 
-/*
- * Loads an XML file with every I/O object kept.  The file is read once by
- * dtplan_file_read() (regular files only, within the kind's limit) and hwloc
- * parses that buffer, so that what was checked is what is parsed.
- */
-static enum dtplan_err load_xml(const char *path, enum dtplan_file_kind kind,
-				hwloc_topology_t *out, struct dtplan_error *err)
+/* Writes all of buf; false (errno) on error. */
+static bool write_all(int fd, const char *buf, size_t len)
 {
-	hwloc_topology_t t = NULL;
-	enum dtplan_err rv;
-	char *text = NULL;
-	size_t len = 0;
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
 
-	*out = NULL;
-	rv = dtplan_file_read(path, kind, &text, &len, err);
-	if (rv != DTPLAN_OK)
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+/*
+ * Child side: loads the topology (every I/O object kept) from the parent's
+ * buffer or live, then scans it into node JSON on fd or exports its XML to
+ * job->export_fd.  A failure is written as "!CODE LINE SOURCE\nTEXT" (see
+ * read_answer()).  Frees everything it made before returning, so that
+ * valgrind finds no leak in the child either.
+ */
+static int node_child(void *argp, int fd)
+{
+	const struct child_job *job = argp;
+	struct dtplan_error err = {0};
+	struct dtplan_node *node = NULL;
+	hwloc_topology_t t = NULL;
+	const char *text = job->text, *what = job->path, *env;
+	char *env_text = NULL, *json = NULL, *xml = NULL, head[320];
+	size_t len = job->len;
+	enum dtplan_err rv;
+	int xml_len = 0, status = 0;
+
+	limit_child_memory();
+	if (text == NULL && job->fsroot != NULL && job->fsroot[0] != '\0' &&
+	    setenv("HWLOC_FSROOT", job->fsroot, 1) != 0) {
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0, "cannot set HWLOC_FSROOT");
 		goto out;
-	rv = check_xml_shape(path, text, len, err);
-	if (rv != DTPLAN_OK)
-		goto out;
+	}
+	/* HWLOC_XMLFILE (the test clusters' way of faking GPUs) goes through
+	 * the same bounded reader as any XML: hwloc would read a FIFO or
+	 * /dev/zero without end. */
+	env = getenv("HWLOC_XMLFILE");
+	if (text == NULL && env != NULL && env[0] != '\0') {
+		rv = dtplan_file_read(env, DTPLAN_FILE_NODE_XML, &env_text, &len, &err);
+		if (rv == DTPLAN_OK)
+			rv = check_xml_shape(env, env_text, len, &err);
+		if (rv != DTPLAN_OK)
+			goto out;
+		text = env_text;
+		what = env;
+		unsetenv("HWLOC_XMLFILE");
+	}
 	if (hwloc_topology_init(&t) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "cannot initialise hwloc: %s",
+		t = NULL;
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, what, 0, "cannot initialise hwloc: %s",
 				   strerror(errno));
 		goto out;
 	}
 	/* The size hwloc takes counts the terminating NUL, as its exports do. */
 	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-	    hwloc_topology_set_xmlbuffer(t, text, (int)len + 1) != 0 ||
+	    (text != NULL && hwloc_topology_set_xmlbuffer(t, text, (int)len + 1) != 0) ||
 	    hwloc_topology_load(t) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-				   "not a valid hwloc XML topology (malformed)");
+		if (text != NULL)
+			rv = dtplan__error(&err, DTPLAN_ERR_PARSE, what, 0,
+					   "not a valid hwloc XML topology (malformed)");
+		else
+			rv = dtplan__error(&err, DTPLAN_ERR_IO, NULL, 0,
+					   "hwloc cannot discover this node: %s", strerror(errno));
 		goto out;
 	}
-	*out = t;
-	t = NULL;
-	rv = DTPLAN_OK;
+	if (job->export_fd >= 0) {
+		if (hwloc_topology_export_xmlbuffer(t, &xml, &xml_len, 0) != 0 || xml_len < 1) {
+			xml = NULL;
+			rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0,
+					   "hwloc cannot export the topology: %s", strerror(errno));
+			goto out;
+		}
+		if (!write_all(job->export_fd, xml, (size_t)xml_len - 1)) {
+			rv = dtplan__error(&err, DTPLAN_ERR_IO, NULL, 0, "cannot write the XML: %s",
+					   strerror(errno));
+			goto out;
+		}
+		rv = DTPLAN_OK;
+		goto out;
+	}
+	node = malloc(sizeof(*node));
+	if (node == NULL) {
+		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	rv = dtplan__node_scan(t, node, job->source, &err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_node_to_json(node, false, &json, &err);
+	if (rv == DTPLAN_OK && !write_all(fd, json, strlen(json)))
+		status = 1;
 out:
+	if (rv != DTPLAN_OK) {
+		snprintf(head, sizeof(head), "!%d %d %s\n", (int)rv, err.line, err.source);
+		if (!write_all(fd, head, strlen(head)) ||
+		    !write_all(fd, err.text, strlen(err.text)))
+			status = 1;
+	}
+	if (xml != NULL)
+		hwloc_free_xmlbuffer(t, xml);
 	if (t != NULL)
 		hwloc_topology_destroy(t);
-	free(text);
+	free(json);
+	free(node);
+	free(env_text);
+	return status;
+}
+
+/* Parent side: the child's answer, node JSON or "!CODE LINE SOURCE\nTEXT". */
+static enum dtplan_err read_answer(const char *answer, struct dtplan_node *out,
+				   struct dtplan_error *err)
+{
+	char source[256] = "";
+	const char *text;
+	int code = 0, line = 0, used = 0;
+
+	if (answer[0] != '!')
+		return dtplan_node_from_json(answer, out, err);
+	text = strchr(answer, '\n');
+	if (text == NULL || sscanf(answer, "!%d %d %n", &code, &line, &used) < 2 || used <= 0)
+		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
+				     "hwloc child: unreadable answer");
+	if ((size_t)(text - answer - used) < sizeof(source))
+		memcpy(source, answer + used, (size_t)(text - answer - used));
+	if (code <= DTPLAN_OK || code >= DTPLAN_ERR__LAST)
+		code = DTPLAN_ERR_IO;
+	return dtplan__error(err, (enum dtplan_err)code, source, line, "%s", text + 1);
+}
+
+static double effective_timeout(double timeout_s)
+{
+	return timeout_s > 0 ? timeout_s : DTPLAN_DISCOVER_DEFAULT_TIMEOUT;
+}
+
+/* Runs one child and reads its answer into *out; the source of an error that
+ * names none is the XML file. */
+static enum dtplan_err scan_in_child(const struct child_job *job, double timeout_s,
+				     struct dtplan_node *out, struct dtplan_error *err)
+{
+	char what[320], *answer = NULL;
+	enum dtplan_err rv;
+
+	if (job->path != NULL)
+		snprintf(what, sizeof(what), "hwloc reading %s", job->path);
+	else
+		snprintf(what, sizeof(what), "hwloc discovery");
+	rv = dtplan__run_bounded_out(node_child, (void *)job, effective_timeout(timeout_s), what,
+				     CHILD_OUTPUT_MAX, &answer, NULL, err);
+	if (rv == DTPLAN_OK && job->export_fd < 0 && (answer == NULL || answer[0] == '\0'))
+		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: no answer", what);
+	else if (rv == DTPLAN_OK && answer != NULL && answer[0] != '\0')
+		rv = read_answer(answer, out, err);
+	if (rv != DTPLAN_OK && err != NULL && err->source[0] == '\0' && job->path != NULL)
+		dtplan__strlcpy(err->source, job->path, sizeof(err->source));
+	free(answer);
 	return rv;
 }
 
-static enum dtplan_err node_from_xml_source(const char *path, const char *source,
-					    struct dtplan_node *out, struct dtplan_error *err)
+enum dtplan_err dtplan__node_from_xml_text(const char *text, size_t len, const char *name,
+					   const char *source, double timeout_s,
+					   struct dtplan_node *out, struct dtplan_error *err)
 {
-	hwloc_topology_t t = NULL;
-	enum dtplan_err rv, ret;
+	struct child_job job = {.path = name, .text = text, .len = len, .source = source,
+				.export_fd = -1};
+	enum dtplan_err rv;
 
-	/* A file the user or admin names may be a link; the cache and the live
-	 * export's temporary file never are. */
-	ret = load_xml(path,
-		       strcmp(source, "xml") == 0 ? DTPLAN_FILE_NODE_XML : DTPLAN_FILE_CACHE_XML,
-		       &t, err);
-	if (ret != DTPLAN_OK) {
-		rv = ret;
-		goto out;
-	}
-	rv = fill_node(t, out, source, err);
-out:
-	if (t != NULL)
-		hwloc_topology_destroy(t);
+	rv = check_xml_shape(name, text, len, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	return scan_in_child(&job, timeout_s, out, err);
+}
+
+/* Reads an XML file in the parent (regular files only, within the kind's
+ * limit) and scans it in a child, so that what was checked is what is parsed. */
+static enum dtplan_err node_from_xml_file(const char *path, enum dtplan_file_kind kind,
+					  const char *source, double timeout_s,
+					  struct dtplan_node *out, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+	char *text = NULL;
+	size_t len = 0;
+
+	rv = dtplan_file_read(path, kind, &text, &len, err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan__node_from_xml_text(text, len, path, source, timeout_s, out, err);
+	free(text);
 	return rv;
 }
 
@@ -613,106 +536,13 @@ enum dtplan_err dtplan_node_from_xml(const char *path, struct dtplan_node *out,
 	if (path == NULL || path[0] == '\0' || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
 				     "dtplan_node_from_xml: no XML path or no output");
-	return node_from_xml_source(path, "xml", out, err);
+	/* A file the user or admin names may be a link; a cache entry never is. */
+	return node_from_xml_file(path, DTPLAN_FILE_NODE_XML, "xml", 0, out, err);
 }
 
 /* ------------------------------------------------------------------------
- * Bounded live discovery
+ * Discovery: a named XML file, the cache, or live
  * ---------------------------------------------------------------------- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
-				    const char *what, struct dtplan_error *err)
-{
-	double deadline = now_s() + timeout_s;
-	long pause_ns = 1000000; /* 1 ms, doubling up to 50 ms */
-	int status = 0;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: cannot fork: %s", what,
-				     strerror(errno));
-	if (pid == 0)
-		_exit(fn(arg) & 0xff);
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		struct timespec ts;
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: waitpid: %s", what,
-					     strerror(errno));
-		if (now_s() >= deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			return dtplan__error(err, DTPLAN_ERR_TIMEOUT, NULL, 0,
-					     "%s did not finish within %g s; stopped it", what,
-					     timeout_s);
-		}
-		ts.tv_sec = 0;
-		ts.tv_nsec = pause_ns;
-		nanosleep(&ts, NULL);
-		if (pause_ns < 50000000)
-			pause_ns *= 2;
-	}
-	if (WIFSIGNALED(status))
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: killed by signal %d", what,
-				     WTERMSIG(status));
-	if (WEXITSTATUS(status) != 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s failed (exit status %d)",
-				     what, WEXITSTATUS(status));
-	return DTPLAN_OK;
-}
-
-struct export_arg {
-	const char *path;
-	const char *fsroot;
-};
-
-/* Child side: discover this machine (or what HWLOC_XMLFILE/HWLOC_FSROOT say)
- * and export it to arg->path.  Exit status tells the parent what failed. */
-static int export_child(void *argp)
-{
-	const struct export_arg *arg = argp;
-	hwloc_topology_t t;
-
-	if (arg->fsroot != NULL && arg->fsroot[0] != '\0' &&
-	    setenv("HWLOC_FSROOT", arg->fsroot, 1) != 0)
-		return 2;
-	if (hwloc_topology_init(&t) != 0)
-		return 3;
-	if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-	    hwloc_topology_load(t) != 0)
-		return 4;
-	if (hwloc_topology_export_xml(t, arg->path, 0) != 0)
-		return 5;
-	return 0;
-}
-
-static double effective_timeout(double timeout_s)
-{
-	return timeout_s > 0 ? timeout_s : DTPLAN_DISCOVER_DEFAULT_TIMEOUT;
-}
-
-/* Exports the live topology to an existing file path, bounded in time. */
-static enum dtplan_err export_live(const char *path, const char *fsroot, double timeout_s,
-				   struct dtplan_error *err)
-{
-	struct export_arg arg = {path, fsroot};
-
-	return dtplan__run_bounded(export_child, &arg, effective_timeout(timeout_s),
-				   "hwloc discovery", err);
-}
 
 static void default_hostname(const char *given, char *buf, size_t size)
 {
@@ -725,40 +555,43 @@ static void default_hostname(const char *given, char *buf, size_t size)
 	buf[size - 1] = '\0';
 }
 
-static enum dtplan_err discover_live(const struct dtplan_discover_opts *o, struct dtplan_node *out,
-				     struct dtplan_error *err)
+/* A host name usable as a file name in the cache. */
+static bool cache_name_ok(const char *host)
+{
+	return host[0] != '\0' && strchr(host, '/') == NULL && strcmp(host, ".") != 0 &&
+	       strcmp(host, "..") != 0;
+}
+
+enum dtplan_err dtplan_node_from_cache(const char *cache_dir, const char *hostname,
+				       double timeout_s, struct dtplan_node *out,
+				       struct dtplan_error *err)
 {
 	char path[4096];
-	const char *tmp = getenv("TMPDIR");
-	enum dtplan_err rv;
-	bool made = false;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/dtplan-node.XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, path, 0, "cannot create temporary file: %s",
-				   strerror(errno));
-		goto out;
-	}
-	close(fd);
-	made = true;
-	rv = export_live(path, o != NULL ? o->fsroot : NULL, o != NULL ? o->timeout_s : 0, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	rv = node_from_xml_source(path, "live", out, err);
-out:
-	if (made)
-		unlink(path);
-	return rv;
+	if (cache_dir == NULL || cache_dir[0] == '\0' || hostname == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
+				     "dtplan_node_from_cache: no cache directory, host or output");
+	if (!cache_name_ok(hostname))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
+				     "invalid host name '%s' for a cache file", hostname);
+	if (snprintf(path, sizeof(path), "%s/%s.xml", cache_dir, hostname) >= (int)sizeof(path))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, cache_dir, 0,
+				     "cache directory path too long");
+	/* The effective user's right to read, not the real user's: user_init
+	 * runs as the job's user after seteuid(), its real uid still 0 (issue
+	 * 13, finding 22).  Absent or unreadable: the caller looks elsewhere. */
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0)
+		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, path, 0, "cannot read: %s",
+				     strerror(errno));
+	return node_from_xml_file(path, DTPLAN_FILE_CACHE_XML, "cache", timeout_s, out, err);
 }
 
 enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struct dtplan_node *out,
 				     struct dtplan_error *err)
 {
-	char host[64], path[4096];
-	enum dtplan_err rv;
+	struct child_job live = {.source = "live", .export_fd = -1};
+	char host[64];
+	enum dtplan_err rv = DTPLAN_ERR_NOT_FOUND;
 	bool local = true;
 
 	if (out == NULL)
@@ -766,16 +599,17 @@ enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struc
 				     "dtplan_node_discover: no output");
 	default_hostname(o != NULL ? o->hostname : NULL, host, sizeof(host));
 	if (o != NULL && o->xml_path != NULL && o->xml_path[0] != '\0') {
-		rv = node_from_xml_source(o->xml_path, "xml", out, err);
+		rv = node_from_xml_file(o->xml_path, DTPLAN_FILE_NODE_XML, "xml", o->timeout_s, out,
+					err);
 		local = false;
-	} else if (o != NULL && o->cache_dir != NULL && o->cache_dir[0] != '\0' &&
-		   host[0] != '\0' &&
-		   snprintf(path, sizeof(path), "%s/%s.xml", o->cache_dir, host) <
-			   (int)sizeof(path) &&
-		   access(path, R_OK) == 0) {
-		rv = node_from_xml_source(path, "cache", out, err);
 	} else {
-		rv = discover_live(o, out, err);
+		if (o != NULL && o->cache_dir != NULL && o->cache_dir[0] != '\0' &&
+		    cache_name_ok(host))
+			rv = dtplan_node_from_cache(o->cache_dir, host, o->timeout_s, out, err);
+		if (rv == DTPLAN_ERR_NOT_FOUND) {
+			live.fsroot = o != NULL ? o->fsroot : NULL;
+			rv = scan_in_child(&live, o != NULL ? o->timeout_s : 0, out, err);
+		}
 	}
 	if (rv != DTPLAN_OK)
 		return rv;
@@ -786,51 +620,131 @@ enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struc
 	return DTPLAN_OK;
 }
 
+/* ------------------------------------------------------------------------
+ * The node cache, written by the prolog as root
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Opens the cache directory (made on first use) and checks what was opened:
+ * a directory owned by the effective user (root in the prolog) that neither
+ * group nor others may write.  Anyone else who can write there could swap a
+ * file for a link between two of root's steps (issue 13, finding 14).
+ * Returns the directory's fd or -1 with err filled.
+ */
+static int open_cache_dir(const char *cache_dir, struct dtplan_error *err)
+{
+	struct stat st;
+	int dfd;
+
+	/* The folder is the site's: make its last level on first use, so that a
+	 * fresh install needs no manual step.  Nodes race here. */
+	if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot create the cache directory: %s", strerror(errno));
+		return -1;
+	}
+	dfd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot open the cache directory: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(dfd, &st) != 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "cannot stat the cache directory: %s", strerror(errno));
+	} else if (st.st_uid != geteuid()) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "not writing the node cache: the directory is owned by uid %u, not "
+			      "by uid %u (root in the prolog)",
+			      (unsigned)st.st_uid, (unsigned)geteuid());
+	} else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
+			      "not writing the node cache: the directory is writable by %s "
+			      "(mode %04o); make it 0755",
+			      (st.st_mode & S_IWOTH) ? "others" : "its group",
+			      (unsigned)(st.st_mode & 07777));
+	} else {
+		return dfd;
+	}
+	close(dfd);
+	return -1;
+}
+
+/* Creates a fresh temporary file in dfd: ".<host>.xml.<random>". */
+static int create_temp(int dfd, const char *host, char *name, size_t size)
+{
+	struct timespec ts;
+
+	for (int tries = 0; tries < 64; tries++) {
+		int fd;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(name, size, ".%s.xml.%ld.%lx", host, (long)getpid(),
+			 (unsigned long)ts.tv_nsec ^ ((unsigned long)tries << 20));
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostname,
 					double timeout_s, struct dtplan_error *err)
 {
-	char host[64], tmp[4096], final[4096];
+	struct child_job job = {.source = "live", .export_fd = -1};
+	struct dtplan_node unused;
+	char host[64], tmp[128] = "", final[128];
 	enum dtplan_err rv;
-	bool made = false;
-	int fd;
+	int dfd = -1;
 
 	if (cache_dir == NULL || cache_dir[0] == '\0')
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "no cache directory given");
 	default_hostname(hostname, host, sizeof(host));
-	if (host[0] == '\0' || strchr(host, '/') != NULL || strcmp(host, "..") == 0)
+	if (!cache_name_ok(host))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0,
 				     "invalid host name '%s' for a cache file", host);
-	if (snprintf(final, sizeof(final), "%s/%s.xml", cache_dir, host) >= (int)sizeof(final) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.xml.XXXXXX", cache_dir, host) >= (int)sizeof(tmp))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, cache_dir, 0,
-				     "cache directory path too long");
-	/* The folder is the site's (root's): make its last level on first use,
-	 * so that a fresh install needs no manual step.  Nodes race here. */
-	if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST)
-		return dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
-				     "cannot create the cache directory: %s", strerror(errno));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	snprintf(final, sizeof(final), "%s.xml", host);
+	dfd = open_cache_dir(cache_dir, err);
+	if (dfd < 0)
+		return DTPLAN_ERR_IO;
+	/* Everything below is relative to the directory checked: a name is
+	 * never looked up again through a path someone else may change. */
+	job.export_fd = create_temp(dfd, host, tmp, sizeof(tmp));
+	if (job.export_fd < 0) {
+		tmp[0] = '\0';
 		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0,
 				   "cannot create a file in the cache directory: %s",
 				   strerror(errno));
 		goto out;
 	}
-	fchmod(fd, 0644);
-	close(fd);
-	made = true;
-	rv = export_live(tmp, NULL, timeout_s, err);
-	if (rv != DTPLAN_OK)
-		goto out;
-	if (rename(tmp, final) != 0) {
-		rv = dtplan__error(err, DTPLAN_ERR_IO, final, 0, "cannot rename %s: %s", tmp,
+	if (fchmod(job.export_fd, 0644) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot chmod %s: %s", tmp,
 				   strerror(errno));
 		goto out;
 	}
-	made = false;
+	rv = scan_in_child(&job, timeout_s, &unused, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	if (close(job.export_fd) != 0) {
+		job.export_fd = -1;
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot write %s: %s", tmp,
+				   strerror(errno));
+		goto out;
+	}
+	job.export_fd = -1;
+	if (renameat(dfd, tmp, dfd, final) != 0) {
+		rv = dtplan__error(err, DTPLAN_ERR_IO, cache_dir, 0, "cannot rename %s to %s: %s",
+				   tmp, final, strerror(errno));
+		goto out;
+	}
+	tmp[0] = '\0';
 	rv = DTPLAN_OK;
 out:
-	if (made)
-		unlink(tmp);
+	if (job.export_fd >= 0)
+		close(job.export_fd);
+	if (tmp[0] != '\0')
+		unlinkat(dfd, tmp, 0); /* no half-written file left behind */
+	close(dfd);
 	return rv;
 }

@@ -253,6 +253,157 @@ static void plan_create__batch_below_min_dp__names_batch(void **state)
 	assert_null(strstr(err.text, "fewest"));
 }
 
+/* One node of n GPUs of a model (memory_bytes 0: unknown), each its own
+ * domain, as node JSON would describe it. */
+static void one_node(struct dtplan_node *n, const char *model, double memory_bytes, int gpus)
+{
+	char json[4096];
+	size_t len;
+	struct dtplan_error err = {0};
+
+	len = (size_t)snprintf(json, sizeof(json),
+			       "{\"hostname\": \"g1\", \"source\": \"xml\", \"cores\": 8, "
+			       "\"numa_nodes\": 1, \"nics\": [], \"gpus\": [");
+	for (int i = 0; i < gpus; i++)
+		len += (size_t)snprintf(json + len, sizeof(json) - len,
+					"%s{\"vendor\": \"nvidia\", \"model\": \"%s\", "
+					"\"pci_bus_id\": \"0000:%02x:00.0\", \"memory_bytes\": %.0f, "
+					"\"numa\": 0, \"domain\": %d, \"nic\": null}",
+					i ? ", " : "", model, i + 1, memory_bytes, i);
+	len += (size_t)snprintf(json + len, sizeof(json) - len, "], \"domains\": [");
+	for (int i = 0; i < gpus; i++)
+		len += (size_t)snprintf(json + len, sizeof(json) - len,
+					"%s{\"gpus\": [%d], \"bandwidth_bytes_per_s\": 0}",
+					i ? ", " : "", i);
+	snprintf(json + len, sizeof(json) - len, "]}");
+	if (dtplan_node_from_json(json, n, &err) != DTPLAN_OK)
+		fail_msg("node JSON: %s\n%s", err.text, json);
+}
+
+static const struct dtplan_warning *warning(const struct dtplan_plan *p, const char *code)
+{
+	for (size_t i = 0; i < p->n_warnings; i++)
+		if (strcmp(p->warnings[i].code, code) == 0)
+			return &p->warnings[i];
+	return NULL;
+}
+
+/* Issue 13, finding 20: a node whose inventory says T4 was planned as the
+ * default h100-sxm ("does not fit on 1 h100-sxm GPUs").  The measured GPU
+ * wins over the default: a catalog model takes its entry, a model the
+ * catalog lacks its name and measured memory (with a warning); what the
+ * user asked for stays, with a warning. */
+static void plan_create__inventory_gpu__wins_over_default(void **state)
+{
+	/* Tesla T4: 15472384 KiB, as CUDA reports it through hwloc */
+	const double t4 = 15472384.0 * 1024;
+	struct dtplan_node *node = calloc(1, sizeof(*node));
+	struct dtplan_cluster cl = {.n_nodes = 1};
+	struct dtplan_request r;
+	struct dtplan_model m;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	const struct dtplan_warning *w;
+
+	(void)state;
+	assert_non_null(node);
+	cl.nodes = node;
+	one_node(node, "Tesla T4", t4, 1);
+	/* 500M parameters: 8 GB of weights and Adam state fit a T4 */
+	assert_int_equal(dtplan_model_parse("500M", &m, &err), DTPLAN_OK);
+	dtplan_request_init(&r);
+	r.model = m;
+	r.seq = 512;
+	r.global_batch = 8;
+	if (dtplan_plan_create(&r, &cl, &p, &err) != DTPLAN_OK)
+		fail_msg("500M on a T4: %s", err.text);
+	assert_string_equal(p->request.gpu.name, "Tesla T4");
+	assert_true(p->request.gpu.memory_bytes == t4);
+	assert_true(p->best.memory.total <= t4 * 0.9);
+	w = warning(p, "gpu-unknown");
+	assert_non_null(w);
+	assert_non_null(strstr(w->message, "GPU model 'Tesla T4' is not in dtplan's catalog: "
+					   "planned with its 15.84 GB of memory"));
+	dtplan_plan_destroy(p);
+	p = NULL;
+
+	/* 7B does not fit, and the error names the T4, not the default */
+	assert_int_equal(dtplan_model_parse("7B", &m, &err), DTPLAN_OK);
+	r.model = m;
+	assert_int_equal(dtplan_plan_create(&r, &cl, &p, &err), DTPLAN_ERR_NO_FIT);
+	assert_non_null(strstr(err.text, "does not fit on 1 Tesla T4 GPUs (14.26 GB usable"));
+	assert_null(strstr(err.text, "h100"));
+
+	/* A model the catalog knows takes its entry; no warning */
+	one_node(node, "NVIDIA H200", 0, 8);
+	r.model = m;
+	r.global_batch = 64;
+	assert_int_equal(dtplan_plan_create(&r, &cl, &p, &err), DTPLAN_OK);
+	assert_string_equal(p->request.gpu.name, "h200");
+	assert_true(p->request.gpu.memory_bytes == dtplan_gpu_find("h200", NULL)->memory_bytes);
+	assert_null(warning(p, "gpu-unknown"));
+	dtplan_plan_destroy(p);
+	p = NULL;
+
+	/* The user's choice stays, and the plan says the nodes differ */
+	r.gpu = *dtplan_gpu_find("a100-80gb", NULL);
+	r.gpu_from = DTPLAN_GPU_FROM_USER;
+	assert_int_equal(dtplan_plan_create(&r, &cl, &p, &err), DTPLAN_OK);
+	assert_string_equal(p->request.gpu.name, "a100-80gb");
+	w = warning(p, "gpu-type");
+	assert_non_null(w);
+	assert_string_equal(w->message,
+			    "planned for a100-80gb GPUs as asked, but the nodes have NVIDIA H200 "
+			    "(h200)");
+	dtplan_plan_destroy(p);
+	free(node);
+}
+
+/* Inventory model strings and PCI ids to catalog entries. */
+static void gpu_match__inventory_models__catalog_or_null(void **state)
+{
+	static const struct {
+		const char *model;
+		double memory;
+		const char *name; /* NULL: not in the catalog */
+	} cases[] = {
+		{"NVIDIA H100 80GB HBM3", 0, "h100-sxm"},
+		{"GH100 [H100 SXM5 80GB]", 0, "h100-sxm"},
+		{"10de:2330", 0, "h100-sxm"},
+		{"NVIDIA H100 PCIe", 0, NULL},
+		{"NVIDIA H100 NVL", 0, NULL},
+		{"GH100 [H200 SXM 141GB]", 0, "h200"},
+		{"10de:2335", 0, "h200"},
+		{"NVIDIA A100-SXM4-80GB", 0, "a100-80gb"},
+		{"NVIDIA A100-SXM4-40GB", 0, "a100-40gb"},
+		{"NVIDIA A100", 85e9, "a100-80gb"},
+		{"NVIDIA A100", 42e9, "a100-40gb"},
+		{"NVIDIA A100", 0, NULL},
+		{"NVIDIA B200", 0, "b200"},
+		{"NVIDIA GB200", 0, "gb200"},
+		{"AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2", 0, "mi250x"},
+		{"AMD Instinct MI300X", 0, "mi300x"},
+		{"Tesla T4", 0, NULL},
+		{"TU104GL [Tesla T4]", 0, NULL},
+		{"Tesla V100-SXM3-32GB-H", 0, NULL},
+		{"h100-sxm", 0, "h100-sxm"},
+		{"XH1000", 0, NULL},
+		{"", 0, NULL},
+	};
+
+	(void)state;
+	assert_null(dtplan_gpu_match(NULL, 0));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct dtplan_gpu *g = dtplan_gpu_match(cases[i].model, cases[i].memory);
+
+		if (cases[i].name == NULL && g != NULL)
+			fail_msg("'%s': %s, expected none", cases[i].model, g->name);
+		if (cases[i].name != NULL && (g == NULL || strcmp(g->name, cases[i].name) != 0))
+			fail_msg("'%s': %s, expected %s", cases[i].model, g ? g->name : "none",
+				 cases[i].name);
+	}
+}
+
 static void parse_global_batch__forms__exact_flag(void **state)
 {
 	static const struct {
@@ -299,6 +450,8 @@ int main(void)
 		cmocka_unit_test(plan_create__fixed_pp_not_dividing_layers__uneven_stages),
 		cmocka_unit_test(plan_create__exact_batch_unreachable__names_nearest),
 		cmocka_unit_test(plan_create__batch_below_min_dp__names_batch),
+		cmocka_unit_test(plan_create__inventory_gpu__wins_over_default),
+		cmocka_unit_test(gpu_match__inventory_models__catalog_or_null),
 		cmocka_unit_test(parse_global_batch__forms__exact_flag),
 	};
 

@@ -62,6 +62,14 @@ static inline const char *test_fixture_path(const char *name)
 	return path;
 }
 
+/* A bound of `seconds` on a wait (alarm()), ten times longer under valgrind
+ * (tests/valgrind.sh sets DTPLAN_TEST_UNDER_VALGRIND), where code runs 20 to
+ * 50 times slower. */
+static inline unsigned test_bound_s(unsigned seconds)
+{
+	return getenv("DTPLAN_TEST_UNDER_VALGRIND") != NULL ? 10 * seconds : seconds;
+}
+
 /* Unbuffered stdio so that output interleaves with cmocka's. */
 static inline void test_setup_stdio(void)
 {

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,6 +147,24 @@ static void node_from_xml__cpu_fixture__no_gpu_omnipath(void **state)
 	assert_int_equal(node.nics[0].kind, DTPLAN_NIC_OMNIPATH);
 	assert_string_equal(node.note, ""); /* PCI devices were exported */
 	assert_int_equal(node.cores, 8);
+}
+
+/* Issue 13, finding 19: hwloc counts -1 PUs when PUs sit at two depths; the
+ * inventory said "cores": -1, which its own JSON reader then refused. */
+static void node_from_xml__pu_count_unknown__cores_from_cpuset(void **state)
+{
+	struct dtplan_node back;
+	struct dtplan_error err = {0};
+	char *json = NULL;
+
+	(void)state;
+	load_ok(data("pu-nested.xml"));
+	assert_int_equal(node.cores, 2); /* cpuset 0x3: two PUs */
+	assert_int_equal(node.numa_nodes, 1);
+	assert_int_equal(dtplan_node_to_json(&node, false, &json, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_node_from_json(json, &back, &err), DTPLAN_OK);
+	assert_int_equal(back.cores, 2);
+	free(json);
 }
 
 static void node_from_xml__broken_files__errors(void **state)
@@ -309,12 +328,19 @@ static void node_from_xml__shared_details__bandwidth_kinds_vendors(void **state)
 		/* XGMIBandwidth: 7 peers x 100000 MB/s */
 		assert_near(node.domains[0].bandwidth_bytes_per_s, 7 * 100000e6, 1);
 		assert_int_equal(node.nics[node.gpus[0].nic].kind, DTPLAN_NIC_SLINGSHOT);
+		/* ROCm SMI's VRAM of one GCD (KiB); an MI250X in the catalog */
+		assert_true(node.gpus[0].memory_bytes == 67092480.0 * 1024);
+		assert_string_equal(dtplan_gpu_match(node.gpus[0].model, 0)->name, "mi250x");
 	}
 	if ((p = test_fixture_path("hwloc/aws-g4dn-metal-8xt4-pcie.xml")) != NULL) {
 		ran++;
 		load_ok(p);
 		assert_int_equal(node.nics[0].kind, DTPLAN_NIC_EFA);
 		assert_true(node.domains[0].bandwidth_bytes_per_s == 0);
+		/* issue 13, finding 20: CUDA's memory size (KiB), the model by name */
+		assert_string_equal(node.gpus[0].model, "Tesla T4");
+		assert_true(node.gpus[0].memory_bytes == 15472384.0 * 1024);
+		assert_null(dtplan_gpu_match(node.gpus[0].model, node.gpus[0].memory_bytes));
 	}
 	if ((p = test_fixture_path("hwloc/cpu-llnl-quartz-2xbroadwell-opa.xml")) != NULL) {
 		ran++;
@@ -428,7 +454,7 @@ static void node_from_xml__fifo_device_link__refused_without_blocking(void **sta
 	char path[512];
 
 	(void)state;
-	alarm(20);
+	alarm(test_bound_s(20));
 	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(dtplan_node_from_xml(path, &node, &err), DTPLAN_ERR_IO);
@@ -449,6 +475,199 @@ static void node_from_xml__fifo_device_link__refused_without_blocking(void **sta
 					 "cached hwloc XML file"));
 	unlink(path);
 	alarm(0);
+}
+
+/* Writes text to path with the first `from` replaced by `to`. */
+static void write_replaced(const char *path, const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(at);
+	assert_non_null(f);
+	fwrite(text, 1, (size_t)(at - text), f);
+	fputs(to, f);
+	fputs(at + strlen(from), f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Bytes that are not UTF-8 in an XML's names made node JSON fail as "out of
+ * memory" (Jansson takes UTF-8 only), as a Latin-1 export would.  Valid UTF-8
+ * stays. */
+static void node_from_xml__names_not_utf8__replaced(void **state)
+{
+	struct dtplan_error err = {0};
+	char path[512], *text = NULL, *json = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_file_read(data("pcie-4gpu.xml"), DTPLAN_FILE_NODE_XML, &text, NULL,
+					  &err),
+			 DTPLAN_OK);
+	snprintf(path, sizeof(path), "%s/latin1.xml", tmpdir);
+	write_replaced(path, text, "value=\"pcie01\"", "value=\"\xff" "bad\x01pcie01\"");
+	free(text);
+	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_NODE_XML, &text, NULL, &err),
+			 DTPLAN_OK);
+	write_replaced(path, text, "value=\"AD102GL", "value=\"L40S \xe2\x84\xa2 AD102GL");
+	load_ok(path);
+	assert_string_equal(node.hostname, "?bad?pcie01");
+	assert_string_equal(node.gpus[0].model, "L40S \xe2\x84\xa2 AD102GL [L40S]");
+	assert_int_equal(dtplan_node_to_json(&node, false, &json, &err), DTPLAN_OK);
+	unlink(path);
+	free(json);
+	free(text);
+}
+
+/* Issue 13, finding 18: hwloc 2.9 crashes on some malformed XML (here a
+ * NUMA node without complete_nodeset).  It used to parse in the caller's
+ * process, slurmstepd's among them; now a child crashes and the caller gets
+ * an error naming the file. */
+static void node_from_xml__hwloc_crashes__error_and_caller_alive(void **state)
+{
+	struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "myhost"};
+	struct dtplan_error err = {0};
+	const char *crash = data("hwloc-crash.xml");
+	char path[512];
+
+	(void)state;
+	alarm(test_bound_s(60));
+	assert_int_equal(dtplan_node_from_xml(crash, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, crash);
+	assert_non_null(strstr(err.text, "hwloc reading"));
+	/* the same file as a cache entry, and as the live discovery's XML */
+	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
+	copy_file(crash, path);
+	assert_int_equal(dtplan_node_discover(&o, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, path);
+	unlink(path);
+	assert_int_equal(setenv("HWLOC_XMLFILE", crash, 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "hwloc discovery"));
+	unsetenv("HWLOC_XMLFILE");
+	/* and the process still works */
+	load_ok(data("pcie-4gpu.xml"));
+	assert_int_equal(node.n_gpus, 4);
+	alarm(0);
+}
+
+/* HWLOC_XMLFILE goes through the bounded reader: hwloc itself read /dev/zero
+ * until memory ran out, and blocked on a FIFO. */
+static void node_discover__hostile_hwloc_xmlfile__refused_quickly(void **state)
+{
+	struct dtplan_error err = {0};
+	char fifo[512];
+	double t0 = 0;
+	struct timespec ts;
+
+	(void)state;
+	alarm(test_bound_s(60));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec;
+	assert_int_equal(setenv("HWLOC_XMLFILE", "/dev/zero", 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, "/dev/zero");
+	assert_non_null(strstr(err.text, "is a character device, not a regular file"));
+	snprintf(fifo, sizeof(fifo), "%s/xmlfifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(setenv("HWLOC_XMLFILE", fifo, 1), 0);
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "is a FIFO"));
+	unlink(fifo);
+	unsetenv("HWLOC_XMLFILE");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	assert_true((double)ts.tv_sec - t0 < 30);
+	alarm(0);
+}
+
+/* Issue 13, finding 14: the prolog (root) wrote the cache by name in a
+ * folder anyone might write, so a link swapped in made it overwrite a file
+ * of the attacker's choosing.  A folder others or the group can write, or
+ * that someone else owns, is refused before anything is created in it. */
+static void node_cache_write__unsafe_directory__refused(void **state)
+{
+	struct dtplan_error err = {0};
+	char dir[512], path[600];
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/open", tmpdir);
+	snprintf(path, sizeof(path), "%s/h.xml", dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(setenv("HWLOC_XMLFILE", data("pcie-4gpu.xml"), 1), 0);
+	assert_int_equal(chmod(dir, 01777), 0); /* like /tmp */
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, dir);
+	assert_non_null(strstr(err.text, "writable by others (mode 1777)"));
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "writable by its group (mode 0775)"));
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(dir, 0755), 0);
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_ERR_IO);
+		assert_non_null(strstr(err.text, "owned by uid 65534, not by uid 0"));
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	assert_int_equal(lstat(path, &st), -1); /* nothing written */
+	/* the same folder made safe: written, 0644, and a link planted at the
+	 * final name is replaced, not followed */
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/victim", dir);
+	copy_file(data("garbage.xml"), path);
+	snprintf(path, sizeof(path), "%s/h.xml", dir);
+	assert_int_equal(symlink("victim", path), 0);
+	assert_int_equal(dtplan_node_cache_write(dir, "h", 30, &err), DTPLAN_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/victim", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 43); /* garbage.xml untouched */
+	assert_int_equal(unlink(path), 0);
+	unsetenv("HWLOC_XMLFILE");
+	assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+}
+
+/* Issue 13, finding 22: user_init runs as the job's user after seteuid(),
+ * its real uid still 0, so access(R_OK) passed for a cache file only root
+ * may read and discovery then failed; the effective user's right counts,
+ * and an unreadable cache entry means a live discovery. */
+static void node_discover__cache_unreadable_for_euid__live(void **state)
+{
+	char path[512];
+	pid_t pid;
+	int status = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
+	copy_file(data("pcie-4gpu.xml"), path);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct dtplan_discover_opts o = {.cache_dir = tmpdir, .hostname = "myhost"};
+		struct dtplan_error err = {0};
+		enum dtplan_err rc;
+
+		if (setenv("HWLOC_XMLFILE", data("hgx-h100-8gpu.xml"), 1) != 0 ||
+		    setegid(65534) != 0 || seteuid(65534) != 0)
+			_exit(10);
+		rc = dtplan_node_discover(&o, &node, &err);
+		if (rc != DTPLAN_OK) {
+			fprintf(stderr, "discover: %s: %s\n", dtplan_strerror(rc), err.text);
+			_exit(11);
+		}
+		_exit(strcmp(node.source, "live") == 0 && node.n_gpus == 8 ? 0 : 12);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+	unlink(path);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void node_cache_write__live_topology__readable_cache(void **state)
@@ -715,6 +934,49 @@ static void node_to_json__bad_arguments__errors(void **state)
 	assert_int_equal(dtplan_node_to_json(&node, false, NULL, &err), DTPLAN_ERR_INVAL);
 }
 
+/* Hosts with the same hardware share one inventory (issue 13, finding 10);
+ * a different fabric id or GPU makes another, and n adds stay linear. */
+static void inventory_add__same_hardware__shared(void **state)
+{
+	struct dtplan_node_set inv;
+	struct dtplan_node *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	load_ok(data("hgx-h100-8gpu.xml"));
+	*a = node;
+	*b = node;
+	snprintf(b->hostname, sizeof(b->hostname), "other");
+	snprintf(b->source, sizeof(b->source), "cache");
+	dtplan_node_set_init(&inv);
+	assert_int_equal(dtplan_node_set_add(&inv, a), 0);
+	assert_int_equal(dtplan_node_set_add(&inv, b), 0);
+	assert_int_equal(inv.n, 1);
+	assert_string_equal(inv.nodes[0].hostname, "hgx01"); /* the first copy's */
+	snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "rack2");
+	assert_false(dtplan_node_same_hardware(a, b));
+	assert_int_equal(dtplan_node_set_add(&inv, b), 1);
+	snprintf(b->gpus[3].model, sizeof(b->gpus[3].model), "T4");
+	assert_int_equal(dtplan_node_set_add(&inv, b), 2);
+	assert_int_equal(dtplan_node_set_add(&inv, a), 0);
+	assert_int_equal(inv.n, 3);
+	/* 2,000 distinct inventories (one fabric id each), each found again */
+	for (int i = 0; i < 2000; i++) {
+		snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "r%d", i);
+		assert_int_equal(dtplan_node_set_add(&inv, b), 3 + i);
+	}
+	for (int i = 0; i < 2000; i += 97) {
+		snprintf(b->domains[0].fabric_id, sizeof(b->domains[0].fabric_id), "r%d", i);
+		assert_int_equal(dtplan_node_set_add(&inv, b), 3 + i);
+	}
+	assert_int_equal(inv.n, 2003);
+	dtplan_node_set_fini(&inv);
+	dtplan_node_set_fini(NULL);
+	free(a);
+	free(b);
+}
+
 static void nic_kind_name__every_kind__distinct_names(void **state)
 {
 	static const struct {
@@ -739,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(node_from_xml__hgx_fixture__one_domain_eight_rails),
 		cmocka_unit_test(node_from_xml__pcie_fixture__lone_gpus_roce_bmc_skipped),
 		cmocka_unit_test(node_from_xml__cpu_fixture__no_gpu_omnipath),
+		cmocka_unit_test(node_from_xml__pu_count_unknown__cores_from_cpuset),
 		cmocka_unit_test(node_from_xml__broken_files__errors),
 		cmocka_unit_test(node_from_xml__malformed_or_not_a_file__errors),
 		cmocka_unit_test(node_from_xml__null_args__inval),
@@ -747,6 +1010,11 @@ int main(void)
 		cmocka_unit_test(node_discover__each_source__source_named),
 		cmocka_unit_test(node_discover__cache_is_broken__parse_error),
 		cmocka_unit_test(node_from_xml__fifo_device_link__refused_without_blocking),
+		cmocka_unit_test(node_from_xml__names_not_utf8__replaced),
+		cmocka_unit_test(node_from_xml__hwloc_crashes__error_and_caller_alive),
+		cmocka_unit_test(node_discover__hostile_hwloc_xmlfile__refused_quickly),
+		cmocka_unit_test(node_cache_write__unsafe_directory__refused),
+		cmocka_unit_test(node_discover__cache_unreadable_for_euid__live),
 		cmocka_unit_test(node_cache_write__live_topology__readable_cache),
 		cmocka_unit_test(node_cache_write__missing_last_level__creates_it),
 		cmocka_unit_test(node_cache_write__bad_arguments__errors),
@@ -757,6 +1025,7 @@ int main(void)
 		cmocka_unit_test(node_json__round_trip__same_inventory),
 		cmocka_unit_test(node_from_json__bad_documents__clear_errors),
 		cmocka_unit_test(node_to_json__bad_arguments__errors),
+		cmocka_unit_test(inventory_add__same_hardware__shared),
 		cmocka_unit_test(nic_kind_name__every_kind__distinct_names),
 	};
 

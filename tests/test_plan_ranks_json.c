@@ -4,7 +4,10 @@
  */
 #include "test_common.h"
 
+#include "dtplan_measure.h"
 #include "dtprobes.h"
+
+#include <time.h>
 
 /* Two nodes, TP 2 x PP 1 x DP 2: ranks 0,1 on a1 and 2,3 on a2. */
 static const char good_json[] =
@@ -76,6 +79,7 @@ static void ranks_from_json__minimal__defaults(void **state)
 }
 
 #define PAR "\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2}"
+#define PAR1 "\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1}"
 #define PLACE(ranks) "\"placement\": {\"nodes\": [\"a1\"], \"ranks\": " ranks "}"
 
 static const struct {
@@ -98,11 +102,11 @@ static const struct {
 	{"{" PAR ", \"placement\": {\"nodes\": []}}", "no placement.nodes array"},
 	{"{" PAR ", \"placement\": {\"nodes\": [3]}}", "placement.nodes[0]: expected a host"},
 	{"{" PAR ", \"placement\": {\"nodes\": [\"a1\"]}}", "no placement.ranks array"},
-	{"{" PAR ", " PLACE("[7]") "}", "placement.ranks[0]: expected an object"},
-	{"{" PAR ", " PLACE("[{\"node\": 1}]") "}", "placement.ranks[0].node: not one of"},
-	{"{" PAR ", " PLACE("[{\"node\": \"zz\"}]") "}", "placement.ranks[0].node: not one of"},
-	{"{" PAR ", " PLACE("[{\"rank\": 1, \"node\": 0}]") "}", "rank 1 out of order"},
-	{"{" PAR ", " PLACE("[{\"node\": 0, \"gpu\": -1}]") "}", "must be >= 0"},
+	{"{" PAR1 ", " PLACE("[7]") "}", "placement.ranks[0]: expected an object"},
+	{"{" PAR1 ", " PLACE("[{\"node\": 1}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR1 ", " PLACE("[{\"node\": \"zz\"}]") "}", "placement.ranks[0].node: not one of"},
+	{"{" PAR1 ", " PLACE("[{\"rank\": 1, \"node\": 0}]") "}", "rank 1 out of order"},
+	{"{" PAR1 ", " PLACE("[{\"node\": 0, \"gpu\": -1}]") "}", "must be >= 0"},
 	{"{" PAR ", " PLACE("[{\"node\": 0}]") "}", "1 ranks but tp 1 x pp 1 x dp 2"},
 };
 
@@ -184,6 +188,178 @@ static void ranks_from_json__plan_to_json_output__round_trip(void **state)
 	}
 	dtplan_plan_destroy(back);
 	free(text);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Peak resident memory (KiB) since the last reset_peak(); -1 unknown. */
+static long peak_kib(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			v = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static bool reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	return f != NULL && fputs("5", f) >= 0 && fclose(f) == 0;
+}
+
+/* Timing bounds hold natively and under sanitizers, not under valgrind
+ * (tests/valgrind.sh sets this). */
+static bool timing_checked(void)
+{
+	return getenv("DTPLAN_TEST_UNDER_VALGRIND") == NULL;
+}
+
+/*
+ * Issue 13, finding 9: a 64 MiB plan file of "{}," (within the plan file's
+ * limit) took 5 GB and 12 s to read in every srun step: a document tree
+ * costs about 80 times the text.  16 MiB of it here (1.25 GB and 11 s
+ * before): the reader now allocates nothing for members it does not read.
+ */
+static void ranks_from_json__16_mib_of_empty_objects__little_memory(void **state)
+{
+	size_t n = (16u << 20) / 3;
+	char *text = malloc(3 * n + 16), *q = text;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	long before, after;
+	double t0;
+
+	(void)state;
+	assert_non_null(text);
+	q += sprintf(q, "{\"x\": [");
+	for (size_t i = 0; i + 1 < n; i++, q += 3)
+		memcpy(q, "{},", 3);
+	memcpy(q, "{}]}", 5); /* with its NUL */
+	if (!reset_peak())
+		skip();
+	before = peak_kib();
+	t0 = now();
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	after = peak_kib();
+	assert_string_equal(err.text, "no \"parallelism\" object");
+	print_message("16 MiB of {}: %.2f s, %ld KiB more at the peak\n", now() - t0,
+		      after - before);
+	assert_true(after - before < 4096);
+	/* 0.1 s natively, 4 s under ASan at -O1: a bound against a hang */
+	if (timing_checked())
+		assert_true(now() - t0 < 30.0);
+	free(text);
+}
+
+/* The nodes of the same finding: 50,000 ranks naming their node among
+ * 50,000 were 1.25e9 string comparisons; names are now found by binary
+ * search, and a node named twice is refused. */
+static void ranks_from_json__ranks_name_nodes__n_log_n(void **state)
+{
+	const int n = 50000;
+	size_t cap = (size_t)n * 120 + 256, len = 0;
+	char *text = malloc(cap);
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	double t0;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+				"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": %d}, "
+				"\"placement\": {\"nodes\": [",
+				n);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s\"node%06d\"", i ? "," : "",
+					(i * 7919) % n);
+	len += (size_t)snprintf(text + len, cap - len, "], \"ranks\": [");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"%s{\"node\": \"node%06d\", \"dp_rank\": %d}",
+					i ? "," : "", (i * 7919) % n, i);
+	snprintf(text + len, cap - len, "]}}");
+	t0 = now();
+	if (dtplan_plan_ranks_from_json(text, &p, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	print_message("50,000 ranks by node name: %.2f s\n", now() - t0);
+	/* 0.25 s natively, 2 s under ASan; 36 s with a scan per rank */
+	if (timing_checked())
+		assert_true(now() - t0 < 10.0);
+	assert_int_equal(p->n_ranks, (size_t)n);
+	for (int i = 0; i < n; i += 4999)
+		assert_int_equal(p->ranks[i].node, i);
+	dtplan_plan_destroy(p);
+	p = NULL;
+	/* node 1 renamed as node 0 */
+	memcpy(strstr(text, ",\"node") + 1, "\"node000000\"", 12);
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "placement.nodes[1]: host 'node000000' is named twice"));
+	free(text);
+}
+
+/* Documented bounds: ranks and nodes counted, and checked against the
+ * degrees, before anything is allocated; nesting; text after the plan. */
+static void ranks_from_json__limits__refused_before_allocating(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *says;
+	} cases[] = {
+		{"{" PAR1 ", " PLACE("[{\"node\": 0}, {\"node\": 0}]") "}",
+		 "2 ranks but tp 1 x pp 1 x dp 1"},
+		{"{\"parallelism\": {\"tp\": 1000000, \"pp\": 1000000, \"dp\": 1000000}, "
+		 PLACE("[{\"node\": 0}]") "}",
+		 "1 ranks but tp 1000000 x pp 1000000 x dp 1000000"},
+		{"{\"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+		 "nested more than 32 levels deep"},
+		{"{" PAR1 ", " PLACE("[{\"node\": 0}]") "} {}", "end of file expected"},
+		{"{\"x\": \"\\ud800\"}", "lone high surrogate"},
+		{"{\"x\": \"\xff\"}", "invalid UTF-8"},
+		{"{\"x\": 1e999}", "number out of range"},
+		{"{\"x\": 01}", "',' expected"},
+		{"{\"x\": [1,]}", "value expected"},
+		{"{\"x\" 1}", "':' expected"},
+		{"{\"parallelism\": {\"tp\": 1, \"tp\": 2}}", "duplicate object key 'tp'"},
+	};
+	char *big;
+	size_t n = DTPLAN_PLAN_MAX_RANKS + 1, len = 0, cap = n * 2 + 256;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(dtplan_plan_ranks_from_json(cases[i].text, &p, &err),
+				 DTPLAN_ERR_PARSE);
+		assert_null(p);
+		if (strstr(err.text, cases[i].says) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].says);
+	}
+	/* one rank more than DTPLAN_PLAN_MAX_RANKS, each "0," */
+	big = malloc(cap);
+	assert_non_null(big);
+	len += (size_t)snprintf(big, cap, "{" PAR1 ", \"placement\": {\"nodes\": [\"a\"], "
+				"\"ranks\": [");
+	for (size_t i = 0; i < n; i++, len += 2)
+		memcpy(big + len, i + 1 < n ? "0," : "0]", 2);
+	snprintf(big + len, cap - len, "}}");
+	assert_int_equal(dtplan_plan_ranks_from_json(big, &p, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "placement.ranks: 1048577 ranks, more than the 1048576 "
+				      "dtplan plans for");
+	free(big);
 }
 
 static void ranks_from_json__null__inval(void **state)
@@ -419,6 +595,113 @@ static void plan_from_json__bad_documents__error_names_member(void **state)
 	}
 }
 
+/* text with n copies of unit between head and tail (caller frees). */
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+	size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
+	char *s = malloc(h + u * n + t + 1);
+
+	assert_non_null(s);
+	memcpy(s, head, h);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + h + u * i, unit, u);
+	memcpy(s + h + u * n, tail, t + 1);
+	return s;
+}
+
+#define WHOLE_HEAD                                                                             \
+	"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},\n" \
+	" \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1,\n"
+
+/* dtplan show's reader: the small members become trees only after the
+ * shared first pass, each at most 1 MiB of text; what Jansson refuses is
+ * named with the member and its line. */
+static void plan_from_json__hostile_members__bounded_and_named(void **state)
+{
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+	char *text;
+
+	(void)state;
+	/* a key twice inside a member: line 3 of the text */
+	assert_int_equal(dtplan_plan_from_json(WHOLE_HEAD " \"model\": {\"layers\": 1, "
+					       "\"layers\": 2}}", &p, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_null(p);
+	assert_non_null(strstr(err.text, "model: duplicate object key"));
+	assert_int_equal(err.line, 3);
+	/* 40 levels in a member: the first pass stops at the 33rd */
+	text = repeat(WHOLE_HEAD " \"model\": {\"layers\": 1, \"x\": ", "[", 40, "");
+	assert_int_equal(dtplan_plan_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	free(text);
+	/* 1 MiB + 3 bytes of warnings: 349,526 x "{}," = 1,048,578 bytes, plus "[" and "{}]" */
+	text = repeat(WHOLE_HEAD " \"model\": {\"layers\": 1}, \"warnings\": [", "{},", 349526,
+		      "{}]}");
+	assert_int_equal(dtplan_plan_from_json(text, &p, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "warnings: longer than the 1048576 bytes a plan member may "
+				      "take");
+	assert_int_equal(err.line, 3);
+	free(text);
+	/* a leaf of -1 nodes */
+	assert_int_equal(dtplan_plan_from_json(
+				 WHOLE_HEAD " \"model\": {\"layers\": 1}, \"placement\": {\"nodes\": "
+				 "[\"a\"], \"ranks\": [{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, "
+				 "\"tp_rank\": 0, \"pp_rank\": 0, \"dp_rank\": 0}], \"leaves\": "
+				 "[{\"name\": \"l\", \"nodes\": -1}]}}",
+				 &p, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "placement.leaves[0].nodes: expected a whole number >= 1");
+}
+
+/* The other JSON readers of text dtplan did not write share the plan
+ * reader's depth and count a value bound before Jansson builds a tree
+ * (lib/json_load.c). */
+static void json_readers__hostile_shapes__refused_before_a_tree(void **state)
+{
+	struct dtplan_measure_file mf;
+	struct dtplan_fabric_desc *fab = NULL;
+	struct dtplan_report r = {0};
+	struct dtplan_node *node = malloc(sizeof(*node));
+	struct dtplan_error err = {0};
+	char *text, *out = NULL;
+
+	(void)state;
+	assert_non_null(node);
+	/* node JSON: 33 levels on line 2 */
+	text = repeat("{\"gpus\":\n", "[", 33, "");
+	assert_int_equal(dtplan_node_from_json(text, node, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	assert_int_equal(err.line, 2);
+	free(text);
+	/* node JSON: 65,536 commas: more values than the 65,536 a node may take */
+	text = repeat("{\"x\": [", "0,", 65536, "0]}");
+	assert_int_equal(dtplan_node_from_json(text, node, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "more than 65536 values");
+	free(text);
+	/* the measurement file */
+	text = repeat("{\"job_id\": 1, \"m\": ", "{\"a\": ", 33, "");
+	assert_int_equal(dtplan_measure_file_from_json(text, &mf, &err), DTPLAN_ERR_PARSE);
+	assert_string_equal(err.text, "nested more than 32 levels deep");
+	free(text);
+	/* the fabric service's answer */
+	text = repeat("{\"schema\": \"dtplan.fabric/1\", \"switches\": ", "[", 40, "");
+	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), "fabric", &fab, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_null(fab);
+	assert_string_equal(err.text, "not valid JSON: nested more than 32 levels deep");
+	free(text);
+	/* a plan handed to a report */
+	text = repeat("{\"schema\": \"dtplan.plan/1\", \"x\": ", "[", 40, "");
+	r.plan_json = text;
+	r.uid = -1;
+	assert_int_equal(dtplan_report_to_json(&r, &out, &err), DTPLAN_ERR_PARSE);
+	assert_null(out);
+	assert_string_equal(err.text, "not valid JSON: nested more than 32 levels deep");
+	free(text);
+	free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,11 +709,16 @@ int main(void)
 		cmocka_unit_test(ranks_from_json__minimal__defaults),
 		cmocka_unit_test(ranks_from_json__bad_documents__parse_error),
 		cmocka_unit_test(ranks_from_json__plan_to_json_output__round_trip),
+		cmocka_unit_test(ranks_from_json__16_mib_of_empty_objects__little_memory),
+		cmocka_unit_test(ranks_from_json__ranks_name_nodes__n_log_n),
+		cmocka_unit_test(ranks_from_json__limits__refused_before_allocating),
 		cmocka_unit_test(ranks_from_json__null__inval),
 		cmocka_unit_test(plan_from_json__placed_plan__renders_as_made),
 		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
 		cmocka_unit_test(plan_from_json__interleaved_megatron_training__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
+		cmocka_unit_test(plan_from_json__hostile_members__bounded_and_named),
+		cmocka_unit_test(json_readers__hostile_shapes__refused_before_a_tree),
 	};
 
 	test_setup_stdio();

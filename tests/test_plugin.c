@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -602,43 +602,252 @@ static void user_init__picture_exists__plan_written_degraded_without_it(void **s
 	free(text);
 }
 
-static void user_init__plan_file_exists__degraded_not_overwritten(void **state)
+/* A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 unknown. */
+static long status_kib(const char *field)
 {
-	char path[512];
+	char line[256];
+	long v = -1;
+	size_t len = strlen(field);
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, len) == 0 && line[len] == ':')
+			v = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Peak memory (KiB) user_init adds for a batch job on `nodelist` of
+ * identical nodes, measured in a child (its peak reset first); -1 when
+ * the kernel cannot tell. */
+static long user_init_peak_kib(const char *nodelist, double *seconds)
+{
+	int fds[2], status;
+	long got[2] = {-1, 0};
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec t0, t1;
+		long out[2] = {-1, 0}, rss;
+		FILE *f = fopen("/proc/self/clear_refs", "w");
+
+		close(fds[0]);
+		canned_batch_job();
+		mock_env_set("SLURM_JOB_NODELIST", nodelist);
+		mock_items.job_id = JOB_ID + (uint32_t)strlen(nodelist); /* a file each */
+		mock_env_set("SLURM_GPUS_ON_NODE", "1"); /* one rank per node: a small plan */
+		if (start_plugin(S_CTX_REMOTE, 0, NULL) != 0 ||
+		    give_option("dt-model", "7B", 1) != 0 ||
+		    give_option("dt-train", "gbs=16384", 1) != 0 ||
+		    give_option("dt-plan", "auto", 1) != 0)
+			_exit(2);
+		/* "5" resets the peak RSS (Linux 4.0) */
+		if (f != NULL && fputs("5", f) >= 0 && fclose(f) == 0) {
+			rss = status_kib("VmRSS");
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
+				_exit(3);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (rss >= 0 && status_kib("VmHWM") >= 0)
+				out[0] = status_kib("VmHWM") - rss;
+			out[1] = (t1.tv_sec - t0.tv_sec) * 1000 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000000;
+			if (mock_env_get("DT_TP") == NULL || mock_log_has("plan degraded")) {
+				fprintf(stderr, "%s\n", mock_log());
+				_exit(4);
+			}
+		}
+		if (write(fds[1], out, sizeof(out)) != (ssize_t)sizeof(out))
+			_exit(5);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], got, sizeof(got)) != (ssize_t)sizeof(got))
+		got[0] = -2;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got[0] == -2)
+		fail_msg("user_init on %s: child status 0x%x", nodelist, status);
+	*seconds = (double)got[1] / 1000.0;
+	return got[0];
+}
+
+/* Issue 13, finding 10: a 16,384-node job copied a 33 KB inventory per node
+ * in slurmstepd (513 MB, 720 MB at the peak).  Identical nodes now share one
+ * record.  One GPU per node keeps the plan itself small (16,384 ranks), so
+ * that what is measured is the inventories. */
+static void user_init__16384_identical_nodes__one_shared_inventory(void **state)
+{
+	double secs_small, secs_big;
+	long small, big;
+
+	(void)state;
+	small = user_init_peak_kib("n[1-16]", &secs_small);
+	big = user_init_peak_kib("n[1-16384]", &secs_big);
+	if (small < 0 || big < 0)
+		skip();
+	print_message("user_init peak: 16 nodes +%ld KiB (%.2f s), 16,384 nodes +%ld KiB "
+		      "(%.2f s)\n", small, secs_small, big, secs_big);
+	/* 16,384 copies of struct dtplan_node alone would be 540 MB; valgrind's
+	 * own bookkeeping roughly triples what is measured */
+	if (getenv("DTPLAN_TEST_UNDER_VALGRIND") == NULL)
+		assert_true((big - small) * 1024L < 128L << 20);
+}
+
+/* Issue 13, finding 23: in a shared json_dir anyone can guess
+ * dtplan-<jobid>.json and create it first.  That file is neither followed
+ * nor overwritten: the plan goes to a fresh name beside it, which
+ * DTPLAN_FILE and the log give, and the plan is not degraded. */
+/* Issue 13, finding 23: in a shared json_dir anyone can guess
+ * dtplan-<jobid>.json and create it first.  That file is neither followed
+ * nor overwritten: the plan goes to a fresh name beside it, which
+ * DTPLAN_FILE and the log give, and the plan is not degraded. */
+static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
+{
+	char path[512], arg[300], *av[1] = {arg}, taken[600];
+	const char *file;
+	struct stat st;
 	FILE *f;
 
 	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		mock_spank_reset();
+		canned_batch_job();
+		snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+		if (shared) {
+			/* json_dir=: a link planted under the job's name */
+			snprintf(arg, sizeof(arg), "json_dir=%s", tmpdir);
+			unlink(path);
+			snprintf(taken, sizeof(taken), "%s/victim", tmpdir);
+			f = fopen(taken, "w");
+			assert_non_null(f);
+			fclose(f);
+			assert_int_equal(symlink(taken, path), 0);
+			mock_env_set("SLURM_SUBMIT_DIR", "/nonexistent");
+		} else {
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs("mine\n", f);
+			fclose(f);
+		}
+		assert_int_equal(start_plugin(S_CTX_REMOTE, shared, av), 0);
+		assert_int_equal(give_option("dt-model", "7B", 1), 0);
+		assert_int_equal(give_option("dt-plan", NULL, 1), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "ok");
+		file = mock_env_get("DTPLAN_FILE");
+		assert_non_null(file);
+		snprintf(taken, sizeof(taken), "%s/dtplan-%d.", tmpdir, JOB_ID);
+		assert_int_equal(strncmp(file, taken, strlen(taken)), 0);
+		assert_int_equal(strlen(file), strlen(path) + 7); /* ".XXXXXX" */
+		snprintf(taken, sizeof(taken), "log: dtplan: %s already exists and is not this "
+			 "job's to replace; the plan is in %s", path, file);
+		assert_log_has(taken);
+		assert_int_equal(lstat(file, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(st.st_mode & 0777, 0644);
+		assert_true(st.st_size > 100);
+		assert_int_equal(lstat(path, &st), 0);
+		/* the files beside it take its fresh name, not the guessable one */
+		snprintf(taken, sizeof(taken), "%.*s.hosts", (int)(strlen(file) - 5), file);
+		assert_env("DTPLAN_HOSTFILE", taken);
+		assert_int_equal(access(taken, R_OK), 0);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%.*s.deepspeed.json", (int)(strlen(file) - 5),
+			 file);
+		assert_env("DTPLAN_DEEPSPEED_CONFIG", taken);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%.*s.svg", (int)(strlen(file) - 5), file);
+		assert_env("DTPLAN_SVG", taken);
+		unlink(taken);
+		snprintf(taken, sizeof(taken), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
+		assert_int_equal(access(taken, F_OK), -1);
+		if (shared) {
+			assert_true(S_ISLNK(st.st_mode)); /* left alone */
+			snprintf(taken, sizeof(taken), "%s/victim", tmpdir);
+			assert_int_equal(stat(taken, &st), 0);
+			assert_int_equal(st.st_size, 0);
+		} else {
+			assert_int_equal(st.st_size, 5); /* "mine\n" */
+		}
+		unlink(file);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+	}
+}
+
+/* A plan file that cannot be created: nothing beside it either (no
+ * leftovers to block a rerun), and the words for the frameworks, which need
+ * no file, are still there. */
+static void user_init__plan_file_cannot_be_created__degraded_nothing_beside(void **state)
+{
+	char *av[] = {"json_dir=/nonexistent/dtplan"};
+
+	(void)state;
 	canned_batch_job();
-	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("mine\n", f);
-	fclose(f);
-	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 1, av), 0);
 	assert_int_equal(give_option("dt-model", "7B", 1), 0);
 	assert_int_equal(give_option("dt-plan", NULL, 1), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 	assert_env("DTPLAN_PLAN_STATE", "degraded");
-	assert_log_has("log: dtplan: plan degraded: cannot create ");
-	assert_log_has("File exists");
+	assert_log_has("log: dtplan: plan degraded: cannot create /nonexistent/dtplan/dtplan-1234."
+		       "json: No such file or directory");
 	assert_null(mock_env_get("DTPLAN_FILE"));
-	assert_non_null(mock_env_get("DT_TP"));
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_int_equal(fgetc(f), 'm');
-	fclose(f);
-	/* No plan file: nothing beside it either (no leftovers to block a rerun). */
 	assert_null(mock_env_get("DTPLAN_HOSTFILE"));
 	assert_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
 	assert_null(mock_env_get("DTPLAN_SVG"));
-	snprintf(path, sizeof(path), "%s/dtplan-%d.hosts", tmpdir, JOB_ID);
-	assert_int_equal(access(path, F_OK), -1);
-	snprintf(path, sizeof(path), "%s/dtplan-%d.deepspeed.json", tmpdir, JOB_ID);
-	assert_int_equal(access(path, F_OK), -1);
-	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
-	assert_int_equal(access(path, F_OK), -1);
-	/* The words for the frameworks do not need a file. */
+	assert_non_null(mock_env_get("DT_TP"));
 	assert_non_null(mock_env_get("DT_MEGATRON_ARGS"));
+}
+
+/* Issue 13, finding 17: a node list longer than 8,192 characters (a large
+ * job with names no range compresses) was read into a fixed buffer and the
+ * plan degraded with the false reason "SLURM_JOB_NODELIST is not set". */
+static void user_init__nodelist_over_8192_characters__planned(void **state)
+{
+	size_t cap = 3000 * 24 + 1, len = 0;
+	char *list = malloc(cap), *huge;
+
+	(void)state;
+	assert_non_null(list);
+	list[0] = '\0';
+	for (int i = 1; i <= 3000; i++)
+		len += (size_t)snprintf(list + len, cap - len, "%sgpu-%c%d-node%04d",
+					i > 1 ? "," : "", 'a' + i % 26, i % 7, i);
+	assert_true(len > 8192);
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", list);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-train", "gbs=4096", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_false(mock_log_has("not set"));
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	assert_env("DT_NNODES", "3000");
+	slurm_spank_exit(MOCK_SP, 0, NULL);
+	free(list);
+
+	/* Past the documented bound (4 MiB), the reason says so. */
+	mock_spank_reset();
+	canned_batch_job();
+	huge = malloc((4 << 20) + 2);
+	assert_non_null(huge);
+	memset(huge, 'n', (4 << 20) + 1);
+	huge[(4 << 20) + 1] = '\0';
+	mock_env_set("SLURM_JOB_NODELIST", huge);
+	free(huge);
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_log_has("log: dtplan: plan degraded: SLURM_JOB_NODELIST is longer than 4194303 "
+		       "characters");
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
 }
 
 static void user_init__requeued_job__own_file(void **state)
@@ -987,7 +1196,7 @@ static void plan_file_refused_then_recomputed(const char *path)
 	setenv("SLURMD_NODENAME", "a1", 1);
 	mock_env_set("SLURM_GPUS_ON_NODE", "8");
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
-	alarm(60);
+	alarm(test_bound_s(60));
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 	alarm(0);
 	assert_env("MASTER_ADDR", "a1");
@@ -1036,6 +1245,229 @@ static void user_init__plan_file_without_placement__degraded_no_recompute(void *
 	mock_items.in_task = true;
 	assert_int_equal(slurm_spank_task_init(MOCK_SP, 0, NULL), 0);
 	assert_null(mock_env_get("RANK"));
+}
+
+/* ---- hostile environment (issue 13) ---------------------------------- */
+
+/* Writes a JSON object of size bytes to path: {"x": [{},{},...]} and blanks. */
+static void write_empties(const char *path, size_t size)
+{
+	static char block[3 * 21846];
+	const char head[] = "{\"x\": [", tail[] = "{}]}";
+	size_t n = (size - strlen(head) - strlen(tail)) / 3, used = 0;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(block); i += 3)
+		memcpy(block + i, "{},", 3);
+	fputs(head, f);
+	for (size_t left = n; left > 0;) {
+		size_t k = left < sizeof(block) / 3 ? left : sizeof(block) / 3;
+
+		assert_int_equal(fwrite(block, 3, k, f), k);
+		left -= k;
+	}
+	fputs(tail, f);
+	used = strlen(head) + 3 * n + strlen(tail);
+	for (; used < size; used++)
+		fputc(' ', f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(used, size);
+}
+
+/* Writes size bytes of a repeated pattern to path. */
+static void write_pattern(const char *path, const char *pattern, size_t size)
+{
+	size_t len = strlen(pattern), done = 0;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (; done + len <= size; done += len)
+		assert_int_equal(fwrite(pattern, 1, len, f), len);
+	assert_int_equal(fwrite(pattern, 1, size - done, f), size - done);
+	assert_int_equal(fclose(f), 0);
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A string of n copies of c (caller frees). */
+static char *repeated(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+enum step { BATCH, SRUN };
+
+/* What the user controls, and what the plugin must answer. */
+struct hostile {
+	const char *what;
+	enum step step;
+	const char *plan_file;  /* DTPLAN_FILE (srun): a path, or "@NAME" in tmpdir */
+	const char *xmlfile;    /* HWLOC_XMLFILE of slurmstepd, NULL: the HGX fixture */
+	const char *fsroot;     /* HWLOC_FSROOT, NULL: unset */
+	char opt;               /* an option from SLURM_SPANK__*: 'm' model, 't' train, 'p' plan */
+	const char *opt_value;  /* its value; "#N": N bytes of 'A' */
+	const char *says;       /* in the log */
+	bool planned;           /* the step still ends with a plan (DT_TP set) */
+};
+
+static const struct hostile hostile_cases[] = {
+	{"plan file: 64 MiB of {} (within the limit)", SRUN, "@big.json", NULL, NULL, 0, NULL,
+	 "no \"parallelism\" object", false},
+	{"plan file: one byte over 64 MiB", SRUN, "@huge.json", NULL, NULL, 0, NULL,
+	 "huge.json: larger than the 64 MiB limit for a plan file): computing the plan again",
+	 true},
+	{"plan file: a symbolic link", SRUN, "@link.json", NULL, NULL, 0, NULL,
+	 "is a symbolic link, which is not followed for a plan file", true},
+	{"plan file: a FIFO", SRUN, "@fifo.json", NULL, NULL, 0, NULL, "is a FIFO", true},
+	{"plan file: /dev/zero", SRUN, "/dev/zero", NULL, NULL, 0, NULL,
+	 "is a character device, not a regular file", true},
+	{"plan file: a directory", SRUN, "@", NULL, NULL, 0, NULL,
+	 "is a directory, not a regular file", true},
+	{"plan file: a bracket 100,000 deep", SRUN, "@deep.json", NULL, NULL, 0, NULL,
+	 "nested more than 32 levels deep", false},
+	{"--dt-model: 1 MiB long", BATCH, NULL, NULL, NULL, 'm', "#1048576",
+	 "--dt-model: value longer than 1023 characters", false},
+	{"--dt-model: control bytes", BATCH, NULL, NULL, NULL, 'm', "\x01\x7f\xff%s%n",
+	 "plan degraded: --dt-model: unknown model", false},
+	{"--dt-train: 900 bytes of garbage", BATCH, NULL, NULL, NULL, 't', "#900",
+	 "plan degraded: --dt-train: ", false},
+	{"--dt-plan: garbage", BATCH, NULL, NULL, NULL, 'p', "\xff" "auto",
+	 "--dt-plan: '\xff" "auto' is not ", false},
+	{"HWLOC_XMLFILE=/dev/zero", BATCH, NULL, "/dev/zero", NULL, 0, NULL,
+	 "plan degraded: cannot discover node n1: /dev/zero: is a character device", false},
+	{"HWLOC_XMLFILE: a FIFO", BATCH, NULL, "@fifo.xml", NULL, 0, NULL,
+	 "fifo.xml: is a FIFO (named pipe), not a regular file", false},
+	{"HWLOC_XMLFILE: an XML hwloc crashes on", BATCH, NULL, "hwloc-crash.xml", NULL, 0, NULL,
+	 "plan degraded: cannot discover node n1: hwloc discovery: killed by signal", false},
+	{"HWLOC_FSROOT=/dev/zero", BATCH, NULL, "", "/dev/zero", 0, NULL,
+	 "plan degraded: node n1 has no GPUs (inventory source 'live')", false},
+};
+
+/* Sets the case up in the mock job; returns a buffer to free (or NULL). */
+static char *hostile_setup(const struct hostile *h)
+{
+	static const char *const opt_vars[] = {
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan",
+	};
+	char path[512], target[512], *value = NULL;
+
+	if (h->step == SRUN) {
+		srun_step_with_plan_file();
+		mock_items.node_id = 0;
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+		mock_env_set("SLURM_GPUS_ON_NODE", "8");
+		setenv("SLURMD_NODENAME", "a1", 1);
+	} else {
+		canned_batch_job();
+		setenv("SLURMD_NODENAME", "n1", 1);
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "auto");
+		mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "7B");
+	}
+	setenv("HWLOC_XMLFILE", test_data_path("hgx-h100-8gpu.xml"), 1);
+	if (h->plan_file != NULL && h->plan_file[0] == '@') {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, h->plan_file + 1);
+		if (strcmp(h->plan_file, "@big.json") == 0) {
+			write_empties(path, (size_t)64 << 20);
+		} else if (strcmp(h->plan_file, "@huge.json") == 0) {
+			write_empties(path, ((size_t)64 << 20) + 1);
+	} else if (strcmp(h->plan_file, "@link.json") == 0) {
+			snprintf(target, sizeof(target), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+			assert_int_equal(symlink(target, path), 0);
+		} else if (strcmp(h->plan_file, "@fifo.json") == 0) {
+			assert_int_equal(mkfifo(path, 0600), 0);
+		} else if (strcmp(h->plan_file, "@deep.json") == 0) {
+			write_pattern(path, "[", 100000);
+		}
+		mock_env_set("DTPLAN_FILE", path);
+	} else if (h->plan_file != NULL) {
+		mock_env_set("DTPLAN_FILE", h->plan_file);
+	}
+	if (h->xmlfile != NULL && h->xmlfile[0] == '@') {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, h->xmlfile + 1);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		setenv("HWLOC_XMLFILE", path, 1);
+	} else if (h->xmlfile != NULL && h->xmlfile[0] == '\0') {
+		unsetenv("HWLOC_XMLFILE");
+	} else if (h->xmlfile != NULL) {
+		setenv("HWLOC_XMLFILE", h->xmlfile[0] == '/' ? h->xmlfile
+							  : test_data_path(h->xmlfile), 1);
+	}
+	if (h->fsroot != NULL)
+		setenv("HWLOC_FSROOT", h->fsroot, 1);
+	if (h->opt != 0) {
+		const char *v = h->opt_value;
+
+		if (v[0] == '#') {
+			v = value = repeated('A', strtoul(v + 1, NULL, 10));
+		}
+		mock_env_set(opt_vars[h->opt == 'm' ? 0 : h->opt == 't' ? 1 : 2], v);
+	}
+	return value;
+}
+
+/*
+ * Issue 13: everything a user controls in the job (DTPLAN_FILE, the
+ * SLURM_SPANK__* option variables) or that reaches slurmstepd's hwloc
+ * (HWLOC_*), at its most hostile.  The real plugin code runs under the
+ * SPANK mock: user_init and task_init must return 0 within 60 s (alarm(),
+ * ten times that under valgrind), and the log must say why the plan is
+ * degraded or recomputed.
+ */
+static void hostile_environment__bounded_degraded_and_said(void **state)
+{
+	static const char *const made[] = {"big.json", "huge.json", "link.json", "fifo.json",
+					   "deep.json", "fifo.xml"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile_cases) / sizeof(hostile_cases[0]); i++) {
+		const struct hostile *h = &hostile_cases[i];
+		char *buf;
+		double t0;
+
+		mock_spank_reset();
+		unsetenv("HWLOC_FSROOT");
+		buf = hostile_setup(h);
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+		t0 = seconds();
+		alarm(test_bound_s(60));
+		if (slurm_spank_user_init(MOCK_SP, 0, NULL) != 0)
+			fail_msg("%s: user_init failed", h->what);
+		mock_items.in_task = true;
+		mock_items.task_id = 0;
+		if (slurm_spank_task_init(MOCK_SP, 0, NULL) != 0)
+			fail_msg("%s: task_init failed", h->what);
+		alarm(0);
+		print_message("%-45s %.2f s\n", h->what, seconds() - t0);
+		if (!mock_log_has(h->says))
+			fail_msg("%s: log lacks '%s':\n%s", h->what, h->says, mock_log());
+		if (h->planned && mock_env_get("DT_TP") == NULL)
+			fail_msg("%s: no plan recomputed:\n%s", h->what, mock_log());
+		if (!h->planned && mock_env_get("DT_TP") != NULL)
+			fail_msg("%s: planned anyway", h->what);
+		slurm_spank_exit(MOCK_SP, 0, NULL);
+		free(buf);
+		for (size_t k = 0; k < sizeof(made) / sizeof(made[0]); k++) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", tmpdir, made[k]);
+			unlink(path);
+		}
+	}
+	unsetenv("HWLOC_FSROOT");
 }
 
 /*
@@ -1578,7 +2010,10 @@ int main(void)
 		T(user_init__batch_canned_allocation__launch_variables_and_files),
 		T(user_init__relative_block_topology__read_beside_slurm_conf),
 		T(user_init__picture_exists__plan_written_degraded_without_it),
-		T(user_init__plan_file_exists__degraded_not_overwritten),
+		T(user_init__16384_identical_nodes__one_shared_inventory),
+		T(user_init__plan_file_taken__fresh_name_and_logged),
+		T(user_init__plan_file_cannot_be_created__degraded_nothing_beside),
+		T(user_init__nodelist_over_8192_characters__planned),
 		T(user_init__requeued_job__own_file),
 		T(user_init__user_set_master_and_nccl__kept),
 		T(user_init__failures__degraded_and_job_starts),
@@ -1594,6 +2029,7 @@ int main(void)
 		T(user_init__plan_file_is_fifo__recomputed_without_blocking),
 		T(user_init__plan_file_is_device__recomputed),
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
+		T(hostile_environment__bounded_degraded_and_said),
 		T(task_init__refused_plan__ends_every_task_of_an_srun_step),
 		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
 		T(prolog__no_node_list__logged_never_fails),

@@ -621,7 +621,7 @@ static void topology_parse_string__yaml_nested_deep__refused(void **state)
 	assert_int_equal(dtplan_topology_parse_string(text, "deep.yaml", &t, &err),
 			 DTPLAN_ERR_PARSE);
 	assert_null(t);
-	assert_non_null(strstr(err.text, "nested deeper than 32 levels"));
+	assert_non_null(strstr(err.text, "nested more than 32 levels deep"));
 }
 
 int main(void)

@@ -17,7 +17,7 @@ run 0 node --xml "$data/hgx-h100-8gpu.xml" --json
 json_eq 'sorted(j.keys())' "['cores', 'domains', 'gpus', 'hostname', 'nics', 'note', 'numa_nodes', 'source']"
 json_eq 'j["hostname"], j["source"], j["cores"], j["numa_nodes"]' "('hgx01', 'xml', 16, 2)"
 json_eq 'len(j["gpus"]), len(j["domains"]), len(j["nics"])' "(8, 1, 8)"
-json_eq 'sorted(j["gpus"][0].keys())' "['domain', 'model', 'nic', 'numa', 'os_name', 'pci_bus_id', 'vendor']"
+json_eq 'sorted(j["gpus"][0].keys())' "['domain', 'memory_bytes', 'model', 'nic', 'numa', 'os_name', 'pci_bus_id', 'vendor']"
 json_eq '[g["nic"] for g in j["gpus"]]' "['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3', 'mlx5_4', 'mlx5_5', 'mlx5_6', 'mlx5_7']"
 json_eq 'j["domains"][0]["gpus"], j["domains"][0]["bandwidth_bytes_per_s"]' "([0, 1, 2, 3, 4, 5, 6, 7], 450000000000.0)"
 json_eq 'sorted(j["domains"][0].keys())' "['bandwidth_bytes_per_s', 'fabric_id', 'gpus']"
