@@ -304,7 +304,10 @@ enum dtplan_err dtplan_wire_join_decode(const uint8_t *body, size_t len,
 enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v,
 					     uint8_t **out, size_t *len,
 					     struct dtplan_error *err);
-enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len,
+/* An inventory names at most max_nodes records and entries (the job's
+ * nodes), checked before anything is allocated: an entry takes about ten
+ * times its bytes on the wire in memory. */
+enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len, size_t max_nodes,
 					     struct dtplan_wire_inventory *v,
 					     struct dtplan_error *err);
 void dtplan_wire_inventory_fini(struct dtplan_wire_inventory *v);

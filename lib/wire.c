@@ -509,7 +509,7 @@ enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory 
 	return w_finish(&w, out, len, err);
 }
 
-enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len,
+enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len, size_t max_nodes,
 					     struct dtplan_wire_inventory *v,
 					     struct dtplan_error *err)
 {
@@ -519,6 +519,10 @@ enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len,
 
 	memset(v, 0, sizeof(*v));
 	n = r_count(&r, 4, "the record count");
+	if (n > max_nodes)
+		r.bad = "the record count (more than the job's nodes)";
+	if (r.bad != NULL)
+		n = 0;
 	v->records = calloc(n + 1, sizeof(*v->records));
 	if (v->records == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
@@ -540,6 +544,10 @@ enum dtplan_err dtplan_wire_inventory_decode(const uint8_t *body, size_t len,
 		r.off += l;
 	}
 	n = r_count(&r, 4 + 4 + ADDR_LEN + 2, "the entry count");
+	if (r.bad == NULL && n > max_nodes)
+		r.bad = "the entry count (more than the job's nodes)";
+	if (r.bad != NULL)
+		n = 0;
 	v->entries = calloc(n + 1, sizeof(*v->entries));
 	if (v->entries == NULL) {
 		dtplan_wire_inventory_fini(v);
@@ -821,7 +829,7 @@ enum dtplan_err dtplan_wire_body_check(unsigned type, const uint8_t *body, size_
 	case DTPLAN_WIRE_INVENTORY: {
 		struct dtplan_wire_inventory v;
 
-		rv = dtplan_wire_inventory_decode(body, len, &v, err);
+		rv = dtplan_wire_inventory_decode(body, len, DTPLAN_HOSTLIST_MAX, &v, err);
 		dtplan_wire_inventory_fini(&v);
 		return rv;
 	}

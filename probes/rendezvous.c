@@ -762,7 +762,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 
 		if (s != c->node)
 			break;
-		if (dtplan_wire_inventory_decode(c->body, h->body_len, &v, err) != DTPLAN_OK)
+		if (dtplan_wire_inventory_decode(c->body, h->body_len, e->n, &v, err) != DTPLAN_OK)
 			return -1;
 		rv = merge_inventory(e, s, &v, err);
 		dtplan_wire_inventory_fini(&v);

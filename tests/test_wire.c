@@ -262,7 +262,7 @@ static void inventory__round_trip_and_hostile(void **state)
 
 	(void)state;
 	assert_int_equal(dtplan_wire_inventory_encode(&v, &b, &n, NULL), DTPLAN_OK);
-	assert_int_equal(dtplan_wire_inventory_decode(b, n, &w, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_wire_inventory_decode(b, n, 8, &w, NULL), DTPLAN_OK);
 	assert_int_equal(w.n_records, 2);
 	assert_string_equal(w.records[1], "{\"b\": 2}");
 	assert_int_equal(w.n_entries, 3);
@@ -272,16 +272,24 @@ static void inventory__round_trip_and_hostile(void **state)
 	assert_string_equal(w.entries[2].note, "hwloc discovery failed");
 	dtplan_wire_inventory_fini(&w);
 	check_prefixes(DTPLAN_WIRE_INVENTORY, b, n);
+	/* more entries, or records, than the job has nodes: refused before the
+	 * entries (about 300 bytes each in memory, 29 on the wire) are allocated */
+	assert_int_equal(dtplan_wire_inventory_decode(b, n, 2, &w, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "the entry count (more than the job's nodes)"));
+	assert_null(w.entries);
+	assert_int_equal(dtplan_wire_inventory_decode(b, n, 1, &w, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "the record count (more than the job's nodes)"));
 	/* a record count of 2^32 - 1 in a short body: refused, nothing allocated */
 	b[0] = b[1] = b[2] = b[3] = 0xff;
-	assert_int_equal(dtplan_wire_inventory_decode(b, n, &w, &err), DTPLAN_ERR_PARSE);
+	assert_int_equal(dtplan_wire_inventory_decode(b, n, DTPLAN_HOSTLIST_MAX, &w, &err),
+			 DTPLAN_ERR_PARSE);
 	assert_non_null(strstr(err.text, "the record count"));
 	assert_null(w.records);
 	free(b);
 	/* an entry naming a record that is not there */
 	entries[0].record = 2;
 	assert_int_equal(dtplan_wire_inventory_encode(&v, &b, &n, NULL), DTPLAN_OK);
-	assert_int_equal(dtplan_wire_inventory_decode(b, n, &w, &err), DTPLAN_ERR_PARSE);
+	assert_int_equal(dtplan_wire_inventory_decode(b, n, 8, &w, &err), DTPLAN_ERR_PARSE);
 	assert_non_null(strstr(err.text, "record index"));
 	free(b);
 }
