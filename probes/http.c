@@ -9,7 +9,11 @@
  * Content-Length), http and https only (also after redirects), TLS peer and
  * host name verification on, an optional CA bundle or folder, at most
  * DTPLAN_HTTP_MAX_REDIRECTS redirects for GET and none for POST.
- * curl_global_init() runs once per process under pthread_once() and is never
+ * libcurl is opened with dlopen() on the first transfer, never linked: a
+ * command or job step that talks no HTTP (every sbatch, every job without
+ * FabricURL= or ReportURL=) does not load it and the thirty-odd libraries
+ * it brings (TLS, Kerberos, LDAP, ...).  It is opened, and
+ * curl_global_init() run, once per process under pthread_once(), and never
  * undone: the plugin may be loaded into a process where other code uses
  * libcurl too (libcurl-thread(3), curl_global_init(3)).
  *
@@ -24,6 +28,7 @@
 #include "dtprobes.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,17 +49,73 @@
 /* Largest token file read. */
 #define TOKEN_MAX 4096
 
+/* The library the headers are for (libcurl's ABI 4 since 7.16). */
+#define LIBCURL_SONAME "libcurl.so.4"
+
+/* libcurl's functions, from dlopen() (global_init()). */
+static struct {
+	CURLcode (*global_init)(long flags);
+	curl_version_info_data *(*version_info)(CURLversion age);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *h, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *h);
+	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *h);
+	const char *(*easy_strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+} curl;
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static CURLcode init_code = CURLE_FAILED_INIT;
+static char load_error[256]; /* why libcurl could not be opened; "" it was */
+
+/* Opens libcurl and finds its functions; false with load_error set. */
+static bool load_curl(void)
+{
+	static const struct {
+		const char *name;
+		void **fn;
+	} syms[] = {
+		{"curl_global_init", (void **)&curl.global_init},
+		{"curl_version_info", (void **)&curl.version_info},
+		{"curl_easy_init", (void **)&curl.easy_init},
+		{"curl_easy_setopt", (void **)&curl.easy_setopt},
+		{"curl_easy_perform", (void **)&curl.easy_perform},
+		{"curl_easy_getinfo", (void **)&curl.easy_getinfo},
+		{"curl_easy_cleanup", (void **)&curl.easy_cleanup},
+		{"curl_easy_strerror", (void **)&curl.easy_strerror},
+		{"curl_slist_append", (void **)&curl.slist_append},
+		{"curl_slist_free_all", (void **)&curl.slist_free_all},
+	};
+	void *lib = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (lib == NULL) {
+		snprintf(load_error, sizeof(load_error), "cannot load %s: %s", LIBCURL_SONAME,
+			 dlerror());
+		return false;
+	}
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(syms); i++) {
+		*syms[i].fn = dlsym(lib, syms[i].name);
+		if (*syms[i].fn == NULL) {
+			snprintf(load_error, sizeof(load_error), "%s has no %s", LIBCURL_SONAME,
+				 syms[i].name);
+			return false; /* lib stays open: dlclose() is never safe here */
+		}
+	}
+	return true;
+}
 
 static void global_init(void)
 {
 	const curl_version_info_data *v;
 
-	init_code = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!load_curl())
+		return;
+	init_code = curl.global_init(CURL_GLOBAL_DEFAULT);
 	if (init_code != CURLE_OK)
 		return;
-	v = curl_version_info(CURLVERSION_NOW);
+	v = curl.version_info(CURLVERSION_NOW);
 	if (v != NULL && !(v->features & CURL_VERSION_ASYNCHDNS))
 		dtplan__log(DTPLAN_LOG_DEBUG, "libcurl %s resolves names synchronously: name "
 			    "lookups are not bounded by the HTTP timeouts", v->version);
@@ -124,36 +185,36 @@ static bool common_options(CURL *h, const char *url, const struct dtplan_http_op
 	struct stat st;
 	bool ok = true;
 
-	ok &= curl_easy_setopt(h, CURLOPT_URL, url) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, millis(o->timeout_s)) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, millis(connect)) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_URL, url) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, millis(o->timeout_s)) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, millis(connect)) == CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85.0: the string forms; the bitmasks are deprecated */
-	ok &= curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK;
 #else
-	ok &= curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ==
+	ok &= curl.easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ==
 	      CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS,
+	ok &= curl.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS,
 			       (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) == CURLE_OK;
 #endif
-	ok &= curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, o->follow_redirects ? 1L : 0L) ==
+	ok &= curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, o->follow_redirects ? 1L : 0L) ==
 	      CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)DTPLAN_HTTP_MAX_REDIRECTS) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_MAXREDIRS, (long)DTPLAN_HTTP_MAX_REDIRECTS) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK;
 	if (o->ca_path != NULL && o->ca_path[0] != '\0') {
 		if (stat(o->ca_path, &st) == 0 && S_ISDIR(st.st_mode))
-			ok &= curl_easy_setopt(h, CURLOPT_CAPATH, o->ca_path) == CURLE_OK;
+			ok &= curl.easy_setopt(h, CURLOPT_CAPATH, o->ca_path) == CURLE_OK;
 		else
-			ok &= curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_path) == CURLE_OK;
+			ok &= curl.easy_setopt(h, CURLOPT_CAINFO, o->ca_path) == CURLE_OK;
 	}
-	ok &= curl_easy_setopt(h, CURLOPT_USERAGENT, "dtplan/" PACKAGE_VERSION) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_USERAGENT, "dtplan/" PACKAGE_VERSION) == CURLE_OK;
 	/* a known Content-Length over the cap fails before the body comes */
-	ok &= curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data) == CURLE_OK;
-	ok &= curl_easy_setopt(h, CURLOPT_WRITEDATA, s) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data) == CURLE_OK;
+	ok &= curl.easy_setopt(h, CURLOPT_WRITEDATA, s) == CURLE_OK;
 	return ok;
 }
 
@@ -162,11 +223,11 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 			       struct sink *s, char *errbuf, struct dtplan_error *err)
 {
 	char t[64], detail[CURL_ERROR_SIZE + 64];
-	CURLcode rc = curl_easy_perform(h);
+	CURLcode rc = curl.easy_perform(h);
 	long status = 0;
 
 	if (rc != CURLE_OK)
-		snprintf(detail, sizeof(detail), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		snprintf(detail, sizeof(detail), "%s", errbuf[0] ? errbuf : curl.easy_strerror(rc));
 	switch (rc) {
 	case CURLE_OK:
 		break;
@@ -193,7 +254,7 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 	default:
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "%s", detail);
 	}
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (status >= 300 && status < 400 && !o->follow_redirects)
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0,
 				     "HTTP %ld: redirects are not followed here; give the final "
@@ -215,10 +276,12 @@ static enum dtplan_err open_handle(const char *url, const struct dtplan_http_opt
 		return dtplan__error(err, DTPLAN_ERR_INVAL, url, 0,
 				     "not an http:// or https:// URL");
 	pthread_once(&init_once, global_init);
+	if (load_error[0] != '\0')
+		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "%s", load_error);
 	if (init_code != CURLE_OK)
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "cannot initialise libcurl: %s",
-				     curl_easy_strerror(init_code));
-	*h = curl_easy_init();
+				     curl.easy_strerror(init_code));
+	*h = curl.easy_init();
 	if (*h == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0,
 				     "cannot create a libcurl handle");
@@ -244,7 +307,7 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 		return rv;
 	s.max = o->max_bytes;
 	if (!common_options(h, url, o, &s, errbuf) ||
-	    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
+	    curl.easy_setopt(h, CURLOPT_HTTPGET, 1L) != CURLE_OK) {
 		rv = dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, url, 0,
 				   "libcurl refused an option: %s", errbuf);
 		goto out;
@@ -265,7 +328,7 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 	s.buf = NULL;
 out:
 	free(s.buf);
-	curl_easy_cleanup(h);
+	curl.easy_cleanup(h);
 	return rv;
 }
 
@@ -288,13 +351,13 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 		return rv;
 	s.max = post.max_bytes; /* the collector's answer is read and dropped */
 	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
-	tmp = curl_slist_append(headers, "Content-Type: application/json");
+	tmp = curl.slist_append(headers, "Content-Type: application/json");
 	if (tmp == NULL)
 		goto out;
 	headers = tmp;
 	/* no "Expect: 100-continue" (libcurl adds it to large bodies): a
 	 * collector that does not answer it would cost a second of the bound */
-	tmp = curl_slist_append(headers, "Expect:");
+	tmp = curl.slist_append(headers, "Expect:");
 	if (tmp == NULL)
 		goto out;
 	headers = tmp;
@@ -303,24 +366,24 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 			auth = NULL;
 			goto out;
 		}
-		tmp = curl_slist_append(headers, auth);
+		tmp = curl.slist_append(headers, auth);
 		if (tmp == NULL)
 			goto out;
 		headers = tmp;
 	}
 	if (!common_options(h, url, &post, &s, errbuf) ||
-	    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json)) !=
+	    curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
+	    curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json)) !=
 		    CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_POSTFIELDS, json) != CURLE_OK) {
+	    curl.easy_setopt(h, CURLOPT_POSTFIELDS, json) != CURLE_OK) {
 		rv = dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, url, 0,
 				   "libcurl refused an option: %s", errbuf);
 		goto out;
 	}
 	rv = perform(h, url, &post, &s, errbuf, err);
 out:
-	curl_easy_cleanup(h);
-	curl_slist_free_all(headers);
+	curl.easy_cleanup(h);
+	curl.slist_free_all(headers);
 	if (auth != NULL) {
 		memset(auth, 0, strlen(auth));
 		free(auth);

@@ -25,7 +25,12 @@ for want in /dtplan_core.so libhwloc libjansson; do
 	printf '%s\n' "$out" | grep -q -- "$want" ||
 		{ echo "FAIL: --dt-plan=auto --dt-model=7B did not load $want:"; echo "$out"; rc=1; }
 done
-[ $rc -eq 0 ] && echo "ok - with --dt-* options: dtplan_core.so from the plugin's folder"
+# libcurl (and its TLS, Kerberos, LDAP, ...) only when a transfer is made:
+# no FabricURL= or ReportURL= here (probes/http.c opens it with dlopen()).
+if printf '%s\n' "$out" | grep -q 'libcurl'; then
+	echo "FAIL: --dt-plan=auto without FabricURL= or ReportURL= loaded libcurl:"; echo "$out"; rc=1
+fi
+[ $rc -eq 0 ] && echo "ok - with --dt-* options: dtplan_core.so from the plugin's folder, no libcurl"
 
 # A bad value is refused by the core, through the plugin's callback.
 if "$bench" -n 1 -o dt-model=nosuch-99z "$so" >/dev/null 2>&1; then
