@@ -38,12 +38,27 @@ bool dtplan__streq_nocase(const char *a, const char *b);
  */
 struct dtplan__model_parts {
 	double per_layer;
+	double active_per_layer;  /* what one token passes through (== per_layer when dense) */
 	double embedding;
 	double head;
 	double head_flops_params;
 };
 
 void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
+
+/* Parameters of the attention's projections of one layer (GQA or MLA). */
+double dtplan__model_attn_params(const struct dtplan_model *m);
+
+/* Whether layer i (0-based) is an MoE layer. */
+bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i);
+
+/*
+ * Parameters of layers [first, first + n): *expert the routed experts' (EP
+ * divides them), *dense the rest (attention, norms, dense MLPs, shared
+ * experts, routers).  A model given by its size: n per_layer, no experts.
+ */
+void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, double *dense,
+			       double *expert);
 
 /* ------------------------------------------------------------------------
  * Site configuration: its settings (lib/config.c), read from the site file
