@@ -393,6 +393,16 @@ struct dtplan_ledger {
 	double total;
 };
 
+/*
+ * The busiest GPU of an expert-parallel group receives up to this many times
+ * the mean routed tokens: its activations, expert kernels and all-to-all
+ * are sized for it.  Switch Transformer's training capacity factor (Fedus
+ * et al., arXiv 2101.03961, section 2.2: 1.25 beyond which tokens drop);
+ * dropless routers (Megatron-LM's default, DeepSeek-V3) see the same skew
+ * as load imbalance.  doc/internals/cost-model.md, "Experts".
+ */
+#define DTPLAN_MOE_CAPACITY_FACTOR 1.25
+
 /* Most GPUs in one job dtplan plans for (16,777,216). */
 #define DTPLAN_MAX_GPUS (1 << 24)
 
