@@ -169,6 +169,11 @@ void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels
 void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
 			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out);
+/* The same for a layer of a model with experts (moe: the layer is an MoE
+ * layer) or latent attention, on s / cp tokens of each sequence. */
+void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      enum dtplan_recompute rc, struct dtplan__layer_time *out);
 void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
 			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out);
 /* One optimizer step over `params` parameters holding gradients of grad_bytes. */
