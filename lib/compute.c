@@ -218,6 +218,7 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		flops_f += 2.0 * b * s * s * core / t;
 	}
 	out->fwd = gemm_f + elem_f + attn_f;
+	out->attn_fwd = attn_f;
 	out->bwd = 2.0 * gemm_f + elem_b + attn_b;
 	out->flops = 3.0 * flops_f;
 	switch (rc) {

@@ -162,6 +162,7 @@ struct dtplan__kernels {
  * embedding) on one GPU of a TP group, and the FLOPs executed. */
 struct dtplan__layer_time {
 	double fwd, bwd, recompute;
+	double attn_fwd;      /* of fwd, the attention core's (FlashAttention or unfused) */
 	double flops;         /* forward, backward and recomputation */
 };
 
@@ -191,6 +192,11 @@ double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params,
  */
 #define DTPLAN__TIE_FRACTION 0.03
 #define DTPLAN__LINK_EFFICIENCY_LOW 0.5
+
+/* Fewest tokens of each sequence a CP rank keeps when CP is searched:
+ * below it ring attention's per-block exchange outlasts the block's
+ * attention (doc/internals/cost-model.md, "Context parallelism"). */
+#define DTPLAN__CP_MIN_TOKENS 4096
 
 /* Fraction of the DP/ZeRO communication hidden behind compute that is
  * still charged: the collectives' kernels slow the compute they overlap. */

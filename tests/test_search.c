@@ -652,16 +652,23 @@ static void search_run__131072_gpus__finds_a_plan(void **state)
 	assert_int_equal(s.best.num_microbatches, 1);
 	assert_int_equal(s.best.global_batch, 1024);
 	/* 405B has 126 layers, which no power of two divides past 2: uneven stages
-	 * of 126 / 16 = 7.9 layers make TP 8 x PP 16 x DP 1024 possible */
+	 * of 126 / 16 = 7.9 layers make TP 8 x PP 16 x DP 1024 possible.  At its
+	 * 128K context CP splits the sequences too (Llama 3's long-context stage
+	 * ran CP 16, arXiv 2407.21783, section 3.3.1) */
 	preset_request(&r, "llama3-405b", "h100-sxm", 131072);
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	assert_true(s.have_best);
 	assert_int_equal(s.best.tp, 8);
-	assert_int_equal(s.best.tp * s.best.pp * s.best.dp, 131072);
-	assert_true(s.best.pp >= 16);
-	assert_int_equal(s.best.stages.first + (s.best.pp - 2) * s.best.stages.middle +
-				 s.best.stages.last,
-			 126);
+	assert_true(s.best.cp > 1);
+	assert_int_equal(s.best.tp * s.best.cp * s.best.pp * s.best.dp, 131072);
+	assert_true(s.best.cp * s.best.pp >= 16);
+	{
+		int sum = 0;
+
+		for (int i = 0; i < s.best.pp; i++)
+			sum += dtplan_stage_layers_at(&s.best.stages, s.best.pp, i);
+		assert_int_equal(sum, 126);
+	}
 }
 
 static void plan_create__seq_unset__uses_model_context_length(void **state)
