@@ -49,6 +49,9 @@ void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_part
 /* Parameters of the attention's projections of one layer (GQA or MLA). */
 double dtplan__model_attn_params(const struct dtplan_model *m);
 
+/* MoE layers among layers [first, first + n) (O(1)). */
+int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n);
+
 /* Whether layer i (0-based) is an MoE layer. */
 bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i);
 

@@ -312,8 +312,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, int first, int layer
 	 * Flash attention stores no a s^2 scores: what selective recomputation
 	 * keeps.  The last stage holds one micro-batch of fp32 logits.
 	 */
-	for (int i = first; i < first + layers; i++)
-		n_moe += dtplan__model_is_moe_layer(in->model, i) ? 1 : 0;
+	n_moe = dtplan__model_moe_in(in->model, first, layers);
 	if (in->seq > 0) {
 		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
 		int in_flight = m < in->pp - stage ? m : in->pp - stage;

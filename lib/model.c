@@ -105,17 +105,25 @@ const struct dtplan_model *dtplan_model_presets(size_t *n)
 	return presets;
 }
 
+int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n)
+{
+	long every, lo, hi;
+
+	if (m == NULL || m->experts <= 0 || n <= 0)
+		return 0;
+	/* layers i in [max(first, first_dense), first + n) with (i + 1) % every
+	 * == 0: the multiples of every in (lo, hi] */
+	every = m->moe_every > 1 ? m->moe_every : 1;
+	lo = first > m->first_dense ? first : m->first_dense;
+	hi = (long)first + n;
+	if (hi <= lo)
+		return 0;
+	return (int)(hi / every - lo / every);
+}
+
 int dtplan_model_moe_layers(const struct dtplan_model *m)
 {
-	int every, n = 0;
-
-	if (m == NULL || m->experts <= 0)
-		return 0;
-	every = m->moe_every > 1 ? m->moe_every : 1;
-	for (int i = m->first_dense; i < m->layers; i++)
-		if ((i + 1) % every == 0)
-			n++;
-	return n;
+	return m == NULL ? 0 : dtplan__model_moe_in(m, 0, m->layers);
 }
 
 /* One MLP of width f (without its share of the layer norms). */
@@ -736,8 +744,7 @@ void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, d
 		*dense = n * parts.per_layer;
 		return;
 	}
-	for (int i = first; i < first + n; i++)
-		n_moe += dtplan__model_is_moe_layer(m, i) ? 1 : 0;
+	n_moe = dtplan__model_moe_in(m, first, n);
 	common = dtplan__model_attn_params(m) + (m->mlp == DTPLAN_MLP_SWIGLU ? 2.0 : 4.0) * h;
 	moe_dense = m->shared_experts * mlp_params(m, m->moe_ffn) + (double)m->experts * h;
 	routed = (double)m->experts * mlp_params(m, m->moe_ffn);

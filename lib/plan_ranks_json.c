@@ -91,6 +91,8 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
 		{"global_batch", offsetof(struct dtplan_candidate, global_batch)},
 		{"vp", offsetof(struct dtplan_candidate, vp)},
+		{"ep", offsetof(struct dtplan_candidate, ep)},
+		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
 	json_t *rc, *off;
 	enum dtplan_err ret;
@@ -108,6 +110,14 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 				     "%s: tp, pp and dp must be whole numbers >= 1", where);
 	if (b->vp < 1)
 		b->vp = 1;
+	/* plans from before EP and CP carry neither */
+	if (b->ep < 1)
+		b->ep = 1;
+	if (b->cp < 1)
+		b->cp = 1;
+	if (b->dp % b->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s: ep %d does not divide dp %d", where, b->ep, b->dp);
 	off = json_object_get(obj, "offload");
 	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
@@ -192,6 +202,8 @@ static enum dtplan_err read_rank(json_t *v, size_t i, struct dtplan_plan *p,
 	    (ret = get_int(v, where, "tp_rank", &r->tp_rank, err)) != DTPLAN_OK ||
 	    (ret = get_int(v, where, "pp_rank", &r->pp_rank, err)) != DTPLAN_OK ||
 	    (ret = get_int(v, where, "dp_rank", &r->dp_rank, err)) != DTPLAN_OK ||
+	    (ret = get_int(v, where, "cp_rank", &r->cp_rank, err)) != DTPLAN_OK ||
+	    (ret = get_int(v, where, "ep_rank", &r->ep_rank, err)) != DTPLAN_OK ||
 	    (ret = get_int(v, where, "domain", &r->domain, err)) != DTPLAN_OK)
 		return ret;
 	if (rank != (int)i)
@@ -208,7 +220,8 @@ static enum dtplan_err read_rank(json_t *v, size_t i, struct dtplan_plan *p,
 	if (r->node < 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s.node: not one of the plan's %zu nodes", where, p->n_nodes);
-	if (r->local_rank < 0 || r->gpu < 0 || r->tp_rank < 0 || r->pp_rank < 0 || r->dp_rank < 0)
+	if (r->local_rank < 0 || r->gpu < 0 || r->tp_rank < 0 || r->pp_rank < 0 || r->dp_rank < 0 ||
+	    r->cp_rank < 0 || r->ep_rank < 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s: ranks and GPU indexes must be >= 0", where);
 	nic = json_object_get(v, "nic");
@@ -270,6 +283,10 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
 				     "no \"model\" or \"gpu\" object: not a whole plan");
 	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
 	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
+	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||

@@ -256,9 +256,12 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 			r->model.experts, r->model.top_k, dtplan_model_moe_layers(&r->model));
 	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name,
 		nodes_of(r), nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
-	if (c->cp > 1 || c->ep > 1)
+	if (c->ep > 1)
 		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of DP)", c->tp, c->cp,
 			c->pp, c->dp, c->ep);
+	else if (c->cp > 1)
+		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d", c->tp, c->cp, c->pp,
+			c->dp);
 	else
 		fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
 	if (c->vp > 1)

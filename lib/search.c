@@ -760,9 +760,15 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 	if (strcmp(why, "offload") == 0)
 		snprintf(buf, size, "no CPU offload");
 	else if (strcmp(why, "mp") == 0)
-		snprintf(buf, size, "%d model-parallel GPU%s (TP %d x CP %d x PP %d) instead of %d",
-			 w->tp * w->cp * w->pp, w->tp * w->cp * w->pp == 1 ? "" : "s", w->tp,
-			 w->cp, w->pp, l->tp * l->cp * l->pp);
+		if (w->cp > 1 || l->cp > 1)
+			snprintf(buf, size,
+				 "%d model-parallel GPU%s (TP %d x CP %d x PP %d) instead of %d",
+				 w->tp * w->cp * w->pp, w->tp * w->cp * w->pp == 1 ? "" : "s",
+				 w->tp, w->cp, w->pp, l->tp * l->cp * l->pp);
+		else
+			snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
+				 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
+				 l->tp * l->pp);
 	else if (strcmp(why, "zero") == 0)
 		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
 	else if (strcmp(why, "vp") == 0 && w->vp == 1)
