@@ -199,7 +199,7 @@ double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params,
 /* Fewest tokens of each sequence a CP rank keeps when CP is searched:
  * below it ring attention's per-block exchange outlasts the block's
  * attention (doc/internals/cost-model.md, "Context parallelism"). */
-#define DTPLAN__CP_MIN_TOKENS 4096
+#define DTPLAN__CP_MIN_TOKENS 8192
 
 /* Fraction of the DP/ZeRO communication hidden behind compute that is
  * still charged: the collectives' kernels slow the compute they overlap. */
