@@ -62,7 +62,9 @@ eval "$("$cluster/cluster.sh" env)"
 cluster_config
 cd "$CL_DIR/jobs" || exit 1
 plugstack=$CL_DIR/etc/plugstack.conf
-with_plugin() { echo "optional $CL_PLUGIN topology=$CL_DIR/etc/topology.conf" >"$plugstack"; }
+with_plugin() {
+	echo "optional $CL_PLUGIN topology=$CL_DIR/etc/topology.conf $(cluster_probe_args)" >"$plugstack"
+}
 without_plugin() { echo "# no SPANK plugin" >"$plugstack"; }
 now_ns() { date +%s%N; }
 

@@ -5,6 +5,7 @@
 #define DTPLAN_CLI_H
 
 #include "dtplan.h"
+#include "dtprobes.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -34,6 +35,8 @@ int cmd_plan(int argc, char **argv);
 void cmd_plan_usage(FILE *out);
 int cmd_node(int argc, char **argv);
 void cmd_node_usage(FILE *out);
+int cmd_probe(int argc, char **argv);
+void cmd_probe_usage(FILE *out);
 int cmd_check_config(int argc, char **argv);
 void cmd_check_config_usage(FILE *out);
 int cmd_show(int argc, char **argv);
@@ -183,13 +186,6 @@ struct cli_node_spec {
 	char *text;          /* owned: "HOSTLIST\0FILE" */
 	const char *hostlist, *file, *flag;
 	bool json;
-	char (*names)[64];   /* expanded hostlist while loading */
-	size_t n_names;
-};
-
-struct cli_host_ix {
-	const char *name;
-	size_t host;
 };
 
 struct dtplan_fabric_fetch; /* dtprobes.h */
@@ -204,12 +200,10 @@ struct cli_cluster {
 	const char *topology_path; /* borrowed: the --topology file read, NULL none */
 	struct cli_node_spec *specs;
 	size_t n_specs;
-	struct dtplan_node *inv;   /* one inventory per spec */
+	struct dtplan_measure_file measured;  /* --measurements; m NULL when none */
 	char (*hosts)[64];
 	size_t n_hosts;
-	int *host_inv;             /* inventory per host, -1 generic */
-	bool *assumed;             /* host took the first inventory for lack of its own */
-	size_t n_assumed;
+	struct dtplan_inventory *inventory;   /* probes/inventory.c */
 	struct dtplan_cluster cl;  /* borrows everything above */
 };
 
@@ -220,6 +214,8 @@ int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path);
 /* Records a --node-xml (json false) or --node-json argument. */
 int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag,
 			  const char *arg, bool json);
+/* Reads a measurement file (--measurements): the prolog's or dtplan probe's. */
+int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char *path);
 /* Expands hosts, reads the topology and inventories, fills c->cl. */
 int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		     const char *topology);

@@ -1,7 +1,8 @@
 /*
  * cluster.c: the allocation for "dtplan plan --nodes ...": host names, the
- * switch tree, the site file and saved node inventories (hwloc XML or
- * "dtplan node --json"), assembled into a struct dtplan_cluster.
+ * switch tree, the site file, saved node inventories (hwloc XML or "dtplan
+ * node --json") and a saved measurement, assembled into a struct
+ * dtplan_cluster by probes/inventory.c, as the plugin's are.
  */
 #include "config.h"
 
@@ -24,12 +25,11 @@ void cli_cluster_fini(struct cli_cluster *c)
 		return;
 	dtplan_config_fini(&c->config);
 	dtplan_topology_destroy(c->topology);
+	dtplan_inventory_destroy(c->inventory);
+	dtplan_measure_file_fini(&c->measured);
 	dtplan_fabric_fetch_fini(c->fabric);
 	free(c->fabric);
-	free(c->inv);
 	free(c->hosts);
-	free(c->host_inv);
-	free(c->assumed);
 	for (size_t i = 0; i < c->n_specs; i++)
 		free(c->specs[i].text);
 	free(c->specs);
@@ -128,35 +128,6 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 	return CLI_EXIT_OK;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct cli_host_ix *)a)->name, ((const struct cli_host_ix *)b)->name);
-}
-
-/* Loads spec k's inventory into c->inv[k]. */
-static int load_inventory(const char *cmd, struct cli_cluster *c, size_t k)
-{
-	const struct cli_node_spec *sp = &c->specs[k];
-	struct dtplan_error err = {0};
-	char *text;
-
-	if (!sp->json) {
-		if (dtplan_node_from_xml(sp->file, &c->inv[k], &err) != DTPLAN_OK)
-			return cli_report(cmd, &err, true);
-		return CLI_EXIT_OK;
-	}
-	if (dtplan_file_read(sp->file, DTPLAN_FILE_NODE_JSON, &text, NULL, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
-	if (dtplan_node_from_json(text, &c->inv[k], &err) != DTPLAN_OK) {
-		if (err.source[0] == '\0')
-			snprintf(err.source, sizeof(err.source), "%s", sp->file);
-		free(text);
-		return cli_report(cmd, &err, true);
-	}
-	free(text);
-	return CLI_EXIT_OK;
-}
-
 /* Appends names to c->hosts. */
 static int add_hosts(const char *cmd, struct cli_cluster *c, char (*names)[64], size_t n)
 {
@@ -170,11 +141,29 @@ static int add_hosts(const char *cmd, struct cli_cluster *c, char (*names)[64], 
 	return CLI_EXIT_OK;
 }
 
+int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char *path)
+{
+	struct dtplan_error err = {0};
+	char *text = NULL;
+	int rc = CLI_EXIT_OK;
+
+	if (dtplan_file_read(path, DTPLAN_FILE_MEASUREMENTS, &text, NULL, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
+	dtplan_measure_file_fini(&c->measured);
+	if (dtplan_measure_file_from_json(text, &c->measured, &err) != DTPLAN_OK) {
+		snprintf(err.source, sizeof(err.source), "%s", path);
+		rc = cli_report(cmd, &err, true);
+	}
+	free(text);
+	return rc;
+}
+
 int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		     const char *topology)
 {
+	struct dtplan_inventory_opts io = {0};
+	struct dtplan_inventory_file *files = NULL;
 	struct dtplan_error err = {0};
-	struct cli_host_ix *ix = NULL;
 	char (*names)[64] = NULL;
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
@@ -196,76 +185,52 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		free(names);
 		names = NULL;
 	}
-	/* without --nodes the inventories' hostlists name the allocation */
-	for (size_t k = 0; rc == 0 && k < c->n_specs; k++) {
+	/* without --nodes the inventories' hostlists name the allocation, and
+	 * without those the measurement's hosts */
+	for (size_t k = 0; rc == 0 && nodes == NULL && k < c->n_specs; k++) {
 		if (dtplan_hostlist_expand(c->specs[k].hostlist, DTPLAN_HOSTLIST_MAX, &names, &n,
 					   &err) != DTPLAN_OK) {
 			rc = cli_usage_error(cmd, "%s: %s", c->specs[k].flag, err.text);
 			break;
 		}
-		c->specs[k].names = names;
-		c->specs[k].n_names = n;
+		rc = add_hosts(cmd, c, names, n);
+		free(names);
 		names = NULL;
-		if (nodes == NULL)
-			rc = add_hosts(cmd, c, c->specs[k].names, n);
 	}
+	if (rc == 0 && c->n_hosts == 0 && c->measured.m != NULL)
+		rc = add_hosts(cmd, c, c->measured.m->hosts, c->measured.m->n_nodes);
 	if (rc != 0)
+		return rc;
+	files = calloc(c->n_specs + 1, sizeof(*files));
+	if (files == NULL)
+		return cli_usage_error(cmd, "out of memory");
+	for (size_t k = 0; k < c->n_specs; k++) {
+		files[k].hostlist = c->specs[k].hostlist;
+		files[k].path = c->specs[k].file;
+		files[k].json = c->specs[k].json;
+		files[k].flag = c->specs[k].flag;
+	}
+	io.n_hosts = c->n_hosts;
+	io.hosts = (const char(*)[64])c->hosts;
+	io.n_files = c->n_specs;
+	io.files = files;
+	io.measured = c->measured.m != NULL ? &c->measured : NULL;
+	io.assumed_why = "";
+	if (c->n_hosts > 0 &&
+	    dtplan_inventory_assemble(&io, &c->inventory, &err) != DTPLAN_OK) {
+		/* a host not in --nodes is a usage error, as is a bad file */
+		rc = err.code == DTPLAN_ERR_INVAL && err.source[0] == '-'
+			     ? cli_usage_error(cmd, "%s: %s", err.source, err.text)
+			     : cli_report(cmd, &err, true);
 		goto out;
-	c->inv = calloc(c->n_specs + 1, sizeof(*c->inv));
-	c->host_inv = malloc((c->n_hosts + 1) * sizeof(*c->host_inv));
-	c->assumed = calloc(c->n_hosts + 1, sizeof(*c->assumed));
-	ix = malloc((c->n_hosts + 1) * sizeof(*ix));
-	if (c->inv == NULL || c->host_inv == NULL || c->assumed == NULL || ix == NULL) {
-		rc = cli_usage_error(cmd, "out of memory");
-		goto out;
 	}
-	for (size_t k = 0; rc == 0 && k < c->n_specs; k++)
-		rc = load_inventory(cmd, c, k);
-	if (rc != 0)
-		goto out;
-	/* each host takes the first inventory naming it */
-	for (size_t i = 0; i < c->n_hosts; i++) {
-		ix[i].name = c->hosts[i];
-		ix[i].host = i;
-		c->host_inv[i] = -1;
-	}
-	qsort(ix, c->n_hosts, sizeof(*ix), cmp_name);
-	for (size_t k = c->n_specs; k-- > 0;) {
-		for (size_t j = 0; j < c->specs[k].n_names; j++) {
-			struct cli_host_ix key = {.name = c->specs[k].names[j]}, *hit;
-
-			hit = bsearch(&key, ix, c->n_hosts, sizeof(*ix), cmp_name);
-			if (hit == NULL) {
-				rc = cli_usage_error(cmd, "%s: host '%s' of '%s' is not in --nodes",
-						     c->specs[k].flag, key.name,
-						     c->specs[k].hostlist);
-				goto out;
-			}
-			c->host_inv[hit->host] = (int)k;
-		}
-	}
-	/* hosts without one are assumed equal to the first inventory given */
-	for (size_t i = 0; i < c->n_hosts; i++) {
-		if (c->host_inv[i] >= 0 || c->n_specs == 0)
-			continue;
-		c->host_inv[i] = 0;
-		c->assumed[i] = true;
-		c->n_assumed++;
-	}
-	c->cl.n_nodes = c->n_specs;
-	c->cl.nodes = c->inv;
+	if (c->inventory != NULL)
+		dtplan_inventory_cluster(c->inventory, &c->cl);
 	c->cl.topology = c->fabric != NULL && c->fabric->desc != NULL ? c->fabric->desc->topology
 								    : c->topology;
 	c->cl.config = &c->config;
-	c->cl.n_hosts = c->n_hosts;
-	c->cl.host_names = (const char (*)[64])c->hosts;
-	c->cl.host_inventory = c->host_inv;
 out:
-	free(ix);
-	for (size_t k = 0; k < c->n_specs; k++) {
-		free(c->specs[k].names);
-		c->specs[k].names = NULL;
-	}
+	free(files);
 	return rc;
 }
 
@@ -290,27 +255,9 @@ static int note_fabric(const struct cli_cluster *c, struct dtplan_plan *p)
 
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p)
 {
-	char (*names)[64];
-	char list[256];
-	size_t n = 0;
-
 	if (note_fabric(c, p) != CLI_EXIT_OK)
 		return CLI_EXIT_FAIL;
-	if (c->n_assumed == 0)
+	if (c->inventory == NULL)
 		return CLI_EXIT_OK;
-	names = malloc(c->n_assumed * sizeof(*names));
-	if (names == NULL)
-		return CLI_EXIT_FAIL;
-	for (size_t i = 0; i < c->n_hosts; i++)
-		if (c->assumed[i])
-			memcpy(names[n++], c->hosts[i], sizeof(names[0]));
-	dtplan_hostlist_compress((const char (*)[64])names, n, list, sizeof(list));
-	free(names);
-	if (dtplan_plan_add_warning(p, "assumed-nodes",
-				    "%zu nodes (%s) have no inventory: assumed equal to %s (%s)",
-				    c->n_assumed, list, c->inv[0].hostname[0] ? c->inv[0].hostname
-									     : "the first node",
-				    c->specs[0].file) != DTPLAN_OK)
-		return CLI_EXIT_FAIL;
-	return CLI_EXIT_OK;
+	return dtplan_inventory_note(c->inventory, p) == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

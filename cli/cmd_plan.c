@@ -23,7 +23,7 @@ void cmd_plan_usage(FILE *out)
 		"                   [--train SPEC] [--tokens N] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
-		"                   [--fabric-url URL] [--report-url URL]\n\n"
+		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -54,6 +54,10 @@ void cmd_plan_usage(FILE *out)
 		"                       hwloc XML inventories of those nodes (repeatable)\n"
 		"  --node-json HOSTLIST=FILE\n"
 		"                       inventories saved by \"dtplan node --json\" (repeatable)\n"
+		"  --measurements FILE  plan with a saved measurement: the prolog's file\n"
+		"                       (spool_dir/JOBID.json) or \"dtplan probe --json\": its\n"
+		"                       inventories, uplink ratios and stragglers (its hosts\n"
+		"                       are the allocation unless --nodes says otherwise)\n"
 		"  --fabric-url URL     the fabric from a service (dtplan.fabric/1 JSON or\n"
 		"                       topology.conf text) instead of --topology, through the\n"
 		"                       site's FabricCache=; default the site's FabricURL=.  When\n"
@@ -76,7 +80,7 @@ void cmd_plan_usage(FILE *out)
 struct plan_args {
 	struct dtplan_request req;
 	struct cli_cluster cluster;
-	const char *model, *svg, *nodes, *topology, *fabric_url, *report_url;
+	const char *model, *svg, *nodes, *topology, *measurements, *fabric_url, *report_url;
 	enum dtplan_recompute recompute;
 	bool have_recompute, have_gpus_per_node, have_gpu, json;
 };
@@ -202,6 +206,8 @@ int cmd_plan(int argc, char **argv)
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &a, .early = true, .call = set_site},
 		{.name = "node-xml", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
 		{.name = "node-json", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
+		{.name = "measurements", .kind = CLI_OPT_STRING, .dest = &a.measurements,
+		 .once = true},
 		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
 		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
 		CLI_OPT_END,
@@ -214,7 +220,12 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	if (a.have_recompute)
 		req->recompute = (int)a.recompute;
-	placed = a.nodes != NULL || a.cluster.n_specs > 0;
+	if (a.measurements != NULL) {
+		rc = cli_cluster_measurements(CMD, &a.cluster, a.measurements);
+		if (rc != 0)
+			goto out;
+	}
+	placed = a.nodes != NULL || a.cluster.n_specs > 0 || a.measurements != NULL;
 	if (req->gpus == 0 && !placed) {
 		rc = cli_usage_error(CMD, "--gpus is required (or --nodes)");
 		goto out;
@@ -251,6 +262,17 @@ int cmd_plan(int argc, char **argv)
 		/* like a job holding G of each node's GPUs */
 		if (a.have_gpus_per_node)
 			a.cluster.cl.gpus_per_node = req->gpus_per_node;
+		/* the measured ratios (and tiers on the training fabric) are the
+		 * inputs, in the tree the plan uses (the service's or --topology) */
+		if (a.cluster.measured.m != NULL &&
+		    dtplan_measurements_apply(a.cluster.measured.m, req, &a.cluster.config,
+					      a.cluster.fabric != NULL && a.cluster.fabric->desc != NULL
+						      ? a.cluster.fabric->desc->topology
+						      : a.cluster.topology,
+					      &err) != DTPLAN_OK) {
+			rc = cli_report(CMD, &err, false);
+			goto out;
+		}
 	}
 	if (dtplan_plan_create(req, placed ? &a.cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
@@ -262,6 +284,14 @@ int cmd_plan(int argc, char **argv)
 		}
 		rc = cli_report(CMD, &err, true);
 		goto out;
+	}
+	if (a.cluster.measured.m != NULL) {
+		rc = dtplan_plan_take_measurements(plan, a.cluster.measured.m, &err);
+		a.cluster.measured.m = NULL; /* the plan's now */
+		if (rc != DTPLAN_OK) {
+			rc = cli_report(CMD, &err, false);
+			goto out;
+		}
 	}
 	if (cli_cluster_note(&a.cluster, plan) != CLI_EXIT_OK) {
 		rc = cli_usage_error(CMD, "out of memory");

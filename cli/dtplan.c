@@ -25,6 +25,8 @@ static const struct cli_command commands[] = {
 	{"version", "print the version", cmd_version, cmd_version_usage},
 	{"help", "show help for a command", cmd_help, cmd_help_usage},
 	{"node", "show a node's GPUs, NVLink domains and NICs", cmd_node, cmd_node_usage},
+	{"probe", "measure a step's nodes and links (srun --ntasks-per-node=1)", cmd_probe,
+	 cmd_probe_usage},
 	{"check-config", "validate the site file, topology.conf and plugstack arguments",
 	 cmd_check_config, cmd_check_config_usage},
 	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},

@@ -39,6 +39,8 @@ enum kind {
 	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
 	K_NUMBER,  /* plain number in [min, max] */
 	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
+	K_INT,     /* a whole number in [min, max] */
+	K_PORTS,   /* "LO-HI", two ports in [min, max], LO <= HI (int[2]) */
 	K_URL,     /* an http:// or https:// URL, "" allowed */
 	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
 };
@@ -76,6 +78,13 @@ static const struct dtplan__config_setting settings[] = {
 	{"CacheDir", "cache_dir", K_PATH, STR(cache_dir), 0, 0, false},
 	{"JsonDir", "json_dir", K_PATH, STR(json_dir), 0, 0, false},
 	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 1e-3, 3600, false},
+	{"SpoolDir", "spool_dir", K_PATH, STR(spool_dir), 0, 0, false},
+	{"ProbeBudget", "probe_budget", K_TIME, OFF(probe_budget_s), 0, 0.5, 120, false},
+	{"ProbePorts", "probe_ports", K_PORTS, OFF(probe_ports), 0, 1024, 65535, false},
+	{"ProbeFanout", "probe_fanout", K_INT, OFF(probe_fanout), 0, 2, 1024, false},
+	{"NodeXml", "node_xml", K_PATH, STR(node_xml), 0, 0, false},
+	{"ProbeInterface", "probe_interface", K_PATH, STR(probe_interface), 0, 0, false},
+	{"MungeSocket", "munge_socket", K_PATH, STR(munge_socket), 0, 0, false},
 	{"NetworkBandwidth", "net_bandwidth", K_RATE, OFF(net_bytes_per_s), 0, RATE_MIN, RATE_MAX,
 	 false},
 	{"NetworkLatency", "net_latency", K_TIME, OFF(net_latency_s), 0, 0, 1, false},
@@ -123,6 +132,11 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->default_mode = DTPLAN_MODE_OFF;
 	c->policy = DTPLAN_POLICY_WARN;
 	c->probe_timeout_s = 10.0;
+	snprintf(c->spool_dir, sizeof(c->spool_dir), "/var/spool/dtplan");
+	c->probe_budget_s = 5.0;
+	c->probe_ports[0] = 30500;
+	c->probe_ports[1] = 30599;
+	c->probe_fanout = 16;
 	c->nccl_ib_hca = DTPLAN_NCCL_IB_HCA_OFF;
 	c->net_bytes_per_s = 50e9; /* 400 Gb/s per GPU rail */
 	c->net_latency_s = 5e-6;
@@ -262,6 +276,31 @@ bad:
 			     "%s: '%s' is not a ratio such as 4:1, 1.5:1 or 2", name, text);
 }
 
+/* "LO-HI": two ports in [s->min, s->max], LO <= HI; kept as text in v->s. */
+static enum dtplan_err parse_ports(const struct dtplan__config_setting *s, const char *name,
+				   const char *text, struct dtplan__config_value *v,
+				   struct dtplan_error *err)
+{
+	const char *dash = strchr(text, '-');
+	char lo[16];
+	long a, b;
+
+	if (dash == NULL || (size_t)(dash - text) >= sizeof(lo) || dash == text)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+				     "%s: '%s' is not a port range such as 30500-30599", name, text);
+	memcpy(lo, text, (size_t)(dash - text));
+	lo[dash - text] = '\0';
+	if (dtplan_parse_long(lo, name, (long)s->min, (long)s->max, &a, err) != DTPLAN_OK ||
+	    dtplan_parse_long(dash + 1, name, (long)s->min, (long)s->max, &b, err) != DTPLAN_OK)
+		return err != NULL ? err->code : DTPLAN_ERR_PARSE;
+	if (a > b)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				     "%s: '%s': the first port is above the last", name, text);
+	snprintf(v->s, sizeof(v->s), "%ld-%ld", a, b);
+	v->i = (int)a;
+	return DTPLAN_OK;
+}
+
 /* A GPU type must be in the catalog: the message lists the known names. */
 static enum dtplan_err check_gpu(const char *name, const char *text, struct dtplan_error *err)
 {
@@ -372,6 +411,15 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 	case K_RATIO:
 		rv = parse_ratio(name, text, &v->d, err);
 		break;
+	case K_INT: {
+		long l;
+
+		rv = dtplan_parse_long(text, name, (long)s->min, (long)s->max, &l, err);
+		v->i = (int)l;
+		return rv;
+	}
+	case K_PORTS:
+		return parse_ports(s, name, text, v, err);
 	case K_BYTES:
 		rv = dtplan_parse_bytes(text, name, &v->d, err);
 		break;
@@ -392,8 +440,16 @@ static void store_value(struct dtplan_config *c, const struct dtplan__config_set
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_INT:
 		memcpy(field, &v->i, sizeof(int));
 		break;
+	case K_PORTS: {
+		int ports[2] = {0, 0};
+
+		sscanf(v->s, "%d-%d", &ports[0], &ports[1]);
+		memcpy(field, ports, sizeof(ports));
+		break;
+	}
 	case K_PATH:
 	case K_GPU:
 	case K_URL:
@@ -414,9 +470,11 @@ static bool values_same(const struct dtplan__config_setting *s, const struct dtp
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_INT:
 		return a->i == b->i;
 	case K_PATH:
 	case K_GPU:
+	case K_PORTS:
 	case K_URL:
 		return strcmp(a->s, b->s) == 0;
 	default:
@@ -437,8 +495,17 @@ static void load_value(const struct dtplan_config *c, const struct dtplan__confi
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_INT:
 		memcpy(&v->i, field, sizeof(int));
 		break;
+	case K_PORTS: {
+		int ports[2];
+
+		memcpy(ports, field, sizeof(ports));
+		snprintf(v->s, sizeof(v->s), "%d-%d", ports[0], ports[1]);
+		v->i = ports[0];
+		break;
+	}
 	case K_PATH:
 	case K_GPU:
 	case K_URL:
@@ -600,69 +667,60 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 {
 	struct dtplan_config def;
 	const struct dtplan__config_setting *s;
-	const char *field;
+	struct dtplan__config_value cur;
 	char buf[64];
-	double d = 0;
-	int v = 0;
 
 	if (c == NULL || i >= N_SETTINGS)
 		return false;
 	s = &settings[i];
-	field = (const char *)c + s->offset;
 	if (key != NULL)
 		*key = s->key ? s->key : "";
 	if (arg != NULL)
 		*arg = s->arg;
-	if (s->kind == K_MODE || s->kind == K_POLICY || s->kind == K_HCA)
-		memcpy(&v, field, sizeof(int));
-	else if (!is_text(s))
-		memcpy(&d, field, sizeof(double));
+	load_value(c, s, &cur);
 	switch (s->kind) {
 	case K_MODE:
-		dtplan__strlcpy(buf, dtplan_mode_name(v), sizeof(buf));
+		dtplan__strlcpy(buf, dtplan_mode_name(cur.i), sizeof(buf));
 		break;
 	case K_POLICY:
-		dtplan__strlcpy(buf, dtplan_policy_name(v), sizeof(buf));
+		dtplan__strlcpy(buf, dtplan_policy_name(cur.i), sizeof(buf));
 		break;
 	case K_HCA:
-		dtplan__strlcpy(buf, dtplan_nccl_ib_hca_name(v), sizeof(buf));
+		dtplan__strlcpy(buf, dtplan_nccl_ib_hca_name(cur.i), sizeof(buf));
 		break;
 	case K_PATH:
 	case K_GPU:
+	case K_PORTS:
 	case K_URL:
 		buf[0] = '\0';
 		break;
+	case K_INT:
+		snprintf(buf, sizeof(buf), "%d", cur.i);
+		break;
 	case K_TIME:
-		dtplan_format_time(d, buf, sizeof(buf));
+		dtplan_format_time(cur.d, buf, sizeof(buf));
 		break;
 	case K_RATE:
 	case K_RATE_OR_0:
-		if (d == 0)
+		if (cur.d == 0)
 			dtplan__strlcpy(buf, "0", sizeof(buf));
 		else
-			dtplan_format_rate(d, buf, sizeof(buf));
+			dtplan_format_rate(cur.d, buf, sizeof(buf));
 		break;
 	case K_RATIO:
-		snprintf(buf, sizeof(buf), "%g:1", d);
+		snprintf(buf, sizeof(buf), "%g:1", cur.d);
 		break;
 	case K_BYTES:
-		dtplan_format_bytes(d, buf, sizeof(buf));
+		dtplan_format_bytes(cur.d, buf, sizeof(buf));
 		break;
 	default:
-		snprintf(buf, sizeof(buf), "%g", d);
+		snprintf(buf, sizeof(buf), "%g", cur.d);
 		break;
 	}
 	if (value != NULL && size > 0)
-		dtplan__strlcpy(value, is_text(s) ? field : buf, size);
+		dtplan__strlcpy(value, is_text(s) || s->kind == K_PORTS ? cur.s : buf, size);
 	if (is_default != NULL) {
-		struct dtplan__config_value cur;
-
 		dtplan_config_init(&def);
-		memset(&cur, 0, sizeof(cur));
-		cur.i = v;
-		cur.d = d;
-		if (is_text(s))
-			dtplan__strlcpy(cur.s, field, sizeof(cur.s));
 		*is_default = same_value(&def, s, &cur);
 	}
 	return true;

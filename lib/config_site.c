@@ -30,6 +30,7 @@ struct site_parse {
 	 * so the map is rebuilt whenever c->switches moves */
 	struct dtplan__strmap switches;
 	size_t switches_cap;         /* entries allocated in c->switches */
+	size_t n_expanded;           /* switch and node names the file's hostlists named */
 	size_t nodesets_cap;         /* entries allocated in c->nodesets */
 };
 
@@ -161,6 +162,25 @@ static enum dtplan_err add_switch(struct site_parse *sp, const char *name, doubl
 	return DTPLAN_OK;
 }
 
+/*
+ * Every hostlist of one file together names at most DTPLAN_HOSTLIST_MAX
+ * switches and nodes, so that a short file cannot expand into gigabytes
+ * (doc/internals/limits.md).
+ */
+static enum dtplan_err count_names(struct site_parse *sp, size_t n, int line, const char *key,
+				   const char *expr, struct dtplan_error *err)
+{
+	if (n <= DTPLAN_HOSTLIST_MAX - sp->n_expanded) {
+		sp->n_expanded += n;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
+			     "%s%.*s%s: the file's hostlists name more than %d switches and nodes "
+			     "in all",
+			     key, strlen(expr) > 40 ? 37 : 40, expr, strlen(expr) > 40 ? "..." : "",
+			     DTPLAN_HOSTLIST_MAX);
+}
+
 static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
 					 int line, struct dtplan_error *err)
 {
@@ -205,6 +225,7 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 		return dtplan__error(err, rv, sp->source, line, "SwitchName=%.*s%s: %s",
 				     strlen(names_expr) > 40 ? 37 : 40, names_expr,
 				     strlen(names_expr) > 40 ? "..." : "", e.text);
+	rv = count_names(sp, n, line, "SwitchName=", names_expr, err);
 	for (size_t i = 0; i < n && rv == DTPLAN_OK; i++)
 		rv = add_switch(sp, names[i], oversub, uplink, line, err);
 	free(names);
@@ -225,6 +246,11 @@ static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct d
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, sp->source, ns->line, "NodeName=%s: %s", ns->nodes,
 				     e.text);
+	rv = count_names(sp, n, ns->line, "NodeName=", ns->nodes, err);
+	if (rv != DTPLAN_OK) {
+		free(names);
+		return rv;
+	}
 	if (sp->n_name_arrays == sp->name_arrays_cap) {
 		size_t cap = grown(sp->name_arrays_cap);
 
@@ -320,42 +346,41 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 	return index_nodeset(sp, c->n_nodesets - 1, err);
 }
 
+static bool starts_a_set(const char *key)
+{
+	return dtplan__streq_nocase(key, "SwitchName") || dtplan__streq_nocase(key, "NodeName");
+}
+
+/* A SwitchName= or NodeName= line (its first token decides), or global
+ * Key=Value settings. */
 static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
 				       struct dtplan_error *err)
 {
 	char *save = NULL, *tok, *value;
 	enum dtplan_err rv;
 
-	tok = strtok_r(line, " \t\r\v\f", &save);
-	if (tok == NULL)
-		return DTPLAN_OK;
-	value = split_token(tok);
-	if (value == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-				     "'%s' is not Key=Value", tok);
-	if (dtplan__streq_nocase(tok, "SwitchName") || dtplan__streq_nocase(tok, "NodeName")) {
-		if (value[0] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= has no value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName"))
-			return parse_switch_line(sp, value, save, lineno, err);
-		return parse_node_line(sp, value, save, lineno, err);
-	}
-	for (;;) {
-		rv = set_global(sp, tok, value, lineno, err);
-		if (rv != DTPLAN_OK)
-			return rv;
-		tok = strtok_r(NULL, " \t\r\v\f", &save);
+	for (bool first = true;; first = false) {
+		tok = strtok_r(first ? line : NULL, " \t\r\v\f", &save);
 		if (tok == NULL)
 			return DTPLAN_OK;
 		value = split_token(tok);
 		if (value == NULL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
 					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "SwitchName") ||
-		    dtplan__streq_nocase(tok, "NodeName"))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "%s= must start its own line", tok);
+		if (starts_a_set(tok)) {
+			if (!first)
+				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+						     "%s= must start its own line", tok);
+			if (value[0] == '\0')
+				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
+						     "%s= has no value", tok);
+			if (dtplan__streq_nocase(tok, "SwitchName"))
+				return parse_switch_line(sp, value, save, lineno, err);
+			return parse_node_line(sp, value, save, lineno, err);
+		}
+		rv = set_global(sp, tok, value, lineno, err);
+		if (rv != DTPLAN_OK)
+			return rv;
 	}
 }
 

@@ -153,6 +153,7 @@ enum dtplan_file_kind {
 	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
 	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
 	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_MEASUREMENTS, /* the prolog's measurement file: 64 MiB, never a link */
 	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
 	DTPLAN_FILE__LAST       /* not a kind: one past the last */
 };
@@ -783,6 +784,14 @@ struct dtplan_config {
 	char cache_dir[256];      /* cached node hwloc XML folder */
 	char json_dir[256];       /* "" = job's submit directory */
 	double probe_timeout_s;   /* per external wait */
+	/* measuring the allocation in the prolog (doc/internals/probe.md) */
+	char spool_dir[256];      /* root-owned folder of the prolog's measurement files */
+	double probe_budget_s;    /* the whole prolog work, at most */
+	int probe_ports[2];       /* the probe's listener ports, first and last */
+	int probe_fanout;         /* children per node in the fan-in tree */
+	char node_xml[256];       /* hwloc XML of each node, %n its name; "" discover live */
+	char probe_interface[32]; /* the training fabric's interface; "" the host names' */
+	char munge_socket[256];   /* munged's socket; "" libmunge's default */
 	int nccl_ib_hca;          /* enum dtplan_nccl_ib_hca: what tasks get */
 	/* fabric */
 	double net_bytes_per_s;   /* node NIC bandwidth per GPU rail */
@@ -1127,6 +1136,7 @@ struct dtplan_rank {
 	char nic[32];    /* nearest NIC, "" unknown */
 };
 
+struct dtplan_measurements; /* dtplan_measure.h */
 /*
  * The whole run at the plan's step (doc/internals/cost-model.md, "Time to
  * train"): steps of the trained global batch, the checkpoint writes at the
@@ -1169,6 +1179,9 @@ struct dtplan_plan {
 	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	/* what was measured and what the plan used (dtplan_measure.h); owned,
+	 * NULL when the plan was made without a measurement */
+	struct dtplan_measurements *measurements;
 	bool blocks;               /* the leaves are topology/block blocks (leaf_names name them) */
 };
 

@@ -28,6 +28,16 @@ size_t dtplan__strlcpy(char *dst, const char *src, size_t size);
 /* Case-insensitive string equality. */
 bool dtplan__streq_nocase(const char *a, const char *b);
 
+/* The plan's "measurements" object (lib/measure_json.c): m's, or with m
+ * NULL that of nothing measured on n_nodes nodes.  A new reference; NULL
+ * when out of memory. */
+struct json_t;
+struct dtplan_measurements;
+struct json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_nodes);
+
+/* SHA-256 of len bytes at data into out (lib/sha256.c). */
+void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
+
 /*
  * A model's parameters by where a pipeline holds them (lib/model.c):
  * per_layer = (params - embedding - untied output layer) / layers, embedding

@@ -40,6 +40,7 @@ static const struct file_kind {
 	[DTPLAN_FILE_NODE_XML] = {"an hwloc XML file", 32 * MIB, false},
 	[DTPLAN_FILE_CACHE_XML] = {"a cached hwloc XML file", 32 * MIB, true},
 	[DTPLAN_FILE_PLAN] = {"a plan file", 64 * MIB, true},
+	[DTPLAN_FILE_MEASUREMENTS] = {"a measurement file", 64 * MIB, true},
 	[DTPLAN_FILE_FABRIC_CACHE] = {"a cached fabric", 64 * MIB, true},
 };
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "dtplan_private.h"
+#include "dtplan_measure.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@ void dtplan_plan_destroy(struct dtplan_plan *p)
 	free(p->leaf_nodes);
 	free(p->leaf_ratio);
 	free(p->node_run);
+	dtplan_measurements_destroy(p->measurements);
 	free(p);
 }
 

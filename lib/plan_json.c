@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "dtplan_private.h"
+#include "dtplan_measure.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -315,7 +316,8 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "degraded", json_boolean(p->degraded)) ||
 	    !put(root, "degraded_reason", json_string(p->degraded_reason)) ||
 	    !put(root, "considered", json_integer((json_int_t)p->n_considered)) ||
-	    !put(root, "fitting", json_integer((json_int_t)p->n_fit)))
+	    !put(root, "fitting", json_integer((json_int_t)p->n_fit)) ||
+	    !put(root, "measurements", dtplan__measurements_json(p->measurements, p->n_nodes)))
 		goto fail;
 	if (p->n_ranks > 0 && !put(root, "placement", placement_json(p)))
 		goto fail;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "dtplan_private.h"
+#include "dtplan_measure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -174,6 +175,69 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 		dtplan_format_time(k->young_seconds, y, sizeof(y)), k->waste_fraction * 100.0);
 }
 
+/* One tier for people: "118.75 MB/s, 48 us one way" or "not measured". */
+static const char *tier_text(const struct dtplan_tier *t, char *buf, size_t size)
+{
+	char bw[32], lat[32];
+
+	if (!t->measured) {
+		snprintf(buf, size, "not measured");
+		return buf;
+	}
+	if (t->bandwidth_bytes_per_s > 0)
+		dtplan_format_rate(t->bandwidth_bytes_per_s, bw, sizeof(bw));
+	else
+		snprintf(bw, sizeof(bw), "bandwidth not measured");
+	if (t->latency_s > 0)
+		dtplan_format_time(t->latency_s, lat, sizeof(lat));
+	else
+		snprintf(lat, sizeof(lat), "latency not measured");
+	snprintf(buf, size, "%s, %s one way", bw, lat);
+	return buf;
+}
+
+/* What was measured, and for each figure whether the plan used the
+ * measurement or assumed the site's value. */
+static void text_measured(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_measurements *m = p->measurements;
+	char a[96], b[96], el[32];
+	const char *inv;
+
+	if (strcmp(m->source, "none") == 0) {
+		fprintf(f, "  measured     nothing: inventories, bandwidth, latency and "
+			   "oversubscription assumed\n");
+		return;
+	}
+	fprintf(f, "  measured     %zu of %zu nodes by the %s in %s (budget %g s)\n",
+		m->n_reported, m->n_nodes, strcmp(m->source, "prolog") == 0 ? "prolog" : "probe",
+		dtplan_format_time(m->elapsed_s, el, sizeof(el)), m->budget_s);
+	fprintf(f, "  links        intra-leaf %s; cross-leaf %s\n",
+		tier_text(&m->intra, a, sizeof(a)), tier_text(&m->cross, b, sizeof(b)));
+	for (size_t i = 0; i < m->n_uplinks; i++) {
+		const struct dtplan_uplink *u = &m->uplinks[i];
+
+		if (u->configured > 0)
+			snprintf(a, sizeof(a), "configured %.1f:1", u->configured);
+		else
+			snprintf(a, sizeof(a), "none configured");
+		fprintf(f, "%s%s %.1f:1 (%s%s)\n", i == 0 ? "  uplinks      " : "               ",
+			u->name, u->oversubscription, a,
+			u->saturated ? "" : "; not saturated: an upper bound, not used");
+	}
+	inv = m->n_inventories == 0 ? "assumed"
+	      : m->n_inventories >= m->n_nodes ? "measured"
+					       : "partly measured";
+	fprintf(f, "  figures      inventories %s; bandwidth and latency %s%s; oversubscription "
+		   "%s\n",
+		inv, m->used_tiers ? "measured" : "assumed",
+		m->used_tiers || m->interface[0] != '\0'
+			? ""
+			: " (the probe ran over the host names' network: probe_interface= names the "
+			  "training fabric)",
+		m->used_ratios ? "measured" : "assumed");
+}
+
 /* Rack -> node -> GPU map: each leaf switch, then its nodes, then per GPU
  * rank(tp,pp,dp)@NIC, so PP stage and DP replica read off each GPU. */
 static void text_ranks(FILE *f, const struct dtplan_plan *p)
@@ -284,6 +348,8 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 	text_training(s.f, p);
 	fprintf(s.f, "  searched     %zu configurations, %zu fit in memory\n", p->n_considered,
 		p->n_fit);
+	if (p->measurements != NULL)
+		text_measured(s.f, p);
 	for (size_t i = 0; i < p->n_warnings; i++)
 		fprintf(s.f, "  warning      [%s] %s\n", p->warnings[i].code,
 			p->warnings[i].message);

@@ -2,7 +2,8 @@
  * core.c: dtplan_core.so's entry points, which spank_dtplan.so calls where
  * the work is (see the timeline in spank_dtplan.c), dispatched on
  * spank_context() to one file per context: local.c (sbatch, salloc, srun),
- * service.c and remote.c (slurmstepd), prolog.c.
+ * measure.c, service.c and remote.c (slurmstepd), prolog.c (prolog and
+ * epilog).
  */
 #include "config.h"
 
@@ -41,6 +42,8 @@ static int core_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 		return dtplan__local_init_post_opt(sp, &ctx.config);
 	case S_CTX_REMOTE:
+		/* both as root: the prolog's measurement file, then the services */
+		dtplan__measure_load(sp, &ctx.config);
 		return dtplan__service_init_post_opt(sp, &ctx.config);
 	default:
 		return 0;
@@ -70,6 +73,11 @@ static int core_job_prolog(spank_t sp, int ac, char **av)
 	return dtplan__prolog(sp, ac, av);
 }
 
+static int core_job_epilog(spank_t sp, int ac, char **av)
+{
+	return dtplan__epilog(sp, ac, av);
+}
+
 static int core_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp;
@@ -77,6 +85,7 @@ static int core_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	dtplan__remote_exit();
 	dtplan__service_exit();
+	dtplan__measure_reset();
 	dtplan__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);
@@ -91,6 +100,7 @@ const struct dtplan__core dtplan__spank_core = {
 	.user_init = core_user_init,
 	.task_init = core_task_init,
 	.job_prolog = core_job_prolog,
+	.job_epilog = core_job_epilog,
 	.exit = core_exit,
 	.option = dtplan__opt_cb,
 };

@@ -35,7 +35,7 @@ enum dtplan__opt_id {
 /* ---- core.c: what spank_dtplan.so finds in dtplan_core.so ------------- */
 
 /* Raised when the table changes; the shim refuses a core of another. */
-#define DTPLAN_CORE_ABI 1
+#define DTPLAN_CORE_ABI 2
 
 /*
  * The core's entry points.  init runs once, before any other, with the
@@ -49,6 +49,7 @@ struct dtplan__core {
 	int (*user_init)(spank_t sp, int ac, char **av);
 	int (*task_init)(spank_t sp, int ac, char **av);
 	int (*job_prolog)(spank_t sp, int ac, char **av);
+	int (*job_epilog)(spank_t sp, int ac, char **av);
 	int (*exit)(spank_t sp, int ac, char **av);
 	int (*option)(int val, const char *optarg, int remote);
 };
@@ -160,6 +161,23 @@ void dtplan__service_exit(void);
 
 /* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
 
+/* The prolog: this node's part in measuring the allocation; the epilog:
+ * the job's measurement file goes.  Both always return 0 (logged). */
 int dtplan__prolog(spank_t sp, int ac, char **av);
+int dtplan__epilog(spank_t sp, int ac, char **av);
+
+/* spool_dir/JOBID.json into buf; -1 without a spool or when it does not fit. */
+int dtplan__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size);
+
+/* ---- measure.c: the prolog's measurement in slurmstepd ----------------- */
+
+/* init_post_opt (root): reads the job's measurement file, if this node has
+ * it.  Always 0. */
+int dtplan__measure_load(spank_t sp, const struct dtplan_config *c);
+
+/* The file's text (owned here; NULL when there is none, *why says why). */
+const char *dtplan__measure_text(const char **why);
+
+void dtplan__measure_reset(void);
 
 #endif /* DTPLAN_PLUGIN_H */

@@ -172,60 +172,61 @@ out:
 }
 
 /*
- * Inventory of every node: this one discovered (bounded by the probe
- * timeout), the others from the cache folder when the prolog filled it, else
- * assumed equal to this one.  *assumed counts the latter.
+ * The prolog's measurement, when this node holds it (plugin/measure.c read
+ * it as root); otherwise an empty one with a note saying why.  *m NULL only
+ * when out of memory.
  */
-static int inventory(const struct dtplan_config *c, const struct job_facts *f,
-		     char (*names)[64], size_t n, struct dtplan_node *nodes, size_t *assumed,
-		     char *reason, size_t size)
+static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
+			struct dtplan_measure_file *file, char *why, size_t size)
 {
-	struct dtplan_discover_opts dopts = {0};
-	struct dtplan_node self;
 	struct dtplan_error err = {0};
+	const char *reason = NULL, *text = dtplan__measure_text(&reason);
 	char buf[1024];
 
-	dopts.cache_dir = c->cache_dir[0] ? c->cache_dir : NULL;
-	dopts.hostname = f->host[0] ? f->host : NULL;
-	dopts.timeout_s = c->probe_timeout_s;
-	if (dtplan_node_discover(&dopts, &self, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "cannot discover node %s: %s", f->host,
-			 dtplan_error_format(&err, buf, sizeof(buf)));
-		return -1;
+	memset(file, 0, sizeof(*file));
+	why[0] = '\0';
+	if (text != NULL && dtplan_measure_file_from_json(text, file, &err) == DTPLAN_OK) {
+		if (file->job_id == f->job_id)
+			return;
+		bprintf(why, size, " (the measurement file is job %u's)", file->job_id);
+		dtplan_measure_file_fini(file);
+	} else if (text != NULL) {
+		bprintf(why, size, " (the prolog's measurement does not read: %s)",
+			dtplan_error_format(&err, buf, sizeof(buf)));
+	} else if (n > 0 && strcmp(names[0], f->host) != 0) {
+		/* the first node leads the measurement and keeps its file */
+		bprintf(why, size, " (the prolog's measurement stays on %s, the job's first node; "
+				   "the batch step runs on %s)",
+			names[0], f->host);
+	} else {
+		bprintf(why, size, " (%s: is PrologFlags=Alloc set in slurm.conf?)", reason);
 	}
-	*assumed = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(names[i], f->host) == 0) {
-			nodes[i] = self;
-			bprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
-			continue;
-		}
-		if (c->cache_dir[0] != '\0') {
-			char path[4096];
+	file->m = dtplan_measurements_create(n, (const char(*)[64])names);
+	if (file->m != NULL)
+		dtplan_measurements_add_note(file->m, "nothing measured%s", why);
+}
 
-			bprintf(path, sizeof(path), "%s/%s.xml", c->cache_dir, names[i]);
-			if (access(path, R_OK) == 0 &&
-			    dtplan_node_from_xml(path, &nodes[i], NULL) == DTPLAN_OK) {
-				snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s",
-					 names[i]);
-				snprintf(nodes[i].source, sizeof(nodes[i].source), "cache");
-				continue;
-			}
-		}
-		nodes[i] = self;
-		snprintf(nodes[i].hostname, sizeof(nodes[i].hostname), "%s", names[i]);
-		snprintf(nodes[i].source, sizeof(nodes[i].source), "assumed");
-		(*assumed)++;
-	}
+/* A copy of c that the measurement may change (its switches); free
+ * copy->switches, nothing else. */
+static int config_copy(const struct dtplan_config *c, struct dtplan_config *copy)
+{
+	*copy = *c;
+	copy->switches = NULL;
+	if (c->n_switches == 0)
+		return 0;
+	copy->switches = malloc(c->n_switches * sizeof(*copy->switches));
+	if (copy->switches == NULL)
+		return -1;
+	memcpy(copy->switches, c->switches, c->n_switches * sizeof(*copy->switches));
 	return 0;
 }
 
 /*
- * Makes the plan for the job's allocation.  Returns it, or NULL with the
+ * Makes the plan for the job's allocation from the prolog's measurement
+ * (probes/inventory.c assembles the nodes).  Returns it, or NULL with the
  * reason.  Problems that still leave a plan (no topology file) mark it
  * degraded instead.
  */
-
 static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
 				     char (*names)[64], size_t n, bool may_ask, char *reason,
 				     size_t size)
@@ -236,14 +237,20 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	struct dtplan_config fabric_config;
 	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
 	struct dtplan_topology *topo = NULL;
-	struct dtplan_node *nodes = NULL;
+	/* the fabric service's tree (this process's, for this job only), else topo; the
+	 * measured ratios replace its configured ones */
+	struct dtplan_topology *tree = NULL;
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_inventory_opts io = {0};
+	struct dtplan_measure_file file = {0};
 	struct dtplan_plan *plan = NULL;
 	struct dtplan_cluster cluster = {0};
+	struct dtplan_config cc;
 	struct dtplan_request req;
 	struct dtplan_error err = {0}, terr = {0};
-	char buf[1024];
-	size_t assumed = 0;
-	bool topo_failed = false;
+	char buf[1024], why[600];
+	bool topo_failed = false, have_cc = false;
+	int self;
 
 	/* The service's fabric replaces topology.conf (and, as JSON, the site
 	 * file's fabric part); without it, the files and a warning. */
@@ -261,50 +268,68 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	nodes = calloc(n, sizeof(*nodes));
-	if (nodes == NULL) {
-		bprintf(reason, size, "out of memory");
+	measurement(f, names, n, &file, why, sizeof(why));
+	io.n_hosts = n;
+	io.hosts = (const char(*)[64])names;
+	io.measured = file.m != NULL ? &file : NULL;
+	io.node_xml = c->node_xml;
+	io.cache_dir = c->cache_dir;
+	io.self = f->host;
+	io.timeout_s = c->probe_timeout_s;
+	io.assume_like = f->host;
+	io.assumed_why = why[0] ? why : " (not measured by the prolog)";
+	if (dtplan_inventory_assemble(&io, &inv, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	if (inventory(c, f, names, n, nodes, &assumed, reason, size) != 0)
-		goto out;
-	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node : nodes[0].n_gpus;
+	self = -1;
+	for (size_t i = 0; i < n && self < 0; i++)
+		if (strcmp(names[i], f->host) == 0)
+			self = inv->host_record[i];
+	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node
+			    : self >= 0		 ? inv->records[self].n_gpus
+						 : 0;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
 		goto out;
 	}
-	req.gpus = req.gpus_per_node * (int)n;
-	if (c != &fabric_config && c->topology_file[0] != '\0') {
-		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
-		    dtplan_config_apply_topology(c, topo, &terr) != DTPLAN_OK)
-			topo_failed = true;
+	/* every GPU the allocation's nodes hold (the smallest node decides) */
+	req.gpus = 0;
+	if (config_copy(c, &cc) != 0) {
+		bprintf(reason, size, "out of memory");
+		goto out;
 	}
-	cluster.n_nodes = n;
-	cluster.nodes = nodes;
-	if (c == &fabric_config)
-		cluster.topology = fab->desc->topology;
-	else
-		cluster.topology = topo_failed ? NULL : topo;
-	cluster.config = c;
+	have_cc = true;
+	if (c == &fabric_config) {
+		tree = fab->desc->topology;
+	} else if (c->topology_file[0] != '\0') {
+		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
+		    dtplan_config_apply_topology(&cc, topo, &terr) != DTPLAN_OK)
+			topo_failed = true;
+		else
+			tree = topo;
+	}
+	if (file.m != NULL &&
+	    dtplan_measurements_apply(file.m, &req, &cc, tree, &err) != DTPLAN_OK) {
+		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	dtplan_inventory_cluster(inv, &cluster);
+	cluster.topology = tree;
+	cluster.config = &cc;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		plan = NULL;
 		goto out;
 	}
-	if (assumed > 0 && c->cache_dir[0] != '\0')
-		dtplan_plan_add_warning(plan, "assumed-nodes",
-					"%zu of %zu nodes have no cached inventory in %s: assumed "
-					"equal to %s",
-					assumed, n, c->cache_dir, f->host);
-	else if (assumed > 0)
-		dtplan_plan_add_warning(plan, "assumed-nodes",
-					"%zu of %zu nodes assumed equal to %s (set cache_dir= to "
-					"read their inventory)",
-					assumed, n, f->host);
+	if (dtplan_plan_take_measurements(plan, file.m, &err) != DTPLAN_OK ||
+	    dtplan_inventory_note(inv, plan) != DTPLAN_OK)
+		dtplan_plan_set_degraded(plan, "out of memory");
+	file.m = NULL; /* the plan's now */
 	if (fabric_warning[0] != '\0' && c == &fabric_config)
 		dtplan_plan_add_warning(plan, "fabric-service", "%s", fabric_warning);
-	else if (fabric_warning[0] != '\0' && cluster.topology != NULL)
+	else if (fabric_warning[0] != '\0' && tree != NULL)
 		dtplan_plan_add_warning(plan, "fabric-service", "%s; using topology.conf %s",
 					fabric_warning, c->topology_file);
 	else if (fabric_warning[0] != '\0')
@@ -314,9 +339,12 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
+	if (have_cc)
+		free(cc.switches);
+	dtplan_measure_file_fini(&file);
+	dtplan_inventory_destroy(inv);
 	dtplan_topology_destroy(topo);
 	dtplan_config_fini(&fabric_config);
-	free(nodes);
 	return plan;
 }
 

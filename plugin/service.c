@@ -21,6 +21,7 @@
 #include "dtprobes.h"
 
 #include <slurm/slurm.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,18 @@ const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_con
 	return ctx.fetched ? &ctx.fabric : NULL;
 }
 
+/* The name of uid from the system's user database (NSS); -1 when it has none. */
+static int user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *found = NULL;
+	char pwbuf[4096];
+
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &found) != 0 || found == NULL ||
+	    snprintf(buf, size, "%s", found->pw_name) >= (int)size)
+		return -1;
+	return 0;
+}
+
 void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
 			    const struct dtplan_report *in)
 {
@@ -107,7 +120,10 @@ void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
 
 	if (c->report_url[0] == '\0')
 		return;
+	/* the job's environment has no SLURM_JOB_USER before the tasks start */
 	if (spank_getenv(sp, "SLURM_JOB_USER", user, sizeof(user)) == ESPANK_SUCCESS)
+		r.user = user;
+	else if (r.uid >= 0 && user_name((uid_t)r.uid, user, sizeof(user)) == 0)
 		r.user = user;
 	if (spank_getenv(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster)) == ESPANK_SUCCESS)
 		r.cluster = cluster;

@@ -20,15 +20,18 @@
  *   slurmd
  *        `-> init()                      nothing (no options in slurmd)
  *        |
- *        `-> job_prolog()                prolog.c: cache this node's hwloc XML
+ *        `-> job_prolog()                prolog.c: measure the allocation with the
+ *        |                               other nodes (inventories, links); the
+ *        |                               first node writes spool_dir/JOBID.json
  *        |                               (root, no init, plugstack args in argv;
- *        |                               never fails)
+ *        |                               bounded by probe_budget=; never fails)
  *        | `-> slurmstepd
  *        |      `-> init ()              register options, load the core, read plugstack
  *        |       -> process spank options   opts.c callbacks (remote=1): keep values
- *        |       -> init_post_opt ()     service.c (root; output only in slurmd log):
- *        |      |                        batch step: fetch FabricURL= through its
- *        |      |                        cache; read ReportTokenFile=
+ *        |       -> init_post_opt ()     measure.c, service.c (root; output only in
+ *        |      |                        slurmd log): batch step: read the
+ *        |      |                        measurement file; fetch FabricURL=
+ *        |      |                        through its cache; read ReportTokenFile=
  *        |      + drop privileges (initgroups(), seteuid(), chdir())
  *        |      `-> user_init ()         remote.c, as the user: batch step: make
  *        |      |                        the plan, log it, write the JSON, set
@@ -61,7 +64,7 @@
  *        |      |          `-> task_exit ()           not used
  *        |      `-> exit ()              free the plan and options
  *        |
- *        `---> job_epilog()              not used
+ *        `---> job_epilog()              prolog.c: remove the measurement file
  *        |
  *        `-> slurmd_exit()               not used
  *
@@ -247,14 +250,24 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return ctx.core != NULL ? ctx.core->task_init(sp, ac, av) : 0;
 }
 
-int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
+/* No slurm_spank_init in the prolog and epilog: the core reads its arguments. */
+static const struct dtplan__core *script_core(void)
 {
-	/* No slurm_spank_init in the prolog: the core reads its arguments. */
 	if (ctx.core == NULL && !ctx.core_failed) {
 		ctx.core = load_core();
 		ctx.core_failed = ctx.core == NULL;
 	}
-	return ctx.core != NULL ? ctx.core->job_prolog(sp, ac, av) : 0;
+	return ctx.core;
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
+{
+	return script_core() != NULL ? ctx.core->job_prolog(sp, ac, av) : 0;
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	return script_core() != NULL ? ctx.core->job_epilog(sp, ac, av) : 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

@@ -11,6 +11,10 @@
 #define DTPROBES_H
 
 #include "dtplan.h"
+#include "dtplan_measure.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +75,165 @@ enum dtplan_err dtplan_node_from_xml(const char *path, struct dtplan_node *out,
  */
 enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostname,
 					double timeout_s, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * The inventory of an allocation (probes/inventory.c)
+ * ---------------------------------------------------------------------- */
+
+/* Where a host's inventory came from. */
+enum dtplan_inventory_origin {
+	DTPLAN_INV_NONE = 0,  /* none: a generic node of the request */
+	DTPLAN_INV_FILE,      /* a file named for it (--node-xml, --node-json) */
+	DTPLAN_INV_MEASURED,  /* the prolog's measurement */
+	DTPLAN_INV_NODE_XML,  /* the site's node_xml= pattern */
+	DTPLAN_INV_CACHE,     /* the cache folder (cache_dir=) */
+	DTPLAN_INV_LIVE,      /* discovered here */
+	DTPLAN_INV_ASSUMED,   /* another host's */
+};
+
+/* "file", "measured", ... (static; "?" when unknown). */
+const char *dtplan_inventory_origin_name(enum dtplan_inventory_origin o);
+
+/* One --node-xml or --node-json HOSTLIST=FILE.  Borrowed strings. */
+struct dtplan_inventory_file {
+	const char *hostlist;
+	const char *path;
+	bool json;            /* "dtplan node --json" output, else hwloc XML */
+	const char *flag;     /* names the file in messages ("--node-xml") */
+};
+
+/* What the assembler may read.  Everything is borrowed; pointers may be NULL. */
+struct dtplan_inventory_opts {
+	size_t n_hosts;
+	const char (*hosts)[64];               /* the allocation, in its order */
+	size_t n_files;
+	const struct dtplan_inventory_file *files;
+	const struct dtplan_measure_file *measured; /* the prolog's measurement */
+	const char *node_xml;                  /* pattern, %n the host's name */
+	const char *cache_dir;
+	const char *self;                      /* this host: may be discovered live */
+	double timeout_s;                      /* of a live discovery */
+	const char *assume_like;               /* hosts without one take this host's record;
+						* NULL: the first record found */
+	const char *assumed_why;               /* ends "have no inventory..." ("" none) */
+};
+
+struct dtplan_inventory {
+	size_t n_hosts;
+	char (*hosts)[64];        /* owned */
+	size_t n_records;
+	struct dtplan_node *records; /* owned: one per distinct hardware, hostname "" */
+	uint64_t *hashes;         /* owned: of the records */
+	int *host_record;         /* owned: record of each host, -1 none (generic) */
+	uint8_t *origin;          /* owned: enum dtplan_inventory_origin of each host */
+	size_t n_assumed;
+	size_t n_measured;        /* hosts whose record the measurement gave */
+	char assumed_like[64];    /* the host the assumed ones copy */
+	char assumed_from[256];   /* where its record came from (a file, "measured", ...) */
+	char assumed_why[192];
+};
+
+/*
+ * Assembles the inventory of o->hosts (see probes/inventory.c for the
+ * order).  Caller frees *out with dtplan_inventory_destroy().  Errors: a
+ * named file that cannot be read or names a host not in the allocation
+ * (err names the flag), this host's live discovery failing when nothing
+ * else describes it ("cannot discover node NAME: ..."), DTPLAN_ERR_NOMEM.
+ * Other hosts' missing files are not errors: those hosts are assumed.
+ */
+enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
+					  struct dtplan_inventory **out, struct dtplan_error *err);
+void dtplan_inventory_destroy(struct dtplan_inventory *inv);
+
+/* The node_xml= pattern's path for host (%n its name, %% a '%').  Refuses a
+ * host name with '/' or "..", and a path longer than size. */
+enum dtplan_err dtplan_inventory_node_xml(const char *pattern, const char *host, char *buf,
+					  size_t size, struct dtplan_error *err);
+
+/* Points cl's nodes and hosts at inv (borrowed: inv outlives cl's use). */
+void dtplan_inventory_cluster(const struct dtplan_inventory *inv, struct dtplan_cluster *cl);
+
+/* The one warning about assumed hosts ("assumed-nodes", naming them and
+ * whose record they took), and the count of measured inventories into the
+ * plan's measurements. */
+enum dtplan_err dtplan_inventory_note(const struct dtplan_inventory *inv, struct dtplan_plan *p);
+
+/* ------------------------------------------------------------------------
+ * Credentials (probes/auth.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * How the probe makes and checks credentials: MUNGE in production
+ * (dtplan_auth_munge_create()); tests may provide their own.  encode makes a
+ * credential (text, caller frees) carrying payload; decode checks one and
+ * returns its payload (caller frees) and the uid that made it, or
+ * DTPLAN_ERR_POLICY for a credential that is not valid.
+ */
+struct dtplan_auth {
+	enum dtplan_err (*encode)(struct dtplan_auth *a, const void *payload, size_t len,
+				  char **cred, struct dtplan_error *err);
+	enum dtplan_err (*decode)(struct dtplan_auth *a, const char *cred, size_t cred_len,
+				  void **payload, size_t *len, uid_t *uid,
+				  struct dtplan_error *err);
+	void (*destroy)(struct dtplan_auth *a);
+	void *data;
+};
+
+/* MUNGE through munged's socket (NULL or "": libmunge's default).  Caller
+ * frees *out with dtplan_auth_destroy(). */
+enum dtplan_err dtplan_auth_munge_create(const char *socket, struct dtplan_auth **out,
+					 struct dtplan_error *err);
+void dtplan_auth_destroy(struct dtplan_auth *a);
+
+/* ------------------------------------------------------------------------
+ * Measuring the allocation (probes/rendezvous.c, probes/links.c,
+ * probes/net.c; doc/internals/probe.md)
+ * ---------------------------------------------------------------------- */
+
+/* Seconds on CLOCK_MONOTONIC: what every deadline of the probe counts in. */
+double dtplan_probe_clock(void);
+
+/* This node's inventory for the probe: fills *out or fails with err (the
+ * leader then records why).  Called once, on a thread of its own. */
+typedef enum dtplan_err (*dtplan_discover_fn)(void *arg, struct dtplan_node *out,
+					      struct dtplan_error *err);
+
+struct dtplan_probe_opts {
+	const char *source;              /* "prolog" or "probe" (the measurement's source) */
+	uint32_t job_id;
+	uint32_t session;                /* 0 the prolog, step id + 1 a CLI probe */
+	size_t n_hosts;
+	const char (*hosts)[64];         /* the allocation; hosts[0] leads */
+	uint32_t self;                   /* this node's index in hosts */
+	uid_t uid;                       /* messages are taken from this uid only */
+	struct dtplan_auth *auth;        /* borrowed */
+	uint16_t port_lo, port_hi;       /* the listener's port range (probe_ports=) */
+	const char *interface;           /* link probes over this interface; NULL or "": the
+					  * addresses the host names resolve to */
+	struct dtplan_probe_params params; /* budget, fan-out, pings, bulk, slot */
+	double start_s;                  /* dtplan_probe_clock() when the work began: the
+					  * budget counts from it */
+	dtplan_discover_fn discover;     /* this node's inventory */
+	void *discover_arg;
+	const struct dtplan_topology *topology; /* the leader's switch tree (leaves); NULL flat */
+	const struct sockaddr_storage *addrs;   /* tests: node i listens at addrs[i] exactly,
+						 * with no name lookup and no port range */
+};
+
+/*
+ * Runs this node's part of the measurement: listens, joins its parent in
+ * the fan-in tree, sends its subtree's inventories up, takes part in the
+ * link rounds the leader schedules, and sends the results up.  Everything
+ * ends by start_s + params.budget_s.  On the leader (self 0) *out receives
+ * the measurement file (records, host map, measurements with notes on what
+ * is missing); elsewhere it is left empty.  Messages that fail their checks
+ * are logged (warning) and their connection closed.
+ *
+ * Returns DTPLAN_OK, also for partial results; DTPLAN_ERR_INVAL for bad
+ * options, DTPLAN_ERR_IO when this node could not listen at all.
+ */
+enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o,
+				 struct dtplan_measure_file *out, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * HTTP: the fabric service and the plans' collector (probes/http.c, the

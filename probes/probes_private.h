@@ -7,6 +7,9 @@
 
 #include "dtprobes.h"
 
+#include <sys/socket.h>
+#include <sys/types.h>
+
 /* What a bounded child runs: returns its exit status (0 on success). */
 typedef int (*dtplan__child_fn)(void *arg);
 
@@ -37,5 +40,136 @@ void dtplan__node_apply_fabric_ids(struct dtplan_node *n,
  * Silently does nothing (debug log) without NVML or without fabric support.
  */
 void dtplan__nvml_annotate(struct dtplan_node *n);
+
+/* ------------------------------------------------------------------------
+ * Sockets (probes/net.c)
+ * ---------------------------------------------------------------------- */
+
+/* Listener ports tried from the range, starting where the job's seed points. */
+#define DTPLAN__PORT_TRIES 4
+
+/* What a received message must be: this job and session, a sender among
+ * the nodes, a credential of uid decoded by auth (borrowed). */
+struct dtplan__peer_rules {
+	uint32_t job_id, session;
+	size_t n_nodes;
+	uid_t uid;
+	struct dtplan_auth *auth;
+};
+
+/* Milliseconds from now to deadline for poll() (0 when passed). */
+int dtplan__poll_ms(double deadline);
+
+/* TCP_NODELAY, and a send buffer of sndbuf bytes when > 0. */
+void dtplan__sock_tune(int fd, int sndbuf);
+
+/* Candidate k of the port range for a seed (the job's). */
+uint16_t dtplan__port_candidate(uint16_t lo, uint16_t hi, uint32_t seed, unsigned k);
+
+/*
+ * A non-blocking listener: on `at` (tests), else on every address at the
+ * first free port among DTPLAN__PORT_TRIES candidates of lo-hi.  Returns
+ * the fd and *port, or -1 with err.
+ */
+int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, uint32_t seed,
+		   uint16_t *port, struct dtplan_error *err);
+
+/* A non-blocking connect: the fd (connecting), or -1 with errno. */
+int dtplan__connect_start(const struct sockaddr_storage *a);
+/* 0 once connected, else the errno of the failed connect. */
+int dtplan__connect_done(int fd);
+/* Connects by deadline: a non-blocking fd, or -1 with errno. */
+int dtplan__connect(const struct sockaddr_storage *a, double deadline);
+
+/* All of buf by deadline (non-blocking fd): 0, or -1 with errno (ETIMEDOUT,
+ * ECONNRESET when the peer closed first). */
+int dtplan__write_all(int fd, const void *buf, size_t len, double deadline);
+int dtplan__read_all(int fd, void *buf, size_t len, double deadline);
+
+/* host's address (IPv4 preferred) with port. */
+enum dtplan_err dtplan__resolve(const char *host, uint16_t port, struct sockaddr_storage *out,
+				struct dtplan_error *err);
+void dtplan__addr_set_port(struct sockaddr_storage *a, uint16_t port);
+void dtplan__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
+			  struct dtplan_wire_addr *w);
+bool dtplan__wire_to_addr(const struct dtplan_wire_addr *w, struct sockaddr_storage *a);
+/* "10.213.1.1:29003" */
+const char *dtplan__addr_text(const struct sockaddr_storage *a, char *buf, size_t size);
+/* The first IPv4 (else global IPv6) address of interface ifname. */
+enum dtplan_err dtplan__iface_addr(const char *ifname, struct dtplan_wire_addr *w,
+				   struct dtplan_error *err);
+
+/* Seals body under h, asks auth for the credential and sends the frame. */
+enum dtplan_err dtplan__msg_send(int fd, struct dtplan_auth *auth,
+				 const struct dtplan_wire_header *h, const void *body, size_t len,
+				 double deadline, struct dtplan_error *err);
+
+/* The checks of a received message, in the order a receiver can make
+ * them: the header's job, session and sender (before reading more), then
+ * the credential's uid and seal fields (before reading, and allocating,
+ * the body; the seal is kept for the body's digest).  DTPLAN_ERR_POLICY
+ * with the reason. */
+enum dtplan_err dtplan__msg_check_header(const struct dtplan__peer_rules *r,
+					 const struct dtplan_wire_header *h,
+					 struct dtplan_error *err);
+enum dtplan_err dtplan__msg_check_cred(const struct dtplan__peer_rules *r,
+				       const struct dtplan_wire_header *h, const char *cred,
+				       uint8_t seal[DTPLAN_WIRE_SEAL_LEN], struct dtplan_error *err);
+
+/* Reads and checks one whole message by deadline (blocking style on a
+ * non-blocking fd).  Caller frees *body. */
+enum dtplan_err dtplan__msg_recv(int fd, const struct dtplan__peer_rules *r, double deadline,
+				 struct dtplan_wire_header *h, uint8_t **body,
+				 struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Link probes (probes/links.c)
+ * ---------------------------------------------------------------------- */
+
+/* First byte of a ping frame: echo it, or the pings are over (bulk follows). */
+#define DTPLAN__PING 'P'
+#define DTPLAN__PINGS_END 'E'
+
+/* When a pair does what in its round, from the round's start t0: pings from
+ * t0, the bulk transfer from t0 + ping window (every pair at once, so that
+ * no ping waits behind another pair's bulk), the peer's report once the
+ * bulk time and a drain allowance are over, the round's end. */
+struct dtplan__slot {
+	double t0, bulk_at, report_at, end;
+};
+
+/* The slot of round r (1-based) of go, starting at t_rounds. */
+void dtplan__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t r,
+		     struct dtplan__slot *s);
+
+/*
+ * The prober's side of one pair in one round: connect to the peer at addr,
+ * send the probe message, ping (go->ping_count round trips until the bulk
+ * starts), send from slot->bulk_at for go->bulk_us or go->bulk_bytes,
+ * half-close and read the peer's report, all by slot->end.  Fills *out
+ * (flags without DTPLAN_LINK_OK when the peer did not report).  Returns
+ * DTPLAN_OK when the pair completed.
+ */
+enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self,
+				   uint32_t peer, uint32_t round, uint8_t kind,
+				   const struct sockaddr_storage *addr,
+				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
+				   struct dtplan_link_result *out, struct dtplan_error *err);
+
+/* The peer's side, fed by the engine's event loop once the probe message
+ * is in. */
+struct dtplan__link_srv;
+struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p,
+						 uint32_t round);
+/* Reads what fd has: 0 more to come, 1 done (the report is sent), -1 failed
+ * (err says why). */
+int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
+			  uint32_t self, double deadline, struct dtplan_error *err);
+/* The report time came before the prober's end: reports what arrived.
+ * 1 sent, -1 failed. */
+int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd,
+			    const struct dtplan__peer_rules *r, uint32_t self, double deadline,
+			    struct dtplan_error *err);
+void dtplan__link_srv_destroy(struct dtplan__link_srv *s);
 
 #endif /* DTPLAN_PROBES_PRIVATE_H */

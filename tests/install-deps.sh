@@ -9,9 +9,9 @@
 set -eu
 
 all="build-essential autoconf automake libtool pkg-config
-	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev
+	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev libmunge-dev
 	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
-	iproute2 iptables iperf3 bats lua5.3 python3 python3-jsonschema python3-torch
+	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
 	debhelper"
 packages=${*:-$all}
 

@@ -292,6 +292,30 @@ static void config_parse_string__repeats_and_blank__accepted(void **state)
 }
 
 /*
+ * Issue 13, finding 7: a few short lines of million-name hostlists expanded
+ * into gigabytes.  A file's hostlists name at most DTPLAN_HOSTLIST_MAX names
+ * in all: the second line of 600,000 is refused, naming it.
+ */
+static void config_parse_string__million_name_lines__bounded_in_all(void **state)
+{
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=a[1-600000] Oversubscription=2:1\n"
+						    "SwitchName=b[1-600000] Oversubscription=2:1\n",
+						    "wide.conf", &err),
+			 DTPLAN_ERR_RANGE);
+	assert_string_equal(err.source, "wide.conf");
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "SwitchName=b[1-600000]: the file's hostlists name more "
+					 "than 1048576 switches and nodes in all"));
+	dtplan_config_fini(&c);
+}
+
+/*
  * Issue 13, finding 13: each switch name was looked up with a linear scan and
  * the array grown by one entry (O(n^2): 15 s for s[1-100000]).  The result
  * must stay the same: names in order, repeats merged, conflicts caught.
@@ -450,6 +474,45 @@ static void config_parse_args__plugstack_tokens__applied(void **state)
 	dtplan_config_fini(&c);
 }
 
+/* The probe's settings (doc/internals/probe.md): defaults and values. */
+static void config_parse_args__probe_settings__applied(void **state)
+{
+	char *argv[] = {"spool_dir=/run/dtplan", "probe_budget=3s", "probe_ports=7000-7099",
+			"probe_fanout=8", "node_xml=/etc/dtplan/xml/%n.xml",
+			"probe_interface=ib0", "munge_socket=/run/munge/munge.socket.2",
+			"probe_ports=7000-7099"};
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	dtplan_config_init(&c);
+	assert_string_equal(c.spool_dir, "/var/spool/dtplan");
+	assert_near(c.probe_budget_s, 5, 0);
+	assert_int_equal(c.probe_ports[0], 30500);
+	assert_int_equal(c.probe_ports[1], 30599);
+	assert_int_equal(c.probe_fanout, 16);
+	assert_string_equal(c.node_xml, "");
+	if (dtplan_config_parse_args(&c, 8, argv, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_string_equal(c.spool_dir, "/run/dtplan");
+	assert_near(c.probe_budget_s, 3, 0);
+	assert_int_equal(c.probe_ports[0], 7000);
+	assert_int_equal(c.probe_ports[1], 7099);
+	assert_int_equal(c.probe_fanout, 8);
+	assert_string_equal(c.node_xml, "/etc/dtplan/xml/%n.xml");
+	assert_string_equal(c.probe_interface, "ib0");
+	assert_string_equal(c.munge_socket, "/run/munge/munge.socket.2");
+	dtplan_config_fini(&c);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "ProbePorts=40000-40000 ProbeBudget=10s\n",
+						    "site", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.probe_ports[0], 40000);
+	assert_int_equal(c.probe_ports[1], 40000);
+	assert_near(c.probe_budget_s, 10, 0);
+	dtplan_config_fini(&c);
+}
+
 /* Configless nodes: relative site= and topology= are read in Slurm's
  * configuration folder, the one $SLURM_CONF names. */
 static void config_parse_args__relative_paths__read_in_conf_dir(void **state)
@@ -582,6 +645,16 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 "cannot open"},
 		{{"policy=warn", "site=BAD"}, 2, DTPLAN_ERR_PARSE, "BAD", 3,
 		 "NetworkBandwidth: 'fast' is not a number"},
+		{{"probe_ports=30500"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0,
+		 "probe_ports: '30500' is not a port range such as 30500-30599"},
+		{{"probe_ports=30599-30500"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_ports: '30599-30500': the first port is above the last"},
+		{{"probe_ports=80-90"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
+		{{"probe_budget=0.1s"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0,
+		 "probe_budget: '0.1s' is out of range (at least 0.5 s, at most 120 s)"},
+		{{"probe_fanout=1"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_fanout"},
+		{{"probe_ports=30500-30599", "probe_ports=30500-30600"}, 2, DTPLAN_ERR_PARSE,
+		 "plugstack.conf", 0, "conflicts with 'probe_ports=30500-30599'"},
 	};
 
 	(void)state;
@@ -701,6 +774,16 @@ static void config_setting__defaults_marked__changed_not(void **state)
 		} else if (strcmp(arg, "net_bandwidth") == 0) {
 			assert_string_equal(value, "50.00 GB/s");
 			assert_true(def);
+		} else if (strcmp(arg, "probe_ports") == 0) {
+			assert_string_equal(key, "ProbePorts");
+			assert_string_equal(value, "30500-30599");
+			assert_true(def);
+		} else if (strcmp(arg, "probe_fanout") == 0) {
+			assert_string_equal(value, "16");
+			assert_true(def);
+		} else if (strcmp(arg, "spool_dir") == 0) {
+			assert_string_equal(value, "/var/spool/dtplan");
+			assert_true(def);
 		} else if (strcmp(arg, "site") == 0) {
 			assert_string_equal(key, "");
 		} else if (strcmp(arg, "nccl_ib_hca") == 0) {
@@ -709,8 +792,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 31 settings: 28 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 31);
+	/* 38 settings: 35 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 38);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");
@@ -728,9 +811,11 @@ int main(void)
 		cmocka_unit_test(config_parse_string__repeats_and_blank__accepted),
 		cmocka_unit_test(config_parse_file__missing__io_error_names_path),
 		cmocka_unit_test(config_parse_string__100000_switches__indexed_and_merged),
+		cmocka_unit_test(config_parse_string__million_name_lines__bounded_in_all),
 		cmocka_unit_test(config_parse_string__switch_limit__range_error),
 		cmocka_unit_test(config_parse_file__not_regular_or_huge__refused_naming_path),
 		cmocka_unit_test(config_parse_args__plugstack_tokens__applied),
+		cmocka_unit_test(config_parse_args__probe_settings__applied),
 		cmocka_unit_test(config_parse_args__nccl_ib_hca__off_or_node),
 		cmocka_unit_test(config_parse_args__relative_paths__read_in_conf_dir),
 		cmocka_unit_test(config_parse_args__site_file__read_then_overridden),

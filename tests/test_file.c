@@ -270,6 +270,7 @@ static void file_limit__every_kind__documented_values(void **state)
 	assert_int_equal(dtplan_file_limit(DTPLAN_FILE_NODE_XML), 32 << 20);
 	assert_int_equal(dtplan_file_limit(DTPLAN_FILE_CACHE_XML), 32 << 20);
 	assert_int_equal(dtplan_file_limit(DTPLAN_FILE_PLAN), 64 << 20);
+	assert_int_equal(dtplan_file_limit(DTPLAN_FILE_MEASUREMENTS), 64 << 20);
 	assert_int_equal(dtplan_file_limit(DTPLAN_FILE__LAST), 0);
 }
 

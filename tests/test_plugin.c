@@ -11,9 +11,12 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utime.h>
 
+#include "dtplan_measure.h"
 #include "http_helper.h"
 #include "mock_spank.h"
 #include "plugin.h"
@@ -1150,12 +1153,83 @@ static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void *
 
 /* ---- job prolog ------------------------------------------------------ */
 
-static void prolog__no_cache_dir__nothing(void **state)
+static void prolog__no_node_list__logged_never_fails(void **state)
 {
 	(void)state;
+	unsetenv("SLURM_NODELIST");
+	unsetenv("SLURM_JOB_NODELIST");
 	mock_getopt_set("dt-plan", "auto");
 	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 0, NULL), 0);
-	assert_string_equal(mock_log(), "");
+	assert_log_has("error: dtplan: prolog: job 0: no node list or node name in the "
+		       "environment: not measured");
+}
+
+/* One node: the prolog measures it (node_xml=) into the spool, the batch
+ * step plans from that file, the epilog removes it (and a week-old one). */
+static void prolog_batch_epilog__one_node__measured_planned_removed(void **state)
+{
+	char a1[300], a2[4200], *av[3] = {a1, a2, "probe_budget=2s"}, path[512], old[512];
+	char *text = NULL;
+	struct dtplan_measure_file f;
+	struct utimbuf week = {0, 0};
+	struct stat st;
+	FILE *fp;
+
+	(void)state;
+	snprintf(a1, sizeof(a1), "spool_dir=%s/spool", tmpdir);
+	snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+	mock_items.job_id = JOB_ID;
+	setenv("SLURM_NODELIST", "n1", 1);
+	mock_getopt_set("dt-plan", "auto");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 3, av), 0);
+	unsetenv("SLURM_NODELIST");
+	snprintf(path, sizeof(path), "%s/spool/%d.json", tmpdir, JOB_ID);
+	if (geteuid() != 0) {
+		/* the spool must be root's: only a root test run gets the file */
+		assert_int_equal(access(path, F_OK), -1);
+		return;
+	}
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_MEASUREMENTS, &text, NULL, NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_measure_file_from_json(text, &f, NULL), DTPLAN_OK);
+	free(text);
+	assert_int_equal(f.job_id, JOB_ID);
+	assert_string_equal(f.m->source, "prolog");
+	assert_int_equal(f.m->n_reported, 1);
+	assert_int_equal(f.records[f.host_record[0]].n_gpus, 8);
+	dtplan_measure_file_fini(&f);
+
+	/* the batch step on n1 reads it while root and plans from it */
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "n1");
+	mock_env_set("SLURM_JOB_NUM_NODES", "1");
+	unsetenv("HWLOC_XMLFILE"); /* the measurement, not a live discovery */
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_env("DTPLAN_PLAN_STATE", "ok");
+	snprintf(old, sizeof(old), "%s/dtplan-%d.json", tmpdir, JOB_ID);
+	assert_int_equal(dtplan_file_read(old, DTPLAN_FILE_PLAN, &text, NULL, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "\"source\": \"prolog\""));
+	assert_non_null(strstr(text, "\"inventories\": \"measured\""));
+	free(text);
+	assert_false(mock_log_has("assumed-nodes"));
+
+	/* the epilog: the job's file, and a week-old one, go */
+	snprintf(old, sizeof(old), "%s/spool/5.json", tmpdir);
+	fp = fopen(old, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	week.actime = week.modtime = time(NULL) - 8 * 24 * 3600;
+	assert_int_equal(utime(old, &week), 0);
+	assert_int_equal(slurm_spank_job_epilog(MOCK_SP, 3, av), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(old, F_OK), -1);
 }
 
 static void prolog__cache_dir__writes_node_xml(void **state)
@@ -1522,7 +1596,8 @@ int main(void)
 		T(user_init__plan_file_without_placement__degraded_no_recompute),
 		T(task_init__refused_plan__ends_every_task_of_an_srun_step),
 		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
-		T(prolog__no_cache_dir__nothing),
+		T(prolog__no_node_list__logged_never_fails),
+		T(prolog_batch_epilog__one_node__measured_planned_removed),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),

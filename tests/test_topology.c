@@ -83,6 +83,28 @@ struct bad_case {
 	const char *msg; /* substring of the message */
 };
 
+/*
+ * Issue 13, finding 7: twelve short lines of million-node hostlists took
+ * 1.2 GB.  A topology names at most DTPLAN_HOSTLIST_MAX nodes in all: the
+ * second leaf of 600,000 is refused, naming its line.
+ */
+static void topology_parse_string__million_node_leaves__bounded_in_all(void **state)
+{
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_topology_parse_string("SwitchName=s1 Nodes=a[1-600000]\n"
+						      "SwitchName=s2 Nodes=b[1-600000]\n",
+						      "wide.conf", &t, &err),
+			 DTPLAN_ERR_RANGE);
+	assert_null(t);
+	assert_string_equal(err.source, "wide.conf");
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "Nodes=b[1-600000]: the file names more than 1048576 "
+					 "nodes in all"));
+}
+
 static void topology_parse_string__bad_files__error_names_file_and_line(void **state)
 {
 	static const struct bad_case cases[] = {
@@ -608,6 +630,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_string__two_leaves__tree_and_levels),
 		cmocka_unit_test(topology_parse_file__three_levels__levels_and_link_speed),
 		cmocka_unit_test(topology_parse_string__bad_files__error_names_file_and_line),
+		cmocka_unit_test(topology_parse_string__million_node_leaves__bounded_in_all),
 		cmocka_unit_test(topology_parse__null_and_missing_file__errors),
 		cmocka_unit_test(topology_parse_file__not_regular__refused_naming_path),
 		cmocka_unit_test(topology_from_addrs__slurm_addresses__tree),

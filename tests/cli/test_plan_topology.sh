@@ -31,7 +31,7 @@ json_eq '[w["code"] for w in j["warnings"] if w["code"] == "too-many-leaves"]' '
 run 0 plan --model llama3-70b --nodes 'gpu[01-04,09-12,17-24]' $three --node-xml "gpu01=$xml"
 stdout_lacks "[too-many-leaves]"
 stdout_lacks "[oversubscribed-uplink]"
-stdout_has "[assumed-nodes] 15 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to"
+stdout_has "[assumed-nodes] 15 of 16 nodes (gpu[02-04,09-12,17-24]) have no inventory: assumed equal to gpu01 ("
 stdout_has "placement    rank order tp-dp-pp; uplinks crossed by pp"
 stdout_has "; 3 leaf switches used, 2 needed"
 stdout_has "    leaf3 (8 nodes, uplink 4.0:1):"

@@ -259,7 +259,7 @@ write_configs() {
 	fi
 
 	if [ -n "$CL_PLUGIN" ]; then
-		echo "optional $CL_PLUGIN $CL_PLUGIN_ARGS" >"$etc/plugstack.conf"
+		echo "optional $CL_PLUGIN $(cluster_probe_args) $CL_PLUGIN_ARGS" >"$etc/plugstack.conf"
 	else
 		echo "# no SPANK plugin (set DTPLAN_PLUGIN to load spank_dtplan.so)" >"$etc/plugstack.conf"
 	fi

@@ -40,9 +40,10 @@ if [ ! -f "$plugin" ]; then
 	exit 1
 fi
 export DTPLAN_PLUGIN=$plugin
-# Slurm's switch tree, as a site would configure it.  (No cache_dir=: the
-# prolog runs with an environment Slurm builds from scratch, so it sees this
-# machine's hardware, not the emulated node's HWLOC_XMLFILE.)
+# Slurm's switch tree, as a site would configure it.  The prolog measures
+# every node (its environment is Slurm's own, without the emulated node's
+# HWLOC_XMLFILE: cluster.sh gives the plugin node_xml= for that, with the
+# cluster's munge_socket= and a spool_dir=).
 cldir=${DTPLAN_CLUSTER_DIR:-/tmp/dtplan-cluster}
 export DTPLAN_PLUGIN_ARGS=${DTPLAN_PLUGIN_ARGS-topology=$cldir/etc/topology.conf}
 model=${DTPLAN_DEMO_MODEL:-llama3-70b}

@@ -81,6 +81,19 @@ node_netns() { echo "${CL_PREFIX}$1"; }
 # node_xml NODE: the hwloc XML of NODE ("" when the cluster runs without one).
 node_xml() { local x=$CL_NODE_XML; echo "${x//%n/$1}"; }
 
+# cluster_probe_args: the plugstack arguments the prolog's measurement needs
+# on this cluster: each node's hwloc XML (node_xml=, the prolog's environment
+# has no HWLOC_XMLFILE), the cluster's munged and a spool of its own.
+cluster_probe_args() {
+	printf 'munge_socket=%s spool_dir=%s' "$CL_MUNGE_SOCKET" "$CL_DIR/spool-dtplan"
+	[ -z "$CL_NODE_XML" ] || printf ' node_xml=%s' "$CL_NODE_XML"
+	echo
+}
+
+# probe_port JOBID: the prolog's first port candidate for the job (the default
+# probe_ports=30500-30599; lib/config.c, probes/net.c).
+probe_port() { echo $((30500 + ($1 * 31) % 100)); }
+
 # in_node NODE CMD...: runs CMD in NODE's network namespace.
 in_node() {
 	local ns

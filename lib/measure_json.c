@@ -1,0 +1,738 @@
+/*
+ * measure_json.c: measurements <-> JSON: the "measurements" object of the
+ * plan and of "dtplan probe --json", and the measurement file the prolog's
+ * leader writes ("dtplan.measurements/1": the object, the hosts, and the
+ * inventory records with the host -> record map).
+ *
+ * Reading checks every type, count, range and name, and says which member
+ * is wrong: the file crosses a privilege boundary (written by root, read by
+ * the batch step) and dtplan plan --measurements reads what users give it.
+ */
+#include "config.h"
+
+#include "dtplan_private.h"
+#include "dtplan_measure.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRC "measurements"
+
+/* ------------------------------------------------------------------------
+ * Writing
+ * ---------------------------------------------------------------------- */
+
+static bool put(json_t *o, const char *key, json_t *v)
+{
+	return v != NULL && json_object_set_new(o, key, v) == 0;
+}
+
+static bool push(json_t *a, json_t *v)
+{
+	return v != NULL && json_array_append_new(a, v) == 0;
+}
+
+/* A number, or null when not known (have false, or not finite). */
+static json_t *num(double v, bool have)
+{
+	return have && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *tier_json(const struct dtplan_tier *t)
+{
+	json_t *o = json_object();
+	bool bw = t->measured && t->bandwidth_bytes_per_s > 0, lat = t->measured && t->latency_s > 0;
+
+	if (o == NULL || !put(o, "bandwidth_bytes_per_s", num(t->bandwidth_bytes_per_s, bw)) ||
+	    !put(o, "latency_us", num(t->latency_s * 1e6, lat)) ||
+	    !put(o, "latency_spread_us", num(t->latency_spread_s * 1e6, lat)) ||
+	    !put(o, "links", json_integer((json_int_t)t->links)) ||
+	    !put(o, "measured", json_boolean(t->measured))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static const char *host_of(const struct dtplan_measurements *m, uint32_t i)
+{
+	return i < m->n_nodes ? m->hosts[i] : "?";
+}
+
+static json_t *links_json(const struct dtplan_measurements *m)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < m->n_links; i++) {
+		const struct dtplan_link_result *l = &m->links[i];
+		bool ok = (l->flags & DTPLAN_LINK_OK) != 0;
+		json_t *o = json_object();
+
+		if (o == NULL || !put(o, "a", json_string(host_of(m, l->from))) ||
+		    !put(o, "b", json_string(host_of(m, l->to))) ||
+		    !put(o, "round", json_integer(l->round)) ||
+		    !put(o, "tier", json_string(l->flags & DTPLAN_LINK_CROSS ? "cross_leaf"
+									  : "intra_leaf")) ||
+		    !put(o, "concurrent", json_boolean(l->flags & DTPLAN_LINK_CONCURRENT)) ||
+		    !put(o, "ok", json_boolean(ok)) ||
+		    !put(o, "samples", json_integer(l->samples)) ||
+		    !put(o, "latency_us", num(l->latency_s * 1e6, l->samples > 0)) ||
+		    !put(o, "latency_spread_us", num(l->latency_spread_s * 1e6, l->samples > 0)) ||
+		    !put(o, "bandwidth_bytes_per_s",
+			 num(l->bandwidth_bytes_per_s, l->bandwidth_bytes_per_s > 0)) ||
+		    !push(a, o)) {
+			json_decref(o);
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *uplinks_json(const struct dtplan_measurements *m)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < m->n_uplinks; i++) {
+		const struct dtplan_uplink *u = &m->uplinks[i];
+		json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:b}", "switch", u->name,
+				      "oversubscription", num(u->oversubscription, true),
+				      "configured", num(u->configured, u->configured > 0),
+				      "aggregate_bytes_per_s", num(u->aggregate_bytes_per_s, true),
+				      "downlink_bytes_per_s", num(u->downlink_bytes_per_s, true),
+				      "flows", (json_int_t)u->flows, "saturated", u->saturated);
+
+		if (!push(a, o)) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *stragglers_json(const struct dtplan_measurements *m)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < m->n_stragglers; i++) {
+		const struct dtplan_straggler *s = &m->stragglers[i];
+		json_t *o = json_pack("{s:s, s:o, s:o}", "node", s->node, "bandwidth_bytes_per_s",
+				      num(s->bandwidth_bytes_per_s, true),
+				      "tier_median_bytes_per_s",
+				      num(s->tier_median_bytes_per_s, true));
+
+		if (!push(a, o)) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *names_json(const struct dtplan_measurements *m, const uint32_t *idx, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < n; i++)
+		if (!push(a, json_string(idx != NULL ? host_of(m, idx[i]) : m->hosts[i]))) {
+			json_decref(a);
+			a = NULL;
+		}
+	return a;
+}
+
+static json_t *notes_json(const struct dtplan_measurements *m)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < m->n_notes; i++)
+		if (!push(a, json_string(m->notes[i]))) {
+			json_decref(a);
+			a = NULL;
+		}
+	return a;
+}
+
+/* What the plan used, figure by figure. */
+static json_t *used_json(const struct dtplan_measurements *m)
+{
+	const char *inv = m->n_inventories == 0 ? "assumed"
+			  : m->n_inventories >= m->n_nodes ? "measured"
+							   : "partly measured";
+
+	return json_pack("{s:s, s:s, s:s, s:s}", "inventories", inv, "bandwidth",
+			 m->used_tiers ? "measured" : "assumed", "latency",
+			 m->used_tiers ? "measured" : "assumed", "oversubscription",
+			 m->used_ratios ? "measured" : "assumed");
+}
+
+json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_nodes)
+{
+	struct dtplan_measurements *none = NULL;
+	json_t *o = json_object();
+
+	if (m == NULL) {
+		none = dtplan_measurements_create(0, NULL);
+		if (none == NULL) {
+			json_decref(o);
+			return NULL;
+		}
+		m = none;
+	}
+	if (o == NULL || !put(o, "nodes", json_integer((json_int_t)(none ? n_nodes : m->n_nodes))) ||
+	    !put(o, "nodes_reported", json_integer((json_int_t)m->n_reported)) ||
+	    !put(o, "source", json_string(m->source)) ||
+	    !put(o, "budget_seconds", num(m->budget_s, m->budget_s > 0)) ||
+	    !put(o, "elapsed_seconds", num(m->elapsed_s, m->elapsed_s > 0)) ||
+	    !put(o, "interface", m->interface[0] ? json_string(m->interface) : json_null()) ||
+	    !put(o, "tiers", json_pack("{s:o, s:o}", "intra_leaf", tier_json(&m->intra),
+				       "cross_leaf", tier_json(&m->cross))) ||
+	    !put(o, "uplinks", uplinks_json(m)) || !put(o, "links", links_json(m)) ||
+	    !put(o, "stragglers", stragglers_json(m)) ||
+	    !put(o, "missing", names_json(m, m->missing, m->n_missing)) ||
+	    !put(o, "hosts", names_json(m, NULL, m->n_nodes)) ||
+	    !put(o, "notes", notes_json(m)) || !put(o, "used", used_json(m))) {
+		json_decref(o);
+		o = NULL;
+	}
+	dtplan_measurements_destroy(none);
+	return o;
+}
+
+static enum dtplan_err dump(json_t *root, bool pretty, char **out, struct dtplan_error *err)
+{
+	*out = root != NULL ? json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
+						       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+			    : NULL;
+	json_decref(root);
+	if (*out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0,
+				     "out of memory while writing the measurements");
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_measurements_to_json(const struct dtplan_measurements *m, bool pretty,
+					    char **out, struct dtplan_error *err)
+{
+	if (out == NULL || m == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "no measurements or output");
+	return dump(dtplan__measurements_json(m, m->n_nodes), pretty, out, err);
+}
+
+void dtplan_measure_file_fini(struct dtplan_measure_file *f)
+{
+	if (f == NULL)
+		return;
+	dtplan_measurements_destroy(f->m);
+	free(f->records);
+	free(f->host_record);
+	memset(f, 0, sizeof(*f));
+}
+
+enum dtplan_err dtplan_measure_file_to_json(const struct dtplan_measure_file *f, char **out,
+					    struct dtplan_error *err)
+{
+	json_t *root = NULL, *records = NULL, *map = NULL;
+	char *text = NULL;
+	enum dtplan_err rv;
+
+	if (out != NULL)
+		*out = NULL;
+	if (f == NULL || f->m == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "no measurement file or output");
+	records = json_array();
+	map = json_array();
+	if (records == NULL || map == NULL)
+		goto nomem;
+	for (size_t k = 0; k < f->n_records; k++) {
+		rv = dtplan_node_to_json(&f->records[k], false, &text, err);
+		if (rv != DTPLAN_OK)
+			goto out;
+		if (!push(records, json_loads(text, 0, NULL)))
+			goto nomem;
+		free(text);
+		text = NULL;
+	}
+	for (size_t i = 0; i < f->m->n_nodes; i++)
+		if (!push(map, json_integer(f->host_record != NULL ? f->host_record[i] : -1)))
+			goto nomem;
+	/* json_pack takes records, map and the object, even when it fails */
+	root = json_pack("{s:s, s:I, s:o, s:o, s:o}", "schema", DTPLAN_MEASURE_SCHEMA, "job_id",
+			 (json_int_t)f->job_id, "records", records, "host_record", map,
+			 "measurements", dtplan__measurements_json(f->m, f->m->n_nodes));
+	records = map = NULL;
+	if (root == NULL)
+		goto nomem;
+	return dump(root, true, out, err);
+nomem:
+	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0,
+			   "out of memory while writing the measurement file");
+out:
+	json_decref(records);
+	json_decref(map);
+	free(text);
+	return rv;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading
+ * ---------------------------------------------------------------------- */
+
+/* The member key of obj with the type wanted; NULL (and err) otherwise. */
+static json_t *member(json_t *obj, const char *path, const char *key, json_type type,
+		      bool nullable, enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	static const char *const names[] = {"an object", "an array", "a string", "an integer",
+					    "a number", "true", "false", "null"};
+
+	if (*rv != DTPLAN_OK)
+		return NULL;
+	if (v == NULL) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: missing", path, key);
+		return NULL;
+	}
+	if (nullable && json_is_null(v))
+		return v;
+	if (type == JSON_REAL ? !json_is_number(v)
+	    : type == JSON_TRUE ? !json_is_boolean(v) : json_typeof(v) != type) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: not %s", path, key,
+				    type == JSON_TRUE ? "a boolean" : names[type]);
+		return NULL;
+	}
+	return v;
+}
+
+/* A number >= 0 (null: 0 when nullable). */
+static double get_num(json_t *obj, const char *path, const char *key, bool nullable,
+		      enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_t *v = member(obj, path, key, JSON_REAL, nullable, rv, err);
+	double d;
+
+	if (v == NULL || json_is_null(v))
+		return 0.0;
+	d = json_number_value(v);
+	if (!isfinite(d) || d < 0 || d > 1e18) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: %g is out of range",
+				    path, key, d);
+		return 0.0;
+	}
+	return d;
+}
+
+static long get_int(json_t *obj, const char *path, const char *key, long min, long max,
+		    enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_t *v = member(obj, path, key, JSON_INTEGER, false, rv, err);
+	json_int_t i;
+
+	if (v == NULL)
+		return 0;
+	i = json_integer_value(v);
+	if (i < min || i > max) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				    "%s%s: %lld is out of range (%ld to %ld)", path, key,
+				    (long long)i, min, max);
+		return 0;
+	}
+	return (long)i;
+}
+
+static void get_str(json_t *obj, const char *path, const char *key, bool nullable, char *dst,
+		    size_t size, enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_t *v = member(obj, path, key, JSON_STRING, nullable, rv, err);
+
+	dst[0] = '\0';
+	if (v == NULL || json_is_null(v))
+		return;
+	if (json_string_length(v) >= size || strlen(json_string_value(v)) != json_string_length(v)) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				    "%s%s: longer than %zu characters or holds a NUL", path, key,
+				    size - 1);
+		return;
+	}
+	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+}
+
+/* The index of a host name; -1 (and err) when it is not one of the hosts. */
+static int32_t host_index(const struct dtplan__strmap *map, json_t *v, const char *path,
+			  enum dtplan_err *rv, struct dtplan_error *err)
+{
+	int32_t k;
+
+	if (*rv != DTPLAN_OK)
+		return -1;
+	if (!json_is_string(v)) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: not a host name", path);
+		return -1;
+	}
+	k = dtplan__strmap_get(map, json_string_value(v));
+	if (k < 0)
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				    "%s: '%s' is not one of the hosts", path,
+				    json_string_value(v));
+	return k;
+}
+
+static void read_tier(json_t *tiers, const char *key, struct dtplan_tier *t, enum dtplan_err *rv,
+		      struct dtplan_error *err)
+{
+	json_t *o = member(tiers, "tiers.", key, JSON_OBJECT, false, rv, err);
+	char path[64];
+
+	memset(t, 0, sizeof(*t));
+	if (o == NULL)
+		return;
+	snprintf(path, sizeof(path), "tiers.%s.", key);
+	t->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", true, rv, err);
+	t->latency_s = get_num(o, path, "latency_us", true, rv, err) * 1e-6;
+	t->latency_spread_s = get_num(o, path, "latency_spread_us", true, rv, err) * 1e-6;
+	t->links = (size_t)get_int(o, path, "links", 0, 1L << 40, rv, err);
+	t->measured = json_is_true(member(o, path, "measured", JSON_TRUE, false, rv, err));
+}
+
+static void read_links(json_t *root, const struct dtplan__strmap *map,
+		       struct dtplan_measurements *m, enum dtplan_err *rv,
+		       struct dtplan_error *err)
+{
+	json_t *a = member(root, "", "links", JSON_ARRAY, false, rv, err), *o;
+	size_t i;
+	char path[48];
+
+	if (a == NULL)
+		return;
+	m->links = calloc(json_array_size(a) + 1, sizeof(*m->links));
+	if (m->links == NULL) {
+		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		return;
+	}
+	json_array_foreach(a, i, o) {
+		struct dtplan_link_result *l = &m->links[i];
+		int32_t from, to;
+		const char *tier;
+		json_t *t;
+
+		snprintf(path, sizeof(path), "links[%zu].", i);
+		if (*rv == DTPLAN_OK && !json_is_object(o))
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "links[%zu]: not an object", i);
+		if (*rv != DTPLAN_OK)
+			return;
+		from = host_index(map, json_object_get(o, "a"), "links[].a", rv, err);
+		to = host_index(map, json_object_get(o, "b"), "links[].b", rv, err);
+		l->round = (uint8_t)get_int(o, path, "round", 1, DTPLAN_PROBE_MAX_ROUNDS, rv, err);
+		l->samples = (uint16_t)get_int(o, path, "samples", 0, 65535, rv, err);
+		l->latency_s = get_num(o, path, "latency_us", true, rv, err) * 1e-6;
+		l->latency_spread_s = get_num(o, path, "latency_spread_us", true, rv, err) * 1e-6;
+		l->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", true, rv, err);
+		t = member(o, path, "tier", JSON_STRING, false, rv, err);
+		tier = t != NULL ? json_string_value(t) : "";
+		if (*rv == DTPLAN_OK && strcmp(tier, "intra_leaf") != 0 &&
+		    strcmp(tier, "cross_leaf") != 0)
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "%stier: '%s' is not intra_leaf or cross_leaf", path,
+					    tier);
+		if (*rv == DTPLAN_OK && from == to)
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "%sa and b: the same host", path);
+		if (*rv != DTPLAN_OK)
+			return;
+		l->from = (uint32_t)from;
+		l->to = (uint32_t)to;
+		l->flags = (json_is_true(member(o, path, "ok", JSON_TRUE, false, rv, err))
+				    ? DTPLAN_LINK_OK
+				    : 0) |
+			   (json_is_true(member(o, path, "concurrent", JSON_TRUE, false, rv, err))
+				    ? DTPLAN_LINK_CONCURRENT
+				    : 0) |
+			   (strcmp(tier, "cross_leaf") == 0 ? DTPLAN_LINK_CROSS : 0);
+		m->n_links++;
+	}
+}
+
+static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtplan_err *rv,
+			 struct dtplan_error *err)
+{
+	json_t *a = member(root, "", "uplinks", JSON_ARRAY, false, rv, err), *o;
+	size_t i;
+	char path[48];
+
+	if (a == NULL)
+		return;
+	m->uplinks = calloc(json_array_size(a) + 1, sizeof(*m->uplinks));
+	if (m->uplinks == NULL) {
+		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		return;
+	}
+	json_array_foreach(a, i, o) {
+		struct dtplan_uplink *u = &m->uplinks[i];
+
+		snprintf(path, sizeof(path), "uplinks[%zu].", i);
+		if (*rv == DTPLAN_OK && !json_is_object(o))
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: not an object",
+					    path);
+		get_str(o, path, "switch", false, u->name, sizeof(u->name), rv, err);
+		u->oversubscription = get_num(o, path, "oversubscription", false, rv, err);
+		u->configured = get_num(o, path, "configured", true, rv, err);
+		u->aggregate_bytes_per_s = get_num(o, path, "aggregate_bytes_per_s", false, rv, err);
+		u->downlink_bytes_per_s = get_num(o, path, "downlink_bytes_per_s", false, rv, err);
+		u->flows = (size_t)get_int(o, path, "flows", 0, 1L << 40, rv, err);
+		u->saturated = json_is_true(member(o, path, "saturated", JSON_TRUE, false, rv, err));
+		if (*rv != DTPLAN_OK)
+			return;
+		m->n_uplinks++;
+	}
+}
+
+static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
+			    struct dtplan_measurements *m, enum dtplan_err *rv,
+			    struct dtplan_error *err)
+{
+	json_t *a = member(root, "", "stragglers", JSON_ARRAY, false, rv, err), *o;
+	size_t i;
+	char path[48];
+
+	if (a == NULL)
+		return;
+	m->stragglers = calloc(json_array_size(a) + 1, sizeof(*m->stragglers));
+	if (m->stragglers == NULL) {
+		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		return;
+	}
+	json_array_foreach(a, i, o) {
+		struct dtplan_straggler *s = &m->stragglers[i];
+
+		snprintf(path, sizeof(path), "stragglers[%zu].", i);
+		if (*rv == DTPLAN_OK && !json_is_object(o))
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: not an object",
+					    path);
+		if (*rv != DTPLAN_OK)
+			return;
+		host_index(map, json_object_get(o, "node"), "stragglers[].node", rv, err);
+		get_str(o, path, "node", false, s->node, sizeof(s->node), rv, err);
+		s->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", false, rv, err);
+		s->tier_median_bytes_per_s =
+			get_num(o, path, "tier_median_bytes_per_s", false, rv, err);
+		if (*rv != DTPLAN_OK)
+			return;
+		m->n_stragglers++;
+	}
+}
+
+static void read_strings(json_t *root, const char *key, const struct dtplan__strmap *map,
+			 struct dtplan_measurements *m, enum dtplan_err *rv,
+			 struct dtplan_error *err)
+{
+	json_t *a = member(root, "", key, JSON_ARRAY, false, rv, err), *o;
+	size_t i;
+
+	if (a == NULL)
+		return;
+	if (map != NULL) {
+		m->missing = calloc(json_array_size(a) + 1, sizeof(*m->missing));
+		if (m->missing == NULL)
+			*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	}
+	json_array_foreach(a, i, o) {
+		if (*rv != DTPLAN_OK)
+			return;
+		if (map != NULL) {
+			int32_t k = host_index(map, o, "missing[]", rv, err);
+
+			if (k >= 0)
+				m->missing[m->n_missing++] = (uint32_t)k;
+		} else if (!json_is_string(o)) {
+			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s[%zu]: not a string",
+					    key, i);
+		} else if (dtplan_measurements_add_note(m, "%s", json_string_value(o)) !=
+			   DTPLAN_OK) {
+			*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		}
+	}
+}
+
+/* The used object says what a plan took; a measurement read back starts
+ * from nothing used (the reader's plan decides again). */
+static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurements **out,
+					 struct dtplan_error *err)
+{
+	struct dtplan_measurements *m = NULL;
+	struct dtplan__strmap map = {0};
+	enum dtplan_err rv = DTPLAN_OK;
+	json_t *hosts, *tiers, *h;
+	size_t i, n;
+
+	*out = NULL;
+	if (!json_is_object(root))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "not a JSON object");
+	hosts = member(root, "", "hosts", JSON_ARRAY, false, &rv, err);
+	if (hosts == NULL)
+		return rv;
+	n = json_array_size(hosts);
+	if (n == 0 || n > DTPLAN_HOSTLIST_MAX)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "hosts: %zu hosts (1 to %d)", n,
+				     DTPLAN_HOSTLIST_MAX);
+	m = dtplan_measurements_create(n, NULL);
+	if (m == NULL || dtplan__strmap_init(&map, n) != DTPLAN_OK) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		goto out;
+	}
+	json_array_foreach(hosts, i, h) {
+		if (!json_is_string(h) || json_string_length(h) == 0 ||
+		    json_string_length(h) >= sizeof(m->hosts[0]) ||
+		    strlen(json_string_value(h)) != json_string_length(h)) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					   "hosts[%zu]: not a host name of 1 to 63 characters", i);
+			goto out;
+		}
+		memcpy(m->hosts[i], json_string_value(h), json_string_length(h) + 1);
+		if (dtplan__strmap_put(&map, m->hosts[i], (int)i, NULL) != DTPLAN_OK) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					   "hosts[%zu]: '%s' named twice (or out of memory)", i,
+					   m->hosts[i]);
+			goto out;
+		}
+	}
+	if ((size_t)get_int(root, "", "nodes", 1, DTPLAN_HOSTLIST_MAX, &rv, err) != n &&
+	    rv == DTPLAN_OK)
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "nodes: not the %zu hosts", n);
+	m->n_reported = (size_t)get_int(root, "", "nodes_reported", 0, (long)n, &rv, err);
+	get_str(root, "", "source", false, m->source, sizeof(m->source), &rv, err);
+	if (rv == DTPLAN_OK && strcmp(m->source, "prolog") != 0 &&
+	    strcmp(m->source, "probe") != 0 && strcmp(m->source, "none") != 0)
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				   "source: '%s' is not prolog, probe or none", m->source);
+	m->budget_s = get_num(root, "", "budget_seconds", true, &rv, err);
+	m->elapsed_s = get_num(root, "", "elapsed_seconds", true, &rv, err);
+	get_str(root, "", "interface", true, m->interface, sizeof(m->interface), &rv, err);
+	tiers = member(root, "", "tiers", JSON_OBJECT, false, &rv, err);
+	if (tiers != NULL) {
+		read_tier(tiers, "intra_leaf", &m->intra, &rv, err);
+		read_tier(tiers, "cross_leaf", &m->cross, &rv, err);
+	}
+	read_uplinks(root, m, &rv, err);
+	read_links(root, &map, m, &rv, err);
+	read_stragglers(root, &map, m, &rv, err);
+	read_strings(root, "missing", &map, m, &rv, err);
+	read_strings(root, "notes", NULL, m, &rv, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	*out = m;
+	m = NULL;
+out:
+	dtplan__strmap_fini(&map);
+	dtplan_measurements_destroy(m);
+	return rv;
+}
+
+/* Parses text; err names the line and column of a syntax error. */
+static json_t *load(const char *text, enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_error_t je;
+	json_t *root = text != NULL ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : NULL;
+
+	if (root == NULL)
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, text ? je.line : 0, "%s",
+				    text ? je.text : "no text");
+	return root;
+}
+
+enum dtplan_err dtplan_measure_file_from_json(const char *text, struct dtplan_measure_file *f,
+					      struct dtplan_error *err)
+{
+	enum dtplan_err rv = DTPLAN_OK;
+	json_t *root, *records, *map, *meas, *o;
+	char schema[64], *rec = NULL;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	root = load(text, &rv, err);
+	if (root == NULL)
+		return rv;
+	if (json_is_object(root) && json_object_get(root, "schema") == NULL) {
+		/* a bare measurements object (dtplan probe --json): no records */
+		rv = measurements_from(root, &f->m, err);
+		if (rv == DTPLAN_OK) {
+			f->host_record = malloc(f->m->n_nodes * sizeof(*f->host_record));
+			if (f->host_record == NULL)
+				rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+			for (i = 0; rv == DTPLAN_OK && i < f->m->n_nodes; i++)
+				f->host_record[i] = -1;
+		}
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "not a JSON object");
+		goto out;
+	}
+	get_str(root, "", "schema", false, schema, sizeof(schema), &rv, err);
+	if (rv == DTPLAN_OK && strcmp(schema, DTPLAN_MEASURE_SCHEMA) != 0)
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "schema: '%s' (expected %s)",
+				   schema, DTPLAN_MEASURE_SCHEMA);
+	f->job_id = (uint32_t)get_int(root, "", "job_id", 0, UINT32_MAX, &rv, err);
+	meas = member(root, "", "measurements", JSON_OBJECT, false, &rv, err);
+	records = member(root, "", "records", JSON_ARRAY, false, &rv, err);
+	map = member(root, "", "host_record", JSON_ARRAY, false, &rv, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	rv = measurements_from(meas, &f->m, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	if (json_array_size(records) > f->m->n_nodes) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				   "records: %zu records for %zu hosts", json_array_size(records),
+				   f->m->n_nodes);
+		goto out;
+	}
+	f->records = calloc(json_array_size(records) + 1, sizeof(*f->records));
+	f->host_record = calloc(f->m->n_nodes + 1, sizeof(*f->host_record));
+	if (f->records == NULL || f->host_record == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+		goto out;
+	}
+	json_array_foreach(records, i, o) {
+		struct dtplan_error e = {0};
+
+		rec = json_dumps(o, JSON_COMPACT);
+		if (rec == NULL) {
+			rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+			goto out;
+		}
+		if (dtplan_node_from_json(rec, &f->records[i], &e) != DTPLAN_OK) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "records[%zu]: %s", i,
+					   e.text);
+			goto out;
+		}
+		free(rec);
+		rec = NULL;
+		f->n_records++;
+	}
+	if (json_array_size(map) != f->m->n_nodes) {
+		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				   "host_record: %zu entries for %zu hosts", json_array_size(map),
+				   f->m->n_nodes);
+		goto out;
+	}
+	json_array_foreach(map, i, o) {
+		json_int_t k = json_is_integer(o) ? json_integer_value(o) : -2;
+
+		if (k < -1 || k >= (json_int_t)f->n_records) {
+			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					   "host_record[%zu]: not -1 or a record index below %zu", i,
+					   f->n_records);
+			goto out;
+		}
+		f->host_record[i] = (int32_t)k;
+	}
+out:
+	free(rec);
+	json_decref(root);
+	if (rv != DTPLAN_OK)
+		dtplan_measure_file_fini(f);
+	return rv;
+}

@@ -1,0 +1,320 @@
+#!/usr/bin/env bats
+# tests/cluster/measure.bats: the prolog measures the allocation (issue 8,
+# doc/internals/probe.md) on the test cluster: every node's own hwloc XML,
+# link tiers against the tbf shaping, a cross-leaf delay, a straggler, a node
+# killed mid-probe or cut off, forged messages at the leader's port, and the
+# epilog removing the measurement.
+#
+# Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
+# does that) and a link per node for its hwloc XML (run.sh's xml/nodeI.xml).
+# Each test puts back what it changed (XML links, shaping, iptables rules,
+# the delay program) in teardown.
+
+bats_require_minimum_version 1.5.0
+
+. "$BATS_TEST_DIRNAME/lib.sh"
+eval "$("$BATS_TEST_DIRNAME/cluster.sh" env 2>/dev/null)"
+cluster_config
+
+SITE=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-4to1.conf
+PLUGSTACK=$CL_DIR/etc/plugstack.conf
+FORGE=$CLUSTER_TOP_BUILDDIR/tests/probe_forge
+BUDGET=5
+MB=1000000
+
+setup_file() {
+	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
+		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+	# The user-space delay of ../shared/TESTBED.md (no netem in this kernel).
+	if [ -f /usr/include/libnetfilter_queue/libnetfilter_queue.h ]; then
+		cc -O2 -o "$BATS_FILE_TMPDIR/nfq_delay" "$BATS_TEST_DIRNAME/nfq_delay.c" \
+			-lnetfilter_queue 2>/dev/null || true
+	fi
+}
+
+teardown_file() {
+	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
+		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+}
+
+setup() {
+	[ -n "$CL_PLUGIN" ] || skip "cluster runs without the plugin (DTPLAN_PLUGIN)"
+	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
+	cd "$CL_DIR/jobs" || return 1
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(cluster_probe_args) probe_budget=${BUDGET}s" >"$PLUGSTACK"
+}
+
+teardown() {
+	local f node x
+	# hwloc XML links
+	for f in "$BATS_TEST_TMPDIR"/xml.*; do
+		[ -f "$f" ] || continue
+		node=${f##*/xml.}
+		read -r x <"$f"
+		ln -sfn "$x" "$(node_xml "$node")"
+	done
+	# shaping
+	if [ -f "$BATS_TEST_TMPDIR/shaped" ]; then
+		read -r node <"$BATS_TEST_TMPDIR/shaped"
+		shape_node "$node" "$CL_RACK_RATE"
+	fi
+	# iptables: the delay's queue rule, a node cut off
+	while iptables -D FORWARD -m physdev --physdev-in "${CL_PREFIX}u+" \
+		--physdev-out "${CL_PREFIX}u+" -j NFQUEUE --queue-num 7 --queue-bypass 2>/dev/null; do :; done
+	if [ -f "$BATS_TEST_TMPDIR/cut" ]; then
+		read -r node <"$BATS_TEST_TMPDIR/cut"
+		in_node "$node" iptables -D INPUT -p tcp --dport 30500:30599 -j DROP
+		in_node "$node" iptables -D OUTPUT -p tcp --dport 30500:30599 -j DROP
+	fi
+	if [ -f "$BATS_TEST_TMPDIR/nfq.pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
+		wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
+	fi
+	cancel_all_wait 20
+	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+}
+
+# shape_node NODE RATE: tbf on both ends of NODE's link (as cluster.sh does).
+shape_node() {
+	tc qdisc replace dev "$(node_netns "$1")" root tbf rate "$2" burst "$CL_BURST" latency 50ms
+	in_node "$1" tc qdisc replace dev eth0 root tbf rate "$2" burst "$CL_BURST" latency 50ms
+}
+
+# point_xml NODE FIXTURE: NODE's hwloc XML becomes tests/data/FIXTURE.
+point_xml() {
+	local x
+	x=$(node_xml "$1")
+	[ -L "$x" ] || skip "$1's hwloc XML is not a link this test can point elsewhere (run.sh sets that up)"
+	readlink "$x" >"$BATS_TEST_TMPDIR/xml.$1"
+	ln -sfn "$CLUSTER_TOP_SRCDIR/tests/data/$2" "$x"
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# measure_job SBATCH-ARGS...: an 8-node planned job whose script prints when
+# it started and keeps a copy of its plan; sets JOB, LOG, PLAN, DELAY_MS (from
+# sbatch to the script's first line).
+measure_job() {
+	local t0 start
+	t0=$(now_ms)
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b "$@" \
+		--wrap 'echo "START $(($(date +%s%N) / 1000000))"
+			echo "SPOOL $(ls '"$CL_DIR"'/spool-dtplan/$SLURM_JOB_ID.json 2>&1)"
+			cp "$DTPLAN_FILE" plan-$SLURM_JOB_ID.json') || return 1
+	JOB=${JOB%%;*}
+	submit_wait "$JOB" 60 || { job_log "$JOB"; return 1; }
+	LOG=$(job_log "$JOB")
+	PLAN=$CL_DIR/jobs/plan-$JOB.json
+	start=$(sed -n 's/^START //p' <<<"$LOG")
+	DELAY_MS=$((start - t0))
+	echo "job $JOB started $DELAY_MS ms after sbatch"
+}
+
+# plain_delay: sbatch to start of the same job without --dt-plan (what Slurm
+# itself takes), into BASE_MS.
+plain_delay() {
+	local t0 id start
+	t0=$(now_ms)
+	id=$(sbatch --parsable -N8 --gres=gpu:8 --wrap 'echo "START $(($(date +%s%N) / 1000000))"')
+	submit_wait "$id" 60
+	start=$(job_log "$id" | sed -n 's/^START //p')
+	BASE_MS=$((start - t0))
+	echo "a job without --dt-plan started $BASE_MS ms after sbatch"
+}
+
+# meas EXPR: a Python expression over m (the plan's measurements) and p (the plan).
+meas() {
+	/usr/bin/python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); m = p["measurements"]
+print(eval(sys.argv[2]))' "$PLAN" "$1"
+}
+
+# no_drain: every node idle, none drained or down with a reason.
+no_drain() {
+	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
+	run -0 sinfo -h -R -o '%N %E'
+	[ -z "$output" ]
+}
+
+@test "every node's own hwloc XML (node6 with 4 GPUs): all measured, node6 shown, none assumed" {
+	point_xml node6 pcie-4gpu.xml
+	measure_job
+	echo "$LOG"
+	[ "$(meas 'm["nodes_reported"]')" = 8 ]
+	[ "$(meas 'm["source"]')" = prolog ]
+	[ "$(meas 'm["used"]["inventories"]')" = measured ]
+	[ "$(meas 'm["missing"]')" = "[]" ]
+	grep -q '^  measured     8 of 8 nodes by the prolog in ' <<<"$LOG"
+	# node6 as it is: four L40S, each its own NVLink domain; the plan says so
+	grep -q '\[heterogeneous-nodes\] nodes differ: .* but node6 has 4 x AD102GL \[L40S\] (domain 1)' <<<"$LOG"
+	! grep -q 'assumed-nodes' <<<"$LOG"
+	grep -q "^SPOOL $CL_DIR/spool-dtplan/$JOB.json\$" <<<"$LOG"
+}
+
+@test "links: intra-leaf within 15% of 1 Gbit/s, cross-leaf within 15% of 200 Mbit/s, both uplinks oversubscribed" {
+	measure_job
+	echo "$LOG" | grep -E '^  (measured|links|uplinks|figures|warning) '
+	meas 'm["tiers"]'
+	intra=$(meas 'round(m["tiers"]["intra_leaf"]["bandwidth_bytes_per_s"])')
+	cross=$(meas 'round(m["tiers"]["cross_leaf"]["bandwidth_bytes_per_s"])')
+	echo "intra $intra B/s (1 Gbit/s = 125000000), cross $cross B/s (200 Mbit/s = 25000000)"
+	[ "$intra" -ge $((125 * MB * 85 / 100)) ] && [ "$intra" -le $((125 * MB * 115 / 100)) ]
+	[ "$cross" -ge $((25 * MB * 85 / 100)) ] && [ "$cross" -le $((25 * MB * 115 / 100)) ]
+	# four nodes of 1 Gbit/s share 200 Mbit/s: about 20:1, above the site's 4:1
+	for leaf in leaf1 leaf2; do
+		ratio=$(meas "[u for u in m['uplinks'] if u['switch'] == '$leaf'][0]['oversubscription']")
+		echo "$leaf measured $ratio:1"
+		[ "$(meas "[u for u in m['uplinks'] if u['switch'] == '$leaf'][0]['saturated'] and $ratio > 4")" = True ]
+		grep -Eq "\\[measured-oversubscription\\] $leaf's uplink measured [0-9.]+:1 oversubscribed .*configured 4.0:1" <<<"$LOG"
+	done
+	[ "$(meas 'm["used"]["oversubscription"]')" = measured ]
+	[ "$(meas 'all(l["ok"] for l in m["links"])')" = True ]
+}
+
+@test "a 1 ms cross-leaf delay: the cross-leaf latency tier exceeds the intra-leaf one by 1 ms, within 0.2 ms" {
+	[ -x "$BATS_FILE_TMPDIR/nfq_delay" ] || skip "nfq_delay not built (libnetfilter-queue-dev)"
+	"$BATS_FILE_TMPDIR/nfq_delay" 7 1000 >"$BATS_TEST_TMPDIR/nfq.out" 2>&1 &
+	echo $! >"$BATS_TEST_TMPDIR/nfq.pid"
+	for ((i = 0; i < 50; i++)); do grep -q ready "$BATS_TEST_TMPDIR/nfq.out" && break; sleep 0.1; done
+	grep -q ready "$BATS_TEST_TMPDIR/nfq.out"
+	iptables -I FORWARD 1 -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
+		-j NFQUEUE --queue-num 7 --queue-bypass
+	measure_job
+	meas 'm["tiers"]'
+	diff_us=$(meas 'round(m["tiers"]["cross_leaf"]["latency_us"] - m["tiers"]["intra_leaf"]["latency_us"])')
+	echo "cross-leaf minus intra-leaf one-way latency: $diff_us us (added: 1000 us each way)"
+	[ "$diff_us" -ge 800 ] && [ "$diff_us" -le 1200 ]
+}
+
+@test "node6 shaped to 100 Mbit/s: reported as a straggler, the plan warns by name" {
+	echo node6 >"$BATS_TEST_TMPDIR/shaped"
+	shape_node node6 100mbit
+	measure_job
+	meas 'm["stragglers"]'
+	[ "$(meas '[s["node"] for s in m["stragglers"]]')" = "['node6']" ]
+	bw=$(meas 'round(m["stragglers"][0]["bandwidth_bytes_per_s"])')
+	echo "node6: $bw B/s (100 Mbit/s = 12500000)"
+	[ "$bw" -ge $((125 * MB / 10 * 85 / 100)) ] && [ "$bw" -le $((125 * MB / 10 * 115 / 100)) ]
+	grep -q '\[straggler\] node6 is a straggler: its links reach 1[0-9.]* MB/s' <<<"$LOG"
+}
+
+@test "node7's measurement killed mid-probe: the job starts within the budget plus a second, node7 named, no drain" {
+	plain_delay
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		--wrap 'echo "START $(($(date +%s%N) / 1000000))"; cp "$DTPLAN_FILE" plan-$SLURM_JOB_ID.json')
+	t0=$(now_ms)
+	JOB=${JOB%%;*}
+	pid=""
+	i=0
+	while [ -z "$pid" ] && [ "$i" -lt 250 ]; do
+		for p in $(ip netns pids "$(node_netns node7)"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = dtplan-probe ] && pid=$p
+		done
+		[ -n "$pid" ] || sleep 0.02
+		i=$((i + 1))
+	done
+	[ -n "$pid" ]
+	sleep 0.6 # into the rounds
+	kill -9 "$pid"
+	echo "killed node7's dtplan-probe ($pid) $(($(now_ms) - t0)) ms after sbatch"
+	submit_wait "$JOB" 60
+	LOG=$(job_log "$JOB")
+	PLAN=$CL_DIR/jobs/plan-$JOB.json
+	DELAY_MS=$(($(sed -n 's/^START //p' <<<"$LOG") - t0))
+	echo "job $JOB started $DELAY_MS ms after sbatch (without --dt-plan: $BASE_MS ms)"
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	[ "$(meas 'm["missing"]')" = "['node7']" ]
+	grep -q '\[measurement-incomplete\] 1 of 8 nodes did not finish the measurement .*: node7' <<<"$LOG"
+	no_drain
+}
+
+@test "node8 cut off (its prolog never joins): the job starts within the budget plus a second, node8 named, no drain" {
+	plain_delay
+	echo node8 >"$BATS_TEST_TMPDIR/cut"
+	in_node node8 iptables -I INPUT -p tcp --dport 30500:30599 -j DROP
+	in_node node8 iptables -I OUTPUT -p tcp --dport 30500:30599 -j DROP
+	measure_job
+	echo "without --dt-plan: $BASE_MS ms"
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	[ "$(meas 'm["nodes_reported"]')" = 7 ]
+	[ "$(meas 'm["missing"]')" = "['node8']" ]
+	# node8's inventory came from node_xml= on the batch node, not the prolog
+	[ "$(meas 'm["used"]["inventories"]')" = "partly measured" ]
+	grep -q '\[measurement-incomplete\] .*node8' <<<"$LOG"
+	no_drain
+}
+
+@test "forged messages at the leader's port are rejected and logged; the measurements are those of a clean run" {
+	[ -x "$FORGE" ] || skip "tests/probe_forge not built"
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		--wrap 'cp "$DTPLAN_FILE" plan-$SLURM_JOB_ID.json')
+	JOB=${JOB%%;*}
+	port=$(probe_port "$JOB")
+	addr=$(node_addr node1)
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FORGE" --to "$addr" --port "$port" \
+		--job "$JOB" --socket "$CL_MUNGE_SOCKET" --wait 4 uid >"$BATS_TEST_TMPDIR/nobody.out" 2>&1 &
+	nobody=$!
+	run "$FORGE" --to "$addr" --port "$port" --job "$JOB" --socket "$CL_MUNGE_SOCKET" --wait 4 \
+		none garbage truncated oversized
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$FORGE" --to "$addr" --port "$port" --job $((JOB + 1000)) --socket "$CL_MUNGE_SOCKET" \
+		--wait 4 job
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait "$nobody"
+	cat "$BATS_TEST_TMPDIR/nobody.out"
+	grep -q '^uid sent$' "$BATS_TEST_TMPDIR/nobody.out"
+	submit_wait "$JOB" 60
+	PLAN=$CL_DIR/jobs/plan-$JOB.json
+	rejected=$(grep "probe: job $JOB node 0: rejected" "$CL_DIR/log/slurmd-node1.log")
+	echo "$rejected"
+	grep -q 'join message without a credential' <<<"$rejected"
+	grep -q 'invalid credential' <<<"$rejected"
+	grep -q "a join message with a credential of uid 65534 (only uid 0 is taken)" <<<"$rejected"
+	grep -q "a join message for another job ($((JOB + 1000)); this is job $JOB)" <<<"$rejected"
+	grep -q 'join body of 67108865 bytes (at most 64)' <<<"$rejected"
+	grep -q 'truncated message' <<<"$rejected"
+	[ "$(meas 'm["nodes_reported"]')" = 8 ]
+	[ "$(meas 'm["missing"]')" = "[]" ]
+	[ "$(meas 'len(m["links"]) == 13 and all(l["ok"] for l in m["links"])')" = True ]
+	meas 'm["notes"]'
+	[ "$(meas '[n for n in m["notes"] if "messages rejected on node1" in n] != []')" = True ]
+}
+
+@test "the epilog removes the job's measurement file" {
+	measure_job
+	grep -q "^SPOOL $CL_DIR/spool-dtplan/$JOB.json\$" <<<"$LOG"
+	for ((i = 0; i < 50; i++)); do
+		[ -e "$CL_DIR/spool-dtplan/$JOB.json" ] || break
+		sleep 0.1
+	done
+	[ ! -e "$CL_DIR/spool-dtplan/$JOB.json" ]
+}
+
+@test "srun -N8 --ntasks-per-node=1 dtplan probe: the engine as the job's user; dtplan plan --measurements plans with it" {
+	cli=$CLUSTER_TOP_BUILDDIR/cli/dtplan
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --wrap "srun -N8 --ntasks-per-node=1 $cli probe \
+		--json --munge-socket $CL_MUNGE_SOCKET --topology $CL_DIR/etc/topology.conf \
+		--output $CL_DIR/jobs/probe-\$SLURM_JOB_ID.json")
+	JOB=${JOB%%;*}
+	submit_wait "$JOB" 60
+	LOG=$(job_log "$JOB")
+	echo "$LOG" | head -20
+	# one task printed, the first node's
+	PLAN=$BATS_TEST_TMPDIR/probe.json
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps({"measurements": json.loads(sys.stdin.read())}))' \
+		<<<"$LOG" >"$PLAN"
+	[ "$(meas 'm["source"], m["nodes"], m["nodes_reported"], m["missing"]')" = "('probe', 8, 8, [])" ]
+	[ "$(meas 'len(m["links"]) == 13 and all(l["ok"] for l in m["links"])')" = True ]
+	[ "$(meas 'sorted(u["switch"] for u in m["uplinks"] if u["saturated"])')" = "['leaf1', 'leaf2']" ]
+	run -0 "$cli" plan --model llama3-8b --measurements "$CL_DIR/jobs/probe-$JOB.json" \
+		--topology "$CL_DIR/etc/topology.conf" --site "$SITE" --json
+	echo "$output" >"$PLAN"
+	[ "$(meas 'm["source"], m["used"]["inventories"], m["used"]["oversubscription"]')" = \
+		"('probe', 'measured', 'measured')" ]
+	[ "$(meas 'p["placement"]["nodes"]')" = "['node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7', 'node8']" ]
+	[ "$(meas '[w["code"] for w in p["warnings"]].count("measured-oversubscription")')" = 2 ]
+}

@@ -1,0 +1,288 @@
+/*
+ * test_inventory.c: the inventory of an allocation (probes/inventory.c):
+ * the order of the sources, records shared among equal nodes, the assumed
+ * hosts and their one warning, node_xml= patterns.
+ */
+#include "test_common.h"
+
+#include "dtprobes.h"
+
+#include <unistd.h>
+
+static char dir[256];
+
+static void link_xml(const char *host, const char *fixture)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.xml", dir, host);
+	unlink(path);
+	assert_int_equal(symlink(test_data_path(fixture), path), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/dtplan-inv.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* prefix1 .. prefixN, numbers padded to width digits */
+static char (*names(size_t n, const char *prefix, int width))[64]
+{
+	char (*h)[64] = calloc(n, sizeof(*h));
+
+	assert_non_null(h);
+	for (size_t i = 0; i < n; i++)
+		snprintf(h[i], sizeof(h[i]), "%s%0*d", prefix, width, (int)i + 1);
+	return h;
+}
+
+/* 8 hosts of node_xml=DIR/%n.xml: 7 HGX and one PCIe node: two records; a
+ * host whose file is missing takes the reference host's record. */
+static void assemble__node_xml_pattern__records_shared(void **state)
+{
+	char (*hosts)[64] = names(9, "node", 1), pattern[300];
+	struct dtplan_inventory_opts o = {0};
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	for (int i = 1; i <= 8; i++) {
+		char h[16];
+
+		snprintf(h, sizeof(h), "node%d", i);
+		link_xml(h, i == 6 ? "pcie-4gpu.xml" : "hgx-h100-8gpu.xml");
+	}
+	snprintf(pattern, sizeof(pattern), "%s/%%n.xml", dir);
+	o.n_hosts = 9;
+	o.hosts = (const char(*)[64])hosts;
+	o.node_xml = pattern;
+	o.assume_like = "node1";
+	o.assumed_why = " (no file)";
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_OK);
+	assert_int_equal(inv->n_records, 2);
+	assert_int_equal(inv->n_assumed, 1);
+	for (int i = 0; i < 9; i++) {
+		int want = i == 5 ? 1 : 0;
+
+		assert_int_equal(inv->host_record[i], want);
+		assert_int_equal(inv->origin[i], i == 8 ? DTPLAN_INV_ASSUMED : DTPLAN_INV_NODE_XML);
+	}
+	assert_int_equal(inv->records[0].n_gpus, 8);
+	assert_int_equal(inv->records[1].n_gpus, 4);
+	assert_string_equal(inv->records[0].hostname, "");
+	assert_string_equal(inv->assumed_like, "node1");
+	assert_string_equal(inv->assumed_from, "node_xml");
+	dtplan_inventory_destroy(inv);
+	free(hosts);
+}
+
+/* The measurement comes before node_xml=; hosts it lacks fall through. */
+static void assemble__measured_first_then_pattern(void **state)
+{
+	char (*hosts)[64] = names(4, "node", 1), pattern[300];
+	struct dtplan_inventory_opts o = {0};
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_measure_file f = {0};
+	struct dtplan_node rec[1];
+	int32_t map[4] = {0, 0, -1, 0};
+
+	(void)state;
+	link_xml("node3", "pcie-4gpu.xml");
+	link_xml("node1", "pcie-4gpu.xml"); /* not read: the measurement has node1 */
+	assert_int_equal(dtplan_node_from_xml(test_data_path("hgx-h100-8gpu.xml"), &rec[0], NULL),
+			 DTPLAN_OK);
+	f.m = dtplan_measurements_create(4, (const char(*)[64])hosts);
+	f.n_records = 1;
+	f.records = rec;
+	f.host_record = map;
+	snprintf(pattern, sizeof(pattern), "%s/%%n.xml", dir);
+	o.n_hosts = 4;
+	o.hosts = (const char(*)[64])hosts;
+	o.measured = &f;
+	o.node_xml = pattern;
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, NULL), DTPLAN_OK);
+	assert_int_equal(inv->n_measured, 3);
+	assert_int_equal(inv->origin[0], DTPLAN_INV_MEASURED);
+	assert_int_equal(inv->origin[2], DTPLAN_INV_NODE_XML);
+	assert_int_equal(inv->records[inv->host_record[0]].n_gpus, 8);
+	assert_int_equal(inv->records[inv->host_record[2]].n_gpus, 4);
+	assert_int_equal(inv->n_assumed, 0);
+	dtplan_inventory_destroy(inv);
+	dtplan_measurements_destroy(f.m);
+	free(hosts);
+}
+
+/* 16,384 equal nodes measured: one record for all of them. */
+static void assemble__16384_equal_nodes__one_record(void **state)
+{
+	char (*hosts)[64] = names(16384, "gpu", 5);
+	struct dtplan_inventory_opts o = {0};
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_measure_file f = {0};
+	struct dtplan_node rec[2];
+	int32_t *map = malloc(16384 * sizeof(*map));
+
+	(void)state;
+	assert_non_null(map);
+	assert_int_equal(dtplan_node_from_xml(test_data_path("hgx-h100-8gpu.xml"), &rec[0], NULL),
+			 DTPLAN_OK);
+	rec[1] = rec[0];
+	snprintf(rec[1].note, sizeof(rec[1].note), "another source, the same hardware");
+	for (int i = 0; i < 16384; i++)
+		map[i] = i % 2;
+	f.m = dtplan_measurements_create(16384, (const char(*)[64])hosts);
+	f.n_records = 2;
+	f.records = rec;
+	f.host_record = map;
+	o.n_hosts = 16384;
+	o.hosts = (const char(*)[64])hosts;
+	o.measured = &f;
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, NULL), DTPLAN_OK);
+	assert_int_equal(inv->n_records, 1);
+	assert_int_equal(inv->n_measured, 16384);
+	assert_int_equal(inv->host_record[16383], 0);
+	dtplan_inventory_destroy(inv);
+	dtplan_measurements_destroy(f.m);
+	free(map);
+	free(hosts);
+}
+
+/* Files named for hosts (the CLI), their errors, and the plan's warning. */
+static void assemble__files_and_the_warning(void **state)
+{
+	char (*hosts)[64] = names(4, "gpu", 2);
+	struct dtplan_inventory_file files[2] = {
+		{"gpu[01-02]", NULL, false, "--node-xml"},
+		{"gpu09", NULL, false, "--node-xml"},
+	};
+	struct dtplan_inventory_opts o = {0};
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_error err = {0};
+	struct dtplan_request req;
+	struct dtplan_cluster cl = {0};
+	struct dtplan_plan *p = NULL;
+	char xml[4096];
+	bool found = false;
+
+	(void)state;
+	snprintf(xml, sizeof(xml), "%s", test_data_path("hgx-h100-8gpu.xml"));
+	files[0].path = files[1].path = xml;
+	o.n_hosts = 4;
+	o.hosts = (const char(*)[64])hosts;
+	o.files = files;
+	o.n_files = 2;
+	o.assumed_why = "";
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_ERR_INVAL);
+	assert_null(inv);
+	assert_string_equal(err.source, "--node-xml");
+	assert_non_null(strstr(err.text, "host 'gpu09' of 'gpu09' is not in --nodes"));
+	o.n_files = 1;
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_OK);
+	assert_int_equal(inv->n_assumed, 2);
+	assert_string_equal(inv->assumed_like, "gpu01");
+	dtplan_request_init(&req);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL), DTPLAN_OK);
+	dtplan_inventory_cluster(inv, &cl);
+	assert_int_equal(dtplan_plan_create(&req, &cl, &p, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_inventory_note(inv, p), DTPLAN_OK);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		if (strcmp(p->warnings[i].code, "assumed-nodes") == 0) {
+			char want[4300];
+
+			snprintf(want, sizeof(want),
+				 "2 of 4 nodes (gpu[03-04]) have no inventory: assumed equal to "
+				 "gpu01 (%s)",
+				 xml);
+			assert_string_equal(p->warnings[i].message, want);
+			found = true;
+		}
+	assert_true(found);
+	dtplan_plan_destroy(p);
+	dtplan_inventory_destroy(inv);
+	/* an unreadable file is an error naming it */
+	files[0].path = "/nonexistent.xml";
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.source, "/nonexistent.xml");
+	free(hosts);
+}
+
+/* This node is discovered live when nothing else describes it; when that
+ * fails, the error says so. */
+static void assemble__self_live__or_cannot_discover(void **state)
+{
+	char (*hosts)[64] = names(2, "node", 1);
+	struct dtplan_inventory_opts o = {0};
+	struct dtplan_inventory *inv = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	o.n_hosts = 2;
+	o.hosts = (const char(*)[64])hosts;
+	o.self = "node2";
+	o.timeout_s = 30;
+	o.assume_like = "node2";
+	setenv("HWLOC_XMLFILE", test_data_path("pcie-4gpu.xml"), 1);
+	assert_int_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_OK);
+	assert_int_equal(inv->origin[1], DTPLAN_INV_LIVE);
+	assert_int_equal(inv->records[inv->host_record[1]].n_gpus, 4);
+	assert_int_equal(inv->origin[0], DTPLAN_INV_ASSUMED);
+	assert_string_equal(inv->assumed_from, "live");
+	dtplan_inventory_destroy(inv);
+	setenv("HWLOC_XMLFILE", test_data_path("garbage.xml"), 1);
+	assert_int_not_equal(dtplan_inventory_assemble(&o, &inv, &err), DTPLAN_OK);
+	assert_non_null(strstr(err.text, "cannot discover node node2: "));
+	unsetenv("HWLOC_XMLFILE");
+	free(hosts);
+}
+
+static void node_xml__pattern__expanded_and_checked(void **state)
+{
+	char buf[64];
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_inventory_node_xml("/x/%n.xml", "gpu07", buf, sizeof(buf), NULL),
+			 DTPLAN_OK);
+	assert_string_equal(buf, "/x/gpu07.xml");
+	assert_int_equal(dtplan_inventory_node_xml("/x/%n/%n-100%%.xml", "a", buf, sizeof(buf),
+						   NULL),
+			 DTPLAN_OK);
+	assert_string_equal(buf, "/x/a/a-100%.xml");
+	assert_int_equal(dtplan_inventory_node_xml("/x/%n.xml", "../etc", buf, sizeof(buf), &err),
+			 DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_inventory_node_xml("/x/%n.xml", "..", buf, sizeof(buf), &err),
+			 DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_inventory_node_xml("/a-very-long-folder-name/%n/%n/%n.xml",
+						   "node-with-a-long-name", buf, sizeof(buf), &err),
+			 DTPLAN_ERR_RANGE);
+	assert_string_equal(dtplan_inventory_origin_name(DTPLAN_INV_MEASURED), "measured");
+	assert_string_equal(dtplan_inventory_origin_name(99), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(assemble__node_xml_pattern__records_shared),
+		cmocka_unit_test(assemble__measured_first_then_pattern),
+		cmocka_unit_test(assemble__16384_equal_nodes__one_record),
+		cmocka_unit_test(assemble__files_and_the_warning),
+		cmocka_unit_test(assemble__self_live__or_cannot_discover),
+		cmocka_unit_test(node_xml__pattern__expanded_and_checked),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

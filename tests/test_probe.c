@@ -1,0 +1,431 @@
+/*
+ * test_probe.c: the probe engine end to end on loopback (probes/rendezvous.c,
+ * links.c, net.c): four processes, one per node, with real sockets and a
+ * test credential in place of MUNGE.  A whole run, a node that never comes,
+ * and forged messages sent to the leader while it runs (no credential, a bad
+ * credential, another uid, another job, oversized, truncated, a node
+ * speaking for another).
+ */
+#include "test_common.h"
+
+#include "dtprobes.h"
+#include "probes_private.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 4
+
+/* ---- a credential for tests: "TEST:<uid>:<hex payload>" ---- */
+
+static uid_t test_uid = 0;
+
+static enum dtplan_err fake_encode(struct dtplan_auth *a, const void *payload, size_t len,
+				   char **cred, struct dtplan_error *err)
+{
+	const uint8_t *p = payload;
+	char *c = malloc(32 + 2 * len);
+	int n;
+
+	(void)a;
+	(void)err;
+	if (c == NULL)
+		return DTPLAN_ERR_NOMEM;
+	n = sprintf(c, "TEST:%u:", (unsigned)test_uid);
+	for (size_t i = 0; i < len; i++)
+		n += sprintf(c + n, "%02x", p[i]);
+	*cred = c;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err fake_decode(struct dtplan_auth *a, const char *cred, size_t cred_len,
+				   void **payload, size_t *len, uid_t *uid,
+				   struct dtplan_error *err)
+{
+	char *text = strndup(cred, cred_len), *hex;
+	unsigned u;
+	uint8_t *p;
+	size_t n;
+
+	(void)a;
+	*payload = NULL;
+	*len = 0;
+	if (text == NULL || sscanf(text, "TEST:%u:", &u) != 1 ||
+	    (hex = strchr(text + 5, ':')) == NULL || strlen(hex + 1) % 2 != 0) {
+		free(text);
+		return err ? (snprintf(err->text, sizeof(err->text), "invalid credential"),
+			      err->code = DTPLAN_ERR_POLICY)
+			   : DTPLAN_ERR_POLICY;
+	}
+	hex++;
+	n = strlen(hex) / 2;
+	p = malloc(n + 1);
+	for (size_t i = 0; p != NULL && i < n; i++) {
+		unsigned b;
+
+		sscanf(hex + 2 * i, "%2x", &b);
+		p[i] = (uint8_t)b;
+	}
+	free(text);
+	*payload = p;
+	*len = n;
+	*uid = (uid_t)u;
+	return DTPLAN_OK;
+}
+
+static struct dtplan_auth fake_auth = {fake_encode, fake_decode, NULL, NULL};
+
+/* ---- nodes ---- */
+
+static char hosts[N][64] = {"node1", "node2", "node3", "node4"};
+static struct sockaddr_storage addrs[N];
+static struct dtplan_topology *topo;
+
+static enum dtplan_err discover(void *arg, struct dtplan_node *out, struct dtplan_error *err)
+{
+	int gpus = (int)(intptr_t)arg;
+
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->source, sizeof(out->source), "xml");
+	out->n_gpus = gpus;
+	out->n_domains = 1;
+	out->domains[0].n_gpus = gpus;
+	for (int i = 0; i < gpus; i++) {
+		snprintf(out->gpus[i].model, sizeof(out->gpus[i].model), "H100");
+		out->gpus[i].nic = -1;
+		out->domains[0].gpus[i] = i;
+	}
+	return DTPLAN_OK;
+}
+
+static void pick_ports(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		uint16_t base = (uint16_t)(30000 + (getpid() * 7 + tries * 97) % 25000);
+		bool ok = true;
+
+		for (int i = 0; i < N && ok; i++) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&addrs[i];
+			int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+			memset(a, 0, sizeof(*a));
+			a->sin_family = AF_INET;
+			a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			a->sin_port = htons((uint16_t)(base + i));
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			ok = bind(fd, (struct sockaddr *)a, sizeof(*a)) == 0;
+			close(fd);
+		}
+		if (ok)
+			return;
+	}
+	fail_msg("no free loopback ports");
+}
+
+static void opts_for(struct dtplan_probe_opts *o, uint32_t self, double start)
+{
+	memset(o, 0, sizeof(*o));
+	o->source = "probe";
+	o->job_id = 4242;
+	o->session = 0;
+	o->n_hosts = N;
+	o->hosts = (const char(*)[64])hosts;
+	o->self = self;
+	o->uid = 0;
+	o->auth = &fake_auth;
+	dtplan_probe_params_init(&o->params);
+	o->params.budget_s = 4.0;
+	o->params.slot_s = 0.2;
+	o->params.bulk_s = 0.05;
+	o->params.bulk_bytes = 4u << 20;
+	o->params.ping_count = 8;
+	o->params.ping_window_s = 0.02;
+	o->start_s = start;
+	o->discover = discover;
+	o->discover_arg = (void *)(intptr_t)(self == 3 ? 4 : 8);
+	o->topology = topo;
+	o->addrs = addrs;
+}
+
+/* Starts nodes [1, N) but `skip` as processes; returns their pids. */
+static void start_nodes(pid_t *pids, int skip, double start)
+{
+	for (uint32_t i = 1; i < N; i++) {
+		pids[i] = -1;
+		if ((int)i == skip)
+			continue;
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			struct dtplan_probe_opts o;
+			struct dtplan_measure_file f;
+
+			if (getenv("DTPLAN_PROBE_DEBUG") == NULL)
+				dtplan_log_set_sink(NULL, NULL);
+			opts_for(&o, i, start);
+			_exit(dtplan_probe_run(&o, &f, NULL) == DTPLAN_OK ? 0 : 1);
+		}
+	}
+}
+
+static void wait_nodes(pid_t *pids)
+{
+	for (int i = 1; i < N; i++) {
+		int st = 0;
+
+		if (pids[i] <= 0)
+			continue;
+		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+}
+
+static char logbuf[1 << 16];
+static size_t loglen;
+
+static void sink(enum dtplan_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	/* DTPLAN_PROBE_DEBUG=1: every node's messages on stderr */
+	if (getenv("DTPLAN_PROBE_DEBUG") != NULL)
+		fprintf(stderr, "[%d] %s\n", (int)getpid(), msg);
+	if (level <= DTPLAN_LOG_INFO && loglen < sizeof(logbuf) - 1)
+		loglen += (size_t)snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s\n", msg);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(dtplan_topology_parse_string("SwitchName=leaf1 Nodes=node[1-2]\n"
+						      "SwitchName=leaf2 Nodes=node[3-4]\n"
+						      "SwitchName=spine Switches=leaf[1-2]\n",
+						      "topo", &topo, NULL),
+			 DTPLAN_OK);
+	pick_ports();
+	loglen = 0;
+	logbuf[0] = '\0';
+	dtplan_log_set_sink(sink, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	dtplan_topology_destroy(topo);
+	dtplan_log_set_sink(NULL, NULL);
+	return 0;
+}
+
+/* Two leaves of two: intra A 1-2 and 3-4, cross 1-3, concurrent 1->3 and
+ * 4->2: five links, every node reported, two distinct inventories. */
+static void run__four_nodes__every_inventory_and_link(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	struct dtplan_error err = {0};
+	pid_t pids[N];
+	double t0 = dtplan_probe_clock();
+
+	(void)state;
+	start_nodes(pids, -1, t0);
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, &err), DTPLAN_OK);
+	wait_nodes(pids);
+	assert_non_null(f.m);
+	if (f.m->n_reported != N || f.m->n_missing != 0)
+		fail_msg("reported %zu, missing %zu; log:\n%s", f.m->n_reported, f.m->n_missing,
+			 logbuf);
+	assert_int_equal(f.job_id, 4242);
+	assert_int_equal(f.n_records, 2);
+	assert_int_equal(f.host_record[0], f.host_record[2]);
+	assert_true(f.host_record[3] != f.host_record[0]);
+	assert_int_equal(f.records[f.host_record[3]].n_gpus, 4);
+	assert_int_equal(f.m->n_links, 5);
+	for (size_t i = 0; i < f.m->n_links; i++) {
+		if (!(f.m->links[i].flags & DTPLAN_LINK_OK))
+			fail_msg("link %zu (%u -> %u) failed; log:\n%s", i, f.m->links[i].from,
+				 f.m->links[i].to, logbuf);
+		assert_true(f.m->links[i].bandwidth_bytes_per_s > 1e6);
+		assert_true(f.m->links[i].samples > 0);
+	}
+	assert_true(f.m->intra.measured && f.m->cross.measured);
+	assert_int_equal(f.m->n_uplinks, 2);
+	assert_true(f.m->elapsed_s < o.params.budget_s);
+	assert_int_equal(f.m->n_notes, 0);
+	dtplan_measure_file_fini(&f);
+}
+
+/* node3 never starts: the leader ends within the budget and names it. */
+static void run__a_node_never_comes__missing_within_budget(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	pid_t pids[N];
+	double t0 = dtplan_probe_clock();
+
+	(void)state;
+	start_nodes(pids, 2, t0);
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	assert_true(dtplan_probe_clock() - t0 <= o.params.budget_s + 0.1);
+	wait_nodes(pids);
+	assert_int_equal(f.m->n_reported, 3);
+	assert_int_equal(f.m->n_missing, 1);
+	assert_int_equal(f.m->missing[0], 2);
+	assert_int_equal(f.host_record[2], -1);
+	/* the others still probed each other: 1-2 inside leaf1, 1 -> 4 across */
+	assert_true(f.m->n_links >= 2);
+	dtplan_measure_file_fini(&f);
+}
+
+/* No other node's prolog runs (Slurm without PrologFlags=Alloc): the
+ * leader stops waiting after 0.3 of the budget and says why. */
+static void run__alone__note_on_prolog_flags(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	double t0 = dtplan_probe_clock();
+
+	(void)state;
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	assert_true(dtplan_probe_clock() - t0 < 0.3 * o.params.budget_s + 0.5);
+	assert_int_equal(f.m->n_reported, 1);
+	assert_int_equal(f.m->n_missing, 3);
+	assert_int_equal(f.host_record[0], 0);
+	assert_int_equal(f.m->n_notes, 1);
+	assert_non_null(strstr(f.m->notes[0], "no other node joined within"));
+	assert_non_null(strstr(f.m->notes[0], "PrologFlags=Alloc"));
+	dtplan_measure_file_fini(&f);
+}
+
+/* ---- forged messages ---- */
+
+static int connect_leader(void)
+{
+	return dtplan__connect(&addrs[0], dtplan_probe_clock() + 1.0);
+}
+
+/* Sends raw bytes to the leader and closes. */
+static void send_raw(const void *buf, size_t len)
+{
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		fd = connect_leader();
+		if (fd < 0)
+			usleep(20000);
+	}
+	if (fd < 0)
+		_exit(3);
+	dtplan__write_all(fd, buf, len, dtplan_probe_clock() + 1.0);
+	usleep(20000);
+	close(fd);
+}
+
+/* A JOIN of node `sender` for job `job` with a credential of uid, optionally
+ * cut to `cut` bytes (0: whole); cred "": none. */
+static void forge(uint32_t job, uint32_t sender, uid_t uid, const char *cred_override,
+		  size_t cut, size_t body_len)
+{
+	struct dtplan_wire_header h = {DTPLAN_WIRE_VERSION, DTPLAN_WIRE_JOIN, 0, job, 0, 0, sender,
+				       0};
+	struct dtplan_wire_join j = {N, {0}};
+	uint8_t seal[DTPLAN_WIRE_SEAL_LEN], *body = NULL, *frame = NULL;
+	char *cred = NULL;
+	size_t blen = 0, flen = 0;
+
+	dtplan_wire_join_encode(&j, &body, &blen, NULL);
+	h.body_len = (uint32_t)blen;
+	dtplan_wire_seal(&h, body, seal);
+	if (body_len > 0)
+		blen = body_len; /* the header claims more than it sends */
+	h.body_len = (uint32_t)blen;
+	test_uid = uid;
+	fake_encode(NULL, seal, sizeof(seal), &cred, NULL);
+	if (cred_override != NULL) {
+		free(cred);
+		cred = strdup(cred_override);
+	}
+	frame = malloc(DTPLAN_WIRE_HEADER_LEN + strlen(cred) + blen + 64);
+	h.cred_len = (uint16_t)strlen(cred);
+	dtplan_wire_header_encode(&h, frame);
+	memcpy(frame + DTPLAN_WIRE_HEADER_LEN, cred, strlen(cred));
+	memcpy(frame + DTPLAN_WIRE_HEADER_LEN + strlen(cred), body, 23);
+	flen = DTPLAN_WIRE_HEADER_LEN + strlen(cred) + (body_len > 0 ? 23 : blen);
+	send_raw(frame, cut > 0 ? cut : flen);
+	free(body);
+	free(cred);
+	free(frame);
+}
+
+static void run__forged_messages__rejected_logged_measurements_unchanged(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	pid_t pids[N], forger;
+	double t0 = dtplan_probe_clock();
+	static const char *const expect[] = {
+		"without a credential", "invalid credential", "credential of uid 1000",
+		"another job (4243; this is job 4242)", "join body of 5000 bytes",
+		"truncated message", "node 5 of a 4-node job",
+	};
+
+	(void)state;
+	forger = fork();
+	assert_true(forger >= 0);
+	if (forger == 0) {
+		uint8_t noise[40] = "DTPW\x01\x01";
+
+		/* no credential: a header whose credential length is 0 */
+		forge(4242, 1, 0, "", 0, 0);
+		forge(4242, 1, 0, "TEST:garbage", 0, 0);   /* a bad credential */
+		forge(4242, 1, 1000, NULL, 0, 0);          /* another uid */
+		forge(4243, 1, 0, NULL, 0, 0);             /* another job's id */
+		forge(4242, 1, 0, NULL, 0, 5000);          /* oversized */
+		forge(4242, 1, 0, NULL, 40, 0);            /* truncated */
+		forge(4242, 5, 0, NULL, 0, 0);             /* a node the job does not have */
+		send_raw(noise, sizeof(noise));
+		_exit(0);
+	}
+	start_nodes(pids, -1, t0);
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	wait_nodes(pids);
+	waitpid(forger, NULL, 0);
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++)
+		if (strstr(logbuf, expect[i]) == NULL)
+			fail_msg("no rejection saying '%s' in the log:\n%s", expect[i], logbuf);
+	/* the measurements are those of a clean run */
+	assert_int_equal(f.m->n_reported, N);
+	assert_int_equal(f.m->n_missing, 0);
+	assert_int_equal(f.m->n_links, 5);
+	assert_int_equal(f.m->n_notes, 1);
+	assert_non_null(strstr(f.m->notes[0], "messages rejected on node1"));
+	dtplan_measure_file_fini(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(run__four_nodes__every_inventory_and_link, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(run__a_node_never_comes__missing_within_budget,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(run__alone__note_on_prolog_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			run__forged_messages__rejected_logged_measurements_unchanged, setup,
+			teardown),
+	};
+
+	test_setup_stdio();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
