@@ -450,9 +450,41 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				      struct dtplan_error *err);
 
+/*
+ * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,
+ * micro-batch, recomputation and interleaving do not change: for each stage
+ * that can be the heaviest (the first, the first middle one, the last), its
+ * layers, MoE layers and dense and expert parameters.  The search computes
+ * it once per split; dtplan_ledger_compute() is the two calls below.
+ */
+struct dtplan__stage_shape {
+	int stage, layers, n_moe;
+	double dense, expert;      /* parameters: dense (embedding, head) and routed experts */
+};
+
+struct dtplan__ledger_shape {
+	int pp;
+	int n;                     /* stages in s: 1 to 3 */
+	struct dtplan__stage_shape s[3];
+};
+
+enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
+				     struct dtplan__ledger_shape *out, struct dtplan_error *err);
+enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
+					      const struct dtplan__ledger_shape *sh,
+					      struct dtplan_ledger *out, struct dtplan_error *err);
+
 /* Search over a fabric (NULL: as dtplan__search_run()). */
 enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 					  const struct dtplan__fabric *fab, bool first_fit,
 					  struct dtplan__search *out, struct dtplan_error *err);
+
+/*
+ * The same search with its pruning off: every candidate evaluated and
+ * ranked.  For the tests that check the pruning changes no plan.
+ */
+enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
+					     const struct dtplan__fabric *fab,
+					     struct dtplan__search *out, struct dtplan_error *err);
 
 #endif /* DTPLAN_PRIVATE_H */

@@ -257,9 +257,35 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 	return bytes + (double)s * in->micro_batch * layer_extra_per_token(in->model, moe) / in->tp;
 }
 
-/* The ledger of stage `stage` holding `layers` layers from `first` on. */
-static void stage_ledger(const struct dtplan_ledger_in *in, int first, int layers, int stage,
-			 struct dtplan_ledger *l)
+/* Each layer's activations for one micro-batch, dense and MoE, as stored
+ * and as rebuilt by a full recomputation (layer_activations()). */
+struct layer_acts {
+	double dense, moe, whole_dense, whole_moe;
+};
+
+static void layer_acts_of(const struct dtplan_ledger_in *in, struct layer_acts *a)
+{
+	enum dtplan_recompute rc = in->recompute, whole;
+
+	memset(a, 0, sizeof(*a));
+	if (in->seq <= 0)
+		return;
+	if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
+		rc = DTPLAN_RECOMPUTE_SELECTIVE;
+	a->dense = layer_activations(in, rc, false, in->fp8);
+	a->moe = layer_activations(in, rc, true, in->fp8);
+	/* rerunning a layer's forward rebuilds all of its activations */
+	whole = in->attention == DTPLAN_ATTENTION_FLASH ? DTPLAN_RECOMPUTE_SELECTIVE
+							: DTPLAN_RECOMPUTE_NONE;
+	if (rc == DTPLAN_RECOMPUTE_FULL) {
+		a->whole_dense = layer_activations(in, whole, false, false);
+		a->whole_moe = layer_activations(in, whole, true, false);
+	}
+}
+
+/* The ledger of one stage of shape sh (dtplan__ledger_shape()). */
+static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan__stage_shape *sh,
+			 const struct layer_acts *acts, struct dtplan_ledger *l)
 {
 	/*
 	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
@@ -277,24 +303,14 @@ static void stage_ledger(const struct dtplan_ledger_in *in, int first, int layer
 	 * divides the routed experts, which the expert data-parallel group of
 	 * dp x cp / ep ranks shards (expert TP is TP, Megatron-LM's default).
 	 */
-	struct dtplan__model_parts parts;
-	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1, n_moe = 0;
-	double dense, expert, p, pe, n = (double)in->dp * cp, ne = n / ep;
+	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1;
+	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
+	double p, pe, n = (double)in->dp * cp, ne = n / ep;
 	double opt = in->offload ? 0.0 : (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
 	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 
-	dtplan__model_layer_range(in->model, first, layers, &dense, &expert);
-	if (in->pp == 1) {
-		dense = in->model->params - expert;
-	} else {
-		dtplan__model_parts(in->model, &parts);
-		if (stage == 0)
-			dense += parts.embedding;
-		if (stage == in->pp - 1)
-			dense += parts.head;
-	}
-	p = dense / in->tp;
-	pe = expert / ((double)in->tp * ep);
+	p = sh->dense / in->tp;
+	pe = sh->expert / ((double)in->tp * ep);
 	memset(l, 0, sizeof(*l));
 	l->stage = stage;
 	l->stage_layers = layers;
@@ -312,25 +328,21 @@ static void stage_ledger(const struct dtplan_ledger_in *in, int first, int layer
 	 * Flash attention stores no a s^2 scores: what selective recomputation
 	 * keeps.  The last stage holds one micro-batch of fp32 logits.
 	 */
-	n_moe = dtplan__model_moe_in(in->model, first, layers);
 	if (in->seq > 0) {
 		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
 		int in_flight = m < in->pp - stage ? m : in->pp - stage;
-		enum dtplan_recompute rc = in->recompute, whole;
+		enum dtplan_recompute rc = in->recompute;
 		double chunks = in->chunks > 1 ? in->chunks : 1.0;
 
 		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
 			rc = DTPLAN_RECOMPUTE_SELECTIVE;
-		l->activations = (double)in_flight *
-				 ((layers - n_moe) * layer_activations(in, rc, false, in->fp8) +
-				  n_moe * layer_activations(in, rc, true, in->fp8));
+		l->activations = (double)in_flight * ((layers - n_moe) * acts->dense +
+						      n_moe * acts->moe);
 		if (chunks > 1.0)
 			l->activations *= 1.0 + (in->pp - 1.0) / (in->pp * chunks);
 		/* rerunning a layer's forward rebuilds all of its activations */
-		whole = in->attention == DTPLAN_ATTENTION_FLASH ? DTPLAN_RECOMPUTE_SELECTIVE
-								: DTPLAN_RECOMPUTE_NONE;
 		if (rc == DTPLAN_RECOMPUTE_FULL && layers > 0)
-			l->activations += layer_activations(in, whole, n_moe > 0, false);
+			l->activations += n_moe > 0 ? acts->whole_moe : acts->whole_dense;
 		if (stage == in->pp - 1 && in->model->vocab > 0)
 			l->activations += 4.0 * (in->seq / cp) * in->micro_batch *
 					  ((double)in->model->vocab / in->tp);
@@ -367,12 +379,35 @@ enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct d
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
-				      struct dtplan_error *err)
+/* The shape of stage i holding `layers` layers from `first` on. */
+static void stage_shape(const struct dtplan_ledger_in *in, int i, int first, int layers,
+			struct dtplan__stage_shape *sh)
+{
+	struct dtplan__model_parts parts;
+	double dense, expert;
+
+	dtplan__model_layer_range(in->model, first, layers, &dense, &expert);
+	if (in->pp == 1) {
+		dense = in->model->params - expert;
+	} else {
+		dtplan__model_parts(in->model, &parts);
+		if (i == 0)
+			dense += parts.embedding;
+		if (i == in->pp - 1)
+			dense += parts.head;
+	}
+	sh->stage = i;
+	sh->layers = layers;
+	sh->n_moe = dtplan__model_moe_in(in->model, first, layers);
+	sh->dense = dense;
+	sh->expert = expert;
+}
+
+enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
+				     struct dtplan__ledger_shape *out, struct dtplan_error *err)
 {
 	struct dtplan_stage_layers split;
 	const struct dtplan_stage_layers *st;
-	struct dtplan_ledger l;
 	enum dtplan_err rv;
 
 	if (in == NULL || out == NULL)
@@ -380,8 +415,10 @@ enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct 
 	rv = check_in(in, err);
 	if (rv != DTPLAN_OK)
 		return rv;
+	memset(out, 0, sizeof(*out));
+	out->pp = in->pp;
 	if (in->pp == 1) {
-		stage_ledger(in, 0, in->model->layers, 0, out);
+		stage_shape(in, 0, 0, in->model->layers, &out->s[out->n++]);
 		return DTPLAN_OK;
 	}
 	st = in->stages;
@@ -393,16 +430,54 @@ enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct 
 	}
 	/* The candidates for the heaviest stage: the first (most in flight,
 	 * the embedding), the first middle one, the last (the output layer). */
-	out->total = -1.0;
 	for (int k = 0; k < 3; k++) {
 		int i = k == 0 ? 0 : k == 1 ? 1 : in->pp - 1;
-		int layers = dtplan_stage_layers_at(st, in->pp, i);
 
 		if (k == 1 && in->pp < 3)
 			continue;
-		stage_ledger(in, stage_first_layer(in, st, i), layers, i, &l);
+		stage_shape(in, i, stage_first_layer(in, st, i), dtplan_stage_layers_at(st, in->pp, i),
+			    &out->s[out->n++]);
+	}
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
+					      const struct dtplan__ledger_shape *sh,
+					      struct dtplan_ledger *out, struct dtplan_error *err)
+{
+	struct layer_acts acts;
+	struct dtplan_ledger l;
+	enum dtplan_err rv;
+
+	if (in == NULL || sh == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
+	rv = check_in(in, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (sh->pp != in->pp || sh->n < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: the stages were shaped for PP %d, not PP %d", sh->pp,
+				     in->pp);
+	layer_acts_of(in, &acts);
+	out->total = -1.0;
+	for (int k = 0; k < sh->n; k++) {
+		stage_ledger(in, &sh->s[k], &acts, &l);
 		if (l.total > out->total)
 			*out = l;
 	}
 	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
+				      struct dtplan_error *err)
+{
+	struct dtplan__ledger_shape sh;
+	enum dtplan_err rv;
+
+	if (in == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
+	rv = dtplan__ledger_shape(in, &sh, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	return dtplan__ledger_compute_shaped(in, &sh, out, err);
 }

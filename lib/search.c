@@ -17,6 +17,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The kernel times of one micro-batch (microbatch_seconds()) of the split
+ * being walked, by micro-batch size and recomputation: the same for every
+ * ZeRO stage, interleaving and rank order.  A split's sizes are b0 2^k, so
+ * the trailing zeros of b tell them apart.
+ */
+struct kernel_time {
+	unsigned split;      /* the memo's split it holds; 0 none */
+	int b;
+	double fwd, rest, flops, attn_fwd;
+};
+
+struct kernel_memo {
+	unsigned split;      /* counts the splits walked */
+	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
+};
+
 /* Per-request constants, computed once per search. */
 struct ctx {
 	const struct dtplan_request *req;
@@ -29,6 +46,8 @@ struct ctx {
 	int kv_heads;
 	int n_moe;           /* MoE layers of the model */
 	bool offload;        /* this walk's candidates are ZeRO-Offload ones */
+	bool exhaustive;     /* evaluate every candidate: no pruning (tests compare) */
+	struct kernel_memo *memo; /* the walked split's kernel times; NULL: none */
 	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
 };
 
@@ -81,6 +100,8 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
 	x->n_moe = dtplan_model_moe_layers(&req->model);
 	x->offload = false;
+	x->exhaustive = false;
+	x->memo = NULL;
 	x->fab = NULL;
 }
 
@@ -225,7 +246,19 @@ static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidat
 	struct dtplan__layer_time lt, mo, hd;
 	double layers = r->model.layers - x->n_moe, moe = x->n_moe;
 	double share = c->stage_imbalance / c->pp;
+	struct kernel_time *kt = NULL;
 
+	if (x->memo != NULL && c->micro_batch > 0 &&
+	    (unsigned)c->recompute <= DTPLAN_RECOMPUTE_FULL) {
+		kt = &x->memo->t[__builtin_ctz((unsigned)c->micro_batch)][c->recompute];
+		if (kt->split == x->memo->split && kt->b == c->micro_batch) {
+			*fwd = kt->fwd;
+			*rest = kt->rest;
+			*flops = kt->flops;
+			*attn_fwd = kt->attn_fwd;
+			return;
+		}
+	}
 	dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp, false,
 				 c->recompute, &lt);
 	memset(&mo, 0, sizeof(mo));
@@ -237,6 +270,9 @@ static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidat
 	*rest = (layers * (lt.bwd + lt.recompute) + moe * (mo.bwd + mo.recompute) + hd.bwd) * share;
 	*flops = (layers * lt.flops + moe * mo.flops + hd.flops) * c->tp * c->cp;
 	*attn_fwd = lt.attn_fwd;
+	if (kt != NULL)
+		*kt = (struct kernel_time){x->memo->split, c->micro_batch, *fwd, *rest, *flops,
+					   *attn_fwd};
 }
 
 static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
@@ -501,8 +537,9 @@ static enum dtplan_err stages_of(const struct ctx *x, int pp, struct dtplan_stag
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
-				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+/* The ledger's input for candidate c. */
+static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
+			 struct dtplan_ledger_in *out)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_ledger_in in = {
@@ -525,23 +562,53 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 		.ep = c->ep,
 		.cp = c->cp,
 	};
-	enum dtplan_err rv;
 
 	in.num_microbatches = c->num_microbatches;
-	rv = dtplan_ledger_compute(&in, &c->memory, err);
+	*out = in;
+}
+
+/* The ledger of c, and when it fits and `timed`, its predicted step. */
+/* The memory of c (its split's stages shaped in sh, or NULL); *fits when it
+ * is within the GPU's. */
+static enum dtplan_err ledger_of(const struct ctx *x, const struct dtplan__ledger_shape *sh,
+				 struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+{
+	struct dtplan_ledger_in in;
+	enum dtplan_err rv;
+
+	ledger_in_of(x, c, &in);
+	rv = sh != NULL ? dtplan__ledger_compute_shaped(&in, sh, &c->memory, err)
+			: dtplan_ledger_compute(&in, &c->memory, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	*fits = c->memory.total <= x->capacity;
-	if (*fits && sp != NULL) {
-		predict_placed(x, sp, c);
-	} else if (*fits) {
-		struct links l;
-
-		flat_links(x, c, &l);
-		predict(x, &l, c);
-		c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
-	}
 	return DTPLAN_OK;
+}
+
+/* The predicted step of c, which fits. */
+static void time_of(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c)
+{
+	struct links l;
+
+	if (sp != NULL) {
+		predict_placed(x, sp, c);
+		return;
+	}
+	flat_links(x, c, &l);
+	predict(x, &l, c);
+	c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
+}
+
+/* The ledger of c and, when it fits, its predicted step. */
+static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
+				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	rv = ledger_of(x, NULL, c, fits, err);
+	if (rv == DTPLAN_OK && *fits)
+		time_of(x, sp, c);
+	return rv;
 }
 
 enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
@@ -934,6 +1001,127 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 	return n;
 }
 
+/*
+ * Pruning that changes no plan (doc/internals/cost-model.md, "Search"): a
+ * candidate is skipped only when the ledger would say it does not fit, and
+ * counted as considered all the same.
+ *
+ * Weights, gradients and optimizer state do not depend on the micro-batch,
+ * interleaving or recomputation, and activations only add to them: when
+ * they alone exceed memory on one stage (the ledger without a sequence), no
+ * candidate of the (split, ZeRO stage) fits.  *fails says so.
+ */
+static void static_fails(const struct ctx *x, const struct dtplan__ledger_shape *sh,
+			 const struct dtplan_candidate *base, int zero, bool *fails)
+{
+	struct dtplan_candidate c = *base;
+	struct dtplan_ledger_in in;
+	struct dtplan_ledger l;
+	enum dtplan_err rv;
+
+	c.zero = zero;
+	c.micro_batch = 1;
+	c.num_microbatches = 1;
+	c.vp = 1;
+	c.offload = x->offload;
+	c.recompute = DTPLAN_RECOMPUTE_NONE;
+	ledger_in_of(x, &c, &in);
+	in.seq = 0;
+	rv = sh != NULL ? dtplan__ledger_compute_shaped(&in, sh, &l, NULL)
+			: dtplan_ledger_compute(&in, &l, NULL);
+	/* an error is the candidates' to report */
+	*fails = rv == DTPLAN_OK && l.total > x->capacity;
+}
+
+/*
+ * A (split, ZeRO, interleaving, recomputation) whose micro-batch b did not
+ * fit on stage `stage` with m micro-batches.  Every activation term is
+ * linear in b, and b' = 2^k b scales each of them by 2^k exactly in
+ * floating point; the stage holds min(m, pp - stage) micro-batches in
+ * flight.  So a larger b' with at least as many in flight on that stage
+ * holds at least as many bytes there, and does not fit either.
+ */
+struct too_big {
+	bool on;
+	int m, stage;
+};
+
+static bool still_too_big(const struct too_big *d, int pp, int m)
+{
+	int held = pp - d->stage;
+
+	return d->on && (m < held ? m : held) >= (d->m < held ? d->m : held);
+}
+
+/*
+ * A lower bound on the step time (at the requested batch, as ranked) of
+ * every candidate of a split with micro-batch b: the compute, TP, EP and CP
+ * parts of predict() without recomputation, the parts that do not depend on
+ * the ZeRO stage or interleaving, under the faster rank order.  Each part
+ * only grows with recomputation and every other part is >= 0; floating-point
+ * sums and products are monotone, so the bound holds to the last bit.
+ */
+static double split_bound(const struct ctx *x, const struct split *sp,
+			  const struct dtplan_candidate *base, int b, int m, int gbs)
+{
+	struct dtplan_candidate c = *base;
+	double best = INFINITY;
+
+	memset(&c.memory, 0, sizeof(c.memory));
+	c.zero = 0;
+	c.vp = 1;
+	c.offload = false;
+	c.recompute = DTPLAN_RECOMPUTE_NONE;
+	c.micro_batch = b;
+	c.num_microbatches = m;
+	c.global_batch = gbs;
+	for (int o = 0; o < (sp != NULL ? 2 : 1); o++) {
+		struct links l;
+		double t;
+
+		if (sp != NULL)
+			fabric_links(x, sp, &c, (enum dtplan_rank_order)o, false, &l);
+		else
+			flat_links(x, &c, &l);
+		predict(x, &l, &c);
+		t = c.step.compute + c.step.tp_comm + c.step.ep_comm + c.step.cp_comm;
+		t = norm_time(&c, t, x->req->global_batch);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * True when no candidate whose step is at least lb can change the ranking
+ * (pass 2): the best so far is inside the tie window and lb is outside it,
+ * so such a candidate neither beats the best nor, against the two runners-up
+ * kept, one that is inside the window or faster than lb.
+ */
+static bool cannot_matter(const struct walk *w, double lb)
+{
+	const struct dtplan__search *o = w->out;
+	int requested = w->x->req->global_batch;
+	const struct dtplan_candidate *slot[2] = {&w->split, &w->other};
+	const bool have[2] = {w->have_split, w->have_other};
+
+	if (w->x->exhaustive || w->pass != 2 || !o->have_best || !w->have_split ||
+	    !w->have_other || !within_tie(&o->best, w->fastest, requested))
+		return false;
+	if (isnan(lb))
+		return true; /* the caller computes lb and asks again */
+	if (!(lb > w->fastest * (1.0 + DTPLAN__TIE_FRACTION)))
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (!have[i] || (!within_tie(slot[i], w->fastest, requested) &&
+				 !(norm_time(slot[i], slot[i]->step.total, requested) < lb)))
+			return false;
+	return true;
+}
+
+/* Most micro-batch sizes one split walks (doubling up to the batch: 2^31 at most). */
+#define MAX_B 32
+
 /* Visits every ZeRO stage, micro-batch, interleaving and recomputation of one split. */
 static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				  const struct split *sp, struct dtplan_error *err)
@@ -946,9 +1134,39 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
 	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
 	enum dtplan_err rv;
-	bool fits;
+	bool fits, timed;
+
+	double lb[MAX_B];
+	struct dtplan__ledger_shape shape;
+	const struct dtplan__ledger_shape *shp = NULL;
+	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
 
 	n_vp = vp_choices(r, base, vps);
+	/* the ledger's view of the split, once (none: each candidate's own,
+	 * which reports the error) */
+	if (!x->exhaustive) {
+		struct dtplan_candidate c = *base;
+		struct dtplan_ledger_in in;
+
+		c.micro_batch = 1;
+		c.num_microbatches = 1;
+		c.vp = 1;
+		c.offload = x->offload;
+		c.zero = 0;
+		c.recompute = DTPLAN_RECOMPUTE_NONE;
+		ledger_in_of(x, &c, &in);
+		if (dtplan__ledger_shape(&in, &shape, NULL) == DTPLAN_OK)
+			shp = &shape;
+	}
+	if (x->memo != NULL && ++x->memo->split == 0) {
+		/* wrapped: start over */
+		memset(x->memo, 0, sizeof(*x->memo));
+		x->memo->split = 1;
+	}
+	/* the step-time bound of each micro-batch, computed when first needed
+	 * (NAN: not yet; 0: none) */
+	for (bi = 0; bi < MAX_B; bi++)
+		lb[bi] = x->exhaustive || w->first_fit ? 0.0 : NAN;
 	/* Megatron-LM's distributed optimizer is ZeRO-1; ZeRO-Offload needs
 	 * ZeRO (DeepSpeed's offload_optimizer) */
 	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && zero_hi > 1)
@@ -956,15 +1174,23 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	if (x->offload && zero_lo < 1)
 		zero_lo = 1;
 	for (int zero = zero_lo; zero <= zero_hi; zero++) {
+		struct too_big dead[MAX_VP][DTPLAN_RECOMPUTE_FULL + 1];
+		bool none_fits = false;
+
 		/* DeepSpeed runs ZeRO-2/3 only without pipeline parallelism;
 		 * ZeRO over one replica is ZeRO-0. */
 		if (zero >= 2 && pp > 1)
 			continue;
 		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
 			continue;
-		for (int b = r->micro_batch > 0 ? r->micro_batch : 1; (double)dp * b <= most;
-		     b *= 2) {
+		memset(dead, 0, sizeof(dead));
+		if (!x->exhaustive)
+			static_fails(x, shp, base, zero, &none_fits);
+		bi = -1;
+		for (int b = b0; (double)dp * b <= most && bi + 1 < MAX_B; b *= 2) {
 			int m, gbs;
+
+			bi++;
 
 			if (!batch_of(r, dp, b, &m, &gbs)) {
 				if (r->micro_batch > 0)
@@ -980,13 +1206,28 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 
 				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
 				     rc++) {
-					struct dtplan_candidate c = *base;
+					struct dtplan_candidate c;
+					bool skip;
 
 					/* FlashAttention keeps no scores: selective
 					 * recomputation is no recomputation */
 					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
 					    r->recompute < 0)
 						continue;
+					if (w->pass == 1)
+						w->out->n_considered++;
+					if (!x->exhaustive &&
+					    (none_fits || still_too_big(&dead[k][rc], pp, m)))
+						continue;
+					/* pass 2: skip what cannot change the ranking */
+					skip = cannot_matter(w, lb[bi]);
+					if (skip && isnan(lb[bi])) {
+						lb[bi] = split_bound(x, sp, base, b, m, gbs);
+						skip = cannot_matter(w, lb[bi]);
+					}
+					if (skip)
+						continue;
+					c = *base;
 					c.zero = zero;
 					c.micro_batch = b;
 					c.num_microbatches = m;
@@ -994,15 +1235,31 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					c.vp = vps[k];
 					c.offload = x->offload;
 					c.recompute = (enum dtplan_recompute)rc;
-					rv = evaluate(x, sp, &c, &fits, err);
+					rv = ledger_of(x, shp, &c, &fits, err);
 					if (rv != DTPLAN_OK)
 						return rv;
-					if (w->pass == 1)
-						w->out->n_considered++;
-					if (!fits)
+					/* pass 1 only lowers the fastest pessimistic
+					 * time, which is at least lb */
+					if (fits && w->pass == 1 && !x->exhaustive && !w->first_fit &&
+					    isnan(lb[bi]))
+						lb[bi] = split_bound(x, sp, base, b, m, gbs);
+					timed = w->pass == 2 || x->exhaustive || w->first_fit ||
+						!(lb[bi] >= w->fastest);
+					if (fits && timed)
+						time_of(x, sp, &c);
+					if (!fits) {
+						dead[k][rc] = (struct too_big){
+							.on = true,
+							.m = m,
+							.stage = c.memory.stage,
+						};
 						continue;
+					}
+					dead[k][rc].on = false;
 					if (w->pass == 1)
 						w->out->n_fit++;
+					if (!timed)
+						continue;
 					if (visit(w, &c)) {
 						w->stop = true;
 						return DTPLAN_OK;
@@ -1188,12 +1445,13 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 	return dtplan__search_run_fabric(req, NULL, first_fit, out, err);
 }
 
-enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
-					  const struct dtplan__fabric *fab, bool first_fit,
-					  struct dtplan__search *out, struct dtplan_error *err)
+static enum dtplan_err search(const struct dtplan_request *req, const struct dtplan__fabric *fab,
+			      bool first_fit, bool exhaustive, struct dtplan__search *out,
+			      struct dtplan_error *err)
 {
 	struct ctx x;
 	struct walk w = {.x = &x, .pass = 1, .first_fit = first_fit, .fastest = INFINITY};
+	struct kernel_memo memo;
 	struct dtplan_request resolved;
 	enum dtplan_err rv;
 
@@ -1206,6 +1464,9 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 		return rv;
 	ctx_init(&x, req);
 	x.fab = fab;
+	x.exhaustive = exhaustive;
+	memset(&memo, 0, sizeof(memo));
+	x.memo = exhaustive ? NULL : &memo;
 	x.offload = req->offload == 1;
 	w.out = out;
 	rv = walk_all(&w, err);
@@ -1230,4 +1491,18 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 		explain(out, w.fastest, req->global_batch);
 	}
 	return rv;
+}
+
+enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
+					  const struct dtplan__fabric *fab, bool first_fit,
+					  struct dtplan__search *out, struct dtplan_error *err)
+{
+	return search(req, fab, first_fit, false, out, err);
+}
+
+enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
+					     const struct dtplan__fabric *fab,
+					     struct dtplan__search *out, struct dtplan_error *err)
+{
+	return search(req, fab, false, true, out, err);
 }
