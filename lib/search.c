@@ -18,9 +18,9 @@
 #include <string.h>
 
 /*
- * The kernel times of one micro-batch (microbatch_seconds()) of the split
- * being walked, by micro-batch size and recomputation: the same for every
- * ZeRO stage, interleaving and rank order.  A split's sizes are b0 2^k, so
+ * The kernel times of one micro-batch (microbatch_seconds()) of the
+ * (tp, cp, pp) split being walked, by micro-batch size and recomputation:
+ * the same for every EP, ZeRO stage, interleaving and rank order.  A split's sizes are b0 2^k, so
  * the trailing zeros of b tell them apart.
  */
 struct kernel_time {
@@ -992,7 +992,9 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 			g = gcd(g, c->stages.middle);
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
-		if (v > 1 && (c->pp < 2 || g % v != 0))
+		if (v > 1 && (c->pp < 2 || (g > 0 && v > g)))
+			break;
+		if (v > 1 && g % v != 0)
 			continue;
 		if (r->vp > 0 && v != r->vp)
 			continue;
@@ -1157,11 +1159,6 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 		ledger_in_of(x, &c, &in);
 		if (dtplan__ledger_shape(&in, &shape, NULL) == DTPLAN_OK)
 			shp = &shape;
-	}
-	if (x->memo != NULL && ++x->memo->split == 0) {
-		/* wrapped: start over */
-		memset(x->memo, 0, sizeof(*x->memo));
-		x->memo->split = 1;
 	}
 	/* the step-time bound of each micro-batch, computed when first needed
 	 * (NAN: not yet; 0: none) */
@@ -1347,9 +1344,14 @@ static int ep_choices(const struct ctx *x, int dp, int *eps)
 	eps[n++] = 1;
 	if (x->n_moe == 0)
 		return n;
-	for (int ep = 2; ep <= e && ep <= dp && n < MAX_EP; ep++)
-		if (e % ep == 0 && dp % ep == 0)
-			eps[n++] = ep;
+	{
+		int ds[MAX_DIVISORS];
+		size_t n_d = divisors(e, dp, ds);
+
+		for (size_t i = 0; i < n_d && n < MAX_EP; i++)
+			if (ds[i] >= 2 && dp % ds[i] == 0)
+				eps[n++] = ds[i];
+	}
 	return n;
 }
 
@@ -1413,6 +1415,12 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 							    x->nvlink_bw,
 							    &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
 					sp.tp_on_nvlink = dtplan__fabric_tp_fits(x->fab, tp);
+				}
+				/* the kernel times do not depend on EP */
+				if (x->memo != NULL && ++x->memo->split == 0) {
+					/* wrapped: start over */
+					memset(x->memo, 0, sizeof(*x->memo));
+					x->memo->split = 1;
 				}
 				n_ep = ep_choices(x, c.dp, eps);
 				for (int ke = 0; ke < n_ep && !w->stop; ke++) {

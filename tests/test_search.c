@@ -793,6 +793,82 @@ static void search_run__llama3_70b_128k__context_parallel(void **state)
 	assert_true(s.best.flops_per_step >= 0.999 * (attn + mats));
 }
 
+/*
+ * The pruned search against the exhaustive one (every candidate evaluated
+ * and ranked): the same plan, runner-up, reason and counts, to the bit.
+ */
+static void assert_same_search(const struct dtplan_request *r, const char *what)
+{
+	struct dtplan__search a, b;
+	char da[256], db[256];
+
+	assert_int_equal(dtplan__search_run(r, false, &a, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan__search_run_exhaustive(r, NULL, &b, NULL), DTPLAN_OK);
+	if (a.n_considered != b.n_considered || a.n_fit != b.n_fit || a.min_dp != b.min_dp ||
+	    a.have_best != b.have_best || a.have_runner_up != b.have_runner_up)
+		fail_msg("%s: %zu/%zu considered, %zu/%zu fit, best %d/%d, runner-up %d/%d", what,
+			 a.n_considered, b.n_considered, a.n_fit, b.n_fit, a.have_best,
+			 b.have_best, a.have_runner_up, b.have_runner_up);
+	if (!a.have_best)
+		return;
+	dtplan__candidate_describe(&a.best, da, sizeof(da));
+	dtplan__candidate_describe(&b.best, db, sizeof(db));
+	if (strcmp(da, db) != 0 || a.best.ep != b.best.ep ||
+	    a.best.step.total != b.best.step.total ||
+	    a.best.memory.total != b.best.memory.total || a.best.rank_order != b.best.rank_order)
+		fail_msg("%s: pruned %s (%.9g s), exhaustive %s (%.9g s)", what, da,
+			 a.best.step.total, db, b.best.step.total);
+	if (!a.have_runner_up)
+		return;
+	dtplan__candidate_describe(&a.runner_up, da, sizeof(da));
+	dtplan__candidate_describe(&b.runner_up, db, sizeof(db));
+	if (strcmp(da, db) != 0 || a.runner_up.step.total != b.runner_up.step.total ||
+	    strcmp(a.runner_up_reason, b.runner_up_reason) != 0)
+		fail_msg("%s: runner-up pruned %s (%s), exhaustive %s (%s)", what, da,
+			 a.runner_up_reason, db, b.runner_up_reason);
+}
+
+static void search_run__pruned__same_as_exhaustive(void **state)
+{
+	static const struct {
+		const char *model;
+		int seq;
+	} models[] = {
+		{"mixtral-8x7b", 4096}, {"mixtral-8x22b", 4096}, {"deepseek-v3", 4096},
+		{"deepseek-v3", 32768}, {"llama3-70b", 32768},   {"llama3-70b", 131072},
+	};
+	static const int gpus[] = {64, 512, 2048, 16384};
+	static const int batches[] = {16, 256, 4096};
+	char what[160];
+
+	(void)state;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++) {
+		for (size_t g = 0; g < DTPLAN_ARRAY_SIZE(gpus); g++) {
+			for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(batches); k++) {
+				for (int v = 0; v < 3; v++) {
+					struct dtplan_request r;
+
+					preset_request(&r, models[i].model,
+						       v == 2 ? "h800" : "h100-sxm", gpus[g]);
+					r.seq = models[i].seq;
+					r.global_batch = batches[k];
+					/* fp8 under Megatron-LM; ZeRO-Offload */
+					if (v == 1) {
+						r.precision = DTPLAN_PRECISION_FP8;
+						r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+					}
+					if (v == 2)
+						r.offload = 1;
+					snprintf(what, sizeof(what), "%s seq %d, %d GPUs, batch %d, "
+						 "variant %d", models[i].model, models[i].seq,
+						 gpus[g], batches[k], v);
+					assert_same_search(&r, what);
+				}
+			}
+		}
+	}
+}
+
 static void search_run__131072_gpus__finds_a_plan(void **state)
 {
 	struct dtplan_request r;
@@ -909,6 +985,7 @@ int main(void)
 		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),
 		cmocka_unit_test(plan_add_warning__appends_and_formats),
 		cmocka_unit_test(search_run__131072_gpus__finds_a_plan),
+		cmocka_unit_test(search_run__pruned__same_as_exhaustive),
 		cmocka_unit_test(search_run__mixtral_8x7b_64_h100__ep_and_memory),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__published_split_fits),
 		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),
