@@ -1180,7 +1180,7 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 			continue;
 		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
 			continue;
-		memset(dead, 0, sizeof(dead));
+		memset(dead, 0, (size_t)n_vp * sizeof(dead[0]));
 		if (!x->exhaustive)
 			static_fails(x, shp, base, zero, &none_fits);
 		bi = -1;
