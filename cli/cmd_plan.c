@@ -18,9 +18,9 @@ void cmd_plan_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: dtplan plan --model SPEC --gpus N [--gpus-per-node G] [--gpu TYPE]\n"
-		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--zero Z]\n"
-		"                   [--micro-batch B] [--recompute R] [--train SPEC] [--tokens N]\n"
-		"                   [--svg FILE] [--json]\n"
+		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--ep E]\n"
+		"                   [--cp C] [--zero Z] [--micro-batch B] [--recompute R]\n"
+		"                   [--train SPEC] [--tokens N] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
 		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n\n"
@@ -38,6 +38,8 @@ void cmd_plan_usage(FILE *out)
 		"                       nearest value DP can make, within 5%%; B! for exactly B\n"
 		"  --tp T, --pp P, --zero Z, --micro-batch B, --recompute none|selective|full\n"
 		"                       pin that choice instead of searching it\n"
+		"  --ep E, --cp C       pin expert parallelism (a divisor of the experts and of\n"
+		"                       DP) and context parallelism (1: none)\n"
 		"  --train SPEC         the --dt-train keys: vp=N, offload=auto|yes|no,\n"
 		"                       framework=deepspeed|megatron, attention=flash|unfused,\n"
 		"                       precision=bf16|fp8, and the keys above\n"
@@ -192,6 +194,8 @@ int cmd_plan(int argc, char **argv)
 		{.name = "global-batch", .kind = CLI_OPT_CALL, .dest = req, .call = set_batch},
 		CLI_OPT_TP(&req->tp, 1024),
 		CLI_OPT_PP(&req->pp),
+		{.name = "ep", .kind = CLI_OPT_INT, .dest = &req->ep, .min = 1, .max = 1 << 16},
+		{.name = "cp", .kind = CLI_OPT_INT, .dest = &req->cp, .min = 1, .max = 1 << 16},
 		CLI_OPT_ZERO(&req->zero),
 		CLI_OPT_MICRO_BATCH(&req->micro_batch),
 		CLI_OPT_RECOMPUTE(&a.recompute, &a.have_recompute),

@@ -101,24 +101,90 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out)
 {
+	dtplan__layer_seconds_ex(k, mdl, seq, micro_batch, tp, 1, false, rc, out);
+}
+
+/*
+ * The attention's projections of one layer (forward, seconds; *flops their
+ * FLOPs): QKV and the output projection with GQA, or latent attention's
+ * query and key/value down and up projections (DeepSeek-V2, arXiv
+ * 2405.04434, section 2.1) and its output projection.  TP splits the
+ * per-head matrices.
+ */
+static double attn_proj(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			double tok, double t, double *flops)
+{
+	double h = mdl->hidden, a = mdl->heads, r = k->gemm_rate, in = k->gemm_in_bytes;
+	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads, d = h / a, qk, ql, kvl;
+
+	if (mdl->kv_lora_rank <= 0) {
+		*flops = 2.0 * tok * (h * (h + 2.0 * kv * d) + h * h) / t;
+		return gemm(k, r, in, tok, (h + 2.0 * kv * d) / t, h) + gemm(k, r, in, tok, h, h / t);
+	}
+	qk = a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim);
+	ql = mdl->q_lora_rank;
+	kvl = mdl->kv_lora_rank;
+	*flops = 2.0 * tok *
+		 ((ql > 0.0 ? h * ql + ql * qk / t : h * qk / t) + h * (kvl + mdl->qk_rope_dim) +
+		  kvl * a * ((double)mdl->qk_nope_dim + mdl->v_head_dim) / t +
+		  a * mdl->v_head_dim * h / t);
+	return (ql > 0.0 ? gemm(k, r, in, tok, ql, h) + gemm(k, r, in, tok, qk / t, ql)
+			 : gemm(k, r, in, tok, qk / t, h)) +
+	       gemm(k, r, in, tok, kvl + mdl->qk_rope_dim, h) +
+	       gemm(k, r, in, tok, a * ((double)mdl->qk_nope_dim + mdl->v_head_dim) / t, kvl) +
+	       gemm(k, r, in, tok, h, a * mdl->v_head_dim / t);
+}
+
+void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      enum dtplan_recompute rc, struct dtplan__layer_time *out)
+{
 	double s = seq, b = micro_batch, t = tp, h = mdl->hidden, a = mdl->heads;
+	double c = cp > 1 ? cp : 1.0, sl = s / c;
+	double f = mdl->ffn > 0 ? mdl->ffn : 4.0 * h, tok = sl * b;
 	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads, d = h / a;
-	double f = mdl->ffn > 0 ? mdl->ffn : 4.0 * h, tok = s * b;
 	bool swiglu = mdl->mlp == DTPLAN_MLP_SWIGLU;
-	double gemm_f, elem_f, elem_b, attn_f, attn_b, heads = a / t, flops_f;
+	double gemm_f, elem_f, elem_b, attn_f, attn_b, heads = a / t, flops_f, proj_flops;
+	/* the attention core's width: a (d_qk + d_v), 2h without latent attention */
+	double core = mdl->kv_lora_rank > 0
+			      ? a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim + mdl->v_head_dim)
+			      : 2.0 * h;
 
 	memset(out, 0, sizeof(*out));
 	/* QKV, the attention's output projection, the MLP's up (and gate) and
 	 * down projections; TP splits each along N or K */
-	gemm_f = gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, (h + 2.0 * kv * d) / t, h) +
-		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, h / t) +
-		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, (swiglu ? 2.0 : 1.0) * f / t, h) +
-		 gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t);
-	flops_f = 2.0 * tok * (h * (h + 2.0 * kv * d) + h * h + (swiglu ? 3.0 : 2.0) * h * f) / t;
-	/* two layer norms (read and write h), two bias-dropout-adds (read 2h,
-	 * write h, a 1-byte mask), both split by sequence parallelism; the
-	 * activation reads f (2f for SwiGLU) and writes f, split by TP; bf16 */
-	elem_f = tok * (22.0 * h + (swiglu ? 6.0 : 4.0) * f) / t / k->hbm;
+	gemm_f = attn_proj(k, mdl, tok, t, &proj_flops);
+	flops_f = proj_flops;
+	if (!moe) {
+		gemm_f += gemm(k, k->gemm_rate, k->gemm_in_bytes, tok,
+			       (swiglu ? 2.0 : 1.0) * f / t, h) +
+			  gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t);
+		flops_f += 2.0 * tok * (swiglu ? 3.0 : 2.0) * h * f / t;
+		/* two layer norms (read and write h), two bias-dropout-adds (read
+		 * 2h, write h, a 1-byte mask), both split by sequence
+		 * parallelism; the activation reads f (2f for SwiGLU) and writes
+		 * f, split by TP; bf16 */
+		elem_f = tok * (22.0 * h + (swiglu ? 6.0 : 4.0) * f) / t / k->hbm;
+	} else {
+		/* the router (E x h, not split); the busiest GPU's routed tokens,
+		 * top_k copies of each times the capacity factor, through one
+		 * grouped GEMM of its experts; the shared experts on every token;
+		 * permuting and unpermuting copies each routed token (read and
+		 * write 2h each way) */
+		double fe = mdl->moe_ffn, sh = mdl->shared_experts, e = mdl->experts;
+		double routed = tok * mdl->top_k * DTPLAN_MOE_CAPACITY_FACTOR, up = swiglu ? 2.0 : 1.0;
+
+		gemm_f += gemm(k, k->bf16_rate, 2.0, tok, e, h) +
+			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, up * fe / t, h) +
+			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, h, fe / t);
+		if (sh > 0.0)
+			gemm_f += gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, up * sh * fe / t, h) +
+				  gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, sh * fe / t);
+		flops_f += 2.0 * tok * (e * h + (mdl->top_k + sh) * (up + 1.0) * h * fe / t);
+		elem_f = (tok * 22.0 * h + (routed + tok * sh) * (swiglu ? 6.0 : 4.0) * fe +
+			  routed * 8.0 * h) /
+			 t / k->hbm;
+	}
 	elem_b = 2.0 * elem_f;
 	/* fp8: each GEMM's input is cast first (read 2 bytes, write 1): the
 	 * gathered QKV and MLP inputs (h each), the projection and down inputs
@@ -130,11 +196,14 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 		elem_b += tok * 3.0 * (2.0 * h + grads_in / t) / k->hbm;
 	}
 	if (k->flash) {
-		/* causal: half of the 4 b s^2 h scores and values are computed;
-		 * the backward runs 5 matrix multiplies against the forward's 2 */
-		attn_f = 2.0 * b * s * s * h / t / k->attn_rate;
+		/* causal: half of the 4 b s^2 h scores and values are computed
+		 * (2 b s^2 core / 2); with CP a rank's s / cp queries meet every
+		 * key, half of them on average (the load-balanced causal split
+		 * of Megatron-LM's ring attention); the backward runs 5 matrix
+		 * multiplies against the forward's 2 */
+		attn_f = b * sl * s * core / t / k->attn_rate;
 		attn_b = 2.5 * attn_f;
-		flops_f += 2.0 * b * s * s * h / t;
+		flops_f += b * sl * s * core / t;
 	} else {
 		/* QK^T and AV per head: s x d by d x s and s x s by s x d, all of
 		 * the scores (the mask is applied to them), which pass through
@@ -146,9 +215,10 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 			 scores * SCORE_BYTES_FWD / k->hbm;
 		attn_b = 2.0 * (attn_f - scores * SCORE_BYTES_FWD / k->hbm) +
 			 scores * SCORE_BYTES_BWD / k->hbm;
-		flops_f += 4.0 * b * s * s * h / t;
+		flops_f += 2.0 * b * s * s * core / t;
 	}
 	out->fwd = gemm_f + elem_f + attn_f;
+	out->attn_fwd = attn_f;
 	out->bwd = 2.0 * gemm_f + elem_b + attn_b;
 	out->flops = 3.0 * flops_f;
 	switch (rc) {
@@ -161,7 +231,7 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 		 * scores, so there is nothing to recompute */
 		if (!k->flash) {
 			out->recompute = attn_f;
-			out->flops += 4.0 * b * s * s * h / t;
+			out->flops += 2.0 * b * s * s * core / t;
 		}
 		break;
 	case DTPLAN_RECOMPUTE_NONE:

@@ -193,8 +193,28 @@ struct dtplan_model {
 	int max_seq;         /* max position embeddings (0: unknown) */
 	enum dtplan_mlp mlp;
 	bool tied_embeddings; /* output head shares the input embedding */
-	double params;       /* parameter count used by the ledger */
+	double params;       /* parameter count used by the ledger: every expert */
 	bool params_given;   /* params came from a bare size, dims derived */
+	/* Mixture of experts (doc/internals/cost-model.md, "Experts"); experts 0:
+	 * dense.  Layer i (0-based) is an MoE layer when i >= first_dense and
+	 * (i + 1) % moe_every == 0; its MLP is `experts` routed experts of width
+	 * moe_ffn, top_k of them per token, and shared_experts experts of width
+	 * moe_ffn that every token takes.  Other layers have the dense MLP of
+	 * width ffn. */
+	int experts;
+	int top_k;
+	int moe_ffn;
+	int shared_experts;
+	int moe_every;       /* 0 or 1: every layer */
+	int first_dense;     /* leading dense layers (DeepSeek's first_k_dense_replace) */
+	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0: none.
+	 * q_lora_rank 0: queries projected from h directly. */
+	int q_lora_rank;
+	int kv_lora_rank;
+	int qk_nope_dim;     /* per head */
+	int qk_rope_dim;     /* per head */
+	int v_head_dim;      /* per head */
+	double active_params; /* parameters one token passes through (== params when dense) */
 };
 
 /*
@@ -233,8 +253,15 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 				       struct dtplan_error *err);
 
 /* Parameter count computed from the dimensions (embedding, output head when
- * untied, attention with GQA, MLP, norms). */
+ * untied, attention with GQA or MLA, MLP or experts and router, norms). */
 double dtplan_model_param_count(const struct dtplan_model *m);
+
+/* Parameters a token passes through: the same count with top_k routed
+ * experts instead of all of them (== dtplan_model_param_count() when dense). */
+double dtplan_model_active_param_count(const struct dtplan_model *m);
+
+/* Layers whose MLP is a mixture of experts (0 for a dense model). */
+int dtplan_model_moe_layers(const struct dtplan_model *m);
 
 /* The preset table: *n receives its length.  Static storage. */
 const struct dtplan_model *dtplan_model_presets(size_t *n);
@@ -348,6 +375,8 @@ struct dtplan_ledger_in {
 	int chunks;               /* interleaved virtual stages v (0 or 1: none) */
 	bool offload;             /* ZeRO-Offload: master copy and Adam in host memory */
 	bool fp8;                 /* fp8 matrix multiplies keep their inputs in fp8 */
+	int ep;                   /* expert parallelism (0 or 1: none); divides dp */
+	int cp;                   /* context parallelism (0 or 1: none) */
 };
 
 /*
@@ -365,13 +394,24 @@ struct dtplan_ledger_in {
 struct dtplan_ledger {
 	int stage;                /* the heaviest stage (0 with pp == 1) */
 	int stage_layers;         /* its transformer layers */
-	double params_per_gpu;    /* its parameters / tp (params / tp with pp == 1) */
+	double params_per_gpu;    /* its parameters on one GPU: dense / tp + experts / (tp ep) */
+	double expert_params_per_gpu; /* of them, expert parameters (sharded over dp cp / ep) */
 	double weights;           /* bytes per GPU */
 	double gradients;
 	double optimizer;         /* master copy (if any) + Adam m and v */
 	double activations;
 	double total;
 };
+
+/*
+ * The busiest GPU of an expert-parallel group receives up to this many times
+ * the mean routed tokens: its activations, expert kernels and all-to-all
+ * are sized for it.  Switch Transformer's training capacity factor (Fedus
+ * et al., arXiv 2101.03961, section 2.2: 1.25 beyond which tokens drop);
+ * dropless routers (Megatron-LM's default, DeepSeek-V3) see the same skew
+ * as load imbalance.  doc/internals/cost-model.md, "Experts".
+ */
+#define DTPLAN_MOE_CAPACITY_FACTOR 1.25
 
 /* Most GPUs in one job dtplan plans for (16,777,216). */
 #define DTPLAN_MAX_GPUS (1 << 24)
@@ -1001,6 +1041,7 @@ struct dtplan_request {
 				    * DTPLAN_BATCH_TOLERANCE of it) */
 	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
 	int tp, pp, zero, micro_batch;
+	int ep, cp;                /* expert and context parallelism; 0 search */
 	int recompute;             /* -1 search, else enum dtplan_recompute */
 	bool no_master_copy;
 	int vp;                    /* interleaved virtual stages per PP stage; 0 search */
@@ -1058,11 +1099,15 @@ struct dtplan_step {
 	double dp_exposed;     /* part of dp_comm not hidden behind backward */
 	double optimizer;      /* the Adam step: on the GPU, or the host's with ZeRO-Offload
 				* and its transfers */
+	double ep_comm;        /* MoE all-to-all dispatch and combine, not hidden */
+	double cp_comm;        /* ring attention's K/V exchange, not hidden behind attention */
 	double total;
 };
 
 struct dtplan_candidate {
 	int tp, pp, dp, zero, micro_batch, num_microbatches;
+	int ep;                    /* expert parallelism, carved from dp (1: none) */
+	int cp;                    /* context parallelism (1: none); tp * cp * pp * dp GPUs */
 	int vp;                    /* interleaved virtual stages per PP stage (1: plain 1F1B) */
 	bool offload;              /* ZeRO-Offload: optimizer state in host memory */
 	int global_batch;          /* trained: dp * micro_batch * num_microbatches */
@@ -1084,6 +1129,10 @@ struct dtplan_candidate {
 				    * each way */
 	double uplink_bytes;       /* of net_bytes_per_gpu, those of the groups that cross
 				    * oversubscribed leaf uplinks (0 without a fabric) */
+	const char *ep_links;      /* where an EP group's all-to-all runs: "nvlink", "leaf"
+				    * (one leaf switch), "uplink" (across leaves); static */
+	double ep_uplink_ratio;    /* largest oversubscription its all-to-all crosses (1.0 none) */
+	double ep_bytes;           /* bytes one rank sends per step in all-to-alls */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
@@ -1100,6 +1149,8 @@ struct dtplan_rank {
 	int gpu;         /* local GPU index on that node */
 	int local_rank;  /* rank among the node's ranks */
 	int tp_rank, pp_rank, dp_rank;
+	int cp_rank;     /* rank in its context-parallel group (0 without CP) */
+	int ep_rank;     /* rank in its expert-parallel group: dp_rank % ep */
 	int domain;      /* global NVLink domain id */
 	char nic[32];    /* nearest NIC, "" unknown */
 };

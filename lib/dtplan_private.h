@@ -62,12 +62,30 @@ void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
  */
 struct dtplan__model_parts {
 	double per_layer;
+	double active_per_layer;  /* what one token passes through (== per_layer when dense) */
 	double embedding;
 	double head;
 	double head_flops_params;
 };
 
 void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_parts *out);
+
+/* Parameters of the attention's projections of one layer (GQA or MLA). */
+double dtplan__model_attn_params(const struct dtplan_model *m);
+
+/* MoE layers among layers [first, first + n) (O(1)). */
+int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n);
+
+/* Whether layer i (0-based) is an MoE layer. */
+bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i);
+
+/*
+ * Parameters of layers [first, first + n): *expert the routed experts' (EP
+ * divides them), *dense the rest (attention, norms, dense MLPs, shared
+ * experts, routers).  A model given by its size: n per_layer, no experts.
+ */
+void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, double *dense,
+			       double *expert);
 
 /* ------------------------------------------------------------------------
  * Site configuration: its settings (lib/config.c), read from the site file
@@ -171,6 +189,7 @@ struct dtplan__kernels {
  * embedding) on one GPU of a TP group, and the FLOPs executed. */
 struct dtplan__layer_time {
 	double fwd, bwd, recompute;
+	double attn_fwd;      /* of fwd, the attention core's (FlashAttention or unfused) */
 	double flops;         /* forward, backward and recomputation */
 };
 
@@ -178,6 +197,11 @@ void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels
 void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
 			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out);
+/* The same for a layer of a model with experts (moe: the layer is an MoE
+ * layer) or latent attention, on s / cp tokens of each sequence. */
+void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      enum dtplan_recompute rc, struct dtplan__layer_time *out);
 void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
 			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out);
 /* One optimizer step over `params` parameters holding gradients of grad_bytes. */
@@ -195,6 +219,11 @@ double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params,
  */
 #define DTPLAN__TIE_FRACTION 0.03
 #define DTPLAN__LINK_EFFICIENCY_LOW 0.5
+
+/* Fewest tokens of each sequence a CP rank keeps when CP is searched:
+ * below it ring attention's per-block exchange outlasts the block's
+ * attention (doc/internals/cost-model.md, "Context parallelism"). */
+#define DTPLAN__CP_MIN_TOKENS 8192
 
 /* Fraction of the DP/ZeRO communication hidden behind compute that is
  * still charged: the collectives' kernels slow the compute they overlap. */
@@ -435,9 +464,41 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				      struct dtplan_error *err);
 
+/*
+ * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,
+ * micro-batch, recomputation and interleaving do not change: for each stage
+ * that can be the heaviest (the first, the first middle one, the last), its
+ * layers, MoE layers and dense and expert parameters.  The search computes
+ * it once per split; dtplan_ledger_compute() is the two calls below.
+ */
+struct dtplan__stage_shape {
+	int stage, layers, n_moe;
+	double dense, expert;      /* parameters: dense (embedding, head) and routed experts */
+};
+
+struct dtplan__ledger_shape {
+	int pp;
+	int n;                     /* stages in s: 1 to 3 */
+	struct dtplan__stage_shape s[3];
+};
+
+enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
+				     struct dtplan__ledger_shape *out, struct dtplan_error *err);
+enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
+					      const struct dtplan__ledger_shape *sh,
+					      struct dtplan_ledger *out, struct dtplan_error *err);
+
 /* Search over a fabric (NULL: as dtplan__search_run()). */
 enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 					  const struct dtplan__fabric *fab, bool first_fit,
 					  struct dtplan__search *out, struct dtplan_error *err);
+
+/*
+ * The same search with its pruning off: every candidate evaluated and
+ * ranked.  For the tests that check the pruning changes no plan.
+ */
+enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
+					     const struct dtplan__fabric *fab,
+					     struct dtplan__search *out, struct dtplan_error *err);
 
 #endif /* DTPLAN_PRIVATE_H */

@@ -39,6 +39,11 @@ static const struct dtplan_gpu catalog[] = {
 	 * HBM3 3.35 TB/s, 132 SMs, PCIe Gen5 128 GB/s.  nvidia-smi: 81559 MiB. */
 	{"h100-sxm", "nvidia", 81559 * MIB, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
 	 64e9},
+	/* H800 SXM: the H100 part sold where the H100 was not, NVLink cut to 400
+	 * GB/s (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.1:
+	 * "about 160 GB/s" achieved one way); the rest H100's. */
+	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
+	 64e9},
 	/* H200 SXM: the H100 die with 141 GB HBM3e at 4.8 TB/s; matmul as GH200's
 	 * (the same die and memory); fp8 as H100's.  nvidia-smi: 143771 MiB. */
 	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132,
@@ -66,6 +71,7 @@ static const struct {
 } aliases[] = {
 	{"h100", "h100-sxm"},
 	{"h100-sxm5", "h100-sxm"},
+	{"h800-sxm", "h800"},
 	{"gb200-nvl72", "gb200"},
 };
 

@@ -8,6 +8,7 @@
  * Where the names come from (checked against the frameworks' sources):
  *
  *   Megatron-LM, megatron/training/arguments.py: --tensor-model-parallel-size,
+ *   --expert-model-parallel-size and --context-parallel-size (EP, CP > 1),
  *   --pipeline-model-parallel-size, --micro-batch-size, --global-batch-size,
  *   --seq-length, --bf16, --sequence-parallel, --use-distributed-optimizer,
  *   --recompute-granularity {full,selective}, --recompute-method
@@ -28,6 +29,7 @@
  *   model.pipeline_model_parallel_size, model.micro_batch_size,
  *   model.global_batch_size, model.encoder_seq_length, model.sequence_parallel,
  *   model.virtual_pipeline_model_parallel_size (interleaved chunks per stage),
+ *   model.expert_model_parallel_size and model.context_parallel_size (EP, CP > 1),
  *   model.activations_checkpoint_granularity/_method/_num_layers and
  *   model.optim.name (distributed_fused_adam is the distributed optimizer:
  *   megatron_base_model.py's with_distributed_adam).  megatron_base_model.py
@@ -170,9 +172,14 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		"--tensor-model-parallel-size %d --pipeline-model-parallel-size %d "
 		"--micro-batch-size %d --global-batch-size %ld --seq-length %d --bf16",
 		c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p));
-	/* The ledger divides activations by TP with sequence parallelism. */
+	/* The ledger divides activations by TP with sequence parallelism
+	 * (which Megatron-LM also requires of EP with TP). */
 	if (c->tp > 1)
 		fputs(" --sequence-parallel", t.f);
+	if (c->ep > 1)
+		fprintf(t.f, " --expert-model-parallel-size %d", c->ep);
+	if (c->cp > 1)
+		fprintf(t.f, " --context-parallel-size %d", c->cp);
 	if (c->zero >= 1)
 		fputs(" --use-distributed-optimizer", t.f);
 	if (c->zero >= 2)
@@ -256,6 +263,10 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 			c->stages.first, c->stages.last);
 	if (c->vp > 1)
 		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
+	if (c->ep > 1)
+		fprintf(t.f, " model.expert_model_parallel_size=%d", c->ep);
+	if (c->cp > 1)
+		fprintf(t.f, " model.context_parallel_size=%d", c->cp);
 	if (pp_inner(c))
 		fputs(" ++model.use_tp_pp_dp_mapping=true", t.f);
 	if (ckpt_steps(p) > 0)

@@ -188,6 +188,13 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 				     "ledger: %d interleaved chunks need pipeline parallelism "
 				     "(PP %d)",
 				     in->chunks, in->pp);
+	if (in->ep < 0 || in->cp < 0 ||
+	    (in->ep > 1 && (in->model->experts <= 0 || in->model->experts % in->ep != 0 ||
+			    in->dp % in->ep != 0)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: EP %d must divide the %d experts and DP %d; CP %d "
+				     "must not be negative",
+				     in->ep, in->model->experts, in->dp, in->cp);
 	if (in->seq > 0 && (in->model->layers < 1 || in->model->hidden < 1 || in->model->heads < 1))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: model '%s' lacks the layers, hidden and heads that "
@@ -196,21 +203,89 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 	return DTPLAN_OK;
 }
 
-/* Parameters of stage i (of pp) holding `layers` layers, before TP. */
-static double stage_params(const struct dtplan__model_parts *parts, int pp, int i, int layers)
+/* The first layer (0-based) of stage i of a split over pp stages. */
+static int stage_first_layer(const struct dtplan_ledger_in *in,
+			     const struct dtplan_stage_layers *st, int i)
 {
-	double p = layers * parts->per_layer;
-
-	if (i == 0)
-		p += parts->embedding;
-	if (i == pp - 1)
-		p += parts->head;
-	return p;
+	if (i == 0 || st == NULL)
+		return 0;
+	if (i == in->pp - 1)
+		return in->model->layers - st->last;
+	return st->first + (i - 1) * st->middle;
 }
 
-/* The ledger of one stage with `params` parameters (before TP) and `layers` layers. */
-static void stage_ledger(const struct dtplan_ledger_in *in, double params, int layers, int stage,
-			 struct dtplan_ledger *l)
+/*
+ * Activation bytes per token of one layer's attention and MLP beyond
+ * Korthikanti's 11 h and 19 h (a standard layer's 34 s b h): latent
+ * attention stores its wider queries and keys (a (d_nope + d_rope) each),
+ * values and the output projection's input (a d_v each) and the two
+ * latents; an MoE MLP keeps its input and mask (3h), and for each of the
+ * top_k routed copies of a token, times the capacity factor, the permuted
+ * input (2h) and its expert's intermediate activations (4F, as the dense 19h
+ * counts 4 x 4h), the shared experts' 4F each, and the fp32 router logits.
+ */
+static double layer_extra_per_token(const struct dtplan_model *m, bool moe)
+{
+	double h = m->hidden, a = m->heads, extra = 0.0;
+
+	if (m->kv_lora_rank > 0)
+		extra += 3.0 * h + 4.0 * a * ((double)m->qk_nope_dim + m->qk_rope_dim) +
+			 4.0 * a * m->v_head_dim + 2.0 * m->q_lora_rank +
+			 2.0 * ((double)m->kv_lora_rank + m->qk_rope_dim) - 11.0 * h;
+	if (moe)
+		extra += 3.0 * h +
+			 DTPLAN_MOE_CAPACITY_FACTOR * m->top_k * (2.0 * h + 4.0 * m->moe_ffn) +
+			 4.0 * m->shared_experts * m->moe_ffn + 4.0 * m->experts - 19.0 * h;
+	return extra;
+}
+
+/* Activations of one layer for one micro-batch (CP divides the sequence). */
+static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_recompute rc,
+				bool moe, bool fp8)
+{
+	int cp = in->cp > 1 ? in->cp : 1, s = in->seq / cp;
+	double bytes = dtplan_activation_bytes_per_layer(s, in->micro_batch, in->model->hidden,
+							 in->model->heads, in->tp,
+							 in->sequence_parallel, rc);
+
+	if (rc == DTPLAN_RECOMPUTE_FULL)
+		return bytes;
+	/* fp8 GEMM inputs: QKV, projection and MLP inputs (2 + 2 + 2 + 8
+	 * of the 34 s b h bytes) at half the size */
+	if (fp8)
+		bytes *= 27.0 / 34.0;
+	return bytes + (double)s * in->micro_batch * layer_extra_per_token(in->model, moe) / in->tp;
+}
+
+/* Each layer's activations for one micro-batch, dense and MoE, as stored
+ * and as rebuilt by a full recomputation (layer_activations()). */
+struct layer_acts {
+	double dense, moe, whole_dense, whole_moe;
+};
+
+static void layer_acts_of(const struct dtplan_ledger_in *in, struct layer_acts *a)
+{
+	enum dtplan_recompute rc = in->recompute, whole;
+
+	memset(a, 0, sizeof(*a));
+	if (in->seq <= 0)
+		return;
+	if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
+		rc = DTPLAN_RECOMPUTE_SELECTIVE;
+	a->dense = layer_activations(in, rc, false, in->fp8);
+	a->moe = layer_activations(in, rc, true, in->fp8);
+	/* rerunning a layer's forward rebuilds all of its activations */
+	whole = in->attention == DTPLAN_ATTENTION_FLASH ? DTPLAN_RECOMPUTE_SELECTIVE
+							: DTPLAN_RECOMPUTE_NONE;
+	if (rc == DTPLAN_RECOMPUTE_FULL) {
+		a->whole_dense = layer_activations(in, whole, false, false);
+		a->whole_moe = layer_activations(in, whole, true, false);
+	}
+}
+
+/* The ledger of one stage of shape sh (dtplan__ledger_shape()). */
+static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan__stage_shape *sh,
+			 const struct layer_acts *acts, struct dtplan_ledger *l)
 {
 	/*
 	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
@@ -223,18 +298,27 @@ static void stage_ledger(const struct dtplan_ledger_in *in, double params, int l
 	 * optimizer does not shard: 18 bytes, 6 + 12/N with ZeRO-1 (Megatron-LM's
 	 * docs/source/distrib_optimizer.md).  ZeRO-Offload keeps the master
 	 * copy and Adam's moments in host memory (Ren et al., arXiv 2101.06840).
+	 * Context parallelism replicates the weights: ZeRO shards over dp x cp
+	 * (Megatron-LM's data-parallel group with CP).  Expert parallelism
+	 * divides the routed experts, which the expert data-parallel group of
+	 * dp x cp / ep ranks shards (expert TP is TP, Megatron-LM's default).
 	 */
-	double p = params / in->tp, n = in->dp;
+	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1;
+	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
+	double p, pe, n = (double)in->dp * cp, ne = n / ep;
 	double opt = in->offload ? 0.0 : (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
 	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 
+	p = sh->dense / in->tp;
+	pe = sh->expert / ((double)in->tp * ep);
 	memset(l, 0, sizeof(*l));
 	l->stage = stage;
 	l->stage_layers = layers;
-	l->params_per_gpu = p;
-	l->weights = 2.0 * p / (in->zero >= 3 ? n : 1.0);
-	l->gradients = grad * p / (in->zero >= 2 ? n : 1.0);
-	l->optimizer = opt * p / (in->zero >= 1 ? n : 1.0);
+	l->params_per_gpu = p + pe;
+	l->expert_params_per_gpu = pe;
+	l->weights = 2.0 * (p / (in->zero >= 3 ? n : 1.0) + pe / (in->zero >= 3 ? ne : 1.0));
+	l->gradients = grad * (p / (in->zero >= 2 ? n : 1.0) + pe / (in->zero >= 2 ? ne : 1.0));
+	l->optimizer = opt * (p / (in->zero >= 1 ? n : 1.0) + pe / (in->zero >= 1 ? ne : 1.0));
 
 	/*
 	 * 1F1B keeps min(m, pp - i) micro-batches in flight on stage i
@@ -248,29 +332,19 @@ static void stage_ledger(const struct dtplan_ledger_in *in, double params, int l
 		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
 		int in_flight = m < in->pp - stage ? m : in->pp - stage;
 		enum dtplan_recompute rc = in->recompute;
-		double per_layer, chunks = in->chunks > 1 ? in->chunks : 1.0;
+		double chunks = in->chunks > 1 ? in->chunks : 1.0;
 
 		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
 			rc = DTPLAN_RECOMPUTE_SELECTIVE;
-		per_layer = dtplan_activation_bytes_per_layer(in->seq, in->micro_batch,
-							      in->model->hidden, in->model->heads,
-							      in->tp, in->sequence_parallel, rc);
-		/* fp8 GEMM inputs: QKV, projection and MLP inputs (2 + 2 + 2 + 8
-		 * of the 34 s b h bytes) at half the size */
-		if (in->fp8 && rc != DTPLAN_RECOMPUTE_FULL)
-			per_layer *= 27.0 / 34.0;
-		l->activations = (double)layers * in_flight * per_layer;
+		l->activations = (double)in_flight * ((layers - n_moe) * acts->dense +
+						      n_moe * acts->moe);
 		if (chunks > 1.0)
 			l->activations *= 1.0 + (in->pp - 1.0) / (in->pp * chunks);
 		/* rerunning a layer's forward rebuilds all of its activations */
 		if (rc == DTPLAN_RECOMPUTE_FULL && layers > 0)
-			l->activations += dtplan_activation_bytes_per_layer(
-				in->seq, in->micro_batch, in->model->hidden, in->model->heads,
-				in->tp, in->sequence_parallel,
-				in->attention == DTPLAN_ATTENTION_FLASH ? DTPLAN_RECOMPUTE_SELECTIVE
-									: DTPLAN_RECOMPUTE_NONE);
+			l->activations += n_moe > 0 ? acts->whole_moe : acts->whole_dense;
 		if (stage == in->pp - 1 && in->model->vocab > 0)
-			l->activations += 4.0 * in->seq * in->micro_batch *
+			l->activations += 4.0 * (in->seq / cp) * in->micro_batch *
 					  ((double)in->model->vocab / in->tp);
 	}
 	l->total = l->weights + l->gradients + l->optimizer + l->activations;
@@ -305,13 +379,35 @@ enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct d
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
-				      struct dtplan_error *err)
+/* The shape of stage i holding `layers` layers from `first` on. */
+static void stage_shape(const struct dtplan_ledger_in *in, int i, int first, int layers,
+			struct dtplan__stage_shape *sh)
+{
+	struct dtplan__model_parts parts;
+	double dense, expert;
+
+	dtplan__model_layer_range(in->model, first, layers, &dense, &expert);
+	if (in->pp == 1) {
+		dense = in->model->params - expert;
+	} else {
+		dtplan__model_parts(in->model, &parts);
+		if (i == 0)
+			dense += parts.embedding;
+		if (i == in->pp - 1)
+			dense += parts.head;
+	}
+	sh->stage = i;
+	sh->layers = layers;
+	sh->n_moe = dtplan__model_moe_in(in->model, first, layers);
+	sh->dense = dense;
+	sh->expert = expert;
+}
+
+enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
+				     struct dtplan__ledger_shape *out, struct dtplan_error *err)
 {
 	struct dtplan_stage_layers split;
 	const struct dtplan_stage_layers *st;
-	struct dtplan__model_parts parts;
-	struct dtplan_ledger l;
 	enum dtplan_err rv;
 
 	if (in == NULL || out == NULL)
@@ -319,8 +415,10 @@ enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct 
 	rv = check_in(in, err);
 	if (rv != DTPLAN_OK)
 		return rv;
+	memset(out, 0, sizeof(*out));
+	out->pp = in->pp;
 	if (in->pp == 1) {
-		stage_ledger(in, in->model->params, in->model->layers, 0, out);
+		stage_shape(in, 0, 0, in->model->layers, &out->s[out->n++]);
 		return DTPLAN_OK;
 	}
 	st = in->stages;
@@ -330,19 +428,56 @@ enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct 
 			return rv;
 		st = &split;
 	}
-	dtplan__model_parts(in->model, &parts);
 	/* The candidates for the heaviest stage: the first (most in flight,
 	 * the embedding), the first middle one, the last (the output layer). */
-	out->total = -1.0;
 	for (int k = 0; k < 3; k++) {
 		int i = k == 0 ? 0 : k == 1 ? 1 : in->pp - 1;
-		int layers = dtplan_stage_layers_at(st, in->pp, i);
 
 		if (k == 1 && in->pp < 3)
 			continue;
-		stage_ledger(in, stage_params(&parts, in->pp, i, layers), layers, i, &l);
+		stage_shape(in, i, stage_first_layer(in, st, i), dtplan_stage_layers_at(st, in->pp, i),
+			    &out->s[out->n++]);
+	}
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
+					      const struct dtplan__ledger_shape *sh,
+					      struct dtplan_ledger *out, struct dtplan_error *err)
+{
+	struct layer_acts acts;
+	struct dtplan_ledger l;
+	enum dtplan_err rv;
+
+	if (in == NULL || sh == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
+	rv = check_in(in, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (sh->pp != in->pp || sh->n < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: the stages were shaped for PP %d, not PP %d", sh->pp,
+				     in->pp);
+	layer_acts_of(in, &acts);
+	out->total = -1.0;
+	for (int k = 0; k < sh->n; k++) {
+		stage_ledger(in, &sh->s[k], &acts, &l);
 		if (l.total > out->total)
 			*out = l;
 	}
 	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan_ledger_compute(const struct dtplan_ledger_in *in, struct dtplan_ledger *out,
+				      struct dtplan_error *err)
+{
+	struct dtplan__ledger_shape sh;
+	enum dtplan_err rv;
+
+	if (in == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "ledger: no input or output");
+	rv = dtplan__ledger_shape(in, &sh, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	return dtplan__ledger_compute_shaped(in, &sh, out, err);
 }

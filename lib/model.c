@@ -17,6 +17,18 @@
  *
  * Llama-2-7B: 32 (4h^2 + 3 h f + 2h) + 2 V h + h with h 4096, f 11008,
  * V 32000 = 6,738,415,616, the count HuggingFace reports.
+ *
+ * Mixture of experts: an MoE layer's MLP is E routed experts and S shared
+ * experts of width F (3 h F each with SwiGLU, 2 h F + F + h with GELU) and
+ * a router of E h; the active count takes top_k routed experts instead of E.
+ * Mixtral 8x7B: 32 (41,943,040 + 8 x 176,160,768 + 32,768 + 8,192) + 2 x
+ * 32000 x 4096 + 4096 = 46,702,792,704, as HuggingFace reports.
+ *
+ * Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434): queries
+ * h r_q + r_q + r_q a (d_nope + d_rope) (or h a (d_nope + d_rope) without a
+ * query rank), keys and values h (r_kv + d_rope) + r_kv + r_kv a (d_nope +
+ * d_v), output a d_v h.  DeepSeek-V3's router bias (E per layer) and its
+ * multi-token prediction module (14B) are left out: 671B as its report says.
  */
 #include "config.h"
 
@@ -66,6 +78,24 @@ static const struct dtplan_model presets[] = {
 	{.name = "gpt-neox-20b", .layers = 44, .hidden = 6144, .heads = 64, .kv_heads = 64,
 	 .ffn = 24576, .vocab = 50432, .max_seq = 2048, .mlp = DTPLAN_MLP_GELU,
 	 .params = 20554567680.0},
+	/* mistralai/Mixtral-8x7B-v0.1 and Mixtral-8x22B-v0.1: every layer 8
+	 * experts of intermediate_size, 2 per token. */
+	{.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+	 .ffn = 14336, .vocab = 32000, .max_seq = 32768, .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 46702792704.0, .experts = 8, .top_k = 2, .moe_ffn = 14336, .moe_every = 1,
+	 .active_params = 12879925248.0},
+	{.name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8,
+	 .ffn = 16384, .vocab = 32768, .max_seq = 65536, .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 140630071296.0, .experts = 8, .top_k = 2, .moe_ffn = 16384, .moe_every = 1,
+	 .active_params = 39161468928.0},
+	/* deepseek-ai/DeepSeek-V3: 3 dense layers, then 58 MoE layers of 256
+	 * routed experts (8 per token) and 1 shared, width 2048; MLA. */
+	{.name = "deepseek-v3", .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128,
+	 .ffn = 18432, .vocab = 129280, .max_seq = 163840, .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 671026404352.0, .experts = 256, .top_k = 8, .moe_ffn = 2048, .shared_experts = 1,
+	 .moe_every = 1, .first_dense = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
+	 .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128,
+	 .active_params = 37552282624.0},
 };
 
 const struct dtplan_model *dtplan_model_presets(size_t *n)
@@ -75,26 +105,91 @@ const struct dtplan_model *dtplan_model_presets(size_t *n)
 	return presets;
 }
 
-double dtplan_model_param_count(const struct dtplan_model *m)
+int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n)
 {
-	double h, kv_dim, f, per_layer, final_norm, embed;
+	long every, lo, hi;
+
+	if (m == NULL || m->experts <= 0 || n <= 0)
+		return 0;
+	/* layers i in [max(first, first_dense), first + n) with (i + 1) % every
+	 * == 0: the multiples of every in (lo, hi] */
+	every = m->moe_every > 1 ? m->moe_every : 1;
+	lo = first > m->first_dense ? first : m->first_dense;
+	hi = (long)first + n;
+	if (hi <= lo)
+		return 0;
+	return (int)(hi / every - lo / every);
+}
+
+int dtplan_model_moe_layers(const struct dtplan_model *m)
+{
+	return m == NULL ? 0 : dtplan__model_moe_in(m, 0, m->layers);
+}
+
+/* One MLP of width f (without its share of the layer norms). */
+static double mlp_params(const struct dtplan_model *m, double f)
+{
+	double h = m->hidden;
+
+	if (m->mlp == DTPLAN_MLP_SWIGLU)
+		return 3.0 * h * f;
+	return 2.0 * h * f + f + h;
+}
+
+double dtplan__model_attn_params(const struct dtplan_model *m)
+{
+	double h = m->hidden, a = m->heads, kv_dim, qk, p;
+
+	if (m->kv_lora_rank > 0) {
+		qk = a * (m->qk_nope_dim + m->qk_rope_dim);
+		p = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank + m->q_lora_rank * qk
+				       : h * qk;
+		p += h * ((double)m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank +
+		     (double)m->kv_lora_rank * a * ((double)m->qk_nope_dim + m->v_head_dim);
+		return p + a * m->v_head_dim * h;
+	}
+	kv_dim = (double)m->kv_heads * (h / a);
+	p = 2.0 * h * h + 2.0 * h * kv_dim;
+	if (m->mlp != DTPLAN_MLP_SWIGLU)
+		p += 2.0 * h + 2.0 * kv_dim;
+	return p;
+}
+
+/* Routed experts counted: `experts` for the total, top_k for the active. */
+static double count_params(const struct dtplan_model *m, int routed)
+{
+	double h, per_layer, final_norm, embed, dense_mlp, moe_mlp = 0.0;
+	int n_moe;
 
 	if (m == NULL || m->heads <= 0 || m->hidden <= 0)
 		return 0.0;
 	h = m->hidden;
-	kv_dim = (double)m->kv_heads * (h / m->heads);
-	f = m->ffn;
-	per_layer = 2.0 * h * h + 2.0 * h * kv_dim;
+	n_moe = dtplan_model_moe_layers(m);
+	per_layer = dtplan__model_attn_params(m);
 	if (m->mlp == DTPLAN_MLP_SWIGLU) {
-		per_layer += 3.0 * h * f + 2.0 * h;
+		per_layer += 2.0 * h;
 		final_norm = h;
 	} else {
-		per_layer += 2.0 * h * f + 4.0 * h;
-		per_layer += (2.0 * h + 2.0 * kv_dim) + (f + h);
+		per_layer += 4.0 * h;
 		final_norm = 2.0 * h;
 	}
+	dense_mlp = mlp_params(m, m->ffn);
+	if (n_moe > 0)
+		moe_mlp = ((double)routed + m->shared_experts) * mlp_params(m, m->moe_ffn) +
+			  (double)m->experts * h;
 	embed = (double)m->vocab * h * (m->tied_embeddings ? 1.0 : 2.0);
-	return m->layers * per_layer + final_norm + embed;
+	return m->layers * per_layer + (double)(m->layers - n_moe) * dense_mlp + n_moe * moe_mlp +
+	       final_norm + embed;
+}
+
+double dtplan_model_param_count(const struct dtplan_model *m)
+{
+	return count_params(m, m != NULL ? m->experts : 0);
+}
+
+double dtplan_model_active_param_count(const struct dtplan_model *m)
+{
+	return count_params(m, m != NULL ? m->top_k : 0);
 }
 
 /* Checks dimensions and sets params unless given.  `source` names the input. */
@@ -121,12 +216,51 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 	if (m->heads % m->kv_heads != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
 				     "kv_heads %d does not divide heads %d", m->kv_heads, m->heads);
+	if (m->experts < 0 || m->top_k < 0 || m->moe_ffn < 0 || m->shared_experts < 0 ||
+	    m->moe_every < 0 || m->first_dense < 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
+				     "experts (%d), top_k (%d), moe_ffn (%d), shared_experts (%d), "
+				     "moe_every (%d) and first_dense (%d) must not be negative",
+				     m->experts, m->top_k, m->moe_ffn, m->shared_experts,
+				     m->moe_every, m->first_dense);
+	if (m->experts == 0 && (m->top_k > 0 || m->shared_experts > 0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
+				     "top_k (%d) and shared_experts (%d) need routed experts "
+				     "(experts=N)",
+				     m->top_k, m->shared_experts);
+	if (m->experts > 0) {
+		if (m->top_k == 0)
+			m->top_k = 1;
+		if (m->moe_ffn == 0)
+			m->moe_ffn = m->ffn;
+		if (m->moe_every == 0)
+			m->moe_every = 1;
+		if (m->top_k > m->experts)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
+					     "top_k %d is more than the %d experts", m->top_k,
+					     m->experts);
+		if (dtplan_model_moe_layers(m) == 0)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
+					     "no layer is an MoE layer: first_dense %d and "
+					     "moe_every %d leave none of the %d layers",
+					     m->first_dense, m->moe_every, m->layers);
+	}
+	if (m->kv_lora_rank < 0 || m->q_lora_rank < 0 ||
+	    (m->kv_lora_rank > 0 &&
+	     (m->qk_nope_dim <= 0 || m->qk_rope_dim < 0 || m->v_head_dim <= 0)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
+				     "latent attention needs kv_lora_rank, qk_nope_dim and v_head_dim "
+				     "above 0 (%d, %d, %d)",
+				     m->kv_lora_rank, m->qk_nope_dim, m->v_head_dim);
 	params = m->params_given ? m->params : dtplan_model_param_count(m);
 	if (!(params <= MAX_PARAMS))
 		return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
 				     "%.3g parameters is more than the %.0e allowed", params,
 				     MAX_PARAMS);
 	m->params = params;
+	m->active_params = m->params_given ? params
+					   : m->experts > 0 ? dtplan_model_active_param_count(m)
+							    : params;
 	return DTPLAN_OK;
 }
 
@@ -164,15 +298,17 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 	tmp.vocab = 50257;
 	tmp.mlp = DTPLAN_MLP_GELU;
 	tmp.params = params;
+	tmp.active_params = params;
 	tmp.params_given = true;
 	dtplan__strlcpy(tmp.name, dtplan_format_count(params, buf, sizeof(buf)), sizeof(tmp.name));
 	*m = tmp;
 	return DTPLAN_OK;
 }
 
-/* Reads a positive integer member; a missing one is an error only when required. */
-static enum dtplan_err json_int(json_t *root, const char *key, bool required, int *out,
-				const char *path, struct dtplan_error *err)
+/* Reads an integer member of at least min; a missing (or null) one is an
+ * error only when required. */
+static enum dtplan_err json_int_min(json_t *root, const char *key, bool required, int min,
+				    int *out, const char *path, struct dtplan_error *err)
 {
 	json_t *v = json_object_get(root, key);
 	json_int_t x;
@@ -187,11 +323,93 @@ static enum dtplan_err json_int(json_t *root, const char *key, bool required, in
 		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
 				     "key '%s' must be a whole number", key);
 	x = json_integer_value(v);
-	if (x <= 0 || x > INT32_MAX)
+	if (x < min || x > INT32_MAX)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-				     "key '%s': %" JSON_INTEGER_FORMAT " is out of range (1 to %d)",
-				     key, x, INT32_MAX);
+				     "key '%s': %" JSON_INTEGER_FORMAT " is out of range (%d to %d)",
+				     key, x, min, INT32_MAX);
 	*out = (int)x;
+	return DTPLAN_OK;
+}
+
+/* A positive integer member. */
+static enum dtplan_err json_int(json_t *root, const char *key, bool required, int *out,
+				const char *path, struct dtplan_error *err)
+{
+	return json_int_min(root, key, required, 1, out, path, err);
+}
+
+/*
+ * The mixture-of-experts and latent-attention keys of the three families
+ * (transformers' configuration_mixtral.py, configuration_qwen2_moe.py,
+ * configuration_deepseek_v3.py):
+ *   Mixtral      num_local_experts, num_experts_per_tok; experts of
+ *                intermediate_size
+ *   Qwen2-MoE    num_experts, num_experts_per_tok, moe_intermediate_size,
+ *                shared_expert_intermediate_size (one expert that wide: a
+ *                multiple of moe_intermediate_size), decoder_sparse_step,
+ *                mlp_only_layers (leading layers only)
+ *   DeepSeek     n_routed_experts, num_experts_per_tok, moe_intermediate_size,
+ *                n_shared_experts, first_k_dense_replace, moe_layer_freq;
+ *                q_lora_rank (null: none), kv_lora_rank, qk_nope_head_dim,
+ *                qk_rope_head_dim, v_head_dim
+ * A routed count of 0 (Qwen2's num_experts 0) is a dense model.
+ */
+static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *path,
+			      struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+	json_t *v;
+	int shared_width = 0, n;
+
+	if ((rv = json_int_min(root, "num_local_experts", false, 0, &m->experts, path, err)) ||
+	    (rv = json_int_min(root, "num_experts", false, 0, &m->experts, path, err)) ||
+	    (rv = json_int_min(root, "n_routed_experts", false, 0, &m->experts, path, err)) ||
+	    (rv = json_int_min(root, "num_experts_per_tok", false, 0, &m->top_k, path, err)) ||
+	    (rv = json_int(root, "moe_intermediate_size", false, &m->moe_ffn, path, err)) ||
+	    (rv = json_int_min(root, "n_shared_experts", false, 0, &m->shared_experts, path,
+			       err)) ||
+	    (rv = json_int_min(root, "shared_expert_intermediate_size", false, 0, &shared_width,
+			       path, err)) ||
+	    (rv = json_int_min(root, "first_k_dense_replace", false, 0, &m->first_dense, path,
+			       err)) ||
+	    (rv = json_int(root, "moe_layer_freq", false, &m->moe_every, path, err)) ||
+	    (rv = json_int(root, "decoder_sparse_step", false, &m->moe_every, path, err)) ||
+	    (rv = json_int_min(root, "q_lora_rank", false, 0, &m->q_lora_rank, path, err)) ||
+	    (rv = json_int_min(root, "kv_lora_rank", false, 0, &m->kv_lora_rank, path, err)) ||
+	    (rv = json_int(root, "qk_nope_head_dim", false, &m->qk_nope_dim, path, err)) ||
+	    (rv = json_int_min(root, "qk_rope_head_dim", false, 0, &m->qk_rope_dim, path, err)) ||
+	    (rv = json_int(root, "v_head_dim", false, &m->v_head_dim, path, err)))
+		return rv;
+	if (m->experts == 0) {
+		m->top_k = m->shared_experts = m->moe_ffn = m->first_dense = m->moe_every = 0;
+		return DTPLAN_OK;
+	}
+	if (m->moe_ffn == 0)
+		m->moe_ffn = m->ffn;
+	if (shared_width > 0) {
+		if (shared_width % m->moe_ffn != 0)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+					     "key 'shared_expert_intermediate_size': %d is not a "
+					     "multiple of the experts' width %d",
+					     shared_width, m->moe_ffn);
+		m->shared_experts = shared_width / m->moe_ffn;
+	}
+	v = json_object_get(root, "mlp_only_layers");
+	n = v != NULL && json_is_array(v) ? (int)json_array_size(v) : 0;
+	if (v != NULL && !json_is_null(v) && !json_is_array(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+				     "key 'mlp_only_layers' must be a list of layer indexes");
+	for (int i = 0; i < n; i++) {
+		json_t *e = json_array_get(v, (size_t)i);
+
+		if (!json_is_integer(e) || json_integer_value(e) != i)
+			return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, path, 0,
+					     "key 'mlp_only_layers': dtplan plans dense layers "
+					     "leading the model only (0, 1, ..), not entry %d",
+					     i);
+	}
+	if (n > m->first_dense)
+		m->first_dense = n;
 	return DTPLAN_OK;
 }
 
@@ -245,7 +463,8 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	tmp.ffn = tmp.hidden <= INT32_MAX / 4 ? 4 * tmp.hidden : 0;
 	if ((rv = json_int(root, "num_key_value_heads", false, &tmp.kv_heads, path, err)) ||
 	    (rv = json_int(root, "intermediate_size", false, &tmp.ffn, path, err)) ||
-	    (rv = json_int(root, "max_position_embeddings", false, &tmp.max_seq, path, err)))
+	    (rv = json_int(root, "max_position_embeddings", false, &tmp.max_seq, path, err)) ||
+	    (rv = hf_moe(root, &tmp, path, err)))
 		goto out;
 	tmp.tied_embeddings = true;
 	v = json_object_get(root, "tie_word_embeddings");
@@ -293,8 +512,12 @@ out:
 static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 				  struct dtplan_error *err)
 {
-	static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads",
-					   "ffn",    "vocab",  "seq",   "mlp", "tied"};
+	static const char *const keys[] = {
+		"layers",         "hidden",    "heads",       "kv_heads",    "ffn",
+		"vocab",          "seq",       "mlp",         "tied",        "experts",
+		"top_k",          "moe_ffn",   "shared_experts", "moe_every", "first_dense",
+		"q_lora_rank",    "kv_lora_rank", "qk_nope_dim", "qk_rope_dim", "v_head_dim"};
+	int *fields[DTPLAN_ARRAY_SIZE(keys)] = {NULL};
 	struct dtplan_model tmp = {0};
 	enum dtplan_err rv;
 	bool seen[DTPLAN_ARRAY_SIZE(keys)] = {false};
@@ -307,6 +530,24 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 	}
 	tmp.vocab = 50257;
 	tmp.mlp = DTPLAN_MLP_GELU;
+	fields[0] = &tmp.layers;
+	fields[1] = &tmp.hidden;
+	fields[2] = &tmp.heads;
+	fields[3] = &tmp.kv_heads;
+	fields[4] = &tmp.ffn;
+	fields[5] = &tmp.vocab;
+	fields[6] = &tmp.max_seq;
+	fields[9] = &tmp.experts;
+	fields[10] = &tmp.top_k;
+	fields[11] = &tmp.moe_ffn;
+	fields[12] = &tmp.shared_experts;
+	fields[13] = &tmp.moe_every;
+	fields[14] = &tmp.first_dense;
+	fields[15] = &tmp.q_lora_rank;
+	fields[16] = &tmp.kv_lora_rank;
+	fields[17] = &tmp.qk_nope_dim;
+	fields[18] = &tmp.qk_rope_dim;
+	fields[19] = &tmp.v_head_dim;
 	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		size_t k;
@@ -324,7 +565,10 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 		if (k == DTPLAN_ARRAY_SIZE(keys)) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 					   "model '%s': unknown key '%s' (expected layers, hidden, "
-					   "heads, kv_heads, ffn, vocab, seq, mlp, tied)",
+					   "heads, kv_heads, ffn, vocab, seq, mlp, tied, experts, "
+					   "top_k, moe_ffn, shared_experts, moe_every, first_dense, "
+					   "q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, "
+					   "v_head_dim)",
 					   spec, tok);
 			goto out;
 		}
@@ -353,24 +597,12 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 				goto out;
 			continue;
 		}
-		rv = dtplan_parse_long(eq + 1, tok, strcmp(tok, "seq") == 0 ? 0 : 1, INT32_MAX, &x,
-				       err);
+		/* seq, shared experts, leading dense layers and ranks may be 0 */
+		rv = dtplan_parse_long(eq + 1, tok, k < 6 || (k >= 9 && k <= 11) || k == 13 ? 1 : 0,
+				       INT32_MAX, &x, err);
 		if (rv != DTPLAN_OK)
 			goto out;
-		if (strcmp(tok, "layers") == 0)
-			tmp.layers = (int)x;
-		else if (strcmp(tok, "hidden") == 0)
-			tmp.hidden = (int)x;
-		else if (strcmp(tok, "heads") == 0)
-			tmp.heads = (int)x;
-		else if (strcmp(tok, "kv_heads") == 0)
-			tmp.kv_heads = (int)x;
-		else if (strcmp(tok, "ffn") == 0)
-			tmp.ffn = (int)x;
-		else if (strcmp(tok, "vocab") == 0)
-			tmp.vocab = (int)x;
-		else
-			tmp.max_seq = (int)x;
+		*fields[k] = (int)x;
 	}
 	for (size_t k = 0; k < 3; k++) {
 		if (!seen[k]) {
@@ -439,6 +671,8 @@ enum dtplan_err dtplan_model_parse(const char *spec, struct dtplan_model *m,
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(presets); i++) {
 		if (dtplan__streq_nocase(spec, presets[i].name)) {
 			*m = presets[i];
+			if (m->active_params <= 0.0)
+				m->active_params = m->params;
 			return DTPLAN_OK;
 		}
 	}
@@ -475,7 +709,44 @@ void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_part
 		out->head = vh;
 		out->head_flops_params = vh;
 		out->per_layer = (m->params - vh - untied) / m->layers;
+		out->active_per_layer = m->active_params > 0.0
+						? (m->active_params - vh - untied) / m->layers
+						: out->per_layer;
 	} else {
 		out->per_layer = m->params / m->layers;
+		out->active_per_layer = out->per_layer;
 	}
+	if (out->active_per_layer <= 0.0)
+		out->active_per_layer = out->per_layer;
+}
+
+bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i)
+{
+	int every = m->moe_every > 1 ? m->moe_every : 1;
+
+	return m->experts > 0 && i >= m->first_dense && (i + 1) % every == 0;
+}
+
+void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, double *dense,
+			       double *expert)
+{
+	struct dtplan__model_parts parts;
+	double h = m->hidden, common, moe_dense, routed;
+	int n_moe = 0;
+
+	*dense = 0.0;
+	*expert = 0.0;
+	if (n <= 0)
+		return;
+	dtplan__model_parts(m, &parts);
+	if (m->experts <= 0 || m->params_given) {
+		*dense = n * parts.per_layer;
+		return;
+	}
+	n_moe = dtplan__model_moe_in(m, first, n);
+	common = dtplan__model_attn_params(m) + (m->mlp == DTPLAN_MLP_SWIGLU ? 2.0 : 4.0) * h;
+	moe_dense = m->shared_experts * mlp_params(m, m->moe_ffn) + (double)m->experts * h;
+	routed = (double)m->experts * mlp_params(m, m->moe_ffn);
+	*dense = n * common + (double)(n - n_moe) * mlp_params(m, m->ffn) + n_moe * moe_dense;
+	*expert = n_moe * routed;
 }

@@ -397,7 +397,7 @@ void dtplan_stage_extras(const struct dtplan_model *m, int seq, double *first_ex
 		return;
 	/* forward FLOPs per token: a layer 2 P_layer + 4 s h (attention
 	 * scores and values), the output layer 2 h V */
-	layer_flops = 2.0 * parts.per_layer + 4.0 * (seq > 0 ? seq : 0) * (double)m->hidden;
+	layer_flops = 2.0 * parts.active_per_layer + 4.0 * (seq > 0 ? seq : 0) * (double)m->hidden;
 	if (layer_flops > 0.0)
 		*last_extra = 2.0 * parts.head_flops_params / layer_flops;
 }

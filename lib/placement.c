@@ -15,7 +15,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 {
 	const struct dtplan_candidate *c;
 	enum dtplan_rank_order o;
-	size_t g, tp, pp, dp;
+	size_t g, tp, pp, dp, cp, ep;
 
 	if (p == NULL || f == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or fabric");
@@ -25,10 +25,12 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 	tp = (size_t)c->tp;
 	pp = (size_t)c->pp;
 	dp = (size_t)c->dp;
-	if (tp * pp * dp != f->n_gpus)
+	cp = c->cp > 1 ? (size_t)c->cp : 1;
+	ep = c->ep > 1 ? (size_t)c->ep : 1;
+	if (tp * cp * pp * dp != f->n_gpus)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "TP %zu x PP %zu x DP %zu is not the %zu GPUs placed", tp, pp,
-				     dp, f->n_gpus);
+				     "TP %zu x CP %zu x PP %zu x DP %zu is not the %zu GPUs placed",
+				     tp, cp, pp, dp, f->n_gpus);
 	p->ranks = calloc(f->n_gpus, sizeof(*p->ranks));
 	p->node_names = calloc(f->n_nodes, sizeof(*p->node_names));
 	p->node_leaf = calloc(f->n_nodes, sizeof(*p->node_leaf));
@@ -42,7 +44,9 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 	}
 	for (size_t rank = 0; rank < f->n_gpus; rank++) {
 		struct dtplan_rank *k = &p->ranks[rank];
-		size_t node = rank / g, l = rank % g, rest = rank / tp;
+		/* Megatron-LM's order: TP fastest, CP, then DP (EP its inner
+		 * part) and PP in the plan's rank order */
+		size_t node = rank / g, l = rank % g, rest = rank / (tp * cp);
 		const struct dtplan_node *inv = f->inv[node];
 		int nic;
 
@@ -50,6 +54,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 		k->local_rank = (int)l;
 		k->gpu = f->order[node * g + l];
 		k->tp_rank = (int)(rank % tp);
+		k->cp_rank = (int)(rank / tp % cp);
 		if (o == DTPLAN_ORDER_TP_PP_DP) {
 			k->pp_rank = (int)(rest % pp);
 			k->dp_rank = (int)(rest / pp);
@@ -57,6 +62,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 			k->dp_rank = (int)(rest % dp);
 			k->pp_rank = (int)(rest / dp);
 		}
+		k->ep_rank = (int)((size_t)k->dp_rank % ep);
 		k->domain = f->gpu_domain[rank];
 		nic = inv != NULL ? inv->gpus[k->gpu].nic : -1;
 		if (nic >= 0 && nic < inv->n_nics)

@@ -33,9 +33,12 @@ static bool put(json_t *obj, const char *key, json_t *value)
 
 static json_t *model_json(const struct dtplan_model *m, int seq)
 {
-	return json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i}", "name", m->name, "params",
-			 count(m->params), "layers", m->layers, "hidden", m->hidden, "heads",
-			 m->heads, "kv_heads", m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq);
+	return json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name", m->name,
+			 "params", count(m->params), "active_params",
+			 count(m->active_params > 0.0 ? m->active_params : m->params), "layers",
+			 m->layers, "hidden", m->hidden, "heads", m->heads, "kv_heads",
+			 m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq, "experts",
+			 m->experts, "top_k", m->top_k);
 }
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
@@ -75,8 +78,9 @@ static json_t *stages_json(const struct dtplan_candidate *c)
 
 static json_t *parallelism_json(const struct dtplan_candidate *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}", "tp",
-			 c->tp, "pp", c->pp, "dp", c->dp, "zero", c->zero, "micro_batch", c->micro_batch,
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}",
+			 "tp", c->tp, "pp", c->pp, "dp", c->dp, "ep", c->ep > 1 ? c->ep : 1, "cp",
+			 c->cp > 1 ? c->cp : 1, "zero", c->zero, "micro_batch", c->micro_batch,
 			 "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
 			 "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
 			 stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
@@ -171,10 +175,11 @@ static json_t *placement_json(const struct dtplan_plan *p)
 			goto fail;
 	for (size_t i = 0; i < p->n_ranks; i++) {
 		const struct dtplan_rank *r = &p->ranks[i];
-		json_t *j = json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "rank",
+		json_t *j = json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "rank",
 				      (json_int_t)i, "node", r->node, "gpu", r->gpu, "local_rank",
 				      r->local_rank, "tp_rank", r->tp_rank, "pp_rank", r->pp_rank,
-				      "dp_rank", r->dp_rank, "nic", r->nic);
+				      "dp_rank", r->dp_rank, "cp_rank", r->cp_rank, "ep_rank",
+				      r->ep_rank, "nic", r->nic);
 
 		if (j == NULL || json_array_append_new(ranks, j) != 0)
 			goto fail;

@@ -566,10 +566,11 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 	static const char *const keys[] = {"tp",          "pp",
 					   "dp",          "zero",
 					   "micro_batch", "num_microbatches",
-					   "global_batch", "recompute"};
+					   "global_batch", "recompute",
+					   "ep",          "cp"};
 	int *const ints[] = {&b->tp,   &b->pp,          &b->dp,
 			     &b->zero, &b->micro_batch, &b->num_microbatches,
-			     &b->global_batch};
+			     &b->global_batch, NULL, &b->ep, &b->cp};
 	char key[32], name[32];
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true, rc_name = false;
@@ -586,7 +587,7 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 		k = known_key(r, key, keys, DTPLAN_ARRAY_SIZE(keys), &seen, &rv);
 		if (rv != DTPLAN_OK)
 			return rv;
-		if (k >= 0 && k < 7)
+		if ((k >= 0 && k < 7) || k >= 8)
 			ret = int_value(r, "parallelism", key, ints[k]);
 		else if (k == 7 && peek(r) == '"') {
 			ret = string(r, name, sizeof(name), &len);
@@ -606,6 +607,14 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "parallelism: tp, pp and dp must be whole numbers >= 1");
+	/* plans from before EP and CP carry neither */
+	if (b->ep < 1)
+		b->ep = 1;
+	if (b->cp < 1)
+		b->cp = 1;
+	if (b->dp % b->ep != 0)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism: ep %d does not divide dp %d", b->ep, b->dp);
 	if (rc_name)
 		return dtplan_recompute_parse(name, &b->recompute, r->err);
 	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
@@ -745,10 +754,11 @@ static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p,
 {
 	static const char *const keys[] = {"rank",    "gpu",     "local_rank", "tp_rank",
 					   "pp_rank", "dp_rank", "domain",     "node",
-					   "nic"};
+					   "nic",     "cp_rank", "ep_rank"};
 	struct dtplan_rank *rk = &p->ranks[i];
 	int *const ints[] = {NULL,         &rk->gpu,     &rk->local_rank, &rk->tp_rank,
-			     &rk->pp_rank, &rk->dp_rank, &rk->domain};
+			     &rk->pp_rank, &rk->dp_rank, &rk->domain,     NULL,
+			     NULL,         &rk->cp_rank, &rk->ep_rank};
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true, whole;
 	char where[48], key[16], name[64];
@@ -772,7 +782,7 @@ static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p,
 			return rv;
 		if (k == 0) {
 			ret = int_value(r, where, key, &rank);
-		} else if (k >= 1 && k <= 6) {
+		} else if ((k >= 1 && k <= 6) || k >= 9) {
 			ret = int_value(r, where, key, ints[k]);
 		} else if (k == 7 && peek(r) == '"') {
 			ret = string(r, name, sizeof(name), &len);
@@ -800,7 +810,7 @@ static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p,
 				     "%s.node: not one of the plan's %zu nodes", where,
 				     p->n_nodes);
 	if (rk->local_rank < 0 || rk->gpu < 0 || rk->tp_rank < 0 || rk->pp_rank < 0 ||
-	    rk->dp_rank < 0)
+	    rk->dp_rank < 0 || rk->cp_rank < 0 || rk->ep_rank < 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s: ranks and GPU indexes must be >= 0", where);
 	return DTPLAN_OK;
@@ -1019,7 +1029,8 @@ static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p, bool 
 	}
 	/* Sizes before memory: the degrees are small integers, the product in
 	 * 64 bits, and the ranks must be exactly that many. */
-	want = (size_t)p->best.tp * (size_t)p->best.pp * (size_t)p->best.dp;
+	want = (size_t)p->best.tp * (size_t)p->best.cp * (size_t)p->best.pp *
+	       (size_t)p->best.dp;
 	if (count[P_RANKS] > DTPLAN_PLAN_MAX_RANKS) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				    "placement.ranks: %zu ranks, more than the %d dtplan plans for",
@@ -1028,8 +1039,8 @@ static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p, bool 
 	}
 	if (want != count[P_RANKS]) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				    "%zu ranks but tp %d x pp %d x dp %d", count[P_RANKS],
-				    p->best.tp, p->best.pp, p->best.dp);
+				    "%zu ranks but tp %d x cp %d x pp %d x dp %d", count[P_RANKS],
+				    p->best.tp, p->best.cp, p->best.pp, p->best.dp);
 		goto out;
 	}
 	sub = at(r, found[P_RANKS]);
@@ -1114,6 +1125,8 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
 		{"global_batch", offsetof(struct dtplan_candidate, global_batch)},
 		{"vp", offsetof(struct dtplan_candidate, vp)},
+		{"ep", offsetof(struct dtplan_candidate, ep)},
+		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
 	json_t *rc, *off;
 	enum dtplan_err ret;
@@ -1131,6 +1144,10 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 				     "%s: tp, pp and dp must be whole numbers >= 1", where);
 	if (b->vp < 1)
 		b->vp = 1;
+	if (b->ep < 1)
+		b->ep = 1;
+	if (b->cp < 1)
+		b->cp = 1;
 	off = json_object_get(obj, "offload");
 	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
@@ -1201,6 +1218,10 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
 				     "no \"model\" or \"gpu\" object: not a whole plan");
 	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
 	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
+	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||

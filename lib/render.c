@@ -121,6 +121,19 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 		dtplan_format_time(s->pp_comm, e, sizeof(e)),
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
+	if (c->ep > 1 || c->cp > 1)
+		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (not hidden)\n",
+			dtplan_format_time(s->ep_comm, a, sizeof(a)),
+			dtplan_format_time(s->cp_comm, b, sizeof(b)));
+	if (c->ep > 1)
+		fprintf(f, "               all-to-all %s per GPU per step over %s%s\n",
+			dtplan_format_bytes(c->ep_bytes, t, sizeof(t)),
+			c->ep_links == NULL ? "?"
+			: strcmp(c->ep_links, "nvlink") == 0 ? "NVLink"
+			: strcmp(c->ep_links, "leaf") == 0   ? "one leaf switch"
+			: strcmp(c->ep_links, "uplink") == 0 ? "leaf uplinks"
+							     : "the network",
+			c->ep_uplink_ratio > 1.0 ? " (oversubscribed)" : "");
 	fprintf(f, "               DP/ZeRO traffic %s per step, %s per GPU over the network\n",
 		dtplan_format_time(s->dp_comm, h, sizeof(h)),
 		dtplan_format_bytes(c->net_bytes_per_gpu, t, sizeof(t)));
@@ -245,8 +258,12 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 				  : (p->n_leaves_used == 1 ? "leaf switch" : "leaf switches"),
 			p->n_leaves_needed);
 	}
-	fprintf(f, "  rank map     %s / node / rank(tp,pp,dp) per GPU\n",
-		p->blocks ? "block" : "leaf switch");
+	if (p->best.ep > 1 || p->best.cp > 1)
+		fprintf(f, "  rank map     %s / node / rank(tp,pp,dp,cp,ep) per GPU\n",
+			p->blocks ? "block" : "leaf switch");
+	else
+		fprintf(f, "  rank map     %s / node / rank(tp,pp,dp) per GPU\n",
+			p->blocks ? "block" : "leaf switch");
 	for (size_t n = 0; n < shown; n++) {
 		if (p->node_run != NULL && p->node_run[n] != run) {
 			run = p->node_run[n];
@@ -261,8 +278,13 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 
 			if (k->node != (int)n)
 				continue;
-			fprintf(f, " g%d:r%zu(%d,%d,%d)%s%s", k->gpu, i, k->tp_rank, k->pp_rank,
-				k->dp_rank, k->nic[0] ? "@" : "", k->nic);
+			if (p->best.ep > 1 || p->best.cp > 1)
+				fprintf(f, " g%d:r%zu(%d,%d,%d,%d,%d)%s%s", k->gpu, i, k->tp_rank,
+					k->pp_rank, k->dp_rank, k->cp_rank, k->ep_rank,
+					k->nic[0] ? "@" : "", k->nic);
+			else
+				fprintf(f, " g%d:r%zu(%d,%d,%d)%s%s", k->gpu, i, k->tp_rank,
+					k->pp_rank, k->dp_rank, k->nic[0] ? "@" : "", k->nic);
 		}
 		fputc('\n', f);
 	}
@@ -292,9 +314,20 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),
 		r->model.layers, r->model.hidden, r->model.heads,
 		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
+	if (r->model.experts > 0)
+		fprintf(s.f, "               %s active: %d experts (%d per token) in %d MoE layers\n",
+			dtplan_format_count(r->model.active_params, buf, sizeof(buf)),
+			r->model.experts, r->model.top_k, dtplan_model_moe_layers(&r->model));
 	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name,
 		nodes_of(r), nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
-	fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
+	if (c->ep > 1)
+		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of DP)", c->tp, c->cp,
+			c->pp, c->dp, c->ep);
+	else if (c->cp > 1)
+		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d", c->tp, c->cp, c->pp,
+			c->dp);
+	else
+		fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
 	if (c->vp > 1)
 		fprintf(s.f, ", %d interleaved chunks per stage", c->vp);
 	fprintf(s.f, "\n  ZeRO         stage %d%s\n", c->zero,
@@ -415,13 +448,19 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 		width, height);
 	fprintf(s.f, "<title>dtplan plan: ");
 	xml_text(s.f, p->request.model.name);
-	fprintf(s.f, " on %d GPUs, TP %d x PP %d x DP %d</title>\n", p->request.gpus, p->best.tp,
-		p->best.pp, p->best.dp);
+	fprintf(s.f, " on %d GPUs, TP %d x PP %d x DP %d", p->request.gpus, p->best.tp, p->best.pp,
+		p->best.dp);
+	if (p->best.cp > 1 || p->best.ep > 1)
+		fprintf(s.f, ", CP %d, EP %d", p->best.cp, p->best.ep);
+	fprintf(s.f, "</title>\n");
 	fprintf(s.f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(s.f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", pad);
 	xml_text(s.f, p->request.model.name);
-	fprintf(s.f, ": TP %d x PP %d x DP %d, ZeRO-%d on %d x %s</text>\n", p->best.tp,
-		p->best.pp, p->best.dp, p->best.zero, p->request.gpus, p->request.gpu.name);
+	fprintf(s.f, ": TP %d x PP %d x DP %d", p->best.tp, p->best.pp, p->best.dp);
+	if (p->best.cp > 1 || p->best.ep > 1)
+		fprintf(s.f, " (CP %d, EP %d)", p->best.cp, p->best.ep);
+	fprintf(s.f, ", ZeRO-%d on %d x %s</text>\n", p->best.zero, p->request.gpus,
+		p->request.gpu.name);
 	for (int n = 0; n < shown; n++) {
 		int x = pad + (n % cols) * (node_w + pad), y = 34 + (n / cols) * (node_h + pad);
 

@@ -132,8 +132,8 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "network and NVLink bandwidths must be > 0";
 	else if (req->net_latency_s < 0.0 || req->nvlink_latency_s < 0.0)
 		bad = "latencies must be >= 0";
-	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0)
-		bad = "fixed tp, pp and micro-batch must be >= 0 (0: search)";
+	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0 || req->ep < 0 || req->cp < 0)
+		bad = "fixed tp, pp, ep, cp and micro-batch must be >= 0 (0: search)";
 	else if (req->zero < -1 || req->zero > 3)
 		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
 	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
@@ -172,6 +172,26 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r, stru
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
 				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
 				     r->pp, r->gpus);
+	if (r->ep > 1 && r->model.experts <= 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d needs a model with experts; %s is dense", r->ep,
+				     r->model.name);
+	if (r->ep > 1 && r->model.experts % r->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide the %d experts of %s", r->ep,
+				     r->model.experts, r->model.name);
+	if (r->ep > 0 && r->gpus % r->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0, "EP %d does not divide %d GPUs",
+				     r->ep, r->gpus);
+	if (r->cp > 1 && r->attention != DTPLAN_ATTENTION_FLASH)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "CP %d needs flash attention (ring attention runs on its "
+				     "blocks)",
+				     r->cp);
+	if (r->cp > 0 && r->gpus % ((long)r->cp * (r->tp > 0 ? r->tp : 1)) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "TP %d x CP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
+				     r->cp, r->gpus);
 	if (r->zero >= 2 && r->pp > 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
@@ -255,6 +275,8 @@ static const struct train_key train_keys[] = {
 	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH, NULL},
 	TRAIN_INT_KEY("tp", tp, 1, 4096),
 	TRAIN_INT_KEY("pp", pp, 1, 4096),
+	TRAIN_INT_KEY("ep", ep, 1, 4096),
+	TRAIN_INT_KEY("cp", cp, 1, 4096),
 	TRAIN_INT_KEY("zero", zero, 0, 3),
 	TRAIN_INT_KEY("mb", micro_batch, 1, 1L << 16),
 	{"recompute", TRAIN_RECOMPUTE, 0, 0, 0, NULL},
@@ -268,8 +290,8 @@ static const struct train_key train_keys[] = {
 };
 
 #define TRAIN_KNOWN                                                                              \
-	"seq, gbs, tp, pp, zero, mb, recompute, gpu, vp, offload, framework, attention, "         \
-	"precision, tokens"
+	"seq, gbs, tp, pp, ep, cp, zero, mb, recompute, gpu, vp, offload, framework, "           \
+	"attention, precision, tokens"
 
 static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
 				 const char *value, struct dtplan_error *err)

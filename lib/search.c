@@ -17,6 +17,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The kernel times of one micro-batch (microbatch_seconds()) of the
+ * (tp, cp, pp) split being walked, by micro-batch size and recomputation:
+ * the same for every EP, ZeRO stage, interleaving and rank order.  A split's sizes are b0 2^k, so
+ * the trailing zeros of b tell them apart.
+ */
+struct kernel_time {
+	unsigned split;      /* the memo's split it holds; 0 none */
+	int b;
+	double fwd, rest, flops, attn_fwd;
+};
+
+struct kernel_memo {
+	unsigned split;      /* counts the splits walked */
+	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
+};
+
 /* Per-request constants, computed once per search. */
 struct ctx {
 	const struct dtplan_request *req;
@@ -27,14 +44,19 @@ struct ctx {
 	double nvlink_bw;    /* one direction: what a ring sends at */
 	double grad_bytes;   /* gradient bytes per parameter (the framework's) */
 	int kv_heads;
+	int n_moe;           /* MoE layers of the model */
 	bool offload;        /* this walk's candidates are ZeRO-Offload ones */
+	bool exhaustive;     /* evaluate every candidate: no pruning (tests compare) */
+	struct kernel_memo *memo; /* the walked split's kernel times; NULL: none */
 	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
 };
 
 /* Bandwidth and latency of each group kind's links for one candidate. */
 struct links {
-	bool tp_net, pp_net, dp_net;
-	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat;
+	bool tp_net, pp_net, dp_net, cp_net, ep_net;
+	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat, cp_bw, cp_lat, ep_bw, ep_lat;
+	const char *ep_where;  /* "nvlink", "network", "leaf" or "uplink" */
+	double ep_ratio;       /* largest oversubscription the EP groups cross (1.0 none) */
 	double dp_rails;     /* a DP group's members per node: NICs its collectives use */
 };
 
@@ -55,9 +77,12 @@ static double dp_rails(int gpus_per_node, long stride, int dp)
 	return (double)(k < dp ? k : dp);
 }
 
-/* A (tp, pp, dp) split costed on the fabric under both rank orders. */
+/* A (tp, cp, pp, dp, ep) split costed on the fabric under both rank orders:
+ * ev with the tp x cp block in the place of TP, ep_ev's dp the EP groups. */
 struct split {
 	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan_rank_order */
+	struct dtplan__fabric_eval ep_ev[2];
+	bool tp_on_nvlink;                /* TP alone fits its NVLink domains */
 };
 
 static void ctx_init(struct ctx *x, const struct dtplan_request *req)
@@ -73,7 +98,10 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 		       2.0;
 	x->grad_bytes = req->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
+	x->n_moe = dtplan_model_moe_layers(&req->model);
 	x->offload = false;
+	x->exhaustive = false;
+	x->memo = NULL;
 	x->fab = NULL;
 }
 
@@ -94,15 +122,23 @@ static void flat_links(const struct ctx *x, const struct dtplan_candidate *c, st
 {
 	const struct dtplan_request *r = x->req;
 	bool in_domain = c->tp <= r->gpu.domain_size && r->gpus_per_node % c->tp == 0;
+	int tc = c->tp * c->cp;
 
 	l->tp_net = !in_domain;
 	l->tp_bw = in_domain ? x->nvlink_bw : r->net_bytes_per_s;
 	l->tp_lat = in_domain ? r->nvlink_latency_s : r->net_latency_s;
-	group_link(x, c->tp * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
-	group_link(x, c->tp * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
-	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node, c->tp, c->dp) : 1.0;
+	group_link(x, tc * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
+	group_link(x, tc * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
+	group_link(x, tc, &l->cp_net, &l->cp_bw, &l->cp_lat);
+	group_link(x, tc * c->ep, &l->ep_net, &l->ep_bw, &l->ep_lat);
+	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node, tc, c->dp) : 1.0;
 	if (l->dp_net)
 		l->dp_bw = fmin(l->dp_bw * l->dp_rails, x->nvlink_bw);
+	/* an all-to-all leaving the node runs over every rail of its members */
+	if (l->ep_net)
+		l->ep_bw = fmin(l->ep_bw * dp_rails(r->gpus_per_node, tc, c->ep), x->nvlink_bw);
+	l->ep_where = l->ep_net ? "network" : "nvlink";
+	l->ep_ratio = 1.0;
 }
 
 /*
@@ -110,10 +146,12 @@ static void flat_links(const struct ctx *x, const struct dtplan_candidate *c, st
  * carried the full NIC bandwidth of its leaf (the reference for
  * uplink_slowdown).
  */
-static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *ev,
+static void fabric_links(const struct ctx *x, const struct split *sp,
 			 const struct dtplan_candidate *c, enum dtplan_rank_order o,
 			 bool nonblocking, struct links *l)
 {
+	const struct dtplan__fabric_eval *ev = &sp->ev[o], *ep_ev = &sp->ep_ev[o];
+	bool sp_tp_on_nvlink = sp->tp_on_nvlink;
 	const struct dtplan_request *r = x->req;
 	const struct dtplan__group_links *g[3] = {&ev->tp, &ev->pp, &ev->dp};
 	bool *net[3] = {&l->tp_net, &l->pp_net, &l->dp_net};
@@ -126,10 +164,40 @@ static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *
 		*lat[i] = g[i]->net ? r->net_latency_s : r->nvlink_latency_s;
 	}
 	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node,
-					   o == DTPLAN_ORDER_TP_DP_PP ? c->tp
-								     : (long)c->tp * c->pp,
+					   o == DTPLAN_ORDER_TP_DP_PP ? (long)c->tp * c->cp
+								     : (long)c->tp * c->cp * c->pp,
 					   c->dp)
 				: 1.0;
+	/* with CP, ev's TP is the tp x cp block: CP's ring runs there, TP
+	 * stays on NVLink when it fits a domain alone */
+	l->cp_net = l->tp_net;
+	l->cp_bw = l->tp_bw;
+	l->cp_lat = l->tp_lat;
+	if (c->cp > 1 && sp_tp_on_nvlink) {
+		l->tp_net = false;
+		l->tp_bw = x->nvlink_bw;
+		l->tp_lat = r->nvlink_latency_s;
+	}
+	{
+		const struct dtplan__group_links *e = &ep_ev->dp;
+		double rails = dp_rails(r->gpus_per_node,
+					o == DTPLAN_ORDER_TP_DP_PP ? (long)c->tp * c->cp
+								  : (long)c->tp * c->cp * c->pp,
+					c->ep);
+
+		l->ep_net = e->net;
+		l->ep_lat = e->net ? r->net_latency_s : r->nvlink_latency_s;
+		l->ep_bw = !e->net ? x->nvlink_bw : nonblocking ? r->net_bytes_per_s : e->bw;
+		if (e->net && rails > 1.0) {
+			double ebw = r->net_bytes_per_s * rails;
+
+			if (!nonblocking && e->crosses)
+				ebw = fmin(ebw, x->fab->runs[e->worst_run].uplink_bw / e->worst_flows);
+			l->ep_bw = fmin(ebw, x->nvlink_bw);
+		}
+		l->ep_where = !e->net ? "nvlink" : e->crosses ? "uplink" : "leaf";
+		l->ep_ratio = e->crosses && e->max_ratio > 1.0 ? e->max_ratio : 1.0;
+	}
 	/* the rails add up to the uplink's share of each group that crosses it */
 	if (l->dp_net && l->dp_rails > 1.0) {
 		double rails = r->net_bytes_per_s * l->dp_rails;
@@ -145,17 +213,18 @@ static void fabric_links(const struct ctx *x, const struct dtplan__fabric_eval *
 static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 {
 	double m = c->num_microbatches;
+	int n = c->dp * c->cp;
 	double rs = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
-					       grad_bytes, c->dp);
+					       grad_bytes, n);
 	double ag = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
-					       grad_bytes, c->dp);
+					       grad_bytes, n);
 
-	if (c->dp <= 1)
+	if (n <= 1)
 		return 0.0;
 	switch (c->zero) {
 	case 0:
 		return dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
-						  grad_bytes, c->dp);
+						  grad_bytes, n);
 	case 1:
 		return rs + ag;
 	case 2:
@@ -171,17 +240,39 @@ static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
  * job executes per micro-batch of each pipeline.
  */
 static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidate *c, double *fwd,
-			       double *rest, double *flops)
+			       double *rest, double *flops, double *attn_fwd)
 {
 	const struct dtplan_request *r = x->req;
-	struct dtplan__layer_time lt, hd;
-	double layers = r->model.layers, share = c->stage_imbalance / c->pp;
+	struct dtplan__layer_time lt, mo, hd;
+	double layers = r->model.layers - x->n_moe, moe = x->n_moe;
+	double share = c->stage_imbalance / c->pp;
+	struct kernel_time *kt = NULL;
 
-	dtplan__layer_seconds(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->recompute, &lt);
-	dtplan__head_seconds(&x->k, &r->model, r->seq, c->micro_batch, c->tp, &hd);
-	*fwd = (layers * lt.fwd + hd.fwd) * share;
-	*rest = (layers * (lt.bwd + lt.recompute) + hd.bwd) * share;
-	*flops = (layers * lt.flops + hd.flops) * c->tp;
+	if (x->memo != NULL && c->micro_batch > 0 &&
+	    (unsigned)c->recompute <= DTPLAN_RECOMPUTE_FULL) {
+		kt = &x->memo->t[__builtin_ctz((unsigned)c->micro_batch)][c->recompute];
+		if (kt->split == x->memo->split && kt->b == c->micro_batch) {
+			*fwd = kt->fwd;
+			*rest = kt->rest;
+			*flops = kt->flops;
+			*attn_fwd = kt->attn_fwd;
+			return;
+		}
+	}
+	dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp, false,
+				 c->recompute, &lt);
+	memset(&mo, 0, sizeof(mo));
+	if (moe > 0)
+		dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp,
+					 true, c->recompute, &mo);
+	dtplan__head_seconds(&x->k, &r->model, r->seq / c->cp, c->micro_batch, c->tp, &hd);
+	*fwd = (layers * lt.fwd + moe * mo.fwd + hd.fwd) * share;
+	*rest = (layers * (lt.bwd + lt.recompute) + moe * (mo.bwd + mo.recompute) + hd.bwd) * share;
+	*flops = (layers * lt.flops + moe * mo.flops + hd.flops) * c->tp * c->cp;
+	*attn_fwd = lt.attn_fwd;
+	if (kt != NULL)
+		*kt = (struct kernel_time){x->memo->split, c->micro_batch, *fwd, *rest, *flops,
+					   *attn_fwd};
 }
 
 static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
@@ -189,16 +280,68 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
 	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
-	double gpus = r->gpus, act = 2.0 * s * b * h; /* bf16 activation of one micro-batch */
-	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, held;
+	double sl = s / c->cp; /* a CP rank's share of each sequence */
+	double gpus = r->gpus, act = 2.0 * sl * b * h; /* bf16 activation of one micro-batch */
+	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, held, attn_fwd;
 	double n_ar, net_bytes = 0.0, pp_net = 0.0, tokens = (double)c->global_batch * s;
+	double share = c->stage_imbalance / c->pp, ep_net = 0.0;
 	bool net;
 
 	memset(st, 0, sizeof(*st));
 	/* the slowest stage sets the pace of every stage (doc/internals/cost-model.md) */
-	microbatch_seconds(x, c, &fwd_mb, &bwd_mb, &mb_flops);
+	microbatch_seconds(x, c, &fwd_mb, &bwd_mb, &mb_flops, &attn_fwd);
 	st->compute = m * (fwd_mb + bwd_mb);
 	c->flops_per_step = mb_flops * c->dp * m;
+
+	/* EP: each MoE layer dispatches its tokens' top_k copies to their
+	 * experts and combines the results, forward and backward (twice more
+	 * when full recomputation reruns the forward): all-to-alls of the
+	 * busiest rank's s b k / (cp tp) tokens of 2h bytes, (ep - 1)/ep of
+	 * them leaving the rank (doc/internals/cost-model.md, "Experts"). */
+	c->ep_bytes = 0.0;
+	if (c->ep > 1 && x->n_moe > 0) {
+		double bytes = sl * b * r->model.top_k * DTPLAN_MOE_CAPACITY_FACTOR * 2.0 * h / c->tp;
+		double n_a2a = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->n_moe * share;
+		double off = bytes * (c->ep - 1.0) / c->ep;
+
+		t = off / l->ep_bw + (c->ep - 1.0) * l->ep_lat;
+		st->ep_comm = n_a2a * m * t;
+		c->ep_bytes = n_a2a / share / c->pp * m * off;
+		if (l->ep_net) {
+			ep_net = c->ep_bytes;
+			net_bytes += ep_net;
+		}
+	}
+	c->ep_links = c->ep > 1 ? l->ep_where : "none";
+	c->ep_uplink_ratio = c->ep > 1 ? l->ep_ratio : 1.0;
+
+	/* CP: ring attention passes each rank's K and V blocks (bf16, kv
+	 * heads, or latent attention's expanded keys and values) around the
+	 * ring, cp - 1 steps per layer forward and twice the bytes backward
+	 * (K, V and their gradients), each step hidden behind the attention
+	 * of the block it holds (Liu et al., Ring Attention, arXiv
+	 * 2310.01889; Megatron-LM's context parallelism). */
+	if (c->cp > 1) {
+		const struct dtplan_model *md = &r->model;
+		double kv_w = md->kv_lora_rank > 0
+				      ? md->heads * ((double)md->qk_nope_dim + md->qk_rope_dim +
+						     md->v_head_dim)
+				      : 2.0 * x->kv_heads * ((double)h / md->heads);
+		double blk = 2.0 * sl * b * kv_w / c->tp, step_attn = attn_fwd / (c->cp - 1.0);
+		double step = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, blk, 2,
+						  l->cp_bw, l->cp_lat);
+		double step_b = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2.0 * blk, 2,
+						    l->cp_bw, l->cp_lat);
+		double per_layer = (c->cp - 1.0) * (fmax(0.0, step - step_attn) +
+						   fmax(0.0, step_b - 2.5 * step_attn));
+
+		per_layer += DTPLAN__OVERLAP_TAX * (c->cp - 1.0) *
+			     (fmin(step, step_attn) + fmin(step_b, 2.5 * step_attn));
+		st->cp_comm = per_layer * r->model.layers * share * m *
+			      (c->recompute == DTPLAN_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+		if (l->cp_net)
+			net_bytes += (c->cp - 1.0) * 3.0 * blk * r->model.layers / c->pp * m;
+	}
 
 	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
 	 * 2 backward), 2 more when full recomputation reruns the forward. */
@@ -238,20 +381,25 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * before every forward and backward instead.  A group that leaves the
 	 * node runs over as many NICs as it has members on each node. */
 	grad_bytes = 2.0 * c->memory.params_per_gpu;
-	if (c->dp > 1) {
-		double rs, ag, hidden;
+	if (c->dp * c->cp > 1) {
+		/* the dense gradients over dp x cp ranks, the experts' over the
+		 * expert data-parallel group of dp x cp / ep */
+		double rs, ag, hidden, ge = 2.0 * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
+		int n = c->dp * c->cp, ne = n / c->ep;
 
 		net = l->dp_net;
 		bw = l->dp_bw;
 		lat = l->dp_lat;
-		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, grad_bytes,
-					 c->dp, bw, lat);
-		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, grad_bytes, c->dp,
-					 bw, lat);
+		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
+		     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
+		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
+		     dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
 		switch (c->zero) {
 		case 0:
-			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
-							  grad_bytes, c->dp, bw, lat);
+			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, gd,
+							  n, bw, lat) +
+				      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, ge,
+							  ne, bw, lat);
 			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
 			break;
 		case 1:
@@ -277,18 +425,22 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	}
 
 	/* The optimizer step over the parameters whose state this GPU holds. */
-	held = c->memory.params_per_gpu / (c->zero >= 1 ? c->dp : 1);
+	held = c->zero >= 1 ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
+				      ((double)c->dp * c->cp) +
+				      c->memory.expert_params_per_gpu * c->ep / ((double)c->dp * c->cp)
+			    : c->memory.params_per_gpu;
 	st->optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed +
-		    st->optimizer;
+		    st->optimizer + st->ep_comm + st->cp_comm;
 	c->net_bytes_per_gpu = net_bytes;
 	/* the fabric says which of them cross oversubscribed uplinks */
-	c->uplink_bytes = pp_net;
+	c->uplink_bytes = pp_net + ep_net;
 	c->dp_bytes = dp_traffic(c, grad_bytes);
 	/* each boundary carries 2sbh/tp each way per micro-batch and chunk */
 	c->pp_bytes = c->pp > 1 ? (c->vp > 1 ? c->vp : 1) * m * act / c->tp : 0.0;
-	c->tflops_per_gpu = 6.0 * x->params * tokens / (st->total * gpus) / 1e12;
+	c->tflops_per_gpu = 6.0 * (r->model.active_params > 0.0 ? r->model.active_params : x->params) *
+			    tokens / (st->total * gpus) / 1e12;
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
@@ -308,9 +460,9 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 	struct links l;
 	double placed;
 
-	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_DP_PP], c, DTPLAN_ORDER_TP_DP_PP, false, &l);
+	fabric_links(x, sp, c, DTPLAN_ORDER_TP_DP_PP, false, &l);
 	predict(x, &l, c);
-	fabric_links(x, &sp->ev[DTPLAN_ORDER_TP_PP_DP], c, DTPLAN_ORDER_TP_PP_DP, false, &l);
+	fabric_links(x, sp, &alt, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	predict(x, &l, &alt);
 	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
 		*c = alt;
@@ -318,7 +470,7 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 	}
 	ev = &sp->ev[o];
 	placed = c->step.total;
-	fabric_links(x, ev, c, o, true, &l);
+	fabric_links(x, sp, c, o, true, &l);
 	alt = *c;
 	predict(x, &l, &alt);
 	c->rank_order = o;
@@ -385,8 +537,9 @@ static enum dtplan_err stages_of(const struct ctx *x, int pp, struct dtplan_stag
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
-				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+/* The ledger's input for candidate c. */
+static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
+			 struct dtplan_ledger_in *out)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_ledger_in in = {
@@ -406,24 +559,56 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 		.chunks = c->vp,
 		.offload = c->offload,
 		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
+		.ep = c->ep,
+		.cp = c->cp,
 	};
-	enum dtplan_err rv;
 
 	in.num_microbatches = c->num_microbatches;
-	rv = dtplan_ledger_compute(&in, &c->memory, err);
+	*out = in;
+}
+
+/* The ledger of c, and when it fits and `timed`, its predicted step. */
+/* The memory of c (its split's stages shaped in sh, or NULL); *fits when it
+ * is within the GPU's. */
+static enum dtplan_err ledger_of(const struct ctx *x, const struct dtplan__ledger_shape *sh,
+				 struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+{
+	struct dtplan_ledger_in in;
+	enum dtplan_err rv;
+
+	ledger_in_of(x, c, &in);
+	rv = sh != NULL ? dtplan__ledger_compute_shaped(&in, sh, &c->memory, err)
+			: dtplan_ledger_compute(&in, &c->memory, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	*fits = c->memory.total <= x->capacity;
-	if (*fits && sp != NULL) {
-		predict_placed(x, sp, c);
-	} else if (*fits) {
-		struct links l;
-
-		flat_links(x, c, &l);
-		predict(x, &l, c);
-		c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
-	}
 	return DTPLAN_OK;
+}
+
+/* The predicted step of c, which fits. */
+static void time_of(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c)
+{
+	struct links l;
+
+	if (sp != NULL) {
+		predict_placed(x, sp, c);
+		return;
+	}
+	flat_links(x, c, &l);
+	predict(x, &l, c);
+	c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
+}
+
+/* The ledger of c and, when it fits, its predicted step. */
+static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
+				struct dtplan_candidate *c, bool *fits, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	rv = ledger_of(x, NULL, c, fits, err);
+	if (rv == DTPLAN_OK && *fits)
+		time_of(x, sp, c);
+	return rv;
 }
 
 enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
@@ -438,9 +623,13 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 		return rv;
 	if (c != NULL && c->vp == 0)
 		c->vp = 1;
+	if (c != NULL && c->ep == 0)
+		c->ep = 1;
+	if (c != NULL && c->cp == 0)
+		c->cp = 1;
 	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
 	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 || c->vp < 1 ||
-	    (c->vp > 1 && c->pp < 2) ||
+	    (c->vp > 1 && c->pp < 2) || c->ep < 1 || c->cp < 1 || c->dp % c->ep != 0 ||
 	    !batch_of(req, c->dp, c->micro_batch, &c->num_microbatches, &c->global_batch))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3, "
@@ -457,10 +646,17 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
 {
 	char vp[32] = "";
 
+	char cp[24] = "", ep[24] = "";
+
 	if (c->vp > 1)
 		snprintf(vp, sizeof(vp), " (%d interleaved)", c->vp);
-	snprintf(buf, size, "TP %d x PP %d%s x DP %d, ZeRO-%d%s, micro-batch %d x %d, %s recompute",
-		 c->tp, c->pp, vp, c->dp, c->zero, c->offload ? " with CPU offload" : "",
+	if (c->cp > 1)
+		snprintf(cp, sizeof(cp), " x CP %d", c->cp);
+	if (c->ep > 1)
+		snprintf(ep, sizeof(ep), " (EP %d)", c->ep);
+	snprintf(buf, size,
+		 "TP %d%s x PP %d%s x DP %d%s, ZeRO-%d%s, micro-batch %d x %d, %s recompute",
+		 c->tp, cp, c->pp, vp, c->dp, ep, c->zero, c->offload ? " with CPU offload" : "",
 		 c->micro_batch, c->num_microbatches, dtplan_recompute_name(c->recompute));
 	return buf;
 }
@@ -481,7 +677,8 @@ static double norm_time(const struct dtplan_candidate *c, double t, int requeste
 /* Communication that is not hidden: the least certain part of a prediction. */
 static double exposed_comm(const struct dtplan_candidate *c)
 {
-	return c->step.tp_comm + c->step.pp_comm + c->step.dp_exposed;
+	return c->step.tp_comm + c->step.pp_comm + c->step.dp_exposed + c->step.ep_comm +
+	       c->step.cp_comm;
 }
 
 /*
@@ -528,7 +725,7 @@ static int cmp_simpler(const struct dtplan_candidate *a, const struct dtplan_can
 	static const char *const reasons[] = {"offload", "mp", "zero", "vp", "recompute"};
 	int d[] = {
 		(int)a->offload - (int)b->offload,
-		a->tp * a->pp - b->tp * b->pp,
+		a->tp * a->cp * a->pp - b->tp * b->cp * b->pp,
 		a->zero - b->zero,
 		a->vp - b->vp,
 		(int)a->recompute - (int)b->recompute,
@@ -585,12 +782,13 @@ static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_c
 static bool same_layout(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
 {
 	return a->tp == b->tp && a->pp == b->pp && a->zero == b->zero &&
-	       a->recompute == b->recompute && a->vp == b->vp && a->offload == b->offload;
+	       a->recompute == b->recompute && a->vp == b->vp && a->offload == b->offload &&
+	       a->ep == b->ep && a->cp == b->cp;
 }
 
 static bool same_split(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
 {
-	return a->tp == b->tp && a->pp == b->pp;
+	return a->tp == b->tp && a->pp == b->pp && a->ep == b->ep && a->cp == b->cp;
 }
 
 /* The step part in which b exceeds a the most. */
@@ -607,6 +805,8 @@ static const char *largest_gap(const struct dtplan_step *a, const struct dtplan_
 		{"PP communication", b->pp_comm - a->pp_comm},
 		{"exposed DP communication", b->dp_exposed - a->dp_exposed},
 		{"optimizer step", b->optimizer - a->optimizer},
+		{"expert all-to-all", b->ep_comm - a->ep_comm},
+		{"ring attention exchange", b->cp_comm - a->cp_comm},
 	};
 	size_t best = 0;
 
@@ -627,9 +827,15 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 	if (strcmp(why, "offload") == 0)
 		snprintf(buf, size, "no CPU offload");
 	else if (strcmp(why, "mp") == 0)
-		snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
-			 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
-			 l->tp * l->pp);
+		if (w->cp > 1 || l->cp > 1)
+			snprintf(buf, size,
+				 "%d model-parallel GPU%s (TP %d x CP %d x PP %d) instead of %d",
+				 w->tp * w->cp * w->pp, w->tp * w->cp * w->pp == 1 ? "" : "s",
+				 w->tp, w->cp, w->pp, l->tp * l->cp * l->pp);
+		else
+			snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
+				 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
+				 l->tp * l->pp);
 	else if (strcmp(why, "zero") == 0)
 		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
 	else if (strcmp(why, "vp") == 0 && w->vp == 1)
@@ -786,7 +992,9 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 			g = gcd(g, c->stages.middle);
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
-		if (v > 1 && (c->pp < 2 || g % v != 0))
+		if (v > 1 && (c->pp < 2 || (g > 0 && v > g)))
+			break;
+		if (v > 1 && g % v != 0)
 			continue;
 		if (r->vp > 0 && v != r->vp)
 			continue;
@@ -794,6 +1002,127 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 	}
 	return n;
 }
+
+/*
+ * Pruning that changes no plan (doc/internals/cost-model.md, "Search"): a
+ * candidate is skipped only when the ledger would say it does not fit, and
+ * counted as considered all the same.
+ *
+ * Weights, gradients and optimizer state do not depend on the micro-batch,
+ * interleaving or recomputation, and activations only add to them: when
+ * they alone exceed memory on one stage (the ledger without a sequence), no
+ * candidate of the (split, ZeRO stage) fits.  *fails says so.
+ */
+static void static_fails(const struct ctx *x, const struct dtplan__ledger_shape *sh,
+			 const struct dtplan_candidate *base, int zero, bool *fails)
+{
+	struct dtplan_candidate c = *base;
+	struct dtplan_ledger_in in;
+	struct dtplan_ledger l;
+	enum dtplan_err rv;
+
+	c.zero = zero;
+	c.micro_batch = 1;
+	c.num_microbatches = 1;
+	c.vp = 1;
+	c.offload = x->offload;
+	c.recompute = DTPLAN_RECOMPUTE_NONE;
+	ledger_in_of(x, &c, &in);
+	in.seq = 0;
+	rv = sh != NULL ? dtplan__ledger_compute_shaped(&in, sh, &l, NULL)
+			: dtplan_ledger_compute(&in, &l, NULL);
+	/* an error is the candidates' to report */
+	*fails = rv == DTPLAN_OK && l.total > x->capacity;
+}
+
+/*
+ * A (split, ZeRO, interleaving, recomputation) whose micro-batch b did not
+ * fit on stage `stage` with m micro-batches.  Every activation term is
+ * linear in b, and b' = 2^k b scales each of them by 2^k exactly in
+ * floating point; the stage holds min(m, pp - stage) micro-batches in
+ * flight.  So a larger b' with at least as many in flight on that stage
+ * holds at least as many bytes there, and does not fit either.
+ */
+struct too_big {
+	bool on;
+	int m, stage;
+};
+
+static bool still_too_big(const struct too_big *d, int pp, int m)
+{
+	int held = pp - d->stage;
+
+	return d->on && (m < held ? m : held) >= (d->m < held ? d->m : held);
+}
+
+/*
+ * A lower bound on the step time (at the requested batch, as ranked) of
+ * every candidate of a split with micro-batch b: the compute, TP, EP and CP
+ * parts of predict() without recomputation, the parts that do not depend on
+ * the ZeRO stage or interleaving, under the faster rank order.  Each part
+ * only grows with recomputation and every other part is >= 0; floating-point
+ * sums and products are monotone, so the bound holds to the last bit.
+ */
+static double split_bound(const struct ctx *x, const struct split *sp,
+			  const struct dtplan_candidate *base, int b, int m, int gbs)
+{
+	struct dtplan_candidate c = *base;
+	double best = INFINITY;
+
+	memset(&c.memory, 0, sizeof(c.memory));
+	c.zero = 0;
+	c.vp = 1;
+	c.offload = false;
+	c.recompute = DTPLAN_RECOMPUTE_NONE;
+	c.micro_batch = b;
+	c.num_microbatches = m;
+	c.global_batch = gbs;
+	for (int o = 0; o < (sp != NULL ? 2 : 1); o++) {
+		struct links l;
+		double t;
+
+		if (sp != NULL)
+			fabric_links(x, sp, &c, (enum dtplan_rank_order)o, false, &l);
+		else
+			flat_links(x, &c, &l);
+		predict(x, &l, &c);
+		t = c.step.compute + c.step.tp_comm + c.step.ep_comm + c.step.cp_comm;
+		t = norm_time(&c, t, x->req->global_batch);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * True when no candidate whose step is at least lb can change the ranking
+ * (pass 2): the best so far is inside the tie window and lb is outside it,
+ * so such a candidate neither beats the best nor, against the two runners-up
+ * kept, one that is inside the window or faster than lb.
+ */
+static bool cannot_matter(const struct walk *w, double lb)
+{
+	const struct dtplan__search *o = w->out;
+	int requested = w->x->req->global_batch;
+	const struct dtplan_candidate *slot[2] = {&w->split, &w->other};
+	const bool have[2] = {w->have_split, w->have_other};
+
+	if (w->x->exhaustive || w->pass != 2 || !o->have_best || !w->have_split ||
+	    !w->have_other || !within_tie(&o->best, w->fastest, requested))
+		return false;
+	if (isnan(lb))
+		return true; /* the caller computes lb and asks again */
+	if (!(lb > w->fastest * (1.0 + DTPLAN__TIE_FRACTION)))
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (!have[i] || (!within_tie(slot[i], w->fastest, requested) &&
+				 !(norm_time(slot[i], slot[i]->step.total, requested) < lb)))
+			return false;
+	return true;
+}
+
+/* Most micro-batch sizes one split walks (doubling up to the batch: 2^31 at most). */
+#define MAX_B 32
 
 /* Visits every ZeRO stage, micro-batch, interleaving and recomputation of one split. */
 static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
@@ -807,9 +1136,34 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
 	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
 	enum dtplan_err rv;
-	bool fits;
+	bool fits, timed;
+
+	double lb[MAX_B];
+	struct dtplan__ledger_shape shape;
+	const struct dtplan__ledger_shape *shp = NULL;
+	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
 
 	n_vp = vp_choices(r, base, vps);
+	/* the ledger's view of the split, once (none: each candidate's own,
+	 * which reports the error) */
+	if (!x->exhaustive) {
+		struct dtplan_candidate c = *base;
+		struct dtplan_ledger_in in;
+
+		c.micro_batch = 1;
+		c.num_microbatches = 1;
+		c.vp = 1;
+		c.offload = x->offload;
+		c.zero = 0;
+		c.recompute = DTPLAN_RECOMPUTE_NONE;
+		ledger_in_of(x, &c, &in);
+		if (dtplan__ledger_shape(&in, &shape, NULL) == DTPLAN_OK)
+			shp = &shape;
+	}
+	/* the step-time bound of each micro-batch, computed when first needed
+	 * (NAN: not yet; 0: none) */
+	for (bi = 0; bi < MAX_B; bi++)
+		lb[bi] = x->exhaustive || w->first_fit ? 0.0 : NAN;
 	/* Megatron-LM's distributed optimizer is ZeRO-1; ZeRO-Offload needs
 	 * ZeRO (DeepSpeed's offload_optimizer) */
 	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && zero_hi > 1)
@@ -817,15 +1171,23 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	if (x->offload && zero_lo < 1)
 		zero_lo = 1;
 	for (int zero = zero_lo; zero <= zero_hi; zero++) {
+		struct too_big dead[MAX_VP][DTPLAN_RECOMPUTE_FULL + 1];
+		bool none_fits = false;
+
 		/* DeepSpeed runs ZeRO-2/3 only without pipeline parallelism;
 		 * ZeRO over one replica is ZeRO-0. */
 		if (zero >= 2 && pp > 1)
 			continue;
 		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
 			continue;
-		for (int b = r->micro_batch > 0 ? r->micro_batch : 1; (double)dp * b <= most;
-		     b *= 2) {
+		memset(dead, 0, (size_t)n_vp * sizeof(dead[0]));
+		if (!x->exhaustive)
+			static_fails(x, shp, base, zero, &none_fits);
+		bi = -1;
+		for (int b = b0; (double)dp * b <= most && bi + 1 < MAX_B; b *= 2) {
 			int m, gbs;
+
+			bi++;
 
 			if (!batch_of(r, dp, b, &m, &gbs)) {
 				if (r->micro_batch > 0)
@@ -841,13 +1203,28 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 
 				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
 				     rc++) {
-					struct dtplan_candidate c = *base;
+					struct dtplan_candidate c;
+					bool skip;
 
 					/* FlashAttention keeps no scores: selective
 					 * recomputation is no recomputation */
 					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
 					    r->recompute < 0)
 						continue;
+					if (w->pass == 1)
+						w->out->n_considered++;
+					if (!x->exhaustive &&
+					    (none_fits || still_too_big(&dead[k][rc], pp, m)))
+						continue;
+					/* pass 2: skip what cannot change the ranking */
+					skip = cannot_matter(w, lb[bi]);
+					if (skip && isnan(lb[bi])) {
+						lb[bi] = split_bound(x, sp, base, b, m, gbs);
+						skip = cannot_matter(w, lb[bi]);
+					}
+					if (skip)
+						continue;
+					c = *base;
 					c.zero = zero;
 					c.micro_batch = b;
 					c.num_microbatches = m;
@@ -855,15 +1232,31 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					c.vp = vps[k];
 					c.offload = x->offload;
 					c.recompute = (enum dtplan_recompute)rc;
-					rv = evaluate(x, sp, &c, &fits, err);
+					rv = ledger_of(x, shp, &c, &fits, err);
 					if (rv != DTPLAN_OK)
 						return rv;
-					if (w->pass == 1)
-						w->out->n_considered++;
-					if (!fits)
+					/* pass 1 only lowers the fastest pessimistic
+					 * time, which is at least lb */
+					if (fits && w->pass == 1 && !x->exhaustive && !w->first_fit &&
+					    isnan(lb[bi]))
+						lb[bi] = split_bound(x, sp, base, b, m, gbs);
+					timed = w->pass == 2 || x->exhaustive || w->first_fit ||
+						!(lb[bi] >= w->fastest);
+					if (fits && timed)
+						time_of(x, sp, &c);
+					if (!fits) {
+						dead[k][rc] = (struct too_big){
+							.on = true,
+							.m = m,
+							.stage = c.memory.stage,
+						};
 						continue;
+					}
+					dead[k][rc].on = false;
 					if (w->pass == 1)
 						w->out->n_fit++;
+					if (!timed)
+						continue;
 					if (visit(w, &c)) {
 						w->stop = true;
 						return DTPLAN_OK;
@@ -876,6 +1269,10 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	}
 	return DTPLAN_OK;
 }
+
+/* Most CP and EP degrees tried for one split (CP: powers of two). */
+#define MAX_CP 24
+#define MAX_EP 64
 
 /* Divisors of any int: 1,600 at most (2,095,133,040 has that many). */
 #define MAX_DIVISORS 1600
@@ -905,9 +1302,65 @@ static size_t divisors(int n, int most, int *out)
 
 
 /*
- * Every tp dividing the GPUs, the heads and the NVLink domain, every pp
- * dividing the rest up to the layers (stages need not divide the layers:
- * see dtplan_stage_split()), dp the rest.
+ * Context-parallel degrees searched: 1, and with FlashAttention every power
+ * of two whose ranks keep at least DTPLAN__CP_MIN_TOKENS of each sequence
+ * and that splits it into 2 cp chunks (Megatron-LM's load-balanced causal
+ * split); the request's pinned degree alone when it gives one.
+ */
+static int cp_choices(const struct ctx *x, int rest, int *cps)
+{
+	const struct dtplan_request *r = x->req;
+	int n = 0;
+
+	if (r->cp > 0) {
+		if (rest % r->cp == 0)
+			cps[n++] = r->cp;
+		return n;
+	}
+	cps[n++] = 1;
+	if (r->attention != DTPLAN_ATTENTION_FLASH)
+		return n;
+	for (int cp = 2; cp <= rest && n < MAX_CP; cp *= 2) {
+		if (rest % cp != 0 || r->seq % (2 * cp) != 0 ||
+		    r->seq / cp < DTPLAN__CP_MIN_TOKENS)
+			break;
+		cps[n++] = cp;
+	}
+	return n;
+}
+
+/* Expert-parallel degrees: 1 for a dense model, else every divisor of the
+ * experts that divides dp (EP is carved from DP), or the pinned one. */
+static int ep_choices(const struct ctx *x, int dp, int *eps)
+{
+	const struct dtplan_request *r = x->req;
+	int n = 0, e = r->model.experts;
+
+	if (r->ep > 0) {
+		if (r->ep == 1 || (e > 0 && e % r->ep == 0 && dp % r->ep == 0))
+			eps[n++] = r->ep;
+		return n;
+	}
+	eps[n++] = 1;
+	if (x->n_moe == 0)
+		return n;
+	{
+		int ds[MAX_DIVISORS];
+		size_t n_d = divisors(e, dp, ds);
+
+		for (size_t i = 0; i < n_d && n < MAX_EP; i++)
+			if (ds[i] >= 2 && dp % ds[i] == 0)
+				eps[n++] = ds[i];
+	}
+	return n;
+}
+
+/*
+ * Every tp dividing the GPUs, the heads and the NVLink domain, every cp of
+ * cp_choices(), every pp dividing the rest up to the layers (stages need not
+ * divide the layers: see dtplan_stage_split()), dp the rest, every ep of
+ * ep_choices().  Ranks follow Megatron-LM's tp-cp-ep-dp-pp order (or
+ * tp-cp-pp-ep-dp): CP next to TP, EP the inner part of DP.
  */
 static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 {
@@ -917,7 +1370,7 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
 	double most = r->exact_batch ? r->global_batch
 				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
-	int pps[MAX_DIVISORS];
+	int pps[MAX_DIVISORS], cps[MAX_CP], eps[MAX_EP];
 	enum dtplan_err rv;
 	struct split sp;
 
@@ -926,7 +1379,7 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		tp_max = x->fab->domain_gcd < gpus ? x->fab->domain_gcd : gpus;
 
 	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !w->stop; tp++) {
-		size_t n_pp;
+		int n_cp;
 
 		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
 			continue;
@@ -935,30 +1388,60 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		if (r->tp == 0 && x->fab == NULL &&
 		    (r->gpus_per_node % tp != 0 || tp > r->gpu.domain_size))
 			continue;
-		n_pp = divisors(gpus / tp, layers, pps);
-		for (size_t k = 0; k < n_pp && !w->stop; k++) {
-			int pp = pps[k];
-			struct dtplan_candidate c = {.tp = tp, .pp = pp};
+		n_cp = cp_choices(x, gpus / tp, cps);
+		for (int kc = 0; kc < n_cp && !w->stop; kc++) {
+			int cp = cps[kc], tc = tp * cp;
+			size_t n_pp = divisors(gpus / tc, layers, pps);
 
-			if (r->pp > 0 && pp != r->pp)
-				continue;
-			c.dp = gpus / tp / pp;
-			if (w->out->min_dp == 0 || c.dp < w->out->min_dp)
-				w->out->min_dp = c.dp;
-			if (c.dp > most)
-				continue;
-			rv = stages_of(x, pp, &c.stages, &c.stage_imbalance, err);
-			if (rv != DTPLAN_OK)
-				return rv;
-			if (x->fab != NULL) {
-				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN_ORDER_TP_DP_PP,
-						    x->nvlink_bw, &sp.ev[DTPLAN_ORDER_TP_DP_PP]);
-				dtplan__fabric_eval(x->fab, tp, pp, c.dp, DTPLAN_ORDER_TP_PP_DP,
-						    x->nvlink_bw, &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
+			for (size_t k = 0; k < n_pp && !w->stop; k++) {
+				int pp = pps[k], n_ep;
+				struct dtplan_candidate c = {.tp = tp, .pp = pp, .cp = cp, .ep = 1};
+
+				if (r->pp > 0 && pp != r->pp)
+					continue;
+				c.dp = gpus / tc / pp;
+				if (w->out->min_dp == 0 || c.dp < w->out->min_dp)
+					w->out->min_dp = c.dp;
+				if (c.dp > most)
+					continue;
+				rv = stages_of(x, pp, &c.stages, &c.stage_imbalance, err);
+				if (rv != DTPLAN_OK)
+					return rv;
+				if (x->fab != NULL) {
+					dtplan__fabric_eval(x->fab, tc, pp, c.dp, DTPLAN_ORDER_TP_DP_PP,
+							    x->nvlink_bw,
+							    &sp.ev[DTPLAN_ORDER_TP_DP_PP]);
+					dtplan__fabric_eval(x->fab, tc, pp, c.dp, DTPLAN_ORDER_TP_PP_DP,
+							    x->nvlink_bw,
+							    &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
+					sp.tp_on_nvlink = dtplan__fabric_tp_fits(x->fab, tp);
+				}
+				/* the kernel times do not depend on EP */
+				if (x->memo != NULL && ++x->memo->split == 0) {
+					/* wrapped: start over */
+					memset(x->memo, 0, sizeof(*x->memo));
+					x->memo->split = 1;
+				}
+				n_ep = ep_choices(x, c.dp, eps);
+				for (int ke = 0; ke < n_ep && !w->stop; ke++) {
+					c.ep = eps[ke];
+					if (x->fab != NULL) {
+						/* the EP groups: ep ranks tc apart (tc pp
+						 * with PP inner), as a DP group */
+						dtplan__fabric_eval(x->fab, tc, pp * (c.dp / c.ep),
+								    c.ep, DTPLAN_ORDER_TP_DP_PP,
+								    x->nvlink_bw,
+								    &sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
+						dtplan__fabric_eval(x->fab, tc * pp, c.dp / c.ep,
+								    c.ep, DTPLAN_ORDER_TP_DP_PP,
+								    x->nvlink_bw,
+								    &sp.ep_ev[DTPLAN_ORDER_TP_PP_DP]);
+					}
+					rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
+					if (rv != DTPLAN_OK)
+						return rv;
+				}
 			}
-			rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
-			if (rv != DTPLAN_OK)
-				return rv;
 		}
 	}
 	return DTPLAN_OK;
@@ -970,12 +1453,13 @@ enum dtplan_err dtplan__search_run(const struct dtplan_request *req, bool first_
 	return dtplan__search_run_fabric(req, NULL, first_fit, out, err);
 }
 
-enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
-					  const struct dtplan__fabric *fab, bool first_fit,
-					  struct dtplan__search *out, struct dtplan_error *err)
+static enum dtplan_err search(const struct dtplan_request *req, const struct dtplan__fabric *fab,
+			      bool first_fit, bool exhaustive, struct dtplan__search *out,
+			      struct dtplan_error *err)
 {
 	struct ctx x;
 	struct walk w = {.x = &x, .pass = 1, .first_fit = first_fit, .fastest = INFINITY};
+	struct kernel_memo memo;
 	struct dtplan_request resolved;
 	enum dtplan_err rv;
 
@@ -988,6 +1472,9 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 		return rv;
 	ctx_init(&x, req);
 	x.fab = fab;
+	x.exhaustive = exhaustive;
+	memset(&memo, 0, sizeof(memo));
+	x.memo = exhaustive ? NULL : &memo;
 	x.offload = req->offload == 1;
 	w.out = out;
 	rv = walk_all(&w, err);
@@ -1012,4 +1499,18 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 		explain(out, w.fastest, req->global_batch);
 	}
 	return rv;
+}
+
+enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
+					  const struct dtplan__fabric *fab, bool first_fit,
+					  struct dtplan__search *out, struct dtplan_error *err)
+{
+	return search(req, fab, first_fit, false, out, err);
+}
+
+enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
+					     const struct dtplan__fabric *fab,
+					     struct dtplan__search *out, struct dtplan_error *err)
+{
+	return search(req, fab, false, true, out, err);
 }

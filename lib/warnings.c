@@ -287,6 +287,29 @@ static enum dtplan_err step_warnings(struct dtplan_plan *p, bool placed)
 	return rv;
 }
 
+/*
+ * An expert-parallel group whose all-to-all crosses an oversubscribed leaf
+ * uplink: the collective that suffers most from shared uplinks, every MoE
+ * layer forward and backward.  The search keeps EP groups inside an NVLink
+ * domain, else one leaf, when the time allows; a pinned or forced EP may not.
+ */
+static enum dtplan_err ep_warning(struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = &p->best;
+	char bytes[32];
+
+	if (c->ep <= 1 || c->ep_links == NULL || strcmp(c->ep_links, "uplink") != 0 ||
+	    !(c->ep_uplink_ratio > p->request.oversub_threshold))
+		return DTPLAN_OK;
+	return dtplan_plan_add_warning(
+		p, "ep-oversubscribed-uplink",
+		"expert-parallel groups of EP %d span leaf switches: their all-to-all (%s per "
+		"GPU per step, %.3f s not hidden) crosses an uplink oversubscribed %.1f:1, above "
+		"%.1f:1; a smaller EP, or TP x CP x EP within one leaf, keeps it below the uplinks",
+		c->ep, dtplan_format_bytes(c->ep_bytes, bytes, sizeof(bytes)), c->step.ep_comm,
+		c->ep_uplink_ratio, p->request.oversub_threshold);
+}
+
 enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				      struct dtplan_error *err)
 {
@@ -294,6 +317,8 @@ enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan
 
 	if (f != NULL)
 		rv = fabric_warnings(p, f);
+	if (rv == DTPLAN_OK && f != NULL)
+		rv = ep_warning(p);
 	if (rv == DTPLAN_OK)
 		rv = step_warnings(p, f != NULL);
 	if (rv != DTPLAN_OK)

@@ -48,8 +48,13 @@ def semantics(j):
         out.append(("parallelism.layers_per_stage", "not one entry per stage"))
     elif sum(par["layers_per_stage"]) != j["model"]["layers"]:
         out.append(("parallelism.layers_per_stage", "does not hold model.layers"))
-    if par["tp"] * par["pp"] * par["dp"] != j["gpus"]:
-        out.append(("parallelism", "tp x pp x dp is not gpus"))
+    if par["tp"] * par["cp"] * par["pp"] * par["dp"] != j["gpus"]:
+        out.append(("parallelism", "tp x cp x pp x dp is not gpus"))
+    if par["dp"] % par["ep"] != 0 or (par["ep"] > 1 and j["model"]["experts"] % par["ep"]):
+        out.append(("parallelism.ep", "EP must divide dp and the experts"))
+    if j["model"]["active_params"] is not None and j["model"]["params"] is not None and \
+            j["model"]["active_params"] > j["model"]["params"]:
+        out.append(("model.active_params", "more than model.params"))
     if par["vp"] > 1 and (par["pp"] < 2 or any(n % par["vp"] for n in par["layers_per_stage"])):
         out.append(("parallelism.vp", "interleaving needs stages whose layers it divides"))
     if par["offload"] and par["zero"] < 1:
@@ -73,6 +78,8 @@ def semantics(j):
         for i, r in enumerate(pl["ranks"]):
             if r["rank"] != i or r["node"] >= len(pl["nodes"]):
                 out.append(("placement.ranks[%d]" % i, "out of order or on no node"))
+            if r["ep_rank"] != r["dp_rank"] % par["ep"] or r["cp_rank"] >= par["cp"]:
+                out.append(("placement.ranks[%d]" % i, "ep_rank or cp_rank out of place"))
                 break
     ln = j["launch"]
     if ln is not None:

@@ -148,6 +148,9 @@ static const struct {
 	{"MASTER_PORT", "29734"}, /* 29500 + 1234 % 1000 */
 	{"DT_TP", "4"},
 	{"DT_PP", "2"},
+	/* no experts, no context parallelism: 1 each */
+	{"DT_EP", "1"},
+	{"DT_CP", "1"},
 	{"DT_DP", "1"},
 	{"DT_ZERO", "1"},
 	{"DT_MICRO_BATCH", "2"},
@@ -380,12 +383,14 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "DT_TP_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_PP_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
+	assert_string_equal(dtplan_env_get(&e, "DT_EP_RANK"), "0");
+	assert_string_equal(dtplan_env_get(&e, "DT_CP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "PET_NODE_RANK"), "1");
 	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
-	assert_int_equal(e.n, 10);
+	assert_int_equal(e.n, 12);
 	dtplan_env_fini(&e);
 
 	/* A dotted host name matches the plan's short one. */

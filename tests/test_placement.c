@@ -271,6 +271,75 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	dtplan_topology_destroy(t);
 }
 
+/*
+ * The pruned search against the exhaustive one on a fabric: two leaves of
+ * eight 8-GPU nodes behind 4:1 uplinks, where the rank orders and the
+ * EP groups' links differ.  The same plan, runner-up and counts, to the bit.
+ */
+static void search_run_fabric__pruned__same_as_exhaustive(void **state)
+{
+	struct dtplan_topology *t = parse_topology("SwitchName=leaf1 Nodes=g[01-08]\n"
+						   "SwitchName=leaf2 Nodes=g[09-16]\n"
+						   "SwitchName=spine Switches=leaf[1-2]\n");
+	static const char *const models[] = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3",
+					     "llama3-70b"};
+	static const int batches[] = {32, 512};
+	const int inv[16] = {0};
+	char names[16][64], da[256], db[256];
+	struct dtplan_node n;
+	struct dtplan_config c;
+	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &n, .topology = t, .config = &c,
+				    .n_hosts = 16, .host_names = names, .host_inventory = inv};
+	struct dtplan__fabric *f = NULL;
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		snprintf(names[i], sizeof(names[i]), "g%02d", i + 1);
+	make_node(&n, "g01", 8, 8, NULL);
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf[1-2] Oversubscription=4:1\n",
+						    "site", NULL),
+			 DTPLAN_OK);
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++) {
+		for (size_t k = 0; k < 2 * DTPLAN_ARRAY_SIZE(batches); k++) {
+			struct dtplan_request req;
+			struct dtplan__search a, b;
+
+			request_for(&req, 8);
+			assert_int_equal(dtplan_model_parse(models[i], &req.model, NULL), DTPLAN_OK);
+			assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
+			req.gpus = 128;
+			req.seq = k % 2 == 0 ? 4096 : 32768;
+			req.global_batch = batches[k / 2];
+			assert_int_equal(dtplan__search_run_fabric(&req, f, false, &a, NULL), DTPLAN_OK);
+			assert_int_equal(dtplan__search_run_exhaustive(&req, f, &b, NULL), DTPLAN_OK);
+			assert_int_equal(a.n_considered, b.n_considered);
+			assert_int_equal(a.n_fit, b.n_fit);
+			assert_int_equal(a.have_best, b.have_best);
+			assert_int_equal(a.have_runner_up, b.have_runner_up);
+			if (a.have_best) {
+				dtplan__candidate_describe(&a.best, da, sizeof(da));
+				dtplan__candidate_describe(&b.best, db, sizeof(db));
+				assert_string_equal(da, db);
+				assert_int_equal(a.best.ep, b.best.ep);
+				assert_int_equal(a.best.rank_order, b.best.rank_order);
+				assert_true(a.best.step.total == b.best.step.total);
+				assert_true(a.best.uplink_slowdown == b.best.uplink_slowdown);
+			}
+			if (a.have_runner_up) {
+				dtplan__candidate_describe(&a.runner_up, da, sizeof(da));
+				dtplan__candidate_describe(&b.runner_up, db, sizeof(db));
+				assert_string_equal(da, db);
+				assert_string_equal(a.runner_up_reason, b.runner_up_reason);
+			}
+			dtplan__fabric_destroy(f);
+			f = NULL;
+		}
+	}
+	dtplan_config_fini(&c);
+	dtplan_topology_destroy(t);
+}
+
 /* ---- properties over random allocations ---- */
 
 static uint64_t rng_state;
@@ -945,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(fabric_build__shared_fabric_id__multi_node_domain),
 		cmocka_unit_test(fabric_build__bad_input__errors),
 		cmocka_unit_test(fabric_eval__two_racks_4to1__flows_by_order),
+		cmocka_unit_test(search_run_fabric__pruned__same_as_exhaustive),
 		cmocka_unit_test(placement__random_allocations__invariants_hold),
 		cmocka_unit_test(plan_create__two_racks_4to1__dp_in_racks_pp_crosses),
 		cmocka_unit_test(plan_create__three_leaves_4_4_8__small_gain__no_warning),

@@ -107,7 +107,7 @@ static const struct {
 	{"{" PAR1 ", " PLACE("[{\"node\": \"zz\"}]") "}", "placement.ranks[0].node: not one of"},
 	{"{" PAR1 ", " PLACE("[{\"rank\": 1, \"node\": 0}]") "}", "rank 1 out of order"},
 	{"{" PAR1 ", " PLACE("[{\"node\": 0, \"gpu\": -1}]") "}", "must be >= 0"},
-	{"{" PAR ", " PLACE("[{\"node\": 0}]") "}", "1 ranks but tp 1 x pp 1 x dp 2"},
+	{"{" PAR ", " PLACE("[{\"node\": 0}]") "}", "1 ranks but tp 1 x cp 1 x pp 1 x dp 2"},
 };
 
 static void ranks_from_json__bad_documents__parse_error(void **state)
@@ -320,10 +320,10 @@ static void ranks_from_json__limits__refused_before_allocating(void **state)
 		const char *says;
 	} cases[] = {
 		{"{" PAR1 ", " PLACE("[{\"node\": 0}, {\"node\": 0}]") "}",
-		 "2 ranks but tp 1 x pp 1 x dp 1"},
+		 "2 ranks but tp 1 x cp 1 x pp 1 x dp 1"},
 		{"{\"parallelism\": {\"tp\": 1000000, \"pp\": 1000000, \"dp\": 1000000}, "
 		 PLACE("[{\"node\": 0}]") "}",
-		 "1 ranks but tp 1000000 x pp 1000000 x dp 1000000"},
+		 "1 ranks but tp 1000000 x cp 1 x pp 1000000 x dp 1000000"},
 		{"{\"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
 		 "nested more than 32 levels deep"},
 		{"{" PAR1 ", " PLACE("[{\"node\": 0}]") "} {}", "end of file expected"},

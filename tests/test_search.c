@@ -634,6 +634,241 @@ static void plan_add_warning__appends_and_formats(void **state)
 	dtplan_plan_destroy(NULL);
 }
 
+
+/*
+ * Mixtral 8x7B (46.7B parameters, 12.9B active) on 64 H100 at 4K: the
+ * experts go EP ways inside a node's NVLink, and the memory a GPU holds is
+ * the ledger's, computed here by hand.
+ */
+static void search_run__mixtral_8x7b_64_h100__ep_and_memory(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s;
+	const struct dtplan_candidate *c;
+	/* 32 MoE layers of 8 experts of 3 x 4096 x 14336 (SwiGLU) */
+	double h = 4096.0, sbh, experts = 32.0 * 8 * 3 * 4096.0 * 14336, dense, p, pe;
+	double w, g, o, act, per_token;
+
+	(void)state;
+	preset_request(&r, "mixtral-8x7b", "h100-sxm", 64);
+	r.seq = 4096;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	c = &s.best;
+	assert_true(c->ep > 1);
+	assert_int_equal(8 % c->ep, 0);
+	assert_int_equal(c->dp % c->ep, 0);
+	assert_int_equal(c->tp * c->cp * c->pp * c->dp, 64);
+	assert_string_equal(c->ep_links, "nvlink"); /* tp x ep fits the 8-GPU board */
+	/* the hand computation below is for the plan's shape: one stage, ZeRO-1,
+	 * FlashAttention without recomputation, no CP */
+	assert_int_equal(c->pp, 1);
+	assert_int_equal(c->cp, 1);
+	assert_int_equal(c->zero, 1);
+	assert_int_equal(c->recompute, DTPLAN_RECOMPUTE_NONE);
+	dense = 46702792704.0 - experts;
+	p = dense / c->tp;
+	pe = experts / (c->tp * c->ep);
+	w = 2.0 * (p + pe);                                      /* bf16 weights */
+	g = 2.0 * (p + pe);                                      /* bf16 gradients */
+	o = 12.0 * (p / c->dp + pe / (c->dp / c->ep));           /* ZeRO-1 over DP, expert DP */
+	sbh = 4096.0 * c->micro_batch * h;
+	/* per token beyond 34h: the MoE MLP's 3h + 1.25 x 2 x (2h + 4 x 14336) +
+	 * 4 x 8 router logits in place of the dense 19h */
+	per_token = 3.0 * h + 1.25 * 2 * (2.0 * h + 4.0 * 14336) + 4.0 * 8 - 19.0 * h;
+	act = 32.0 * (34.0 * sbh + 4096.0 * c->micro_batch * per_token) / c->tp +
+	      4.0 * 4096 * c->micro_batch * 32000.0 / c->tp; /* fp32 logits */
+	assert_true(fabs(c->memory.weights - w) < 1.0);
+	assert_true(fabs(c->memory.gradients - g) < 1.0);
+	assert_true(fabs(c->memory.optimizer - o) < 1.0);
+	assert_true(fabs(c->memory.activations - act) < 1.0);
+	assert_true(c->memory.total <= 0.9 * r.gpu.memory_bytes);
+	assert_true(c->step.ep_comm > 0.0);
+}
+
+/*
+ * DeepSeek-V3 on 2,048 H800 as its authors trained it (DeepSeek-V3
+ * Technical Report, arXiv 2412.19437, section 3.2.1: "16-way Pipeline
+ * Parallelism, 64-way Expert Parallelism spanning 8 nodes, and ZeRO-1 Data
+ * Parallelism", no tensor parallelism; 4K sequences, batch 15,360): the
+ * plan with those pinned fits, its EP group spans 8 nodes over the network,
+ * and its fullest stage holds what is computed by hand here.
+ */
+static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s;
+	const struct dtplan_candidate *c;
+	double h = 7168.0, a = 128.0, attn, layer, p, pe, sbh, mla, moe;
+
+	(void)state;
+	preset_request(&r, "deepseek-v3", "h800", 2048);
+	r.seq = 4096;
+	r.global_batch = 15360;
+	r.tp = 1;
+	r.pp = 16;
+	r.ep = 64;
+	r.zero = 1;
+	r.recompute = DTPLAN_RECOMPUTE_FULL;
+	r.micro_batch = 1;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	c = &s.best;
+	assert_int_equal(c->tp, 1);
+	assert_int_equal(c->pp, 16);
+	assert_int_equal(c->ep, 64);
+	assert_int_equal(c->dp, 128);
+	assert_int_equal(c->global_batch, 15360);
+	assert_string_equal(c->ep_links, "network"); /* 64 GPUs: 8 nodes of 8 */
+	/* the fullest stage is stage 1: layers 3-6, all MoE, 15 micro-batches
+	 * in flight (stage 0 has 3 dense layers and the embedding) */
+	assert_int_equal(c->memory.stage, 1);
+	assert_int_equal(c->memory.stage_layers, 4);
+	/* MLA: q 7168x1536 + 1536 + 1536x128x192, kv 7168x576 + 512 +
+	 * 512x128x256, out 128x128x7168; 2 norms; the shared expert 3 x 7168
+	 * x 2048 and the router 256 x 7168 with the dense part; 256 routed
+	 * experts of 3 x 7168 x 2048 divided by EP 64 */
+	attn = h * 1536 + 1536 + 1536.0 * a * 192 + h * 576 + 512 + 512.0 * a * 256 + a * 128 * h;
+	layer = attn + 2.0 * h + 3.0 * h * 2048 + 256.0 * h;
+	p = 4.0 * layer;
+	pe = 4.0 * 256 * 3 * h * 2048 / 64;
+	assert_true(fabs(c->memory.params_per_gpu - (p + pe)) < 1.0);
+	assert_true(fabs(c->memory.expert_params_per_gpu - pe) < 1.0);
+	assert_true(fabs(c->memory.weights - 2.0 * (p + pe)) < 1.0);
+	assert_true(fabs(c->memory.gradients - 2.0 * (p + pe)) < 1.0);
+	/* ZeRO-1: dense state over DP 128, experts' over 128 / 64 */
+	assert_true(fabs(c->memory.optimizer - 12.0 * (p / 128 + pe / 2)) < 1.0);
+	/* full recomputation: 15 micro-batches of 4 layer inputs (2sbh), plus
+	 * one MoE layer rebuilt whole: 34sbh, MLA's wider queries, keys,
+	 * values and latents in place of 11h per token, and the MoE MLP's
+	 * 3h + 1.25 x 8 x (2h + 4 x 2048) + 4 x 2048 (shared) + 4 x 256
+	 * (router logits) in place of 19h */
+	sbh = 4096.0 * h;
+	mla = 3.0 * h + 4.0 * a * 192 + 4.0 * a * 128 + 2.0 * 1536 + 2.0 * (512 + 64) - 11.0 * h;
+	moe = 3.0 * h + 1.25 * 8 * (2.0 * h + 4.0 * 2048) + 4.0 * 2048 + 4.0 * 256 - 19.0 * h;
+	assert_true(fabs(c->memory.activations -
+			 (15.0 * 4 * 2.0 * sbh + 34.0 * sbh + 4096.0 * (mla + moe))) < 1.0);
+	assert_true(c->memory.total <= 0.9 * r.gpu.memory_bytes);
+	/* what the search alone may pick: EP divides the experts and DP */
+	r.tp = r.pp = r.ep = 0;
+	r.zero = r.recompute = -1;
+	r.micro_batch = 0;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	assert_int_equal(256 % s.best.ep, 0);
+	assert_int_equal(s.best.dp % s.best.ep, 0);
+}
+
+/*
+ * Llama-3-70B at 128K with 16 sequences per step on 512 H100: DP cannot go
+ * past 16, so without CP the GPUs go to deep pipelines with one micro-batch
+ * each; CP splits the sequences instead and is predicted faster.  The
+ * attention of the long sequence is counted: 6 s^2 h per layer and
+ * sequence (causal: half of 12), beside 6 N T for the matrices.
+ */
+static void search_run__llama3_70b_128k__context_parallel(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s, s1;
+	double s2 = 131072.0 * 131072.0, attn, mats;
+
+	(void)state;
+	preset_request(&r, "llama3-70b", "h100-sxm", 512);
+	r.seq = 131072;
+	r.global_batch = 16;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	assert_true(s.best.cp > 1);
+	assert_int_equal(s.best.tp * s.best.cp * s.best.pp * s.best.dp, 512);
+	r.cp = 1;
+	assert_int_equal(dtplan__search_run(&r, false, &s1, NULL), DTPLAN_OK);
+	assert_true(s1.have_best);
+	assert_int_equal(s1.best.cp, 1);
+	assert_true(s.best.step.total < s1.best.step.total);
+	/* the FLOPs of a step: matrices (without the embedding, a gather) and
+	 * attention, 80 layers, 16 sequences */
+	attn = 6.0 * s2 * 8192.0 * 80 * 16;
+	mats = 6.0 * (70553706496.0 - 128256.0 * 8192) * 131072.0 * 16;
+	assert_true(attn > mats);
+	assert_true(s.best.flops_per_step >= 0.999 * (attn + mats));
+}
+
+/*
+ * The pruned search against the exhaustive one (every candidate evaluated
+ * and ranked): the same plan, runner-up, reason and counts, to the bit.
+ */
+static void assert_same_search(const struct dtplan_request *r, const char *what)
+{
+	struct dtplan__search a, b;
+	char da[256], db[256];
+
+	assert_int_equal(dtplan__search_run(r, false, &a, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan__search_run_exhaustive(r, NULL, &b, NULL), DTPLAN_OK);
+	if (a.n_considered != b.n_considered || a.n_fit != b.n_fit || a.min_dp != b.min_dp ||
+	    a.have_best != b.have_best || a.have_runner_up != b.have_runner_up)
+		fail_msg("%s: %zu/%zu considered, %zu/%zu fit, best %d/%d, runner-up %d/%d", what,
+			 a.n_considered, b.n_considered, a.n_fit, b.n_fit, a.have_best,
+			 b.have_best, a.have_runner_up, b.have_runner_up);
+	if (!a.have_best)
+		return;
+	dtplan__candidate_describe(&a.best, da, sizeof(da));
+	dtplan__candidate_describe(&b.best, db, sizeof(db));
+	if (strcmp(da, db) != 0 || a.best.ep != b.best.ep ||
+	    a.best.step.total != b.best.step.total ||
+	    a.best.memory.total != b.best.memory.total || a.best.rank_order != b.best.rank_order)
+		fail_msg("%s: pruned %s (%.9g s), exhaustive %s (%.9g s)", what, da,
+			 a.best.step.total, db, b.best.step.total);
+	if (!a.have_runner_up)
+		return;
+	dtplan__candidate_describe(&a.runner_up, da, sizeof(da));
+	dtplan__candidate_describe(&b.runner_up, db, sizeof(db));
+	if (strcmp(da, db) != 0 || a.runner_up.step.total != b.runner_up.step.total ||
+	    strcmp(a.runner_up_reason, b.runner_up_reason) != 0)
+		fail_msg("%s: runner-up pruned %s (%s), exhaustive %s (%s)", what, da,
+			 a.runner_up_reason, db, b.runner_up_reason);
+}
+
+static void search_run__pruned__same_as_exhaustive(void **state)
+{
+	static const struct {
+		const char *model;
+		int seq;
+	} models[] = {
+		{"mixtral-8x7b", 4096}, {"mixtral-8x22b", 4096}, {"deepseek-v3", 4096},
+		{"deepseek-v3", 32768}, {"llama3-70b", 32768},   {"llama3-70b", 131072},
+	};
+	static const int gpus[] = {64, 512, 2048, 16384};
+	static const int batches[] = {16, 256, 4096};
+	char what[160];
+
+	(void)state;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++) {
+		for (size_t g = 0; g < DTPLAN_ARRAY_SIZE(gpus); g++) {
+			for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(batches); k++) {
+				for (int v = 0; v < 3; v++) {
+					struct dtplan_request r;
+
+					preset_request(&r, models[i].model,
+						       v == 2 ? "h800" : "h100-sxm", gpus[g]);
+					r.seq = models[i].seq;
+					r.global_batch = batches[k];
+					/* fp8 under Megatron-LM; ZeRO-Offload */
+					if (v == 1) {
+						r.precision = DTPLAN_PRECISION_FP8;
+						r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+					}
+					if (v == 2)
+						r.offload = 1;
+					snprintf(what, sizeof(what), "%s seq %d, %d GPUs, batch %d, "
+						 "variant %d", models[i].model, models[i].seq,
+						 gpus[g], batches[k], v);
+					assert_same_search(&r, what);
+				}
+			}
+		}
+	}
+}
+
 static void search_run__131072_gpus__finds_a_plan(void **state)
 {
 	struct dtplan_request r;
@@ -652,16 +887,23 @@ static void search_run__131072_gpus__finds_a_plan(void **state)
 	assert_int_equal(s.best.num_microbatches, 1);
 	assert_int_equal(s.best.global_batch, 1024);
 	/* 405B has 126 layers, which no power of two divides past 2: uneven stages
-	 * of 126 / 16 = 7.9 layers make TP 8 x PP 16 x DP 1024 possible */
+	 * of 126 / 16 = 7.9 layers make TP 8 x PP 16 x DP 1024 possible.  At its
+	 * 128K context CP splits the sequences too (Llama 3's long-context stage
+	 * ran CP 16, arXiv 2407.21783, section 3.3.1) */
 	preset_request(&r, "llama3-405b", "h100-sxm", 131072);
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	assert_true(s.have_best);
 	assert_int_equal(s.best.tp, 8);
-	assert_int_equal(s.best.tp * s.best.pp * s.best.dp, 131072);
-	assert_true(s.best.pp >= 16);
-	assert_int_equal(s.best.stages.first + (s.best.pp - 2) * s.best.stages.middle +
-				 s.best.stages.last,
-			 126);
+	assert_true(s.best.cp > 1);
+	assert_int_equal(s.best.tp * s.best.cp * s.best.pp * s.best.dp, 131072);
+	assert_true(s.best.cp * s.best.pp >= 16);
+	{
+		int sum = 0;
+
+		for (int i = 0; i < s.best.pp; i++)
+			sum += dtplan_stage_layers_at(&s.best.stages, s.best.pp, i);
+		assert_int_equal(sum, 126);
+	}
 }
 
 static void plan_create__seq_unset__uses_model_context_length(void **state)
@@ -743,6 +985,10 @@ int main(void)
 		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),
 		cmocka_unit_test(plan_add_warning__appends_and_formats),
 		cmocka_unit_test(search_run__131072_gpus__finds_a_plan),
+		cmocka_unit_test(search_run__pruned__same_as_exhaustive),
+		cmocka_unit_test(search_run__mixtral_8x7b_64_h100__ep_and_memory),
+		cmocka_unit_test(search_run__deepseek_v3_2048_h800__published_split_fits),
+		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),
 	};
 
 	test_setup_stdio();

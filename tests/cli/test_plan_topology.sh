@@ -20,7 +20,7 @@ json_eq 'len(j["placement"]["ranks"])' 128
 json_eq 'sorted((r["node"], r["gpu"]) for r in j["placement"]["ranks"]) == [(n, g) for n in range(16) for g in range(8)]' True
 # rank 9: the second GPU of the second node, in the first stage; TP fastest,
 # then DP (the TP degree is the step time's choice)
-json_eq 'j["placement"]["ranks"][9] == {"rank": 9, "node": 1, "gpu": 1, "local_rank": 1, "tp_rank": 9 % j["parallelism"]["tp"], "pp_rank": 0, "dp_rank": 9 // j["parallelism"]["tp"], "nic": "mlx5_1"}' True
+json_eq 'j["placement"]["ranks"][9] == {"rank": 9, "node": 1, "gpu": 1, "local_rank": 1, "tp_rank": 9 % j["parallelism"]["tp"], "pp_rank": 0, "dp_rank": 9 // j["parallelism"]["tp"], "cp_rank": 0, "ep_rank": 0, "nic": "mlx5_1"}' True
 json_eq 'j["placement"]["nodes"][:2]' "['gpu01', 'gpu02']"
 json_eq '[w["code"] for w in j["warnings"] if w["code"] == "too-many-leaves"]' '[]'
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# tests/cluster/moe.bats: a mixture-of-experts job end to end on the test
+# cluster: the plan's expert parallelism reaches every task as DT_EP_RANK,
+# and an expert-parallel group placed across the two 4:1 leaves is warned
+# about in the job's log.  Uses tests/data/dtplan-site-4to1.conf, as
+# plugin.bats does.
+#
+# Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
+# does that when plugin/.libs/spank_dtplan.so is built).  Each test writes
+# the plugstack.conf line it needs and teardown_file puts the cluster's own
+# line back.
+
+bats_require_minimum_version 1.5.0
+
+. "$BATS_TEST_DIRNAME/lib.sh"
+eval "$("$BATS_TEST_DIRNAME/cluster.sh" env 2>/dev/null)"
+cluster_config
+
+SITE=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-4to1.conf
+PLUGSTACK=$CL_DIR/etc/plugstack.conf
+
+setup_file() {
+	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
+		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+}
+
+teardown_file() {
+	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
+		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+}
+
+setup() {
+	[ -n "$CL_PLUGIN" ] || skip "cluster runs without the plugin (DTPLAN_PLUGIN)"
+	cd "$CL_DIR/jobs" || return 1
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+}
+
+teardown() {
+	cancel_all_wait 20
+}
+
+# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
+# and LOG (the job's output).
+run_job() {
+	local timeout=$1
+	shift
+	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
+	JOB=${JOB%%;*}
+	if ! submit_wait "$JOB" "$timeout"; then
+		echo "job $JOB (sbatch $*):"
+		scontrol show job "$JOB"
+		job_log "$JOB"
+		return 1
+	fi
+	LOG=$(job_log "$JOB")
+}
+
+# batch_var NAME: NAME's value in LOG as the batch script printed it.
+batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
+
+# The job: the job-wide EP, CP and DP, then one line per task with its ranks.
+write_moe_script() {
+	cat >"$CL_DIR/jobs/moe-job.sh" <<-'EOF'
+		#!/bin/sh
+		for v in DT_TP DT_PP DT_DP DT_EP DT_CP DTPLAN_PLAN_STATE; do
+			eval "echo \"BATCH $v=\${$v-}\""
+		done
+		srun -K sh -c 'echo "TASK $(hostname) RANK=${RANK-} DT_DP_RANK=${DT_DP_RANK-}" \
+			"DT_EP_RANK=${DT_EP_RANK-} DT_CP_RANK=${DT_CP_RANK-}"'
+		echo done
+	EOF
+	chmod 755 "$CL_DIR/jobs/moe-job.sh"
+}
+
+@test "mixtral-8x7b on the 4 nodes of one leaf: EP inside each node, an EP rank in every task" {
+	write_moe_script
+	# 4K sequences: at Mixtral's 32K context the plan prefers CP to EP
+	run_job 180 -N4 -w node1,node2,node3,node4 --ntasks-per-node=8 --gres=gpu:8 \
+		--dt-plan=auto --dt-model=mixtral-8x7b --dt-train=seq=4096 "$CL_DIR/jobs/moe-job.sh"
+	echo "$LOG" | head -n 40
+	grep -q '^done$' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	ep=$(batch_var DT_EP)
+	# Mixtral's 8 experts over 2, 4 or 8 GPUs, and EP carved from DP
+	[[ "$ep" =~ ^(2|4|8)$ ]]
+	dp=$(batch_var DT_DP)
+	[ $((dp % ep)) -eq 0 ]
+	grep -q '^  model        mixtral-8x7b: 46.70B parameters' <<<"$LOG"
+	grep -q '12.88B active: 8 experts (2 per token) in 32 MoE layers' <<<"$LOG"
+	grep -q "(EP $ep of DP)" <<<"$LOG"
+	# every task: an EP rank, the DP rank modulo EP
+	[ "$(grep -c '^TASK ' <<<"$LOG")" -eq 32 ]
+	while read -r _ _ _ dpr epr _; do
+		[ "${epr#DT_EP_RANK=}" -eq $((${dpr#DT_DP_RANK=} % ep)) ]
+	done < <(grep '^TASK ' <<<"$LOG")
+	! grep -q 'ep-oversubscribed-uplink' <<<"$LOG"
+}
+
+@test "an EP group across the two 4:1 leaves: the all-to-all's uplink is warned about" {
+	write_moe_script
+	# TP 4 x EP 8 spans all 32 GPUs: node1, node2 under leaf1, node5, node6
+	# under leaf2, 4:1 uplinks (above the default threshold of 2:1)
+	run_job 180 -N4 -w node1,node2,node5,node6 --ntasks-per-node=8 --gres=gpu:8 \
+		--dt-plan=auto --dt-model=mixtral-8x7b --dt-train=seq=4096,tp=4,pp=1,ep=8 \
+		"$CL_DIR/jobs/moe-job.sh"
+	echo "$LOG" | head -n 40
+	grep -q '^done$' <<<"$LOG"
+	[ "$(batch_var DT_EP)" = 8 ]
+	grep -q '\[ep-oversubscribed-uplink\] expert-parallel groups of EP 8 span leaf switches: their all-to-all (.* per GPU per step, .* not hidden) crosses an uplink oversubscribed 4.0:1, above 2.0:1' <<<"$LOG"
+	[ "$(grep -c '^TASK .* DT_EP_RANK=[0-7] ' <<<"$LOG")" -eq 32 ]
+}
