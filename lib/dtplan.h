@@ -197,7 +197,9 @@ struct dtplan_model {
 	bool params_given;   /* params came from a bare size, dims derived */
 	/* Mixture of experts (doc/internals/cost-model.md, "Experts"); experts 0:
 	 * dense.  Layer i (0-based) is an MoE layer when i >= first_dense and
-	 * (i + 1) % moe_every == 0; its MLP is `experts` routed experts of width
+	 * (i + 1) % moe_every == 0 (Qwen2-MoE's decoder_sparse_step, moe_every=),
+	 * or i % moe_every == 0 when moe_every_from_zero (DeepSeek's
+	 * moe_layer_freq); its MLP is `experts` routed experts of width
 	 * moe_ffn, top_k of them per token, and shared_experts experts of width
 	 * moe_ffn that every token takes.  Other layers have the dense MLP of
 	 * width ffn. */
@@ -207,6 +209,7 @@ struct dtplan_model {
 	int shared_experts;
 	int moe_every;       /* 0 or 1: every layer */
 	int first_dense;     /* leading dense layers (DeepSeek's first_k_dense_replace) */
+	bool moe_every_from_zero; /* i % moe_every == 0, not (i + 1) % moe_every == 0 */
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0: none.
 	 * q_lora_rank 0: queries projected from h directly. */
 	int q_lora_rank;
