@@ -1073,6 +1073,18 @@ enum dtplan_rank_order {
 /* "tp-dp-pp" / "tp-pp-dp" (static strings). */
 const char *dtplan_rank_order_name(enum dtplan_rank_order o);
 
+struct dtplan_candidate;
+
+/* The candidate's rank order in Megatron-LM's spelling, innermost first,
+ * naming CP and EP when above 1 (EP the inner part of DP): "tp-cp-ep-dp-pp",
+ * "tp-ep-dp-pp", .., "tp-cp-pp-dp".  A static string; "tp-dp-pp" for NULL. */
+const char *dtplan_candidate_rank_order(const struct dtplan_candidate *c);
+
+/* The rank order a dtplan_candidate_rank_order() string names (its last
+ * group: pp for DTPLAN_ORDER_TP_DP_PP, dp for DTPLAN_ORDER_TP_PP_DP);
+ * DTPLAN_ERR_PARSE for a string it never returns. */
+enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o);
+
 /* Predicted step time and its parts (seconds). */
 struct dtplan_step {
 	double compute;        /* the slowest stage's kernels: matmuls, attention, memory-bound */

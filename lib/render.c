@@ -247,7 +247,7 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 
 	if (p->leaf_names != NULL) {
 		fprintf(f, "  placement    rank order %s; uplinks crossed by %s",
-			dtplan_rank_order_name(p->best.rank_order),
+			dtplan_candidate_rank_order(&p->best),
 			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none");
 		/* what shared uplinks cost, even where no allocation avoids it */
 		if (p->best.uplink_slowdown > 1.0005)

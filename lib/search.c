@@ -462,12 +462,19 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 
 	fabric_links(x, sp, c, DTPLAN_ORDER_TP_DP_PP, false, &l);
 	predict(x, &l, c);
+	/* EP with PP: tp-dp-pp only.  Megatron-LM's tp-pp-dp mapping
+	 * (tp-cp-ep-pp-dp) refuses PP > 1 unless "the data parallel size of the
+	 * attention and moe layers [are] the same" (parallel_state.py), which
+	 * EP > 1 makes them not */
+	if (c->ep > 1 && c->pp > 1)
+		goto chosen;
 	fabric_links(x, sp, &alt, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	predict(x, &l, &alt);
 	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
 		*c = alt;
 		o = DTPLAN_ORDER_TP_PP_DP;
 	}
+chosen:
 	ev = &sp->ev[o];
 	placed = c->step.total;
 	fabric_links(x, sp, c, o, true, &l);
