@@ -1095,7 +1095,7 @@ struct dtplan_step {
 	double dp_exposed;     /* part of dp_comm not hidden behind backward */
 	double optimizer;      /* the Adam step: on the GPU, or the host's with ZeRO-Offload
 				* and its transfers */
-	double ep_comm;        /* MoE all-to-all dispatch and combine, not hidden */
+	double ep_comm;        /* MoE all-to-all dispatch and combine: its exposed part */
 	double cp_comm;        /* ring attention's K/V exchange, not hidden behind attention */
 	double total;
 };

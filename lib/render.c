@@ -122,7 +122,7 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
 	if (c->ep > 1 || c->cp > 1)
-		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (not hidden)\n",
+		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (their exposed parts)\n",
 			dtplan_format_time(s->ep_comm, a, sizeof(a)),
 			dtplan_format_time(s->cp_comm, b, sizeof(b)));
 	if (c->ep > 1)
