@@ -197,7 +197,9 @@ struct dtplan_model {
 	bool params_given;   /* params came from a bare size, dims derived */
 	/* Mixture of experts (doc/internals/cost-model.md, "Experts"); experts 0:
 	 * dense.  Layer i (0-based) is an MoE layer when i >= first_dense and
-	 * (i + 1) % moe_every == 0; its MLP is `experts` routed experts of width
+	 * (i + 1) % moe_every == 0 (Qwen2-MoE's decoder_sparse_step, moe_every=),
+	 * or i % moe_every == 0 when moe_every_from_zero (DeepSeek's
+	 * moe_layer_freq); its MLP is `experts` routed experts of width
 	 * moe_ffn, top_k of them per token, and shared_experts experts of width
 	 * moe_ffn that every token takes.  Other layers have the dense MLP of
 	 * width ffn. */
@@ -207,6 +209,7 @@ struct dtplan_model {
 	int shared_experts;
 	int moe_every;       /* 0 or 1: every layer */
 	int first_dense;     /* leading dense layers (DeepSeek's first_k_dense_replace) */
+	bool moe_every_from_zero; /* i % moe_every == 0, not (i + 1) % moe_every == 0 */
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0: none.
 	 * q_lora_rank 0: queries projected from h directly. */
 	int q_lora_rank;
@@ -1089,6 +1092,18 @@ enum dtplan_rank_order {
 /* "tp-dp-pp" / "tp-pp-dp" (static strings). */
 const char *dtplan_rank_order_name(enum dtplan_rank_order o);
 
+struct dtplan_candidate;
+
+/* The candidate's rank order in Megatron-LM's spelling, innermost first,
+ * naming CP and EP when above 1 (EP the inner part of DP): "tp-cp-ep-dp-pp",
+ * "tp-ep-dp-pp", .., "tp-cp-pp-dp".  A static string; "tp-dp-pp" for NULL. */
+const char *dtplan_candidate_rank_order(const struct dtplan_candidate *c);
+
+/* The rank order a dtplan_candidate_rank_order() string names (its last
+ * group: pp for DTPLAN_ORDER_TP_DP_PP, dp for DTPLAN_ORDER_TP_PP_DP);
+ * DTPLAN_ERR_PARSE for a string it never returns. */
+enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o);
+
 /* Predicted step time and its parts (seconds). */
 struct dtplan_step {
 	double compute;        /* the slowest stage's kernels: matmuls, attention, memory-bound */
@@ -1099,7 +1114,7 @@ struct dtplan_step {
 	double dp_exposed;     /* part of dp_comm not hidden behind backward */
 	double optimizer;      /* the Adam step: on the GPU, or the host's with ZeRO-Offload
 				* and its transfers */
-	double ep_comm;        /* MoE all-to-all dispatch and combine, not hidden */
+	double ep_comm;        /* MoE all-to-all dispatch and combine: its exposed part */
 	double cp_comm;        /* ring attention's K/V exchange, not hidden behind attention */
 	double total;
 };

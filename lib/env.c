@@ -138,7 +138,7 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
 	/* How RANK maps to (tp, pp, dp): frameworks must build their groups the
 	 * same way. */
-	ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", dtplan_rank_order_name(b->rank_order));
+	ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", dtplan_candidate_rank_order(b));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_S", "%.0f", floor(p->ckpt.interval_seconds));
 	ret |= dtplan_env_set(e, "DT_CKPT_INTERVAL_STEPS", "%.0f", floor(p->ckpt.interval_steps));
 	/* Every failure above is DTPLAN_ERR_NOMEM (names are valid constants). */

@@ -17,6 +17,33 @@ const char *dtplan_rank_order_name(enum dtplan_rank_order o)
 	return o == DTPLAN_ORDER_TP_PP_DP ? "tp-pp-dp" : "tp-dp-pp";
 }
 
+/* Indexed by [order][cp > 1][ep > 1]; lib/placement.c lays ranks out so. */
+static const char *const order_names[2][2][2] = {
+	[DTPLAN_ORDER_TP_DP_PP] = {{"tp-dp-pp", "tp-ep-dp-pp"}, {"tp-cp-dp-pp", "tp-cp-ep-dp-pp"}},
+	[DTPLAN_ORDER_TP_PP_DP] = {{"tp-pp-dp", "tp-pp-ep-dp"}, {"tp-cp-pp-dp", "tp-cp-pp-ep-dp"}},
+};
+
+const char *dtplan_candidate_rank_order(const struct dtplan_candidate *c)
+{
+	if (c == NULL)
+		return order_names[DTPLAN_ORDER_TP_DP_PP][0][0];
+	return order_names[c->rank_order == DTPLAN_ORDER_TP_PP_DP][c->cp > 1][c->ep > 1];
+}
+
+enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o)
+{
+	if (s == NULL || o == NULL)
+		return DTPLAN_ERR_INVAL;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			for (int k = 0; k < 2; k++)
+				if (strcmp(s, order_names[i][j][k]) == 0) {
+					*o = (enum dtplan_rank_order)i;
+					return DTPLAN_OK;
+				}
+	return DTPLAN_ERR_PARSE;
+}
+
 /* ------------------------------------------------------------------------
  * Costing a split
  * ---------------------------------------------------------------------- */

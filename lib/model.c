@@ -111,13 +111,17 @@ int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n)
 
 	if (m == NULL || m->experts <= 0 || n <= 0)
 		return 0;
-	/* layers i in [max(first, first_dense), first + n) with (i + 1) % every
-	 * == 0: the multiples of every in (lo, hi] */
+	/* layers i in [lo, hi) = [max(first, first_dense), first + n) with
+	 * (i + 1) % every == 0: the multiples of every in (lo, hi]; with
+	 * i % every == 0 (DeepSeek's moe_layer_freq): those in [lo, hi), that
+	 * is ceil(hi / every) - ceil(lo / every) (lo, hi >= 0) */
 	every = m->moe_every > 1 ? m->moe_every : 1;
 	lo = first > m->first_dense ? first : m->first_dense;
 	hi = (long)first + n;
 	if (hi <= lo)
 		return 0;
+	if (m->moe_every_from_zero)
+		return (int)((hi + every - 1) / every - (lo + every - 1) / every);
 	return (int)(hi / every - lo / every);
 }
 
@@ -357,10 +361,23 @@ static enum dtplan_err json_int(json_t *root, const char *key, bool required, in
 static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *path,
 			      struct dtplan_error *err)
 {
+	static const char *const experts_keys[] = {"num_local_experts", "num_experts",
+						    "n_routed_experts"};
+	const char *experts_key = NULL;
 	enum dtplan_err rv;
 	json_t *v;
-	int shared_width = 0, n;
+	int shared_width = 0, n, sparse_step = 0, layer_freq = 0;
 
+	for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(experts_keys); k++) {
+		v = json_object_get(root, experts_keys[k]);
+		if (v == NULL || json_is_null(v))
+			continue;
+		if (experts_key != NULL)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+					     "keys '%s' and '%s' both give the routed experts",
+					     experts_key, experts_keys[k]);
+		experts_key = experts_keys[k];
+	}
 	if ((rv = json_int_min(root, "num_local_experts", false, 0, &m->experts, path, err)) ||
 	    (rv = json_int_min(root, "num_experts", false, 0, &m->experts, path, err)) ||
 	    (rv = json_int_min(root, "n_routed_experts", false, 0, &m->experts, path, err)) ||
@@ -372,8 +389,8 @@ static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *
 			       path, err)) ||
 	    (rv = json_int_min(root, "first_k_dense_replace", false, 0, &m->first_dense, path,
 			       err)) ||
-	    (rv = json_int(root, "moe_layer_freq", false, &m->moe_every, path, err)) ||
-	    (rv = json_int(root, "decoder_sparse_step", false, &m->moe_every, path, err)) ||
+	    (rv = json_int(root, "moe_layer_freq", false, &layer_freq, path, err)) ||
+	    (rv = json_int(root, "decoder_sparse_step", false, &sparse_step, path, err)) ||
 	    (rv = json_int_min(root, "q_lora_rank", false, 0, &m->q_lora_rank, path, err)) ||
 	    (rv = json_int_min(root, "kv_lora_rank", false, 0, &m->kv_lora_rank, path, err)) ||
 	    (rv = json_int(root, "qk_nope_head_dim", false, &m->qk_nope_dim, path, err)) ||
@@ -384,6 +401,20 @@ static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *
 		m->top_k = m->shared_experts = m->moe_ffn = m->first_dense = m->moe_every = 0;
 		return DTPLAN_OK;
 	}
+	if (m->top_k > m->experts)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
+				     "key 'num_experts_per_tok': %d is more than the %d experts of "
+				     "key '%s'",
+				     m->top_k, m->experts, experts_key);
+	/* Qwen2-MoE: layer i is MoE when (i + 1) % decoder_sparse_step == 0
+	 * (modeling_qwen2_moe.py); DeepSeek: when i >= first_k_dense_replace and
+	 * i % moe_layer_freq == 0 (modeling_deepseek.py) */
+	if (layer_freq > 0 && sparse_step > 0)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+				     "keys 'moe_layer_freq' and 'decoder_sparse_step' both given: "
+				     "they count MoE layers differently");
+	m->moe_every = layer_freq > 0 ? layer_freq : sparse_step;
+	m->moe_every_from_zero = layer_freq > 0;
 	if (m->moe_ffn == 0)
 		m->moe_ffn = m->ffn;
 	if (shared_width > 0) {

@@ -189,7 +189,7 @@ static json_t *placement_json(const struct dtplan_plan *p)
 		goto fail;
 	o = json_pack("{s:o, s:s, s:s, s:f, s:s, s:I, s:I, s:o, s:o}", "nodes", nodes,
 		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
-		      "rank_order", dtplan_rank_order_name(p->best.rank_order),
+		      "rank_order", dtplan_candidate_rank_order(&p->best),
 		      "uplink_slowdown", p->best.uplink_slowdown, "leaf_kind",
 		      p->blocks ? "block" : "switch", "leaves_used", (json_int_t)p->n_leaves_used,
 		      "leaves_needed", (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks",

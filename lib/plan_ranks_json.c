@@ -954,9 +954,12 @@ static enum dtplan_err read_placement_rest(struct rd *r, const struct span *foun
 	for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(crosses); k++)
 		if (strcmp(cross, crosses[k]) == 0)
 			p->best.crosses_uplinks = crosses[k];
-	p->best.rank_order = strcmp(order, dtplan_rank_order_name(DTPLAN_ORDER_TP_PP_DP)) == 0
-				     ? DTPLAN_ORDER_TP_PP_DP
-				     : DTPLAN_ORDER_TP_DP_PP;
+	p->best.rank_order = DTPLAN_ORDER_TP_DP_PP; /* absent: Megatron-LM's default */
+	if (order[0] != '\0' && dtplan_rank_order_parse(order, &p->best.rank_order) != DTPLAN_OK)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "placement: rank_order '%s' is not a rank order (tp-dp-pp, "
+				     "tp-cp-ep-dp-pp, tp-pp-dp, ..)",
+				     order);
 	p->blocks = strcmp(kind, "block") == 0;
 	if (p->n_leaves_used > 0)
 		p->n_leaves_needed = needed > 0 ? (size_t)needed : 0;

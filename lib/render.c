@@ -122,7 +122,7 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
 	if (c->ep > 1 || c->cp > 1)
-		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (not hidden)\n",
+		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (their exposed parts)\n",
 			dtplan_format_time(s->ep_comm, a, sizeof(a)),
 			dtplan_format_time(s->cp_comm, b, sizeof(b)));
 	if (c->ep > 1)
@@ -247,7 +247,7 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 
 	if (p->leaf_names != NULL) {
 		fprintf(f, "  placement    rank order %s; uplinks crossed by %s",
-			dtplan_rank_order_name(p->best.rank_order),
+			dtplan_candidate_rank_order(&p->best),
 			p->best.crosses_uplinks ? p->best.crosses_uplinks : "none");
 		/* what shared uplinks cost, even where no allocation avoids it */
 		if (p->best.uplink_slowdown > 1.0005)

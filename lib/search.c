@@ -431,6 +431,21 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 			    : c->memory.params_per_gpu;
 	st->optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
 
+	/* EP overlap: once forwards and backwards alternate, one micro-batch's
+	 * dispatch and combine run beside another's kernels (Megatron-LM's
+	 * combined 1F1B schedule, --overlap-moe-expert-parallel-comm: the
+	 * forward of micro-batch i + 1 with the backward of i; DeepSeek-V3's
+	 * DualPipe, arXiv 2412.19437 section 3.2.1).  Under 1F1B the first
+	 * stage runs p forwards before its first backward and the last p
+	 * backwards after its last forward: m - p of its m forward-backward
+	 * pairs co-run, so that share of the all-to-all hides, at most behind
+	 * as much compute, and pays DTPLAN__OVERLAP_TAX like every overlap. */
+	if (st->ep_comm > 0.0 && m > c->pp) {
+		double hidden = fmin(st->ep_comm, st->compute) * (m - c->pp) / m;
+
+		st->ep_comm -= (1.0 - DTPLAN__OVERLAP_TAX) * hidden;
+	}
+
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed +
 		    st->optimizer + st->ep_comm + st->cp_comm;
 	c->net_bytes_per_gpu = net_bytes;
@@ -462,12 +477,19 @@ static void predict_placed(const struct ctx *x, const struct split *sp,
 
 	fabric_links(x, sp, c, DTPLAN_ORDER_TP_DP_PP, false, &l);
 	predict(x, &l, c);
+	/* EP with PP: tp-dp-pp only.  Megatron-LM's tp-pp-dp mapping
+	 * (tp-cp-ep-pp-dp) refuses PP > 1 unless "the data parallel size of the
+	 * attention and moe layers [are] the same" (parallel_state.py), which
+	 * EP > 1 makes them not */
+	if (c->ep > 1 && c->pp > 1)
+		goto chosen;
 	fabric_links(x, sp, &alt, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	predict(x, &l, &alt);
 	if (alt.step.total < c->step.total * (1.0 - 1e-9)) {
 		*c = alt;
 		o = DTPLAN_ORDER_TP_PP_DP;
 	}
+chosen:
 	ev = &sp->ev[o];
 	placed = c->step.total;
 	fabric_links(x, sp, c, o, true, &l);
@@ -1087,7 +1109,10 @@ static double split_bound(const struct ctx *x, const struct split *sp,
 			flat_links(x, &c, &l);
 		predict(x, &l, &c);
 		t = c.step.compute + c.step.tp_comm + c.step.ep_comm + c.step.cp_comm;
-		t = norm_time(&c, t, x->req->global_batch);
+		/* compute + ep_comm, C + E - (1 - tax) f min(E, C), grows with E
+		 * and C (f <= 1) but may round the other way by an ulp: a
+		 * margin keeps the bound below every candidate's */
+		t = norm_time(&c, t, x->req->global_batch) * (1.0 - 1e-12);
 		if (t < best)
 			best = t;
 	}

@@ -292,20 +292,51 @@ static void env_job__plan_without_placement__allocation_order(void **state)
 
 static void env_job__rank_order__the_plans(void **state)
 {
+	/* Megatron-LM's spelling: CP next to TP, EP the inner part of DP, each
+	 * named only above 1 */
 	static const struct {
 		enum dtplan_rank_order o;
+		int cp, ep;
 		const char *name;
-	} orders[] = {{DTPLAN_ORDER_TP_DP_PP, "tp-dp-pp"}, {DTPLAN_ORDER_TP_PP_DP, "tp-pp-dp"}};
+	} orders[] = {
+		{DTPLAN_ORDER_TP_DP_PP, 1, 1, "tp-dp-pp"},
+		{DTPLAN_ORDER_TP_PP_DP, 1, 1, "tp-pp-dp"},
+		{DTPLAN_ORDER_TP_DP_PP, 2, 1, "tp-cp-dp-pp"},
+		{DTPLAN_ORDER_TP_DP_PP, 1, 4, "tp-ep-dp-pp"},
+		{DTPLAN_ORDER_TP_DP_PP, 2, 4, "tp-cp-ep-dp-pp"},
+		{DTPLAN_ORDER_TP_DP_PP, 0, 0, "tp-dp-pp"}, /* 0: unused, as 1 */
+		{DTPLAN_ORDER_TP_PP_DP, 4, 1, "tp-cp-pp-dp"},
+		{DTPLAN_ORDER_TP_PP_DP, 1, 2, "tp-pp-ep-dp"},
+		{DTPLAN_ORDER_TP_PP_DP, 2, 2, "tp-cp-pp-ep-dp"},
+	};
 	struct fixture *f = *state;
 	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 9};
 	struct dtplan_env e;
+	int cp = f->plan.best.cp, ep = f->plan.best.ep;
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		enum dtplan_rank_order back = DTPLAN_ORDER_TP_PP_DP - orders[i].o;
+
 		f->plan.best.rank_order = orders[i].o;
+		f->plan.best.cp = orders[i].cp;
+		f->plan.best.ep = orders[i].ep;
 		dtplan_env_init(&e);
 		assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
 		assert_string_equal(dtplan_env_get(&e, "DT_RANK_ORDER"), orders[i].name);
 		dtplan_env_fini(&e);
+		/* and back to the order */
+		assert_int_equal(dtplan_rank_order_parse(orders[i].name, &back), DTPLAN_OK);
+		assert_int_equal(back, orders[i].o);
+	}
+	f->plan.best.cp = cp;
+	f->plan.best.ep = ep;
+	{
+		enum dtplan_rank_order o = DTPLAN_ORDER_TP_PP_DP;
+
+		assert_int_equal(dtplan_rank_order_parse("tp-ep-cp-dp-pp", &o), DTPLAN_ERR_PARSE);
+		assert_int_equal(dtplan_rank_order_parse("", &o), DTPLAN_ERR_PARSE);
+		assert_int_equal(dtplan_rank_order_parse(NULL, &o), DTPLAN_ERR_INVAL);
+		assert_int_equal(o, DTPLAN_ORDER_TP_PP_DP);
 	}
 	/* No plan, no order. */
 	in.plan = NULL;

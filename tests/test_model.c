@@ -435,6 +435,284 @@ static void model_parse__config_path_not_regular__refused_naming_path(void **sta
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Mixture of experts in config.json: the JSON is written here, into a
+ * temporary file (a '/' in the path makes dtplan_model_parse() read it). */
+static const char *write_config(char *dir, size_t n, const char *json)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(dir, n, "/tmp/dtplan-test-moe.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(json, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void remove_config(const char *dir, const char *path)
+{
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static enum dtplan_err parse_json(const char *json, struct dtplan_model *m,
+				  struct dtplan_error *err)
+{
+	char dir[64];
+	const char *path = write_config(dir, sizeof(dir), json);
+	enum dtplan_err rv = dtplan_model_parse(path, m, err);
+
+	remove_config(dir, path);
+	return rv;
+}
+
+#define HF_DENSE                                                                               \
+	"\"hidden_act\": \"silu\", \"tie_word_embeddings\": false, "
+
+static void model_from_hf_config__mixtral_keys__experts_and_top_k(void **state)
+{
+	struct dtplan_model m, preset;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* mistralai/Mixtral-8x7B-v0.1's config.json, its planning keys */
+	if (parse_json("{\"num_hidden_layers\": 32, \"hidden_size\": 4096, "
+		       "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+		       "\"intermediate_size\": 14336, \"vocab_size\": 32000, " HF_DENSE
+		       "\"num_local_experts\": 8, \"num_experts_per_tok\": 2}",
+		       &m, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(m.experts, 8);
+	assert_int_equal(m.top_k, 2);
+	assert_int_equal(m.moe_ffn, 14336); /* Mixtral's experts are intermediate_size wide */
+	assert_int_equal(m.shared_experts, 0);
+	assert_int_equal(m.first_dense, 0);
+	assert_int_equal(dtplan_model_moe_layers(&m), 32);
+	assert_int_equal(dtplan_model_parse("mixtral-8x7b", &preset, NULL), DTPLAN_OK);
+	assert_near(m.params, preset.params, 0.5);
+	assert_near(m.active_params, preset.active_params, 0.5);
+}
+
+static void model_from_hf_config__qwen2_moe_keys__shared_width_and_sparse_step(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_error err = {0};
+	double h = 2048, per_expert = 3 * h * 1408;
+
+	(void)state;
+	/* Qwen1.5-MoE-A2.7B's keys, with decoder_sparse_step 2 and two leading
+	 * dense layers: MoE where i >= 2 and (i + 1) % 2 == 0, i = 3, 5, .., 23:
+	 * 11 of 24 */
+	if (parse_json("{\"num_hidden_layers\": 24, \"hidden_size\": 2048, "
+		       "\"num_attention_heads\": 16, \"intermediate_size\": 5632, "
+		       "\"vocab_size\": 151936, " HF_DENSE "\"num_experts\": 60, "
+		       "\"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1408, "
+		       "\"shared_expert_intermediate_size\": 5632, "
+		       "\"decoder_sparse_step\": 2, \"mlp_only_layers\": [0, 1]}",
+		       &m, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(m.experts, 60);
+	assert_int_equal(m.top_k, 4);
+	assert_int_equal(m.moe_ffn, 1408);
+	assert_int_equal(m.shared_experts, 4); /* 5632 / 1408 */
+	assert_int_equal(m.moe_every, 2);
+	assert_false(m.moe_every_from_zero);
+	assert_int_equal(m.first_dense, 2);
+	assert_int_equal(dtplan_model_moe_layers(&m), 11);
+	/* total - active: the (60 - 4) routed experts not taken, per MoE layer */
+	assert_near(m.params - m.active_params, 11 * 56 * per_expert, 1.0);
+}
+
+static void model_from_hf_config__deepseek_v3_keys__latent_attention(void **state)
+{
+	struct dtplan_model m, preset;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* deepseek-ai/DeepSeek-V3's config.json, its planning keys */
+	if (parse_json("{\"num_hidden_layers\": 61, \"hidden_size\": 7168, "
+		       "\"num_attention_heads\": 128, \"num_key_value_heads\": 128, "
+		       "\"intermediate_size\": 18432, \"vocab_size\": 129280, " HF_DENSE
+		       "\"n_routed_experts\": 256, \"num_experts_per_tok\": 8, "
+		       "\"n_shared_experts\": 1, \"moe_intermediate_size\": 2048, "
+		       "\"first_k_dense_replace\": 3, \"moe_layer_freq\": 1, "
+		       "\"q_lora_rank\": 1536, \"kv_lora_rank\": 512, "
+		       "\"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+		       "\"v_head_dim\": 128}",
+		       &m, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(m.experts, 256);
+	assert_int_equal(m.top_k, 8);
+	assert_int_equal(m.shared_experts, 1);
+	assert_int_equal(m.moe_ffn, 2048);
+	assert_int_equal(m.first_dense, 3);
+	assert_int_equal(m.moe_every, 1);
+	assert_true(m.moe_every_from_zero);
+	assert_int_equal(m.q_lora_rank, 1536);
+	assert_int_equal(m.kv_lora_rank, 512);
+	assert_int_equal(m.qk_nope_dim, 128);
+	assert_int_equal(m.qk_rope_dim, 64);
+	assert_int_equal(m.v_head_dim, 128);
+	assert_int_equal(dtplan_model_moe_layers(&m), 58);
+	assert_int_equal(dtplan_model_parse("deepseek-v3", &preset, NULL), DTPLAN_OK);
+	assert_near(m.params, preset.params, 0.5);
+	assert_near(m.active_params, preset.active_params, 0.5);
+}
+
+/* DeepSeek's moe_layer_freq counts from layer 0 (i % freq == 0), Qwen's
+ * decoder_sparse_step from layer 1 ((i + 1) % step == 0): on 61 layers with
+ * 4 leading dense ones and 2, DeepSeek's are i = 4, 6, .., 60 (29), Qwen's
+ * i = 5, 7, .., 59 (28). */
+static void model_from_hf_config__layer_freq_vs_sparse_step__distinct(void **state)
+{
+	static const char *const fmt =
+		"{\"num_hidden_layers\": 61, \"hidden_size\": 256, "
+		"\"num_attention_heads\": 4, \"vocab_size\": 1000, " HF_DENSE
+		"\"n_routed_experts\": 8, \"num_experts_per_tok\": 2, "
+		"\"first_k_dense_replace\": 4, \"%s\": 2}";
+	struct dtplan_model ds, qw;
+	char json[1024];
+
+	(void)state;
+	snprintf(json, sizeof(json), fmt, "moe_layer_freq");
+	assert_int_equal(parse_json(json, &ds, NULL), DTPLAN_OK);
+	snprintf(json, sizeof(json), fmt, "decoder_sparse_step");
+	assert_int_equal(parse_json(json, &qw, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_model_moe_layers(&ds), 29);
+	assert_int_equal(dtplan_model_moe_layers(&qw), 28);
+	/* one more MoE layer: 6 more expert MLPs of 3 h 256... of width ffn 4h */
+	assert_near(ds.params - qw.params, 8 * 3.0 * 256 * 1024 + 8 * 256 - 3.0 * 256 * 1024,
+		    0.5);
+}
+
+static const struct {
+	const char *keys; /* added to a small dense config */
+	enum dtplan_err code;
+	const char *needle;
+} bad_moe_configs[] = {
+	{"\"num_local_experts\": -8", DTPLAN_ERR_RANGE, "'num_local_experts': -8"},
+	{"\"num_experts\": \"60\"", DTPLAN_ERR_PARSE, "'num_experts' must be a whole number"},
+	{"\"n_routed_experts\": 8, \"num_experts_per_tok\": 9", DTPLAN_ERR_RANGE,
+	 "'num_experts_per_tok': 9 is more than the 8 experts of key 'n_routed_experts'"},
+	{"\"num_local_experts\": 8, \"num_experts_per_tok\": -1", DTPLAN_ERR_RANGE,
+	 "'num_experts_per_tok': -1"},
+	{"\"num_local_experts\": 8, \"num_experts\": 8", DTPLAN_ERR_PARSE,
+	 "'num_local_experts' and 'num_experts' both"},
+	{"\"num_experts\": 8, \"moe_intermediate_size\": 0", DTPLAN_ERR_RANGE,
+	 "'moe_intermediate_size': 0"},
+	{"\"num_experts\": 8, \"moe_intermediate_size\": 100, "
+	 "\"shared_expert_intermediate_size\": 150",
+	 DTPLAN_ERR_PARSE, "'shared_expert_intermediate_size': 150 is not a multiple"},
+	{"\"n_routed_experts\": 8, \"n_shared_experts\": -1", DTPLAN_ERR_RANGE,
+	 "'n_shared_experts'"},
+	{"\"n_routed_experts\": 8, \"first_k_dense_replace\": 1.5", DTPLAN_ERR_PARSE,
+	 "'first_k_dense_replace' must be a whole number"},
+	{"\"n_routed_experts\": 8, \"moe_layer_freq\": 0", DTPLAN_ERR_RANGE, "'moe_layer_freq': 0"},
+	{"\"num_experts\": 8, \"decoder_sparse_step\": 2, \"moe_layer_freq\": 2",
+	 DTPLAN_ERR_PARSE, "'moe_layer_freq' and 'decoder_sparse_step'"},
+	{"\"num_experts\": 8, \"mlp_only_layers\": 3", DTPLAN_ERR_PARSE, "'mlp_only_layers' must"},
+	{"\"num_experts\": 8, \"mlp_only_layers\": [0, 5]", DTPLAN_ERR_UNSUPPORTED,
+	 "not entry 1"},
+	{"\"n_routed_experts\": 8, \"kv_lora_rank\": -512", DTPLAN_ERR_RANGE, "'kv_lora_rank'"},
+	{"\"n_routed_experts\": 8, \"qk_rope_head_dim\": \"64\"", DTPLAN_ERR_PARSE,
+	 "'qk_rope_head_dim' must be a whole number"},
+	{"\"n_routed_experts\": 8, \"v_head_dim\": 0", DTPLAN_ERR_RANGE, "'v_head_dim': 0"},
+	/* leading dense layers that leave no MoE layer */
+	{"\"n_routed_experts\": 8, \"first_k_dense_replace\": 4", DTPLAN_ERR_INVAL,
+	 "no layer is an MoE layer"},
+};
+
+static void model_from_hf_config__bad_moe_values__error_names_key(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_moe_configs) / sizeof(bad_moe_configs[0]); i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+		char json[1024];
+		enum dtplan_err rv;
+
+		snprintf(json, sizeof(json),
+			 "{\"num_hidden_layers\": 4, \"hidden_size\": 256, "
+			 "\"num_attention_heads\": 4, \"vocab_size\": 1000, %s}",
+			 bad_moe_configs[i].keys);
+		rv = parse_json(json, &m, &err);
+		if (rv != bad_moe_configs[i].code)
+			fail_msg("%s: got %d (%s)", bad_moe_configs[i].keys, rv, err.text);
+		if (strstr(err.text, bad_moe_configs[i].needle) == NULL)
+			fail_msg("%s: message '%s' lacks '%s'", bad_moe_configs[i].keys, err.text,
+				 bad_moe_configs[i].needle);
+		assert_int_equal(m.layers, 7);
+	}
+}
+
+/* The model spec's MoE keys. */
+static void model_parse__moe_dims__fields_and_layers(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* MoE where i >= 1 and (i + 1) % 2 == 0: i = 1, 3, 5 of 6 */
+	if (dtplan_model_parse("layers=6,hidden=256,heads=4,mlp=swiglu,ffn=1024,experts=8,"
+			       "top_k=2,moe_ffn=512,shared_experts=1,moe_every=2,first_dense=1",
+			       &m, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(m.experts, 8);
+	assert_int_equal(m.top_k, 2);
+	assert_int_equal(m.moe_ffn, 512);
+	assert_int_equal(m.shared_experts, 1);
+	assert_int_equal(m.moe_every, 2);
+	assert_false(m.moe_every_from_zero);
+	assert_int_equal(m.first_dense, 1);
+	assert_int_equal(dtplan_model_moe_layers(&m), 3);
+	/* the 6 routed experts not taken on each of the 3 MoE layers, 3 h F each */
+	assert_near(m.params - m.active_params, 3 * 6 * 3.0 * 256 * 512, 0.5);
+	/* defaults: top_k 1, moe_ffn = ffn, every layer */
+	assert_int_equal(dtplan_model_parse("layers=4,hidden=256,heads=4,experts=4", &m, &err),
+			 DTPLAN_OK);
+	assert_int_equal(m.top_k, 1);
+	assert_int_equal(m.moe_ffn, 1024);
+	assert_int_equal(dtplan_model_moe_layers(&m), 4);
+}
+
+static const struct {
+	const char *spec;
+	const char *needle;
+} bad_moe_specs[] = {
+	{"layers=4,hidden=256,heads=4,experts=-8", "experts"},
+	{"layers=4,hidden=256,heads=4,experts=0", "experts"},
+	{"layers=4,hidden=256,heads=4,experts=8,top_k=9", "top_k 9 is more than the 8 experts"},
+	{"layers=4,hidden=256,heads=4,experts=8,top_k=x", "top_k"},
+	{"layers=4,hidden=256,heads=4,top_k=2", "need routed experts"},
+	{"layers=4,hidden=256,heads=4,shared_experts=1", "need routed experts"},
+	{"layers=4,hidden=256,heads=4,experts=8,moe_ffn=0", "moe_ffn"},
+	{"layers=4,hidden=256,heads=4,experts=8,shared_experts=-1", "shared_experts"},
+	{"layers=4,hidden=256,heads=4,experts=8,moe_every=0", "moe_every"},
+	{"layers=4,hidden=256,heads=4,experts=8,first_dense=-1", "first_dense"},
+	{"layers=4,hidden=256,heads=4,experts=8,first_dense=4", "no layer is an MoE layer"},
+	{"layers=4,hidden=256,heads=4,experts=8,moe_every=5", "no layer is an MoE layer"},
+	{"layers=4,hidden=256,heads=4,experts=8,experts=4", "'experts' given twice"},
+};
+
+static void model_parse__bad_moe_dims__error_names_key(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_moe_specs) / sizeof(bad_moe_specs[0]); i++) {
+		struct dtplan_model m = {.layers = 7};
+		struct dtplan_error err = {0};
+
+		if (dtplan_model_parse(bad_moe_specs[i].spec, &m, &err) == DTPLAN_OK)
+			fail_msg("%s: accepted", bad_moe_specs[i].spec);
+		if (strstr(err.text, bad_moe_specs[i].needle) == NULL)
+			fail_msg("%s: message '%s' lacks '%s'", bad_moe_specs[i].spec, err.text,
+				 bad_moe_specs[i].needle);
+		assert_int_equal(m.layers, 7);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +733,13 @@ int main(void)
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
+		cmocka_unit_test(model_from_hf_config__mixtral_keys__experts_and_top_k),
+		cmocka_unit_test(model_from_hf_config__qwen2_moe_keys__shared_width_and_sparse_step),
+		cmocka_unit_test(model_from_hf_config__deepseek_v3_keys__latent_attention),
+		cmocka_unit_test(model_from_hf_config__layer_freq_vs_sparse_step__distinct),
+		cmocka_unit_test(model_from_hf_config__bad_moe_values__error_names_key),
+		cmocka_unit_test(model_parse__moe_dims__fields_and_layers),
+		cmocka_unit_test(model_parse__bad_moe_dims__error_names_key),
 	};
 
 	test_setup_stdio();

@@ -471,6 +471,53 @@ static void plan_from_json__placed_plan__renders_as_made(void **state)
 	dtplan_plan_destroy(p);
 }
 
+/* The placement's rank_order in Megatron-LM's spelling with CP and EP named:
+ * each name reads back as its order; a name the plan never writes is refused. */
+static void plan_from_json__rank_order_names__read_or_refused(void **state)
+{
+	static const struct {
+		const char *name;
+		enum dtplan_err rv;
+		enum dtplan_rank_order o;
+	} cases[] = {
+		{"tp-cp-ep-dp-pp", DTPLAN_OK, DTPLAN_ORDER_TP_DP_PP},
+		{"tp-cp-pp-ep-dp", DTPLAN_OK, DTPLAN_ORDER_TP_PP_DP},
+		{"tp-cp-pp-dp", DTPLAN_OK, DTPLAN_ORDER_TP_PP_DP},
+		{"tp-ep-cp-dp-pp", DTPLAN_ERR_PARSE, DTPLAN_ORDER_TP_DP_PP},
+		{"dp-tp-pp", DTPLAN_ERR_PARSE, DTPLAN_ORDER_TP_DP_PP},
+	};
+	struct dtplan_plan *p = placed_plan();
+	char *json = NULL, needle[64];
+
+	(void)state;
+	if (p == NULL)
+		skip();
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
+	snprintf(needle, sizeof(needle), "\"rank_order\": \"%s\"",
+		 dtplan_candidate_rank_order(&p->best));
+	assert_non_null(strstr(json, needle));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *at = strstr(json, needle), *edited;
+		size_t n = strlen(json) + 64;
+		struct dtplan_plan *back = NULL;
+		struct dtplan_error err = {0};
+
+		edited = malloc(n);
+		assert_non_null(edited);
+		snprintf(edited, n, "%.*s\"rank_order\": \"%s\"%s", (int)(at - json), json,
+			 cases[i].name, at + strlen(needle));
+		assert_int_equal(dtplan_plan_from_json(edited, &back, &err), cases[i].rv);
+		if (cases[i].rv == DTPLAN_OK)
+			assert_int_equal(back->best.rank_order, cases[i].o);
+		else if (strstr(err.text, cases[i].name) == NULL)
+			fail_msg("'%s' lacks '%s'", err.text, cases[i].name);
+		dtplan_plan_destroy(back);
+		free(edited);
+	}
+	free(json);
+	dtplan_plan_destroy(p);
+}
+
 /* A plan made without an allocation has no placement: still a whole plan. */
 static void plan_from_json__no_placement__renders_as_made(void **state)
 {
@@ -714,6 +761,7 @@ int main(void)
 		cmocka_unit_test(ranks_from_json__limits__refused_before_allocating),
 		cmocka_unit_test(ranks_from_json__null__inval),
 		cmocka_unit_test(plan_from_json__placed_plan__renders_as_made),
+		cmocka_unit_test(plan_from_json__rank_order_names__read_or_refused),
 		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
 		cmocka_unit_test(plan_from_json__interleaved_megatron_training__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),

@@ -760,6 +760,57 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 }
 
 /*
+ * DeepSeek-V3's free choice on 2,048 H800 with its FP8 training and ZeRO-1
+ * (framework=megatron): EP 64, as published (arXiv 2412.19437 section
+ * 3.2.1), once the all-to-all overlaps another micro-batch's compute
+ * (doc/internals/cost-model.md, "All-to-all overlap"; exposed in full it
+ * was TP 1 x PP 4 x EP 32).  The published PP 16 without TP is not reached and is not in
+ * the tie window: at TP 1 the ledger needs full recomputation, which DeepSeek
+ * avoided with selective recomputation and FP8 activation caching (section
+ * 3.3) that dtplan does not model; so the test asserts that it is slower by
+ * the recomputation, not that it ties.
+ */
+static void search_run__deepseek_v3_2048_h800__overlapped_all_to_all_picks_ep_64(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s, pub;
+	const struct dtplan_candidate *c;
+	double e, hidden;
+
+	(void)state;
+	preset_request(&r, "deepseek-v3", "h800", 2048);
+	r.seq = 4096;
+	r.global_batch = 15360;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.precision = DTPLAN_PRECISION_FP8;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	c = &s.best;
+	assert_int_equal(c->ep, 64);
+	assert_int_equal(c->zero, 1);
+	assert_true(c->pp > 1);
+	/* the overlap by hand: E from the exposed part, m - p of m pairs */
+	assert_true(c->num_microbatches > c->pp);
+	hidden = (double)(c->num_microbatches - c->pp) / c->num_microbatches;
+	/* exposed = E - 0.9 min(E, compute) hidden; E < compute here */
+	e = c->step.ep_comm / (1.0 - 0.9 * hidden);
+	assert_true(e < c->step.compute);
+	assert_true(c->step.ep_comm < e);
+	/* the published split, pinned: fits only with full recomputation, and
+	 * is slower than the choice by more than the 3% tie window */
+	r.tp = 1;
+	r.pp = 16;
+	r.ep = 64;
+	assert_int_equal(dtplan__search_run(&r, false, &pub, NULL), DTPLAN_OK);
+	assert_true(pub.have_best);
+	assert_int_equal(pub.best.recompute, DTPLAN_RECOMPUTE_FULL);
+	assert_true(pub.best.step.total > c->step.total * 1.03);
+	/* without the recomputation's extra forward (a third of the compute of
+	 * forward + backward, 1 + 2), it would be within reach of the choice */
+	assert_true(pub.best.step.total - pub.best.step.compute / 4.0 < c->step.total * 1.10);
+}
+
+/*
  * Llama-3-70B at 128K with 16 sequences per step on 512 H100: DP cannot go
  * past 16, so without CP the GPUs go to deep pipelines with one micro-batch
  * each; CP splits the sequences instead and is predicted faster.  The
@@ -988,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(search_run__pruned__same_as_exhaustive),
 		cmocka_unit_test(search_run__mixtral_8x7b_64_h100__ep_and_memory),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__published_split_fits),
+		cmocka_unit_test(search_run__deepseek_v3_2048_h800__overlapped_all_to_all_picks_ep_64),
 		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),
 	};
 
