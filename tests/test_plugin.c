@@ -1600,7 +1600,7 @@ static void prolog__no_node_list__logged_never_fails(void **state)
  * step plans from that file, the epilog removes it (and a week-old one). */
 static void prolog_batch_epilog__one_node__measured_planned_removed(void **state)
 {
-	char a1[300], a2[4200], *av[3] = {a1, a2, "probe_budget=2s"}, path[512], old[512];
+	char a1[300], a2[4200], a3[64], *av[3] = {a1, a2, a3}, path[512], old[512];
 	char *text = NULL;
 	struct dtplan_measure_file f;
 	struct utimbuf week = {0, 0};
@@ -1610,6 +1610,9 @@ static void prolog_batch_epilog__one_node__measured_planned_removed(void **state
 	(void)state;
 	snprintf(a1, sizeof(a1), "spool_dir=%s/spool", tmpdir);
 	snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+	/* 3 s, and ten times that under valgrind, where the node's discovery
+	 * (0.3 of the budget) is slow */
+	snprintf(a3, sizeof(a3), "probe_budget=%us", test_bound_s(3));
 	mock_items.job_id = JOB_ID;
 	setenv("SLURM_NODELIST", "n1", 1);
 	mock_getopt_set("dt-plan", "auto");
@@ -1631,6 +1634,7 @@ static void prolog_batch_epilog__one_node__measured_planned_removed(void **state
 	assert_int_equal(f.job_id, JOB_ID);
 	assert_string_equal(f.m->source, "prolog");
 	assert_int_equal(f.m->n_reported, 1);
+	assert_true(f.host_record[0] >= 0 && (size_t)f.host_record[0] < f.n_records);
 	assert_int_equal(f.records[f.host_record[0]].n_gpus, 8);
 	dtplan_measure_file_fini(&f);
 

@@ -140,12 +140,14 @@ static void opts_for(struct dtplan_probe_opts *o, uint32_t self, double start)
 	o->uid = 0;
 	o->auth = &fake_auth;
 	dtplan_probe_params_init(&o->params);
-	o->params.budget_s = 4.0;
-	o->params.slot_s = 0.2;
-	o->params.bulk_s = 0.05;
+	/* every time ten times longer under valgrind (test_bound_s()): the
+	 * rounds must still take their samples there */
+	o->params.budget_s = 4.0 * test_bound_s(1);
+	o->params.slot_s = 0.2 * test_bound_s(1);
+	o->params.bulk_s = 0.05 * test_bound_s(1);
 	o->params.bulk_bytes = 4u << 20;
 	o->params.ping_count = 8;
-	o->params.ping_window_s = 0.02;
+	o->params.ping_window_s = 0.02 * test_bound_s(1);
 	o->start_s = start;
 	o->discover = discover;
 	o->discover_arg = (void *)(intptr_t)(self == 3 ? 4 : 8);
