@@ -23,8 +23,8 @@
 #define MAX_NAMES 200000
 
 /* Median of runs timings of compressing names[0..n), in ms; the output's length in *len. */
-static double time_compress(const char (*names)[64], size_t n, char *buf, size_t size,
-			    double *ms, int runs, size_t *len)
+static double time_compress(const char (*names)[64], size_t n, char *buf, size_t size, double *ms,
+			    int runs, size_t *len)
 {
 	for (int r = 0; r < runs; r++) {
 		double t0 = bench_now();
@@ -40,7 +40,7 @@ static double time_compress(const char (*names)[64], size_t n, char *buf, size_t
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 5, rc = 1;
-	char (*names)[64] = malloc(MAX_NAMES * sizeof(*names));
+	char(*names)[64] = malloc(MAX_NAMES * sizeof(*names));
 	size_t size = 16 << 20, len = 0;
 	char *buf = malloc(size), msg[1024];
 	double *ms = NULL, med;

@@ -47,11 +47,13 @@ static char *topology_text(void)
 	if (t == NULL)
 		return NULL;
 	for (int l = 0; l < LEAVES; l++)
-		len += (size_t)snprintf(t + len, cap - len, "SwitchName=leaf%d Nodes=n[%05d-%05d]\n",
-					l + 1, l * PER_LEAF + 1, (l + 1) * PER_LEAF);
+		len += (size_t)snprintf(t + len, cap - len,
+					"SwitchName=leaf%d Nodes=n[%05d-%05d]\n", l + 1,
+					l * PER_LEAF + 1, (l + 1) * PER_LEAF);
 	for (int s = 0; s < LEAVES / LEAVES_PER_SPINE; s++)
-		len += (size_t)snprintf(t + len, cap - len, "SwitchName=spine%d Switches=leaf[%d-%d]\n",
-					s + 1, s * LEAVES_PER_SPINE + 1, (s + 1) * LEAVES_PER_SPINE);
+		len += (size_t)snprintf(t + len, cap - len,
+					"SwitchName=spine%d Switches=leaf[%d-%d]\n", s + 1,
+					s * LEAVES_PER_SPINE + 1, (s + 1) * LEAVES_PER_SPINE);
 	snprintf(t + len, cap - len, "SwitchName=core Switches=spine[1-%d]\n",
 		 LEAVES / LEAVES_PER_SPINE);
 	return t;
@@ -65,7 +67,7 @@ int main(int argc, char **argv)
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
 	struct dtplan_node node;
-	char (*names)[64] = NULL, *text = NULL, msg[1024];
+	char(*names)[64] = NULL, *text = NULL, msg[1024];
 	double *ms = NULL, t0;
 
 	dtplan_config_init(&conf);
@@ -97,9 +99,12 @@ int main(int argc, char **argv)
 	 * with context parallelism, which the search does not have */
 	req.seq = 8192;
 	{
-		struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &node, .topology = topo,
-					    .config = &conf, .n_hosts = NODES,
-					    .host_names = (const char (*)[64])names};
+		struct dtplan_cluster cl = {.n_nodes = 1,
+					    .nodes = &node,
+					    .topology = topo,
+					    .config = &conf,
+					    .n_hosts = NODES,
+					    .host_names = (const char(*)[64])names};
 
 		for (int r = 0; r < runs; r++) {
 			struct dtplan_plan *p = NULL;
@@ -109,11 +114,13 @@ int main(int argc, char **argv)
 				goto out;
 			ms[r] = (bench_now() - t0) * 1e3;
 			if (r == runs - 1)
-				printf("bench_place: %zu ranks on %zu nodes, %zu leaves (%zu needed): "
+				printf("bench_place: %zu ranks on %zu nodes, %zu leaves (%zu "
+				       "needed): "
 				       "TP %d x PP %d x DP %d, order %s, crosses %s, uplink "
 				       "slowdown %.3f, %zu warnings\n",
 				       p->n_ranks, p->n_nodes, p->n_leaves_used, p->n_leaves_needed,
-				       p->best.tp, p->best.pp, p->best.dp, dtplan_rank_order_name(p->best.rank_order),
+				       p->best.tp, p->best.pp, p->best.dp,
+				       dtplan_rank_order_name(p->best.rank_order),
 				       p->best.crosses_uplinks, p->best.uplink_slowdown,
 				       p->n_warnings);
 			dtplan_plan_destroy(p);

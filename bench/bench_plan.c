@@ -39,10 +39,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_plan: %s\n", dtplan_error_format(&err, buf, sizeof(buf)));
 		return 1;
 	}
-	printf("model %s, h100-sxm, 8 GPUs per node, %d runs per row\n\n", req.model.name,
-	       REPEATS);
-	printf("%-14s %8s %8s %12s %10s %10s %12s %12s\n", "search", "GPUs", "batch",
-	       "median ms", "min ms", "max ms", "considered", "peak RSS MiB");
+	printf("model %s, h100-sxm, 8 GPUs per node, %d runs per row\n\n", req.model.name, REPEATS);
+	printf("%-14s %8s %8s %12s %10s %10s %12s %12s\n", "search", "GPUs", "batch", "median ms",
+	       "min ms", "max ms", "considered", "peak RSS MiB");
 	for (int k = 0; k < 3 * 8; k++) {
 		static const char *const names[] = {"default", "fp8, megatron", "offload=yes"};
 		int gpus = 8 << (2 * (k % 8));
@@ -69,8 +68,7 @@ int main(int argc, char **argv)
 		qsort(t, REPEATS, sizeof(t[0]), bench_cmp_double);
 		printf("%-14s %8d %8d %12.3f %10.3f %10.3f %12zu %12.1f%s\n", names[k / 8], gpus,
 		       req.global_batch, t[REPEATS / 2], t[0], t[REPEATS - 1], considered,
-		       bench_peak_rss_mib(),
-		       rv == DTPLAN_OK ? "" : "  (no fit)");
+		       bench_peak_rss_mib(), rv == DTPLAN_OK ? "" : "  (no fit)");
 	}
 	return 0;
 }

@@ -327,6 +327,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "Usage: bench_plugin_load [-n N] [-a PLUGSTACK-ARG]... "
-		"[-o OPTION=VALUE]... PLUGIN.so\n");
+			"[-o OPTION=VALUE]... PLUGIN.so\n");
 	return 2;
 }

@@ -33,7 +33,7 @@ static double analyze(const struct dtplan_probe_schedule *s, const int32_t *leaf
 	struct dtplan_link_result *links;
 	struct dtplan_measurements *m = NULL;
 	struct dtplan_measure_in in = {0};
-	char (*hosts)[64] = calloc(n, sizeof(*hosts));
+	char(*hosts)[64] = calloc(n, sizeof(*hosts));
 	double t;
 
 	for (size_t r = 0; r < s->n_rounds; r++)
@@ -50,10 +50,10 @@ static double analyze(const struct dtplan_probe_schedule *s, const int32_t *leaf
 			links[k].from = s->rounds[r].pairs[p].from;
 			links[k].to = s->rounds[r].pairs[p].to;
 			links[k].round = (uint8_t)(r + 1);
-			links[k].flags = DTPLAN_LINK_OK |
-					 (s->rounds[r].kind == DTPLAN_ROUND_CONCURRENT
-						  ? DTPLAN_LINK_CONCURRENT
-						  : 0);
+			links[k].flags =
+				DTPLAN_LINK_OK | (s->rounds[r].kind == DTPLAN_ROUND_CONCURRENT
+							  ? DTPLAN_LINK_CONCURRENT
+							  : 0);
 			links[k].samples = 32;
 			links[k].latency_s = 2e-6;
 			links[k].bandwidth_bytes_per_s = 50e9 / (1 + (double)(k % 7));

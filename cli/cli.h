@@ -83,32 +83,32 @@ enum cli_opt_kind {
 
 /* One row of a command's flag table; a row with name NULL ends the table. */
 struct cli_opt {
-	const char *name;      /* long name without "--" ("gpus-per-node") */
+	const char *name; /* long name without "--" ("gpus-per-node") */
 	enum cli_opt_kind kind;
-	void *dest;            /* borrowed: where the value goes (see the kind) */
-	double min, max;       /* INT, DOUBLE: the range.  BYTES, RATE, TIME: max,
+	void *dest;        /* borrowed: where the value goes (see the kind) */
+	double min, max;   /* INT, DOUBLE: the range.  BYTES, RATE, TIME: max,
 				* when above 0, is the largest value taken */
-	bool positive;         /* BYTES, RATE, TIME: the value must be above 0 */
-	const char *limit;     /* BYTES, RATE, TIME: the end of "--NAME: 'VALUE' ..."
+	bool positive;     /* BYTES, RATE, TIME: the value must be above 0 */
+	const char *limit; /* BYTES, RATE, TIME: the end of "--NAME: 'VALUE' ..."
 				* when the value is not positive or above max */
-	bool required;         /* "--NAME is required" when absent */
-	bool once;             /* "--NAME given twice" when repeated (else the last wins) */
-	bool early;            /* applied before every other flag, once, with the
+	bool required;     /* "--NAME is required" when absent */
+	bool once;         /* "--NAME given twice" when repeated (else the last wins) */
+	bool early;        /* applied before every other flag, once, with the
 				* last value given: a file that the others override */
-	bool *seen;            /* optional: set to true when the flag is given */
+	bool *seen;        /* optional: set to true when the flag is given */
 	/* CLI_OPT_CALL: returns 0, or an exit status after printing the error */
 	int (*call)(const char *cmd, const struct cli_opt *o, const char *value);
 };
 
 /* What cli_parse() needs to know about a command. */
 struct cli_spec {
-	const char *cmd;             /* "ledger": names the command in messages */
-	void (*usage)(FILE *out);    /* printed to stdout for --help or -h */
-	const struct cli_opt *opts;  /* borrowed; ends with CLI_OPT_END */
-	const char **args;           /* receives up to max_args operands (borrowed
+	const char *cmd;            /* "ledger": names the command in messages */
+	void (*usage)(FILE *out);   /* printed to stdout for --help or -h */
+	const struct cli_opt *opts; /* borrowed; ends with CLI_OPT_END */
+	const char **args;          /* receives up to max_args operands (borrowed
 				      * from argv); the slots past the last given
 				      * are left alone */
-	int max_args;                /* operands allowed after the options */
+	int max_args;               /* operands allowed after the options */
 };
 
 /*
@@ -126,31 +126,65 @@ struct cli_spec {
 bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 
 /* Ends a table of struct cli_opt. */
-#define CLI_OPT_END {.name = NULL}
+#define CLI_OPT_END                                                                                \
+	{                                                                                          \
+		.name = NULL                                                                       \
+	}
 
 /*
  * Flags that several commands share, declared once.  Where the commands
  * differ (a range, whether the flag is required), the macro takes it.
  */
-#define CLI_OPT_JSON(p) {.name = "json", .kind = CLI_OPT_FLAG, .dest = (p)}
-#define CLI_OPT_MODEL(p) {.name = "model", .kind = CLI_OPT_STRING, .dest = (p), .required = true}
+#define CLI_OPT_JSON(p)                                                                            \
+	{                                                                                          \
+		.name = "json", .kind = CLI_OPT_FLAG, .dest = (p)                                  \
+	}
+#define CLI_OPT_MODEL(p)                                                                           \
+	{                                                                                          \
+		.name = "model", .kind = CLI_OPT_STRING, .dest = (p), .required = true             \
+	}
 #define CLI_OPT_GPUS(p, hi, req)                                                                   \
-	{.name = "gpus", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi), .required = (req)}
-#define CLI_OPT_GPU(p) {.name = "gpu", .kind = CLI_OPT_GPU, .dest = (p)}
+	{                                                                                          \
+		.name = "gpus", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi),           \
+		.required = (req)                                                                  \
+	}
+#define CLI_OPT_GPU(p)                                                                             \
+	{                                                                                          \
+		.name = "gpu", .kind = CLI_OPT_GPU, .dest = (p)                                    \
+	}
 #define CLI_OPT_GPUS_PER_NODE(p, seen_p)                                                           \
-	{.name = "gpus-per-node", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1024,         \
-	 .seen = (seen_p)}
-#define CLI_OPT_TP(p, hi) {.name = "tp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi)}
-#define CLI_OPT_PP(p) {.name = "pp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 16}
-#define CLI_OPT_ZERO(p) {.name = "zero", .kind = CLI_OPT_INT, .dest = (p), .min = 0, .max = 3}
+	{                                                                                          \
+		.name = "gpus-per-node", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1024,  \
+		.seen = (seen_p)                                                                   \
+	}
+#define CLI_OPT_TP(p, hi)                                                                          \
+	{                                                                                          \
+		.name = "tp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = (hi)              \
+	}
+#define CLI_OPT_PP(p)                                                                              \
+	{                                                                                          \
+		.name = "pp", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 16           \
+	}
+#define CLI_OPT_ZERO(p)                                                                            \
+	{                                                                                          \
+		.name = "zero", .kind = CLI_OPT_INT, .dest = (p), .min = 0, .max = 3               \
+	}
 #define CLI_OPT_SEQ(p, lo)                                                                         \
-	{.name = "seq", .kind = CLI_OPT_INT, .dest = (p), .min = (lo), .max = 1 << 24}
+	{                                                                                          \
+		.name = "seq", .kind = CLI_OPT_INT, .dest = (p), .min = (lo), .max = 1 << 24       \
+	}
 #define CLI_OPT_MICRO_BATCH(p)                                                                     \
-	{.name = "micro-batch", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 20}
+	{                                                                                          \
+		.name = "micro-batch", .kind = CLI_OPT_INT, .dest = (p), .min = 1, .max = 1 << 20  \
+	}
 #define CLI_OPT_RECOMPUTE(p, seen_p)                                                               \
-	{.name = "recompute", .kind = CLI_OPT_RECOMPUTE, .dest = (p), .seen = (seen_p)}
+	{                                                                                          \
+		.name = "recompute", .kind = CLI_OPT_RECOMPUTE, .dest = (p), .seen = (seen_p)      \
+	}
 #define CLI_OPT_TOPOLOGY(p, once_)                                                                 \
-	{.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)}
+	{                                                                                          \
+		.name = "topology", .kind = CLI_OPT_STRING, .dest = (p), .once = (once_)           \
+	}
 
 /* Writes p's SVG picture to path (--svg); CLI_EXIT_FAIL after a message
  * naming cmd and path when it cannot. */
@@ -183,7 +217,7 @@ void cli_log_init(void);
 
 /* One --node-xml / --node-json HOSTLIST=FILE. */
 struct cli_node_spec {
-	char *text;          /* owned: "HOSTLIST\0FILE" */
+	char *text; /* owned: "HOSTLIST\0FILE" */
 	const char *hostlist, *file, *flag;
 	bool json;
 };
@@ -200,11 +234,11 @@ struct cli_cluster {
 	const char *topology_path; /* borrowed: the --topology file read, NULL none */
 	struct cli_node_spec *specs;
 	size_t n_specs;
-	struct dtplan_measure_file measured;  /* --measurements; m NULL when none */
+	struct dtplan_measure_file measured; /* --measurements; m NULL when none */
 	char (*hosts)[64];
 	size_t n_hosts;
-	struct dtplan_inventory *inventory;   /* probes/inventory.c */
-	struct dtplan_cluster cl;  /* borrows everything above */
+	struct dtplan_inventory *inventory; /* probes/inventory.c */
+	struct dtplan_cluster cl;           /* borrows everything above */
 };
 
 void cli_cluster_init(struct cli_cluster *c);
@@ -212,8 +246,8 @@ void cli_cluster_fini(struct cli_cluster *c);
 /* Reads the site file (--site). */
 int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path);
 /* Records a --node-xml (json false) or --node-json argument. */
-int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag,
-			  const char *arg, bool json);
+int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag, const char *arg,
+			  bool json);
 /* Reads a measurement file (--measurements): the prolog's or dtplan probe's. */
 int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char *path);
 /* Expands hosts, reads the topology and inventories, fills c->cl. */
@@ -244,8 +278,8 @@ int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
  * bounded by timeout_s and the site's HTTP settings of c, with the bearer
  * token in token (NULL: none).  Returns DTPLAN_OK or fills err.
  */
-enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url,
-				const char *sender, const char *plan_json, uint32_t job_id,
-				const char *token, double timeout_s, struct dtplan_error *err);
+enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, const char *sender,
+				const char *plan_json, uint32_t job_id, const char *token,
+				double timeout_s, struct dtplan_error *err);
 
 #endif /* DTPLAN_CLI_H */

@@ -46,8 +46,8 @@ int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
 				       sizeof(c->config.fabric_url) - 1);
 	if ((strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) ||
 	    strpbrk(url, " \t\r\n\v\f") != NULL)
-		return cli_usage_error(cmd,
-				       "--fabric-url: '%s' is not an http:// or https:// URL", url);
+		return cli_usage_error(cmd, "--fabric-url: '%s' is not an http:// or https:// URL",
+				       url);
 	if (url != c->config.fabric_url)
 		snprintf(c->config.fabric_url, sizeof(c->config.fabric_url), "%s", url);
 	c->fabric = calloc(1, sizeof(*c->fabric));
@@ -80,8 +80,8 @@ int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path)
  * brackets belong to the hostlist; a piece without '=' continues the
  * hostlist of the next piece ("n1,n2=a.xml" names n1 and n2).
  */
-int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag,
-			  const char *arg, bool json)
+int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *flag, const char *arg,
+			  bool json)
 {
 	const char *start = arg;
 	int depth = 0;
@@ -100,7 +100,8 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 		if (!(*s == '\0' || (*s == ',' && depth == 0 && has_eq)))
 			continue;
 		if (!has_eq || s == start)
-			return cli_usage_error(cmd, "%s: '%s' is not HOSTLIST=FILE[,HOSTLIST=FILE...]",
+			return cli_usage_error(cmd,
+					       "%s: '%s' is not HOSTLIST=FILE[,HOSTLIST=FILE...]",
 					       flag, arg);
 		tmp = realloc(c->specs, (c->n_specs + 1) * sizeof(*tmp));
 		if (tmp == NULL)
@@ -131,7 +132,7 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 /* Appends names to c->hosts. */
 static int add_hosts(const char *cmd, struct cli_cluster *c, char (*names)[64], size_t n)
 {
-	char (*tmp)[64] = realloc(c->hosts, (c->n_hosts + n) * sizeof(*tmp));
+	char(*tmp)[64] = realloc(c->hosts, (c->n_hosts + n) * sizeof(*tmp));
 
 	if (tmp == NULL)
 		return cli_usage_error(cmd, "out of memory");
@@ -164,7 +165,7 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	struct dtplan_inventory_opts io = {0};
 	struct dtplan_inventory_file *files = NULL;
 	struct dtplan_error err = {0};
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
@@ -216,8 +217,7 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	io.files = files;
 	io.measured = c->measured.m != NULL ? &c->measured : NULL;
 	io.assumed_why = "";
-	if (c->n_hosts > 0 &&
-	    dtplan_inventory_assemble(&io, &c->inventory, &err) != DTPLAN_OK) {
+	if (c->n_hosts > 0 && dtplan_inventory_assemble(&io, &c->inventory, &err) != DTPLAN_OK) {
 		/* a host not in --nodes is a usage error, as is a bad file */
 		rc = err.code == DTPLAN_ERR_INVAL && err.source[0] == '-'
 			     ? cli_usage_error(cmd, "%s: %s", err.source, err.text)
@@ -227,7 +227,7 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	if (c->inventory != NULL)
 		dtplan_inventory_cluster(c->inventory, &c->cl);
 	c->cl.topology = c->fabric != NULL && c->fabric->desc != NULL ? c->fabric->desc->topology
-								    : c->topology;
+								      : c->topology;
 	c->cl.config = &c->config;
 out:
 	free(files);

@@ -89,7 +89,7 @@ static void print_topology(const char *path, const struct dtplan_topology *t,
 				printf("  oversubscription %g:1", s->oversubscription);
 			if (s->uplink_bytes_per_s > 0)
 				printf("  uplink %s", dtplan_format_rate(s->uplink_bytes_per_s,
-									  rate, sizeof(rate)));
+									 rate, sizeof(rate)));
 			printf("\n");
 		}
 	}
@@ -156,8 +156,9 @@ int cmd_check_config(int argc, char **argv)
 		}
 		for (int i = 0; i < targc && site != NULL; i++)
 			if (strncasecmp(targv[i], "site=", 5) == 0) {
-				rc = cli_usage_error(CMD, "the site file is given twice "
-							  "(--site and '%s' in --args)",
+				rc = cli_usage_error(CMD,
+						     "the site file is given twice "
+						     "(--site and '%s' in --args)",
 						     targv[i]);
 				goto out;
 			}

@@ -32,14 +32,14 @@ static int print_json(const struct dtplan_ckpt_in *in, const struct dtplan_ckpt 
 	json_t *root;
 
 	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", in->gpus,
-			 "mtbf_gpu_hours", cli_json_number(in->mtbf_gpu_hours),
-			 "write_seconds", cli_json_number(in->write_seconds),
-			 "restart_seconds", cli_json_number(in->restart_seconds),
-			 "job_mtbf_seconds", cli_json_number(k->job_mtbf_seconds),
-			 "young_seconds", cli_json_number(k->young_seconds),
-			 "daly_seconds", cli_json_number(k->daly_seconds),
-			 "interval_seconds", cli_json_number(k->interval_seconds),
-			 "waste_fraction", cli_json_number(k->waste_fraction));
+			 "mtbf_gpu_hours", cli_json_number(in->mtbf_gpu_hours), "write_seconds",
+			 cli_json_number(in->write_seconds), "restart_seconds",
+			 cli_json_number(in->restart_seconds), "job_mtbf_seconds",
+			 cli_json_number(k->job_mtbf_seconds), "young_seconds",
+			 cli_json_number(k->young_seconds), "daly_seconds",
+			 cli_json_number(k->daly_seconds), "interval_seconds",
+			 cli_json_number(k->interval_seconds), "waste_fraction",
+			 cli_json_number(k->waste_fraction));
 	if (root == NULL || in->step_seconds <= 0.0)
 		return cli_json_print(CMD, root);
 	if (json_object_set_new(root, "step_seconds", cli_json_number(in->step_seconds)) != 0 ||
@@ -60,15 +60,30 @@ int cmd_ckpt(int argc, char **argv)
 	char a[32];
 	const struct cli_opt opts[] = {
 		CLI_OPT_GPUS(&in.gpus, 1 << 24, true),
-		{.name = "mtbf-gpu-hours", .kind = CLI_OPT_DOUBLE, .dest = &in.mtbf_gpu_hours,
-		 .min = 1e-3, .max = 1e9, .required = true},
-		{.name = "write-seconds", .kind = CLI_OPT_TIME, .dest = &in.write_seconds,
-		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s",
+		{.name = "mtbf-gpu-hours",
+		 .kind = CLI_OPT_DOUBLE,
+		 .dest = &in.mtbf_gpu_hours,
+		 .min = 1e-3,
+		 .max = 1e9,
 		 .required = true},
-		{.name = "restart-seconds", .kind = CLI_OPT_TIME, .dest = &in.restart_seconds,
-		 .max = 1e7, .limit = "is over 10^7 s"},
-		{.name = "step-seconds", .kind = CLI_OPT_TIME, .dest = &in.step_seconds,
-		 .positive = true, .max = 1e7, .limit = "must be more than 0 and at most 10^7 s"},
+		{.name = "write-seconds",
+		 .kind = CLI_OPT_TIME,
+		 .dest = &in.write_seconds,
+		 .positive = true,
+		 .max = 1e7,
+		 .limit = "must be more than 0 and at most 10^7 s",
+		 .required = true},
+		{.name = "restart-seconds",
+		 .kind = CLI_OPT_TIME,
+		 .dest = &in.restart_seconds,
+		 .max = 1e7,
+		 .limit = "is over 10^7 s"},
+		{.name = "step-seconds",
+		 .kind = CLI_OPT_TIME,
+		 .dest = &in.step_seconds,
+		 .positive = true,
+		 .max = 1e7,
+		 .limit = "must be more than 0 and at most 10^7 s"},
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};

@@ -18,7 +18,8 @@ void cmd_ledger_usage(FILE *out)
 		"                     [--recompute none|selective|full] [--json]\n\n"
 		"Shows the memory each GPU needs: weights, gradients, optimizer state and\n"
 		"activations, for mixed-precision Adam.  DP is N / (T x P).\n\n"
-		"  --model SPEC         preset name, config.json path, layers=..,hidden=..,heads=..\n"
+		"  --model SPEC         preset name, config.json path, "
+		"layers=..,hidden=..,heads=..\n"
 		"                       or a size such as 7B\n"
 		"  --gpus N             GPUs in the job\n"
 		"  --tp T               tensor-parallel degree, divides the heads (default 1)\n"
@@ -39,8 +40,8 @@ static void print_text(const struct dtplan_model *m, const struct dtplan_ledger_
 		const char *name;
 		double v;
 	} rows[] = {
-		{"weights", l->weights},         {"gradients", l->gradients},
-		{"optimizer", l->optimizer},     {"activations", l->activations},
+		{"weights", l->weights},     {"gradients", l->gradients},
+		{"optimizer", l->optimizer}, {"activations", l->activations},
 		{"total", l->total},
 	};
 	char a[32], b[32];
@@ -64,16 +65,14 @@ static int print_json(const struct dtplan_model *m, const struct dtplan_ledger_i
 
 	root = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:s, s:o, "
 			 "s:{s:o, s:o, s:o, s:o, s:o}}",
-			 "model", m->name, "params", cli_json_number(m->params), "tp", in->tp,
-			 "pp", in->pp, "dp", in->dp, "zero", in->zero, "no_master_copy",
+			 "model", m->name, "params", cli_json_number(m->params), "tp", in->tp, "pp",
+			 in->pp, "dp", in->dp, "zero", in->zero, "no_master_copy",
 			 (int)in->no_master_copy, "seq", in->seq, "micro_batch", in->micro_batch,
 			 "recompute", dtplan_recompute_name(in->recompute), "params_per_gpu",
-			 cli_json_number(l->params_per_gpu), "bytes_per_gpu",
-			 "weights", cli_json_number(l->weights),
-			 "gradients", cli_json_number(l->gradients),
-			 "optimizer", cli_json_number(l->optimizer),
-			 "activations", cli_json_number(l->activations),
-			 "total", cli_json_number(l->total));
+			 cli_json_number(l->params_per_gpu), "bytes_per_gpu", "weights",
+			 cli_json_number(l->weights), "gradients", cli_json_number(l->gradients),
+			 "optimizer", cli_json_number(l->optimizer), "activations",
+			 cli_json_number(l->activations), "total", cli_json_number(l->total));
 	return cli_json_print(CMD, root);
 }
 

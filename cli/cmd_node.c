@@ -92,7 +92,10 @@ int cmd_node(int argc, char **argv)
 		{.name = "xml", .kind = CLI_OPT_STRING, .dest = &o.xml_path},
 		{.name = "cache-dir", .kind = CLI_OPT_STRING, .dest = &o.cache_dir},
 		CLI_OPT_JSON(&json),
-		{.name = "timeout", .kind = CLI_OPT_TIME, .dest = &o.timeout_s, .positive = true,
+		{.name = "timeout",
+		 .kind = CLI_OPT_TIME,
+		 .dest = &o.timeout_s,
+		 .positive = true,
 		 .limit = "must be more than 0"},
 		CLI_OPT_END,
 	};

@@ -77,19 +77,18 @@ static void print_chart(const struct dtplan_pipeline_in *in, const struct dtplan
 
 static int print_json(const struct dtplan_pipeline_in *in, const struct dtplan_pipeline *p)
 {
-	double closed = in->chunks > 1 ? dtplan_bubble_ratio_interleaved(in->stages,
-									  in->microbatches,
-									  in->chunks)
-				       : dtplan_bubble_fraction(in->stages, in->microbatches);
+	double closed =
+		in->chunks > 1
+			? dtplan_bubble_ratio_interleaved(in->stages, in->microbatches, in->chunks)
+			: dtplan_bubble_fraction(in->stages, in->microbatches);
 	json_t *root;
 
 	root = json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "stages", in->stages,
-			 "microbatches", in->microbatches, "chunks", in->chunks,
-			 "backward_ratio", cli_json_number(in->backward / in->forward),
-			 "makespan", cli_json_number(p->makespan),
-			 "ideal", cli_json_number(p->ideal),
-			 "bubble_fraction", cli_json_number(p->bubble_fraction),
-			 "closed_form", cli_json_number(closed));
+			 "microbatches", in->microbatches, "chunks", in->chunks, "backward_ratio",
+			 cli_json_number(in->backward / in->forward), "makespan",
+			 cli_json_number(p->makespan), "ideal", cli_json_number(p->ideal),
+			 "bubble_fraction", cli_json_number(p->bubble_fraction), "closed_form",
+			 cli_json_number(closed));
 	return cli_json_print(CMD, root);
 }
 
@@ -101,12 +100,23 @@ int cmd_pipeline(int argc, char **argv)
 	int rc;
 	bool json = false;
 	const struct cli_opt opts[] = {
-		{.name = "stages", .kind = CLI_OPT_INT, .dest = &in.stages, .min = 1, .max = 65536,
+		{.name = "stages",
+		 .kind = CLI_OPT_INT,
+		 .dest = &in.stages,
+		 .min = 1,
+		 .max = 65536,
 		 .required = true},
-		{.name = "microbatches", .kind = CLI_OPT_INT, .dest = &in.microbatches, .min = 1,
-		 .max = 1 << 20, .required = true},
-		{.name = "backward-ratio", .kind = CLI_OPT_DOUBLE, .dest = &in.backward,
-		 .min = 0.01, .max = 100.0},
+		{.name = "microbatches",
+		 .kind = CLI_OPT_INT,
+		 .dest = &in.microbatches,
+		 .min = 1,
+		 .max = 1 << 20,
+		 .required = true},
+		{.name = "backward-ratio",
+		 .kind = CLI_OPT_DOUBLE,
+		 .dest = &in.backward,
+		 .min = 0.01,
+		 .max = 100.0},
 		{.name = "chunks", .kind = CLI_OPT_INT, .dest = &in.chunks, .min = 1, .max = 1024},
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
@@ -142,7 +152,8 @@ int cmd_pipeline(int argc, char **argv)
 		if (in.chunks > 1)
 			printf("%-16s %11.2f%% of compute, (p-1)/(v m)\n", "closed form",
 			       dtplan_bubble_ratio_interleaved(in.stages, in.microbatches,
-							       in.chunks) * 100.0);
+							       in.chunks) *
+				       100.0);
 		else
 			printf("%-16s %11.2f%% of the step, (p-1)/(m+p-1)\n", "closed form",
 			       dtplan_bubble_fraction(in.stages, in.microbatches) * 100.0);

@@ -27,13 +27,15 @@ void cmd_plan_usage(FILE *out)
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
-		"  --model SPEC         preset name, config.json path, layers=..,hidden=..,heads=..\n"
+		"  --model SPEC         preset name, config.json path, "
+		"layers=..,hidden=..,heads=..\n"
 		"                       or a size such as 7B\n"
 		"  --gpus N             GPUs in the job\n"
 		"  --gpus-per-node G    GPUs per node (default 8); with --nodes, the GPUs of\n"
 		"                       each node the job holds (default all)\n"
 		"  --gpu TYPE           GPU type from the catalog (default h100-sxm)\n"
-		"  --seq S              sequence length (default: the model's context length, else 4096)\n"
+		"  --seq S              sequence length (default: the model's context length, else "
+		"4096)\n"
 		"  --global-batch B     sequences per step (default 1024): the plan trains the\n"
 		"                       nearest value DP can make, within 5%%; B! for exactly B\n"
 		"  --tp T, --pp P, --zero Z, --micro-batch B, --recompute none|selective|full\n"
@@ -49,7 +51,8 @@ void cmd_plan_usage(FILE *out)
 		"  --nodes HOSTLIST     the allocation (\"gpu[01-16]\"): ranks are placed on it\n"
 		"                       in topology order; --gpus then defaults to all its GPUs\n"
 		"  --topology FILE      Slurm topology.conf (switch tree)\n"
-		"  --site FILE          dtplan.conf site file (oversubscription, fabric, thresholds)\n"
+		"  --site FILE          dtplan.conf site file (oversubscription, fabric, "
+		"thresholds)\n"
 		"  --node-xml HOSTLIST=FILE[,HOSTLIST=FILE...]\n"
 		"                       hwloc XML inventories of those nodes (repeatable)\n"
 		"  --node-json HOSTLIST=FILE\n"
@@ -208,7 +211,9 @@ int cmd_plan(int argc, char **argv)
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &a, .early = true, .call = set_site},
 		{.name = "node-xml", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
 		{.name = "node-json", .kind = CLI_OPT_CALL, .dest = &a, .call = add_nodes},
-		{.name = "measurements", .kind = CLI_OPT_STRING, .dest = &a.measurements,
+		{.name = "measurements",
+		 .kind = CLI_OPT_STRING,
+		 .dest = &a.measurements,
 		 .once = true},
 		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
 		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
@@ -270,7 +275,8 @@ int cmd_plan(int argc, char **argv)
 		 * inputs, in the tree the plan uses (the service's or --topology) */
 		if (a.cluster.measured.m != NULL &&
 		    dtplan_measurements_apply(a.cluster.measured.m, req, &a.cluster.config,
-					      a.cluster.fabric != NULL && a.cluster.fabric->desc != NULL
+					      a.cluster.fabric != NULL &&
+							      a.cluster.fabric->desc != NULL
 						      ? a.cluster.fabric->desc->topology
 						      : a.cluster.topology,
 					      &err) != DTPLAN_OK) {

@@ -58,8 +58,8 @@ static uint32_t job_id(int flag)
 
 	if (flag > 0)
 		return (uint32_t)flag;
-	if (env != NULL && dtplan_parse_long(env, "SLURM_JOB_ID", 1, 0xfffffffeL, &v, NULL) ==
-				   DTPLAN_OK)
+	if (env != NULL &&
+	    dtplan_parse_long(env, "SLURM_JOB_ID", 1, 0xfffffffeL, &v, NULL) == DTPLAN_OK)
 		return (uint32_t)v;
 	return 0;
 }
@@ -78,8 +78,12 @@ int cmd_report(int argc, char **argv)
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &c, .early = true, .call = set_site},
 		{.name = "token-file", .kind = CLI_OPT_STRING, .dest = &token_file},
 		{.name = "job-id", .kind = CLI_OPT_INT, .dest = &id, .min = 1, .max = 2147483647},
-		{.name = "timeout", .kind = CLI_OPT_TIME, .dest = &timeout, .positive = true,
-		 .max = 600, .limit = "must be more than 0 s and at most 600 s"},
+		{.name = "timeout",
+		 .kind = CLI_OPT_TIME,
+		 .dest = &timeout,
+		 .positive = true,
+		 .max = 600,
+		 .limit = "must be more than 0 s and at most 600 s"},
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_report_usage, .opts = opts};

@@ -36,8 +36,8 @@ int cmd_show(int argc, char **argv)
 		{.name = "svg", .kind = CLI_OPT_STRING, .dest = &svg, .once = true},
 		CLI_OPT_END,
 	};
-	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_show_usage, .opts = opts,
-				    .args = &path, .max_args = 1};
+	const struct cli_spec cs = {
+		.cmd = CMD, .usage = cmd_show_usage, .opts = opts, .args = &path, .max_args = 1};
 
 	if (!cli_parse(&cs, argc, argv, &rc))
 		goto out;

@@ -81,8 +81,8 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct cli_opt opts[] = {CLI_OPT_END};
 	const char *name = NULL;
-	const struct cli_spec cs = {.cmd = "help", .usage = cmd_help_usage, .opts = opts,
-				    .args = &name, .max_args = 1};
+	const struct cli_spec cs = {
+		.cmd = "help", .usage = cmd_help_usage, .opts = opts, .args = &name, .max_args = 1};
 	const struct cli_command *c;
 	int rc;
 

@@ -151,8 +151,8 @@ static struct option *long_options(const struct cli_opt *opts, size_t n)
  * flags are applied with the last value each was given.  Bad options wait
  * for the second pass.  Returns true when the command should go on.
  */
-static bool first_pass(const struct cli_spec *spec, int argc, char **argv,
-		       const struct option *lo, const char **last, size_t n, int *rc)
+static bool first_pass(const struct cli_spec *spec, int argc, char **argv, const struct option *lo,
+		       const char **last, size_t n, int *rc)
 {
 	int c;
 

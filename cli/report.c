@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url,
-				const char *sender, const char *plan_json, uint32_t job_id,
-				const char *token, double timeout_s, struct dtplan_error *err)
+enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, const char *sender,
+				const char *plan_json, uint32_t job_id, const char *token,
+				double timeout_s, struct dtplan_error *err)
 {
 	struct dtplan_report r = {0};
 	struct dtplan_http_opts o;

@@ -89,8 +89,10 @@ int cli_json_print(const char *cmd, json_t *root)
 
 	json_decref(root);
 	if (text == NULL) {
-		fprintf(stderr, "dtplan %s: cannot write the JSON output (out of memory, or text "
-				"that is not UTF-8)\n", cmd);
+		fprintf(stderr,
+			"dtplan %s: cannot write the JSON output (out of memory, or text "
+			"that is not UTF-8)\n",
+			cmd);
 		return CLI_EXIT_FAIL;
 	}
 	cli_print_json(text);

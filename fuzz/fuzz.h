@@ -24,25 +24,25 @@
 #include "dtplan.h"
 
 #ifdef DTPLAN_LIBFUZZER
-#define DTPLAN_FUZZ_TARGET(name)                                                               \
-	int dtplan_fuzz_##name(const uint8_t *data, size_t size);                              \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                          \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                           \
-	{                                                                                      \
-		return dtplan_fuzz_##name(data, size);                                         \
-	}                                                                                      \
+#define DTPLAN_FUZZ_TARGET(name)                                                                   \
+	int dtplan_fuzz_##name(const uint8_t *data, size_t size);                                  \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                              \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                               \
+	{                                                                                          \
+		return dtplan_fuzz_##name(data, size);                                             \
+	}                                                                                          \
 	int dtplan_fuzz_##name(const uint8_t *data, size_t size)
 #else
-#define DTPLAN_FUZZ_TARGET(name)                                                               \
-	int dtplan_fuzz_##name(const uint8_t *data, size_t size);                              \
+#define DTPLAN_FUZZ_TARGET(name)                                                                   \
+	int dtplan_fuzz_##name(const uint8_t *data, size_t size);                                  \
 	int dtplan_fuzz_##name(const uint8_t *data, size_t size)
 #endif
 
 /* Aborts (a crash the fuzzer reports) unless cond holds. */
-#define DTPLAN_FUZZ_CHECK(cond)                                                                \
-	do {                                                                                   \
-		if (!(cond))                                                                   \
-			abort();                                                               \
+#define DTPLAN_FUZZ_CHECK(cond)                                                                    \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			abort();                                                                   \
 	} while (0)
 
 /*

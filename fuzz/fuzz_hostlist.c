@@ -12,7 +12,7 @@
 DTPLAN_FUZZ_TARGET(hostlist)
 {
 	char *expr = dtplan_fuzz_text(data, size), *buf = NULL;
-	char (*names)[64] = NULL, (*back)[64] = NULL;
+	char(*names)[64] = NULL, (*back)[64] = NULL;
 	size_t n = 0, n_back = 0, cap;
 	bool match = false;
 

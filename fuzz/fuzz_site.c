@@ -12,8 +12,7 @@ DTPLAN_FUZZ_TARGET(site)
 	if (text == NULL)
 		return 0;
 	dtplan_config_init(&c);
-	if (dtplan_config_parse_string(&c, text, "fuzz", NULL) == DTPLAN_OK &&
-	    c.n_nodesets > 0)
+	if (dtplan_config_parse_string(&c, text, "fuzz", NULL) == DTPLAN_OK && c.n_nodesets > 0)
 		dtplan_config_nodeset_for(&c, "node1");
 	dtplan_config_fini(&c);
 	free(text);

@@ -26,7 +26,8 @@ static void body(unsigned t, const uint8_t *b, size_t len)
 	case DTPLAN_WIRE_INVENTORY: {
 		struct dtplan_wire_inventory v;
 
-		if (dtplan_wire_inventory_decode(b, len, DTPLAN_HOSTLIST_MAX, &v, NULL) == DTPLAN_OK) {
+		if (dtplan_wire_inventory_decode(b, len, DTPLAN_HOSTLIST_MAX, &v, NULL) ==
+		    DTPLAN_OK) {
 			DTPLAN_FUZZ_CHECK(dtplan_wire_inventory_encode(&v, &out, &n, NULL) ==
 					  DTPLAN_OK);
 			dtplan_wire_inventory_fini(&v);

@@ -17,22 +17,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TARGETS(X)                                                                             \
-	X(hostlist)                                                                            \
-	X(units)                                                                               \
-	X(topology)                                                                            \
-	X(site)                                                                                \
-	X(plugstack)                                                                           \
-	X(model_spec)                                                                          \
-	X(hf_config)                                                                           \
-	X(train)                                                                               \
-	X(global_batch)                                                                        \
-	X(node_json)                                                                           \
-	X(hwloc_xml)                                                                           \
-	X(plan_json)                                                                           \
-	X(fabric)                                                                              \
-	X(measure_json)                                                                        \
-	X(wire)                                                                                \
+#define TARGETS(X)                                                                                 \
+	X(hostlist)                                                                                \
+	X(units)                                                                                   \
+	X(topology)                                                                                \
+	X(site)                                                                                    \
+	X(plugstack)                                                                               \
+	X(model_spec)                                                                              \
+	X(hf_config)                                                                               \
+	X(train)                                                                                   \
+	X(global_batch)                                                                            \
+	X(node_json)                                                                               \
+	X(hwloc_xml)                                                                               \
+	X(plan_json)                                                                               \
+	X(fabric)                                                                                  \
+	X(measure_json)                                                                            \
+	X(wire)                                                                                    \
 	X(report)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
@@ -43,8 +43,7 @@ static const struct target {
 	int (*fn)(const uint8_t *data, size_t size);
 } targets[] = {
 #define ENTRY(name) {#name, dtplan_fuzz_##name},
-	TARGETS(ENTRY)
-};
+	TARGETS(ENTRY)};
 
 /* Largest input replayed (the corpora hold small files). */
 #define REPLAY_MAX_INPUT ((size_t)4 << 20)

@@ -77,8 +77,8 @@ enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out, struc
 			return DTPLAN_OK;
 		}
 	}
-	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-			     "algorithm: '%s' is not ring or tree", text ? text : "");
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "algorithm: '%s' is not ring or tree",
+			     text ? text : "");
 }
 
 static bool args_ok(enum dtplan_coll c, enum dtplan_algo a, double bytes)

@@ -97,8 +97,8 @@ static double gemm(const struct dtplan__kernels *k, double rate, double in_bytes
 	return t_compute > t_memory ? t_compute : t_memory;
 }
 
-void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
+void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			   int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out)
 {
 	dtplan__layer_seconds_ex(k, mdl, seq, micro_batch, tp, 1, false, rc, out);
@@ -111,15 +111,16 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
  * 2405.04434, section 2.1) and its output projection.  TP splits the
  * per-head matrices.
  */
-static double attn_proj(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			double tok, double t, double *flops)
+static double attn_proj(const struct dtplan__kernels *k, const struct dtplan_model *mdl, double tok,
+			double t, double *flops)
 {
 	double h = mdl->hidden, a = mdl->heads, r = k->gemm_rate, in = k->gemm_in_bytes;
 	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads, d = h / a, qk, ql, kvl;
 
 	if (mdl->kv_lora_rank <= 0) {
 		*flops = 2.0 * tok * (h * (h + 2.0 * kv * d) + h * h) / t;
-		return gemm(k, r, in, tok, (h + 2.0 * kv * d) / t, h) + gemm(k, r, in, tok, h, h / t);
+		return gemm(k, r, in, tok, (h + 2.0 * kv * d) / t, h) +
+		       gemm(k, r, in, tok, h, h / t);
 	}
 	qk = a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim);
 	ql = mdl->q_lora_rank;
@@ -156,8 +157,8 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 	gemm_f = attn_proj(k, mdl, tok, t, &proj_flops);
 	flops_f = proj_flops;
 	if (!moe) {
-		gemm_f += gemm(k, k->gemm_rate, k->gemm_in_bytes, tok,
-			       (swiglu ? 2.0 : 1.0) * f / t, h) +
+		gemm_f += gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, (swiglu ? 2.0 : 1.0) * f / t,
+			       h) +
 			  gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t);
 		flops_f += 2.0 * tok * (swiglu ? 3.0 : 2.0) * h * f / t;
 		/* two layer norms (read and write h), two bias-dropout-adds (read
@@ -172,14 +173,16 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		 * permuting and unpermuting copies each routed token (read and
 		 * write 2h each way) */
 		double fe = mdl->moe_ffn, sh = mdl->shared_experts, e = mdl->experts;
-		double routed = tok * mdl->top_k * DTPLAN_MOE_CAPACITY_FACTOR, up = swiglu ? 2.0 : 1.0;
+		double routed = tok * mdl->top_k * DTPLAN_MOE_CAPACITY_FACTOR,
+		       up = swiglu ? 2.0 : 1.0;
 
 		gemm_f += gemm(k, k->bf16_rate, 2.0, tok, e, h) +
 			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, up * fe / t, h) +
 			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, h, fe / t);
 		if (sh > 0.0)
-			gemm_f += gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, up * sh * fe / t, h) +
-				  gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, sh * fe / t);
+			gemm_f +=
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, up * sh * fe / t, h) +
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, sh * fe / t);
 		flops_f += 2.0 * tok * (e * h + (mdl->top_k + sh) * (up + 1.0) * h * fe / t);
 		elem_f = (tok * 22.0 * h + (routed + tok * sh) * (swiglu ? 6.0 : 4.0) * fe +
 			  routed * 8.0 * h) /
@@ -210,8 +213,9 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		 * memory as SCORE_BYTES */
 		double scores = b * heads * s * s;
 
-		attn_f = b * heads * (gemm(k, k->bf16_rate, 2.0, s, s, d) +
-				      gemm(k, k->bf16_rate, 2.0, s, d, s)) +
+		attn_f = b * heads *
+				 (gemm(k, k->bf16_rate, 2.0, s, s, d) +
+				  gemm(k, k->bf16_rate, 2.0, s, d, s)) +
 			 scores * SCORE_BYTES_FWD / k->hbm;
 		attn_b = 2.0 * (attn_f - scores * SCORE_BYTES_FWD / k->hbm) +
 			 scores * SCORE_BYTES_BWD / k->hbm;
@@ -239,8 +243,8 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 	}
 }
 
-void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out)
+void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			  int micro_batch, int tp, struct dtplan__layer_time *out)
 {
 	double tok = (double)seq * micro_batch, h = mdl->hidden, t = tp;
 	double v = mdl->vocab > 0 ? mdl->vocab : 0.0, out_gemm, loss, embed;

@@ -29,30 +29,30 @@
 #include <strings.h>
 
 enum kind {
-	K_MODE,    /* off|auto */
-	K_POLICY,  /* warn|deny */
-	K_HCA,     /* off|node (enum dtplan_nccl_ib_hca) */
-	K_PATH,    /* file or folder path, "" allowed */
-	K_GPU,     /* a GPU type from the catalog, "" allowed */
-	K_TIME,    /* dtplan_parse_time, in [min, max] */
-	K_RATE,    /* dtplan_parse_rate, in [min, max] */
+	K_MODE,      /* off|auto */
+	K_POLICY,    /* warn|deny */
+	K_HCA,       /* off|node (enum dtplan_nccl_ib_hca) */
+	K_PATH,      /* file or folder path, "" allowed */
+	K_GPU,       /* a GPU type from the catalog, "" allowed */
+	K_TIME,      /* dtplan_parse_time, in [min, max] */
+	K_RATE,      /* dtplan_parse_rate, in [min, max] */
 	K_RATE_OR_0, /* as K_RATE, or "0" for unset (taken from elsewhere) */
-	K_NUMBER,  /* plain number in [min, max] */
-	K_RATIO,   /* "4:1", "1.5:1", "4", in [min, max] */
-	K_INT,     /* a whole number in [min, max] */
-	K_PORTS,   /* "LO-HI", two ports in [min, max], LO <= HI (int[2]) */
-	K_URL,     /* an http:// or https:// URL, "" allowed */
-	K_BYTES,   /* dtplan_parse_bytes, in [min, max] */
+	K_NUMBER,    /* plain number in [min, max] */
+	K_RATIO,     /* "4:1", "1.5:1", "4", in [min, max] */
+	K_INT,       /* a whole number in [min, max] */
+	K_PORTS,     /* "LO-HI", two ports in [min, max], LO <= HI (int[2]) */
+	K_URL,       /* an http:// or https:// URL, "" allowed */
+	K_BYTES,     /* dtplan_parse_bytes, in [min, max] */
 };
 
 struct dtplan__config_setting {
-	const char *key;   /* site file name, NULL: plugstack argument only */
-	const char *arg;   /* plugstack argument name */
+	const char *key; /* site file name, NULL: plugstack argument only */
+	const char *arg; /* plugstack argument name */
 	enum kind kind;
-	size_t offset;     /* in struct dtplan_config */
-	size_t size;       /* string fields */
+	size_t offset; /* in struct dtplan_config */
+	size_t size;   /* string fields */
 	double min, max;
-	bool min_open;     /* min itself is not allowed */
+	bool min_open; /* min itself is not allowed */
 };
 
 /*
@@ -93,14 +93,14 @@ static const struct dtplan__config_setting settings[] = {
 	{"NVLinkLatency", "nvlink_latency", K_TIME, OFF(nvlink_latency_s), 0, 0, 1, false},
 	{"GpuType", "gpu_type", K_GPU, STR(gpu_type), 0, 0, false},
 	{"MtbfGpuHours", "mtbf_gpu_hours", K_NUMBER, OFF(mtbf_gpu_hours), 0, 1, 1e12, false},
-	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE,
-	 OFF(ckpt_write_bytes_per_s), 0, RATE_MIN, CKPT_RATE_MAX, false},
+	{"CheckpointWriteBandwidth", "ckpt_write_bandwidth", K_RATE, OFF(ckpt_write_bytes_per_s), 0,
+	 RATE_MIN, CKPT_RATE_MAX, false},
 	{"RestartTime", "restart_time", K_TIME, OFF(restart_seconds), 0, 0, 1e7, false},
 	{"OversubscriptionThreshold", "oversub_threshold", K_RATIO, OFF(oversub_threshold), 0, 1,
 	 1e6, false},
 	{"BubbleThreshold", "bubble_threshold", K_NUMBER, OFF(bubble_threshold), 0, 0, 1, false},
-	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold),
-	 0, 0, 1, false},
+	{"ExposedCommThreshold", "exposed_comm_threshold", K_NUMBER, OFF(exposed_comm_threshold), 0,
+	 0, 1, false},
 	{"SlowdownThreshold", "slowdown_threshold", K_NUMBER, OFF(slowdown_threshold), 0, 0, 1,
 	 false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
@@ -112,8 +112,8 @@ static const struct dtplan__config_setting settings[] = {
 	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
 	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
 	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
-	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0,
-	 1e-3, 600, false},
+	{"HttpConnectTimeout", "http_connect_timeout", K_TIME, OFF(http_connect_timeout_s), 0, 1e-3,
+	 600, false},
 	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
 	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
 	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
@@ -243,8 +243,8 @@ static enum dtplan_err parse_number(const char *name, const char *text, double *
 	errno = 0;
 	v = strtod(text, &end);
 	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: '%s' is not a number",
-				     name, text);
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: '%s' is not a number", name,
+				     text);
 	*out = v;
 	return DTPLAN_OK;
 }
@@ -287,7 +287,8 @@ static enum dtplan_err parse_ports(const struct dtplan__config_setting *s, const
 
 	if (dash == NULL || (size_t)(dash - text) >= sizeof(lo) || dash == text)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-				     "%s: '%s' is not a port range such as 30500-30599", name, text);
+				     "%s: '%s' is not a port range such as 30500-30599", name,
+				     text);
 	memcpy(lo, text, (size_t)(dash - text));
 	lo[dash - text] = '\0';
 	if (dtplan_parse_long(lo, name, (long)s->min, (long)s->max, &a, err) != DTPLAN_OK ||
@@ -335,14 +336,15 @@ static enum dtplan_err range_check(enum kind kind, double min, double max, bool 
 			     min_open ? "more than" : "at least", lo, hi);
 }
 
-static enum dtplan_err check_range(const struct dtplan__config_setting *s, const char *name, const char *text,
-				   double v, struct dtplan_error *err)
+static enum dtplan_err check_range(const struct dtplan__config_setting *s, const char *name,
+				   const char *text, double v, struct dtplan_error *err)
 {
 	return range_check(s->kind, s->min, s->max, s->min_open, name, text, v, err);
 }
 
-static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const char *name, const char *text,
-				   struct dtplan__config_value *v, struct dtplan_error *err)
+static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const char *name,
+				   const char *text, struct dtplan__config_value *v,
+				   struct dtplan_error *err)
 {
 	enum dtplan_err rv;
 
@@ -378,7 +380,8 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 		else
 			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 					     "%s: '%s' is not a choice (expected off, or node for "
-					     "every NIC of the node)", name, text);
+					     "every NIC of the node)",
+					     name, text);
 		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
@@ -401,7 +404,7 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 	case K_RATE_OR_0:
 		if (strcmp(text, "0") == 0)
 			return DTPLAN_OK; /* 0: unset, e.g. NVLink bandwidth from the catalog */
-		/* fall through */
+					  /* fall through */
 	case K_RATE:
 		rv = dtplan_parse_rate(text, name, &v->d, err);
 		break;
@@ -432,7 +435,8 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 	return rv;
 }
 
-static void store_value(struct dtplan_config *c, const struct dtplan__config_setting *s, const struct dtplan__config_value *v)
+static void store_value(struct dtplan_config *c, const struct dtplan__config_setting *s,
+			const struct dtplan__config_value *v)
 {
 	char *field = (char *)c + s->offset;
 
@@ -463,8 +467,8 @@ static void store_value(struct dtplan_config *c, const struct dtplan__config_set
 
 /* One rule for "the same value": numbers within rounding (5us parses to
  * 5 * 1e-6, which is not bit-equal to 5e-6), text exactly. */
-static bool values_same(const struct dtplan__config_setting *s, const struct dtplan__config_value *a,
-			const struct dtplan__config_value *b)
+static bool values_same(const struct dtplan__config_setting *s,
+			const struct dtplan__config_value *a, const struct dtplan__config_value *b)
 {
 	switch (s->kind) {
 	case K_MODE:

@@ -17,8 +17,7 @@
 
 #define ARGS_SOURCE "plugstack.conf"
 
-void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf,
-			   const char *fallback)
+void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf, const char *fallback)
 {
 	const char *slash;
 	size_t len;

@@ -29,9 +29,9 @@ struct site_parse {
 	/* switch name -> index in c->switches; keys are the switches' own names,
 	 * so the map is rebuilt whenever c->switches moves */
 	struct dtplan__strmap switches;
-	size_t switches_cap;         /* entries allocated in c->switches */
-	size_t n_expanded;           /* switch and node names the file's hostlists named */
-	size_t nodesets_cap;         /* entries allocated in c->nodesets */
+	size_t switches_cap; /* entries allocated in c->switches */
+	size_t n_expanded;   /* switch and node names the file's hostlists named */
+	size_t nodesets_cap; /* entries allocated in c->nodesets */
 };
 
 /* Most switches a configuration may describe (across its files). */
@@ -134,13 +134,13 @@ static enum dtplan_err add_switch(struct site_parse *sp, const char *name, doubl
 		if (oversub > 0 && sw->oversubscription > 0 && sw->oversubscription != oversub)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "switch '%s': Oversubscription %g conflicts with %g "
-					     "at line %d", name, oversub, sw->oversubscription,
-					     sw->line);
+					     "at line %d",
+					     name, oversub, sw->oversubscription, sw->line);
 		if (uplink > 0 && sw->uplink_bytes_per_s > 0 && sw->uplink_bytes_per_s != uplink)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "switch '%s': UplinkBandwidth %g B/s conflicts "
-					     "with %g B/s at line %d", name, uplink,
-					     sw->uplink_bytes_per_s, sw->line);
+					     "with %g B/s at line %d",
+					     name, uplink, sw->uplink_bytes_per_s, sw->line);
 	} else {
 		rv = reserve_switch(sp, line, err);
 		if (rv != DTPLAN_OK)
@@ -181,11 +181,11 @@ static enum dtplan_err count_names(struct site_parse *sp, size_t n, int line, co
 			     DTPLAN_HOSTLIST_MAX);
 }
 
-static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save,
-					 int line, struct dtplan_error *err)
+static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save, int line,
+					 struct dtplan_error *err)
 {
 	const char *names_expr = first;
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	double oversub = 0, uplink = 0;
 	struct dtplan_error e = {0};
 	size_t n = 0;
@@ -209,8 +209,8 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 		} else {
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
-					     "expected Oversubscription or UplinkBandwidth)", tok,
-					     tok, value);
+					     "expected Oversubscription or UplinkBandwidth)",
+					     tok, tok, value);
 		}
 		if (rv != DTPLAN_OK)
 			return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
@@ -218,7 +218,8 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 	if (oversub == 0 && uplink == 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 				     "SwitchName=%s sets nothing (expected Oversubscription= or "
-				     "UplinkBandwidth=)", names_expr);
+				     "UplinkBandwidth=)",
+				     names_expr);
 	rv = dtplan_hostlist_expand(names_expr, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
 	/* The hostlist's message quotes the expression too: a short start here. */
 	if (rv != DTPLAN_OK)
@@ -236,7 +237,7 @@ static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, cha
 static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct dtplan_error *err)
 {
 	const struct dtplan_site_nodeset *ns = &sp->c->nodesets[set];
-	char (*names)[64] = NULL, (**arrays)[64];
+	char(*names)[64] = NULL, (**arrays)[64];
 	struct dtplan_error e = {0};
 	size_t n = 0;
 	enum dtplan_err rv;
@@ -269,8 +270,9 @@ static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct d
 		if (rv == DTPLAN_ERR_INVAL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, ns->line,
 					     "node '%s' of NodeName=%s is already in NodeName=%s "
-					     "(line %d)", names[i], ns->nodes,
-					     sp->c->nodesets[old].nodes, sp->c->nodesets[old].line);
+					     "(line %d)",
+					     names[i], ns->nodes, sp->c->nodesets[old].nodes,
+					     sp->c->nodesets[old].line);
 		if (rv != DTPLAN_OK)
 			return dtplan__error(err, rv, sp->source, ns->line, "out of memory");
 	}
@@ -324,14 +326,15 @@ static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char 
 		} else {
 			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 					     "unknown key '%s' on a NodeName= line (in '%s=%s'; "
-					     "expected GpuType, Gpus or NVLinkDomain)", tok, tok,
-					     value);
+					     "expected GpuType, Gpus or NVLinkDomain)",
+					     tok, tok, value);
 		}
 	}
 	if (!any)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
-				     "NVLinkDomain=)", ns.nodes);
+				     "NVLinkDomain=)",
+				     ns.nodes);
 	if (c->n_nodesets == sp->nodesets_cap) {
 		size_t cap = grown(sp->nodesets_cap);
 

@@ -32,7 +32,7 @@ extern "C" {
 #define DTPLAN_VERSION_MAJOR 0
 #define DTPLAN_VERSION_MINOR 1
 #define DTPLAN_VERSION_PATCH 0
-#define DTPLAN_VERSION_NUMBER                                                                  \
+#define DTPLAN_VERSION_NUMBER                                                                      \
 	((DTPLAN_VERSION_MAJOR << 16) | (DTPLAN_VERSION_MINOR << 8) | DTPLAN_VERSION_PATCH)
 
 /* ------------------------------------------------------------------------
@@ -123,8 +123,8 @@ enum dtplan_err dtplan_parse_time(const char *text, const char *what, double *ou
 
 /* A whole number in [min, max].  Rejects trailing garbage, signs where min
  * is positive, and overflow. */
-enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, long max,
-				  long *out, struct dtplan_error *err);
+enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, long max, long *out,
+				  struct dtplan_error *err);
 
 /* A parameter count: "7B", "70b", "1.5T", "350M", "7e9".  Must be > 0. */
 enum dtplan_err dtplan_parse_count(const char *text, const char *what, double *out,
@@ -146,16 +146,16 @@ const char *dtplan_format_count(double count, char *buf, size_t size); /* "70.55
 
 /* Kinds of file, each with its size limit.  Add new kinds before __LAST. */
 enum dtplan_file_kind {
-	DTPLAN_FILE_SITE = 0,   /* dtplan.conf: 4 MiB */
-	DTPLAN_FILE_TOPOLOGY,   /* Slurm's topology.conf: 16 MiB */
-	DTPLAN_FILE_HF_CONFIG,  /* HuggingFace config.json: 4 MiB */
-	DTPLAN_FILE_NODE_JSON,  /* node inventory JSON (dtplan node --json): 1 MiB */
-	DTPLAN_FILE_NODE_XML,   /* hwloc XML named by the user or admin: 32 MiB */
-	DTPLAN_FILE_CACHE_XML,  /* hwloc XML in the node cache: 32 MiB, never a link */
-	DTPLAN_FILE_PLAN,       /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
+	DTPLAN_FILE_SITE = 0,     /* dtplan.conf: 4 MiB */
+	DTPLAN_FILE_TOPOLOGY,     /* Slurm's topology.conf: 16 MiB */
+	DTPLAN_FILE_HF_CONFIG,    /* HuggingFace config.json: 4 MiB */
+	DTPLAN_FILE_NODE_JSON,    /* node inventory JSON (dtplan node --json): 1 MiB */
+	DTPLAN_FILE_NODE_XML,     /* hwloc XML named by the user or admin: 32 MiB */
+	DTPLAN_FILE_CACHE_XML,    /* hwloc XML in the node cache: 32 MiB, never a link */
+	DTPLAN_FILE_PLAN,         /* plan JSON read back (DTPLAN_FILE): 64 MiB, never a link */
 	DTPLAN_FILE_MEASUREMENTS, /* the prolog's measurement file: 64 MiB, never a link */
 	DTPLAN_FILE_FABRIC_CACHE, /* the fabric service's cached answer: 64 MiB, never a link */
-	DTPLAN_FILE__LAST       /* not a kind: one past the last */
+	DTPLAN_FILE__LAST         /* not a kind: one past the last */
 };
 
 /*
@@ -183,18 +183,18 @@ enum dtplan_mlp {
 };
 
 struct dtplan_model {
-	char name[64];       /* preset name, config path basename or the spec */
-	int layers;          /* transformer blocks */
-	int hidden;          /* model width h */
-	int heads;           /* attention heads a */
-	int kv_heads;        /* key/value heads (GQA); == heads without GQA */
-	int ffn;             /* MLP inner width */
-	int vocab;           /* vocabulary size V */
-	int max_seq;         /* max position embeddings (0: unknown) */
+	char name[64]; /* preset name, config path basename or the spec */
+	int layers;    /* transformer blocks */
+	int hidden;    /* model width h */
+	int heads;     /* attention heads a */
+	int kv_heads;  /* key/value heads (GQA); == heads without GQA */
+	int ffn;       /* MLP inner width */
+	int vocab;     /* vocabulary size V */
+	int max_seq;   /* max position embeddings (0: unknown) */
 	enum dtplan_mlp mlp;
 	bool tied_embeddings; /* output head shares the input embedding */
-	double params;       /* parameter count used by the ledger: every expert */
-	bool params_given;   /* params came from a bare size, dims derived */
+	double params;        /* parameter count used by the ledger: every expert */
+	bool params_given;    /* params came from a bare size, dims derived */
 	/* Mixture of experts (doc/internals/cost-model.md, "Experts"); experts 0:
 	 * dense.  Layer i (0-based) is an MoE layer when i >= first_dense and
 	 * (i + 1) % moe_every == 0 (Qwen2-MoE's decoder_sparse_step, moe_every=),
@@ -207,16 +207,16 @@ struct dtplan_model {
 	int top_k;
 	int moe_ffn;
 	int shared_experts;
-	int moe_every;       /* 0 or 1: every layer */
-	int first_dense;     /* leading dense layers (DeepSeek's first_k_dense_replace) */
+	int moe_every;            /* 0 or 1: every layer */
+	int first_dense;          /* leading dense layers (DeepSeek's first_k_dense_replace) */
 	bool moe_every_from_zero; /* i % moe_every == 0, not (i + 1) % moe_every == 0 */
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0: none.
 	 * q_lora_rank 0: queries projected from h directly. */
 	int q_lora_rank;
 	int kv_lora_rank;
-	int qk_nope_dim;     /* per head */
-	int qk_rope_dim;     /* per head */
-	int v_head_dim;      /* per head */
+	int qk_nope_dim;      /* per head */
+	int qk_rope_dim;      /* per head */
+	int v_head_dim;       /* per head */
 	double active_params; /* parameters one token passes through (== params when dense) */
 };
 
@@ -274,12 +274,12 @@ const struct dtplan_model *dtplan_model_presets(size_t *n);
  * ---------------------------------------------------------------------- */
 
 struct dtplan_gpu {
-	char name[32];            /* "h100-sxm" */
-	char vendor[16];          /* "nvidia", "amd" */
-	double memory_bytes;      /* HBM capacity as the device reports it (nvidia-smi) */
-	double peak_bf16_flops;   /* dense bf16 peak, FLOP/s */
-	double nvlink_bytes_per_s;/* NVLink/xGMI bandwidth per GPU (GPU to GPU inside a domain) */
-	int domain_size;          /* typical NVLink domain: 8 for HGX, 72 for NVL72, 1 for PCIe */
+	char name[32];             /* "h100-sxm" */
+	char vendor[16];           /* "nvidia", "amd" */
+	double memory_bytes;       /* HBM capacity as the device reports it (nvidia-smi) */
+	double peak_bf16_flops;    /* dense bf16 peak, FLOP/s */
+	double nvlink_bytes_per_s; /* NVLink/xGMI bandwidth per GPU (GPU to GPU inside a domain) */
+	int domain_size;           /* typical NVLink domain: 8 for HGX, 72 for NVL72, 1 for PCIe */
 	/* The kernel time model (doc/internals/cost-model.md, "Compute"); 0 where
 	 * unknown: a request needs hbm, matmul_efficiency and sms > 0. */
 	double hbm_bytes_per_s;   /* memory bandwidth, datasheet */
@@ -362,24 +362,24 @@ enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan
 
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
-	int tp, pp, dp;           /* >= 1 each */
-	int zero;                 /* 0..3, sharded over dp */
-	bool no_master_copy;      /* 12 bytes/param instead of 16 */
-	int seq;                  /* sequence length s (0: no activations) */
-	int micro_batch;          /* b */
-	int num_microbatches;     /* m; stage 0 holds min(m, pp) micro-batches */
+	int tp, pp, dp;       /* >= 1 each */
+	int zero;             /* 0..3, sharded over dp */
+	bool no_master_copy;  /* 12 bytes/param instead of 16 */
+	int seq;              /* sequence length s (0: no activations) */
+	int micro_batch;      /* b */
+	int num_microbatches; /* m; stage 0 holds min(m, pp) micro-batches */
 	enum dtplan_recompute recompute;
-	bool sequence_parallel;   /* divide the sbh*34 part by tp too (Megatron SP) */
+	bool sequence_parallel; /* divide the sbh*34 part by tp too (Megatron SP) */
 	/* layers per stage when pp > 1 (NULL: dtplan_stage_split_model() of the
 	 * model and seq); borrowed */
 	const struct dtplan_stage_layers *stages;
 	enum dtplan_framework framework; /* bytes per parameter (see the enum) */
 	enum dtplan_attention attention; /* flash: no a s^2 scores stored */
-	int chunks;               /* interleaved virtual stages v (0 or 1: none) */
-	bool offload;             /* ZeRO-Offload: master copy and Adam in host memory */
-	bool fp8;                 /* fp8 matrix multiplies keep their inputs in fp8 */
-	int ep;                   /* expert parallelism (0 or 1: none); divides dp */
-	int cp;                   /* context parallelism (0 or 1: none) */
+	int chunks;                      /* interleaved virtual stages v (0 or 1: none) */
+	bool offload;                    /* ZeRO-Offload: master copy and Adam in host memory */
+	bool fp8;                        /* fp8 matrix multiplies keep their inputs in fp8 */
+	int ep;                          /* expert parallelism (0 or 1: none); divides dp */
+	int cp;                          /* context parallelism (0 or 1: none) */
 };
 
 /*
@@ -395,13 +395,13 @@ struct dtplan_ledger_in {
  * fp8 matrix multiplies keep their inputs (7 of the 34 s b h) at one byte.
  */
 struct dtplan_ledger {
-	int stage;                /* the heaviest stage (0 with pp == 1) */
-	int stage_layers;         /* its transformer layers */
-	double params_per_gpu;    /* its parameters on one GPU: dense / tp + experts / (tp ep) */
+	int stage;             /* the heaviest stage (0 with pp == 1) */
+	int stage_layers;      /* its transformer layers */
+	double params_per_gpu; /* its parameters on one GPU: dense / tp + experts / (tp ep) */
 	double expert_params_per_gpu; /* of them, expert parameters (sharded over dp cp / ep) */
-	double weights;           /* bytes per GPU */
+	double weights;               /* bytes per GPU */
 	double gradients;
-	double optimizer;         /* master copy (if any) + Adam m and v */
+	double optimizer; /* master copy (if any) + Adam m and v */
 	double activations;
 	double total;
 };
@@ -457,9 +457,11 @@ enum dtplan_algo {
 };
 
 const char *dtplan_coll_name(enum dtplan_coll c);
-enum dtplan_err dtplan_coll_parse(const char *text, enum dtplan_coll *out, struct dtplan_error *err);
+enum dtplan_err dtplan_coll_parse(const char *text, enum dtplan_coll *out,
+				  struct dtplan_error *err);
 const char *dtplan_algo_name(enum dtplan_algo a);
-enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out, struct dtplan_error *err);
+enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out,
+				  struct dtplan_error *err);
 
 /*
  * Time of a collective of `bytes` (the buffer size S) over n ranks on links
@@ -482,11 +484,11 @@ double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double
  * ---------------------------------------------------------------------- */
 
 struct dtplan_pipeline_in {
-	int stages;          /* p >= 1 */
-	int microbatches;    /* m >= 1 */
-	int chunks;          /* v >= 1: interleaved model chunks per stage */
-	double forward;      /* seconds of one micro-batch forward on one stage (whole stage) */
-	double backward;     /* seconds of one backward */
+	int stages;       /* p >= 1 */
+	int microbatches; /* m >= 1 */
+	int chunks;       /* v >= 1: interleaved model chunks per stage */
+	double forward;   /* seconds of one micro-batch forward on one stage (whole stage) */
+	double backward;  /* seconds of one backward */
 };
 
 /* One slot of the simulated schedule. */
@@ -566,8 +568,7 @@ char *dtplan_stage_layers_format(const struct dtplan_stage_layers *s, int stages
 
 /* The split dtplan plans with: dtplan_stage_split() with dtplan_stage_extras(). */
 enum dtplan_err dtplan_stage_split_model(const struct dtplan_model *m, int seq, int stages,
-					 struct dtplan_stage_layers *out,
-					 struct dtplan_error *err);
+					 struct dtplan_stage_layers *out, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Checkpoint interval (lib/ckpt.c)
@@ -578,10 +579,10 @@ enum dtplan_err dtplan_stage_split_model(const struct dtplan_model *m, int seq, 
 
 struct dtplan_ckpt_in {
 	int gpus;
-	double mtbf_gpu_hours;   /* per-GPU MTBF */
-	double write_seconds;    /* delta: time to write one checkpoint */
-	double restart_seconds;  /* R */
-	double step_seconds;     /* 0: unknown */
+	double mtbf_gpu_hours;  /* per-GPU MTBF */
+	double write_seconds;   /* delta: time to write one checkpoint */
+	double restart_seconds; /* R */
+	double step_seconds;    /* 0: unknown */
 };
 
 struct dtplan_ckpt {
@@ -613,18 +614,18 @@ enum dtplan_nic_kind {
 const char *dtplan_nic_kind_name(enum dtplan_nic_kind k);
 
 struct dtplan_node_gpu {
-	char vendor[16];      /* "nvidia", "amd", "intel" */
-	char model[64];       /* marketing name when known, else "10de:2330" */
-	double memory_bytes;  /* memory hwloc reports (CUDA, ROCm SMI), 0 unknown */
-	char pci_bus_id[16];  /* "0000:18:00.0" */
-	char os_name[32];     /* "nvml0", "cuda0", "rsmi0", "card1" or "" */
-	int numa;             /* NUMA node os index, -1 unknown */
-	int domain;           /* index into dtplan_node.domains */
-	int nic;              /* index into dtplan_node.nics of the nearest NIC, -1 none */
+	char vendor[16];     /* "nvidia", "amd", "intel" */
+	char model[64];      /* marketing name when known, else "10de:2330" */
+	double memory_bytes; /* memory hwloc reports (CUDA, ROCm SMI), 0 unknown */
+	char pci_bus_id[16]; /* "0000:18:00.0" */
+	char os_name[32];    /* "nvml0", "cuda0", "rsmi0", "card1" or "" */
+	int numa;            /* NUMA node os index, -1 unknown */
+	int domain;          /* index into dtplan_node.domains */
+	int nic;             /* index into dtplan_node.nics of the nearest NIC, -1 none */
 };
 
 struct dtplan_node_nic {
-	char name[32];        /* "mlx5_0", "hfi1_0", "cxi0", "eth0" */
+	char name[32]; /* "mlx5_0", "hfi1_0", "cxi0", "eth0" */
 	enum dtplan_nic_kind kind;
 	char pci_bus_id[16];
 	int numa;
@@ -632,9 +633,9 @@ struct dtplan_node_nic {
 
 struct dtplan_node_domain {
 	int n_gpus;
-	int gpus[64];             /* indexes into dtplan_node.gpus */
+	int gpus[64];                 /* indexes into dtplan_node.gpus */
 	double bandwidth_bytes_per_s; /* per-GPU NVLink/xGMI bandwidth, 0 for a lone GPU */
-	char fabric_id[64];       /* multi-node domain id (NVML cluster UUID/clique) or "" */
+	char fabric_id[64];           /* multi-node domain id (NVML cluster UUID/clique) or "" */
 };
 
 #define DTPLAN_NODE_MAX_GPUS 64
@@ -650,8 +651,8 @@ struct dtplan_node {
 	struct dtplan_node_domain domains[DTPLAN_NODE_MAX_GPUS];
 	int cores;
 	int numa_nodes;
-	char source[16];      /* "live", "xml", "cache", "assumed", "site" */
-	char note[256];       /* e.g. "I/O devices were not exported" */
+	char source[16]; /* "live", "xml", "cache", "assumed", "site" */
+	char note[256];  /* e.g. "I/O devices were not exported" */
 };
 
 /* ------------------------------------------------------------------------
@@ -660,21 +661,21 @@ struct dtplan_node {
 
 struct dtplan_switch {
 	char name[64];
-	int parent;               /* index of the parent switch, -1 for a root */
-	int level;                /* 0 for leaves (switches with nodes) */
-	double link_speed;        /* bytes/s from topology.conf LinkSpeed, 0 unknown */
-	double oversubscription;  /* downlink/uplink capacity, 1.0 = non-blocking */
-	double uplink_bytes_per_s;/* capacity of the uplink to the parent, 0 unknown */
+	int parent;                /* index of the parent switch, -1 for a root */
+	int level;                 /* 0 for leaves (switches with nodes) */
+	double link_speed;         /* bytes/s from topology.conf LinkSpeed, 0 unknown */
+	double oversubscription;   /* downlink/uplink capacity, 1.0 = non-blocking */
+	double uplink_bytes_per_s; /* capacity of the uplink to the parent, 0 unknown */
 };
 
 struct dtplan_topology_index; /* private to lib/topology.c */
 
 struct dtplan_topology {
 	size_t n_switches;
-	struct dtplan_switch *switches;  /* owned */
+	struct dtplan_switch *switches; /* owned */
 	size_t n_nodes;
-	char (*node_names)[64];          /* owned; every node named under a leaf */
-	int *node_leaf;                  /* owned; index of each node's leaf switch */
+	char (*node_names)[64]; /* owned; every node named under a leaf */
+	int *node_leaf;         /* owned; index of each node's leaf switch */
 	/* Name index built by the parsers (owned).  NULL in a tree built by hand:
 	 * lookups then scan the arrays. */
 	struct dtplan_topology_index *index;
@@ -707,7 +708,8 @@ struct dtplan_topology {
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
 					   struct dtplan_error *err);
 enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
-					     struct dtplan_topology **out, struct dtplan_error *err);
+					     struct dtplan_topology **out,
+					     struct dtplan_error *err);
 
 /*
  * Builds a tree from per-node SLURM_TOPOLOGY_ADDR strings
@@ -770,33 +772,33 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
 
 /* Per node set settings from the site file. */
 struct dtplan_site_nodeset {
-	char nodes[256];          /* hostlist expression */
-	char gpu_type[32];        /* catalog name or "" */
-	int gpus_per_node;        /* 0: from discovery */
-	char nvlink_domain[64];   /* multi-node NVLink domain name or "" */
-	int line;                 /* line in the site file, 0 when not from a file */
+	char nodes[256];        /* hostlist expression */
+	char gpu_type[32];      /* catalog name or "" */
+	int gpus_per_node;      /* 0: from discovery */
+	char nvlink_domain[64]; /* multi-node NVLink domain name or "" */
+	int line;               /* line in the site file, 0 when not from a file */
 };
 
 struct dtplan_site_switch {
 	char name[64];
-	double oversubscription;  /* 0: not set */
-	double uplink_bytes_per_s;/* 0: not set */
-	int line;                 /* line in the site file, 0 when not from a file */
+	double oversubscription;   /* 0: not set */
+	double uplink_bytes_per_s; /* 0: not set */
+	int line;                  /* line in the site file, 0 when not from a file */
 };
 
 /* Site configuration: dtplan.conf plus plugstack arguments. */
 struct dtplan_config {
 	/* plugin behaviour (plugstack.conf arguments) */
-	int default_mode;         /* enum dtplan_mode for jobs without --dt-plan */
-	int policy;               /* enum dtplan_policy */
+	int default_mode; /* enum dtplan_mode for jobs without --dt-plan */
+	int policy;       /* enum dtplan_policy */
 	char site_file[256];
 	char topology_file[256];
 	/* folder that relative site= and topology= arguments name files in ("":
 	 * as given); set it with dtplan_config_set_dir() before the arguments */
 	char conf_dir[256];
-	char cache_dir[256];      /* cached node hwloc XML folder */
-	char json_dir[256];       /* "" = job's submit directory */
-	double probe_timeout_s;   /* per external wait */
+	char cache_dir[256];    /* cached node hwloc XML folder */
+	char json_dir[256];     /* "" = job's submit directory */
+	double probe_timeout_s; /* per external wait */
 	/* measuring the allocation in the prolog (doc/internals/probe.md) */
 	char spool_dir[256];      /* root-owned folder of the prolog's measurement files */
 	double probe_budget_s;    /* the whole prolog work, at most */
@@ -807,33 +809,33 @@ struct dtplan_config {
 	char munge_socket[256];   /* munged's socket; "" libmunge's default */
 	int nccl_ib_hca;          /* enum dtplan_nccl_ib_hca: what tasks get */
 	/* fabric */
-	double net_bytes_per_s;   /* node NIC bandwidth per GPU rail */
+	double net_bytes_per_s; /* node NIC bandwidth per GPU rail */
 	double net_latency_s;
-	double nvlink_bytes_per_s;/* 0: from the GPU catalog */
+	double nvlink_bytes_per_s; /* 0: from the GPU catalog */
 	double nvlink_latency_s;
-	char gpu_type[32];        /* default GPU type */
+	char gpu_type[32]; /* default GPU type */
 	/* reliability and checkpoint */
 	double mtbf_gpu_hours;
 	double ckpt_write_bytes_per_s;
 	double restart_seconds;
 	/* warning thresholds */
-	double oversub_threshold; /* warn above this ratio */
-	double bubble_threshold;  /* warn above this bubble fraction */
+	double oversub_threshold;      /* warn above this ratio */
+	double bubble_threshold;       /* warn above this bubble fraction */
 	double exposed_comm_threshold; /* warn above this fraction of the step */
-	double slowdown_threshold; /* warn or refuse an allocation only when one on fewer
+	double slowdown_threshold;     /* warn or refuse an allocation only when one on fewer
 				    * leaves would be faster by more than this fraction */
-	double mfu_efficiency;    /* achievable fraction of peak for compute */
+	double mfu_efficiency;         /* achievable fraction of peak for compute */
 	/* HTTP (probes/http.c): the fabric service and the plans' collector */
-	char fabric_url[256];     /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
-	char fabric_cache[256];   /* file holding the last good answer; "" no cache */
-	double fabric_cache_ttl_s;/* a cached answer younger than this is used without asking */
-	double fabric_timeout_s;  /* bound on one fetch of the fabric, connection included */
-	char report_url[256];     /* ReportURL: where each plan is POSTed; "" none */
+	char fabric_url[256];        /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];      /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s;   /* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;     /* bound on one fetch of the fabric, connection included */
+	char report_url[256];        /* ReportURL: where each plan is POSTed; "" none */
 	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
-	double report_timeout_s;  /* bound on one report, connection included */
+	double report_timeout_s;     /* bound on one report, connection included */
 	double http_connect_timeout_s; /* bound on connecting (within the two above) */
-	double http_max_bytes;    /* largest answer accepted */
-	char http_ca_path[256];   /* CA bundle file or hashed folder; "" libcurl's default */
+	double http_max_bytes;         /* largest answer accepted */
+	char http_ca_path[256];        /* CA bundle file or hashed folder; "" libcurl's default */
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
@@ -876,8 +878,7 @@ enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *
  * cache), else fallback (NULL or "": none, paths stay as given).  A folder
  * longer than the field is not set.  Keeps the rest of c.
  */
-void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf,
-			   const char *fallback);
+void dtplan_config_set_dir(struct dtplan_config *c, const char *slurm_conf, const char *fallback);
 
 /* Applies plugstack.conf arguments (argv of key=value tokens); relative
  * site= and topology= paths are read in c->conf_dir when it is set. */
@@ -943,7 +944,7 @@ struct dtplan_fabric_desc {
 	 * node sets, network and NVLink values, GPU type); NULL for topology.conf.
 	 * Owned. */
 	char *site_text;
-	char source[256];                 /* name used in messages (a URL, a file) */
+	char source[256]; /* name used in messages (a URL, a file) */
 };
 
 /*
@@ -988,17 +989,17 @@ enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
 
 /* What a report says besides the plan; every pointer borrowed, NULL: unknown. */
 struct dtplan_report {
-	const char *plan_json;  /* dtplan_plan_to_json() text; NULL: no plan was made */
-	uint32_t job_id;        /* 0: not a job (a preview) */
-	const char *cluster;    /* Slurm cluster name */
-	const char *user;       /* the job's user name */
-	long uid;               /* -1: unknown */
-	const char *nodes;      /* the allocation as a hostlist; NULL: the plan's nodes */
-	const char *host;       /* where the plan was made */
-	const char *state;      /* "ok", "degraded", "refused"; NULL: from the plan */
-	const char *reason;     /* why degraded or refused */
-	const char *sender;     /* "plugin", "dtplan report" */
-	double time;            /* seconds since the epoch; 0: not given */
+	const char *plan_json; /* dtplan_plan_to_json() text; NULL: no plan was made */
+	uint32_t job_id;       /* 0: not a job (a preview) */
+	const char *cluster;   /* Slurm cluster name */
+	const char *user;      /* the job's user name */
+	long uid;              /* -1: unknown */
+	const char *nodes;     /* the allocation as a hostlist; NULL: the plan's nodes */
+	const char *host;      /* where the plan was made */
+	const char *state;     /* "ok", "degraded", "refused"; NULL: from the plan */
+	const char *reason;    /* why degraded or refused */
+	const char *sender;    /* "plugin", "dtplan report" */
+	double time;           /* seconds since the epoch; 0: not given */
 };
 
 /*
@@ -1034,34 +1035,34 @@ enum dtplan_gpu_from {
 
 struct dtplan_request {
 	struct dtplan_model model;
-	struct dtplan_gpu gpu;     /* copied from the catalog or the site */
+	struct dtplan_gpu gpu; /* copied from the catalog or the site */
 	enum dtplan_gpu_from gpu_from;
-	int gpus;                  /* total GPUs */
-	int gpus_per_node;         /* >= 1 */
-	int seq;                   /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
-	int global_batch;          /* sequences per step, as asked */
-	bool exact_batch;          /* train exactly global_batch (else within
+	int gpus;          /* total GPUs */
+	int gpus_per_node; /* >= 1 */
+	int seq;           /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
+	int global_batch;  /* sequences per step, as asked */
+	bool exact_batch;  /* train exactly global_batch (else within
 				    * DTPLAN_BATCH_TOLERANCE of it) */
 	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
 	int tp, pp, zero, micro_batch;
-	int ep, cp;                /* expert and context parallelism; 0 search */
-	int recompute;             /* -1 search, else enum dtplan_recompute */
+	int ep, cp;    /* expert and context parallelism; 0 search */
+	int recompute; /* -1 search, else enum dtplan_recompute */
 	bool no_master_copy;
-	int vp;                    /* interleaved virtual stages per PP stage; 0 search */
-	int offload;               /* ZeRO-Offload: -1 only when nothing fits without it,
+	int vp;              /* interleaved virtual stages per PP stage; 0 search */
+	int offload;         /* ZeRO-Offload: -1 only when nothing fits without it,
 				    * 0 never, 1 always */
-	int framework;             /* enum dtplan_framework (memory per parameter, ZeRO stages) */
-	int attention;             /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
-	int precision;             /* enum dtplan_precision of the matrix multiplies */
-	double train_tokens;       /* tokens of the whole run; 0: no time to train */
+	int framework;       /* enum dtplan_framework (memory per parameter, ZeRO stages) */
+	int attention;       /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
+	int precision;       /* enum dtplan_precision of the matrix multiplies */
+	double train_tokens; /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */
 	double nvlink_latency_s;
-	double net_bytes_per_s;    /* per GPU across nodes */
+	double net_bytes_per_s; /* per GPU across nodes */
 	double net_latency_s;
-	double efficiency;         /* kernel speed: 0.5 (the site default) is the calibrated
+	double efficiency;      /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
-	double memory_headroom;    /* fraction of GPU memory kept free (0.1) */
+	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
 	/* checkpoint */
 	double mtbf_gpu_hours;
 	double ckpt_write_bytes_per_s; /* aggregate */
@@ -1106,68 +1107,68 @@ enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o
 
 /* Predicted step time and its parts (seconds). */
 struct dtplan_step {
-	double compute;        /* the slowest stage's kernels: matmuls, attention, memory-bound */
-	double tp_comm;        /* TP all-reduces on NVLink, not hidden */
-	double pp_comm;        /* activations between stages */
-	double bubble;         /* pipeline bubble */
-	double dp_comm;        /* whole DP/ZeRO communication */
-	double dp_exposed;     /* part of dp_comm not hidden behind backward */
-	double optimizer;      /* the Adam step: on the GPU, or the host's with ZeRO-Offload
+	double compute;    /* the slowest stage's kernels: matmuls, attention, memory-bound */
+	double tp_comm;    /* TP all-reduces on NVLink, not hidden */
+	double pp_comm;    /* activations between stages */
+	double bubble;     /* pipeline bubble */
+	double dp_comm;    /* whole DP/ZeRO communication */
+	double dp_exposed; /* part of dp_comm not hidden behind backward */
+	double optimizer;  /* the Adam step: on the GPU, or the host's with ZeRO-Offload
 				* and its transfers */
-	double ep_comm;        /* MoE all-to-all dispatch and combine: its exposed part */
-	double cp_comm;        /* ring attention's K/V exchange, not hidden behind attention */
+	double ep_comm;    /* MoE all-to-all dispatch and combine: its exposed part */
+	double cp_comm;    /* ring attention's K/V exchange, not hidden behind attention */
 	double total;
 };
 
 struct dtplan_candidate {
 	int tp, pp, dp, zero, micro_batch, num_microbatches;
-	int ep;                    /* expert parallelism, carved from dp (1: none) */
-	int cp;                    /* context parallelism (1: none); tp * cp * pp * dp GPUs */
-	int vp;                    /* interleaved virtual stages per PP stage (1: plain 1F1B) */
-	bool offload;              /* ZeRO-Offload: optimizer state in host memory */
-	int global_batch;          /* trained: dp * micro_batch * num_microbatches */
+	int ep;           /* expert parallelism, carved from dp (1: none) */
+	int cp;           /* context parallelism (1: none); tp * cp * pp * dp GPUs */
+	int vp;           /* interleaved virtual stages per PP stage (1: plain 1F1B) */
+	bool offload;     /* ZeRO-Offload: optimizer state in host memory */
+	int global_batch; /* trained: dp * micro_batch * num_microbatches */
 	enum dtplan_recompute recompute;
 	struct dtplan_stage_layers stages; /* layers per PP stage */
-	double stage_imbalance;    /* slowest stage's work / the mean stage's (>= 1) */
+	double stage_imbalance;            /* slowest stage's work / the mean stage's (>= 1) */
 	struct dtplan_ledger memory;
 	struct dtplan_step step;
-	double flops_per_step;     /* whole job */
-	double tflops_per_gpu;     /* achieved, model FLOPs */
-	double mfu;                /* model FLOPs utilisation */
-	double uplink_slowdown;    /* step-time factor from oversubscribed uplinks (1.0 none) */
+	double flops_per_step;       /* whole job */
+	double tflops_per_gpu;       /* achieved, model FLOPs */
+	double mfu;                  /* model FLOPs utilisation */
+	double uplink_slowdown;      /* step-time factor from oversubscribed uplinks (1.0 none) */
 	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
-	double net_bytes_per_gpu;  /* bytes one GPU sends per step over the inter-node
+	double net_bytes_per_gpu;    /* bytes one GPU sends per step over the inter-node
 				    * network (DP/ZeRO + PP traffic); the tie-breaker */
 	enum dtplan_rank_order rank_order;
-	double dp_bytes;           /* bytes one rank sends per step in its DP/ZeRO collectives */
-	double pp_bytes;           /* bytes one rank sends per step over one pipeline boundary,
+	double dp_bytes;        /* bytes one rank sends per step in its DP/ZeRO collectives */
+	double pp_bytes;        /* bytes one rank sends per step over one pipeline boundary,
 				    * each way */
-	double uplink_bytes;       /* of net_bytes_per_gpu, those of the groups that cross
+	double uplink_bytes;    /* of net_bytes_per_gpu, those of the groups that cross
 				    * oversubscribed leaf uplinks (0 without a fabric) */
-	const char *ep_links;      /* where an EP group's all-to-all runs: "nvlink", "leaf"
+	const char *ep_links;   /* where an EP group's all-to-all runs: "nvlink", "leaf"
 				    * (one leaf switch), "uplink" (across leaves); static */
-	double ep_uplink_ratio;    /* largest oversubscription its all-to-all crosses (1.0 none) */
-	double ep_bytes;           /* bytes one rank sends per step in all-to-alls */
+	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
+	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
 #define DTPLAN_WARN_TEXT_MAX 512
 
 struct dtplan_warning {
-	char code[DTPLAN_WARN_CODE_MAX];  /* "oversubscribed-uplink", "model-too-large", ... */
+	char code[DTPLAN_WARN_CODE_MAX]; /* "oversubscribed-uplink", "model-too-large", ... */
 	char message[DTPLAN_WARN_TEXT_MAX];
 };
 
 /* One rank of the placement. */
 struct dtplan_rank {
-	int node;        /* index into plan->node_names (rank order) */
-	int gpu;         /* local GPU index on that node */
-	int local_rank;  /* rank among the node's ranks */
+	int node;       /* index into plan->node_names (rank order) */
+	int gpu;        /* local GPU index on that node */
+	int local_rank; /* rank among the node's ranks */
 	int tp_rank, pp_rank, dp_rank;
-	int cp_rank;     /* rank in its context-parallel group (0 without CP) */
-	int ep_rank;     /* rank in its expert-parallel group: dp_rank % ep */
-	int domain;      /* global NVLink domain id */
-	char nic[32];    /* nearest NIC, "" unknown */
+	int cp_rank;  /* rank in its context-parallel group (0 without CP) */
+	int ep_rank;  /* rank in its expert-parallel group: dp_rank % ep */
+	int domain;   /* global NVLink domain id */
+	char nic[32]; /* nearest NIC, "" unknown */
 };
 
 struct dtplan_measurements; /* dtplan_measure.h */
@@ -1177,11 +1178,11 @@ struct dtplan_measurements; /* dtplan_measure.h */
  * chosen interval and the work lost to failures at the job's MTBF.
  */
 struct dtplan_training {
-	double tokens;             /* asked */
-	double steps;              /* ceil(tokens / (global batch x seq)) */
-	double compute_seconds;    /* steps x step */
-	double wall_seconds;       /* compute / goodput */
-	double goodput;            /* 1 - the checkpoint's waste fraction */
+	double tokens;          /* asked */
+	double steps;           /* ceil(tokens / (global batch x seq)) */
+	double compute_seconds; /* steps x step */
+	double wall_seconds;    /* compute / goodput */
+	double goodput;         /* 1 - the checkpoint's waste fraction */
 };
 
 struct dtplan_plan {
@@ -1190,39 +1191,39 @@ struct dtplan_plan {
 	bool have_runner_up;
 	struct dtplan_candidate runner_up;
 	char runner_up_reason[256];
-	size_t n_considered;       /* configurations examined */
-	size_t n_fit;              /* of them, fitting memory */
+	size_t n_considered; /* configurations examined */
+	size_t n_fit;        /* of them, fitting memory */
 	struct dtplan_ckpt ckpt;
-	double ckpt_bytes;         /* bytes of one checkpoint */
-	bool have_training;        /* request.train_tokens > 0 */
+	double ckpt_bytes;  /* bytes of one checkpoint */
+	bool have_training; /* request.train_tokens > 0 */
 	struct dtplan_training training;
 	size_t n_warnings;
-	struct dtplan_warning *warnings;  /* owned */
+	struct dtplan_warning *warnings; /* owned */
 	/* placement; n_nodes == 0 when planned without a cluster */
 	size_t n_nodes;
-	char (*node_names)[64];    /* owned, in rank order */
-	int *node_leaf;            /* owned, leaf switch index per node (-1 unknown) */
+	char (*node_names)[64]; /* owned, in rank order */
+	int *node_leaf;         /* owned, leaf switch index per node (-1 unknown) */
 	size_t n_ranks;
 	struct dtplan_rank *ranks; /* owned, indexed by rank */
 	size_t n_leaves_used;
 	size_t n_leaves_needed;
-	bool degraded;             /* some measurement failed; plan built on assumptions */
+	bool degraded; /* some measurement failed; plan built on assumptions */
 	char degraded_reason[256];
 	/* leaf switches in rank order (n_leaves_used entries; placement only) */
-	char (*leaf_names)[64];    /* owned; "unknown" for nodes missing from the tree, "" flat */
-	size_t *leaf_nodes;        /* owned; nodes of the plan under each leaf */
-	double *leaf_ratio;        /* owned; uplink oversubscription of each leaf (1.0 flat) */
-	int *node_run;             /* owned; n_nodes entries: index into leaf_names per node */
+	char (*leaf_names)[64]; /* owned; "unknown" for nodes missing from the tree, "" flat */
+	size_t *leaf_nodes;     /* owned; nodes of the plan under each leaf */
+	double *leaf_ratio;     /* owned; uplink oversubscription of each leaf (1.0 flat) */
+	int *node_run;          /* owned; n_nodes entries: index into leaf_names per node */
 	/* what was measured and what the plan used (dtplan_measure.h); owned,
 	 * NULL when the plan was made without a measurement */
 	struct dtplan_measurements *measurements;
-	bool blocks;               /* the leaves are topology/block blocks (leaf_names name them) */
+	bool blocks; /* the leaves are topology/block blocks (leaf_names name them) */
 };
 
 /* The inputs the planner sees beyond the request: optional cluster facts. */
 struct dtplan_cluster {
 	size_t n_nodes;
-	const struct dtplan_node *nodes;   /* borrowed; n_nodes entries, allocation order */
+	const struct dtplan_node *nodes;        /* borrowed; n_nodes entries, allocation order */
 	const struct dtplan_topology *topology; /* borrowed; NULL: flat */
 	const struct dtplan_config *config;     /* borrowed; NULL: defaults */
 	/*
@@ -1380,7 +1381,7 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 
 struct dtplan_env_var {
 	char name[32];
-	char *value;               /* owned */
+	char *value; /* owned */
 };
 
 struct dtplan_env {
@@ -1441,13 +1442,13 @@ struct dtplan_launch_in; /* lib/launch.c, below */
 struct dtplan_job_env_in {
 	const struct dtplan_plan *plan; /* NULL: no plan could be made */
 	uint32_t job_id;
-	const char *plan_file;     /* DTPLAN_FILE; NULL: not written */
-	const char (*nodes)[64];   /* the allocation's nodes in Slurm's order (borrowed; may be
+	const char *plan_file;   /* DTPLAN_FILE; NULL: not written */
+	const char (*nodes)[64]; /* the allocation's nodes in Slurm's order (borrowed; may be
 				    * NULL): node order and MASTER_ADDR when the plan has no
 				    * placement or there is no plan */
 	size_t n_nodes;
-	const char *reason;        /* why the plan is degraded or refused; NULL: none */
-	bool refused;              /* DTPLAN_PLAN_STATE=refused */
+	const char *reason; /* why the plan is degraded or refused; NULL: none */
+	bool refused;       /* DTPLAN_PLAN_STATE=refused */
 	/* the launch variables' rendezvous and files (borrowed); NULL: MASTER_ADDR
 	 * and MASTER_PORT as set here, no files */
 	const struct dtplan_launch_in *launch;
@@ -1468,11 +1469,11 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 			       struct dtplan_error *err);
 
 struct dtplan_task_env_in {
-	const char *host;          /* node the task runs on */
-	int local_id;              /* the task's index among the node's tasks */
-	int local_count;           /* tasks of the step on this node */
-	int step_nodes;            /* nodes in the step; 0: unknown */
-	int nccl_ib_hca;           /* enum dtplan_nccl_ib_hca (the site's nccl_ib_hca=) */
+	const char *host; /* node the task runs on */
+	int local_id;     /* the task's index among the node's tasks */
+	int local_count;  /* tasks of the step on this node */
+	int step_nodes;   /* nodes in the step; 0: unknown */
+	int nccl_ib_hca;  /* enum dtplan_nccl_ib_hca (the site's nccl_ib_hca=) */
 };
 
 /*
@@ -1546,8 +1547,8 @@ struct dtplan_launch_in {
  * else the plan's first node and dtplan_master_port(job_id) (no port without
  * a job).  No files.  job_addr and p's node names stay borrowed.
  */
-void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p,
-			   uint32_t job_id, const char *job_addr, const char *job_port);
+void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p, uint32_t job_id,
+			   const char *job_addr, const char *job_port);
 
 /*
  * Megatron-LM's arguments for p (megatron/training/arguments.py):

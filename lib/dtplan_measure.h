@@ -39,9 +39,9 @@ extern "C" {
 #define DTPLAN_PROBE_MAX_ROUNDS 5
 
 enum dtplan_round_kind {
-	DTPLAN_ROUND_INTRA = 0,   /* single flows inside a leaf */
-	DTPLAN_ROUND_CROSS,       /* one flow per leaf pair across the uplinks */
-	DTPLAN_ROUND_CONCURRENT,  /* every cross-leaf pair at once */
+	DTPLAN_ROUND_INTRA = 0,  /* single flows inside a leaf */
+	DTPLAN_ROUND_CROSS,      /* one flow per leaf pair across the uplinks */
+	DTPLAN_ROUND_CONCURRENT, /* every cross-leaf pair at once */
 };
 
 /* "intra", "cross", "concurrent" (static strings; "?" when unknown). */
@@ -62,8 +62,8 @@ struct dtplan_probe_round {
 
 struct dtplan_probe_schedule {
 	size_t n_nodes;
-	size_t n_groups;  /* leaf groups among the present nodes */
-	size_t n_rounds;  /* rounds with at least one pair */
+	size_t n_groups; /* leaf groups among the present nodes */
+	size_t n_rounds; /* rounds with at least one pair */
 	struct dtplan_probe_round rounds[DTPLAN_PROBE_MAX_ROUNDS];
 };
 
@@ -90,18 +90,18 @@ bool dtplan_probe_tree_contains(uint32_t root, uint32_t node, uint32_t fanout);
 /* What a probe run does and may spend; dtplan_probe_params_init() sets the
  * defaults that doc/internals/probe.md costs. */
 struct dtplan_probe_params {
-	double budget_s;        /* the whole prolog work (probe_budget=) */
-	uint32_t fanout;        /* children per node in the fan-in tree */
-	uint32_t ping_count;    /* latency round trips per pair and round */
-	uint32_t ping_bytes;    /* bytes of one ping (each way) */
-	double ping_window_s;   /* the pings of a round stop after this */
-	uint64_t bulk_bytes;    /* single-flow transfer: at most this many bytes ... */
-	double bulk_s;          /* ... and at most this long */
-	double slot_s;          /* one round: pings, bulk and the report */
-	double discover_s;      /* expected node discovery (hwloc XML) */
-	double hop_s;           /* expected latency of one control message hop */
-	double record_bytes;    /* one node inventory record on the wire */
-	size_t distinct_records;/* records with different hardware in the job */
+	double budget_s;         /* the whole prolog work (probe_budget=) */
+	uint32_t fanout;         /* children per node in the fan-in tree */
+	uint32_t ping_count;     /* latency round trips per pair and round */
+	uint32_t ping_bytes;     /* bytes of one ping (each way) */
+	double ping_window_s;    /* the pings of a round stop after this */
+	uint64_t bulk_bytes;     /* single-flow transfer: at most this many bytes ... */
+	double bulk_s;           /* ... and at most this long */
+	double slot_s;           /* one round: pings, bulk and the report */
+	double discover_s;       /* expected node discovery (hwloc XML) */
+	double hop_s;            /* expected latency of one control message hop */
+	double record_bytes;     /* one node inventory record on the wire */
+	size_t distinct_records; /* records with different hardware in the job */
 };
 
 void dtplan_probe_params_init(struct dtplan_probe_params *p);
@@ -110,20 +110,20 @@ void dtplan_probe_params_init(struct dtplan_probe_params *p);
 struct dtplan_probe_cost {
 	size_t nodes;
 	size_t rounds;
-	size_t pairs;             /* over all rounds */
-	size_t depth;             /* of the fan-in tree */
-	size_t max_connections;   /* held by one node at once */
-	double tree_bytes;        /* inventories, schedules and results, all tree edges */
-	double probe_bytes;       /* pings and bulk transfers, all pairs, at most */
-	double leader_bytes;      /* of those, what the leader sends or receives */
-	double wall_s;            /* expected wall time of the whole prolog work */
+	size_t pairs;           /* over all rounds */
+	size_t depth;           /* of the fan-in tree */
+	size_t max_connections; /* held by one node at once */
+	double tree_bytes;      /* inventories, schedules and results, all tree edges */
+	double probe_bytes;     /* pings and bulk transfers, all pairs, at most */
+	double leader_bytes;    /* of those, what the leader sends or receives */
+	double wall_s;          /* expected wall time of the whole prolog work */
 };
 
 /* Fills out for schedule s under params p.  DTPLAN_ERR_INVAL for a NULL
  * argument or fanout 0. */
 enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
-				  const struct dtplan_probe_params *p, struct dtplan_probe_cost *out,
-				  struct dtplan_error *err);
+				  const struct dtplan_probe_params *p,
+				  struct dtplan_probe_cost *out, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Wire format (lib/wire.c)
@@ -138,18 +138,18 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
 
 #define DTPLAN_WIRE_VERSION 1
 #define DTPLAN_WIRE_HEADER_LEN 28
-#define DTPLAN_WIRE_CRED_MAX 2048  /* a MUNGE credential of a 60-byte seal is ~250 */
+#define DTPLAN_WIRE_CRED_MAX 2048 /* a MUNGE credential of a 60-byte seal is ~250 */
 #define DTPLAN_WIRE_SEAL_LEN 60
 #define DTPLAN_WIRE_NOTE_MAX 256
 #define DTPLAN_WIRE_NO_RECORD 0xffffffffu
 
 enum dtplan_wire_type {
-	DTPLAN_WIRE_JOIN = 1,   /* child -> parent: I am here, my listener's address */
-	DTPLAN_WIRE_INVENTORY,  /* child -> parent: the inventories of its subtree */
-	DTPLAN_WIRE_GO,         /* parent -> child: when the rounds start, partners */
-	DTPLAN_WIRE_PROBE,      /* prober -> peer: opens a link probe */
-	DTPLAN_WIRE_REPORT,     /* peer -> prober: what it received */
-	DTPLAN_WIRE_RESULTS,    /* child -> parent: the link results of its subtree */
+	DTPLAN_WIRE_JOIN = 1,  /* child -> parent: I am here, my listener's address */
+	DTPLAN_WIRE_INVENTORY, /* child -> parent: the inventories of its subtree */
+	DTPLAN_WIRE_GO,        /* parent -> child: when the rounds start, partners */
+	DTPLAN_WIRE_PROBE,     /* prober -> peer: opens a link probe */
+	DTPLAN_WIRE_REPORT,    /* peer -> prober: what it received */
+	DTPLAN_WIRE_RESULTS,   /* child -> parent: the link results of its subtree */
 	DTPLAN_WIRE__LAST
 };
 
@@ -164,9 +164,9 @@ struct dtplan_wire_header {
 	uint8_t type;
 	uint16_t cred_len;
 	uint32_t job_id;
-	uint32_t session;  /* 0 the prolog, step id + 1 a CLI probe */
-	uint32_t round;    /* 0 the tree's messages, 1.. the probe rounds */
-	uint32_t sender;   /* node index */
+	uint32_t session; /* 0 the prolog, step id + 1 a CLI probe */
+	uint32_t round;   /* 0 the tree's messages, 1.. the probe rounds */
+	uint32_t sender;  /* node index */
 	uint32_t body_len;
 };
 
@@ -199,8 +199,8 @@ enum dtplan_err dtplan_wire_check_seal_fields(const struct dtplan_wire_header *h
 /* A whole frame in a buffer. */
 struct dtplan_wire_frame {
 	struct dtplan_wire_header h;
-	const char *cred;     /* points into the buffer; cred_len bytes, not terminated */
-	const uint8_t *body;  /* points into the buffer; body_len bytes */
+	const char *cred;    /* points into the buffer; cred_len bytes, not terminated */
+	const uint8_t *body; /* points into the buffer; body_len bytes */
 };
 
 /* Splits buf into header, credential and body; DTPLAN_ERR_PARSE when the
@@ -223,20 +223,20 @@ struct dtplan_wire_addr {
 };
 
 struct dtplan_wire_join {
-	uint32_t n_nodes;               /* the sender's view of the job's node count */
-	struct dtplan_wire_addr addr;   /* the sender's probe listener */
+	uint32_t n_nodes;             /* the sender's view of the job's node count */
+	struct dtplan_wire_addr addr; /* the sender's probe listener */
 };
 
 struct dtplan_wire_entry {
 	uint32_t node;
-	uint32_t record;                /* index into records, DTPLAN_WIRE_NO_RECORD none */
-	struct dtplan_wire_addr addr;   /* its probe listener */
-	char note[DTPLAN_WIRE_NOTE_MAX];/* why there is no record ("" none) */
+	uint32_t record;                 /* index into records, DTPLAN_WIRE_NO_RECORD none */
+	struct dtplan_wire_addr addr;    /* its probe listener */
+	char note[DTPLAN_WIRE_NOTE_MAX]; /* why there is no record ("" none) */
 };
 
 struct dtplan_wire_inventory {
 	size_t n_records;
-	char **records;                 /* owned: node JSON texts, hostname "" */
+	char **records; /* owned: node JSON texts, hostname "" */
 	size_t n_entries;
 	struct dtplan_wire_entry *entries; /* owned */
 };
@@ -244,15 +244,15 @@ struct dtplan_wire_inventory {
 /* One node's partners, sent down the tree. */
 struct dtplan_wire_assign {
 	uint32_t node;
-	int32_t peer[DTPLAN_PROBE_MAX_ROUNDS];   /* -1: idle that round */
+	int32_t peer[DTPLAN_PROBE_MAX_ROUNDS]; /* -1: idle that round */
 	uint8_t sends[DTPLAN_PROBE_MAX_ROUNDS];
-	uint8_t kind[DTPLAN_PROBE_MAX_ROUNDS];   /* enum dtplan_round_kind */
+	uint8_t kind[DTPLAN_PROBE_MAX_ROUNDS]; /* enum dtplan_round_kind */
 	struct dtplan_wire_addr peer_addr[DTPLAN_PROBE_MAX_ROUNDS];
 };
 
 struct dtplan_wire_go {
-	uint32_t delay_us;    /* the first round starts this long after receipt */
-	uint32_t slot_us;     /* each round lasts this long */
+	uint32_t delay_us; /* the first round starts this long after receipt */
+	uint32_t slot_us;  /* each round lasts this long */
 	uint32_t n_rounds;
 	uint32_t ping_count, ping_bytes, ping_window_us, bulk_us;
 	uint64_t bulk_bytes;
@@ -267,20 +267,20 @@ struct dtplan_wire_probe {
 };
 
 struct dtplan_wire_report {
-	uint64_t bytes;              /* received in the bulk phase */
-	double seconds;              /* the window the rate was taken over */
+	uint64_t bytes; /* received in the bulk phase */
+	double seconds; /* the window the rate was taken over */
 	double bandwidth_bytes_per_s;
 };
 
 /* Link result flags. */
-#define DTPLAN_LINK_OK 0x1          /* the pair completed */
-#define DTPLAN_LINK_CONCURRENT 0x2  /* measured while other pairs crossed the uplinks */
-#define DTPLAN_LINK_CROSS 0x4       /* the pair sits under different leaves */
+#define DTPLAN_LINK_OK 0x1         /* the pair completed */
+#define DTPLAN_LINK_CONCURRENT 0x2 /* measured while other pairs crossed the uplinks */
+#define DTPLAN_LINK_CROSS 0x4      /* the pair sits under different leaves */
 
 /* One pair's result in one round: `from` pinged and sent to `to`. */
 struct dtplan_link_result {
 	uint32_t from, to;
-	uint8_t round;                /* 1-based */
+	uint8_t round; /* 1-based */
 	uint8_t flags;
 	uint16_t samples;             /* ping round trips */
 	double latency_s;             /* one way: the median round trip / 2 */
@@ -290,7 +290,7 @@ struct dtplan_link_result {
 
 struct dtplan_wire_results {
 	size_t n_done;
-	uint32_t *done;                   /* owned: nodes whose results these are */
+	uint32_t *done; /* owned: nodes whose results these are */
 	size_t n;
 	struct dtplan_link_result *links; /* owned */
 };
@@ -299,11 +299,10 @@ struct dtplan_wire_results {
  * freed with the matching _fini (which zeroes it); on error it is empty. */
 enum dtplan_err dtplan_wire_join_encode(const struct dtplan_wire_join *j, uint8_t **out,
 					size_t *len, struct dtplan_error *err);
-enum dtplan_err dtplan_wire_join_decode(const uint8_t *body, size_t len,
-					struct dtplan_wire_join *j, struct dtplan_error *err);
-enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v,
-					     uint8_t **out, size_t *len,
-					     struct dtplan_error *err);
+enum dtplan_err dtplan_wire_join_decode(const uint8_t *body, size_t len, struct dtplan_wire_join *j,
+					struct dtplan_error *err);
+enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v, uint8_t **out,
+					     size_t *len, struct dtplan_error *err);
 /* An inventory names at most max_nodes records and entries (the job's
  * nodes), checked before anything is allocated: an entry takes about ten
  * times its bytes on the wire in memory. */
@@ -327,8 +326,7 @@ enum dtplan_err dtplan_wire_report_decode(const uint8_t *body, size_t len,
 enum dtplan_err dtplan_wire_results_encode(const struct dtplan_wire_results *r, uint8_t **out,
 					   size_t *len, struct dtplan_error *err);
 enum dtplan_err dtplan_wire_results_decode(const uint8_t *body, size_t len,
-					   struct dtplan_wire_results *r,
-					   struct dtplan_error *err);
+					   struct dtplan_wire_results *r, struct dtplan_error *err);
 void dtplan_wire_results_fini(struct dtplan_wire_results *r);
 
 /*
@@ -361,59 +359,59 @@ struct dtplan_tier {
 /* A leaf switch's uplink as the concurrent round saw it. */
 struct dtplan_uplink {
 	char name[64];
-	double oversubscription;      /* downlink capacity / aggregate (measured) */
-	double configured;            /* the site file's ratio (Oversubscription=, or UplinkBandwidth=
+	double oversubscription; /* downlink capacity / aggregate (measured) */
+	double configured;       /* the site file's ratio (Oversubscription=, or UplinkBandwidth=
 				       * against the leaf's GPU links), 0 none (non-blocking) */
 	double aggregate_bytes_per_s; /* the concurrent flows over it, larger direction */
 	double downlink_bytes_per_s;  /* its nodes x their link bandwidth */
 	size_t flows;
-	bool saturated;               /* the flows got less than they offered */
+	bool saturated; /* the flows got less than they offered */
 };
 
 struct dtplan_straggler {
 	char node[64];
-	double bandwidth_bytes_per_s;    /* its best link */
+	double bandwidth_bytes_per_s; /* its best link */
 	double tier_median_bytes_per_s;
 };
 
 struct dtplan_measurements {
-	char source[16];         /* "prolog", "probe" or "none" */
-	size_t n_nodes;          /* the allocation */
-	char (*hosts)[64];       /* owned, n_nodes, allocation order */
-	size_t n_reported;       /* nodes whose inventory arrived */
+	char source[16];   /* "prolog", "probe" or "none" */
+	size_t n_nodes;    /* the allocation */
+	char (*hosts)[64]; /* owned, n_nodes, allocation order */
+	size_t n_reported; /* nodes whose inventory arrived */
 	double budget_s, elapsed_s;
-	char interface[32];      /* the probe's interface; "" the nodes' host names */
+	char interface[32]; /* the probe's interface; "" the nodes' host names */
 	struct dtplan_tier intra, cross;
 	size_t n_uplinks;
-	struct dtplan_uplink *uplinks;        /* owned */
+	struct dtplan_uplink *uplinks; /* owned */
 	size_t n_links;
-	struct dtplan_link_result *links;     /* owned; from/to index hosts */
+	struct dtplan_link_result *links; /* owned; from/to index hosts */
 	size_t n_stragglers;
-	struct dtplan_straggler *stragglers;  /* owned */
+	struct dtplan_straggler *stragglers; /* owned */
 	size_t n_missing;
-	uint32_t *missing;       /* owned: hosts that did not report (inventory or results) */
+	uint32_t *missing; /* owned: hosts that did not report (inventory or results) */
 	size_t n_notes;
-	char (*notes)[256];      /* owned: what the run wants people to know */
+	char (*notes)[256]; /* owned: what the run wants people to know */
 	/* Filled by dtplan_measurements_apply() and the inventory assembler:
 	 * what the plan used. */
-	size_t n_inventories;    /* hosts whose inventory came from the measurement */
-	bool used_tiers;         /* bandwidth and latency replaced the site's */
-	bool used_ratios;        /* uplink ratios replaced the site's */
+	size_t n_inventories; /* hosts whose inventory came from the measurement */
+	bool used_tiers;      /* bandwidth and latency replaced the site's */
+	bool used_ratios;     /* uplink ratios replaced the site's */
 };
 
 /* What dtplan_measurements_analyze() reads.  All borrowed. */
 struct dtplan_measure_in {
-	const char *source;            /* "prolog" or "probe" */
+	const char *source; /* "prolog" or "probe" */
 	size_t n_nodes;
 	const char (*hosts)[64];
-	const int32_t *leaf;           /* leaf index in topology per host, -1 unknown; NULL flat */
+	const int32_t *leaf; /* leaf index in topology per host, -1 unknown; NULL flat */
 	const struct dtplan_topology *topology; /* names and sizes of the leaves; NULL */
-	const uint8_t *reported;       /* 1: the host's inventory arrived */
-	const uint8_t *complete;       /* 1: its link results arrived (or it had none) */
+	const uint8_t *reported;                /* 1: the host's inventory arrived */
+	const uint8_t *complete;                /* 1: its link results arrived (or it had none) */
 	size_t n_links;
 	const struct dtplan_link_result *links;
 	double budget_s, elapsed_s;
-	const char *interface;         /* NULL or "": host names */
+	const char *interface; /* NULL or "": host names */
 };
 
 /*
@@ -445,9 +443,9 @@ enum dtplan_err dtplan_measurements_add_note(struct dtplan_measurements *m, cons
  * network bandwidth and latency by the intra-leaf tier (used_tiers).  c, t
  * and req may be NULL (nothing of theirs changes).
  */
-enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m,
-					  struct dtplan_request *req, struct dtplan_config *c,
-					  struct dtplan_topology *t, struct dtplan_error *err);
+enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m, struct dtplan_request *req,
+					  struct dtplan_config *c, struct dtplan_topology *t,
+					  struct dtplan_error *err);
 
 /*
  * Hands m to the plan (the plan frees it; NULL allowed) and adds the
@@ -456,8 +454,7 @@ enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m,
  * its name and figures), hosts whose links are missing
  * ("measurement-incomplete") and the notes ("measurement").
  */
-enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p,
-					      struct dtplan_measurements *m,
+enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtplan_measurements *m,
 					      struct dtplan_error *err);
 
 /* The measurements object of the plan JSON (and of dtplan probe --json).
@@ -474,10 +471,10 @@ enum dtplan_err dtplan_measurements_to_json(const struct dtplan_measurements *m,
  */
 struct dtplan_measure_file {
 	uint32_t job_id;
-	struct dtplan_measurements *m;  /* owned */
+	struct dtplan_measurements *m; /* owned */
 	size_t n_records;
-	struct dtplan_node *records;    /* owned */
-	int32_t *host_record;           /* owned, m->n_nodes: index into records, -1 none */
+	struct dtplan_node *records; /* owned */
+	int32_t *host_record;        /* owned, m->n_nodes: index into records, -1 none */
 };
 
 void dtplan_measure_file_fini(struct dtplan_measure_file *f);

@@ -46,8 +46,7 @@ struct json_t *dtplan__measurements_json(const struct dtplan_measurements *m, si
  * starting with prefix ("" allowed).  Caller json_decref()s the tree.
  */
 struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
-				 const char *source, const char *prefix,
-				 struct dtplan_error *err);
+				 const char *source, const char *prefix, struct dtplan_error *err);
 
 /* SHA-256 of len bytes at data into out (lib/sha256.c). */
 void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
@@ -62,7 +61,7 @@ void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
  */
 struct dtplan__model_parts {
 	double per_layer;
-	double active_per_layer;  /* what one token passes through (== per_layer when dense) */
+	double active_per_layer; /* what one token passes through (== per_layer when dense) */
 	double embedding;
 	double head;
 	double head_flops_params;
@@ -101,7 +100,7 @@ struct dtplan__config_setting;
 /* A parsed value of one setting, before it is stored. */
 struct dtplan__config_value {
 	const struct dtplan__config_setting *setting;
-	size_t index;             /* the setting's row, < DTPLAN__CONFIG_MAX_SETTINGS */
+	size_t index; /* the setting's row, < DTPLAN__CONFIG_MAX_SETTINGS */
 	int i;
 	double d;
 	char s[256];
@@ -123,7 +122,8 @@ void dtplan__config_store(struct dtplan_config *c, const struct dtplan__config_v
 /* Whether c holds v already / a and b are the same value of one setting:
  * numbers within rounding (5us is 5 * 1e-6, not bit-equal to 5e-6). */
 bool dtplan__config_holds(const struct dtplan_config *c, const struct dtplan__config_value *v);
-bool dtplan__config_same(const struct dtplan__config_value *a, const struct dtplan__config_value *b);
+bool dtplan__config_same(const struct dtplan__config_value *a,
+			 const struct dtplan__config_value *b);
 
 /* v's setting's site-file key (NULL for plugstack-only settings) and its
  * plugstack argument name (static strings). */
@@ -154,7 +154,7 @@ enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text
  * is left open, else buf holding the resolved copy.
  */
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
-						    struct dtplan_request *buf);
+						     struct dtplan_request *buf);
 
 /*
  * Checks that a request is complete and consistent (counts >= 1, fixed
@@ -189,21 +189,21 @@ struct dtplan__kernels {
  * embedding) on one GPU of a TP group, and the FLOPs executed. */
 struct dtplan__layer_time {
 	double fwd, bwd, recompute;
-	double attn_fwd;      /* of fwd, the attention core's (FlashAttention or unfused) */
-	double flops;         /* forward, backward and recomputation */
+	double attn_fwd; /* of fwd, the attention core's (FlashAttention or unfused) */
+	double flops;    /* forward, backward and recomputation */
 };
 
 void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k);
-void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			   int seq, int micro_batch, int tp, enum dtplan_recompute rc,
+void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			   int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out);
 /* The same for a layer of a model with experts (moe: the layer is an MoE
  * layer) or latent attention, on s / cp tokens of each sequence. */
 void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
 			      int seq, int micro_batch, int tp, int cp, bool moe,
 			      enum dtplan_recompute rc, struct dtplan__layer_time *out);
-void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			  int seq, int micro_batch, int tp, struct dtplan__layer_time *out);
+void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			  int micro_batch, int tp, struct dtplan__layer_time *out);
 /* One optimizer step over `params` parameters holding gradients of grad_bytes. */
 double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params, double grad_bytes,
 				 bool offload);
@@ -233,12 +233,12 @@ double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params,
 struct dtplan__search {
 	struct dtplan_candidate best;
 	bool have_best;
-	int min_dp;             /* narrowest DP of a (tp, pp) split the rules allow; 0 none */
+	int min_dp; /* narrowest DP of a (tp, pp) split the rules allow; 0 none */
 	bool have_runner_up;
 	struct dtplan_candidate runner_up;
 	char runner_up_reason[256];
-	size_t n_considered;      /* configurations examined */
-	size_t n_fit;             /* of them, fitting memory */
+	size_t n_considered; /* configurations examined */
+	size_t n_fit;        /* of them, fitting memory */
 };
 
 /*
@@ -268,9 +268,9 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
  * and unchanged while the map is in use.
  */
 struct dtplan__strmap {
-	size_t cap;          /* power of two, 0 when empty */
+	size_t cap; /* power of two, 0 when empty */
 	size_t len;
-	const char **keys;   /* borrowed, NULL for a free slot */
+	const char **keys; /* borrowed, NULL for a free slot */
 	int *values;
 };
 
@@ -304,8 +304,8 @@ struct dtplan__topo_entry {
 
 /* Appends a zeroed entry to *entries (n used, cap allocated); *out points at
  * it.  DTPLAN_ERR_NOMEM when growing fails. */
-enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n,
-				       size_t *cap, struct dtplan__topo_entry **out);
+enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n, size_t *cap,
+				       struct dtplan__topo_entry **out);
 
 /* Frees n entries and the array (NULL allowed). */
 void dtplan__topo_entries_free(struct dtplan__topo_entry *entries, size_t n);
@@ -360,15 +360,15 @@ char *dtplan__conf_line(char **cursor, int *lineno);
 
 /* Consecutive nodes of the placement under one leaf switch. */
 struct dtplan__run {
-	int sw;               /* topology leaf index; -1 for the "unknown" leaf or a flat fabric */
-	const char *name;     /* leaf name (borrowed from the topology), "unknown" or "" (flat) */
-	size_t first_node;    /* placement-order index of the run's first node */
+	int sw;            /* topology leaf index; -1 for the "unknown" leaf or a flat fabric */
+	const char *name;  /* leaf name (borrowed from the topology), "unknown" or "" (flat) */
+	size_t first_node; /* placement-order index of the run's first node */
 	size_t n_nodes;
-	size_t first_gpu;     /* GPU positions [first_gpu, first_gpu + n_gpus) */
+	size_t first_gpu; /* GPU positions [first_gpu, first_gpu + n_gpus) */
 	size_t n_gpus;
-	size_t leaf_nodes;    /* nodes under this leaf in the whole tree */
-	double uplink_bw;     /* uplink capacity (bytes/s); INFINITY when not limited */
-	double ratio;         /* leaf GPUs x NIC bandwidth / uplink capacity (1.0 when flat) */
+	size_t leaf_nodes; /* nodes under this leaf in the whole tree */
+	double uplink_bw;  /* uplink capacity (bytes/s); INFINITY when not limited */
+	double ratio;      /* leaf GPUs x NIC bandwidth / uplink capacity (1.0 when flat) */
 };
 
 /*
@@ -377,44 +377,44 @@ struct dtplan__run {
  * is GPU order[l] of its inventory), domains and leaf runs.
  */
 struct dtplan__fabric {
-	int gpus_per_node;        /* g: the smallest node's usable GPUs */
-	size_t n_nodes;           /* nodes holding ranks, placement order */
-	size_t n_gpus;            /* GPU positions (the job's GPUs) */
-	const char **host;        /* borrowed hostname per node */
+	int gpus_per_node;              /* g: the smallest node's usable GPUs */
+	size_t n_nodes;                 /* nodes holding ranks, placement order */
+	size_t n_gpus;                  /* GPU positions (the job's GPUs) */
+	const char **host;              /* borrowed hostname per node */
 	const struct dtplan_node **inv; /* borrowed inventory per node, NULL: generic */
-	int *leaf;                /* topology leaf switch per node, -1 unknown */
-	int *order;               /* n_nodes x g: inventory GPU index per local rank */
-	int *gpu_domain;          /* n_gpus: global NVLink domain id per position */
+	int *leaf;                      /* topology leaf switch per node, -1 unknown */
+	int *order;                     /* n_nodes x g: inventory GPU index per local rank */
+	int *gpu_domain;                /* n_gpus: global NVLink domain id per position */
 	int n_domains;
-	int domain_gcd;           /* gcd of the domain segments: TP must divide it */
-	int min_domain;           /* smallest domain segment (GPUs) */
+	int domain_gcd; /* gcd of the domain segments: TP must divide it */
+	int min_domain; /* smallest domain segment (GPUs) */
 	size_t n_segments;
 	size_t n_runs;
 	struct dtplan__run *runs;
-	size_t n_leaves_needed;   /* fewest tree leaves that hold n_nodes nodes */
+	size_t n_leaves_needed; /* fewest tree leaves that hold n_nodes nodes */
 	/* the same nodes on those fewest leaves (the largest, then the least
 	 * oversubscribed), the unknown nodes last: the allocation a warning
 	 * compares with (n_packed == n_leaves_needed unless flat) */
 	size_t n_packed;
 	struct dtplan__run *packed;
-	size_t n_unknown;         /* nodes missing from the tree */
-	size_t n_generic;         /* nodes without an inventory */
-	double net_bw;            /* NIC bandwidth per GPU (bytes/s) */
-	bool flat;                /* no topology given */
-	bool blocks;              /* the leaves are topology/block blocks */
-	size_t block_size;        /* the base block's node count (blocks only) */
+	size_t n_unknown;  /* nodes missing from the tree */
+	size_t n_generic;  /* nodes without an inventory */
+	double net_bw;     /* NIC bandwidth per GPU (bytes/s) */
+	bool flat;         /* no topology given */
+	bool blocks;       /* the leaves are topology/block blocks */
+	size_t block_size; /* the base block's node count (blocks only) */
 	bool heterogeneous;
-	char hetero_reason[320];  /* the first difference, for the warning */
+	char hetero_reason[320]; /* the first difference, for the warning */
 };
 
 /* One kind of group (TP, PP or DP) under a rank order. */
 struct dtplan__group_links {
-	bool net;             /* the groups leave their NVLink domain */
-	bool crosses;         /* some group crosses a leaf uplink */
-	double bw;            /* effective per-flow bandwidth (bytes/s) */
-	size_t worst_run;     /* run with the smallest per-flow bandwidth (when crosses) */
-	double worst_flows;   /* the job's concurrent flows over that run's uplink */
-	double max_ratio;     /* largest ratio among the crossed uplinks */
+	bool net;           /* the groups leave their NVLink domain */
+	bool crosses;       /* some group crosses a leaf uplink */
+	double bw;          /* effective per-flow bandwidth (bytes/s) */
+	size_t worst_run;   /* run with the smallest per-flow bandwidth (when crosses) */
+	double worst_flows; /* the job's concurrent flows over that run's uplink */
+	double max_ratio;   /* largest ratio among the crossed uplinks */
 };
 
 struct dtplan__fabric_eval {
@@ -438,8 +438,8 @@ bool dtplan__fabric_tp_fits(const struct dtplan__fabric *f, int tp);
  * `block` consecutive GPUs holding `inter` interleaved groups, or (strided)
  * one member in every block of `block` GPUs (lib/fabric_cost.c).
  */
-double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__run *r,
-			 bool strided, size_t block, size_t inter);
+double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__run *r, bool strided,
+			 size_t block, size_t inter);
 
 /*
  * Where the TP, PP and DP groups of (tp, pp, dp) run under rank order o, and
@@ -448,7 +448,8 @@ double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__ru
  * O(number of runs).
  */
 void dtplan__fabric_eval(const struct dtplan__fabric *f, int tp, int pp, int dp,
-			 enum dtplan_rank_order o, double nvlink_bw, struct dtplan__fabric_eval *out);
+			 enum dtplan_rank_order o, double nvlink_bw,
+			 struct dtplan__fabric_eval *out);
 
 /*
  * Fills p's ranks, node_names, node_leaf and leaf counts from the layout and
@@ -473,12 +474,12 @@ enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan
  */
 struct dtplan__stage_shape {
 	int stage, layers, n_moe;
-	double dense, expert;      /* parameters: dense (embedding, head) and routed experts */
+	double dense, expert; /* parameters: dense (embedding, head) and routed experts */
 };
 
 struct dtplan__ledger_shape {
 	int pp;
-	int n;                     /* stages in s: 1 to 3 */
+	int n; /* stages in s: 1 to 3 */
 	struct dtplan__stage_shape s[3];
 };
 
@@ -498,7 +499,7 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
  * ranked.  For the tests that check the pruning changes no plan.
  */
 enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
-					     const struct dtplan__fabric *fab,
-					     struct dtplan__search *out, struct dtplan_error *err);
+					      const struct dtplan__fabric *fab,
+					      struct dtplan__search *out, struct dtplan_error *err);
 
 #endif /* DTPLAN_PRIVATE_H */

@@ -324,9 +324,10 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 		goto node_wide;
 	}
 	if (in->local_count != on_node)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "node '%s' runs %d tasks of the step, the plan places %d ranks there",
-				     in->host, in->local_count, on_node);
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "", 0,
+			"node '%s' runs %d tasks of the step, the plan places %d ranks there",
+			in->host, in->local_count, on_node);
 	if (r == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "task %d on node '%s' has no rank in the plan", in->local_id,

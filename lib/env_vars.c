@@ -45,8 +45,7 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 	size_t i;
 	int n;
 
-	if (e == NULL || name == NULL || name[0] == '\0' ||
-	    strlen(name) >= sizeof(e->vars[0].name))
+	if (e == NULL || name == NULL || name[0] == '\0' || strlen(name) >= sizeof(e->vars[0].name))
 		return DTPLAN_ERR_INVAL;
 	va_start(ap, fmt);
 	n = vasprintf(&value, fmt, ap);

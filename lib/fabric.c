@@ -34,13 +34,13 @@ void dtplan__fabric_destroy(struct dtplan__fabric *f)
 /* One allocated node while sorting. */
 struct host {
 	const char *name;
-	const struct dtplan_node *inv;       /* NULL: generic */
+	const struct dtplan_node *inv;        /* NULL: generic */
 	const struct dtplan_site_nodeset *ns; /* NULL: none */
-	int leaf;        /* topology leaf switch, -1 unknown */
-	int leaf_rank;   /* depth-first position of the leaf; INT_MAX-like for unknown */
+	int leaf;                             /* topology leaf switch, -1 unknown */
+	int leaf_rank;    /* depth-first position of the leaf; INT_MAX-like for unknown */
 	const char *dkey; /* multi-node NVLink domain key, "" none */
-	int n_gpus;      /* GPUs this node has */
-	size_t alloc;    /* allocation order, the last tie-breaker */
+	int n_gpus;       /* GPUs this node has */
+	size_t alloc;     /* allocation order, the last tie-breaker */
 };
 
 /* Natural order: digit runs compare as numbers ("node2" < "node10"). */
@@ -241,9 +241,8 @@ static void check_heterogeneous(struct dtplan__fabric *f, const struct host *hos
 }
 
 /* Reads the allocation into hosts[] (allocation order). */
-static enum dtplan_err read_hosts(const struct dtplan_request *req,
-				  const struct dtplan_cluster *cl, struct host *hosts, size_t n,
-				  struct dtplan_error *err)
+static enum dtplan_err read_hosts(const struct dtplan_request *req, const struct dtplan_cluster *cl,
+				  struct host *hosts, size_t n, struct dtplan_error *err)
 {
 	const struct dtplan_config *c = cl->config;
 
@@ -302,8 +301,8 @@ static enum dtplan_err read_hosts(const struct dtplan_request *req,
 }
 
 /* Topology leaf and its depth-first rank for every host. */
-static enum dtplan_err place_in_tree(const struct dtplan_topology *t, struct host *hosts,
-				     size_t n, size_t *unknown)
+static enum dtplan_err place_in_tree(const struct dtplan_topology *t, struct host *hosts, size_t n,
+				     size_t *unknown)
 {
 	int *rank;
 
@@ -491,8 +490,9 @@ static void fill_run(const struct dtplan__fabric *f, const struct dtplan_topolog
 	r->name = sw->name;
 	r->leaf_nodes = lv->nodes[r->sw];
 	down = (double)(r->leaf_nodes * g) * f->net_bw;
-	ratio = lv->site_ratio[r->sw] > 0 ? lv->site_ratio[r->sw]
-		: sw->oversubscription > 0 ? sw->oversubscription : 1.0;
+	ratio = lv->site_ratio[r->sw] > 0  ? lv->site_ratio[r->sw]
+		: sw->oversubscription > 0 ? sw->oversubscription
+					   : 1.0;
 	if (lv->site_uplink[r->sw] > 0)
 		r->uplink_bw = lv->site_uplink[r->sw];
 	else if (sw->uplink_bytes_per_s > 0)
@@ -592,8 +592,8 @@ static enum dtplan_err build_runs(struct dtplan__fabric *f, const struct dtplan_
 		if (lv.nodes[k] == 0)
 			continue;
 		fill_run(f, t, &lv, &probe);
-		keys[n_keys++] = (struct leaf_key){.nodes = lv.nodes[k], .ratio = probe.ratio,
-						   .sw = (int)k};
+		keys[n_keys++] =
+			(struct leaf_key){.nodes = lv.nodes[k], .ratio = probe.ratio, .sw = (int)k};
 	}
 	qsort(keys, n_keys, sizeof(*keys), cmp_leaf_key);
 	rv = pack_runs(f, t, &lv, keys, n_keys, known);

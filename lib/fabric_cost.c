@@ -48,7 +48,6 @@ enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o
  * Costing a split
  * ---------------------------------------------------------------------- */
 
-
 /*
  * Group kinds come in two shapes.  Blocked: consecutive blocks of `block`
  * GPUs each hold `inter` interleaved groups (members `inter` apart).
@@ -57,8 +56,8 @@ enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o
  * over members in position order leaves a leaf once per group that has
  * members both inside and outside the leaf: that is one flow per direction.
  */
-double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__run *r,
-			bool strided, size_t block, size_t inter)
+double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__run *r, bool strided,
+			 size_t block, size_t inter)
 {
 	size_t a = r->first_gpu, b = r->first_gpu + r->n_gpus, G = f->n_gpus;
 	double flows = 0.0;
@@ -90,9 +89,8 @@ double dtplan__run_flows(const struct dtplan__fabric *f, const struct dtplan__ru
 	return flows;
 }
 
-static void group_links(const struct dtplan__fabric *f, bool strided, size_t block,
-			size_t inter, size_t members, double nvlink_bw,
-			struct dtplan__group_links *gl)
+static void group_links(const struct dtplan__fabric *f, bool strided, size_t block, size_t inter,
+			size_t members, double nvlink_bw, struct dtplan__group_links *gl)
 {
 	size_t g = (size_t)f->gpus_per_node;
 	double worst = INFINITY;
@@ -131,7 +129,8 @@ static void group_links(const struct dtplan__fabric *f, bool strided, size_t blo
 }
 
 void dtplan__fabric_eval(const struct dtplan__fabric *f, int tp, int pp, int dp,
-			 enum dtplan_rank_order o, double nvlink_bw, struct dtplan__fabric_eval *out)
+			 enum dtplan_rank_order o, double nvlink_bw,
+			 struct dtplan__fabric_eval *out)
 {
 	size_t t = (size_t)tp, p = (size_t)pp, d = (size_t)dp;
 

@@ -94,7 +94,7 @@ static void label_add(struct labels *l, const char *fmt, ...)
 		return;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		char (*v)[160] = realloc(l->v, cap * sizeof(*v));
+		char(*v)[160] = realloc(l->v, cap * sizeof(*v));
 
 		if (v == NULL) {
 			l->failed = true;
@@ -112,14 +112,14 @@ static void label_add(struct labels *l, const char *fmt, ...)
 struct jparse {
 	const char *source;
 	struct dtplan_error *err;
-	struct text topo, site;      /* the two generated texts */
+	struct text topo, site; /* the two generated texts */
 	struct labels topo_lines, site_lines;
 	/* per switch: expanded child names and the parent a child got */
 	size_t n_switches;
-	const char **names;          /* borrowed from the JSON document */
-	char (**children)[64];       /* owned arrays */
+	const char **names;    /* borrowed from the JSON document */
+	char (**children)[64]; /* owned arrays */
 	size_t *n_children;
-	int *parent;                 /* index of the switch listing it, -1 none */
+	int *parent; /* index of the switch listing it, -1 none */
 };
 
 const char *dtplan_fabric_format_name(enum dtplan_fabric_format f)
@@ -181,7 +181,8 @@ static enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *o
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		bool ok = strncmp(key, "x-", 2) == 0;
 
 		for (const char *const *a = allowed; !ok && *a != NULL; a++)
@@ -193,8 +194,8 @@ static enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *o
 }
 
 /* A string value for a token, or NULL with the error set; absent: *out NULL. */
-static enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj,
-				  const char *key, const char **out)
+static enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, const char *key,
+				  const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -243,8 +244,8 @@ static enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t 
 
 /* "nodes" or "switches": a hostlist string or an array of names, as one
  * comma-separated token value appended to t.  *given says whether present. */
-static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj,
-				const char *key, struct text *t, bool *given)
+static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const char *key,
+				struct text *t, bool *given)
 {
 	json_t *v = json_object_get(obj, key), *e;
 	size_t i;
@@ -260,10 +261,13 @@ static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj
 		return DTPLAN_OK;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0)
-		return jfail(p, where, "\"%s\" must be a hostlist string or a non-empty array of "
-			     "names", key);
+		return jfail(p, where,
+			     "\"%s\" must be a hostlist string or a non-empty array of "
+			     "names",
+			     key);
 	text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		if (!json_is_string(e) || !name_safe(json_string_value(e)))
 			return jfail(p, where, "\"%s\"[%zu] is not a name", key, i);
 		text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
@@ -282,8 +286,14 @@ static int find_switch(const struct jparse *p, const char *name)
 /* First pass over the switches: names, children named by "switches". */
 static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 {
-	static const char *const keys[] = {"name", "nodes", "switches", "parent", "link_speed",
-					   "oversubscription", "uplink_bandwidth", NULL};
+	static const char *const keys[] = {"name",
+					   "nodes",
+					   "switches",
+					   "parent",
+					   "link_speed",
+					   "oversubscription",
+					   "uplink_bandwidth",
+					   NULL};
 	struct dtplan_error e = {0};
 	char where[128];
 	json_t *sw;
@@ -296,7 +306,8 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
 	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	json_array_foreach(arr, i, sw) {
+	json_array_foreach(arr, i, sw)
+	{
 		json_t *name = json_object_get(sw, "name");
 
 		p->parent[i] = -1;
@@ -311,7 +322,8 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 			return DTPLAN_ERR_PARSE;
 	}
 	/* Children from "switches" (names or hostlists), expanded once. */
-	json_array_foreach(arr, i, sw) {
+	json_array_foreach(arr, i, sw)
+	{
 		json_t *v = json_object_get(sw, "switches"), *c;
 		size_t k;
 
@@ -326,13 +338,15 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 			continue;
 		}
 		if (!json_is_array(v) || json_array_size(v) == 0)
-			return jfail(p, where, "\"switches\" must be a hostlist string or a "
+			return jfail(p, where,
+				     "\"switches\" must be a hostlist string or a "
 				     "non-empty array of names");
 		p->children[i] = calloc(json_array_size(v), sizeof(*p->children[i]));
 		if (p->children[i] == NULL)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
 					     "out of memory");
-		json_array_foreach(v, k, c) {
+		json_array_foreach(v, k, c)
+		{
 			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
 			    strlen(json_string_value(c)) >= sizeof(p->children[i][0]))
 				return jfail(p, where, "\"switches\"[%zu] is not a name", k);
@@ -391,8 +405,7 @@ static enum dtplan_err emit_switch(struct jparse *p, size_t i, json_t *sw)
 
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	if (get_quantity(p, where, sw, "link_speed", "B/s", speed, sizeof(speed)) != DTPLAN_OK ||
-	    get_quantity(p, where, sw, "oversubscription", "", ratio, sizeof(ratio)) !=
-		    DTPLAN_OK ||
+	    get_quantity(p, where, sw, "oversubscription", "", ratio, sizeof(ratio)) != DTPLAN_OK ||
 	    get_quantity(p, where, sw, "uplink_bandwidth", "B/s", uplink, sizeof(uplink)) !=
 		    DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
@@ -494,7 +507,7 @@ static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
 static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric_desc *f,
 				  struct dtplan_error *err)
 {
-	static const char *const keys[] = {"schema", "network", "nvlink", "gpu_type",
+	static const char *const keys[] = {"schema",   "network",   "nvlink", "gpu_type",
 					   "switches", "node_sets", NULL};
 	struct jparse p = {.source = f->source, .err = err};
 	struct dtplan_config check;
@@ -532,7 +545,8 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
-	json_array_foreach(switches, i, v) {
+	json_array_foreach(switches, i, v)
+	{
 		rv = link_parent(&p, i, v);
 		if (rv != DTPLAN_OK)
 			goto out;
@@ -546,17 +560,13 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		text_add(&p.site, "GpuType=%s\n", gpu);
 		label_add(&p.site_lines, "gpu_type");
 	}
-	json_array_foreach(switches, i, v)
-		if (emit_switch(&p, i, v) != DTPLAN_OK)
-			goto out;
+	json_array_foreach(switches, i, v) if (emit_switch(&p, i, v) != DTPLAN_OK) goto out;
 	sets = json_object_get(root, "node_sets");
 	if (sets != NULL && !json_is_array(sets)) {
 		jfail(&p, "node_sets", "must be an array");
 		goto out;
 	}
-	json_array_foreach(sets, i, v)
-		if (emit_node_set(&p, i, v) != DTPLAN_OK)
-			goto out;
+	json_array_foreach(sets, i, v) if (emit_node_set(&p, i, v) != DTPLAN_OK) goto out;
 	if (p.topo.failed || p.site.failed || p.topo_lines.failed || p.site_lines.failed) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 		goto out;
@@ -574,9 +584,9 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 	}
 	f->site_text = p.site.s ? p.site.s : strdup("");
 	p.site.s = NULL;
-	rv = f->site_text != NULL ? DTPLAN_OK
-				  : dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0,
-						  "out of memory");
+	rv = f->site_text != NULL
+		     ? DTPLAN_OK
+		     : dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 out:
 	dtplan_config_fini(&check);
 	for (i = 0; p.children != NULL && i < p.n_switches; i++)
@@ -716,7 +726,7 @@ static bool put(json_t *obj, const char *key, json_t *value)
  * the same order, else an array of names. */
 static json_t *leaf_nodes_json(const struct dtplan_topology *t, int sw)
 {
-	char (*names)[64] = NULL, (*back)[64] = NULL, *buf = NULL;
+	char(*names)[64] = NULL, (*back)[64] = NULL, *buf = NULL;
 	json_t *v = NULL;
 	size_t n = 0, nb = 0, size;
 
@@ -753,8 +763,7 @@ out:
 	return v;
 }
 
-static json_t *switch_json(const struct dtplan_topology *t, const struct dtplan_config *c,
-			   size_t i)
+static json_t *switch_json(const struct dtplan_topology *t, const struct dtplan_config *c, size_t i)
 {
 	const struct dtplan_switch *s = &t->switches[i];
 	json_t *o = json_object(), *kids = NULL;
@@ -838,10 +847,12 @@ enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
 	rv = DTPLAN_ERR_NOMEM;
 	root = json_object();
 	if (!put(root, "schema", json_string(DTPLAN_FABRIC_SCHEMA)) ||
-	    !put(root, "network", json_pack("{s:f, s:f}", "bandwidth", c->net_bytes_per_s,
-					     "latency", c->net_latency_s)) ||
-	    !put(root, "nvlink", json_pack("{s:f, s:f}", "bandwidth", c->nvlink_bytes_per_s,
-					    "latency", c->nvlink_latency_s)) ||
+	    !put(root, "network",
+		 json_pack("{s:f, s:f}", "bandwidth", c->net_bytes_per_s, "latency",
+			   c->net_latency_s)) ||
+	    !put(root, "nvlink",
+		 json_pack("{s:f, s:f}", "bandwidth", c->nvlink_bytes_per_s, "latency",
+			   c->nvlink_latency_s)) ||
 	    (c->gpu_type[0] != '\0' && !put(root, "gpu_type", json_string(c->gpu_type))))
 		goto fail;
 	switches = json_array();

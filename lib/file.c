@@ -29,9 +29,9 @@
 #define FIRST_CHUNK ((size_t)64 << 10)
 
 static const struct file_kind {
-	const char *name;   /* "a site file": completes "larger than the N MiB limit for ..." */
-	size_t limit;       /* bytes */
-	bool nofollow;      /* a symbolic link is refused */
+	const char *name; /* "a site file": completes "larger than the N MiB limit for ..." */
+	size_t limit;     /* bytes */
+	bool nofollow;    /* a symbolic link is refused */
 } kinds[] = {
 	[DTPLAN_FILE_SITE] = {"a site file", 4 * MIB, false},
 	[DTPLAN_FILE_TOPOLOGY] = {"a topology file", 16 * MIB, false},

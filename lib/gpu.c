@@ -42,8 +42,7 @@ static const struct dtplan_gpu catalog[] = {
 	/* H800 SXM: the H100 part sold where the H100 was not, NVLink cut to 400
 	 * GB/s (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.1:
 	 * "about 160 GB/s" achieved one way); the rest H100's. */
-	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
-	 64e9},
+	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 64e9},
 	/* H200 SXM: the H100 die with 141 GB HBM3e at 4.8 TB/s; matmul as GH200's
 	 * (the same die and memory); fp8 as H100's.  nvidia-smi: 143771 MiB. */
 	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132,
@@ -143,14 +142,10 @@ static const struct {
 	const char *unless[2]; /* words that make it another part */
 	const char *name;
 } model_words[] = {
-	{"GB200", {NULL, NULL}, "gb200"},
-	{"B200", {NULL, NULL}, "b200"},
-	{"H200", {NULL, NULL}, "h200"},
-	{"H100", {"PCIe", "NVL"}, "h100-sxm"},
-	{"MI300X", {NULL, NULL}, "mi300x"},
-	{"MI250X", {NULL, NULL}, "mi250x"},
-	{"MI250", {NULL, NULL}, "mi250x"},
-	{"MI200", {NULL, NULL}, "mi250x"},
+	{"GB200", {NULL, NULL}, "gb200"},   {"B200", {NULL, NULL}, "b200"},
+	{"H200", {NULL, NULL}, "h200"},     {"H100", {"PCIe", "NVL"}, "h100-sxm"},
+	{"MI300X", {NULL, NULL}, "mi300x"}, {"MI250X", {NULL, NULL}, "mi250x"},
+	{"MI250", {NULL, NULL}, "mi250x"},  {"MI200", {NULL, NULL}, "mi250x"},
 };
 
 static bool is_other_part(const char *model, const char *const unless[2])

@@ -30,15 +30,15 @@ struct hl_range {
 };
 
 struct hl_piece {
-	const char *lit;   /* literal text (not terminated), NULL for a group */
+	const char *lit; /* literal text (not terminated), NULL for a group */
 	size_t lit_len;
-	size_t first;      /* group: first range in hostlist.ranges */
+	size_t first; /* group: first range in hostlist.ranges */
 	size_t n_ranges;
 	unsigned long long count; /* group: names it yields */
 };
 
 struct hl_term {
-	size_t first;      /* first piece in hostlist.pieces */
+	size_t first; /* first piece in hostlist.pieces */
 	size_t n_pieces;
 };
 
@@ -308,7 +308,7 @@ enum dtplan_err dtplan_hostlist_expand(const char *expr, size_t max_hosts, char 
 {
 	struct hostlist h;
 	unsigned long long total = 0, limit = max_hosts;
-	char (*out)[64] = NULL;
+	char(*out)[64] = NULL;
 	enum dtplan_err rv;
 
 	if (names != NULL)
@@ -406,13 +406,13 @@ enum dtplan_err dtplan_hostlist_match(const char *expr, const char *name, bool *
 /* ---- compression ---- */
 
 struct cname {
-	const char *name;      /* names[index], borrowed */
-	size_t index;          /* position in the input */
-	size_t prefix_len;     /* characters before the trailing digits */
-	int width;             /* padded width (digits with a leading zero), else 0 */
-	size_t digits;         /* number of trailing digits, 0 when none */
+	const char *name;  /* names[index], borrowed */
+	size_t index;      /* position in the input */
+	size_t prefix_len; /* characters before the trailing digits */
+	int width;         /* padded width (digits with a leading zero), else 0 */
+	size_t digits;     /* number of trailing digits, 0 when none */
 	unsigned long long v;
-	size_t group;          /* index of the first name of its group */
+	size_t group; /* index of the first name of its group */
 	/* on a group's first name: the group's width and its unpadded digit counts */
 	int gwidth;
 	size_t gmin, gmax;

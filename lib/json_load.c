@@ -77,8 +77,7 @@ static size_t scan(const char *text, size_t len, size_t max_values, bool *deep)
 }
 
 struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
-				 const char *source, const char *prefix,
-				 struct dtplan_error *err)
+				 const char *source, const char *prefix, struct dtplan_error *err)
 {
 	json_error_t jerr;
 	json_t *root = NULL;

@@ -100,8 +100,7 @@ static enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_err
 }
 
 /* DTPLAN_ERR_INVAL unless p holds a parallel split. */
-static enum dtplan_err check_plan(const struct dtplan_plan *p, char **out,
-				  struct dtplan_error *err)
+static enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struct dtplan_error *err)
 {
 	if (out != NULL)
 		*out = NULL;
@@ -362,8 +361,8 @@ static enum dtplan_err set_take(struct dtplan_env *e, const char *name, char *te
 	return rv;
 }
 
-void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p,
-			   uint32_t job_id, const char *job_addr, const char *job_port)
+void dtplan_launch_in_init(struct dtplan_launch_in *l, const struct dtplan_plan *p, uint32_t job_id,
+			   const char *job_addr, const char *job_port)
 {
 	long port = 0;
 
@@ -429,14 +428,15 @@ enum dtplan_err dtplan_launch_hint(const struct dtplan_plan *p, const struct dtp
 		return rv;
 	fputs("launch: ", t.f);
 	if (l != NULL && l->hostfile != NULL)
-		fprintf(t.f, "SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n %zu PROGRAM "
-			     "makes SLURM_PROCID the plan's rank", p->n_ranks);
+		fprintf(t.f,
+			"SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n %zu PROGRAM "
+			"makes SLURM_PROCID the plan's rank",
+			p->n_ranks);
 	else if (p->n_ranks > 0)
 		fprintf(t.f, "srun -n %zu PROGRAM gets RANK in plan order", p->n_ranks);
 	else
 		fputs("srun PROGRAM", t.f);
-	fputs("; Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES",
-	      t.f);
+	fputs("; Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES", t.f);
 	if (l != NULL && l->deepspeed_config != NULL)
 		fputs("; DeepSpeed: --deepspeed_config $DTPLAN_DEEPSPEED_CONFIG", t.f);
 	else

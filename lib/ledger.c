@@ -189,8 +189,8 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 				     "(PP %d)",
 				     in->chunks, in->pp);
 	if (in->ep < 0 || in->cp < 0 ||
-	    (in->ep > 1 && (in->model->experts <= 0 || in->model->experts % in->ep != 0 ||
-			    in->dp % in->ep != 0)))
+	    (in->ep > 1 &&
+	     (in->model->experts <= 0 || in->model->experts % in->ep != 0 || in->dp % in->ep != 0)))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: EP %d must divide the %d experts and DP %d; CP %d "
 				     "must not be negative",
@@ -336,8 +336,8 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 
 		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
 			rc = DTPLAN_RECOMPUTE_SELECTIVE;
-		l->activations = (double)in_flight * ((layers - n_moe) * acts->dense +
-						      n_moe * acts->moe);
+		l->activations =
+			(double)in_flight * ((layers - n_moe) * acts->dense + n_moe * acts->moe);
 		if (chunks > 1.0)
 			l->activations *= 1.0 + (in->pp - 1.0) / (in->pp * chunks);
 		/* rerunning a layer's forward rebuilds all of its activations */
@@ -358,8 +358,8 @@ enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct d
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no output given");
 	if (gpus < 1 || tp < 1 || pp < 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "GPUs (%d), TP (%d) and PP (%d) must be at least 1",
-				     gpus, tp, pp);
+				     "GPUs (%d), TP (%d) and PP (%d) must be at least 1", gpus, tp,
+				     pp);
 	if (gpus > DTPLAN_MAX_GPUS)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 				     "%d GPUs is more than the %d dtplan plans for", gpus,
@@ -373,8 +373,7 @@ enum dtplan_err dtplan_ledger_layout(int gpus, int tp, int pp, int *dp, struct d
 				     tp, pp, model_parallel, gpus);
 	if (gpus % model_parallel != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "%d GPUs are not a multiple of TP %d x PP %d",
-				     gpus, tp, pp);
+				     "%d GPUs are not a multiple of TP %d x PP %d", gpus, tp, pp);
 	*dp = (int)(gpus / model_parallel);
 	return DTPLAN_OK;
 }
@@ -435,8 +434,8 @@ enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
 
 		if (k == 1 && in->pp < 3)
 			continue;
-		stage_shape(in, i, stage_first_layer(in, st, i), dtplan_stage_layers_at(st, in->pp, i),
-			    &out->s[out->n++]);
+		stage_shape(in, i, stage_first_layer(in, st, i),
+			    dtplan_stage_layers_at(st, in->pp, i), &out->s[out->n++]);
 	}
 	return DTPLAN_OK;
 }

@@ -47,7 +47,7 @@ void dtplan_measurements_destroy(struct dtplan_measurements *m)
 
 enum dtplan_err dtplan_measurements_add_note(struct dtplan_measurements *m, const char *fmt, ...)
 {
-	char (*notes)[256];
+	char(*notes)[256];
 	va_list ap;
 
 	if (m == NULL || fmt == NULL)
@@ -171,8 +171,8 @@ static enum dtplan_err find_stragglers(const struct dtplan_measure_in *in,
 /* One leaf's share of the concurrent round. */
 struct leaf_load {
 	int32_t leaf;
-	size_t hosts;             /* the job's hosts under it */
-	double up, down;          /* bytes/s leaving, entering */
+	size_t hosts;    /* the job's hosts under it */
+	double up, down; /* bytes/s leaving, entering */
 	size_t up_flows, down_flows;
 };
 
@@ -337,9 +337,9 @@ out:
  * The measurement as the plan's input
  * ---------------------------------------------------------------------- */
 
-enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m,
-					  struct dtplan_request *req, struct dtplan_config *c,
-					  struct dtplan_topology *t, struct dtplan_error *err)
+enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m, struct dtplan_request *req,
+					  struct dtplan_config *c, struct dtplan_topology *t,
+					  struct dtplan_error *err)
 {
 	if (m == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no measurements");
@@ -409,8 +409,7 @@ static void list_missing(const struct dtplan_measurements *m, char *buf, size_t 
 	}
 }
 
-enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p,
-					      struct dtplan_measurements *m,
+enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtplan_measurements *m,
 					      struct dtplan_error *err)
 {
 	enum dtplan_err rv = DTPLAN_OK;
@@ -457,10 +456,11 @@ enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p,
 	}
 	if (rv == DTPLAN_OK && m->n_missing > 0) {
 		list_missing(m, names, sizeof(names));
-		rv = dtplan_plan_add_warning(p, "measurement-incomplete",
-					     "%zu of %zu nodes did not finish the measurement within "
-					     "the %g s budget: %s; their links are not measured",
-					     m->n_missing, m->n_nodes, m->budget_s, names);
+		rv = dtplan_plan_add_warning(
+			p, "measurement-incomplete",
+			"%zu of %zu nodes did not finish the measurement within "
+			"the %g s budget: %s; their links are not measured",
+			m->n_missing, m->n_nodes, m->budget_s, names);
 	}
 	for (size_t i = 0; rv == DTPLAN_OK && i < m->n_notes; i++)
 		rv = dtplan_plan_add_warning(p, "measurement", "%s", m->notes[i]);

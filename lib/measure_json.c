@@ -44,7 +44,8 @@ static json_t *num(double v, bool have)
 static json_t *tier_json(const struct dtplan_tier *t)
 {
 	json_t *o = json_object();
-	bool bw = t->measured && t->bandwidth_bytes_per_s > 0, lat = t->measured && t->latency_s > 0;
+	bool bw = t->measured && t->bandwidth_bytes_per_s > 0,
+	     lat = t->measured && t->latency_s > 0;
 
 	if (o == NULL || !put(o, "bandwidth_bytes_per_s", num(t->bandwidth_bytes_per_s, bw)) ||
 	    !put(o, "latency_us", num(t->latency_s * 1e6, lat)) ||
@@ -74,8 +75,8 @@ static json_t *links_json(const struct dtplan_measurements *m)
 		if (o == NULL || !put(o, "a", json_string(host_of(m, l->from))) ||
 		    !put(o, "b", json_string(host_of(m, l->to))) ||
 		    !put(o, "round", json_integer(l->round)) ||
-		    !put(o, "tier", json_string(l->flags & DTPLAN_LINK_CROSS ? "cross_leaf"
-									  : "intra_leaf")) ||
+		    !put(o, "tier",
+			 json_string(l->flags & DTPLAN_LINK_CROSS ? "cross_leaf" : "intra_leaf")) ||
 		    !put(o, "concurrent", json_boolean(l->flags & DTPLAN_LINK_CONCURRENT)) ||
 		    !put(o, "ok", json_boolean(ok)) ||
 		    !put(o, "samples", json_integer(l->samples)) ||
@@ -119,10 +120,10 @@ static json_t *stragglers_json(const struct dtplan_measurements *m)
 
 	for (size_t i = 0; a != NULL && i < m->n_stragglers; i++) {
 		const struct dtplan_straggler *s = &m->stragglers[i];
-		json_t *o = json_pack("{s:s, s:o, s:o}", "node", s->node, "bandwidth_bytes_per_s",
-				      num(s->bandwidth_bytes_per_s, true),
-				      "tier_median_bytes_per_s",
-				      num(s->tier_median_bytes_per_s, true));
+		json_t *o =
+			json_pack("{s:s, s:o, s:o}", "node", s->node, "bandwidth_bytes_per_s",
+				  num(s->bandwidth_bytes_per_s, true), "tier_median_bytes_per_s",
+				  num(s->tier_median_bytes_per_s, true));
 
 		if (!push(a, o)) {
 			json_decref(a);
@@ -159,7 +160,7 @@ static json_t *notes_json(const struct dtplan_measurements *m)
 /* What the plan used, figure by figure. */
 static json_t *used_json(const struct dtplan_measurements *m)
 {
-	const char *inv = m->n_inventories == 0 ? "assumed"
+	const char *inv = m->n_inventories == 0            ? "assumed"
 			  : m->n_inventories >= m->n_nodes ? "measured"
 							   : "partly measured";
 
@@ -182,19 +183,21 @@ json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_
 		}
 		m = none;
 	}
-	if (o == NULL || !put(o, "nodes", json_integer((json_int_t)(none ? n_nodes : m->n_nodes))) ||
+	if (o == NULL ||
+	    !put(o, "nodes", json_integer((json_int_t)(none ? n_nodes : m->n_nodes))) ||
 	    !put(o, "nodes_reported", json_integer((json_int_t)m->n_reported)) ||
 	    !put(o, "source", json_string(m->source)) ||
 	    !put(o, "budget_seconds", num(m->budget_s, m->budget_s > 0)) ||
 	    !put(o, "elapsed_seconds", num(m->elapsed_s, m->elapsed_s > 0)) ||
 	    !put(o, "interface", m->interface[0] ? json_string(m->interface) : json_null()) ||
-	    !put(o, "tiers", json_pack("{s:o, s:o}", "intra_leaf", tier_json(&m->intra),
-				       "cross_leaf", tier_json(&m->cross))) ||
+	    !put(o, "tiers",
+		 json_pack("{s:o, s:o}", "intra_leaf", tier_json(&m->intra), "cross_leaf",
+			   tier_json(&m->cross))) ||
 	    !put(o, "uplinks", uplinks_json(m)) || !put(o, "links", links_json(m)) ||
 	    !put(o, "stragglers", stragglers_json(m)) ||
 	    !put(o, "missing", names_json(m, m->missing, m->n_missing)) ||
-	    !put(o, "hosts", names_json(m, NULL, m->n_nodes)) ||
-	    !put(o, "notes", notes_json(m)) || !put(o, "used", used_json(m))) {
+	    !put(o, "hosts", names_json(m, NULL, m->n_nodes)) || !put(o, "notes", notes_json(m)) ||
+	    !put(o, "used", used_json(m))) {
 		json_decref(o);
 		o = NULL;
 	}
@@ -204,9 +207,10 @@ json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_
 
 static enum dtplan_err dump(json_t *root, bool pretty, char **out, struct dtplan_error *err)
 {
-	*out = root != NULL ? json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
-						       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
-			    : NULL;
+	*out = root != NULL
+		       ? json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
+						  JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+		       : NULL;
 	json_decref(root);
 	if (*out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0,
@@ -242,7 +246,8 @@ enum dtplan_err dtplan_measure_file_to_json(const struct dtplan_measure_file *f,
 	if (out != NULL)
 		*out = NULL;
 	if (f == NULL || f->m == NULL || out == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "no measurement file or output");
+		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0,
+				     "no measurement file or output");
 	records = json_array();
 	map = json_array();
 	if (records == NULL || map == NULL)
@@ -282,12 +287,12 @@ out:
  * ---------------------------------------------------------------------- */
 
 /* The member key of obj with the type wanted; NULL (and err) otherwise. */
-static json_t *member(json_t *obj, const char *path, const char *key, json_type type,
-		      bool nullable, enum dtplan_err *rv, struct dtplan_error *err)
+static json_t *member(json_t *obj, const char *path, const char *key, json_type type, bool nullable,
+		      enum dtplan_err *rv, struct dtplan_error *err)
 {
 	json_t *v = json_object_get(obj, key);
 	static const char *const names[] = {"an object", "an array", "a string", "an integer",
-					    "a number", "true", "false", "null"};
+					    "a number",  "true",     "false",    "null"};
 
 	if (*rv != DTPLAN_OK)
 		return NULL;
@@ -297,8 +302,9 @@ static json_t *member(json_t *obj, const char *path, const char *key, json_type 
 	}
 	if (nullable && json_is_null(v))
 		return v;
-	if (type == JSON_REAL ? !json_is_number(v)
-	    : type == JSON_TRUE ? !json_is_boolean(v) : json_typeof(v) != type) {
+	if (type == JSON_REAL   ? !json_is_number(v)
+	    : type == JSON_TRUE ? !json_is_boolean(v)
+				: json_typeof(v) != type) {
 		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: not %s", path, key,
 				    type == JSON_TRUE ? "a boolean" : names[type]);
 		return NULL;
@@ -317,8 +323,8 @@ static double get_num(json_t *obj, const char *path, const char *key, bool nulla
 		return 0.0;
 	d = json_number_value(v);
 	if (!isfinite(d) || d < 0 || d > 1e18) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: %g is out of range",
-				    path, key, d);
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: %g is out of range", path,
+				    key, d);
 		return 0.0;
 	}
 	return d;
@@ -350,7 +356,8 @@ static void get_str(json_t *obj, const char *path, const char *key, bool nullabl
 	dst[0] = '\0';
 	if (v == NULL || json_is_null(v))
 		return;
-	if (json_string_length(v) >= size || strlen(json_string_value(v)) != json_string_length(v)) {
+	if (json_string_length(v) >= size ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
 		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				    "%s%s: longer than %zu characters or holds a NUL", path, key,
 				    size - 1);
@@ -374,8 +381,7 @@ static int32_t host_index(const struct dtplan__strmap *map, json_t *v, const cha
 	k = dtplan__strmap_get(map, json_string_value(v));
 	if (k < 0)
 		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				    "%s: '%s' is not one of the hosts", path,
-				    json_string_value(v));
+				    "%s: '%s' is not one of the hosts", path, json_string_value(v));
 	return k;
 }
 
@@ -397,8 +403,7 @@ static void read_tier(json_t *tiers, const char *key, struct dtplan_tier *t, enu
 }
 
 static void read_links(json_t *root, const struct dtplan__strmap *map,
-		       struct dtplan_measurements *m, enum dtplan_err *rv,
-		       struct dtplan_error *err)
+		       struct dtplan_measurements *m, enum dtplan_err *rv, struct dtplan_error *err)
 {
 	json_t *a = member(root, "", "links", JSON_ARRAY, false, rv, err), *o;
 	size_t i;
@@ -411,7 +416,8 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		return;
 	}
-	json_array_foreach(a, i, o) {
+	json_array_foreach(a, i, o)
+	{
 		struct dtplan_link_result *l = &m->links[i];
 		int32_t from, to;
 		const char *tier;
@@ -469,7 +475,8 @@ static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtpla
 		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		return;
 	}
-	json_array_foreach(a, i, o) {
+	json_array_foreach(a, i, o)
+	{
 		struct dtplan_uplink *u = &m->uplinks[i];
 
 		snprintf(path, sizeof(path), "uplinks[%zu].", i);
@@ -479,10 +486,12 @@ static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtpla
 		get_str(o, path, "switch", false, u->name, sizeof(u->name), rv, err);
 		u->oversubscription = get_num(o, path, "oversubscription", false, rv, err);
 		u->configured = get_num(o, path, "configured", true, rv, err);
-		u->aggregate_bytes_per_s = get_num(o, path, "aggregate_bytes_per_s", false, rv, err);
+		u->aggregate_bytes_per_s =
+			get_num(o, path, "aggregate_bytes_per_s", false, rv, err);
 		u->downlink_bytes_per_s = get_num(o, path, "downlink_bytes_per_s", false, rv, err);
 		u->flows = (size_t)get_int(o, path, "flows", 0, 1L << 40, rv, err);
-		u->saturated = json_is_true(member(o, path, "saturated", JSON_TRUE, false, rv, err));
+		u->saturated =
+			json_is_true(member(o, path, "saturated", JSON_TRUE, false, rv, err));
 		if (*rv != DTPLAN_OK)
 			return;
 		m->n_uplinks++;
@@ -504,7 +513,8 @@ static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
 		*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		return;
 	}
-	json_array_foreach(a, i, o) {
+	json_array_foreach(a, i, o)
+	{
 		struct dtplan_straggler *s = &m->stragglers[i];
 
 		snprintf(path, sizeof(path), "stragglers[%zu].", i);
@@ -515,7 +525,8 @@ static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
 			return;
 		host_index(map, json_object_get(o, "node"), "stragglers[].node", rv, err);
 		get_str(o, path, "node", false, s->node, sizeof(s->node), rv, err);
-		s->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", false, rv, err);
+		s->bandwidth_bytes_per_s =
+			get_num(o, path, "bandwidth_bytes_per_s", false, rv, err);
 		s->tier_median_bytes_per_s =
 			get_num(o, path, "tier_median_bytes_per_s", false, rv, err);
 		if (*rv != DTPLAN_OK)
@@ -538,7 +549,8 @@ static void read_strings(json_t *root, const char *key, const struct dtplan__str
 		if (m->missing == NULL)
 			*rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 	}
-	json_array_foreach(a, i, o) {
+	json_array_foreach(a, i, o)
+	{
 		if (*rv != DTPLAN_OK)
 			return;
 		if (map != NULL) {
@@ -582,7 +594,8 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		goto out;
 	}
-	json_array_foreach(hosts, i, h) {
+	json_array_foreach(hosts, i, h)
+	{
 		if (!json_is_string(h) || json_string_length(h) == 0 ||
 		    json_string_length(h) >= sizeof(m->hosts[0]) ||
 		    strlen(json_string_value(h)) != json_string_length(h)) {
@@ -695,7 +708,8 @@ enum dtplan_err dtplan_measure_file_from_json(const char *text, struct dtplan_me
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 		goto out;
 	}
-	json_array_foreach(records, i, o) {
+	json_array_foreach(records, i, o)
+	{
 		struct dtplan_error e = {0};
 
 		rec = json_dumps(o, JSON_COMPACT);
@@ -718,13 +732,14 @@ enum dtplan_err dtplan_measure_file_from_json(const char *text, struct dtplan_me
 				   f->m->n_nodes);
 		goto out;
 	}
-	json_array_foreach(map, i, o) {
+	json_array_foreach(map, i, o)
+	{
 		json_int_t k = json_is_integer(o) ? json_integer_value(o) : -2;
 
 		if (k < -1 || k >= (json_int_t)f->n_records) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					   "host_record[%zu]: not -1 or a record index below %zu", i,
-					   f->n_records);
+					   "host_record[%zu]: not -1 or a record index below %zu",
+					   i, f->n_records);
 			goto out;
 		}
 		f->host_record[i] = (int32_t)k;

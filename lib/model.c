@@ -50,51 +50,154 @@
  * dtplan_model_param_count() of the row; test_model checks that it stays so.
  */
 static const struct dtplan_model presets[] = {
-	{.name = "gpt3-175b", .layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96,
-	 .ffn = 49152, .vocab = 50257, .max_seq = 2048, .mlp = DTPLAN_MLP_GELU,
-	 .tied_embeddings = true, .params = 174579093504.0},
-	{.name = "llama2-7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32,
-	 .ffn = 11008, .vocab = 32000, .max_seq = 4096, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "gpt3-175b",
+	 .layers = 96,
+	 .hidden = 12288,
+	 .heads = 96,
+	 .kv_heads = 96,
+	 .ffn = 49152,
+	 .vocab = 50257,
+	 .max_seq = 2048,
+	 .mlp = DTPLAN_MLP_GELU,
+	 .tied_embeddings = true,
+	 .params = 174579093504.0},
+	{.name = "llama2-7b",
+	 .layers = 32,
+	 .hidden = 4096,
+	 .heads = 32,
+	 .kv_heads = 32,
+	 .ffn = 11008,
+	 .vocab = 32000,
+	 .max_seq = 4096,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 6738415616.0},
-	{.name = "llama2-13b", .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 40,
-	 .ffn = 13824, .vocab = 32000, .max_seq = 4096, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "llama2-13b",
+	 .layers = 40,
+	 .hidden = 5120,
+	 .heads = 40,
+	 .kv_heads = 40,
+	 .ffn = 13824,
+	 .vocab = 32000,
+	 .max_seq = 4096,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 13015864320.0},
-	{.name = "llama2-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8,
-	 .ffn = 28672, .vocab = 32000, .max_seq = 4096, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "llama2-70b",
+	 .layers = 80,
+	 .hidden = 8192,
+	 .heads = 64,
+	 .kv_heads = 8,
+	 .ffn = 28672,
+	 .vocab = 32000,
+	 .max_seq = 4096,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 68976648192.0},
-	{.name = "llama3-8b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-	 .ffn = 14336, .vocab = 128256, .max_seq = 8192, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "llama3-8b",
+	 .layers = 32,
+	 .hidden = 4096,
+	 .heads = 32,
+	 .kv_heads = 8,
+	 .ffn = 14336,
+	 .vocab = 128256,
+	 .max_seq = 8192,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 8030261248.0},
-	{.name = "llama3-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8,
-	 .ffn = 28672, .vocab = 128256, .max_seq = 8192, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "llama3-70b",
+	 .layers = 80,
+	 .hidden = 8192,
+	 .heads = 64,
+	 .kv_heads = 8,
+	 .ffn = 28672,
+	 .vocab = 128256,
+	 .max_seq = 8192,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 70553706496.0},
 	/* Llama 3.1 405B, the first 405B release: 128K context. */
-	{.name = "llama3-405b", .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8,
-	 .ffn = 53248, .vocab = 128256, .max_seq = 131072, .mlp = DTPLAN_MLP_SWIGLU,
+	{.name = "llama3-405b",
+	 .layers = 126,
+	 .hidden = 16384,
+	 .heads = 128,
+	 .kv_heads = 8,
+	 .ffn = 53248,
+	 .vocab = 128256,
+	 .max_seq = 131072,
+	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 405853388800.0},
-	{.name = "bloom-176b", .layers = 70, .hidden = 14336, .heads = 112, .kv_heads = 112,
-	 .ffn = 57344, .vocab = 250880, .max_seq = 2048, .mlp = DTPLAN_MLP_GELU,
-	 .tied_embeddings = true, .params = 176247242752.0},
-	{.name = "gpt-neox-20b", .layers = 44, .hidden = 6144, .heads = 64, .kv_heads = 64,
-	 .ffn = 24576, .vocab = 50432, .max_seq = 2048, .mlp = DTPLAN_MLP_GELU,
+	{.name = "bloom-176b",
+	 .layers = 70,
+	 .hidden = 14336,
+	 .heads = 112,
+	 .kv_heads = 112,
+	 .ffn = 57344,
+	 .vocab = 250880,
+	 .max_seq = 2048,
+	 .mlp = DTPLAN_MLP_GELU,
+	 .tied_embeddings = true,
+	 .params = 176247242752.0},
+	{.name = "gpt-neox-20b",
+	 .layers = 44,
+	 .hidden = 6144,
+	 .heads = 64,
+	 .kv_heads = 64,
+	 .ffn = 24576,
+	 .vocab = 50432,
+	 .max_seq = 2048,
+	 .mlp = DTPLAN_MLP_GELU,
 	 .params = 20554567680.0},
 	/* mistralai/Mixtral-8x7B-v0.1 and Mixtral-8x22B-v0.1: every layer 8
 	 * experts of intermediate_size, 2 per token. */
-	{.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-	 .ffn = 14336, .vocab = 32000, .max_seq = 32768, .mlp = DTPLAN_MLP_SWIGLU,
-	 .params = 46702792704.0, .experts = 8, .top_k = 2, .moe_ffn = 14336, .moe_every = 1,
+	{.name = "mixtral-8x7b",
+	 .layers = 32,
+	 .hidden = 4096,
+	 .heads = 32,
+	 .kv_heads = 8,
+	 .ffn = 14336,
+	 .vocab = 32000,
+	 .max_seq = 32768,
+	 .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 46702792704.0,
+	 .experts = 8,
+	 .top_k = 2,
+	 .moe_ffn = 14336,
+	 .moe_every = 1,
 	 .active_params = 12879925248.0},
-	{.name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8,
-	 .ffn = 16384, .vocab = 32768, .max_seq = 65536, .mlp = DTPLAN_MLP_SWIGLU,
-	 .params = 140630071296.0, .experts = 8, .top_k = 2, .moe_ffn = 16384, .moe_every = 1,
+	{.name = "mixtral-8x22b",
+	 .layers = 56,
+	 .hidden = 6144,
+	 .heads = 48,
+	 .kv_heads = 8,
+	 .ffn = 16384,
+	 .vocab = 32768,
+	 .max_seq = 65536,
+	 .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 140630071296.0,
+	 .experts = 8,
+	 .top_k = 2,
+	 .moe_ffn = 16384,
+	 .moe_every = 1,
 	 .active_params = 39161468928.0},
 	/* deepseek-ai/DeepSeek-V3: 3 dense layers, then 58 MoE layers of 256
 	 * routed experts (8 per token) and 1 shared, width 2048; MLA. */
-	{.name = "deepseek-v3", .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128,
-	 .ffn = 18432, .vocab = 129280, .max_seq = 163840, .mlp = DTPLAN_MLP_SWIGLU,
-	 .params = 671026404352.0, .experts = 256, .top_k = 8, .moe_ffn = 2048, .shared_experts = 1,
-	 .moe_every = 1, .first_dense = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
-	 .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128,
+	{.name = "deepseek-v3",
+	 .layers = 61,
+	 .hidden = 7168,
+	 .heads = 128,
+	 .kv_heads = 128,
+	 .ffn = 18432,
+	 .vocab = 129280,
+	 .max_seq = 163840,
+	 .mlp = DTPLAN_MLP_SWIGLU,
+	 .params = 671026404352.0,
+	 .experts = 256,
+	 .top_k = 8,
+	 .moe_ffn = 2048,
+	 .shared_experts = 1,
+	 .moe_every = 1,
+	 .first_dense = 3,
+	 .q_lora_rank = 1536,
+	 .kv_lora_rank = 512,
+	 .qk_nope_dim = 128,
+	 .qk_rope_dim = 64,
+	 .v_head_dim = 128,
 	 .active_params = 37552282624.0},
 };
 
@@ -202,8 +305,8 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 {
 	double params;
 
-	if (m->layers <= 0 || m->hidden <= 0 || m->heads <= 0 || m->kv_heads <= 0 ||
-	    m->ffn <= 0 || m->vocab <= 0)
+	if (m->layers <= 0 || m->hidden <= 0 || m->heads <= 0 || m->kv_heads <= 0 || m->ffn <= 0 ||
+	    m->vocab <= 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
 				     "layers (%d), hidden (%d), heads (%d), kv_heads (%d), "
 				     "ffn (%d) and vocab (%d) must all be positive",
@@ -252,19 +355,20 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 	if (m->kv_lora_rank < 0 || m->q_lora_rank < 0 ||
 	    (m->kv_lora_rank > 0 &&
 	     (m->qk_nope_dim <= 0 || m->qk_rope_dim < 0 || m->v_head_dim <= 0)))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
-				     "latent attention needs kv_lora_rank, qk_nope_dim and v_head_dim "
-				     "above 0 (%d, %d, %d)",
-				     m->kv_lora_rank, m->qk_nope_dim, m->v_head_dim);
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, source, 0,
+			"latent attention needs kv_lora_rank, qk_nope_dim and v_head_dim "
+			"above 0 (%d, %d, %d)",
+			m->kv_lora_rank, m->qk_nope_dim, m->v_head_dim);
 	params = m->params_given ? m->params : dtplan_model_param_count(m);
 	if (!(params <= MAX_PARAMS))
 		return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
 				     "%.3g parameters is more than the %.0e allowed", params,
 				     MAX_PARAMS);
 	m->params = params;
-	m->active_params = m->params_given ? params
-					   : m->experts > 0 ? dtplan_model_active_param_count(m)
-							    : params;
+	m->active_params = m->params_given  ? params
+			   : m->experts > 0 ? dtplan_model_active_param_count(m)
+					    : params;
 	return DTPLAN_OK;
 }
 
@@ -311,16 +415,16 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 
 /* Reads an integer member of at least min; a missing (or null) one is an
  * error only when required. */
-static enum dtplan_err json_int_min(json_t *root, const char *key, bool required, int min,
-				    int *out, const char *path, struct dtplan_error *err)
+static enum dtplan_err json_int_min(json_t *root, const char *key, bool required, int min, int *out,
+				    const char *path, struct dtplan_error *err)
 {
 	json_t *v = json_object_get(root, key);
 	json_int_t x;
 
 	if (v == NULL || json_is_null(v)) {
 		if (required)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-					     "missing key '%s'", key);
+			return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0, "missing key '%s'",
+					     key);
 		return DTPLAN_OK;
 	}
 	if (!json_is_integer(v))
@@ -329,7 +433,8 @@ static enum dtplan_err json_int_min(json_t *root, const char *key, bool required
 	x = json_integer_value(v);
 	if (x < min || x > INT32_MAX)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-				     "key '%s': %" JSON_INTEGER_FORMAT " is out of range (%d to %d)",
+				     "key '%s': %" JSON_INTEGER_FORMAT
+				     " is out of range (%d to %d)",
 				     key, x, min, INT32_MAX);
 	*out = (int)x;
 	return DTPLAN_OK;
@@ -362,7 +467,7 @@ static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *
 			      struct dtplan_error *err)
 {
 	static const char *const experts_keys[] = {"num_local_experts", "num_experts",
-						    "n_routed_experts"};
+						   "n_routed_experts"};
 	const char *experts_key = NULL;
 	enum dtplan_err rv;
 	json_t *v;
@@ -543,11 +648,26 @@ out:
 static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 				  struct dtplan_error *err)
 {
-	static const char *const keys[] = {
-		"layers",         "hidden",    "heads",       "kv_heads",    "ffn",
-		"vocab",          "seq",       "mlp",         "tied",        "experts",
-		"top_k",          "moe_ffn",   "shared_experts", "moe_every", "first_dense",
-		"q_lora_rank",    "kv_lora_rank", "qk_nope_dim", "qk_rope_dim", "v_head_dim"};
+	static const char *const keys[] = {"layers",
+					   "hidden",
+					   "heads",
+					   "kv_heads",
+					   "ffn",
+					   "vocab",
+					   "seq",
+					   "mlp",
+					   "tied",
+					   "experts",
+					   "top_k",
+					   "moe_ffn",
+					   "shared_experts",
+					   "moe_every",
+					   "first_dense",
+					   "q_lora_rank",
+					   "kv_lora_rank",
+					   "qk_nope_dim",
+					   "qk_rope_dim",
+					   "v_head_dim"};
 	int *fields[DTPLAN_ARRAY_SIZE(keys)] = {NULL};
 	struct dtplan_model tmp = {0};
 	enum dtplan_err rv;
@@ -594,13 +714,14 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 			if (strcmp(tok, keys[k]) == 0)
 				break;
 		if (k == DTPLAN_ARRAY_SIZE(keys)) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "model '%s': unknown key '%s' (expected layers, hidden, "
-					   "heads, kv_heads, ffn, vocab, seq, mlp, tied, experts, "
-					   "top_k, moe_ffn, shared_experts, moe_every, first_dense, "
-					   "q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, "
-					   "v_head_dim)",
-					   spec, tok);
+			rv = dtplan__error(
+				err, DTPLAN_ERR_PARSE, "", 0,
+				"model '%s': unknown key '%s' (expected layers, hidden, "
+				"heads, kv_heads, ffn, vocab, seq, mlp, tied, experts, "
+				"top_k, moe_ffn, shared_experts, moe_every, first_dense, "
+				"q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, "
+				"v_head_dim)",
+				spec, tok);
 			goto out;
 		}
 		if (seen[k]) {

@@ -28,9 +28,9 @@
 #define SRC "node JSON"
 
 static const char *const nic_kind_names[] = {
-	[DTPLAN_NIC_UNKNOWN] = "unknown",     [DTPLAN_NIC_INFINIBAND] = "infiniband",
-	[DTPLAN_NIC_ROCE] = "roce",           [DTPLAN_NIC_ETHERNET] = "ethernet",
-	[DTPLAN_NIC_EFA] = "efa",             [DTPLAN_NIC_SLINGSHOT] = "slingshot",
+	[DTPLAN_NIC_UNKNOWN] = "unknown",   [DTPLAN_NIC_INFINIBAND] = "infiniband",
+	[DTPLAN_NIC_ROCE] = "roce",         [DTPLAN_NIC_ETHERNET] = "ethernet",
+	[DTPLAN_NIC_EFA] = "efa",           [DTPLAN_NIC_SLINGSHOT] = "slingshot",
 	[DTPLAN_NIC_OMNIPATH] = "omnipath",
 };
 
@@ -307,8 +307,8 @@ static enum dtplan_err read_gpu(json_t *o, int i, struct dtplan_node *n, struct 
 	if (nic == NULL || json_is_null(nic))
 		return DTPLAN_OK;
 	if (!json_is_string(nic))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0,
-				     "%snic: not a NIC name or null", path);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "%snic: not a NIC name or null",
+				     path);
 	for (int k = 0; k < n->n_nics; k++)
 		if (strcmp(n->nics[k].name, json_string_value(nic)) == 0)
 			g->nic = k;
@@ -339,7 +339,8 @@ static enum dtplan_err read_domain(json_t *o, int i, struct dtplan_node *n, int 
 		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0,
 				     "%sgpus: must be an array of 1 to %d GPU indexes", path,
 				     DTPLAN_NODE_MAX_GPUS);
-	json_array_foreach(gpus, k, v) {
+	json_array_foreach(gpus, k, v)
+	{
 		json_int_t g = json_is_integer(v) ? json_integer_value(v) : -1;
 
 		if (g < 0 || g >= n->n_gpus)

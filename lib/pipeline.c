@@ -403,8 +403,7 @@ void dtplan_stage_extras(const struct dtplan_model *m, int seq, double *first_ex
 }
 
 enum dtplan_err dtplan_stage_split_model(const struct dtplan_model *m, int seq, int stages,
-					 struct dtplan_stage_layers *out,
-					 struct dtplan_error *err)
+					 struct dtplan_stage_layers *out, struct dtplan_error *err)
 {
 	double e0, e1;
 

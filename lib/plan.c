@@ -122,11 +122,12 @@ static enum dtplan_err exact_batch_refusal(const struct dtplan_request *req,
 	below = g / dp * dp;
 	above = below + dp;
 	if (below < dp)
-		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "gbs", 0,
-				     "global batch %ld is exact, but no split of %d GPUs that fits "
-				     "trains it: the narrowest that fits has DP %ld (TP %d x PP %d), "
-				     "so the nearest global batch is %ld",
-				     g, req->gpus, dp, s.best.tp, s.best.pp, above);
+		return dtplan__error(
+			err, DTPLAN_ERR_NO_FIT, "gbs", 0,
+			"global batch %ld is exact, but no split of %d GPUs that fits "
+			"trains it: the narrowest that fits has DP %ld (TP %d x PP %d), "
+			"so the nearest global batch is %ld",
+			g, req->gpus, dp, s.best.tp, s.best.pp, above);
 	return dtplan__error(err, DTPLAN_ERR_NO_FIT, "gbs", 0,
 			     "global batch %ld is exact, but no split of %d GPUs that fits trains "
 			     "it: with DP %ld (TP %d x PP %d) the nearest are %ld and %ld",
@@ -148,35 +149,38 @@ static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtp
 	}
 	dtplan_format_count(req->model.params, count, sizeof(count));
 	if (s->n_considered == 0 && s->min_dp > req->global_batch)
-		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
-				     "%s: global batch %d is too small for %d GPUs: the narrowest "
-				     "split the rules allow (TP within an NVLink domain and dividing "
-				     "the heads, PP up to the %d layers) has DP %d, so the global "
-				     "batch must be at least %d",
-				     req->model.name, req->global_batch, req->gpus, req->model.layers,
-				     s->min_dp, s->min_dp);
+		return dtplan__error(
+			err, DTPLAN_ERR_NO_FIT, "", 0,
+			"%s: global batch %d is too small for %d GPUs: the narrowest "
+			"split the rules allow (TP within an NVLink domain and dividing "
+			"the heads, PP up to the %d layers) has DP %d, so the global "
+			"batch must be at least %d",
+			req->model.name, req->global_batch, req->gpus, req->model.layers, s->min_dp,
+			s->min_dp);
 	if (s->n_considered == 0)
-		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
-				     "%s: no TP x PP x DP split of %d GPUs meets the rules (TP within "
-				     "an NVLink domain and dividing the %d heads and the GPUs, PP up "
-				     "to the %d layers, DP x micro-batch within %.0f%% of the global "
-				     "batch %d) with the choices fixed in the request",
-				     req->model.name, req->gpus, req->model.heads, req->model.layers,
-				     DTPLAN_BATCH_TOLERANCE * 100.0, req->global_batch);
+		return dtplan__error(
+			err, DTPLAN_ERR_NO_FIT, "", 0,
+			"%s: no TP x PP x DP split of %d GPUs meets the rules (TP within "
+			"an NVLink domain and dividing the %d heads and the GPUs, PP up "
+			"to the %d layers, DP x micro-batch within %.0f%% of the global "
+			"batch %d) with the choices fixed in the request",
+			req->model.name, req->gpus, req->model.heads, req->model.layers,
+			DTPLAN_BATCH_TOLERANCE * 100.0, req->global_batch);
 	dtplan_format_bytes(req->gpu.memory_bytes * (1.0 - req->memory_headroom), cap, sizeof(cap));
 	fewest = fewest_fitting(req);
 	if (fewest > 0)
-		return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
-				     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each, "
-				     "%zu configurations tried); the fewest that fit are %ld GPUs "
-				     "(%ld %s of %ld)",
-				     req->model.name, count, req->gpus, req->gpu.name, cap,
-				     s->n_considered, fewest, fewest / gpn, nodes_word(fewest / gpn),
-				     gpn);
-	return dtplan__error(err, DTPLAN_ERR_NO_FIT, "", 0,
-			     "%s (%s parameters) does not fit on %d %s GPUs (%s usable each), nor on "
-			     "any count of %ld-GPU nodes up to %d GPUs with these settings",
-			     req->model.name, count, req->gpus, req->gpu.name, cap, gpn, MAX_FIT_GPUS);
+		return dtplan__error(
+			err, DTPLAN_ERR_NO_FIT, "", 0,
+			"%s (%s parameters) does not fit on %d %s GPUs (%s usable each, "
+			"%zu configurations tried); the fewest that fit are %ld GPUs "
+			"(%ld %s of %ld)",
+			req->model.name, count, req->gpus, req->gpu.name, cap, s->n_considered,
+			fewest, fewest / gpn, nodes_word(fewest / gpn), gpn);
+	return dtplan__error(
+		err, DTPLAN_ERR_NO_FIT, "", 0,
+		"%s (%s parameters) does not fit on %d %s GPUs (%s usable each), nor on "
+		"any count of %ld-GPU nodes up to %d GPUs with these settings",
+		req->model.name, count, req->gpus, req->gpu.name, cap, gpn, MAX_FIT_GPUS);
 }
 
 static enum dtplan_err plan_checkpoint(struct dtplan_plan *p, struct dtplan_error *err)

@@ -43,8 +43,8 @@ static json_t *model_json(const struct dtplan_model *m, int seq)
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)
 {
-	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:i, s:i}", "bytes_per_gpu",
-			 "weights", num(l->weights), "gradients", num(l->gradients), "optimizer",
+	return json_pack("{s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:i, s:i}", "bytes_per_gpu", "weights",
+			 num(l->weights), "gradients", num(l->gradients), "optimizer",
 			 num(l->optimizer), "activations", num(l->activations), "total",
 			 num(l->total), "capacity_bytes", num(capacity), "fullest_stage", l->stage,
 			 "fullest_stage_layers", l->stage_layers);
@@ -69,7 +69,7 @@ static json_t *stages_json(const struct dtplan_candidate *c)
 
 	for (int i = 0; a != NULL && i < c->pp; i++)
 		if (json_array_append_new(a, json_integer(dtplan_stage_layers_at(&c->stages, c->pp,
-										i))) != 0) {
+										 i))) != 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -111,11 +111,11 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			       : 0.0;
 
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
-			 num(c->interval_seconds), "interval_steps", count(floor(c->interval_steps)),
-			 "young_seconds", num(c->young_seconds), "daly_seconds",
-			 num(c->daly_seconds), "write_seconds", num(write), "job_mtbf_seconds",
-			 num(c->job_mtbf_seconds), "waste_fraction", num(c->waste_fraction), "bytes",
-			 num(p->ckpt_bytes));
+			 num(c->interval_seconds), "interval_steps",
+			 count(floor(c->interval_steps)), "young_seconds", num(c->young_seconds),
+			 "daly_seconds", num(c->daly_seconds), "write_seconds", num(write),
+			 "job_mtbf_seconds", num(c->job_mtbf_seconds), "waste_fraction",
+			 num(c->waste_fraction), "bytes", num(p->ckpt_bytes));
 }
 
 /* The whole run at the plan's step, or null when no tokens were asked. */
@@ -189,11 +189,10 @@ static json_t *placement_json(const struct dtplan_plan *p)
 		goto fail;
 	o = json_pack("{s:o, s:s, s:s, s:f, s:s, s:I, s:I, s:o, s:o}", "nodes", nodes,
 		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
-		      "rank_order", dtplan_candidate_rank_order(&p->best),
-		      "uplink_slowdown", p->best.uplink_slowdown, "leaf_kind",
-		      p->blocks ? "block" : "switch", "leaves_used", (json_int_t)p->n_leaves_used,
-		      "leaves_needed", (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks",
-		      ranks);
+		      "rank_order", dtplan_candidate_rank_order(&p->best), "uplink_slowdown",
+		      p->best.uplink_slowdown, "leaf_kind", p->blocks ? "block" : "switch",
+		      "leaves_used", (json_int_t)p->n_leaves_used, "leaves_needed",
+		      (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks", ranks);
 	return o; /* json_pack stole nodes, leaves and ranks, even on failure */
 fail:
 	json_decref(nodes);
@@ -295,8 +294,9 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 		return NULL;
 	if (!put(root, "schema", json_string(DTPLAN_PLAN_SCHEMA)) ||
 	    !put(root, "model", model_json(&r->model, r->seq)) ||
-	    !put(root, "gpu", json_pack("{s:s, s:o}", "name", r->gpu.name, "memory_bytes",
-					num(r->gpu.memory_bytes))) ||
+	    !put(root, "gpu",
+		 json_pack("{s:s, s:o}", "name", r->gpu.name, "memory_bytes",
+			   num(r->gpu.memory_bytes))) ||
 	    !put(root, "gpus", json_integer(r->gpus)) ||
 	    !put(root, "gpus_per_node", json_integer(r->gpus_per_node)) ||
 	    !put(root, "global_batch", json_integer(p->best.global_batch)) ||
@@ -311,8 +311,7 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "prediction", prediction_json(&p->best)) ||
 	    !put(root, "runner_up", p->have_runner_up ? runner_up_json(p) : json_null()) ||
 	    !put(root, "checkpoint", checkpoint_json(p)) ||
-	    !put(root, "training", training_json(p)) ||
-	    !put(root, "warnings", warnings_json(p)) ||
+	    !put(root, "training", training_json(p)) || !put(root, "warnings", warnings_json(p)) ||
 	    !put(root, "degraded", json_boolean(p->degraded)) ||
 	    !put(root, "degraded_reason", json_string(p->degraded_reason)) ||
 	    !put(root, "considered", json_integer((json_int_t)p->n_considered)) ||
@@ -355,8 +354,8 @@ enum dtplan_err dtplan_plan_to_json_launch(const struct dtplan_plan *p,
 	}
 	root = plan_json(p, l);
 	if (root != NULL)
-		*out = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) |
-						JSON_PRESERVE_ORDER);
+		*out = json_dumps(root,
+				  (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER);
 	if (*out == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0,
 				   "out of memory while writing the plan as JSON");

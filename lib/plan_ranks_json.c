@@ -63,7 +63,7 @@
  * ---------------------------------------------------------------------- */
 
 struct rd {
-	const char *s;  /* the whole text */
+	const char *s; /* the whole text */
 	size_t pos;
 	int depth;
 	struct dtplan_error *err;
@@ -248,8 +248,8 @@ static enum dtplan_err string(struct rd *r, char *buf, size_t size, size_t *len)
 			size_t run = 1;
 
 			while ((unsigned char)r->s[r->pos + run] >= 0x20 &&
-			       (unsigned char)r->s[r->pos + run] < 0x80 && r->s[r->pos + run] != '"' &&
-			       r->s[r->pos + run] != '\\')
+			       (unsigned char)r->s[r->pos + run] < 0x80 &&
+			       r->s[r->pos + run] != '"' && r->s[r->pos + run] != '\\')
 				run++;
 			put(buf, size, &n, r->s + r->pos, run);
 			r->pos += run;
@@ -257,7 +257,9 @@ static enum dtplan_err string(struct rd *r, char *buf, size_t size, size_t *len)
 		}
 		r->pos++;
 		switch (r->s[r->pos]) {
-		case '"': case '\\': case '/':
+		case '"':
+		case '\\':
+		case '/':
 			put(buf, size, &n, r->s + r->pos, 1);
 			break;
 		case 'b':
@@ -286,7 +288,7 @@ static enum dtplan_err string(struct rd *r, char *buf, size_t size, size_t *len)
 				if (r->s[r->pos + 1] != '\\' || r->s[r->pos + 2] != 'u' ||
 				    (lo = hex4(r->s + r->pos + 3)) < 0xdc00 || lo > 0xdfff)
 					return syntax(r, "invalid Unicode escape (lone high "
-						      "surrogate)");
+							 "surrogate)");
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 				r->pos += 6;
 			}
@@ -421,7 +423,7 @@ static enum dtplan_err next_element(struct rd *r, bool *first, bool *more)
 	if (!*first && (ret = expect(r, ',')) != DTPLAN_OK)
 		return ret;
 	*first = false;
-	if (peek(r) == ']' )
+	if (peek(r) == ']')
 		return syntax(r, "value expected");
 	*more = true;
 	return DTPLAN_OK;
@@ -563,14 +565,16 @@ static enum dtplan_err str_value(struct rd *r, const char *where, const char *ke
 
 static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 {
-	static const char *const keys[] = {"tp",          "pp",
-					   "dp",          "zero",
-					   "micro_batch", "num_microbatches",
+	static const char *const keys[] = {"tp",           "pp",
+					   "dp",           "zero",
+					   "micro_batch",  "num_microbatches",
 					   "global_batch", "recompute",
-					   "ep",          "cp"};
-	int *const ints[] = {&b->tp,   &b->pp,          &b->dp,
-			     &b->zero, &b->micro_batch, &b->num_microbatches,
-			     &b->global_batch, NULL, &b->ep, &b->cp};
+					   "ep",           "cp"};
+	int *const ints[] = {&b->tp,           &b->pp,
+			     &b->dp,           &b->zero,
+			     &b->micro_batch,  &b->num_microbatches,
+			     &b->global_batch, NULL,
+			     &b->ep,           &b->cp};
 	char key[32], name[32];
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true, rc_name = false;
@@ -579,8 +583,7 @@ static enum dtplan_err read_best(struct rd *r, struct dtplan_candidate *b)
 	int k, n = (int)b->recompute;
 
 	if (peek(r) != '{')
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "no \"parallelism\" object");
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0, "no \"parallelism\" object");
 	if ((ret = open_container(r, '{')) != DTPLAN_OK)
 		return ret;
 	while ((ret = next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK && more) {
@@ -697,8 +700,7 @@ static enum dtplan_err read_node(struct rd *r, size_t i, struct dtplan_plan *p)
 		       (ret = next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK &&
 		       more) {
 			if (strcmp(key, "name") == 0 && !named && peek(r) == '"') {
-				ret = string(r, p->node_names[i], sizeof(p->node_names[i]),
-					     &len);
+				ret = string(r, p->node_names[i], sizeof(p->node_names[i]), &len);
 				named = true;
 			} else {
 				ret = skip_value(r);
@@ -716,8 +718,7 @@ static enum dtplan_err read_node(struct rd *r, size_t i, struct dtplan_plan *p)
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err read_nodes(struct rd *r, size_t count, struct dtplan_plan *p,
-				  int **order)
+static enum dtplan_err read_nodes(struct rd *r, size_t count, struct dtplan_plan *p, int **order)
 {
 	enum dtplan_err ret;
 	bool first = true, more = true;
@@ -744,13 +745,12 @@ static enum dtplan_err read_nodes(struct rd *r, size_t count, struct dtplan_plan
 			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 					     "placement.nodes[%d]: host '%s' is named twice",
 					     (*order)[i] > (*order)[i - 1] ? (*order)[i]
-									  : (*order)[i - 1],
+									   : (*order)[i - 1],
 					     p->node_names[(*order)[i]]);
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p,
-				 const int *order)
+static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p, const int *order)
 {
 	static const char *const keys[] = {"rank",    "gpu",     "local_rank", "tp_rank",
 					   "pp_rank", "dp_rank", "domain",     "node",
@@ -807,8 +807,7 @@ static enum dtplan_err read_rank(struct rd *r, size_t i, struct dtplan_plan *p,
 				     where, rank);
 	if (rk->node < 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s.node: not one of the plan's %zu nodes", where,
-				     p->n_nodes);
+				     "%s.node: not one of the plan's %zu nodes", where, p->n_nodes);
 	if (rk->local_rank < 0 || rk->gpu < 0 || rk->tp_rank < 0 || rk->pp_rank < 0 ||
 	    rk->dp_rank < 0 || rk->cp_rank < 0 || rk->ep_rank < 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
@@ -913,8 +912,15 @@ static enum dtplan_err read_leaves(struct rd *r, size_t count, struct dtplan_pla
 }
 
 enum {
-	P_NODES, P_RANKS, P_LEAVES, /* arrays, counted in the first pass */
-	P_SLOWDOWN, P_ORDER, P_KIND, P_CROSSES, P_NEEDED, P__N
+	P_NODES,
+	P_RANKS,
+	P_LEAVES, /* arrays, counted in the first pass */
+	P_SLOWDOWN,
+	P_ORDER,
+	P_KIND,
+	P_CROSSES,
+	P_NEEDED,
+	P__N
 };
 
 /* The placement's members the whole plan reads besides the arrays. */
@@ -974,10 +980,14 @@ static enum dtplan_err read_placement_rest(struct rd *r, const struct span *foun
 static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p, bool whole)
 {
 	static const char *const keys[P__N] = {
-		[P_NODES] = "nodes",	       [P_RANKS] = "ranks",
-		[P_LEAVES] = "leaves",	       [P_SLOWDOWN] = "uplink_slowdown",
-		[P_ORDER] = "rank_order",      [P_KIND] = "leaf_kind",
-		[P_CROSSES] = "crosses_uplinks", [P_NEEDED] = "leaves_needed",
+		[P_NODES] = "nodes",
+		[P_RANKS] = "ranks",
+		[P_LEAVES] = "leaves",
+		[P_SLOWDOWN] = "uplink_slowdown",
+		[P_ORDER] = "rank_order",
+		[P_KIND] = "leaf_kind",
+		[P_CROSSES] = "crosses_uplinks",
+		[P_NEEDED] = "leaves_needed",
 	};
 	struct span found[P__N];
 	size_t count[3] = {0, 0, 0};
@@ -1032,8 +1042,7 @@ static enum dtplan_err read_placement(struct rd *r, struct dtplan_plan *p, bool 
 	}
 	/* Sizes before memory: the degrees are small integers, the product in
 	 * 64 bits, and the ranks must be exactly that many. */
-	want = (size_t)p->best.tp * (size_t)p->best.cp * (size_t)p->best.pp *
-	       (size_t)p->best.dp;
+	want = (size_t)p->best.tp * (size_t)p->best.cp * (size_t)p->best.pp * (size_t)p->best.dp;
 	if (count[P_RANKS] > DTPLAN_PLAN_MAX_RANKS) {
 		ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				    "placement.ranks: %zu ranks, more than the %d dtplan plans for",
@@ -1074,8 +1083,7 @@ static enum dtplan_err get_int(json_t *obj, const char *where, const char *key, 
 
 	if (v == NULL || json_is_null(v))
 		return DTPLAN_OK;
-	if (!json_is_integer(v) || json_integer_value(v) < -1 ||
-	    json_integer_value(v) > 1000000000)
+	if (!json_is_integer(v) || json_integer_value(v) < -1 || json_integer_value(v) > 1000000000)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s.%s: expected a whole number", where, key);
 	*out = (int)json_integer_value(v);
@@ -1183,13 +1191,15 @@ static enum dtplan_err read_stages(json_t *par, struct dtplan_candidate *b,
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "parallelism.layers_per_stage: expected %d layer counts",
 				     b->pp);
-	json_array_foreach(a, i, v) {
+	json_array_foreach(a, i, v)
+	{
 		json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
 
 		if (n < 1 || n > 1000000)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 					     "parallelism.layers_per_stage[%zu]: expected a whole "
-					     "number >= 1", i);
+					     "number >= 1",
+					     i);
 		if (i == 0)
 			b->stages.first = (int)n;
 		else if (i + 1 == json_array_size(a))
@@ -1206,8 +1216,7 @@ static enum dtplan_err read_stages(json_t *par, struct dtplan_candidate *b,
 }
 
 /* Model, GPUs and batch into the request (dtplan_request_init() first). */
-static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
-				    struct dtplan_error *err)
+static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_request *r = &p->request;
 	struct dtplan_model *m = &r->model;
@@ -1221,8 +1230,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
 				     "no \"model\" or \"gpu\" object: not a whole plan");
 	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
 	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
-	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) !=
-		    DTPLAN_OK ||
+	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
@@ -1278,8 +1286,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p,
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p,
-				   struct dtplan_error *err)
+static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_ledger *l = &p->best.memory;
 	json_t *mem = json_object_get(root, "memory"), *b = json_object_get(mem, "bytes_per_gpu");
@@ -1338,8 +1345,7 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p,
-				      struct dtplan_error *err)
+static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	json_t *ru = json_object_get(root, "runner_up");
 	struct dtplan_candidate *c = &p->runner_up;
@@ -1361,8 +1367,7 @@ static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p,
 }
 
 /* The whole checkpoint, and the request's rates the text shows with it. */
-static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p,
-				     struct dtplan_error *err)
+static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_ckpt *c = &p->ckpt;
 	json_t *ck = json_object_get(root, "checkpoint");
@@ -1390,8 +1395,7 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p,
 }
 
 /* The time to train, when the plan was asked for one ("training" not null). */
-static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p,
-				     struct dtplan_error *err)
+static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_training *t = &p->training;
 	json_t *tr = json_object_get(root, "training");
@@ -1414,8 +1418,7 @@ static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p,
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p,
-				     struct dtplan_error *err)
+static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	json_t *a = json_object_get(root, "warnings"), *v;
 	size_t i;
@@ -1426,7 +1429,8 @@ static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p,
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "warnings: expected a list of at most %d",
 				     DTPLAN_PLAN_MAX_WARNINGS);
-	json_array_foreach(a, i, v) {
+	json_array_foreach(a, i, v)
+	{
 		json_t *code = json_object_get(v, "code"), *msg = json_object_get(v, "message");
 
 		if (!json_is_string(code) || !json_is_string(msg))
@@ -1440,8 +1444,7 @@ static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p,
 }
 
 /* Everything but the placement, for dtplan_plan_from_json(). */
-static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
-				  struct dtplan_error *err)
+static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	json_t *v;
 	enum dtplan_err ret;
@@ -1452,8 +1455,7 @@ static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
 	if ((ret = read_request(root, p, err)) != DTPLAN_OK ||
 	    (ret = read_split(json_object_get(root, "parallelism"), "parallelism", &p->best,
 			      err)) != DTPLAN_OK ||
-	    (ret = read_stages(json_object_get(root, "parallelism"), &p->best, err)) !=
-		    DTPLAN_OK ||
+	    (ret = read_stages(json_object_get(root, "parallelism"), &p->best, err)) != DTPLAN_OK ||
 	    (ret = read_memory(root, p, err)) != DTPLAN_OK ||
 	    (ret = read_prediction(root, &p->best, err)) != DTPLAN_OK ||
 	    (ret = read_runner_up(root, p, err)) != DTPLAN_OK ||
@@ -1464,11 +1466,11 @@ static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
 	p->best.uplink_slowdown = 1.0;
 	p->best.crosses_uplinks = "none";
 	v = json_object_get(root, "considered");
-	p->n_considered = json_is_integer(v) && json_integer_value(v) > 0
-				  ? (size_t)json_integer_value(v) : 0;
+	p->n_considered =
+		json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
 	v = json_object_get(root, "fitting");
-	p->n_fit = json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v)
-								    : 0;
+	p->n_fit =
+		json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
 	return DTPLAN_OK;
 }
 
@@ -1477,25 +1479,55 @@ static enum dtplan_err read_whole(json_t *root, struct dtplan_plan *p,
  * ---------------------------------------------------------------------- */
 
 enum {
-	M_SCHEMA, M_PARALLELISM, M_CHECKPOINT, M_PLACEMENT, M_DEGRADED, M_REASON,
+	M_SCHEMA,
+	M_PARALLELISM,
+	M_CHECKPOINT,
+	M_PLACEMENT,
+	M_DEGRADED,
+	M_REASON,
 	/* the whole plan's only */
-	M_MODEL, M_GPU, M_MEMORY, M_PREDICTION, M_RUNNER_UP, M_WARNINGS, M_GPUS,
-	M_GPUS_PER_NODE, M_BATCH, M_EXACT, M_CONSIDERED, M_FITTING, M_FRAMEWORK, M_ATTENTION,
-	M_PRECISION, M_TRAINING, M__N
+	M_MODEL,
+	M_GPU,
+	M_MEMORY,
+	M_PREDICTION,
+	M_RUNNER_UP,
+	M_WARNINGS,
+	M_GPUS,
+	M_GPUS_PER_NODE,
+	M_BATCH,
+	M_EXACT,
+	M_CONSIDERED,
+	M_FITTING,
+	M_FRAMEWORK,
+	M_ATTENTION,
+	M_PRECISION,
+	M_TRAINING,
+	M__N
 };
 
 static const char *const top_keys[M__N] = {
-	[M_SCHEMA] = "schema",         [M_PARALLELISM] = "parallelism",
-	[M_CHECKPOINT] = "checkpoint", [M_PLACEMENT] = "placement",
-	[M_DEGRADED] = "degraded",     [M_REASON] = "degraded_reason",
-	[M_MODEL] = "model",           [M_GPU] = "gpu",
-	[M_MEMORY] = "memory",         [M_PREDICTION] = "prediction",
-	[M_RUNNER_UP] = "runner_up",   [M_WARNINGS] = "warnings",
-	[M_GPUS] = "gpus",             [M_GPUS_PER_NODE] = "gpus_per_node",
-	[M_BATCH] = "global_batch_requested", [M_EXACT] = "global_batch_exact",
-	[M_CONSIDERED] = "considered", [M_FITTING] = "fitting",
-	[M_FRAMEWORK] = "framework",   [M_ATTENTION] = "attention",
-	[M_PRECISION] = "precision",   [M_TRAINING] = "training",
+	[M_SCHEMA] = "schema",
+	[M_PARALLELISM] = "parallelism",
+	[M_CHECKPOINT] = "checkpoint",
+	[M_PLACEMENT] = "placement",
+	[M_DEGRADED] = "degraded",
+	[M_REASON] = "degraded_reason",
+	[M_MODEL] = "model",
+	[M_GPU] = "gpu",
+	[M_MEMORY] = "memory",
+	[M_PREDICTION] = "prediction",
+	[M_RUNNER_UP] = "runner_up",
+	[M_WARNINGS] = "warnings",
+	[M_GPUS] = "gpus",
+	[M_GPUS_PER_NODE] = "gpus_per_node",
+	[M_BATCH] = "global_batch_requested",
+	[M_EXACT] = "global_batch_exact",
+	[M_CONSIDERED] = "considered",
+	[M_FITTING] = "fitting",
+	[M_FRAMEWORK] = "framework",
+	[M_ATTENTION] = "attention",
+	[M_PRECISION] = "precision",
+	[M_TRAINING] = "training",
 };
 
 /*
@@ -1558,10 +1590,10 @@ static enum dtplan_err scan_top(struct rd *r, struct span *found)
  */
 static enum dtplan_err member_trees(const struct rd *r, const struct span *found, json_t **root)
 {
-	static const int members[] = {M_PARALLELISM, M_CHECKPOINT, M_MODEL,     M_GPU,
-				      M_MEMORY,      M_PREDICTION, M_RUNNER_UP, M_WARNINGS,
-				      M_GPUS,        M_GPUS_PER_NODE, M_BATCH,  M_EXACT,
-				      M_CONSIDERED,  M_FITTING,    M_FRAMEWORK, M_ATTENTION,
+	static const int members[] = {M_PARALLELISM, M_CHECKPOINT,    M_MODEL,     M_GPU,
+				      M_MEMORY,      M_PREDICTION,    M_RUNNER_UP, M_WARNINGS,
+				      M_GPUS,        M_GPUS_PER_NODE, M_BATCH,     M_EXACT,
+				      M_CONSIDERED,  M_FITTING,       M_FRAMEWORK, M_ATTENTION,
 				      M_PRECISION,   M_TRAINING};
 	json_error_t jerr;
 	json_t *v;
@@ -1584,8 +1616,8 @@ static enum dtplan_err member_trees(const struct rd *r, const struct span *found
 			       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 		if (v == NULL)
 			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC,
-					     line_at(r->s, s->pos) + (jerr.line > 0 ? jerr.line - 1
-										     : 0),
+					     line_at(r->s, s->pos) +
+						     (jerr.line > 0 ? jerr.line - 1 : 0),
 					     "%s: %s", name, jerr.text);
 		if (json_object_set_new(*root, name, v) != 0)
 			return dtplan__error(r->err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");

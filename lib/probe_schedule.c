@@ -232,13 +232,13 @@ void dtplan_probe_params_init(struct dtplan_probe_params *p)
 /* A message's fixed cost: the header and a MUNGE credential (about 250
  * bytes for a 60-byte seal). */
 #define MSG_OVERHEAD (DTPLAN_WIRE_HEADER_LEN + 250.0)
-#define ENTRY_BYTES (4 + 4 + 19 + 2)   /* an inventory entry without a note */
+#define ENTRY_BYTES (4 + 4 + 19 + 2) /* an inventory entry without a note */
 #define LINK_BYTES (4 + 4 + 1 + 1 + 2 + 24)
 #define ASSIGN_BYTES(r) (4 + (r) * (4 + 1 + 1 + 19))
 
 enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
-				  const struct dtplan_probe_params *p, struct dtplan_probe_cost *out,
-				  struct dtplan_error *err)
+				  const struct dtplan_probe_params *p,
+				  struct dtplan_probe_cost *out, struct dtplan_error *err)
 {
 	size_t n, *sub = NULL, *links = NULL;
 	double per_pair, rec;
@@ -276,8 +276,8 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
 	}
 	rec = p->record_bytes * (double)(p->distinct_records > 0 ? p->distinct_records : 1);
 	for (size_t i = 1; i < n; i++) {
-		double records = sub[i] < p->distinct_records ? (double)sub[i] * p->record_bytes
-							      : rec;
+		double records =
+			sub[i] < p->distinct_records ? (double)sub[i] * p->record_bytes : rec;
 		double inv = MSG_OVERHEAD + 8 + records + (double)sub[i] * ENTRY_BYTES;
 		double go = MSG_OVERHEAD + 44 + (double)sub[i] * ASSIGN_BYTES(s->n_rounds);
 		double res = MSG_OVERHEAD + 8 + (double)sub[i] * 4 + (double)links[i] * LINK_BYTES;

@@ -58,8 +58,8 @@ static void text_batch(FILE *f, const struct dtplan_plan *p)
 	fprintf(f, "  micro-batch  %d x %d micro-batches (global batch %d", c->micro_batch,
 		c->num_microbatches, c->global_batch);
 	if (c->global_batch != p->request.global_batch)
-		fprintf(f, "; %d asked, the nearest DP %d x micro-batch %d makes", p->request.global_batch,
-			c->dp, c->micro_batch);
+		fprintf(f, "; %d asked, the nearest DP %d x micro-batch %d makes",
+			p->request.global_batch, c->dp, c->micro_batch);
 	fprintf(f, ")\n");
 }
 
@@ -78,8 +78,9 @@ static void text_stages(FILE *f, const struct dtplan_candidate *c)
 	} else {
 		fprintf(f, "%d + %d x %d + %d layers", s->first, c->pp - 2, s->middle, s->last);
 	}
-	fprintf(f, " (the first stage also embeds, the last computes the output and loss); "
-		   "slowest stage %.2fx the mean\n",
+	fprintf(f,
+		" (the first stage also embeds, the last computes the output and loss); "
+		"slowest stage %.2fx the mean\n",
 		c->stage_imbalance);
 }
 
@@ -89,8 +90,9 @@ static void text_memory(FILE *f, const struct dtplan_plan *p)
 	const struct dtplan_request *r = &p->request;
 	char a[32], b[32], c[32], d[32], t[32], cap[32], mem[32];
 
-	fprintf(f, "  memory/GPU   %s total = weights %s + gradients %s + optimizer %s + "
-		   "activations %s\n",
+	fprintf(f,
+		"  memory/GPU   %s total = weights %s + gradients %s + optimizer %s + "
+		"activations %s\n",
 		dtplan_format_bytes(l->total, t, sizeof(t)),
 		dtplan_format_bytes(l->weights, a, sizeof(a)),
 		dtplan_format_bytes(l->gradients, b, sizeof(b)),
@@ -112,8 +114,9 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 	const struct dtplan_step *s = &c->step;
 	char t[32], a[32], b[32], d[32], e[32], g[32], h[32];
 
-	fprintf(f, "  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
-		   " + optimizer %s\n",
+	fprintf(f,
+		"  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
+		" + optimizer %s\n",
 		dtplan_format_time(s->total, t, sizeof(t)),
 		dtplan_format_time(s->compute, a, sizeof(a)),
 		dtplan_format_time(s->tp_comm, b, sizeof(b)),
@@ -122,13 +125,15 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
 	if (c->ep > 1 || c->cp > 1)
-		fprintf(f, "               + EP all-to-all %s + CP ring exchange %s (their exposed parts)\n",
+		fprintf(f,
+			"               + EP all-to-all %s + CP ring exchange %s (their exposed "
+			"parts)\n",
 			dtplan_format_time(s->ep_comm, a, sizeof(a)),
 			dtplan_format_time(s->cp_comm, b, sizeof(b)));
 	if (c->ep > 1)
 		fprintf(f, "               all-to-all %s per GPU per step over %s%s\n",
 			dtplan_format_bytes(c->ep_bytes, t, sizeof(t)),
-			c->ep_links == NULL ? "?"
+			c->ep_links == NULL                  ? "?"
 			: strcmp(c->ep_links, "nvlink") == 0 ? "NVLink"
 			: strcmp(c->ep_links, "leaf") == 0   ? "one leaf switch"
 			: strcmp(c->ep_links, "uplink") == 0 ? "leaf uplinks"
@@ -149,8 +154,9 @@ static void text_training(FILE *f, const struct dtplan_plan *p)
 
 	if (!p->have_training)
 		return;
-	fprintf(f, "  training     %s tokens in %.0f steps: %s of steps, %s wall with checkpoint "
-		   "writes and work lost to failures (goodput %.1f%%)\n",
+	fprintf(f,
+		"  training     %s tokens in %.0f steps: %s of steps, %s wall with checkpoint "
+		"writes and work lost to failures (goodput %.1f%%)\n",
 		dtplan_format_count(t->tokens, tok, sizeof(tok)), t->steps,
 		dtplan_format_time(t->compute_seconds, comp, sizeof(comp)),
 		dtplan_format_time(t->wall_seconds, wall, sizeof(wall)), t->goodput * 100.0);
@@ -165,8 +171,9 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 
 	fprintf(f, "  checkpoint   every %.1f min (%.0f steps)\n", k->interval_seconds / 60.0,
 		k->interval_steps);
-	fprintf(f, "               why: job MTBF %s (%.0f GPU-hours per GPU / %d GPUs), one "
-		   "write %s (%s at %s); Daly %s, Young %s, waste %.1f%%\n",
+	fprintf(f,
+		"               why: job MTBF %s (%.0f GPU-hours per GPU / %d GPUs), one "
+		"write %s (%s at %s); Daly %s, Young %s, waste %.1f%%\n",
 		dtplan_format_time(k->job_mtbf_seconds, mtbf, sizeof(mtbf)), r->mtbf_gpu_hours,
 		r->gpus, dtplan_format_time(write, wr, sizeof(wr)),
 		dtplan_format_bytes(p->ckpt_bytes, by, sizeof(by)),
@@ -209,8 +216,8 @@ static void text_measured(FILE *f, const struct dtplan_plan *p)
 			   "oversubscription assumed\n");
 		return;
 	}
-	fprintf(f, "  measured     %zu of %zu nodes by the %s in %s (budget %g s)\n",
-		m->n_reported, m->n_nodes, strcmp(m->source, "prolog") == 0 ? "prolog" : "probe",
+	fprintf(f, "  measured     %zu of %zu nodes by the %s in %s (budget %g s)\n", m->n_reported,
+		m->n_nodes, strcmp(m->source, "prolog") == 0 ? "prolog" : "probe",
 		dtplan_format_time(m->elapsed_s, el, sizeof(el)), m->budget_s);
 	fprintf(f, "  links        intra-leaf %s; cross-leaf %s\n",
 		tier_text(&m->intra, a, sizeof(a)), tier_text(&m->cross, b, sizeof(b)));
@@ -225,16 +232,17 @@ static void text_measured(FILE *f, const struct dtplan_plan *p)
 			u->name, u->oversubscription, a,
 			u->saturated ? "" : "; not saturated: an upper bound, not used");
 	}
-	inv = m->n_inventories == 0 ? "assumed"
+	inv = m->n_inventories == 0            ? "assumed"
 	      : m->n_inventories >= m->n_nodes ? "measured"
 					       : "partly measured";
-	fprintf(f, "  figures      inventories %s; bandwidth and latency %s%s; oversubscription "
-		   "%s\n",
+	fprintf(f,
+		"  figures      inventories %s; bandwidth and latency %s%s; oversubscription "
+		"%s\n",
 		inv, m->used_tiers ? "measured" : "assumed",
-		m->used_tiers || m->interface[0] != '\0'
-			? ""
-			: " (the probe ran over the host names' network: probe_interface= names the "
-			  "training fabric)",
+		m->used_tiers || m->interface[0] != '\0' ? ""
+							 : " (the probe ran over the host names' "
+							   "network: probe_interface= names the "
+							   "training fabric)",
 		m->used_ratios ? "measured" : "assumed");
 }
 
@@ -309,20 +317,22 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 	r = &p->request;
 	c = &p->best;
 	fprintf(s.f, "dtplan plan\n");
-	fprintf(s.f, "  model        %s: %s parameters, %d layers, hidden %d, %d heads (%d kv), "
-		     "seq %d\n",
+	fprintf(s.f,
+		"  model        %s: %s parameters, %d layers, hidden %d, %d heads (%d kv), "
+		"seq %d\n",
 		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),
 		r->model.layers, r->model.hidden, r->model.heads,
 		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
 	if (r->model.experts > 0)
-		fprintf(s.f, "               %s active: %d experts (%d per token) in %d MoE layers\n",
+		fprintf(s.f,
+			"               %s active: %d experts (%d per token) in %d MoE layers\n",
 			dtplan_format_count(r->model.active_params, buf, sizeof(buf)),
 			r->model.experts, r->model.top_k, dtplan_model_moe_layers(&r->model));
-	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name,
-		nodes_of(r), nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
+	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name, nodes_of(r),
+		nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
 	if (c->ep > 1)
-		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of DP)", c->tp, c->cp,
-			c->pp, c->dp, c->ep);
+		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of DP)", c->tp,
+			c->cp, c->pp, c->dp, c->ep);
 	else if (c->cp > 1)
 		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d", c->tp, c->cp, c->pp,
 			c->dp);
@@ -475,8 +485,8 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 			int run = p->node_run[n];
 
 			if (p->leaf_names[run][0] != '\0')
-				snprintf(name + strlen(name), sizeof(name) - strlen(name), " @ %.30s",
-					 p->leaf_names[run]);
+				snprintf(name + strlen(name), sizeof(name) - strlen(name),
+					 " @ %.30s", p->leaf_names[run]);
 			hot = p->leaf_ratio[run] > p->request.oversub_threshold &&
 			      p->best.crosses_uplinks != NULL &&
 			      strcmp(p->best.crosses_uplinks, "none") != 0 && p->n_leaves_used > 1;
@@ -509,11 +519,12 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 		fprintf(s.f, "</g>\n");
 	}
 	if (shown < n_nodes)
-		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad,
-			height - 22, n_nodes - shown);
+		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad, height - 22,
+			n_nodes - shown);
 	if (any_hot)
 		fprintf(s.f,
-			"<text x=\"%d\" y=\"20\" text-anchor=\"end\" fill=\"#c00\">red border: leaf "
+			"<text x=\"%d\" y=\"20\" text-anchor=\"end\" fill=\"#c00\">red border: "
+			"leaf "
 			"uplink above %.1f:1 crossed by %s traffic</text>\n",
 			width - pad, p->request.oversub_threshold, p->best.crosses_uplinks);
 	for (int i = 0; i < legend; i++) {

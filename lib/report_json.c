@@ -46,7 +46,7 @@ static json_t *time_json(double t)
 static json_t *plan_nodes(json_t *plan)
 {
 	json_t *nodes = json_object_get(json_object_get(plan, "placement"), "nodes"), *v;
-	char (*names)[64] = NULL, *buf = NULL;
+	char(*names)[64] = NULL, *buf = NULL;
 	json_t *out = json_null();
 	size_t n = json_array_size(nodes), i;
 
@@ -117,10 +117,10 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 	    !put(root, "user", str_or_null(r->user)) ||
 	    !put(root, "uid", r->uid >= 0 ? json_integer(r->uid) : json_null()) ||
 	    !put(root, "nodes", r->nodes != NULL ? json_string(r->nodes) : plan_nodes(plan)) ||
-	    !put(root, "host", str_or_null(r->host)) ||
-	    !put(root, "state", json_string(state)) ||
-	    !put(root, "reason", r->reason != NULL && r->reason[0] != '\0' ? json_string(r->reason)
-									  : json_null()) ||
+	    !put(root, "host", str_or_null(r->host)) || !put(root, "state", json_string(state)) ||
+	    !put(root, "reason",
+		 r->reason != NULL && r->reason[0] != '\0' ? json_string(r->reason)
+							   : json_null()) ||
 	    !put(root, "warnings", warnings) ||
 	    !put(root, "plan", plan != NULL ? json_incref(plan) : json_null()))
 		goto fail;

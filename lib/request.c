@@ -87,7 +87,7 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
  * ---------------------------------------------------------------------- */
 
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
-						    struct dtplan_request *buf)
+						     struct dtplan_request *buf)
 {
 	if (req == NULL || req->seq != 0)
 		return req;
@@ -152,18 +152,20 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 }
 
 /* Fixed choices that can never be met are usage errors, not "no fit". */
-enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r, struct dtplan_error *err)
+enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
+					    struct dtplan_error *err)
 {
 	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
 
 	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
-				     "TP %d does not divide the %d attention heads and %d key/value "
-				     "heads of %s",
-				     r->tp, r->model.heads, kv, r->model.name);
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "tp", 0,
+			"TP %d does not divide the %d attention heads and %d key/value "
+			"heads of %s",
+			r->tp, r->model.heads, kv, r->model.name);
 	if (r->tp > 0 && r->gpus % r->tp != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0, "TP %d does not divide %d GPUs",
-				     r->tp, r->gpus);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide %d GPUs", r->tp, r->gpus);
 	if (r->pp > r->model.layers)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
 				     "PP %d is more stages than the %d layers of %s", r->pp,
@@ -181,8 +183,8 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r, stru
 				     "EP %d does not divide the %d experts of %s", r->ep,
 				     r->model.experts, r->model.name);
 	if (r->ep > 0 && r->gpus % r->ep != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0, "EP %d does not divide %d GPUs",
-				     r->ep, r->gpus);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide %d GPUs", r->ep, r->gpus);
 	if (r->cp > 1 && r->attention != DTPLAN_ATTENTION_FLASH)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
 				     "CP %d needs flash attention (ring attention runs on its "
@@ -265,10 +267,14 @@ struct train_key {
 	enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *); /* TRAIN_NAME */
 };
 
-#define TRAIN_INT_KEY(n, field, lo, hi)                                                          \
-	{n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL}
-#define TRAIN_NAME_KEY(n, field, fn)                                                             \
-	{n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn}
+#define TRAIN_INT_KEY(n, field, lo, hi)                                                            \
+	{                                                                                          \
+		n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL                 \
+	}
+#define TRAIN_NAME_KEY(n, field, fn)                                                               \
+	{                                                                                          \
+		n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn                    \
+	}
 
 static const struct train_key train_keys[] = {
 	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
@@ -289,8 +295,8 @@ static const struct train_key train_keys[] = {
 	{"tokens", TRAIN_TOKENS, 0, 0, 0, NULL},
 };
 
-#define TRAIN_KNOWN                                                                              \
-	"seq, gbs, tp, pp, ep, cp, zero, mb, recompute, gpu, vp, offload, framework, "           \
+#define TRAIN_KNOWN                                                                                \
+	"seq, gbs, tp, pp, ep, cp, zero, mb, recompute, gpu, vp, offload, framework, "             \
 	"attention, precision, tokens"
 
 static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
@@ -386,7 +392,8 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 
 	if (r == NULL || text == NULL || text[0] == '\0') {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				   "empty training spec (expected key=value pairs: " TRAIN_KNOWN ")");
+				   "empty training spec (expected key=value pairs: " TRAIN_KNOWN
+				   ")");
 		goto out;
 	}
 	/* strtok_r skips empty fields; ",," or a trailing comma is still a typo. */
@@ -420,7 +427,8 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 			goto out;
 		}
 		if (seen[i]) {
-			rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "key '%s' given twice", tok);
+			rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "key '%s' given twice",
+					   tok);
 			goto out;
 		}
 		seen[i] = true;
@@ -431,9 +439,8 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 		}
 	}
 	if (tmp.micro_batch > tmp.global_batch) {
-		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				   "mb=%d is larger than gbs=%d", tmp.micro_batch,
-				   tmp.global_batch);
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "mb=%d is larger than gbs=%d",
+				   tmp.micro_batch, tmp.global_batch);
 		goto out;
 	}
 	*r = tmp;

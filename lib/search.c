@@ -24,30 +24,30 @@
  * the trailing zeros of b tell them apart.
  */
 struct kernel_time {
-	unsigned split;      /* the memo's split it holds; 0 none */
+	unsigned split; /* the memo's split it holds; 0 none */
 	int b;
 	double fwd, rest, flops, attn_fwd;
 };
 
 struct kernel_memo {
-	unsigned split;      /* counts the splits walked */
+	unsigned split; /* counts the splits walked */
 	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
 };
 
 /* Per-request constants, computed once per search. */
 struct ctx {
 	const struct dtplan_request *req;
-	double params;       /* N */
-	double stage_extra[2]; /* embedding, output layer: layer-equivalents (pipeline.c) */
-	double capacity;     /* usable bytes per GPU */
+	double params;            /* N */
+	double stage_extra[2];    /* embedding, output layer: layer-equivalents (pipeline.c) */
+	double capacity;          /* usable bytes per GPU */
 	struct dtplan__kernels k; /* kernel rates (lib/compute.c) */
-	double nvlink_bw;    /* one direction: what a ring sends at */
-	double grad_bytes;   /* gradient bytes per parameter (the framework's) */
+	double nvlink_bw;         /* one direction: what a ring sends at */
+	double grad_bytes;        /* gradient bytes per parameter (the framework's) */
 	int kv_heads;
-	int n_moe;           /* MoE layers of the model */
-	bool offload;        /* this walk's candidates are ZeRO-Offload ones */
-	bool exhaustive;     /* evaluate every candidate: no pruning (tests compare) */
-	struct kernel_memo *memo; /* the walked split's kernel times; NULL: none */
+	int n_moe;                        /* MoE layers of the model */
+	bool offload;                     /* this walk's candidates are ZeRO-Offload ones */
+	bool exhaustive;                  /* evaluate every candidate: no pruning (tests compare) */
+	struct kernel_memo *memo;         /* the walked split's kernel times; NULL: none */
 	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
 };
 
@@ -55,9 +55,9 @@ struct ctx {
 struct links {
 	bool tp_net, pp_net, dp_net, cp_net, ep_net;
 	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat, cp_bw, cp_lat, ep_bw, ep_lat;
-	const char *ep_where;  /* "nvlink", "network", "leaf" or "uplink" */
-	double ep_ratio;       /* largest oversubscription the EP groups cross (1.0 none) */
-	double dp_rails;     /* a DP group's members per node: NICs its collectives use */
+	const char *ep_where; /* "nvlink", "network", "leaf" or "uplink" */
+	double ep_ratio;      /* largest oversubscription the EP groups cross (1.0 none) */
+	double dp_rails;      /* a DP group's members per node: NICs its collectives use */
 };
 
 /*
@@ -82,7 +82,7 @@ static double dp_rails(int gpus_per_node, long stride, int dp)
 struct split {
 	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan_rank_order */
 	struct dtplan__fabric_eval ep_ev[2];
-	bool tp_on_nvlink;                /* TP alone fits its NVLink domains */
+	bool tp_on_nvlink; /* TP alone fits its NVLink domains */
 };
 
 static void ctx_init(struct ctx *x, const struct dtplan_request *req)
@@ -94,7 +94,7 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	dtplan__kernels_init(req, &x->k);
 	/* NVLink figures sum both directions; a ring sends one way */
 	x->nvlink_bw = (req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
-						       : req->gpu.nvlink_bytes_per_s) /
+						      : req->gpu.nvlink_bytes_per_s) /
 		       2.0;
 	x->grad_bytes = req->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
@@ -112,7 +112,8 @@ static void group_link(const struct ctx *x, int span, bool *net, double *bw, dou
 
 	/* A group stays inside a node when the job does, or when its span
 	 * divides the node (groups never straddle a node boundary then). */
-	*net = r->gpus > r->gpus_per_node && (span > r->gpus_per_node || r->gpus_per_node % span != 0);
+	*net = r->gpus > r->gpus_per_node &&
+	       (span > r->gpus_per_node || r->gpus_per_node % span != 0);
 	*bw = *net ? r->net_bytes_per_s : x->nvlink_bw;
 	*lat = *net ? r->net_latency_s : r->nvlink_latency_s;
 }
@@ -165,7 +166,7 @@ static void fabric_links(const struct ctx *x, const struct split *sp,
 	}
 	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node,
 					   o == DTPLAN_ORDER_TP_DP_PP ? (long)c->tp * c->cp
-								     : (long)c->tp * c->cp * c->pp,
+								      : (long)c->tp * c->cp * c->pp,
 					   c->dp)
 				: 1.0;
 	/* with CP, ev's TP is the tp x cp block: CP's ring runs there, TP
@@ -182,7 +183,7 @@ static void fabric_links(const struct ctx *x, const struct split *sp,
 		const struct dtplan__group_links *e = &ep_ev->dp;
 		double rails = dp_rails(r->gpus_per_node,
 					o == DTPLAN_ORDER_TP_DP_PP ? (long)c->tp * c->cp
-								  : (long)c->tp * c->cp * c->pp,
+								   : (long)c->tp * c->cp * c->pp,
 					c->ep);
 
 		l->ep_net = e->net;
@@ -192,7 +193,8 @@ static void fabric_links(const struct ctx *x, const struct split *sp,
 			double ebw = r->net_bytes_per_s * rails;
 
 			if (!nonblocking && e->crosses)
-				ebw = fmin(ebw, x->fab->runs[e->worst_run].uplink_bw / e->worst_flows);
+				ebw = fmin(ebw,
+					   x->fab->runs[e->worst_run].uplink_bw / e->worst_flows);
 			l->ep_bw = fmin(ebw, x->nvlink_bw);
 		}
 		l->ep_where = !e->net ? "nvlink" : e->crosses ? "uplink" : "leaf";
@@ -203,8 +205,8 @@ static void fabric_links(const struct ctx *x, const struct split *sp,
 		double rails = r->net_bytes_per_s * l->dp_rails;
 
 		if (!nonblocking && ev->dp.crosses)
-			rails = fmin(rails, x->fab->runs[ev->dp.worst_run].uplink_bw /
-						    ev->dp.worst_flows);
+			rails = fmin(rails,
+				     x->fab->runs[ev->dp.worst_run].uplink_bw / ev->dp.worst_flows);
 		l->dp_bw = fmin(rails, x->nvlink_bw);
 	}
 }
@@ -216,8 +218,8 @@ static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 	int n = c->dp * c->cp;
 	double rs = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
 					       grad_bytes, n);
-	double ag = dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
-					       grad_bytes, n);
+	double ag =
+		dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, grad_bytes, n);
 
 	if (n <= 1)
 		return 0.0;
@@ -271,8 +273,8 @@ static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidat
 	*flops = (layers * lt.flops + moe * mo.flops + hd.flops) * c->tp * c->cp;
 	*attn_fwd = lt.attn_fwd;
 	if (kt != NULL)
-		*kt = (struct kernel_time){x->memo->split, c->micro_batch, *fwd, *rest, *flops,
-					   *attn_fwd};
+		*kt = (struct kernel_time){x->memo->split, c->micro_batch, *fwd,
+					   *rest,          *flops,         *attn_fwd};
 }
 
 static void predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
@@ -280,7 +282,7 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
 	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
-	double sl = s / c->cp; /* a CP rank's share of each sequence */
+	double sl = s / c->cp;                         /* a CP rank's share of each sequence */
 	double gpus = r->gpus, act = 2.0 * sl * b * h; /* bf16 activation of one micro-batch */
 	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, held, attn_fwd;
 	double n_ar, net_bytes = 0.0, pp_net = 0.0, tokens = (double)c->global_batch * s;
@@ -300,8 +302,10 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * them leaving the rank (doc/internals/cost-model.md, "Experts"). */
 	c->ep_bytes = 0.0;
 	if (c->ep > 1 && x->n_moe > 0) {
-		double bytes = sl * b * r->model.top_k * DTPLAN_MOE_CAPACITY_FACTOR * 2.0 * h / c->tp;
-		double n_a2a = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->n_moe * share;
+		double bytes =
+			sl * b * r->model.top_k * DTPLAN_MOE_CAPACITY_FACTOR * 2.0 * h / c->tp;
+		double n_a2a =
+			(c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->n_moe * share;
 		double off = bytes * (c->ep - 1.0) / c->ep;
 
 		t = off / l->ep_bw + (c->ep - 1.0) * l->ep_lat;
@@ -323,17 +327,16 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * 2310.01889; Megatron-LM's context parallelism). */
 	if (c->cp > 1) {
 		const struct dtplan_model *md = &r->model;
-		double kv_w = md->kv_lora_rank > 0
-				      ? md->heads * ((double)md->qk_nope_dim + md->qk_rope_dim +
-						     md->v_head_dim)
-				      : 2.0 * x->kv_heads * ((double)h / md->heads);
+		double kv_w = md->kv_lora_rank > 0 ? md->heads * ((double)md->qk_nope_dim +
+								  md->qk_rope_dim + md->v_head_dim)
+						   : 2.0 * x->kv_heads * ((double)h / md->heads);
 		double blk = 2.0 * sl * b * kv_w / c->tp, step_attn = attn_fwd / (c->cp - 1.0);
 		double step = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, blk, 2,
 						  l->cp_bw, l->cp_lat);
 		double step_b = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2.0 * blk, 2,
 						    l->cp_bw, l->cp_lat);
 		double per_layer = (c->cp - 1.0) * (fmax(0.0, step - step_attn) +
-						   fmax(0.0, step_b - 2.5 * step_attn));
+						    fmax(0.0, step_b - 2.5 * step_attn));
 
 		per_layer += DTPLAN__OVERLAP_TAX * (c->cp - 1.0) *
 			     (fmin(step, step_attn) + fmin(step_b, 2.5 * step_attn));
@@ -348,8 +351,10 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	if (c->tp > 1) {
 		bw = l->tp_bw;
 		lat = l->tp_lat;
-		n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * r->model.layers / c->pp;
-		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, act, c->tp, bw, lat);
+		n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * r->model.layers /
+		       c->pp;
+		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, act, c->tp, bw,
+					lat);
 		st->tp_comm = n_ar * m * t;
 	}
 
@@ -384,22 +389,25 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	if (c->dp * c->cp > 1) {
 		/* the dense gradients over dp x cp ranks, the experts' over the
 		 * expert data-parallel group of dp x cp / ep */
-		double rs, ag, hidden, ge = 2.0 * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
+		double rs, ag, hidden, ge = 2.0 * c->memory.expert_params_per_gpu,
+				       gd = grad_bytes - ge;
 		int n = c->dp * c->cp, ne = n / c->ep;
 
 		net = l->dp_net;
 		bw = l->dp_bw;
 		lat = l->dp_lat;
-		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
-		     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
+		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw,
+					 lat) +
+		     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw,
+					 lat);
 		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
 		     dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
 		switch (c->zero) {
 		case 0:
-			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, gd,
-							  n, bw, lat) +
-				      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, ge,
-							  ne, bw, lat);
+			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+							  gd, n, bw, lat) +
+				      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+							  ge, ne, bw, lat);
 			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
 			break;
 		case 1:
@@ -408,8 +416,8 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 			break;
 		case 2:
 			st->dp_comm = m * rs + ag;
-			st->dp_exposed = (m - 1.0) * fmax(0.0, rs - bwd_mb) +
-					 fmax(0.0, rs + ag - bwd_mb);
+			st->dp_exposed =
+				(m - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
 			break;
 		default:
 			st->dp_comm = m * (rs + 2.0 * ag);
@@ -425,10 +433,11 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	}
 
 	/* The optimizer step over the parameters whose state this GPU holds. */
-	held = c->zero >= 1 ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
-				      ((double)c->dp * c->cp) +
-				      c->memory.expert_params_per_gpu * c->ep / ((double)c->dp * c->cp)
-			    : c->memory.params_per_gpu;
+	held = c->zero >= 1
+		       ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
+					 ((double)c->dp * c->cp) +
+				 c->memory.expert_params_per_gpu * c->ep / ((double)c->dp * c->cp)
+		       : c->memory.params_per_gpu;
 	st->optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
 
 	/* EP overlap: once forwards and backwards alternate, one micro-batch's
@@ -454,7 +463,8 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	c->dp_bytes = dp_traffic(c, grad_bytes);
 	/* each boundary carries 2sbh/tp each way per micro-batch and chunk */
 	c->pp_bytes = c->pp > 1 ? (c->vp > 1 ? c->vp : 1) * m * act / c->tp : 0.0;
-	c->tflops_per_gpu = 6.0 * (r->model.active_params > 0.0 ? r->model.active_params : x->params) *
+	c->tflops_per_gpu = 6.0 *
+			    (r->model.active_params > 0.0 ? r->model.active_params : x->params) *
 			    tokens / (st->total * gpus) / 1e12;
 	c->mfu = c->tflops_per_gpu * 1e12 / r->gpu.peak_bf16_flops;
 	c->uplink_slowdown = 1.0;
@@ -466,8 +476,7 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
  * On a fabric: predicts under both rank orders and keeps the faster (DP
  * inner on a tie), then the step on a non-blocking fabric for the slowdown.
  */
-static void predict_placed(const struct ctx *x, const struct split *sp,
-			   struct dtplan_candidate *c)
+static void predict_placed(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c)
 {
 	struct dtplan_candidate alt = *c;
 	const struct dtplan__fabric_eval *ev;
@@ -677,8 +686,8 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
 	if (c->ep > 1)
 		snprintf(ep, sizeof(ep), " (EP %d)", c->ep);
 	snprintf(buf, size,
-		 "TP %d%s x PP %d%s x DP %d%s, ZeRO-%d%s, micro-batch %d x %d, %s recompute",
-		 c->tp, cp, c->pp, vp, c->dp, ep, c->zero, c->offload ? " with CPU offload" : "",
+		 "TP %d%s x PP %d%s x DP %d%s, ZeRO-%d%s, micro-batch %d x %d, %s recompute", c->tp,
+		 cp, c->pp, vp, c->dp, ep, c->zero, c->offload ? " with CPU offload" : "",
 		 c->micro_batch, c->num_microbatches, dtplan_recompute_name(c->recompute));
 	return buf;
 }
@@ -710,7 +719,8 @@ static double exposed_comm(const struct dtplan_candidate *c)
 static double pessimistic(const struct dtplan_candidate *c, int requested)
 {
 	return norm_time(c,
-			 c->step.total + exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0),
+			 c->step.total +
+				 exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0),
 			 requested);
 }
 
@@ -866,8 +876,7 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
 	else
 		snprintf(buf, size, "%s recompute instead of %s",
-			 dtplan_recompute_name(w->recompute),
-			 dtplan_recompute_name(l->recompute));
+			 dtplan_recompute_name(w->recompute), dtplan_recompute_name(l->recompute));
 	return buf;
 }
 
@@ -877,15 +886,16 @@ static void explain(struct dtplan__search *out, double fastest, int requested)
 	char gb_w[32], gb_l[32], why[96];
 	double slower = (norm_time(l, l->step.total, requested) /
 				 norm_time(w, w->step.total, requested) -
-			 1.0) * 100.0,
+			 1.0) *
+			100.0,
 	       gap;
 	const char *part;
 
 	if (!within_tie(l, fastest, requested)) {
 		part = largest_gap(&w->step, &l->step, &gap);
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s",
-			 slower, l->step.total, w->step.total, gap, part);
+			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s", slower,
+			 l->step.total, w->step.total, gap, part);
 	} else if (cmp_bytes(w->uplink_bytes, l->uplink_bytes) != 0) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
 			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves "
@@ -923,10 +933,10 @@ static void explain(struct dtplan__search *out, double fastest, int requested)
 
 struct walk {
 	const struct ctx *x;
-	int pass;              /* 1: find the tie bound; 2: rank */
+	int pass; /* 1: find the tie bound; 2: rank */
 	bool first_fit;
-	double fastest;        /* smallest pessimistic step time */
-	bool stop;             /* first_fit found one */
+	double fastest; /* smallest pessimistic step time */
+	bool stop;      /* first_fit found one */
 	struct dtplan__search *out;
 	/* runner-up candidates: another TP x PP split, or another ZeRO/recompute */
 	bool have_split, have_other;
@@ -936,7 +946,8 @@ struct walk {
 /* Keeps *slot the best candidate that differs from the current best by `same`. */
 static void keep_second(struct walk *w, const struct dtplan_candidate *c,
 			const struct dtplan_candidate *old_best, bool new_best,
-			bool (*same)(const struct dtplan_candidate *, const struct dtplan_candidate *),
+			bool (*same)(const struct dtplan_candidate *,
+				     const struct dtplan_candidate *),
 			struct dtplan_candidate *slot, bool *have)
 {
 	if (new_best) {
@@ -1132,8 +1143,8 @@ static bool cannot_matter(const struct walk *w, double lb)
 	const struct dtplan_candidate *slot[2] = {&w->split, &w->other};
 	const bool have[2] = {w->have_split, w->have_other};
 
-	if (w->x->exhaustive || w->pass != 2 || !o->have_best || !w->have_split ||
-	    !w->have_other || !within_tie(&o->best, w->fastest, requested))
+	if (w->x->exhaustive || w->pass != 2 || !o->have_best || !w->have_split || !w->have_other ||
+	    !within_tie(&o->best, w->fastest, requested))
 		return false;
 	if (isnan(lb))
 		return true; /* the caller computes lb and asks again */
@@ -1157,8 +1168,8 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	const struct dtplan_request *r = x->req;
 	int dp = base->dp, pp = base->pp, vps[MAX_VP], n_vp;
 	int zero_lo = r->zero >= 0 ? r->zero : 0, zero_hi = r->zero >= 0 ? r->zero : 3;
-	double most = r->exact_batch ? r->global_batch
-				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	double most =
+		r->exact_batch ? r->global_batch : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
 	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
 	enum dtplan_err rv;
 	bool fits, timed;
@@ -1223,8 +1234,8 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				/* the interleaved schedule runs micro-batches in groups of p */
 				if (vps[k] > 1 && m % pp != 0)
 					continue;
-				int rc_hi = r->recompute >= 0 ? r->recompute
-							      : DTPLAN_RECOMPUTE_FULL;
+				int rc_hi =
+					r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL;
 
 				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
 				     rc++) {
@@ -1262,8 +1273,8 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 						return rv;
 					/* pass 1 only lowers the fastest pessimistic
 					 * time, which is at least lb */
-					if (fits && w->pass == 1 && !x->exhaustive && !w->first_fit &&
-					    isnan(lb[bi]))
+					if (fits && w->pass == 1 && !x->exhaustive &&
+					    !w->first_fit && isnan(lb[bi]))
 						lb[bi] = split_bound(x, sp, base, b, m, gbs);
 					timed = w->pass == 2 || x->exhaustive || w->first_fit ||
 						!(lb[bi] >= w->fastest);
@@ -1325,7 +1336,6 @@ static size_t divisors(int n, int most, int *out)
 	return lo + hi;
 }
 
-
 /*
  * Context-parallel degrees searched: 1, and with FlashAttention every power
  * of two whose ranks keep at least DTPLAN__CP_MIN_TOKENS of each sequence
@@ -1346,8 +1356,7 @@ static int cp_choices(const struct ctx *x, int rest, int *cps)
 	if (r->attention != DTPLAN_ATTENTION_FLASH)
 		return n;
 	for (int cp = 2; cp <= rest && n < MAX_CP; cp *= 2) {
-		if (rest % cp != 0 || r->seq % (2 * cp) != 0 ||
-		    r->seq / cp < DTPLAN__CP_MIN_TOKENS)
+		if (rest % cp != 0 || r->seq % (2 * cp) != 0 || r->seq / cp < DTPLAN__CP_MIN_TOKENS)
 			break;
 		cps[n++] = cp;
 	}
@@ -1393,8 +1402,8 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 	const struct dtplan_request *r = x->req;
 	int gpus = r->gpus, layers = r->model.layers;
 	int tp_max = r->tp > 0 ? r->tp : (r->gpus_per_node < gpus ? r->gpus_per_node : gpus);
-	double most = r->exact_batch ? r->global_batch
-				     : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	double most =
+		r->exact_batch ? r->global_batch : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
 	int pps[MAX_DIVISORS], cps[MAX_CP], eps[MAX_EP];
 	enum dtplan_err rv;
 	struct split sp;
@@ -1433,11 +1442,11 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 				if (rv != DTPLAN_OK)
 					return rv;
 				if (x->fab != NULL) {
-					dtplan__fabric_eval(x->fab, tc, pp, c.dp, DTPLAN_ORDER_TP_DP_PP,
-							    x->nvlink_bw,
+					dtplan__fabric_eval(x->fab, tc, pp, c.dp,
+							    DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
 							    &sp.ev[DTPLAN_ORDER_TP_DP_PP]);
-					dtplan__fabric_eval(x->fab, tc, pp, c.dp, DTPLAN_ORDER_TP_PP_DP,
-							    x->nvlink_bw,
+					dtplan__fabric_eval(x->fab, tc, pp, c.dp,
+							    DTPLAN_ORDER_TP_PP_DP, x->nvlink_bw,
 							    &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
 					sp.tp_on_nvlink = dtplan__fabric_tp_fits(x->fab, tp);
 				}
@@ -1453,14 +1462,14 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 					if (x->fab != NULL) {
 						/* the EP groups: ep ranks tc apart (tc pp
 						 * with PP inner), as a DP group */
-						dtplan__fabric_eval(x->fab, tc, pp * (c.dp / c.ep),
-								    c.ep, DTPLAN_ORDER_TP_DP_PP,
-								    x->nvlink_bw,
-								    &sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
-						dtplan__fabric_eval(x->fab, tc * pp, c.dp / c.ep,
-								    c.ep, DTPLAN_ORDER_TP_DP_PP,
-								    x->nvlink_bw,
-								    &sp.ep_ev[DTPLAN_ORDER_TP_PP_DP]);
+						dtplan__fabric_eval(
+							x->fab, tc, pp * (c.dp / c.ep), c.ep,
+							DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
+							&sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
+						dtplan__fabric_eval(
+							x->fab, tc * pp, c.dp / c.ep, c.ep,
+							DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
+							&sp.ep_ev[DTPLAN_ORDER_TP_PP_DP]);
 					}
 					rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
 					if (rv != DTPLAN_OK)
@@ -1534,8 +1543,8 @@ enum dtplan_err dtplan__search_run_fabric(const struct dtplan_request *req,
 }
 
 enum dtplan_err dtplan__search_run_exhaustive(const struct dtplan_request *req,
-					     const struct dtplan__fabric *fab,
-					     struct dtplan__search *out, struct dtplan_error *err)
+					      const struct dtplan__fabric *fab,
+					      struct dtplan__search *out, struct dtplan_error *err)
 {
 	return search(req, fab, false, true, out, err);
 }

@@ -48,8 +48,8 @@ static void block(uint32_t h[8], const uint8_t *p)
 	for (int t = 0; t < 64; t++) {
 		uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
 			      K[t] + w[t];
-		uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) +
-			      ((a & b) ^ (a & c) ^ (b & c));
+		uint32_t t2 =
+			(rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 
 		k = g;
 		g = f;

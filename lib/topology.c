@@ -117,8 +117,8 @@ int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name
 
 /* ---- the entries every reader fills ---- */
 
-enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n,
-				       size_t *cap, struct dtplan__topo_entry **out)
+enum dtplan_err dtplan__topo_entry_add(struct dtplan__topo_entry **entries, size_t *n, size_t *cap,
+				       struct dtplan__topo_entry **out)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
@@ -148,12 +148,12 @@ bool dtplan__topo_valid_name(const char *s)
 	return strlen(s) <= 63 && valid_name(s);
 }
 
-static enum dtplan_err append_nodes(struct dtplan_topology *t, size_t *cap_nodes,
-				    char (*names)[64], size_t n, int leaf)
+static enum dtplan_err append_nodes(struct dtplan_topology *t, size_t *cap_nodes, char (*names)[64],
+				    size_t n, int leaf)
 {
 	if (t->n_nodes + n > *cap_nodes) {
 		size_t cap = *cap_nodes ? *cap_nodes : 256;
-		char (*nn)[64];
+		char(*nn)[64];
 		int *nl;
 
 		while (cap < t->n_nodes + n)
@@ -222,7 +222,7 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 {
 	struct dtplan_topology *t;
 	struct dtplan_error e = {0};
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	size_t n = 0, cap_nodes = 0;
 	enum dtplan_err rv;
 	int dup_sw, dup_first, dup_node, cyc;
@@ -260,7 +260,8 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 			rv = dtplan__error(err, DTPLAN_ERR_RANGE, source, raw[i].line,
 					   "Nodes=%.*s%s: the file names more than %d nodes in all",
 					   strlen(raw[i].nodes) > 40 ? 37 : 40, raw[i].nodes,
-					   strlen(raw[i].nodes) > 40 ? "..." : "", DTPLAN_HOSTLIST_MAX);
+					   strlen(raw[i].nodes) > 40 ? "..." : "",
+					   DTPLAN_HOSTLIST_MAX);
 			goto out;
 		}
 		rv = append_nodes(t, &cap_nodes, names, n, (int)i);
@@ -285,7 +286,7 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 				   "node '%s' is %s: '%s' (line %d) and '%s'",
 				   t->node_names[dup_node],
 				   strcmp(what, "block") == 0 ? "in two blocks"
-							     : "under two leaf switches",
+							      : "under two leaf switches",
 				   raw[a].name, raw[a].line, raw[b].name);
 		goto out;
 	}
@@ -297,8 +298,7 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 	for (size_t i = 0; i < n_raw; i++) {
 		if (raw[i].switches == NULL)
 			continue;
-		rv = dtplan_hostlist_expand(raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n,
-					    &e);
+		rv = dtplan_hostlist_expand(raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
 		if (rv != DTPLAN_OK) {
 			rv = dtplan__error(err, rv, source, raw[i].line, "Switches=%s: %s",
 					   raw[i].switches, e.text);
@@ -325,8 +325,8 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 
 				rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, raw[i].line,
 						   "switch '%s' is under two switches: '%s' "
-						   "(line %d) and '%s'", names[k], raw[q].name,
-						   raw[q].line, raw[i].name);
+						   "(line %d) and '%s'",
+						   names[k], raw[q].name, raw[q].line, raw[i].name);
 				goto out;
 			}
 			t->switches[c].parent = (int)i;
@@ -407,7 +407,8 @@ static enum dtplan_err add_addr(struct dtplan_topology *t, struct dtplan__strmap
 			if (len == 0 || n == DTPLAN_ARRAY_SIZE(parts))
 				return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
 						     "'%s' is not an address like "
-						     "spine.leaf1.node1", addr);
+						     "spine.leaf1.node1",
+						     addr);
 			parts[n++][len] = '\0';
 			len = 0;
 			if (*c == '\0')
@@ -418,7 +419,8 @@ static enum dtplan_err add_addr(struct dtplan_topology *t, struct dtplan__strmap
 		    (!isalnum((unsigned char)*c) && *c != '-' && *c != '_'))
 			return dtplan__error(err, DTPLAN_ERR_INVAL, ADDR_SOURCE, 0,
 					     "'%s' is not an address like spine.leaf1.node1 "
-					     "(bad or over-long name)", addr);
+					     "(bad or over-long name)",
+					     addr);
 		parts[n][len++] = *c;
 	}
 	if (n < 2)

@@ -103,11 +103,13 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 			 dtplan__streq_nocase(tok, "Switches"))
 			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 					     "%s= in a file of BlockName= lines: a topology.conf "
-					     "describes a tree or blocks, not both", tok);
+					     "describes a tree or blocks, not both",
+					     tok);
 		else
 			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 					     "unknown key '%s' (expected BlockName, Nodes or "
-					     "BlockSizes)", tok);
+					     "BlockSizes)",
+					     tok);
 		if (*slot != NULL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 					     "%s= given twice on one line", tok);
@@ -129,7 +131,8 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 	if (!dtplan__topo_valid_name(name))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "BlockName=%s: not a valid block name (letters, digits, '-', "
-				     "'_'; at most 63)", name);
+				     "'_'; at most 63)",
+				     name);
 	if (nodes == NULL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "block '%s' has no Nodes=", name);
@@ -196,7 +199,8 @@ enum dtplan_err dtplan__topology_blocks(const struct dtplan__topo_entry *entries
 		if (count[k] < base)
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, entries[k].line,
 					   "block '%s' has %zu nodes, fewer than the base block "
-					   "size %zu (%s)", entries[k].name, count[k], base,
+					   "size %zu (%s)",
+					   entries[k].name, count[k], base,
 					   n_sizes > 0 ? "BlockSizes' first" : "the first block's");
 	free(count);
 	if (rv != DTPLAN_OK) {
@@ -210,8 +214,7 @@ enum dtplan_err dtplan__topology_blocks(const struct dtplan__topo_entry *entries
 }
 
 enum dtplan_err dtplan__topology_parse_block(const char *text, const char *source,
-					     struct dtplan_topology **out,
-					     struct dtplan_error *err)
+					     struct dtplan_topology **out, struct dtplan_error *err)
 {
 	struct parser p = {.source = source};
 	char *copy, *line, *next;

@@ -71,8 +71,7 @@ static enum form sniff(const char *text, const char *source)
 }
 
 enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
-					     struct dtplan_topology **out,
-					     struct dtplan_error *err)
+					     struct dtplan_topology **out, struct dtplan_error *err)
 {
 	const char *source = source_name ? source_name : "topology.conf";
 

@@ -65,7 +65,8 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 		else
 			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 					     "unknown key '%s' (expected SwitchName, Switches, "
-					     "Nodes or LinkSpeed)", tok);
+					     "Nodes or LinkSpeed)",
+					     tok);
 		if (*slot != NULL)
 			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 					     "%s= given twice on one line", tok);
@@ -82,14 +83,16 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 	if (!dtplan__topo_valid_name(name))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "SwitchName=%s: not a valid switch name (letters, digits, "
-				     "'-', '_'; at most 63)", name);
+				     "'-', '_'; at most 63)",
+				     name);
 	if (switches == NULL && nodes == NULL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "switch '%s' has neither Nodes= nor Switches=", name);
 	if (switches != NULL && nodes != NULL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "switch '%s' has both Nodes= and Switches= (nodes belong "
-				     "to leaf switches only)", name);
+				     "to leaf switches only)",
+				     name);
 	rv = dtplan__topo_entry_add(&p->raw, &p->n_raw, &p->cap_raw, &r);
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, p->source, lineno, "out of memory");

@@ -47,10 +47,10 @@ enum ykind { Y_SCALAR = 0, Y_MAP, Y_SEQ };
 struct ynode {
 	enum ykind kind;
 	int line;
-	char *text;            /* Y_SCALAR: the value, "" for none */
+	char *text; /* Y_SCALAR: the value, "" for none */
 	size_t n;
-	char **keys;           /* Y_MAP: n keys */
-	struct ynode **items;  /* Y_MAP values or Y_SEQ items */
+	char **keys;          /* Y_MAP: n keys */
+	struct ynode **items; /* Y_MAP values or Y_SEQ items */
 };
 
 /* One non-blank line: its indentation and its content (comment cut). */
@@ -152,18 +152,22 @@ static enum dtplan_err split_lines(struct yparser *p, char *copy)
 		if (s[indent] == '\0')
 			continue;
 		if (s[indent] == '\t')
-			return yerr(p, lineno, "a tab in the indentation (YAML indents with "
+			return yerr(p, lineno,
+				    "a tab in the indentation (YAML indents with "
 				    "spaces)");
 		if (strcmp(s + indent, "---") == 0 || strncmp(s + indent, "--- ", 4) == 0) {
 			if (seen_content || indent > 0)
-				return yerr(p, lineno, "a second document ('---'): one "
+				return yerr(p, lineno,
+					    "a second document ('---'): one "
 					    "topology.yaml document only");
 			seen_content = true;
 			continue;
 		}
 		if (strcmp(s + indent, "...") == 0 || s[indent] == '%')
-			return yerr(p, lineno, "'%s': YAML directives and document ends are not "
-				    "supported", s + indent);
+			return yerr(p, lineno,
+				    "'%s': YAML directives and document ends are not "
+				    "supported",
+				    s + indent);
 		seen_content = true;
 		if (p->n == cap) {
 			size_t c = cap ? cap * 2 : 64;
@@ -174,8 +178,8 @@ static enum dtplan_err split_lines(struct yparser *p, char *copy)
 			p->lines = l;
 			cap = c;
 		}
-		p->lines[p->n++] = (struct yline){.indent = indent, .line = lineno,
-						  .text = s + indent};
+		p->lines[p->n++] =
+			(struct yline){.indent = indent, .line = lineno, .text = s + indent};
 	}
 	return DTPLAN_OK;
 }
@@ -325,8 +329,7 @@ static struct ynode *value(struct yparser *p, char *s, int line, enum dtplan_err
 		return y;
 	}
 	if (s[strlen(s) - 1] != ']') {
-		*rv = yerr(p, line, "'%s': only one-line [a, b] lists of scalars are supported",
-			   s);
+		*rv = yerr(p, line, "'%s': only one-line [a, b] lists of scalars are supported", s);
 		return NULL;
 	}
 	y = ynode_new(Y_SEQ, line);
@@ -350,16 +353,20 @@ static struct ynode *value(struct yparser *p, char *s, int line, enum dtplan_err
 			continue;
 		}
 		if (*c == '[' || *c == '{' || *c == ']') {
-			*rv = yerr(p, line, "'%s]': nested lists and maps are not supported (quote "
-				   "a hostlist: 'node[1-4]')", s);
+			*rv = yerr(p, line,
+				   "'%s]': nested lists and maps are not supported (quote "
+				   "a hostlist: 'node[1-4]')",
+				   s);
 			ynode_free(y);
 			return NULL;
 		}
 		if (*c != ',' && *c != '\0')
 			continue;
 		if (quote != 0) {
-			*rv = yerr(p, line, "'%s]': a quoted scalar that does not end with its "
-				   "quote", s);
+			*rv = yerr(p, line,
+				   "'%s]': a quoted scalar that does not end with its "
+				   "quote",
+				   s);
 			ynode_free(y);
 			return NULL;
 		}
@@ -435,8 +442,10 @@ static struct ynode *sequence(struct yparser *p, int indent, int depth, enum dtp
 			return NULL;
 		}
 		if (p->i < p->n && p->lines[p->i].indent > indent) {
-			*rv = yerr(p, p->lines[p->i].line, "'%s': unexpected indentation (a "
-				   "multi-line value?)", p->lines[p->i].text);
+			*rv = yerr(p, p->lines[p->i].line,
+				   "'%s': unexpected indentation (a "
+				   "multi-line value?)",
+				   p->lines[p->i].text);
 			ynode_free(y);
 			return NULL;
 		}
@@ -458,8 +467,7 @@ static struct ynode *mapping(struct yparser *p, int indent, int depth, enum dtpl
 		char *colon = key_colon(l->text), *key, *rest;
 
 		if (is_item(l->text)) {
-			*rv = yerr(p, l->line, "'%s': a list item among a mapping's keys",
-				   l->text);
+			*rv = yerr(p, l->line, "'%s': a list item among a mapping's keys", l->text);
 			goto fail;
 		}
 		if (colon == NULL) {
@@ -501,8 +509,10 @@ static struct ynode *mapping(struct yparser *p, int indent, int depth, enum dtpl
 			goto fail;
 		}
 		if (p->i < p->n && p->lines[p->i].indent > indent) {
-			*rv = yerr(p, p->lines[p->i].line, "'%s': unexpected indentation (a "
-				   "multi-line value?)", p->lines[p->i].text);
+			*rv = yerr(p, p->lines[p->i].line,
+				   "'%s': unexpected indentation (a "
+				   "multi-line value?)",
+				   p->lines[p->i].text);
 			goto fail;
 		}
 	}
@@ -551,8 +561,8 @@ static enum dtplan_err only_keys(struct yparser *p, const struct ynode *y, const
 		for (const char *const *q = known; *q != NULL; q++)
 			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s %s",
 				 q == known ? "" : ",", *q);
-		return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, y->items[k]->line,
-				     "%s)", msg);
+		return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, y->items[k]->line, "%s)",
+				     msg);
 	}
 	return DTPLAN_OK;
 }
@@ -631,11 +641,11 @@ static enum dtplan_err read_entries(struct yparser *p, const struct ynode *list,
 		name = get(y, name_key);
 		children = get(y, "children");
 		nodes = get(y, "nodes");
-		if (name == NULL || name->kind != Y_SCALAR ||
-		    !dtplan__topo_valid_name(name->text))
+		if (name == NULL || name->kind != Y_SCALAR || !dtplan__topo_valid_name(name->text))
 			return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, y->line,
 					     "%s: every item needs '%s: NAME' (letters, digits, "
-					     "'-', '_'; at most 63)", list_key, name_key);
+					     "'-', '_'; at most 63)",
+					     list_key, name_key);
 		if (tree && (children == NULL) == (nodes == NULL))
 			return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, y->line,
 					     "switch '%s' needs either nodes: or children:",
@@ -657,8 +667,7 @@ static enum dtplan_err read_entries(struct yparser *p, const struct ynode *list,
 }
 
 /* block_sizes: a list of node counts, or one "18,36" scalar. */
-static enum dtplan_err read_sizes(struct yparser *p, const struct ynode *y, long *sizes,
-				  size_t *n)
+static enum dtplan_err read_sizes(struct yparser *p, const struct ynode *y, long *sizes, size_t *n)
 {
 	*n = 0;
 	if (y == NULL)
@@ -668,7 +677,8 @@ static enum dtplan_err read_sizes(struct yparser *p, const struct ynode *y, long
 		char text[64], *save = NULL, *tok;
 
 		if (v->kind != Y_SCALAR || strlen(v->text) >= sizeof(text))
-			return yerr(p, v->line, "block_sizes: expected node counts such as "
+			return yerr(p, v->line,
+				    "block_sizes: expected node counts such as "
 				    "[18, 36]");
 		strcpy(text, v->text);
 		for (tok = strtok_r(text, ",", &save); tok != NULL;
@@ -676,11 +686,13 @@ static enum dtplan_err read_sizes(struct yparser *p, const struct ynode *y, long
 			while (*tok == ' ')
 				tok++;
 			trim_right(tok);
-			if (*n == 16 || dtplan_parse_long(tok, "block_sizes", 1,
-							  DTPLAN_HOSTLIST_MAX, &sizes[*n],
-							  NULL) != DTPLAN_OK)
-				return yerr(p, v->line, "block_sizes: '%s' is not a node count "
-					    "(at most 16 of them)", tok);
+			if (*n == 16 ||
+			    dtplan_parse_long(tok, "block_sizes", 1, DTPLAN_HOSTLIST_MAX,
+					      &sizes[*n], NULL) != DTPLAN_OK)
+				return yerr(p, v->line,
+					    "block_sizes: '%s' is not a node count "
+					    "(at most 16 of them)",
+					    tok);
 			(*n)++;
 		}
 	}
@@ -691,8 +703,8 @@ static enum dtplan_err read_sizes(struct yparser *p, const struct ynode *y, long
 static enum dtplan_err read_topology(struct yparser *p, const struct ynode *t,
 				     struct dtplan_topology **out)
 {
-	static const char *const keys[] = {"topology", "cluster_default", "tree", "block",
-					   "flat", NULL};
+	static const char *const keys[] = {"topology", "cluster_default", "tree", "block", "flat",
+					   NULL};
 	static const char *const tree_keys[] = {"switches", NULL};
 	static const char *const block_keys[] = {"block_sizes", "blocks", NULL};
 	const struct ynode *name = get(t, "topology"), *tree = get(t, "tree");
@@ -709,7 +721,8 @@ static enum dtplan_err read_topology(struct yparser *p, const struct ynode *t,
 			return dtplan__error(p->err, DTPLAN_ERR_UNSUPPORTED, p->source,
 					     t->items[k]->line,
 					     "topology '%s' is a %s: dtplan reads tree, block and "
-					     "flat topologies", name->text, kind);
+					     "flat topologies",
+					     name->text, kind);
 	}
 	rv = only_keys(p, t, "topology", keys);
 	if (rv != DTPLAN_OK)
@@ -729,8 +742,8 @@ static enum dtplan_err read_topology(struct yparser *p, const struct ynode *t,
 		rv = tree->kind == Y_MAP ? only_keys(p, tree, "tree", tree_keys)
 					 : yerr(p, tree->line, "tree: must be a mapping");
 		if (rv == DTPLAN_OK)
-			rv = read_entries(p, get(tree, "switches"), "switches", "switch",
-					  &entries, &n);
+			rv = read_entries(p, get(tree, "switches"), "switches", "switch", &entries,
+					  &n);
 		if (rv == DTPLAN_OK)
 			rv = dtplan__topology_link(entries, n, p->source, "switch", out, p->err);
 	} else {
@@ -769,8 +782,7 @@ enum dtplan_err dtplan__topology_parse_yaml(const char *text, const char *source
 	if (rv == DTPLAN_OK)
 		root = block(&p, p.lines[0].indent, 0, &rv);
 	if (rv == DTPLAN_OK && p.i < p.n)
-		rv = yerr(&p, p.lines[p.i].line, "'%s': unexpected indentation",
-			  p.lines[p.i].text);
+		rv = yerr(&p, p.lines[p.i].line, "'%s': unexpected indentation", p.lines[p.i].text);
 	if (rv == DTPLAN_OK && root->kind != Y_SEQ)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, root->line,
 				   "topology.yaml is a list of topologies ('- topology: NAME')");

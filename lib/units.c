@@ -20,32 +20,49 @@ struct unit {
 
 /* Sizes: decimal units, binary units, and bare B.  Matched exactly. */
 static const struct unit byte_units[] = {
-	{"", 1.0},       {"B", 1.0},       {"K", 1e3},         {"KB", 1e3},
-	{"kB", 1e3},     {"M", 1e6},       {"MB", 1e6},        {"G", 1e9},
-	{"GB", 1e9},     {"T", 1e12},      {"TB", 1e12},       {"P", 1e15},
-	{"PB", 1e15},    {"KiB", 1024.0},  {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-	{"TiB", 1099511627776.0},          {"Ki", 1024.0},     {"Mi", 1048576.0},
-	{"Gi", 1073741824.0},              {"Ti", 1099511627776.0},
+	{"", 1.0},
+	{"B", 1.0},
+	{"K", 1e3},
+	{"KB", 1e3},
+	{"kB", 1e3},
+	{"M", 1e6},
+	{"MB", 1e6},
+	{"G", 1e9},
+	{"GB", 1e9},
+	{"T", 1e12},
+	{"TB", 1e12},
+	{"P", 1e15},
+	{"PB", 1e15},
+	{"KiB", 1024.0},
+	{"MiB", 1048576.0},
+	{"GiB", 1073741824.0},
+	{"TiB", 1099511627776.0},
+	{"Ki", 1024.0},
+	{"Mi", 1048576.0},
+	{"Gi", 1073741824.0},
+	{"Ti", 1099511627776.0},
 };
 
 /* Rates: per second; lower-case b means bits. */
 static const struct unit rate_units[] = {
-	{"", 1.0},        {"B/s", 1.0},       {"KB/s", 1e3},          {"MB/s", 1e6},
-	{"GB/s", 1e9},    {"TB/s", 1e12},     {"KiB/s", 1024.0},      {"MiB/s", 1048576.0},
-	{"GiB/s", 1073741824.0},              {"b/s", 0.125},         {"bps", 0.125},
-	{"Kb/s", 125.0},  {"Mb/s", 125e3},    {"Gb/s", 125e6},        {"Tb/s", 125e9},
-	{"Kbps", 125.0},  {"Mbps", 125e3},    {"Gbps", 125e6},        {"Tbps", 125e9},
+	{"", 1.0},         {"B/s", 1.0},         {"KB/s", 1e3},
+	{"MB/s", 1e6},     {"GB/s", 1e9},        {"TB/s", 1e12},
+	{"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+	{"b/s", 0.125},    {"bps", 0.125},       {"Kb/s", 125.0},
+	{"Mb/s", 125e3},   {"Gb/s", 125e6},      {"Tb/s", 125e9},
+	{"Kbps", 125.0},   {"Mbps", 125e3},      {"Gbps", 125e6},
+	{"Tbps", 125e9},
 };
 
 static const struct unit time_units[] = {
-	{"", 1.0},     {"s", 1.0},     {"sec", 1.0},   {"ns", 1e-9},  {"us", 1e-6},
-	{"ms", 1e-3},  {"m", 60.0},    {"min", 60.0},  {"h", 3600.0}, {"d", 86400.0},
+	{"", 1.0},    {"s", 1.0},  {"sec", 1.0},  {"ns", 1e-9},  {"us", 1e-6},
+	{"ms", 1e-3}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0},
 };
 
 /* Counts of parameters: "7B" is seven billion here, not seven bytes. */
 static const struct unit count_units[] = {
-	{"", 1.0},  {"K", 1e3},  {"k", 1e3},  {"M", 1e6},   {"m", 1e6},
-	{"B", 1e9}, {"b", 1e9},  {"G", 1e9},  {"T", 1e12},  {"t", 1e12},
+	{"", 1.0},  {"K", 1e3}, {"k", 1e3}, {"M", 1e6},  {"m", 1e6},
+	{"B", 1e9}, {"b", 1e9}, {"G", 1e9}, {"T", 1e12}, {"t", 1e12},
 };
 
 /* True when [text, end) holds only what a decimal number needs. */
@@ -58,26 +75,28 @@ static bool plain_decimal(const char *text, const char *end)
 	return true;
 }
 
-static enum dtplan_err parse_with_units(const char *text, const char *what, const struct unit *units,
-					size_t n_units, const char *expected, bool allow_zero,
-					double *out, struct dtplan_error *err)
+static enum dtplan_err parse_with_units(const char *text, const char *what,
+					const struct unit *units, size_t n_units,
+					const char *expected, bool allow_zero, double *out,
+					struct dtplan_error *err)
 {
 	const char *name = what ? what : "value";
 	char *end;
 	double v;
 
 	if (text == NULL || text[0] == '\0')
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: missing value (expected %s)",
-				     name, expected);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "%s: missing value (expected %s)", name, expected);
 	errno = 0;
 	v = strtod(text, &end);
 	/* strtod also takes blanks, hex, "inf" and "nan": allow plain decimals only. */
 	if (end == text || !plain_decimal(text, end))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-				     "%s: '%s' is not a number (expected %s)", name, text, expected);
+				     "%s: '%s' is not a number (expected %s)", name, text,
+				     expected);
 	if (errno == ERANGE || !isfinite(v))
-		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-				     "%s: '%s' is out of range", name, text);
+		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' is out of range", name,
+				     text);
 	for (size_t i = 0; i < n_units; i++) {
 		if (strcmp(end, units[i].suffix) != 0)
 			continue;
@@ -86,14 +105,16 @@ static enum dtplan_err parse_with_units(const char *text, const char *what, cons
 			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' is too large",
 					     name, text);
 		if (v < 0.0 || (!allow_zero && v == 0.0))
-			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' must be %s", name,
-					     text, allow_zero ? "zero or more" : "more than zero");
+			return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0, "%s: '%s' must be %s",
+					     name, text,
+					     allow_zero ? "zero or more" : "more than zero");
 		/* "-0" is zero: without its sign, it would print as "-0.0 us" */
 		*out = v == 0.0 ? 0.0 : v;
 		return DTPLAN_OK;
 	}
-	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: unknown unit '%s' in '%s' (expected %s)",
-			     name, end, text, expected);
+	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+			     "%s: unknown unit '%s' in '%s' (expected %s)", name, end, text,
+			     expected);
 }
 
 enum dtplan_err dtplan_parse_bytes(const char *text, const char *what, double *out,
@@ -124,8 +145,8 @@ enum dtplan_err dtplan_parse_count(const char *text, const char *what, double *o
 				"a count such as 7B, 70b, 1.5T or 7e9", false, out, err);
 }
 
-enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, long max,
-				  long *out, struct dtplan_error *err)
+enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, long max, long *out,
+				  struct dtplan_error *err)
 {
 	const char *name = what ? what : "value";
 	char *end;
@@ -139,8 +160,8 @@ enum dtplan_err dtplan_parse_long(const char *text, const char *what, long min, 
 	/* strtol skips blanks and takes '+': a count such as --gpus gets neither. */
 	if (end == text || *end != '\0' || isspace((unsigned char)text[0]) ||
 	    (min > 0 && text[0] == '+'))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-				     "%s: '%s' is not a whole number", name, text);
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "%s: '%s' is not a whole number",
+				     name, text);
 	if (errno == ERANGE || v < min || v > max)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
 				     "%s: %s is out of range (%ld to %ld)", name, text, min, max);

@@ -210,8 +210,7 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 					     "%zu of %zu nodes have no inventory: assumed %d x %s "
 					     "GPUs each, NVLink domains of %d",
 					     f->n_generic, f->n_nodes, f->gpus_per_node,
-					     r->gpu.name,
-					     r->gpu.domain_size);
+					     r->gpu.name, r->gpu.domain_size);
 	if (rv == DTPLAN_OK && f->n_unknown > 0)
 		rv = dtplan_plan_add_warning(p, "node-not-in-topology",
 					     "%zu of %zu nodes are not in the topology: placed "
@@ -266,24 +265,27 @@ static enum dtplan_err step_warnings(struct dtplan_plan *p, bool placed)
 					     "its all-reduces cross the network (%.3f s per step)",
 					     r->tp, r->gpu.domain_size, r->gpu.name, st->tp_comm);
 	else if (!placed && r->tp > 0 && r->gpus_per_node % r->tp != 0)
-		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
-					     "TP %d does not divide the %d GPUs of a node: TP groups "
-					     "span nodes (%.3f s per step)",
-					     r->tp, r->gpus_per_node, st->tp_comm);
+		rv = dtplan_plan_add_warning(
+			p, "tp-exceeds-domain",
+			"TP %d does not divide the %d GPUs of a node: TP groups "
+			"span nodes (%.3f s per step)",
+			r->tp, r->gpus_per_node, st->tp_comm);
 	if (rv == DTPLAN_OK && bubble > r->bubble_threshold)
-		rv = dtplan_plan_add_warning(p, "pipeline-bubble",
-					     "pipeline bubble is %.1f%% of the step (%.3f s of %.3f s, "
-					     "PP %d with %d micro-batches), above %.0f%%; more "
-					     "micro-batches or fewer stages shrink it",
-					     bubble * 100.0, st->bubble, st->total, p->best.pp,
-					     p->best.num_microbatches, r->bubble_threshold * 100.0);
+		rv = dtplan_plan_add_warning(
+			p, "pipeline-bubble",
+			"pipeline bubble is %.1f%% of the step (%.3f s of %.3f s, "
+			"PP %d with %d micro-batches), above %.0f%%; more "
+			"micro-batches or fewer stages shrink it",
+			bubble * 100.0, st->bubble, st->total, p->best.pp, p->best.num_microbatches,
+			r->bubble_threshold * 100.0);
 	if (rv == DTPLAN_OK && exposed > r->exposed_comm_threshold)
-		rv = dtplan_plan_add_warning(p, "exposed-communication",
-					     "communication not hidden behind compute is %.1f%% of the "
-					     "step (TP %.3f s, PP %.3f s, DP %.3f s of %.3f s), above "
-					     "%.0f%%",
-					     exposed * 100.0, st->tp_comm, st->pp_comm, st->dp_exposed,
-					     st->total, r->exposed_comm_threshold * 100.0);
+		rv = dtplan_plan_add_warning(
+			p, "exposed-communication",
+			"communication not hidden behind compute is %.1f%% of the "
+			"step (TP %.3f s, PP %.3f s, DP %.3f s of %.3f s), above "
+			"%.0f%%",
+			exposed * 100.0, st->tp_comm, st->pp_comm, st->dp_exposed, st->total,
+			r->exposed_comm_threshold * 100.0);
 	return rv;
 }
 

@@ -21,12 +21,9 @@ static const struct {
 	const char *name;
 	size_t body_max;
 } types[DTPLAN_WIRE__LAST] = {
-	[DTPLAN_WIRE_JOIN] = {"join", 64},
-	[DTPLAN_WIRE_INVENTORY] = {"inventory", 64 * MIB},
-	[DTPLAN_WIRE_GO] = {"go", 64 * MIB},
-	[DTPLAN_WIRE_PROBE] = {"probe", 64},
-	[DTPLAN_WIRE_REPORT] = {"report", 64},
-	[DTPLAN_WIRE_RESULTS] = {"results", 64 * MIB},
+	[DTPLAN_WIRE_JOIN] = {"join", 64},     [DTPLAN_WIRE_INVENTORY] = {"inventory", 64 * MIB},
+	[DTPLAN_WIRE_GO] = {"go", 64 * MIB},   [DTPLAN_WIRE_PROBE] = {"probe", 64},
+	[DTPLAN_WIRE_REPORT] = {"report", 64}, [DTPLAN_WIRE_RESULTS] = {"results", 64 * MIB},
 };
 
 const char *dtplan_wire_type_name(unsigned type)
@@ -255,9 +252,10 @@ static size_t r_count(struct rbuf *r, size_t each, const char *what)
 static enum dtplan_err r_finish(struct rbuf *r, const char *type, struct dtplan_error *err)
 {
 	if (r->bad != NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s body: %s is truncated or out of range (at byte %zu of %zu)",
-				     type, r->bad, r->off, r->len);
+		return dtplan__error(
+			err, DTPLAN_ERR_PARSE, SRC, 0,
+			"%s body: %s is truncated or out of range (at byte %zu of %zu)", type,
+			r->bad, r->off, r->len);
 	if (r->off != r->len)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s body: %zu bytes left over after the last field", type,
@@ -342,9 +340,8 @@ void dtplan_wire_seal(const struct dtplan_wire_header *h, const void *body,
 }
 
 /* Compares the seal's fields (and with body, its digest). */
-static enum dtplan_err check_seal(const struct dtplan_wire_header *h, const void *body,
-				  bool digest, const void *payload, size_t len,
-				  struct dtplan_error *err)
+static enum dtplan_err check_seal(const struct dtplan_wire_header *h, const void *body, bool digest,
+				  const void *payload, size_t len, struct dtplan_error *err)
 {
 	uint8_t want[DTPLAN_WIRE_SEAL_LEN];
 	const uint8_t *p = payload;
@@ -456,8 +453,8 @@ enum dtplan_err dtplan_wire_join_encode(const struct dtplan_wire_join *j, uint8_
 	return w_finish(&w, out, len, err);
 }
 
-enum dtplan_err dtplan_wire_join_decode(const uint8_t *body, size_t len,
-					struct dtplan_wire_join *j, struct dtplan_error *err)
+enum dtplan_err dtplan_wire_join_decode(const uint8_t *body, size_t len, struct dtplan_wire_join *j,
+					struct dtplan_error *err)
 {
 	struct rbuf r = {body, len, 0, NULL};
 	enum dtplan_err rv;
@@ -482,9 +479,8 @@ void dtplan_wire_inventory_fini(struct dtplan_wire_inventory *v)
 	memset(v, 0, sizeof(*v));
 }
 
-enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v,
-					     uint8_t **out, size_t *len,
-					     struct dtplan_error *err)
+enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v, uint8_t **out,
+					     size_t *len, struct dtplan_error *err)
 {
 	struct wbuf w = {0};
 
@@ -713,8 +709,7 @@ enum dtplan_err dtplan_wire_report_encode(const struct dtplan_wire_report *rep, 
 }
 
 enum dtplan_err dtplan_wire_report_decode(const uint8_t *body, size_t len,
-					  struct dtplan_wire_report *rep,
-					  struct dtplan_error *err)
+					  struct dtplan_wire_report *rep, struct dtplan_error *err)
 {
 	struct rbuf r = {body, len, 0, NULL};
 	enum dtplan_err rv;
@@ -723,9 +718,9 @@ enum dtplan_err dtplan_wire_report_decode(const uint8_t *body, size_t len,
 	rep->bytes = r_u64(&r, "the byte count");
 	rep->seconds = r_f64(&r, "the window");
 	rep->bandwidth_bytes_per_s = r_f64(&r, "the bandwidth");
-	if (r.bad == NULL && (!isfinite(rep->seconds) || rep->seconds < 0 ||
-			      !isfinite(rep->bandwidth_bytes_per_s) ||
-			      rep->bandwidth_bytes_per_s < 0))
+	if (r.bad == NULL &&
+	    (!isfinite(rep->seconds) || rep->seconds < 0 || !isfinite(rep->bandwidth_bytes_per_s) ||
+	     rep->bandwidth_bytes_per_s < 0))
 		r.bad = "the figures";
 	rv = r_finish(&r, "report", err);
 	if (rv != DTPLAN_OK)
@@ -802,9 +797,9 @@ enum dtplan_err dtplan_wire_results_decode(const uint8_t *body, size_t len,
 		l->bandwidth_bytes_per_s = r_f64(&r, "a link's bandwidth");
 		if (r.bad == NULL &&
 		    (l->round < 1 || l->round > DTPLAN_PROBE_MAX_ROUNDS || l->from == l->to ||
-		     !isfinite(l->latency_s) || l->latency_s < 0 || !isfinite(l->latency_spread_s) ||
-		     l->latency_spread_s < 0 || !isfinite(l->bandwidth_bytes_per_s) ||
-		     l->bandwidth_bytes_per_s < 0))
+		     !isfinite(l->latency_s) || l->latency_s < 0 ||
+		     !isfinite(l->latency_spread_s) || l->latency_spread_s < 0 ||
+		     !isfinite(l->bandwidth_bytes_per_s) || l->bandwidth_bytes_per_s < 0))
 			r.bad = "a link";
 		if (r.bad == NULL)
 			res->n++;

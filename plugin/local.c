@@ -73,7 +73,7 @@ static void preview_plan(struct dtplan_request *req, int gpus, int per_node)
 		goto out;
 	}
 	slurm_info(DTPLAN_LOG_PREFIX "likely TP %d x PP %d x DP %d, ZeRO-%d, micro-batch %d, "
-		   "recompute %s on %d GPUs",
+				     "recompute %s on %d GPUs",
 		   plan->best.tp, plan->best.pp, plan->best.dp, plan->best.zero,
 		   plan->best.micro_batch, dtplan_recompute_name(plan->best.recompute), gpus);
 	slurm_info(DTPLAN_LOG_PREFIX "checkpoint every %s",
@@ -102,7 +102,8 @@ int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 		return 0;
 	if (dtplan__opts_mode(o, c) == DTPLAN_MODE_OFF) {
 		if (!o->mode_given)
-			slurm_info(DTPLAN_LOG_PREFIX "--dt-model/--dt-train given without "
+			slurm_info(DTPLAN_LOG_PREFIX
+				   "--dt-model/--dt-train given without "
 				   "--dt-plan: no plan will be made (add --dt-plan)");
 		return 0;
 	}
@@ -122,7 +123,7 @@ int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 		return 0;
 	}
 	slurm_info(DTPLAN_LOG_PREFIX "model %s: %s parameters, %s of weights, gradients and "
-		   "optimizer state; %s has %s",
+				     "optimizer state; %s has %s",
 		   req.model.name, dtplan_format_count(req.model.params, b1, sizeof(b1)),
 		   dtplan_format_bytes(state.total, buf, sizeof(buf)), req.gpu.name,
 		   dtplan_format_bytes(req.gpu.memory_bytes, b2, sizeof(b2)));
@@ -131,7 +132,8 @@ int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 		/* Lower bound with everything sharded (ZeRO-3) and no activations. */
 		double usable = req.gpu.memory_bytes * (1.0 - req.memory_headroom);
 
-		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation (at least %.0f "
+		slurm_info(DTPLAN_LOG_PREFIX
+			   "GPU count unknown before allocation (at least %.0f "
 			   "GPUs for the model state); the plan is made at job start",
 			   usable > 0 ? ceil(state.total / usable) : 1.0);
 		return 0;

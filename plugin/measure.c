@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 
 static struct plugin_ctx {
-	bool loaded;          /* read (or found missing) */
-	char *text;           /* owned: the file, NULL when none */
-	char why[512];        /* why there is none, "" when found */
+	bool loaded;   /* read (or found missing) */
+	char *text;    /* owned: the file, NULL when none */
+	char why[512]; /* why there is none, "" when found */
 } ctx;
 
 /* Says why into ctx.why (cut to fit: a long path is acceptable to lose). */
@@ -50,8 +50,7 @@ int dtplan__measure_load(spank_t sp, const struct dtplan_config *c)
 		return 0;
 	}
 	if (lstat(path, &st) != 0) {
-		say("no measurement from the prolog in %s",
-			 c->spool_dir);
+		say("no measurement from the prolog in %s", c->spool_dir);
 		return 0;
 	}
 	if (st.st_uid != 0) {

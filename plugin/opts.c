@@ -74,11 +74,13 @@ static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t
 static int keep(const char *name, const char *value, char *dst, size_t n, int remote)
 {
 	if (strlen(value) >= n) {
-		slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters", name, n - 1);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters", name,
+			    n - 1);
 		return remote ? 0 : -1;
 	}
 	if (dst[0] != '\0' && strcmp(dst, value) != 0 && !remote) {
-		slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name, dst, value);
+		slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name, dst,
+			    value);
 		return -1;
 	}
 	snprintf(dst, n, "%s", value);
@@ -111,13 +113,13 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 		if (dtplan_mode_parse(value, &mode, NULL) != DTPLAN_OK) {
 			/* checked at submit time: only a changed environment gets here */
 			slurm_error(DTPLAN_LOG_PREFIX "--%s: '%.64s' is not auto, strict or "
-				    "off: ignored",
+						      "off: ignored",
 				    name, value);
 			return remote ? 0 : -1;
 		}
 		if (opts.mode_given && opts.mode != mode && !remote) {
-			slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'", name,
-				    dtplan_mode_name(opts.mode), dtplan_mode_name(mode));
+			slurm_error(DTPLAN_LOG_PREFIX "--%s: conflicting values '%s' and '%s'",
+				    name, dtplan_mode_name(opts.mode), dtplan_mode_name(mode));
 			return -1;
 		}
 		opts.mode_given = true;
@@ -152,7 +154,7 @@ void dtplan__opts_from_env(spank_t sp)
 		/* Said once here: the plan then says the option was not given. */
 		if (rc == ESPANK_NOSPACE)
 			slurm_error(DTPLAN_LOG_PREFIX "--%s: value longer than %zu characters "
-				    "in %s: ignored",
+						      "in %s: ignored",
 				    names[i], sizeof(value) - 1, name);
 		if (rc != ESPANK_SUCCESS)
 			continue;

@@ -51,8 +51,7 @@ static bool job_wants_plan(spank_t sp, const struct dtplan_config *c)
 	if (spank_option_getopt(sp, &plan, &arg) == ESPANK_SUCCESS) {
 		if (arg == NULL || arg[0] == '\0')
 			return true;
-		return dtplan_mode_parse(arg, &mode, NULL) == DTPLAN_OK &&
-		       mode != DTPLAN_MODE_OFF;
+		return dtplan_mode_parse(arg, &mode, NULL) == DTPLAN_OK && mode != DTPLAN_MODE_OFF;
 	}
 	if (spank_option_getopt(sp, &model, &arg) == ESPANK_SUCCESS)
 		return true;
@@ -108,8 +107,8 @@ static int spool_write(const struct dtplan_config *c, uint32_t job_id, const cha
 		return -1;
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		slurm_error(DTPLAN_LOG_PREFIX "prolog: cannot create a file in %s: %s", c->spool_dir,
-			    strerror(errno));
+		slurm_error(DTPLAN_LOG_PREFIX "prolog: cannot create a file in %s: %s",
+			    c->spool_dir, strerror(errno));
 		return -1;
 	}
 	fchmod(fd, 0600);

@@ -76,12 +76,12 @@ struct job_facts {
 	uint32_t step_id;
 	uint32_t restart_count;
 	uid_t uid;
-	int gpus_on_node;     /* 0: none or unknown */
-	char *nodelist;       /* owned; "" when unset (nodelist_rc says why) */
+	int gpus_on_node; /* 0: none or unknown */
+	char *nodelist;   /* owned; "" when unset (nodelist_rc says why) */
 	spank_err_t nodelist_rc;
 	char submit_dir[4096];
 	char topology_addr[256];
-	char host[64];        /* this node */
+	char host[64]; /* this node */
 };
 
 /* spank_getenv into buf; "" when absent or too long. */
@@ -151,8 +151,8 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	    DTPLAN_OK)
 		f->gpus_on_node = (int)v;
 	/* S_JOB_NNODES is 0 in the batch step: the node list is the truth. */
-	f->nodelist_rc = job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX,
-					  &f->nodelist);
+	f->nodelist_rc =
+		job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX, &f->nodelist);
 	if (f->nodelist == NULL) {
 		slurm_error(DTPLAN_LOG_PREFIX "user_init: out of memory");
 		return -1;
@@ -245,8 +245,9 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
 			dtplan_error_format(&err, buf, sizeof(buf)));
 	} else if (n > 0 && strcmp(names[0], f->host) != 0) {
 		/* the first node leads the measurement and keeps its file */
-		bprintf(why, size, " (the prolog's measurement stays on %s, the job's first node; "
-				   "the batch step runs on %s)",
+		bprintf(why, size,
+			" (the prolog's measurement stays on %s, the job's first node; "
+			"the batch step runs on %s)",
 			names[0], f->host);
 	} else {
 		bprintf(why, size, " (%s: is PrologFlags=Alloc set in slurm.conf?)", reason);
@@ -337,8 +338,8 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 		if (strcmp(names[i], f->host) == 0)
 			self = inv->host_record[i];
 	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node
-			    : self >= 0		 ? inv->records[self].n_gpus
-						 : 0;
+			    : self >= 0         ? inv->records[self].n_gpus
+						: 0;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
 		goto out;
@@ -435,7 +436,8 @@ static int create_plan_file(char *path, size_t path_size, char *reason, size_t s
 	if (fchmod(fd, 0644) != 0) /* mkostemps makes 0600; the plan is for all */
 		slurm_verbose(DTPLAN_LOG_PREFIX "cannot chmod %s: %s", path, strerror(errno));
 	slurm_spank_log(DTPLAN_LOG_PREFIX "%s already exists and is not this job's to replace; "
-			"the plan is in %s", taken, path);
+					  "the plan is in %s",
+			taken, path);
 	return fd;
 }
 
@@ -452,7 +454,7 @@ static int write_close(int fd, const char *text, const char *path, char *reason,
 			continue;
 		if (w <= 0) {
 			bprintf(reason, size, "cannot write %s: %s", path,
-				 w < 0 ? strerror(errno) : "short write");
+				w < 0 ? strerror(errno) : "short write");
 			close(fd);
 			return -1;
 		}
@@ -473,7 +475,7 @@ static int write_file(const char *text, const char *path, uid_t uid, char *reaso
 
 	if (geteuid() != uid) {
 		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
-			 path, (unsigned)geteuid(), (unsigned)uid);
+			path, (unsigned)geteuid(), (unsigned)uid);
 		return -1;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -490,15 +492,15 @@ static int write_file(const char *text, const char *path, uid_t uid, char *reaso
 
 /* Where torchrun meets, as the job says or else the plan. */
 struct rendezvous {
-	char master_addr[256];  /* the job's own MASTER_ADDR, "" when unset */
+	char master_addr[256]; /* the job's own MASTER_ADDR, "" when unset */
 	char master_port[32];
 	struct dtplan_launch_in launch; /* points into the above and the plan */
 };
 
 /* The rendezvous torchrun gets: the job's own MASTER_ADDR and MASTER_PORT
  * when it has them, else the plan's.  No files yet. */
-static void rendezvous_init(spank_t sp, const struct job_facts *f,
-			    const struct dtplan_plan *plan, struct rendezvous *rv)
+static void rendezvous_init(spank_t sp, const struct job_facts *f, const struct dtplan_plan *plan,
+			    struct rendezvous *rv)
 {
 	job_getenv(sp, "MASTER_ADDR", rv->master_addr, sizeof(rv->master_addr));
 	job_getenv(sp, "MASTER_PORT", rv->master_port, sizeof(rv->master_port));
@@ -511,7 +513,7 @@ struct plan_files {
 	char hosts[4096];
 	char deepspeed[4096];
 	char svg[4096];
-	struct rendezvous rdv;  /* rdv.launch names the files written */
+	struct rendezvous rdv; /* rdv.launch names the files written */
 };
 
 typedef enum dtplan_err (*make_text_fn)(const struct dtplan_plan *p, char **out,
@@ -576,7 +578,7 @@ static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid
 
 	if (geteuid() != uid) {
 		bprintf(reason, size, "not writing %s: running as uid %u, the job's user is %u",
-			 pf->json, (unsigned)geteuid(), (unsigned)uid);
+			pf->json, (unsigned)geteuid(), (unsigned)uid);
 		return -1;
 	}
 	/* The JSON's name first: the files beside it take theirs from it. */
@@ -631,10 +633,12 @@ static void apply_env(spank_t sp, const struct dtplan_env *env, bool tell)
 				continue;
 			if (spank_getenv(sp, name, mine, sizeof(mine)) != ESPANK_SUCCESS)
 				slurm_spank_log(DTPLAN_LOG_PREFIX "keeping the job's own %s (the "
-						"plan's: %s)", name, value);
+								  "plan's: %s)",
+						name, value);
 			else if (strcmp(mine, value) != 0)
 				slurm_spank_log(DTPLAN_LOG_PREFIX "keeping the job's own %s=%s "
-						"(the plan's: %s)", name, mine, value);
+								  "(the plan's: %s)",
+						name, mine, value);
 			continue;
 		}
 		if (rc != ESPANK_SUCCESS)
@@ -742,12 +746,12 @@ static void log_launch_hint(const struct dtplan_plan *plan, const struct dtplan_
 }
 
 /* The batch step on the first node: plan, log, files, environment, report. */
-static void batch_user_init(spank_t sp, const struct dtplan_config *c,
-			    const struct job_facts *f, enum dtplan_mode mode)
+static void batch_user_init(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
+			    enum dtplan_mode mode)
 {
 	struct dtplan_error err = {0};
 	struct plan_files *pf = NULL;
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	char reason[1024] = "", *text = NULL;
 	const char *file = NULL;
 	size_t n = 0;
@@ -757,8 +761,8 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c,
 	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
-	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
-					  ctx.reason, sizeof(ctx.reason));
+	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy, ctx.reason,
+					  sizeof(ctx.reason));
 	if (dtplan_plan_render_text(ctx.plan, &text, &err) == DTPLAN_OK)
 		dtplan__log_block(text);
 	if (ctx.refused)
@@ -836,7 +840,7 @@ out:
 static void step_user_init(spank_t sp, const struct dtplan_config *c, const struct job_facts *f,
 			   enum dtplan_mode mode)
 {
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	char path[4096], state[32], reason[1024] = "";
 	uint32_t node_id = 0;
 	bool missing = true;
@@ -865,7 +869,8 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		/* DTPLAN_FILE is the user's to change: say why it was not used. */
 		if (node_id == 0)
 			slurm_spank_log(DTPLAN_LOG_PREFIX "plan file not read (%s): computing the "
-					"plan again", reason);
+							  "plan again",
+					reason);
 	} else if (state[0] != '\0') {
 		/* The batch step tried and logged why; do not repeat it per step. */
 		return;
@@ -975,7 +980,8 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 		/* Once per node is enough. */
 		if (task_id == 0)
 			slurm_spank_log(DTPLAN_LOG_PREFIX "plan degraded: rank environment not "
-				       "set: %s", dtplan_error_format(&err, buf, sizeof(buf)));
+							  "set: %s",
+					dtplan_error_format(&err, buf, sizeof(buf)));
 	} else {
 		apply_env(sp, &env, task_id == 0); /* once per node */
 	}

@@ -28,9 +28,9 @@
 #include <time.h>
 
 static struct plugin_ctx {
-	bool fetched;                     /* fabric holds an outcome */
+	bool fetched;                      /* fabric holds an outcome */
 	struct dtplan_fabric_fetch fabric; /* owned */
-	char *token;                      /* owned; wiped when freed */
+	char *token;                       /* owned; wiped when freed */
 } ctx;
 
 /* The user's --dt-plan, or the site default for GPU jobs: might this step plan? */
@@ -137,8 +137,8 @@ void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
 	dtplan_http_opts_from_config(&o, c, c->report_timeout_s);
 	o.bearer_token = ctx.token;
 	if (dtplan_http_post_json(c->report_url, &o, body, &err) != DTPLAN_OK)
-		slurm_info(DTPLAN_LOG_PREFIX "report: cannot post the plan of job %u: %s",
-			   r.job_id, dtplan_error_format(&err, buf, sizeof(buf)));
+		slurm_info(DTPLAN_LOG_PREFIX "report: cannot post the plan of job %u: %s", r.job_id,
+			   dtplan_error_format(&err, buf, sizeof(buf)));
 	else
 		slurm_debug(DTPLAN_LOG_PREFIX "report: plan of job %u posted to %s", r.job_id,
 			    c->report_url);

@@ -151,11 +151,11 @@ static const struct dtplan__core *load_core(void)
 	if (dladdr((void *)&options, &info) == 0 || info.dli_fname == NULL ||
 	    (slash = strrchr(info.dli_fname, '/')) == NULL) {
 		slurm_error(DTPLAN_LOG_PREFIX "cannot find the folder spank_dtplan.so was loaded "
-			    "from: the plugin is idle");
+					      "from: the plugin is idle");
 		return NULL;
 	}
-	if (snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
-		     info.dli_fname, CORE_FILE) >= (int)sizeof(path)) {
+	if (snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
+		     CORE_FILE) >= (int)sizeof(path)) {
 		slurm_error(DTPLAN_LOG_PREFIX "%s: path too long: the plugin is idle",
 			    info.dli_fname);
 		return NULL;
@@ -169,8 +169,8 @@ static const struct dtplan__core *load_core(void)
 	core = dlsym(h, "dtplan__spank_core");
 	if (core == NULL || core->abi != DTPLAN_CORE_ABI) {
 		slurm_error(DTPLAN_LOG_PREFIX "%s is not the core of this spank_dtplan.so (ABI "
-			    "%d, expected %d): the plugin is idle", path, core ? core->abi : -1,
-			    DTPLAN_CORE_ABI);
+					      "%d, expected %d): the plugin is idle",
+			    path, core ? core->abi : -1, DTPLAN_CORE_ABI);
 		dlclose(h);
 		return NULL;
 	}

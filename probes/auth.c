@@ -16,7 +16,7 @@
 #include <string.h>
 
 struct munge_auth {
-	munge_ctx_t enc;  /* munge_decode() rewrites its context: one each */
+	munge_ctx_t enc; /* munge_decode() rewrites its context: one each */
 	munge_ctx_t dec;
 };
 
@@ -39,8 +39,7 @@ static enum dtplan_err munge_enc(struct dtplan_auth *a, const void *payload, siz
 }
 
 static enum dtplan_err munge_dec(struct dtplan_auth *a, const char *cred, size_t cred_len,
-				 void **payload, size_t *len, uid_t *uid,
-				 struct dtplan_error *err)
+				 void **payload, size_t *len, uid_t *uid, struct dtplan_error *err)
 {
 	struct munge_auth *m = a->data;
 	char *text = strndup(cred, cred_len);

@@ -102,13 +102,13 @@ enum dtplan_err dtplan_node_cache_write(const char *cache_dir, const char *hostn
 
 /* Where a host's inventory came from. */
 enum dtplan_inventory_origin {
-	DTPLAN_INV_NONE = 0,  /* none: a generic node of the request */
-	DTPLAN_INV_FILE,      /* a file named for it (--node-xml, --node-json) */
-	DTPLAN_INV_MEASURED,  /* the prolog's measurement */
-	DTPLAN_INV_NODE_XML,  /* the site's node_xml= pattern */
-	DTPLAN_INV_CACHE,     /* the cache folder (cache_dir=) */
-	DTPLAN_INV_LIVE,      /* discovered here */
-	DTPLAN_INV_ASSUMED,   /* another host's */
+	DTPLAN_INV_NONE = 0, /* none: a generic node of the request */
+	DTPLAN_INV_FILE,     /* a file named for it (--node-xml, --node-json) */
+	DTPLAN_INV_MEASURED, /* the prolog's measurement */
+	DTPLAN_INV_NODE_XML, /* the site's node_xml= pattern */
+	DTPLAN_INV_CACHE,    /* the cache folder (cache_dir=) */
+	DTPLAN_INV_LIVE,     /* discovered here */
+	DTPLAN_INV_ASSUMED,  /* another host's */
 };
 
 /* "file", "measured", ... (static; "?" when unknown). */
@@ -118,38 +118,38 @@ const char *dtplan_inventory_origin_name(enum dtplan_inventory_origin o);
 struct dtplan_inventory_file {
 	const char *hostlist;
 	const char *path;
-	bool json;            /* "dtplan node --json" output, else hwloc XML */
-	const char *flag;     /* names the file in messages ("--node-xml") */
+	bool json;        /* "dtplan node --json" output, else hwloc XML */
+	const char *flag; /* names the file in messages ("--node-xml") */
 };
 
 /* What the assembler may read.  Everything is borrowed; pointers may be NULL. */
 struct dtplan_inventory_opts {
 	size_t n_hosts;
-	const char (*hosts)[64];               /* the allocation, in its order */
+	const char (*hosts)[64]; /* the allocation, in its order */
 	size_t n_files;
 	const struct dtplan_inventory_file *files;
 	const struct dtplan_measure_file *measured; /* the prolog's measurement */
-	const char *node_xml;                  /* pattern, %n the host's name */
+	const char *node_xml;                       /* pattern, %n the host's name */
 	const char *cache_dir;
-	const char *self;                      /* this host: may be discovered live */
-	double timeout_s;                      /* of a live discovery */
-	const char *assume_like;               /* hosts without one take this host's record;
+	const char *self;        /* this host: may be discovered live */
+	double timeout_s;        /* of a live discovery */
+	const char *assume_like; /* hosts without one take this host's record;
 						* NULL: the first record found */
-	const char *assumed_why;               /* ends "have no inventory..." ("" none) */
+	const char *assumed_why; /* ends "have no inventory..." ("" none) */
 };
 
 struct dtplan_inventory {
 	size_t n_hosts;
-	char (*hosts)[64];        /* owned */
+	char (*hosts)[64];           /* owned */
 	size_t n_records;            /* set.n */
 	struct dtplan_node *records; /* set.nodes: one per distinct hardware, hostname "" */
 	struct dtplan_node_set set;  /* owned: the records and their hash index */
-	int *host_record;         /* owned: record of each host, -1 none (generic) */
-	uint8_t *origin;          /* owned: enum dtplan_inventory_origin of each host */
+	int *host_record;            /* owned: record of each host, -1 none (generic) */
+	uint8_t *origin;             /* owned: enum dtplan_inventory_origin of each host */
 	size_t n_assumed;
-	size_t n_measured;        /* hosts whose record the measurement gave */
-	char assumed_like[64];    /* the host the assumed ones copy */
-	char assumed_from[256];   /* where its record came from (a file, "measured", ...) */
+	size_t n_measured;      /* hosts whose record the measurement gave */
+	char assumed_like[64];  /* the host the assumed ones copy */
+	char assumed_from[256]; /* where its record came from (a file, "measured", ...) */
 	char assumed_why[192];
 };
 
@@ -219,21 +219,21 @@ typedef enum dtplan_err (*dtplan_discover_fn)(void *arg, struct dtplan_node *out
 					      struct dtplan_error *err);
 
 struct dtplan_probe_opts {
-	const char *source;              /* "prolog" or "probe" (the measurement's source) */
+	const char *source; /* "prolog" or "probe" (the measurement's source) */
 	uint32_t job_id;
-	uint32_t session;                /* 0 the prolog, step id + 1 a CLI probe */
+	uint32_t session; /* 0 the prolog, step id + 1 a CLI probe */
 	size_t n_hosts;
-	const char (*hosts)[64];         /* the allocation; hosts[0] leads */
-	uint32_t self;                   /* this node's index in hosts */
-	uid_t uid;                       /* messages are taken from this uid only */
-	struct dtplan_auth *auth;        /* borrowed */
-	uint16_t port_lo, port_hi;       /* the listener's port range (probe_ports=) */
-	const char *interface;           /* link probes over this interface; NULL or "": the
+	const char (*hosts)[64];           /* the allocation; hosts[0] leads */
+	uint32_t self;                     /* this node's index in hosts */
+	uid_t uid;                         /* messages are taken from this uid only */
+	struct dtplan_auth *auth;          /* borrowed */
+	uint16_t port_lo, port_hi;         /* the listener's port range (probe_ports=) */
+	const char *interface;             /* link probes over this interface; NULL or "": the
 					  * addresses the host names resolve to */
 	struct dtplan_probe_params params; /* budget, fan-out, pings, bulk, slot */
-	double start_s;                  /* dtplan_probe_clock() when the work began: the
+	double start_s;                    /* dtplan_probe_clock() when the work began: the
 					  * budget counts from it */
-	dtplan_discover_fn discover;     /* this node's inventory */
+	dtplan_discover_fn discover;       /* this node's inventory */
 	void *discover_arg;
 	const struct dtplan_topology *topology; /* the leader's switch tree (leaves); NULL flat */
 	const struct sockaddr_storage *addrs;   /* tests: node i listens at addrs[i] exactly,
@@ -252,8 +252,8 @@ struct dtplan_probe_opts {
  * Returns DTPLAN_OK, also for partial results; DTPLAN_ERR_INVAL for bad
  * options, DTPLAN_ERR_IO when this node could not listen at all.
  */
-enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o,
-				 struct dtplan_measure_file *out, struct dtplan_error *err);
+enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtplan_measure_file *out,
+				 struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * HTTP: the fabric service and the plans' collector (probes/http.c, the

@@ -117,8 +117,10 @@ static void global_init(void)
 		return;
 	v = curl.version_info(CURLVERSION_NOW);
 	if (v != NULL && !(v->features & CURL_VERSION_ASYNCHDNS))
-		dtplan__log(DTPLAN_LOG_DEBUG, "libcurl %s resolves names synchronously: name "
-			    "lookups are not bounded by the HTTP timeouts", v->version);
+		dtplan__log(DTPLAN_LOG_DEBUG,
+			    "libcurl %s resolves names synchronously: name "
+			    "lookups are not bounded by the HTTP timeouts",
+			    v->version);
 }
 
 void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtplan_config *c,
@@ -237,12 +239,14 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 	case CURLE_FILESIZE_EXCEEDED:
 		return dtplan__error(err, DTPLAN_ERR_RANGE, url, 0,
 				     "the answer is larger than the %zu bytes allowed "
-				     "(HttpMaxSize=)", o->max_bytes);
+				     "(HttpMaxSize=)",
+				     o->max_bytes);
 	case CURLE_WRITE_ERROR:
 		if (s->over)
 			return dtplan__error(err, DTPLAN_ERR_RANGE, url, 0,
 					     "the answer is larger than the %zu bytes allowed "
-					     "(HttpMaxSize=)", o->max_bytes);
+					     "(HttpMaxSize=)",
+					     o->max_bytes);
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
 	case CURLE_TOO_MANY_REDIRECTS:
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "more than %d redirects (%s)",
@@ -258,7 +262,8 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 	if (status >= 300 && status < 400 && !o->follow_redirects)
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0,
 				     "HTTP %ld: redirects are not followed here; give the final "
-				     "address", status);
+				     "address",
+				     status);
 	if (status < 200 || status >= 300)
 		return dtplan__error(err, DTPLAN_ERR_IO, url, 0, "HTTP %ld", status);
 	return DTPLAN_OK;
@@ -444,8 +449,8 @@ enum dtplan_err dtplan_http_read_token(const char *path, char **token, struct dt
 		goto out;
 	}
 	*token = strndup(buf + a, b - a);
-	rv = *token != NULL ? DTPLAN_OK : dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0,
-							 "out of memory");
+	rv = *token != NULL ? DTPLAN_OK
+			    : dtplan__error(err, DTPLAN_ERR_NOMEM, path, 0, "out of memory");
 out:
 	memset(buf, 0, sizeof(buf));
 	if (fd >= 0)
@@ -474,8 +479,7 @@ struct cached {
 };
 
 /* Reads the cache file for c's URL.  False with why (for the warning). */
-static bool cache_read(const struct dtplan_config *c, struct cached *out, char *why,
-		       size_t size)
+static bool cache_read(const struct dtplan_config *c, struct cached *out, char *why, size_t size)
 {
 	struct dtplan_error e = {0};
 	char *text = NULL, *nl, *url, *end, buf[600];
@@ -592,7 +596,7 @@ static bool parse_cache(const struct dtplan_config *c, const struct cached *k,
 
 	if (dtplan_fabric_desc_parse(k->body, k->len, c->fabric_cache, desc, &e) != DTPLAN_OK) {
 		say(why, size, "the cached answer does not parse: %s",
-			 dtplan_error_format(&e, buf, sizeof(buf)));
+		    dtplan_error_format(&e, buf, sizeof(buf)));
 		return false;
 	}
 	/* the fabric is the service's: messages name its URL */
@@ -623,13 +627,13 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	if (offline) {
 		if (cached != NULL)
 			say(out->warning, sizeof(out->warning),
-				 "fabric service %s: not asked from an srun step; its answer "
-				 "cached in %s is %s old (FabricCacheTTL=%s)", c->fabric_url,
-				 c->fabric_cache, age, ttl);
+			    "fabric service %s: not asked from an srun step; its answer "
+			    "cached in %s is %s old (FabricCacheTTL=%s)",
+			    c->fabric_url, c->fabric_cache, age, ttl);
 		else
 			say(out->warning, sizeof(out->warning),
-				 "fabric service %s: not asked from an srun step; %s",
-				 c->fabric_url, why);
+			    "fabric service %s: not asked from an srun step; %s", c->fabric_url,
+			    why);
 		goto use_cache;
 	}
 	/* 2. ask */
@@ -658,11 +662,11 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	/* 3. the cached answer of any age, 4. nothing */
 	if (cached != NULL)
 		say(out->warning, sizeof(out->warning),
-			 "fabric service %s: %s; using its answer cached in %s %s ago",
-			 c->fabric_url, fault, c->fabric_cache, age);
+		    "fabric service %s: %s; using its answer cached in %s %s ago", c->fabric_url,
+		    fault, c->fabric_cache, age);
 	else
-		say(out->warning, sizeof(out->warning), "fabric service %s: %s; %s",
-			 c->fabric_url, fault, why);
+		say(out->warning, sizeof(out->warning), "fabric service %s: %s; %s", c->fabric_url,
+		    fault, why);
 use_cache:
 	if (cached != NULL) {
 		out->origin = DTPLAN_FABRIC_ORIGIN_CACHE;

@@ -218,7 +218,7 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 	/* 1. files named for hosts (the first naming a host wins) */
 	for (size_t f = 0; f < o->n_files; f++) {
 		const struct dtplan_inventory_file *file = &o->files[f];
-		char (*names)[64] = NULL;
+		char(*names)[64] = NULL;
 		size_t nn = 0;
 		int rec;
 
@@ -286,8 +286,8 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 		if (inv->host_record[i] >= 0)
 			continue;
 		if (o->node_xml != NULL && o->node_xml[0] != '\0' &&
-		    dtplan_inventory_node_xml(o->node_xml, inv->hosts[i], path, sizeof(path), &e2) ==
-			    DTPLAN_OK &&
+		    dtplan_inventory_node_xml(o->node_xml, inv->hosts[i], path, sizeof(path),
+					      &e2) == DTPLAN_OK &&
 		    access(path, R_OK) == 0) {
 			if (dtplan_node_from_xml(path, n, &e2) == DTPLAN_OK) {
 				if (take(inv, i, tmp, n, DTPLAN_INV_NODE_XML) != 0)
@@ -321,8 +321,8 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 			if (rv != DTPLAN_OK) {
 				char buf[768];
 
-				dtplan__error(err, rv, "", 0, "cannot discover node %s: %s", o->self,
-					      dtplan_error_format(&e2, buf, sizeof(buf)));
+				dtplan__error(err, rv, "", 0, "cannot discover node %s: %s",
+					      o->self, dtplan_error_format(&e2, buf, sizeof(buf)));
 				goto out;
 			}
 			if (take(inv, (size_t)k, tmp, n, DTPLAN_INV_LIVE) != 0)
@@ -335,7 +335,8 @@ enum dtplan_err dtplan_inventory_assemble(const struct dtplan_inventory_opts *o,
 
 		if (k >= 0 && inv->host_record[k] >= 0) {
 			like = inv->host_record[k];
-			snprintf(inv->assumed_like, sizeof(inv->assumed_like), "%s", o->assume_like);
+			snprintf(inv->assumed_like, sizeof(inv->assumed_like), "%s",
+				 o->assume_like);
 			snprintf(inv->assumed_from, sizeof(inv->assumed_from), "%s",
 				 dtplan_inventory_origin_name(inv->origin[k]));
 		}
@@ -381,7 +382,7 @@ void dtplan_inventory_cluster(const struct dtplan_inventory *inv, struct dtplan_
 
 enum dtplan_err dtplan_inventory_note(const struct dtplan_inventory *inv, struct dtplan_plan *p)
 {
-	char (*names)[64], list[256];
+	char(*names)[64], list[256];
 	size_t n = 0;
 	enum dtplan_err rv;
 

@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PING_MIN 8           /* kind byte, sequence */
+#define PING_MIN 8 /* kind byte, sequence */
 #define PING_MAX 65536
-#define CHUNK (64 << 10)     /* bulk writes and reads */
-#define SNDBUF (256 << 10)   /* bounds what is still in flight when sending stops */
-#define MAX_SAMPLES 4096     /* arrival samples kept by the peer */
-#define SKIP_FRACTION 0.2    /* of the transfer's time, left out at its start */
-#define DRAIN_S 0.06         /* after the bulk time, for what is still in flight */
+#define CHUNK (64 << 10)   /* bulk writes and reads */
+#define SNDBUF (256 << 10) /* bounds what is still in flight when sending stops */
+#define MAX_SAMPLES 4096   /* arrival samples kept by the peer */
+#define SKIP_FRACTION 0.2  /* of the transfer's time, left out at its start */
+#define DRAIN_S 0.06       /* after the bulk time, for what is still in flight */
 
 static int cmp_double(const void *pa, const void *pb)
 {
@@ -59,8 +59,7 @@ static size_t ping_size(uint32_t bytes)
  * an echo left in the socket would be read as the peer's report.  -1 when
  * an echo did not come back (the connection is then of no further use).
  */
-static ssize_t pings(int fd, const struct dtplan_wire_go *go, double end, double hard,
-		     double *rtt)
+static ssize_t pings(int fd, const struct dtplan_wire_go *go, double end, double hard, double *rtt)
 {
 	size_t size = ping_size(go->ping_bytes), n = 0;
 	uint8_t out[PING_MAX], in[PING_MAX];
@@ -120,15 +119,15 @@ static int bulk(int fd, const struct dtplan_wire_go *go, double deadline)
 	return 0;
 }
 
-enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self,
-				   uint32_t peer, uint32_t round, uint8_t kind,
+enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self, uint32_t peer,
+				   uint32_t round, uint8_t kind,
 				   const struct sockaddr_storage *addr,
 				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
 				   struct dtplan_link_result *out, struct dtplan_error *err)
 {
 	double deadline = slot->end - 0.01;
-	struct dtplan_wire_probe p = {self, peer, go->ping_count, go->ping_bytes, go->bulk_us,
-				      go->bulk_bytes};
+	struct dtplan_wire_probe p = {self,           peer,        go->ping_count,
+				      go->ping_bytes, go->bulk_us, go->bulk_bytes};
 	struct dtplan_wire_header h = {0}, rh;
 	struct dtplan_wire_report rep;
 	double *rtt = NULL, now = dtplan_probe_clock();
@@ -229,22 +228,21 @@ out:
 
 struct dtplan__link_srv {
 	uint32_t round;
-	size_t ping;           /* frame size */
-	uint32_t pings_left;   /* the prober may stop early: PINGS_END says so */
+	size_t ping;         /* frame size */
+	uint32_t pings_left; /* the prober may stop early: PINGS_END says so */
 	uint8_t frame[PING_MAX];
-	size_t have;           /* bytes of the current ping frame */
+	size_t have; /* bytes of the current ping frame */
 	bool bulk;
 	uint64_t bytes;
-	size_t n;              /* samples */
-	size_t stride;         /* keep every stride-th arrival */
+	size_t n;      /* samples */
+	size_t stride; /* keep every stride-th arrival */
 	size_t seen;
 	double t[MAX_SAMPLES];
 	uint64_t b[MAX_SAMPLES];
 	double first, last;
 };
 
-struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p,
-						 uint32_t round)
+struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p, uint32_t round)
 {
 	struct dtplan__link_srv *s = calloc(1, sizeof(*s));
 
@@ -316,9 +314,8 @@ static int send_report(struct dtplan__link_srv *s, int fd, const struct dtplan__
 	return rv == DTPLAN_OK ? 1 : -1;
 }
 
-int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd,
-			    const struct dtplan__peer_rules *r, uint32_t self, double deadline,
-			    struct dtplan_error *err)
+int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
+			    uint32_t self, double deadline, struct dtplan_error *err)
 {
 	if (!s->bulk || s->bytes == 0) {
 		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
@@ -386,8 +383,8 @@ int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtpla
 		}
 		s->pings_left--;
 		if (dtplan__write_all(fd, s->frame, s->ping, deadline) != 0) {
-			dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "round %u: echo: %s", s->round,
-				      strerror(errno));
+			dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "round %u: echo: %s",
+				      s->round, strerror(errno));
 			return -1;
 		}
 	}

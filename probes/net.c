@@ -141,8 +141,8 @@ int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, 
 
 int dtplan__connect_start(const struct sockaddr_storage *a)
 {
-	socklen_t len = a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						  : sizeof(struct sockaddr_in);
+	socklen_t len =
+		a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -363,9 +363,9 @@ enum dtplan_err dtplan__iface_addr(const char *ifname, struct dtplan_wire_addr *
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET ||
 		    (i->ifa_addr->sa_family == AF_INET6 && !found)) {
-			memcpy(&pick, i->ifa_addr, i->ifa_addr->sa_family == AF_INET
-							   ? sizeof(struct sockaddr_in)
-							   : sizeof(struct sockaddr_in6));
+			memcpy(&pick, i->ifa_addr,
+			       i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+								 : sizeof(struct sockaddr_in6));
 			if (i->ifa_addr->sa_family == AF_INET6 &&
 			    IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)&pick)->sin6_addr))
 				continue;
@@ -443,9 +443,10 @@ enum dtplan_err dtplan__msg_check_cred(const struct dtplan__peer_rules *r,
 	if (rv != DTPLAN_OK)
 		goto out;
 	if (uid != r->uid) {
-		rv = dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
-				   "a %s message with a credential of uid %u (only uid %u is taken)",
-				   dtplan_wire_type_name(h->type), (unsigned)uid, (unsigned)r->uid);
+		rv = dtplan__error(
+			err, DTPLAN_ERR_POLICY, "probe", 0,
+			"a %s message with a credential of uid %u (only uid %u is taken)",
+			dtplan_wire_type_name(h->type), (unsigned)uid, (unsigned)r->uid);
 		goto out;
 	}
 	rv = dtplan_wire_check_seal_fields(h, payload, plen, err);

@@ -99,8 +99,8 @@ static int collect(int fd, char **buf, size_t *used, size_t *cap, size_t max)
  */
 static void child_signals(void)
 {
-	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
-				    SIGTERM, SIGALRM, SIGPIPE};
+	static const int fatal[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE, SIGABRT,
+				    SIGSYS,  SIGTERM, SIGALRM, SIGPIPE};
 	sigset_t none;
 
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(fatal); i++)
@@ -174,8 +174,7 @@ static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeo
 		}
 		if (got < 0) {
 			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
-					   "%s: cannot read its output: %s", what,
-					   strerror(errno));
+					   "%s: cannot read its output: %s", what, strerror(errno));
 			goto kill;
 		}
 		if (got == 1) {
@@ -277,8 +276,8 @@ enum dtplan_err dtplan__run_bounded_out(dtplan__child_out_fn fn, void *arg, doub
 
 /* What one child loads and what it does with the topology. */
 struct child_job {
-	const char *path;   /* the XML file, for messages; NULL for a live discovery */
-	const char *text;   /* its text, checked by the parent; NULL: live */
+	const char *path; /* the XML file, for messages; NULL for a live discovery */
+	const char *text; /* its text, checked by the parent; NULL: live */
 	size_t len;
 	const char *fsroot; /* live: HWLOC_FSROOT */
 	const char *source; /* "live", "xml", "cache" */
@@ -461,8 +460,7 @@ static enum dtplan_err read_answer(const char *answer, struct dtplan_node *out,
 		return dtplan_node_from_json(answer, out, err);
 	text = strchr(answer, '\n');
 	if (text == NULL || sscanf(answer, "!%d %d %n", &code, &line, &used) < 2 || used <= 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
-				     "hwloc child: unreadable answer");
+		return dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "hwloc child: unreadable answer");
 	if ((size_t)(text - answer - used) < sizeof(source))
 		memcpy(source, answer + used, (size_t)(text - answer - used));
 	if (code <= DTPLAN_OK || code >= DTPLAN_ERR__LAST)
@@ -503,8 +501,8 @@ enum dtplan_err dtplan__node_from_xml_text(const char *text, size_t len, const c
 					   const char *source, double timeout_s,
 					   struct dtplan_node *out, struct dtplan_error *err)
 {
-	struct child_job job = {.path = name, .text = text, .len = len, .source = source,
-				.export_fd = -1};
+	struct child_job job = {
+		.path = name, .text = text, .len = len, .source = source, .export_fd = -1};
 	enum dtplan_err rv;
 
 	rv = check_xml_shape(name, text, len, err);

@@ -379,8 +379,8 @@ static int closeness(hwloc_obj_t a, hwloc_obj_t b, int numa_a, int numa_b)
 	hwloc_obj_t up[64];
 	size_t n_up = 0;
 
-	for (hwloc_obj_t p = a->parent; p != NULL && hwloc_obj_type_is_io(p->type) &&
-					n_up < DTPLAN_ARRAY_SIZE(up);
+	for (hwloc_obj_t p = a->parent;
+	     p != NULL && hwloc_obj_type_is_io(p->type) && n_up < DTPLAN_ARRAY_SIZE(up);
 	     p = p->parent)
 		up[n_up++] = p;
 	for (hwloc_obj_t p = b->parent; p != NULL && hwloc_obj_type_is_io(p->type); p = p->parent) {

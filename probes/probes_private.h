@@ -148,7 +148,8 @@ enum dtplan_err dtplan__msg_check_header(const struct dtplan__peer_rules *r,
 					 struct dtplan_error *err);
 enum dtplan_err dtplan__msg_check_cred(const struct dtplan__peer_rules *r,
 				       const struct dtplan_wire_header *h, const char *cred,
-				       uint8_t seal[DTPLAN_WIRE_SEAL_LEN], struct dtplan_error *err);
+				       uint8_t seal[DTPLAN_WIRE_SEAL_LEN],
+				       struct dtplan_error *err);
 
 /* Reads and checks one whole message by deadline (blocking style on a
  * non-blocking fd).  Caller frees *body. */
@@ -184,8 +185,8 @@ void dtplan__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t 
  * (flags without DTPLAN_LINK_OK when the peer did not report).  Returns
  * DTPLAN_OK when the pair completed.
  */
-enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self,
-				   uint32_t peer, uint32_t round, uint8_t kind,
+enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self, uint32_t peer,
+				   uint32_t round, uint8_t kind,
 				   const struct sockaddr_storage *addr,
 				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
 				   struct dtplan_link_result *out, struct dtplan_error *err);
@@ -193,17 +194,15 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 /* The peer's side, fed by the engine's event loop once the probe message
  * is in. */
 struct dtplan__link_srv;
-struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p,
-						 uint32_t round);
+struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p, uint32_t round);
 /* Reads what fd has: 0 more to come, 1 done (the report is sent), -1 failed
  * (err says why). */
 int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
 			  uint32_t self, double deadline, struct dtplan_error *err);
 /* The report time came before the prober's end: reports what arrived.
  * 1 sent, -1 failed. */
-int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd,
-			    const struct dtplan__peer_rules *r, uint32_t self, double deadline,
-			    struct dtplan_error *err);
+int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
+			    uint32_t self, double deadline, struct dtplan_error *err);
 void dtplan__link_srv_destroy(struct dtplan__link_srv *s);
 
 #endif /* DTPLAN_PROBES_PRIVATE_H */

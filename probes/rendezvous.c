@@ -37,13 +37,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define EXTRA_CONNS 48        /* beyond the fan-out: adopted children, probes, strays */
-#define FIRST_MSG_S 1.0       /* a new connection's first message must come by then */
-#define MSG_S 2.0             /* a message, once begun, must end by then */
+#define EXTRA_CONNS 48  /* beyond the fan-out: adopted children, probes, strays */
+#define FIRST_MSG_S 1.0 /* a new connection's first message must come by then */
+#define MSG_S 2.0       /* a message, once begun, must end by then */
 #define CONNECT_S 0.2
 #define ACK_S 0.5
 #define RETRY_S 0.02
-#define WRITE_RESERVE_S 0.2   /* kept at the end of the budget for the leader's file */
+#define WRITE_RESERVE_S 0.2 /* kept at the end of the budget for the leader's file */
 
 enum conn_kind { C_FREE = 0, C_NEW, C_CHILD, C_PROBE };
 
@@ -51,7 +51,7 @@ enum conn_kind { C_FREE = 0, C_NEW, C_CHILD, C_PROBE };
 struct conn {
 	int fd;
 	enum conn_kind kind;
-	uint32_t node;        /* once joined (C_CHILD) or probing (C_PROBE) */
+	uint32_t node; /* once joined (C_CHILD) or probing (C_PROBE) */
 	char where[64];
 	double idle_deadline; /* C_NEW: the first message by then; C_PROBE: the report */
 	double round_end;     /* C_PROBE: the round's end */
@@ -78,7 +78,7 @@ struct uplink {
 	double next_try, deadline, fallback_at;
 	bool resolved;
 	struct sockaddr_storage addr;
-	struct conn rx;       /* fd and the message being read */
+	struct conn rx; /* fd and the message being read */
 };
 
 struct engine {
@@ -113,7 +113,7 @@ struct engine {
 	bool any_join;
 	/* the rounds */
 	bool have_go;
-	struct dtplan_wire_go go;   /* the parameters; assign: this node's only */
+	struct dtplan_wire_go go; /* the parameters; assign: this node's only */
 	struct dtplan_wire_assign mine;
 	double t_rounds, t_end, res_deadline;
 	bool rounds_over;
@@ -236,7 +236,7 @@ static int conn_read(struct engine *e, struct conn *c, struct dtplan_error *err)
 		c->body_got += (size_t)got;
 		if (c->body_got < c->h.body_len)
 			continue;
-complete:
+	complete:
 		if (c->cred == NULL || c->body == NULL) {
 			/* an empty credential or body: allocate what the checks need */
 			if (c->cred == NULL && (c->cred = malloc(1)) == NULL)
@@ -375,8 +375,9 @@ static enum dtplan_err merge_inventory(struct engine *e, uint32_t from,
 	for (size_t i = 0; i < v->n_entries; i++) {
 		const struct dtplan_wire_entry *x = &v->entries[i];
 
-		if (add_entry(e, x, x->record != DTPLAN_WIRE_NO_RECORD ? v->records[x->record]
-								     : NULL) != DTPLAN_OK)
+		if (add_entry(e, x,
+			      x->record != DTPLAN_WIRE_NO_RECORD ? v->records[x->record] : NULL) !=
+		    DTPLAN_OK)
 			return dtplan__error(err, DTPLAN_ERR_NOMEM, "probe", 0, "out of memory");
 	}
 	return DTPLAN_OK;
@@ -416,8 +417,9 @@ static void send_inventory(struct engine *e)
 	if (dtplan_wire_inventory_encode(&v, &body, &len, &err) != DTPLAN_OK ||
 	    dtplan__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
 			     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
-		dtplan__log(DTPLAN_LOG_WARNING, "probe: node %u: cannot send the inventories to "
-						"node %u: %s",
+		dtplan__log(DTPLAN_LOG_WARNING,
+			    "probe: node %u: cannot send the inventories to "
+			    "node %u: %s",
 			    e->self, e->up.target, err.text);
 	else
 		e->sent_entries = e->n_entries;
@@ -449,8 +451,8 @@ static bool children_in(const struct engine *e, bool results)
 	for (size_t k = 0; k < e->max_conns; k++) {
 		const struct conn *x = &e->conns[k];
 
-		if (x->kind == C_CHILD && !(results ? x->results_in || !x->inventory_in
-						    : x->inventory_in))
+		if (x->kind == C_CHILD &&
+		    !(results ? x->results_in || !x->inventory_in : x->inventory_in))
 			return false;
 	}
 	return true;
@@ -539,7 +541,7 @@ static void plan_rounds(struct engine *e)
 	e->go.ping_window_us = (uint32_t)(fmin(p->ping_window_s, 0.25 * slot) * 1e6);
 	/* pings, bulk, the drain allowance (links.c) and 50 ms for the report */
 	e->go.bulk_us = (uint32_t)(fmax(0.0, fmin(p->bulk_s, slot - e->go.ping_window_us * 1e-6 -
-							     0.06 - 0.05)) *
+								     0.06 - 0.05)) *
 				   1e6);
 	e->go.bulk_bytes = p->bulk_bytes;
 	for (uint32_t i = 0; i < e->n; i++) {
@@ -596,13 +598,14 @@ static void forward_go(struct engine *e, const struct dtplan_wire_assign *all, s
 		for (size_t i = 0; i < n_all; i++)
 			if (dtplan_probe_tree_contains(c->node, all[i].node, e->fanout))
 				g.assign[g.n_assign++] = all[i];
-		g.delay_us = spent * 1e6 < e->go.delay_us ? e->go.delay_us - (uint32_t)(spent * 1e6)
-							   : 0;
+		g.delay_us =
+			spent * 1e6 < e->go.delay_us ? e->go.delay_us - (uint32_t)(spent * 1e6) : 0;
 		if (dtplan_wire_go_encode(&g, &body, &len, &err) != DTPLAN_OK ||
 		    dtplan__msg_send(c->fd, e->rules.auth, &h, body, len,
 				     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
-			dtplan__log(DTPLAN_LOG_WARNING, "probe: node %u: cannot send the schedule to "
-							"node %u: %s",
+			dtplan__log(DTPLAN_LOG_WARNING,
+				    "probe: node %u: cannot send the schedule to "
+				    "node %u: %s",
 				    e->self, c->node, err.text);
 		free(body);
 		free(g.assign);
@@ -670,8 +673,9 @@ static void send_results(struct engine *e)
 	if (dtplan_wire_results_encode(&r, &body, &len, &err) != DTPLAN_OK ||
 	    dtplan__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
 			     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
-		dtplan__log(DTPLAN_LOG_WARNING, "probe: node %u: cannot send the results to node "
-						"%u: %s",
+		dtplan__log(DTPLAN_LOG_WARNING,
+			    "probe: node %u: cannot send the results to node "
+			    "%u: %s",
 			    e->self, e->up.target, err.text);
 	else
 		e->results_sent = true;
@@ -739,8 +743,9 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 
 		if (dtplan_wire_probe_decode(c->body, h->body_len, &p, err) != DTPLAN_OK)
 			return -1;
-		if (!e->have_go || r < 1 || r > e->go.n_rounds || e->mine.peer[r - 1] != (int32_t)s ||
-		    e->mine.sends[r - 1] || p.from != s || p.to != e->self)
+		if (!e->have_go || r < 1 || r > e->go.n_rounds ||
+		    e->mine.peer[r - 1] != (int32_t)s || e->mine.sends[r - 1] || p.from != s ||
+		    p.to != e->self)
 			return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
 					     "node %u is not node %u's prober in round %u", s,
 					     e->self, r);
@@ -789,8 +794,8 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 	default:
 		break;
 	}
-	return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
-			     "a %s message from node %u %s", dtplan_wire_type_name(h->type), s,
+	return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0, "a %s message from node %u %s",
+			     dtplan_wire_type_name(h->type), s,
 			     c->kind == C_NEW ? "before it joined" : "that it may not send here");
 }
 
@@ -829,8 +834,8 @@ static int on_go(struct engine *e, const uint8_t *body, size_t len, struct dtpla
 	e->have_go = true;
 	e->t_rounds = t + g.delay_us * 1e-6;
 	e->t_end = e->t_rounds + (double)g.n_rounds * g.slot_us * 1e-6;
-	e->res_deadline = fmin(e->t_end + 0.05 + 0.03 * (double)(e->depth - e->my_depth),
-			       e->deadline);
+	e->res_deadline =
+		fmin(e->t_end + 0.05 + 0.03 * (double)(e->depth - e->my_depth), e->deadline);
 	forward_go(e, g.assign, g.n_assign, t);
 	free(g.assign);
 	return 0;
@@ -855,8 +860,9 @@ static void up_fail(struct engine *e, const char *why)
 	}
 	/* no answer for long enough: the parent's parent stands in */
 	if (now() >= u->fallback_at && u->target != 0) {
-		dtplan__log(DTPLAN_LOG_INFO, "probe: job %u node %u: node %u does not answer; "
-					     "joining node %u",
+		dtplan__log(DTPLAN_LOG_INFO,
+			    "probe: job %u node %u: node %u does not answer; "
+			    "joining node %u",
 			    e->o->job_id, e->self, u->target,
 			    dtplan_probe_tree_parent(u->target, e->fanout));
 		u->target = dtplan_probe_tree_parent(u->target, e->fanout);
@@ -874,7 +880,8 @@ static void up_try(struct engine *e)
 	if (!u->resolved) {
 		if (e->o->addrs != NULL) {
 			u->addr = e->o->addrs[u->target];
-		} else if (dtplan__resolve(e->o->hosts[u->target], 0, &u->addr, &err) != DTPLAN_OK) {
+		} else if (dtplan__resolve(e->o->hosts[u->target], 0, &u->addr, &err) !=
+			   DTPLAN_OK) {
 			u->next_try = now() + 0.1;
 			u->fallback_at = fmin(u->fallback_at, now());
 			up_fail(e, err.text);
@@ -883,9 +890,8 @@ static void up_try(struct engine *e)
 		u->resolved = true;
 	}
 	if (e->o->addrs == NULL)
-		dtplan__addr_set_port(&u->addr,
-				      dtplan__port_candidate(e->o->port_lo, e->o->port_hi, e->seed,
-							     u->cand));
+		dtplan__addr_set_port(&u->addr, dtplan__port_candidate(e->o->port_lo, e->o->port_hi,
+								       e->seed, u->cand));
 	u->rx.fd = dtplan__connect_start(&u->addr);
 	if (u->rx.fd < 0) {
 		up_fail(e, strerror(errno));
@@ -998,8 +1004,8 @@ static void conn_event(struct engine *e, struct conn *c)
 	if (c->kind == C_PROBE) {
 		rc = dtplan__link_srv_step(c->srv, c->fd, &e->rules, e->self, c->round_end, &err);
 		if (rc < 0)
-			dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of node %u: %s", e->self,
-				    c->node, err.text);
+			dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of node %u: %s",
+				    e->self, c->node, err.text);
 		if (rc != 0)
 			conn_close(c);
 		return;
@@ -1083,8 +1089,9 @@ static void progress(struct engine *e)
 				    (!e->any_join && e->n > 1 &&
 				     t >= e->start + fmin(1.5, 0.3 * e->o->params.budget_s)))) {
 			if (!e->any_join && e->n > 1)
-				note(e, "no other node joined within %.1f s: the prolog ran on %s "
-					"only (is PrologFlags=Alloc set in slurm.conf?)",
+				note(e,
+				     "no other node joined within %.1f s: the prolog ran on %s "
+				     "only (is PrologFlags=Alloc set in slurm.conf?)",
 				     t - e->start, e->o->hosts[0]);
 			plan_rounds(e);
 			if (e->assign != NULL)
@@ -1119,7 +1126,7 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 		for (size_t k = 0; k < e->max_conns; k++) {
 			struct conn *c = &e->conns[k];
 			/* a begun message's deadline; a child may be silent between messages */
-			double d = c->msg_deadline > 0 ? c->msg_deadline
+			double d = c->msg_deadline > 0  ? c->msg_deadline
 				   : c->kind == C_CHILD ? 0
 							: c->idle_deadline;
 
@@ -1131,8 +1138,9 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 				/* the report is due: what arrived is the measurement */
 				if (dtplan__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
 							    c->round_end, &err) < 0)
-					dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of "
-								     "node %u: %s",
+					dtplan__log(DTPLAN_LOG_INFO,
+						    "probe: node %u: probe of "
+						    "node %u: %s",
 						    e->self, c->node, err.text);
 				conn_close(c);
 				continue;
@@ -1178,7 +1186,8 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 			p[np].fd = e->pipe[0];
 			p[np++].events = POLLIN;
 		}
-		if (e->up.state == U_CONNECTING || e->up.state == U_JOINING || e->up.state == U_UP) {
+		if (e->up.state == U_CONNECTING || e->up.state == U_JOINING ||
+		    e->up.state == U_UP) {
 			up_ix = np;
 			p[np].fd = e->up.rx.fd;
 			p[np++].events = e->up.state == U_CONNECTING ? POLLOUT : POLLIN;
@@ -1200,7 +1209,8 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 			on_discovered(e);
 		if (up_ix != SIZE_MAX && p[up_ix].revents)
 			up_event(e, p[up_ix].revents);
-		for (size_t k = 0, i = up_ix != SIZE_MAX ? up_ix + 1 : (disc_ix != SIZE_MAX ? 2 : 1);
+		for (size_t k = 0,
+			    i = up_ix != SIZE_MAX ? up_ix + 1 : (disc_ix != SIZE_MAX ? 2 : 1);
 		     k < e->max_conns; k++) {
 			struct conn *c = &e->conns[k];
 
@@ -1258,8 +1268,9 @@ static void run_rounds(struct engine *e)
 			continue;
 		}
 		if (!dtplan__wire_to_addr(&e->mine.peer_addr[r], &addr)) {
-			dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: round %u: no address of node "
-						     "%d",
+			dtplan__log(DTPLAN_LOG_INFO,
+				    "probe: node %u: round %u: no address of node "
+				    "%d",
 				    e->self, r + 1, q);
 			continue;
 		}
@@ -1354,8 +1365,8 @@ static enum dtplan_err measure(struct engine *e, struct dtplan_measure_file *out
 			note(e, "%s has no inventory: %s", e->o->hosts[x->node], x->note);
 	}
 	for (uint32_t i = 0; i < e->n; i++)
-		complete[i] = e->done[i] ||
-			      (e->present != NULL && !e->present[i] && e->have_entry[i]);
+		complete[i] =
+			e->done[i] || (e->present != NULL && !e->present[i] && e->have_entry[i]);
 	in.source = e->o->source != NULL ? e->o->source : "probe";
 	in.n_nodes = e->n;
 	in.hosts = e->o->hosts;
@@ -1387,8 +1398,8 @@ out:
 	return rv;
 }
 
-enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o,
-				 struct dtplan_measure_file *out, struct dtplan_error *err)
+enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtplan_measure_file *out,
+				 struct dtplan_error *err)
 {
 	struct engine e;
 	enum dtplan_err rv;
@@ -1480,8 +1491,9 @@ enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o,
 		rv = measure(&e, out, err);
 	} else {
 		if (!e.results_sent)
-			dtplan__log(DTPLAN_LOG_INFO, "probe: job %u node %u: ended without sending "
-						     "results (%s)",
+			dtplan__log(DTPLAN_LOG_INFO,
+				    "probe: job %u node %u: ended without sending "
+				    "results (%s)",
 				    o->job_id, e.self,
 				    e.up.state == U_UP ? "no schedule came" : "no parent answered");
 		rv = DTPLAN_OK;

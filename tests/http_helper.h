@@ -11,10 +11,10 @@
 #include <sys/types.h>
 
 struct test_server {
-	pid_t pid;            /* the server, 0 when not running */
-	char dir[256];        /* its folder: files it serves, what it records */
-	int port;             /* where it listens on 127.0.0.1 */
-	int closed_port;      /* where nothing listens */
+	pid_t pid;       /* the server, 0 when not running */
+	char dir[256];   /* its folder: files it serves, what it records */
+	int port;        /* where it listens on 127.0.0.1 */
+	int closed_port; /* where nothing listens */
 };
 
 /* Starts the server in a fresh temporary folder and waits until it listens.

@@ -139,13 +139,13 @@ static void log_append(const char *level, const char *fmt, va_list ap)
 	}
 }
 
-#define LOG_FN(fn, level)                              \
-	void fn(const char *fmt, ...)                  \
-	{                                              \
-		va_list ap;                            \
-		va_start(ap, fmt);                     \
-		log_append(level, fmt, ap);            \
-		va_end(ap);                            \
+#define LOG_FN(fn, level)                                                                          \
+	void fn(const char *fmt, ...)                                                              \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		log_append(level, fmt, ap);                                                        \
+		va_end(ap);                                                                        \
 	}
 
 LOG_FN(slurm_error, "error")

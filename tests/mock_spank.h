@@ -20,7 +20,7 @@ struct mock_items {
 	uint32_t job_id, step_id, nnodes, node_id, local_task_count, restart_count;
 	uid_t uid;
 	int task_id;
-	bool in_task; /* S_TASK_ID answers only inside a task */
+	bool in_task;  /* S_TASK_ID answers only inside a task */
 	int fail_item; /* an item spank_get_item() refuses with ESPANK_ERROR (0: none) */
 };
 
@@ -31,7 +31,7 @@ void mock_spank_reset(void);
 
 /* The job environment behind spank_getenv()/spank_setenv(). */
 void mock_env_set(const char *name, const char *value);
-void mock_env_unset(const char *name); /* a task's fresh copy of the job's */
+void mock_env_unset(const char *name);      /* a task's fresh copy of the job's */
 const char *mock_env_get(const char *name); /* NULL when unset */
 
 /* spank_setenv() of this name fails with ESPANK_ERROR (NULL: none). */

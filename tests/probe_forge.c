@@ -103,9 +103,12 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"to", required_argument, NULL, 't'},   {"port", required_argument, NULL, 'p'},
-		{"job", required_argument, NULL, 'j'},  {"socket", required_argument, NULL, 's'},
-		{"nodes", required_argument, NULL, 'n'}, {"wait", required_argument, NULL, 'w'},
+		{"to", required_argument, NULL, 't'},
+		{"port", required_argument, NULL, 'p'},
+		{"job", required_argument, NULL, 'j'},
+		{"socket", required_argument, NULL, 's'},
+		{"nodes", required_argument, NULL, 'n'},
+		{"wait", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
 	struct dtplan_auth *auth = NULL;

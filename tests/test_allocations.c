@@ -84,7 +84,8 @@ static void plan_create__every_preset_every_node_count__plans_or_names_fewest(vo
 						fewest = nodes;
 					planned++;
 				} else if (fewest != 0) {
-					fail_msg("%s on %d %s nodes: no plan after %d nodes planned: %s",
+					fail_msg("%s on %d %s nodes: no plan after %d nodes "
+						 "planned: %s",
 						 presets[k].name, nodes, gpus[g], fewest, err.text);
 				} else if (rv != DTPLAN_ERR_NO_FIT || nodes >= bound + 2) {
 					fail_msg("%s on %d %s nodes (state needs %d): %s",
@@ -225,7 +226,8 @@ static void plan_create__exact_batch_unreachable__names_nearest(void **state)
 	assert_null(p);
 	snprintf(want, sizeof(want), "the nearest are %d and %d", 1021 / dp * dp,
 		 1021 / dp * dp + dp);
-	if (strstr(err.text, "global batch 1021 is exact") == NULL || strstr(err.text, want) == NULL)
+	if (strstr(err.text, "global batch 1021 is exact") == NULL ||
+	    strstr(err.text, want) == NULL)
 		fail_msg("'%s' lacks '%s'", err.text, want);
 	/* an exact batch a split trains is planned exactly: 1020 = 3 x 340 */
 	assert_int_equal(dtplan_parse_global_batch("1020!", "gbs", &r, NULL), DTPLAN_OK);
@@ -265,11 +267,12 @@ static void one_node(struct dtplan_node *n, const char *model, double memory_byt
 			       "{\"hostname\": \"g1\", \"source\": \"xml\", \"cores\": 8, "
 			       "\"numa_nodes\": 1, \"nics\": [], \"gpus\": [");
 	for (int i = 0; i < gpus; i++)
-		len += (size_t)snprintf(json + len, sizeof(json) - len,
-					"%s{\"vendor\": \"nvidia\", \"model\": \"%s\", "
-					"\"pci_bus_id\": \"0000:%02x:00.0\", \"memory_bytes\": %.0f, "
-					"\"numa\": 0, \"domain\": %d, \"nic\": null}",
-					i ? ", " : "", model, i + 1, memory_bytes, i);
+		len += (size_t)
+			snprintf(json + len, sizeof(json) - len,
+				 "%s{\"vendor\": \"nvidia\", \"model\": \"%s\", "
+				 "\"pci_bus_id\": \"0000:%02x:00.0\", \"memory_bytes\": %.0f, "
+				 "\"numa\": 0, \"domain\": %d, \"nic\": null}",
+				 i ? ", " : "", model, i + 1, memory_bytes, i);
 	len += (size_t)snprintf(json + len, sizeof(json) - len, "], \"domains\": [");
 	for (int i = 0; i < gpus; i++)
 		len += (size_t)snprintf(json + len, sizeof(json) - len,
@@ -412,10 +415,14 @@ static void parse_global_batch__forms__exact_flag(void **state)
 		int gbs;
 		bool exact;
 	} cases[] = {
-		{"1024", DTPLAN_OK, 1024, false}, {"1024!", DTPLAN_OK, 1024, true},
-		{"1!", DTPLAN_OK, 1, true},       {"!", DTPLAN_ERR_INVAL, 0, false},
-		{"", DTPLAN_ERR_PARSE, 0, false}, {"0", DTPLAN_ERR_RANGE, 0, false},
-		{"12!!", DTPLAN_ERR_PARSE, 0, false}, {"x!", DTPLAN_ERR_PARSE, 0, false},
+		{"1024", DTPLAN_OK, 1024, false},
+		{"1024!", DTPLAN_OK, 1024, true},
+		{"1!", DTPLAN_OK, 1, true},
+		{"!", DTPLAN_ERR_INVAL, 0, false},
+		{"", DTPLAN_ERR_PARSE, 0, false},
+		{"0", DTPLAN_ERR_RANGE, 0, false},
+		{"12!!", DTPLAN_ERR_PARSE, 0, false},
+		{"x!", DTPLAN_ERR_PARSE, 0, false},
 		{"16777217", DTPLAN_ERR_RANGE, 0, false},
 	};
 

@@ -11,8 +11,11 @@
  */
 static void ckpt__daly_example__117_minutes(void **state)
 {
-	struct dtplan_ckpt_in in = {.gpus = 1, .mtbf_gpu_hours = 24.0, .write_seconds = 300.0,
-				    .restart_seconds = 600.0, .step_seconds = 10.0};
+	struct dtplan_ckpt_in in = {.gpus = 1,
+				    .mtbf_gpu_hours = 24.0,
+				    .write_seconds = 300.0,
+				    .restart_seconds = 600.0,
+				    .step_seconds = 10.0};
 	struct dtplan_ckpt c;
 
 	(void)state;
@@ -31,7 +34,8 @@ static void ckpt__daly_example__117_minutes(void **state)
 static void ckpt__delta_at_least_2m__interval_is_m(void **state)
 {
 	/* M = (100/3600 h * 3600) / 1 = 100 s */
-	struct dtplan_ckpt_in in = {.gpus = 1, .mtbf_gpu_hours = 100.0 / 3600.0,
+	struct dtplan_ckpt_in in = {.gpus = 1,
+				    .mtbf_gpu_hours = 100.0 / 3600.0,
 				    .write_seconds = 200.0};
 	struct dtplan_ckpt c;
 
@@ -57,8 +61,10 @@ static void ckpt__delta_at_least_2m__interval_is_m(void **state)
  */
 static void ckpt__llama3_default_mtbf__3_09_hours(void **state)
 {
-	struct dtplan_ckpt_in in = {.gpus = 16384, .mtbf_gpu_hours = DTPLAN_DEFAULT_MTBF_GPU_HOURS,
-				    .write_seconds = 60.0, .step_seconds = 7.5};
+	struct dtplan_ckpt_in in = {.gpus = 16384,
+				    .mtbf_gpu_hours = DTPLAN_DEFAULT_MTBF_GPU_HOURS,
+				    .write_seconds = 60.0,
+				    .step_seconds = 7.5};
 	struct dtplan_ckpt c;
 
 	(void)state;
@@ -79,18 +85,17 @@ static const struct {
 	double steps;
 } steps_cases[] = {
 	/* Daly example interval 7001.39 s */
-	{1.0, 7001.0},
-	{7001.0, 1.0},
-	{7002.0, 1.0}, /* a step longer than the interval: still every step */
-	{1e9, 1.0},
-	{0.0, 0.0},    /* unknown step time */
+	{1.0, 7001.0}, {7001.0, 1.0},
+	{7002.0, 1.0},             /* a step longer than the interval: still every step */
+	{1e9, 1.0},    {0.0, 0.0}, /* unknown step time */
 };
 
 static void ckpt__interval_steps__floor_at_least_one(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(steps_cases) / sizeof(steps_cases[0]); i++) {
-		struct dtplan_ckpt_in in = {.gpus = 1, .mtbf_gpu_hours = 24.0,
+		struct dtplan_ckpt_in in = {.gpus = 1,
+					    .mtbf_gpu_hours = 24.0,
 					    .write_seconds = 300.0,
 					    .step_seconds = steps_cases[i].step};
 		struct dtplan_ckpt c;
@@ -103,7 +108,9 @@ static void ckpt__interval_steps__floor_at_least_one(void **state)
 static void ckpt__free_checkpoint__waste_is_restart_share(void **state)
 {
 	/* delta = 0: interval 0, waste R/M = 360/3600 = 0.1 (M = 1 h on 1 GPU) */
-	struct dtplan_ckpt_in in = {.gpus = 1, .mtbf_gpu_hours = 1.0, .restart_seconds = 360.0,
+	struct dtplan_ckpt_in in = {.gpus = 1,
+				    .mtbf_gpu_hours = 1.0,
+				    .restart_seconds = 360.0,
 				    .step_seconds = 5.0};
 	struct dtplan_ckpt c;
 
@@ -116,8 +123,7 @@ static void ckpt__free_checkpoint__waste_is_restart_share(void **state)
 
 static void ckpt__more_gpus__shorter_interval(void **state)
 {
-	struct dtplan_ckpt_in in = {.gpus = 1024, .mtbf_gpu_hours = 50000.0,
-				    .write_seconds = 30.0};
+	struct dtplan_ckpt_in in = {.gpus = 1024, .mtbf_gpu_hours = 50000.0, .write_seconds = 30.0};
 	struct dtplan_ckpt a, b;
 
 	(void)state;
@@ -133,8 +139,10 @@ static void ckpt__more_gpus__shorter_interval(void **state)
 
 static void ckpt__bad_input__inval(void **state)
 {
-	const struct dtplan_ckpt_in good = {.gpus = 8, .mtbf_gpu_hours = 1000.0,
-					    .write_seconds = 10.0, .restart_seconds = 60.0,
+	const struct dtplan_ckpt_in good = {.gpus = 8,
+					    .mtbf_gpu_hours = 1000.0,
+					    .write_seconds = 10.0,
+					    .restart_seconds = 60.0,
 					    .step_seconds = 1.0};
 	struct dtplan_ckpt_in cases[9];
 	struct dtplan_ckpt c = {.interval_seconds = 42.0};

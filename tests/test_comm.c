@@ -9,9 +9,9 @@ static const struct {
 	double ratio;
 } ring_ratio_cases[] = {
 	{1, 0.0},
-	{2, 1.0},           /* 2 * 1/2 */
-	{8, 1.75},          /* 2 * 7/8 */
-	{64, 1.96875},      /* 2 * 63/64 */
+	{2, 1.0},            /* 2 * 1/2 */
+	{8, 1.75},           /* 2 * 7/8 */
+	{64, 1.96875},       /* 2 * 63/64 */
 	{1024, 1.998046875}, /* 2 * 1023/1024 */
 };
 
@@ -37,8 +37,7 @@ static void comm_bytes_per_rank__other_collectives__by_formula(void **state)
 	/* (n-1)/n S: 7/8 * 8e6 = 7e6 */
 	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, 8e6, 8),
 		    7e6, 1e-6);
-	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_TREE, 8e6,
-					       8),
+	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_TREE, 8e6, 8),
 		    7e6, 1e-6);
 	/* tree all-reduce: 2S whatever n */
 	assert_near(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 8e6, 64),
@@ -97,12 +96,12 @@ static const struct {
 	int n;
 	double latency;
 } latency_cases[] = {
-	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 8, 70e-6},     /* 2 * 7 * 5 us */
-	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 2, 10e-6},     /* 2 * 1 * 5 us */
-	{DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, 8, 35e-6},     /* 7 * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 8, 70e-6},      /* 2 * 7 * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 2, 10e-6},      /* 2 * 1 * 5 us */
+	{DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, 8, 35e-6},      /* 7 * 5 us */
 	{DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, 16, 75e-6}, /* 15 * 5 us */
-	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 8, 30e-6},     /* 2 * log2(8) * 5 us */
-	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 1024, 100e-6}, /* 2 * 10 * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 8, 30e-6},      /* 2 * log2(8) * 5 us */
+	{DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE, 1024, 100e-6},  /* 2 * 10 * 5 us */
 	{DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2, 5e-6},
 };
 
@@ -142,24 +141,24 @@ static void comm_seconds__tree_vs_ring__tree_wins_small_ring_large(void **state)
 static void comm_seconds__bad_arguments__nan(void **state)
 {
 	(void)state;
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 0.0,
-					      0.0)));
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8,
-					      -1e9, 0.0)));
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, -1.0, 8,
-					      1e9, 0.0)));
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 1e9,
-					      -1e-6)));
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, NAN, 8, 1e9,
-					      0.0)));
-	assert_true(isnan(dtplan_comm_seconds((enum dtplan_coll)9, DTPLAN_ALGO_RING, 1e9, 8, 1e9,
-					      0.0)));
-	assert_true(isnan(dtplan_comm_seconds(DTPLAN_COLL_P2P, (enum dtplan_algo)5, 1e9, 8, 1e9,
-					      0.0)));
-	assert_true(isnan(dtplan_comm_bytes_per_rank((enum dtplan_coll)-1, DTPLAN_ALGO_RING, 1e9,
-						     8)));
-	assert_true(isnan(dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
-						     INFINITY, 8)));
+	assert_true(isnan(
+		dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 0.0, 0.0)));
+	assert_true(isnan(
+		dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, -1e9, 0.0)));
+	assert_true(isnan(
+		dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, -1.0, 8, 1e9, 0.0)));
+	assert_true(isnan(
+		dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 8, 1e9, -1e-6)));
+	assert_true(isnan(
+		dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, NAN, 8, 1e9, 0.0)));
+	assert_true(isnan(
+		dtplan_comm_seconds((enum dtplan_coll)9, DTPLAN_ALGO_RING, 1e9, 8, 1e9, 0.0)));
+	assert_true(
+		isnan(dtplan_comm_seconds(DTPLAN_COLL_P2P, (enum dtplan_algo)5, 1e9, 8, 1e9, 0.0)));
+	assert_true(isnan(
+		dtplan_comm_bytes_per_rank((enum dtplan_coll) - 1, DTPLAN_ALGO_RING, 1e9, 8)));
+	assert_true(isnan(
+		dtplan_comm_bytes_per_rank(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, INFINITY, 8)));
 	/* n = 0 or negative is no collective at all */
 	assert_near(dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, 1e9, 0, 1e9, 0.0),
 		    0.0, 0.0);

@@ -20,19 +20,19 @@
 #include "dtplan.h"
 
 /* Asserts |a - b| <= tol (absolute). */
-#define assert_near(a, b, tol)                                                                 \
-	do {                                                                                   \
-		double a_ = (a), b_ = (b), t_ = (tol);                                         \
-		if (!(fabs(a_ - b_) <= t_))                                                    \
-			fail_msg("%s = %.9g, expected %.9g (tolerance %.3g)", #a, a_, b_, t_); \
+#define assert_near(a, b, tol)                                                                     \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b), t_ = (tol);                                             \
+		if (!(fabs(a_ - b_) <= t_))                                                        \
+			fail_msg("%s = %.9g, expected %.9g (tolerance %.3g)", #a, a_, b_, t_);     \
 	} while (0)
 
 /* Asserts |a - b| <= rel * |b| (relative). */
-#define assert_rel(a, b, rel)                                                                  \
-	do {                                                                                   \
-		double a_ = (a), b_ = (b), r_ = (rel);                                         \
-		if (!(fabs(a_ - b_) <= r_ * fabs(b_)))                                         \
-			fail_msg("%s = %.9g, expected %.9g (relative %.3g)", #a, a_, b_, r_);  \
+#define assert_rel(a, b, rel)                                                                      \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b), r_ = (rel);                                             \
+		if (!(fabs(a_ - b_) <= r_ * fabs(b_)))                                             \
+			fail_msg("%s = %.9g, expected %.9g (relative %.3g)", #a, a_, b_, r_);      \
 	} while (0)
 
 /* Path of a file in the project's own tests/data (static buffer). */

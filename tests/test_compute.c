@@ -56,8 +56,8 @@ static void layer_seconds__flash__gemms_waves_memory_attention(void **state)
 	struct dtplan__layer_time lt;
 	/* causal FlashAttention: 2 b s^2 h / t = 2147483648 FLOPs at 0.7 of 4e13 */
 	const double attn_f = 2147483648.0 / 2.8e13;
-	const double flops_f = 6442450944.0 + 2147483648.0 + 8589934592.0 + 8589934592.0 +
-			       2147483648.0;
+	const double flops_f =
+		6442450944.0 + 2147483648.0 + 8589934592.0 + 8589934592.0 + 2147483648.0;
 
 	(void)state;
 	toy(&r);

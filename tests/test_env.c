@@ -112,7 +112,7 @@ static const struct {
 	{"WORLD_SIZE", true},
 	{"LOCAL_RANK", true},
 	{"LOCAL_WORLD_SIZE", true},
-	{"PET_NNODES", true},   /* torchrun's options */
+	{"PET_NNODES", true}, /* torchrun's options */
 	{"PET_NODE_RANK", true},
 	{"DT_TP", false},
 	{"DT_MEGATRON_ARGS", false},
@@ -159,7 +159,7 @@ static const struct {
 	{"DT_PP_LAYERS", "15,17"},
 	{"DT_RECOMPUTE", "selective"},
 	{"DT_RANK_ORDER", "tp-pp-dp"},
-	{"DT_CKPT_INTERVAL_S", "3725"},   /* floor(3725.9) */
+	{"DT_CKPT_INTERVAL_S", "3725"},    /* floor(3725.9) */
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
 	{"DT_NNODES", "2"},
 	{"DT_NODE_ORDER", "n1,n2"},
@@ -194,9 +194,11 @@ static const struct {
 static void env_job__good_plan__every_variable(void **state)
 {
 	struct fixture *f = *state;
-	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234,
+	struct dtplan_job_env_in in = {.plan = &f->plan,
+				       .job_id = 1234,
 				       .plan_file = "/home/u/dtplan-1234.json",
-				       .nodes = (const char(*)[64])f->names + 1, .n_nodes = 1};
+				       .nodes = (const char(*)[64])f->names + 1,
+				       .n_nodes = 1};
 	struct dtplan_env e;
 
 	dtplan_env_init(&e);
@@ -217,7 +219,8 @@ static void env_job__launch_given__its_rendezvous_and_files(void **state)
 {
 	struct fixture *f = *state;
 	/* The job set MASTER_ADDR=login7 and MASTER_PORT=12345 itself. */
-	struct dtplan_launch_in launch = {.master_addr = "login7", .master_port = 12345,
+	struct dtplan_launch_in launch = {.master_addr = "login7",
+					  .master_port = 12345,
 					  .hostfile = "/home/u/dtplan-1234.hosts",
 					  .deepspeed_config = "/home/u/dtplan-1234.deepspeed.json"};
 	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234, .launch = &launch};
@@ -241,7 +244,9 @@ static void env_job__launch_given__its_rendezvous_and_files(void **state)
 static void env_job__no_plan__degraded_allocation_order(void **state)
 {
 	static const char alloc[2][64] = {"gpu01", "gpu02"};
-	struct dtplan_job_env_in in = {.job_id = 77, .nodes = alloc, .n_nodes = 2,
+	struct dtplan_job_env_in in = {.job_id = 77,
+				       .nodes = alloc,
+				       .n_nodes = 2,
 				       .reason = "the job has no GPUs"};
 	struct dtplan_env e;
 
@@ -274,8 +279,7 @@ static void env_job__plan_without_placement__allocation_order(void **state)
 {
 	static const char alloc[3][64] = {"c3", "c1", "c2"};
 	struct fixture *f = *state;
-	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1, .nodes = alloc,
-				       .n_nodes = 3};
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1, .nodes = alloc, .n_nodes = 3};
 	struct dtplan_env e;
 
 	f->plan.n_nodes = 0;
@@ -380,7 +384,8 @@ static void plan_refused__mode_policy_codes__table(void **state)
 	snprintf(f->warnings[0].message, DTPLAN_WARN_TEXT_MAX, "bubble 30%%");
 	f->plan.n_warnings = 1;
 	/* No refusing warning: never refused. */
-	assert_false(dtplan_plan_refused(&f->plan, DTPLAN_MODE_STRICT, DTPLAN_POLICY_DENY, NULL, 0));
+	assert_false(
+		dtplan_plan_refused(&f->plan, DTPLAN_MODE_STRICT, DTPLAN_POLICY_DENY, NULL, 0));
 	snprintf(f->warnings[1].code, DTPLAN_WARN_CODE_MAX, "too-many-leaves");
 	snprintf(f->warnings[1].message, DTPLAN_WARN_TEXT_MAX, "3 leaves, 1 needed");
 	f->plan.n_warnings = 2;
@@ -400,7 +405,9 @@ static void plan_refused__mode_policy_codes__table(void **state)
 static void env_task__one_task_per_gpu__plan_ranks(void **state)
 {
 	struct fixture *f = *state;
-	struct dtplan_task_env_in in = {.host = "n2", .local_id = 1, .local_count = 4,
+	struct dtplan_task_env_in in = {.host = "n2",
+					.local_id = 1,
+					.local_count = 4,
 					.step_nodes = 2};
 	struct dtplan_env e;
 
@@ -436,7 +443,9 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 static void env_task__nccl_ib_hca_node__every_nic_of_the_node_in_gpu_order(void **state)
 {
 	struct fixture *f = *state;
-	struct dtplan_task_env_in in = {.host = "n1", .local_count = 4, .step_nodes = 2,
+	struct dtplan_task_env_in in = {.host = "n1",
+					.local_count = 4,
+					.step_nodes = 2,
 					.nccl_ib_hca = DTPLAN_NCCL_IB_HCA_NODE};
 	/* n1's ranks 0..3 on GPUs 3, 2, 1, 0; GPUs 0 and 1 share mlx5_1. */
 	static const struct {
@@ -525,7 +534,8 @@ static void env_task__step_not_matching__error_names_why(void **state)
 		dtplan_env_init(&e);
 		assert_int_equal(dtplan_env_task(&f->plan, &in, &e, &err), task_bad[i].code);
 		if (strstr(err.text, task_bad[i].message_part) == NULL)
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, task_bad[i].message_part);
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text,
+				 task_bad[i].message_part);
 		assert_int_equal(e.n, 0);
 		dtplan_env_fini(&e);
 	}
@@ -595,16 +605,16 @@ int main(void)
 		cmocka_unit_test(master_port__job_ids__fixed_range),
 		cmocka_unit_test(env_set__same_name__replaces),
 		cmocka_unit_test(env_user_owned__names__launcher_and_nccl_only),
-		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(env_job__launch_given__its_rendezvous_and_files,
 						setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
 		cmocka_unit_test_setup_teardown(env_job__plan_without_placement__allocation_order,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(env_job__8192_long_names__order_left_in_the_plan_file,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(
+			env_job__8192_long_names__order_left_in_the_plan_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans, setup, teardown),
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,

@@ -15,7 +15,7 @@ static void strerror__every_code__has_distinct_text(void **state)
 			assert_string_not_equal(s, dtplan_strerror((enum dtplan_err)j));
 	}
 	assert_string_equal(dtplan_strerror(DTPLAN_ERR__LAST), "unknown error");
-	assert_string_equal(dtplan_strerror((enum dtplan_err)-1), "unknown error");
+	assert_string_equal(dtplan_strerror((enum dtplan_err) - 1), "unknown error");
 }
 
 static void error_format__source_and_line__prefixes_them(void **state)
@@ -64,9 +64,9 @@ static void version__macros__equal_library_and_configure(void **state)
 		 DTPLAN_VERSION_PATCH);
 	assert_string_equal(v, dtplan_version());
 	assert_string_equal(v, PACKAGE_VERSION);
-	assert_int_equal(DTPLAN_VERSION_NUMBER,
-			 (DTPLAN_VERSION_MAJOR << 16) | (DTPLAN_VERSION_MINOR << 8) |
-				 DTPLAN_VERSION_PATCH);
+	assert_int_equal(DTPLAN_VERSION_NUMBER, (DTPLAN_VERSION_MAJOR << 16) |
+							(DTPLAN_VERSION_MINOR << 8) |
+							DTPLAN_VERSION_PATCH);
 }
 
 int main(void)

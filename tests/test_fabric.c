@@ -57,7 +57,7 @@ static const struct {
 } export_cases[] = {
 	{"topology-two-racks.conf", "dtplan-two-racks.conf"},
 	{"topology-three-leaves.conf", "dtplan-three-leaves.conf"},
-	{"topology-three-level.conf", NULL},           /* link speeds, three levels */
+	{"topology-three-level.conf", NULL},              /* link speeds, three levels */
 	{"topology-two-leaves.conf", "dtplan-full.conf"}, /* node sets, NVLink, GPU type */
 };
 
@@ -80,8 +80,9 @@ static void fabric_to_json__files__parse_and_apply_give_the_same_fabric(void **s
 		assert_non_null(f->site_text);
 		/* The fabric replaces whatever switch settings the base had. */
 		dtplan_config_init(&base);
-		assert_int_equal(dtplan_config_parse_string(&base, "SwitchName=nothere "
-								   "Oversubscription=8\n",
+		assert_int_equal(dtplan_config_parse_string(&base,
+							    "SwitchName=nothere "
+							    "Oversubscription=8\n",
 							    "base", NULL),
 				 DTPLAN_OK);
 		if (dtplan_fabric_desc_apply(f, &base, &applied, &err) != DTPLAN_OK)
@@ -168,7 +169,7 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 
 	/* A site switch the served tree lacks is an error naming the site file. */
 	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f,
-						   &err),
+						  &err),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_fabric_desc_apply(f, &site, &applied, &err), DTPLAN_ERR_NOT_FOUND);
 	assert_non_null(strstr(err.text, "SwitchName=leaf1: no switch 'leaf1' in the topology"));
@@ -196,8 +197,8 @@ static const struct {
 	{"{\"schema\": \"dtplan.fabric/1\", \"switch\": [], \"switches\": [{\"name\": \"a\", "
 	 "\"nodes\": \"n1\"}]}",
 	 DTPLAN_ERR_PARSE, "document: unknown key 'switch'"},
-	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}]}",
-	 DTPLAN_ERR_PARSE, "switches[0]: \"name\" must be a switch name"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}]}", DTPLAN_ERR_PARSE,
+	 "switches[0]: \"name\" must be a switch name"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\", "
 	 "\"uplink\": 5}]}",
 	 DTPLAN_ERR_PARSE, "switches[0] (a): unknown key 'uplink'"},

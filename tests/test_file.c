@@ -255,7 +255,7 @@ static void file_read__bad_arguments__inval(void **state)
 			 DTPLAN_ERR_INVAL);
 	assert_int_equal(dtplan_file_read("/dev/null", DTPLAN_FILE__LAST, &text, NULL, NULL),
 			 DTPLAN_ERR_INVAL);
-	assert_int_equal(dtplan_file_read("/dev/null", (enum dtplan_file_kind)-1, &text, NULL,
+	assert_int_equal(dtplan_file_read("/dev/null", (enum dtplan_file_kind) - 1, &text, NULL,
 					  NULL),
 			 DTPLAN_ERR_INVAL);
 }

@@ -65,12 +65,8 @@ static const struct {
 	const char *alias;
 	const char *name;
 } alias_cases[] = {
-	{"h100", "h100-sxm"},
-	{"H100", "h100-sxm"},
-	{"h100-sxm5", "h100-sxm"},
-	{"H100-SXM", "h100-sxm"},
-	{"gb200-nvl72", "gb200"},
-	{"MI300X", "mi300x"},
+	{"h100", "h100-sxm"},     {"H100", "h100-sxm"},     {"h100-sxm5", "h100-sxm"},
+	{"H100-SXM", "h100-sxm"}, {"gb200-nvl72", "gb200"}, {"MI300X", "mi300x"},
 };
 
 static void gpu_find__aliases_and_case__resolve(void **state)

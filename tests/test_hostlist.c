@@ -27,7 +27,7 @@ static void hostlist_expand__good_expressions__expected_names(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char (*names)[64] = NULL;
+		char(*names)[64] = NULL;
 		size_t n = 99;
 		struct dtplan_error err = {0};
 
@@ -42,7 +42,7 @@ static void hostlist_expand__good_expressions__expected_names(void **state)
 
 static void hostlist_expand__cartesian__first_group_slowest(void **state)
 {
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	size_t n = 0;
 
 	(void)state;
@@ -63,8 +63,8 @@ static void hostlist_expand__cartesian__first_group_slowest(void **state)
 
 /* Eighteen ranges of 10^18 names each, then the start of a nineteenth. */
 #define R18 "0-999999999999999999,"
-#define WRAP_RANGES "n[" R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 \
-	"0-"
+#define WRAP_RANGES                                                                                \
+	"n[" R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 R18 "0-"
 
 struct bad_case {
 	const char *expr;
@@ -91,8 +91,8 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 		{"n[1234567890123456789]", DTPLAN_ERR_RANGE, "more than 18 digits"},
 		{"node[1-11]", DTPLAN_ERR_RANGE, "names more than 10 hosts"},
 		{"a[1-5]b[1-3]", DTPLAN_ERR_RANGE, "names more than 10 hosts"},
-		{"n[1-999999999999999999]x[1-999999999999999999]",
-		 DTPLAN_ERR_RANGE, "more than 10"},
+		{"n[1-999999999999999999]x[1-999999999999999999]", DTPLAN_ERR_RANGE,
+		 "more than 10"},
 		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa[1-2]",
 		 DTPLAN_ERR_RANGE, "longer than 63"},
 		/* issue 13, finding 1: counts that would wrap */
@@ -114,7 +114,7 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char (*names)[64] = (void *)&cases; /* must be reset to NULL */
+		char(*names)[64] = (void *)&cases; /* must be reset to NULL */
 		size_t n = 99;
 		struct dtplan_error err = {0};
 
@@ -130,7 +130,7 @@ static void hostlist_expand__garbage__error_names_expression(void **state)
 
 static void hostlist_expand__null_arguments__inval(void **state)
 {
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	size_t n = 0;
 	struct dtplan_error err = {0};
 
@@ -243,7 +243,7 @@ static void hostlist_compress__small_buffer__truncates_with_dots(void **state)
 
 static void hostlist_compress__expand_round_trip__same_names(void **state)
 {
-	char (*names)[64] = NULL, (*again)[64] = NULL;
+	char(*names)[64] = NULL, (*again)[64] = NULL;
 	size_t n = 0, m = 0;
 	char buf[256];
 
@@ -269,7 +269,7 @@ static void hostlist_compress__expand_round_trip__same_names(void **state)
 static void hostlist_compress__80000_names__exact_ranges(void **state)
 {
 	const size_t n = 80000;
-	char (*names)[64] = malloc(n * sizeof(*names)), (*again)[64] = NULL;
+	char(*names)[64] = malloc(n * sizeof(*names)), (*again)[64] = NULL;
 	size_t size = 4 << 20, m = 0;
 	char *buf = malloc(size);
 

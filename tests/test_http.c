@@ -83,8 +83,8 @@ static void get__file__body_and_length(void **state)
 	assert_int_equal(len, 14);
 	free(body);
 	/* one redirect is followed */
-	assert_int_equal(dtplan_http_get(test_server_url(&server, "/redirect/hello.txt"), &o,
-					 &body, NULL, &err),
+	assert_int_equal(dtplan_http_get(test_server_url(&server, "/redirect/hello.txt"), &o, &body,
+					 NULL, &err),
 			 DTPLAN_OK);
 	assert_string_equal(body, "hello, fabric\n");
 	free(body);

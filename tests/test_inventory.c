@@ -41,7 +41,7 @@ static int teardown(void **state)
 /* prefix1 .. prefixN, numbers padded to width digits */
 static char (*names(size_t n, const char *prefix, int width))[64]
 {
-	char (*h)[64] = calloc(n, sizeof(*h));
+	char(*h)[64] = calloc(n, sizeof(*h));
 
 	assert_non_null(h);
 	for (size_t i = 0; i < n; i++)
@@ -53,7 +53,7 @@ static char (*names(size_t n, const char *prefix, int width))[64]
  * host whose file is missing takes the reference host's record. */
 static void assemble__node_xml_pattern__records_shared(void **state)
 {
-	char (*hosts)[64] = names(9, "node", 1), pattern[300];
+	char(*hosts)[64] = names(9, "node", 1), pattern[300];
 	struct dtplan_inventory_opts o = {0};
 	struct dtplan_inventory *inv = NULL;
 	struct dtplan_error err = {0};
@@ -92,7 +92,7 @@ static void assemble__node_xml_pattern__records_shared(void **state)
 /* The measurement comes before node_xml=; hosts it lacks fall through. */
 static void assemble__measured_first_then_pattern(void **state)
 {
-	char (*hosts)[64] = names(4, "node", 1), pattern[300];
+	char(*hosts)[64] = names(4, "node", 1), pattern[300];
 	struct dtplan_inventory_opts o = {0};
 	struct dtplan_inventory *inv = NULL;
 	struct dtplan_measure_file f = {0};
@@ -128,7 +128,7 @@ static void assemble__measured_first_then_pattern(void **state)
 /* 16,384 equal nodes measured: one record for all of them. */
 static void assemble__16384_equal_nodes__one_record(void **state)
 {
-	char (*hosts)[64] = names(16384, "gpu", 5);
+	char(*hosts)[64] = names(16384, "gpu", 5);
 	struct dtplan_inventory_opts o = {0};
 	struct dtplan_inventory *inv = NULL;
 	struct dtplan_measure_file f = {0};
@@ -163,7 +163,7 @@ static void assemble__16384_equal_nodes__one_record(void **state)
 /* Files named for hosts (the CLI), their errors, and the plan's warning. */
 static void assemble__files_and_the_warning(void **state)
 {
-	char (*hosts)[64] = names(4, "gpu", 2);
+	char(*hosts)[64] = names(4, "gpu", 2);
 	struct dtplan_inventory_file files[2] = {
 		{"gpu[01-02]", NULL, false, "--node-xml"},
 		{"gpu09", NULL, false, "--node-xml"},
@@ -223,7 +223,7 @@ static void assemble__files_and_the_warning(void **state)
  * fails, the error says so. */
 static void assemble__self_live__or_cannot_discover(void **state)
 {
-	char (*hosts)[64] = names(2, "node", 1);
+	char(*hosts)[64] = names(2, "node", 1);
 	struct dtplan_inventory_opts o = {0};
 	struct dtplan_inventory *inv = NULL;
 	struct dtplan_error err = {0};

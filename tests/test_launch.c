@@ -67,14 +67,14 @@ static int teardown(void **state)
 }
 
 /* Asserts fn(p) == want, freeing the text. */
-#define assert_text(fn, p, want)                                                            \
-	do {                                                                                \
-		char *got_ = NULL;                                                          \
-		assert_int_equal(fn(p, &got_, NULL), DTPLAN_OK);                            \
-		assert_non_null(got_);                                                      \
-		if (strcmp(got_, want) != 0)                                                \
-			fail_msg("%s:\n  got  '%s'\n  want '%s'", #fn, got_, want);        \
-		free(got_);                                                                 \
+#define assert_text(fn, p, want)                                                                   \
+	do {                                                                                       \
+		char *got_ = NULL;                                                                 \
+		assert_int_equal(fn(p, &got_, NULL), DTPLAN_OK);                                   \
+		assert_non_null(got_);                                                             \
+		if (strcmp(got_, want) != 0)                                                       \
+			fail_msg("%s:\n  got  '%s'\n  want '%s'", #fn, got_, want);                \
+		free(got_);                                                                        \
 	} while (0)
 
 static void megatron_args__tp8_pp4_uneven_tp_pp_dp__every_flag(void **state)
@@ -96,15 +96,16 @@ static void nemo_overrides__tp8_pp4_uneven_tp_pp_dp__every_key(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_text(dtplan_launch_nemo_overrides, &f->plan,
-		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=8 "
-		    "model.pipeline_model_parallel_size=4 model.micro_batch_size=1 "
-		    "model.global_batch_size=512 model.encoder_seq_length=8192 "
-		    "model.sequence_parallel=true model.activations_checkpoint_granularity=selective "
-		    "model.optim.name=distributed_fused_adam "
-		    "++model.num_layers_in_first_pipeline_stage=19 "
-		    "++model.num_layers_in_last_pipeline_stage=19 ++model.use_tp_pp_dp_mapping=true "
-		    "++exp_manager.checkpoint_callback_params.every_n_train_steps=250");
+	assert_text(
+		dtplan_launch_nemo_overrides, &f->plan,
+		"trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=8 "
+		"model.pipeline_model_parallel_size=4 model.micro_batch_size=1 "
+		"model.global_batch_size=512 model.encoder_seq_length=8192 "
+		"model.sequence_parallel=true model.activations_checkpoint_granularity=selective "
+		"model.optim.name=distributed_fused_adam "
+		"++model.num_layers_in_first_pipeline_stage=19 "
+		"++model.num_layers_in_last_pipeline_stage=19 ++model.use_tp_pp_dp_mapping=true "
+		"++exp_manager.checkpoint_callback_params.every_n_train_steps=250");
 }
 
 static void deepspeed_config__tp8_pp4__batch_identity(void **state)
@@ -200,8 +201,7 @@ static void interleave(struct fixture *f)
 	f->plan.best.global_batch = 512; /* 4 x 1 x 128 */
 }
 
-static void hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses(
-	void **state)
+static void hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses(void **state)
 {
 	struct fixture *f = *state;
 	int nnodes = -1, per = -1;
@@ -356,15 +356,16 @@ static void launch_in_init__job_values_win_when_valid(void **state)
 static void launch_env__files_and_rendezvous__every_variable(void **state)
 {
 	struct fixture *f = *state;
-	struct dtplan_launch_in l = {.master_addr = "gpu01", .master_port = 29734,
+	struct dtplan_launch_in l = {.master_addr = "gpu01",
+				     .master_port = 29734,
 				     .hostfile = "/w/dtplan-7.hosts",
 				     .deepspeed_config = "/w/dtplan-7.deepspeed.json",
 				     .svg = "/w/dtplan-7.svg"};
-	static const char *const names[] = {"DT_MEGATRON_ARGS", "DT_NEMO_OVERRIDES",
-					    "PET_NNODES", "PET_NPROC_PER_NODE",
-					    "PET_RDZV_BACKEND", "PET_MASTER_ADDR",
-					    "PET_MASTER_PORT", "DTPLAN_HOSTFILE",
-					    "DTPLAN_DEEPSPEED_CONFIG", "DTPLAN_SVG"};
+	static const char *const names[] = {
+		"DT_MEGATRON_ARGS",   "DT_NEMO_OVERRIDES", "PET_NNODES",
+		"PET_NPROC_PER_NODE", "PET_RDZV_BACKEND",  "PET_MASTER_ADDR",
+		"PET_MASTER_PORT",    "DTPLAN_HOSTFILE",   "DTPLAN_DEEPSPEED_CONFIG",
+		"DTPLAN_SVG"};
 	char *megatron = NULL;
 	struct dtplan_env e;
 
@@ -401,26 +402,29 @@ static void launch_env__files_and_rendezvous__every_variable(void **state)
 static void launch_hint__with_and_without_files__one_line(void **state)
 {
 	struct fixture *f = *state;
-	struct dtplan_launch_in l = {.master_addr = "gpu01", .master_port = 29734,
+	struct dtplan_launch_in l = {.master_addr = "gpu01",
+				     .master_port = 29734,
 				     .hostfile = "/w/dtplan-7.hosts",
 				     .deepspeed_config = "/w/dtplan-7.deepspeed.json"};
 	char *text = NULL;
 
 	assert_int_equal(dtplan_launch_hint(&f->plan, &l, &text, NULL), DTPLAN_OK);
-	assert_string_equal(text, "launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n 128 "
-				  "PROGRAM makes SLURM_PROCID the plan's rank; Megatron-LM: PROGRAM "
-				  "$DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES; DeepSpeed: "
-				  "--deepspeed_config $DTPLAN_DEEPSPEED_CONFIG; torchrun: srun "
-				  "--ntasks-per-node=1 torchrun PROGRAM (PET_* set) "
-				  "(doc/launchers.md)");
+	assert_string_equal(text,
+			    "launch: SLURM_HOSTFILE=$DTPLAN_HOSTFILE srun -m arbitrary -n 128 "
+			    "PROGRAM makes SLURM_PROCID the plan's rank; Megatron-LM: PROGRAM "
+			    "$DT_MEGATRON_ARGS; NeMo: PROGRAM $DT_NEMO_OVERRIDES; DeepSpeed: "
+			    "--deepspeed_config $DTPLAN_DEEPSPEED_CONFIG; torchrun: srun "
+			    "--ntasks-per-node=1 torchrun PROGRAM (PET_* set) "
+			    "(doc/launchers.md)");
 	free(text);
 	interleave(f);
 	assert_int_equal(dtplan_launch_hint(&f->plan, NULL, &text, NULL), DTPLAN_OK);
-	assert_string_equal(text, "launch: srun -n 4 PROGRAM gets RANK in plan order; "
-				  "Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM "
-				  "$DT_NEMO_OVERRIDES; DeepSpeed: the plan JSON's launch.deepspeed; "
-				  "torchrun: nodes hold unequal runs of ranks, launch one task per "
-				  "GPU (doc/launchers.md)");
+	assert_string_equal(text,
+			    "launch: srun -n 4 PROGRAM gets RANK in plan order; "
+			    "Megatron-LM: PROGRAM $DT_MEGATRON_ARGS; NeMo: PROGRAM "
+			    "$DT_NEMO_OVERRIDES; DeepSpeed: the plan JSON's launch.deepspeed; "
+			    "torchrun: nodes hold unequal runs of ranks, launch one task per "
+			    "GPU (doc/launchers.md)");
 	assert_null(strchr(text, '\n'));
 	free(text);
 }

@@ -69,8 +69,8 @@ static void ledger__7b_8_gpus_zero_0_to_3__seed_numbers(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(zero_cases) / sizeof(zero_cases[0]); i++) {
-		struct dtplan_ledger_in in = {.model = &m, .tp = 1, .pp = 1, .dp = 8,
-					      .zero = zero_cases[i].zero};
+		struct dtplan_ledger_in in = {
+			.model = &m, .tp = 1, .pp = 1, .dp = 8, .zero = zero_cases[i].zero};
 		struct dtplan_ledger l;
 
 		assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
@@ -179,8 +179,8 @@ static void activation_bytes_per_layer__korthikanti_table__by_hand(void **state)
 static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 {
 	struct dtplan_model m;
-	struct dtplan_ledger_in in = {.tp = 1, .pp = 4, .dp = 1, .seq = 4096, .micro_batch = 1,
-				      .num_microbatches = 8};
+	struct dtplan_ledger_in in = {
+		.tp = 1, .pp = 4, .dp = 1, .seq = 4096, .micro_batch = 1, .num_microbatches = 8};
 	struct dtplan_ledger l;
 	/* s = h = 4096, a 32: sbh = 16777216, 5as/h = 160 -> 16777216 * 194 per layer */
 	const double per_layer = 3254779904.0;
@@ -226,8 +226,8 @@ static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 static void ledger__bad_input__error(void **state)
 {
 	struct dtplan_model m = model_of_size(7e9), empty = {0};
-	struct dtplan_ledger_in good = {.model = &m, .tp = 1, .pp = 1, .dp = 1, .seq = 2048,
-					.micro_batch = 1};
+	struct dtplan_ledger_in good = {
+		.model = &m, .tp = 1, .pp = 1, .dp = 1, .seq = 2048, .micro_batch = 1};
 	struct dtplan_ledger l = {.total = 42.0};
 	struct dtplan_error err;
 	struct {
@@ -337,15 +337,16 @@ static void recompute_parse__table__round_trips(void **state)
 				 recompute_cases[i].code);
 		if (recompute_cases[i].code == DTPLAN_OK) {
 			assert_int_equal(r, recompute_cases[i].r);
-			assert_int_equal(
-				strcasecmp(dtplan_recompute_name(r), recompute_cases[i].text), 0);
+			assert_int_equal(strcasecmp(dtplan_recompute_name(r),
+						    recompute_cases[i].text),
+					 0);
 		} else {
 			assert_int_equal(r, 99);
 			assert_non_null(strstr(err.text, "none, selective or full"));
 		}
 	}
 	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute)7), "unknown");
-	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute)-1), "unknown");
+	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute) - 1), "unknown");
 }
 
 int main(void)

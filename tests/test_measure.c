@@ -19,8 +19,8 @@
 #define SHARED_BW (11.9 * MB)
 
 static const char topo_text[] = "SwitchName=leaf1 Nodes=node[1-4]\n"
-				 "SwitchName=leaf2 Nodes=node[5-8]\n"
-				 "SwitchName=spine Switches=leaf[1-2]\n";
+				"SwitchName=leaf2 Nodes=node[5-8]\n"
+				"SwitchName=spine Switches=leaf[1-2]\n";
 
 struct fixture {
 	char hosts[8][64];
@@ -81,10 +81,17 @@ static void fixture_init(struct fixture *f)
 static struct dtplan_measurements *analyze(struct fixture *f)
 {
 	struct dtplan_measure_in in = {
-		.source = "prolog", .n_nodes = 8, .hosts = (const char(*)[64])f->hosts,
-		.leaf = f->leaf, .topology = f->topo, .reported = f->reported,
-		.complete = f->complete, .n_links = f->n_links, .links = f->links,
-		.budget_s = 5, .elapsed_s = 1.8,
+		.source = "prolog",
+		.n_nodes = 8,
+		.hosts = (const char(*)[64])f->hosts,
+		.leaf = f->leaf,
+		.topology = f->topo,
+		.reported = f->reported,
+		.complete = f->complete,
+		.n_links = f->n_links,
+		.links = f->links,
+		.budget_s = 5,
+		.elapsed_s = 1.8,
 	};
 	struct dtplan_measurements *m = NULL;
 	struct dtplan_error err = {0};
@@ -143,8 +150,8 @@ static void analyze__missing_and_unsaturated(void **state)
 
 	(void)state;
 	fixture_init(&f);
-	f.reported[6] = 0;  /* node7: no inventory */
-	f.complete[7] = 0;  /* node8: no link results */
+	f.reported[6] = 0; /* node7: no inventory */
+	f.complete[7] = 0; /* node8: no link results */
 	/* concurrent flows at full node speed: the uplinks are not saturated */
 	for (size_t i = 0; i < f.n_links; i++)
 		if (f.links[i].flags & DTPLAN_LINK_CONCURRENT)
@@ -234,7 +241,8 @@ static void apply__uplink_bandwidth__configured_as_ratio(void **state)
 	(void)state;
 	fixture_init(&f);
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf2 UplinkBandwidth=100GB/s\n",
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=leaf2 UplinkBandwidth=100GB/s\n",
 						    "site", NULL),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_config_apply_topology(&c, f.topo, NULL), DTPLAN_OK);
@@ -289,8 +297,9 @@ static void plan__with_measurements__warns_and_says_what_was_measured(void **sta
 	(void)state;
 	fixture_init(&f);
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf1 Oversubscription=4:1\n"
-							"SwitchName=leaf2 Oversubscription=4:1\n",
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=leaf1 Oversubscription=4:1\n"
+						    "SwitchName=leaf2 Oversubscription=4:1\n",
 						    "site", NULL),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_config_apply_topology(&c, f.topo, NULL), DTPLAN_OK);
@@ -437,7 +446,8 @@ static void file__bad__named(void **state)
 		 "\"tiers\": {\"intra_leaf\": {\"bandwidth_bytes_per_s\": null, \"latency_us\": "
 		 "null, \"latency_spread_us\": null, \"links\": 0, \"measured\": false}, "
 		 "\"cross_leaf\": {\"bandwidth_bytes_per_s\": null, \"latency_us\": null, "
-		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": false}}, \"uplinks\": [], "
+		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": false}}, \"uplinks\": "
+		 "[], "
 		 "\"links\": [{\"a\": \"a\", \"b\": \"c\"}]}",
 		 "links[].b: 'c' is not one of the hosts"},
 		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"x\"}",

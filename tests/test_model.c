@@ -301,8 +301,13 @@ static void model_param_count__gqa_and_gelu__by_hand(void **state)
 	 * layer 2*1024^2 + 2*1024*256 + 3*1024*2816 + 2*1024
 	 *     = 2097152 + 524288 + 8650752 + 2048 = 11274240; x2 = 22548480
 	 * + 1024 final + 2*1000*1024 = 2048000 -> 24597504 */
-	struct dtplan_model m = {.layers = 2, .hidden = 1024, .heads = 16, .kv_heads = 4,
-				 .ffn = 2816, .vocab = 1000, .mlp = DTPLAN_MLP_SWIGLU};
+	struct dtplan_model m = {.layers = 2,
+				 .hidden = 1024,
+				 .heads = 16,
+				 .kv_heads = 4,
+				 .ffn = 2816,
+				 .vocab = 1000,
+				 .mlp = DTPLAN_MLP_SWIGLU};
 
 	(void)state;
 	assert_near(dtplan_model_param_count(&m), 24597504.0, 0.5);
@@ -469,8 +474,7 @@ static enum dtplan_err parse_json(const char *json, struct dtplan_model *m,
 	return rv;
 }
 
-#define HF_DENSE                                                                               \
-	"\"hidden_act\": \"silu\", \"tie_word_embeddings\": false, "
+#define HF_DENSE "\"hidden_act\": \"silu\", \"tie_word_embeddings\": false, "
 
 static void model_from_hf_config__mixtral_keys__experts_and_top_k(void **state)
 {
@@ -568,11 +572,10 @@ static void model_from_hf_config__deepseek_v3_keys__latent_attention(void **stat
  * i = 5, 7, .., 59 (28). */
 static void model_from_hf_config__layer_freq_vs_sparse_step__distinct(void **state)
 {
-	static const char *const fmt =
-		"{\"num_hidden_layers\": 61, \"hidden_size\": 256, "
-		"\"num_attention_heads\": 4, \"vocab_size\": 1000, " HF_DENSE
-		"\"n_routed_experts\": 8, \"num_experts_per_tok\": 2, "
-		"\"first_k_dense_replace\": 4, \"%s\": 2}";
+	static const char *const fmt = "{\"num_hidden_layers\": 61, \"hidden_size\": 256, "
+				       "\"num_attention_heads\": 4, \"vocab_size\": 1000, " HF_DENSE
+				       "\"n_routed_experts\": 8, \"num_experts_per_tok\": 2, "
+				       "\"first_k_dense_replace\": 4, \"%s\": 2}";
 	struct dtplan_model ds, qw;
 	char json[1024];
 
@@ -584,8 +587,7 @@ static void model_from_hf_config__layer_freq_vs_sparse_step__distinct(void **sta
 	assert_int_equal(dtplan_model_moe_layers(&ds), 29);
 	assert_int_equal(dtplan_model_moe_layers(&qw), 28);
 	/* one more MoE layer: 6 more expert MLPs of 3 h 256... of width ffn 4h */
-	assert_near(ds.params - qw.params, 8 * 3.0 * 256 * 1024 + 8 * 256 - 3.0 * 256 * 1024,
-		    0.5);
+	assert_near(ds.params - qw.params, 8 * 3.0 * 256 * 1024 + 8 * 256 - 3.0 * 256 * 1024, 0.5);
 }
 
 static const struct {
@@ -611,11 +613,10 @@ static const struct {
 	{"\"n_routed_experts\": 8, \"first_k_dense_replace\": 1.5", DTPLAN_ERR_PARSE,
 	 "'first_k_dense_replace' must be a whole number"},
 	{"\"n_routed_experts\": 8, \"moe_layer_freq\": 0", DTPLAN_ERR_RANGE, "'moe_layer_freq': 0"},
-	{"\"num_experts\": 8, \"decoder_sparse_step\": 2, \"moe_layer_freq\": 2",
-	 DTPLAN_ERR_PARSE, "'moe_layer_freq' and 'decoder_sparse_step'"},
+	{"\"num_experts\": 8, \"decoder_sparse_step\": 2, \"moe_layer_freq\": 2", DTPLAN_ERR_PARSE,
+	 "'moe_layer_freq' and 'decoder_sparse_step'"},
 	{"\"num_experts\": 8, \"mlp_only_layers\": 3", DTPLAN_ERR_PARSE, "'mlp_only_layers' must"},
-	{"\"num_experts\": 8, \"mlp_only_layers\": [0, 5]", DTPLAN_ERR_UNSUPPORTED,
-	 "not entry 1"},
+	{"\"num_experts\": 8, \"mlp_only_layers\": [0, 5]", DTPLAN_ERR_UNSUPPORTED, "not entry 1"},
 	{"\"n_routed_experts\": 8, \"kv_lora_rank\": -512", DTPLAN_ERR_RANGE, "'kv_lora_rank'"},
 	{"\"n_routed_experts\": 8, \"qk_rope_head_dim\": \"64\"", DTPLAN_ERR_PARSE,
 	 "'qk_rope_head_dim' must be a whole number"},
@@ -734,7 +735,8 @@ int main(void)
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
 		cmocka_unit_test(model_from_hf_config__mixtral_keys__experts_and_top_k),
-		cmocka_unit_test(model_from_hf_config__qwen2_moe_keys__shared_width_and_sparse_step),
+		cmocka_unit_test(
+			model_from_hf_config__qwen2_moe_keys__shared_width_and_sparse_step),
 		cmocka_unit_test(model_from_hf_config__deepseek_v3_keys__latent_attention),
 		cmocka_unit_test(model_from_hf_config__layer_freq_vs_sparse_step__distinct),
 		cmocka_unit_test(model_from_hf_config__bad_moe_values__error_names_key),

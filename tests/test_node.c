@@ -245,9 +245,9 @@ static const struct fixture_case {
 	const char *file;
 	int gpus;
 	int domains;
-	int largest;       /* GPUs in the largest domain */
-	int distinct_nics; /* distinct NICs nearest to some GPU, -1: not checked */
-	bool note;         /* the "not exported" note */
+	int largest;        /* GPUs in the largest domain */
+	int distinct_nics;  /* distinct NICs nearest to some GPU, -1: not checked */
+	bool note;          /* the "not exported" note */
 	const char *vendor; /* vendor of GPU 0, NULL without GPUs */
 } fixture_cases[] = {
 	{"hwloc/synthetic-hgx-h100-8gpu-nvswitch.xml", 8, 1, 8, 8, false, "nvidia"},
@@ -504,7 +504,9 @@ static void node_from_xml__names_not_utf8__replaced(void **state)
 					  &err),
 			 DTPLAN_OK);
 	snprintf(path, sizeof(path), "%s/latin1.xml", tmpdir);
-	write_replaced(path, text, "value=\"pcie01\"", "value=\"\xff" "bad\x01pcie01\"");
+	write_replaced(path, text, "value=\"pcie01\"",
+		       "value=\"\xff"
+		       "bad\x01pcie01\"");
 	free(text);
 	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_NODE_XML, &text, NULL, &err),
 			 DTPLAN_OK);
@@ -857,15 +859,15 @@ static void node_json__round_trip__same_inventory(void **state)
 	}
 }
 
-#define NIC0                                                                       \
-	"{\"name\":\"mlx5_0\",\"kind\":\"infiniband\",\"pci_bus_id\":\"0000:1a:00.0\"," \
+#define NIC0                                                                                       \
+	"{\"name\":\"mlx5_0\",\"kind\":\"infiniband\",\"pci_bus_id\":\"0000:1a:00.0\","            \
 	"\"numa\":0}"
-#define GPU0(domain, nic)                                                                     \
-	"{\"vendor\":\"nvidia\",\"model\":\"H100\",\"pci_bus_id\":\"0000:1b:00.0\",\"numa\":0," \
+#define GPU0(domain, nic)                                                                          \
+	"{\"vendor\":\"nvidia\",\"model\":\"H100\",\"pci_bus_id\":\"0000:1b:00.0\",\"numa\":0,"    \
 	"\"domain\":" domain ",\"nic\":" nic "}"
 #define DOM(gpus, bw) "{\"gpus\":" gpus ",\"bandwidth_bytes_per_s\":" bw ",\"fabric_id\":\"\"}"
-#define NODE(host, gpus, domains, nics)                                                      \
-	"{\"hostname\":" host ",\"source\":\"xml\",\"note\":\"\",\"cores\":8,\"numa_nodes\":1," \
+#define NODE(host, gpus, domains, nics)                                                            \
+	"{\"hostname\":" host ",\"source\":\"xml\",\"note\":\"\",\"cores\":8,\"numa_nodes\":1,"    \
 	"\"gpus\":" gpus ",\"domains\":" domains ",\"nics\":" nics "}"
 
 static void node_from_json__bad_documents__clear_errors(void **state)
@@ -983,11 +985,15 @@ static void nic_kind_name__every_kind__distinct_names(void **state)
 		enum dtplan_nic_kind kind;
 		const char *name;
 	} cases[] = {
-		{DTPLAN_NIC_UNKNOWN, "unknown"},     {DTPLAN_NIC_INFINIBAND, "infiniband"},
-		{DTPLAN_NIC_ROCE, "roce"},           {DTPLAN_NIC_ETHERNET, "ethernet"},
-		{DTPLAN_NIC_EFA, "efa"},             {DTPLAN_NIC_SLINGSHOT, "slingshot"},
-		{DTPLAN_NIC_OMNIPATH, "omnipath"},   {(enum dtplan_nic_kind)99, "unknown"},
-		{(enum dtplan_nic_kind)-1, "unknown"},
+		{DTPLAN_NIC_UNKNOWN, "unknown"},
+		{DTPLAN_NIC_INFINIBAND, "infiniband"},
+		{DTPLAN_NIC_ROCE, "roce"},
+		{DTPLAN_NIC_ETHERNET, "ethernet"},
+		{DTPLAN_NIC_EFA, "efa"},
+		{DTPLAN_NIC_SLINGSHOT, "slingshot"},
+		{DTPLAN_NIC_OMNIPATH, "omnipath"},
+		{(enum dtplan_nic_kind)99, "unknown"},
+		{(enum dtplan_nic_kind) - 1, "unknown"},
 	};
 
 	(void)state;

@@ -5,8 +5,8 @@
 
 static struct dtplan_pipeline *simulate(int p, int m, int v, double f, double b)
 {
-	struct dtplan_pipeline_in in = {.stages = p, .microbatches = m, .chunks = v, .forward = f,
-					.backward = b};
+	struct dtplan_pipeline_in in = {
+		.stages = p, .microbatches = m, .chunks = v, .forward = f, .backward = b};
 	struct dtplan_pipeline *pl = NULL;
 	struct dtplan_error err;
 
@@ -93,7 +93,7 @@ static void pipeline__p4_five_percent__needs_57_microbatches(void **state)
 static const struct {
 	int p, m, v;
 } interleaved_cases[] = {
-	{4, 8, 2}, {4, 16, 2}, {4, 16, 4}, {8, 32, 2}, {8, 64, 4},
+	{4, 8, 2}, {4, 16, 2}, {4, 16, 4}, {8, 32, 2},  {8, 64, 4},
 	{2, 8, 3}, {4, 4, 2},  {8, 8, 2},  {16, 64, 4},
 };
 
@@ -244,7 +244,8 @@ static void pipeline__bad_input__error_and_null(void **state)
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		struct dtplan_pipeline_in in = {.stages = bad_cases[i].p,
 						.microbatches = bad_cases[i].m,
-						.chunks = bad_cases[i].v, .forward = bad_cases[i].f,
+						.chunks = bad_cases[i].v,
+						.forward = bad_cases[i].f,
 						.backward = bad_cases[i].b};
 		struct dtplan_pipeline *pl = (struct dtplan_pipeline *)&in;
 		struct dtplan_error err;
@@ -256,8 +257,11 @@ static void pipeline__bad_input__error_and_null(void **state)
 		assert_non_null(strstr(err.text, "pipeline"));
 	}
 	{
-		struct dtplan_pipeline_in in = {.stages = 2, .microbatches = 2, .chunks = 1,
-						.forward = 1.0, .backward = 1.0};
+		struct dtplan_pipeline_in in = {.stages = 2,
+						.microbatches = 2,
+						.chunks = 1,
+						.forward = 1.0,
+						.backward = 1.0};
 		struct dtplan_pipeline *pl;
 
 		assert_int_equal(dtplan_pipeline_simulate(NULL, &pl, NULL), DTPLAN_ERR_INVAL);
@@ -387,7 +391,8 @@ static void stage_split__sweep__optimal_and_complete(void **state)
 				assert_int_equal(sum, l);
 				if (fabs(cost - brute_force_cost(l, p, 0.0, extras[e])) > 1e-9)
 					fail_msg("%d over %d (+%g): slowest %g, best %g", l, p,
-						 extras[e], cost, brute_force_cost(l, p, 0.0, extras[e]));
+						 extras[e], cost,
+						 brute_force_cost(l, p, 0.0, extras[e]));
 				if (extras[e] == 0.0 && l % p == 0)
 					assert_true(s.first == l / p &&
 						    (p < 3 || s.middle == l / p) &&

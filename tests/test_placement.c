@@ -210,8 +210,13 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	char names[16][64];
 	struct dtplan_node n;
 	struct dtplan_config c;
-	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &n, .topology = t, .config = &c,
-				    .n_hosts = 16, .host_names = names, .host_inventory = inv};
+	struct dtplan_cluster cl = {.n_nodes = 1,
+				    .nodes = &n,
+				    .topology = t,
+				    .config = &c,
+				    .n_hosts = 16,
+				    .host_names = names,
+				    .host_inventory = inv};
 	struct dtplan__fabric *f = NULL;
 	struct dtplan__fabric_eval ev;
 	struct dtplan_request req;
@@ -221,7 +226,8 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 		snprintf(names[i], sizeof(names[i]), "g%02d", i + 1);
 	make_node(&n, "g01", 8, 8, NULL);
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf[1-2] Oversubscription=4:1\n",
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=leaf[1-2] Oversubscription=4:1\n",
 						    "site", NULL),
 			 DTPLAN_OK);
 	request_for(&req, 8);
@@ -258,7 +264,8 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	dtplan__fabric_destroy(f);
 
 	/* UplinkBandwidth wins over the ratio: 400 GB/s -> 12.5 GB/s per flow of 32 */
-	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf1 UplinkBandwidth=400GB/s\n",
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=leaf1 UplinkBandwidth=400GB/s\n",
 						    "site2", NULL),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
@@ -288,8 +295,13 @@ static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 	char names[16][64], da[256], db[256];
 	struct dtplan_node n;
 	struct dtplan_config c;
-	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &n, .topology = t, .config = &c,
-				    .n_hosts = 16, .host_names = names, .host_inventory = inv};
+	struct dtplan_cluster cl = {.n_nodes = 1,
+				    .nodes = &n,
+				    .topology = t,
+				    .config = &c,
+				    .n_hosts = 16,
+				    .host_names = names,
+				    .host_inventory = inv};
 	struct dtplan__fabric *f = NULL;
 
 	(void)state;
@@ -297,7 +309,8 @@ static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 		snprintf(names[i], sizeof(names[i]), "g%02d", i + 1);
 	make_node(&n, "g01", 8, 8, NULL);
 	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c, "SwitchName=leaf[1-2] Oversubscription=4:1\n",
+	assert_int_equal(dtplan_config_parse_string(&c,
+						    "SwitchName=leaf[1-2] Oversubscription=4:1\n",
 						    "site", NULL),
 			 DTPLAN_OK);
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++) {
@@ -306,13 +319,16 @@ static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 			struct dtplan__search a, b;
 
 			request_for(&req, 8);
-			assert_int_equal(dtplan_model_parse(models[i], &req.model, NULL), DTPLAN_OK);
+			assert_int_equal(dtplan_model_parse(models[i], &req.model, NULL),
+					 DTPLAN_OK);
 			assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
 			req.gpus = 128;
 			req.seq = k % 2 == 0 ? 4096 : 32768;
 			req.global_batch = batches[k / 2];
-			assert_int_equal(dtplan__search_run_fabric(&req, f, false, &a, NULL), DTPLAN_OK);
-			assert_int_equal(dtplan__search_run_exhaustive(&req, f, &b, NULL), DTPLAN_OK);
+			assert_int_equal(dtplan__search_run_fabric(&req, f, false, &a, NULL),
+					 DTPLAN_OK);
+			assert_int_equal(dtplan__search_run_exhaustive(&req, f, &b, NULL),
+					 DTPLAN_OK);
 			assert_int_equal(a.n_considered, b.n_considered);
 			assert_int_equal(a.n_fit, b.n_fit);
 			assert_int_equal(a.have_best, b.have_best);
@@ -390,8 +406,8 @@ static void random_world(struct world *w)
 		w->leaf_size[l] = 1 + (int)rnd(8);
 		names[0] = '\0';
 		for (int i = 0; i < w->leaf_size[l]; i++)
-			k += (size_t)snprintf(names + k, sizeof(names) - k, "%sr%dn%d", i ? "," : "",
-					      l, i);
+			k += (size_t)snprintf(names + k, sizeof(names) - k, "%sr%dn%d",
+					      i ? "," : "", l, i);
 		used += (size_t)snprintf(text + used, sizeof(text) - used,
 					 "SwitchName=leaf%d Nodes=%s\n", l, names);
 		s_used += (size_t)snprintf(site + s_used, sizeof(site) - s_used,
@@ -431,8 +447,7 @@ static void random_world(struct world *w)
 }
 
 /* Leaf runs a group's members sit in (distinct count). */
-static size_t group_leaves(const struct dtplan_plan *p, const int *members, size_t n,
-			   bool *crossed)
+static size_t group_leaves(const struct dtplan_plan *p, const int *members, size_t n, bool *crossed)
 {
 	bool seen[64] = {false};
 	size_t k = 0;
@@ -461,7 +476,9 @@ static size_t block_leaves(const struct dtplan_plan *p, size_t lo, size_t hi)
 
 static void check_case(const struct world *w)
 {
-	struct dtplan_cluster cl = {.n_nodes = w->n, .nodes = w->nodes, .topology = w->t,
+	struct dtplan_cluster cl = {.n_nodes = w->n,
+				    .nodes = w->nodes,
+				    .topology = w->t,
 				    .config = &w->c};
 	struct dtplan__fabric *f = NULL;
 	struct dtplan_request req;
@@ -610,7 +627,7 @@ static bool accept_setup(struct accept *a, const char *topology, const char *sit
 			 const char *hosts)
 {
 	struct dtplan_error err = {0};
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	size_t n = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -625,8 +642,12 @@ static bool accept_setup(struct accept *a, const char *topology, const char *sit
 	assert_in_range(n, 1, 16);
 	memcpy(a->names, names, n * sizeof(names[0]));
 	free(names);
-	a->cl = (struct dtplan_cluster){.n_nodes = 1, .nodes = &a->hgx, .topology = a->t,
-					.config = &a->c, .n_hosts = n, .host_names = a->names,
+	a->cl = (struct dtplan_cluster){.n_nodes = 1,
+					.nodes = &a->hgx,
+					.topology = a->t,
+					.config = &a->c,
+					.n_hosts = n,
+					.host_names = a->names,
 					.host_inventory = a->inv};
 	request_for(&a->req, 8);
 	dtplan_request_apply_config(&a->req, &a->c);
@@ -658,7 +679,8 @@ static void plan_create__two_racks_4to1__dp_in_racks_pp_crosses(void **state)
 	for (size_t r = 0; r < p->n_ranks; r++) {
 		stage = p->ranks[r].pp_rank;
 		for (size_t q = r + 1; q < p->n_ranks; q++)
-			if (p->ranks[q].pp_rank == stage && p->ranks[q].tp_rank == p->ranks[r].tp_rank)
+			if (p->ranks[q].pp_rank == stage &&
+			    p->ranks[q].tp_rank == p->ranks[r].tp_rank)
 				assert_int_equal(p->node_run[p->ranks[q].node],
 						 p->node_run[p->ranks[r].node]);
 	}
@@ -872,8 +894,7 @@ static void plan_create__blocks__segment_divides_the_nodes(void **state)
 	const struct dtplan_warning *w;
 
 	(void)state;
-	if (!accept_setup(&a, "topology-blocks.conf", "dtplan-thin-blocks.conf",
-			  "gb[01,05,09]"))
+	if (!accept_setup(&a, "topology-blocks.conf", "dtplan-thin-blocks.conf", "gb[01,05,09]"))
 		skip();
 	request_7b(&a);
 	assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
@@ -895,8 +916,11 @@ static void plan_create__heterogeneous_and_generic__plans_on_smallest(void **sta
 	struct dtplan_node inv[2];
 	const char names[3][64] = {"big", "small", "bare"};
 	const int which[3] = {0, 1, -1};
-	struct dtplan_cluster cl = {.n_nodes = 2, .nodes = inv, .n_hosts = 3,
-				    .host_names = names, .host_inventory = which};
+	struct dtplan_cluster cl = {.n_nodes = 2,
+				    .nodes = inv,
+				    .n_hosts = 3,
+				    .host_names = names,
+				    .host_inventory = which};
 	struct dtplan_plan *p = NULL;
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
@@ -997,8 +1021,8 @@ static void plan_create__generic_nodes_of_1024_gpus__domains_of_the_gpu(void **s
 	assert_int_equal(p->n_ranks, 2048);
 	/* h100-sxm domains of 8: 2048 / 8 = 256 of them, 8 GPUs each */
 	for (size_t k = 0; k < p->n_ranks; k++) {
-		assert_int_equal(p->ranks[k].domain, (int)(p->ranks[k].node * 128 +
-							   p->ranks[k].gpu / 8));
+		assert_int_equal(p->ranks[k].domain,
+				 (int)(p->ranks[k].node * 128 + p->ranks[k].gpu / 8));
 		most = p->ranks[k].domain > most ? p->ranks[k].domain : most;
 	}
 	assert_int_equal(most, 255);

@@ -113,8 +113,8 @@ static void plan_to_json__70b__every_key(void **state)
 	assert_true(json_is_integer(json_object_get(json_object_get(j, "model"), "params")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "model"), "params")),
 			 (json_int_t)llround(p->request.model.params));
-	assert_true(json_is_integer(json_object_get(json_object_get(j, "checkpoint"),
-						    "interval_steps")));
+	assert_true(json_is_integer(
+		json_object_get(json_object_get(j, "checkpoint"), "interval_steps")));
 	assert_near(num_at(j, "checkpoint", "interval_steps", NULL), floor(p->ckpt.interval_steps),
 		    0);
 	assert_true(json_is_array(json_object_get(j, "warnings")));
@@ -211,7 +211,8 @@ static json_t *at(json_t *j, const char *a, const char *b)
 static void plan_to_json_launch__files_and_rendezvous__launch_object(void **state)
 {
 	struct dtplan_plan *p = make_plan("llama2-7b", "a100-80gb", 8);
-	struct dtplan_launch_in l = {.master_addr = "gpu<01>", .master_port = 29734,
+	struct dtplan_launch_in l = {.master_addr = "gpu<01>",
+				     .master_port = 29734,
 				     .hostfile = "/w/dtplan-7.hosts",
 				     .deepspeed_config = "/w/dtplan-7.deepspeed.json"};
 	char *text = NULL, *megatron = NULL, *nemo = NULL;
@@ -238,7 +239,8 @@ static void plan_to_json_launch__files_and_rendezvous__launch_object(void **stat
 	assert_int_equal(json_integer_value(json_object_get(ds, "train_batch_size")),
 			 p->best.global_batch);
 	assert_int_equal(json_integer_value(json_object_get(ds, "train_micro_batch_size_per_gpu")) *
-				 json_integer_value(json_object_get(ds, "gradient_accumulation_steps")) *
+				 json_integer_value(
+					 json_object_get(ds, "gradient_accumulation_steps")) *
 				 p->best.dp,
 			 p->best.global_batch);
 	assert_int_equal(json_integer_value(at(ds, "zero_optimization", "stage")), p->best.zero);

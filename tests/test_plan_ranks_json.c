@@ -122,7 +122,8 @@ static void ranks_from_json__bad_documents__parse_error(void **state)
 			fail_msg("case %zu accepted", i);
 		assert_null(p);
 		if (strstr(err.text, bad_json[i].message_part) == NULL)
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, bad_json[i].message_part);
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.text,
+				 bad_json[i].message_part);
 	}
 }
 
@@ -289,8 +290,8 @@ static void ranks_from_json__ranks_name_nodes__n_log_n(void **state)
 	len += (size_t)snprintf(text + len, cap - len, "], \"ranks\": [");
 	for (int i = 0; i < n; i++)
 		len += (size_t)snprintf(text + len, cap - len,
-					"%s{\"node\": \"node%06d\", \"dp_rank\": %d}",
-					i ? "," : "", (i * 7919) % n, i);
+					"%s{\"node\": \"node%06d\", \"dp_rank\": %d}", i ? "," : "",
+					(i * 7919) % n, i);
 	snprintf(text + len, cap - len, "]}}");
 	t0 = now();
 	if (dtplan_plan_ranks_from_json(text, &p, &err) != DTPLAN_OK)
@@ -321,8 +322,8 @@ static void ranks_from_json__limits__refused_before_allocating(void **state)
 	} cases[] = {
 		{"{" PAR1 ", " PLACE("[{\"node\": 0}, {\"node\": 0}]") "}",
 		 "2 ranks but tp 1 x cp 1 x pp 1 x dp 1"},
-		{"{\"parallelism\": {\"tp\": 1000000, \"pp\": 1000000, \"dp\": 1000000}, "
-		 PLACE("[{\"node\": 0}]") "}",
+		{"{\"parallelism\": {\"tp\": 1000000, \"pp\": 1000000, \"dp\": 1000000}, " PLACE(
+			 "[{\"node\": 0}]") "}",
 		 "1 ranks but tp 1000000 x cp 1 x pp 1000000 x dp 1000000"},
 		{"{\"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
 		 "nested more than 32 levels deep"},
@@ -351,7 +352,8 @@ static void ranks_from_json__limits__refused_before_allocating(void **state)
 	/* one rank more than DTPLAN_PLAN_MAX_RANKS, each "0," */
 	big = malloc(cap);
 	assert_non_null(big);
-	len += (size_t)snprintf(big, cap, "{" PAR1 ", \"placement\": {\"nodes\": [\"a\"], "
+	len += (size_t)snprintf(big, cap,
+				"{" PAR1 ", \"placement\": {\"nodes\": [\"a\"], "
 				"\"ranks\": [");
 	for (size_t i = 0; i < n; i++, len += 2)
 		memcpy(big + len, i + 1 < n ? "0," : "0]", 2);
@@ -386,17 +388,18 @@ static struct dtplan_plan *placed_plan(void)
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL;
 	struct dtplan_error err = {0};
-	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &hgx, .n_hosts = 8,
-				    .host_names = hosts};
+	struct dtplan_cluster cl = {.n_nodes = 1, .nodes = &hgx, .n_hosts = 8, .host_names = hosts};
 
 	if (dtplan_node_from_xml(test_data_path("hgx-h100-8gpu.xml"), &hgx, &err) != DTPLAN_OK)
 		return NULL;
 	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-leaves.conf"),
-						    &t, &err), DTPLAN_OK);
+						    &t, &err),
+			 DTPLAN_OK);
 	dtplan_config_init(&c);
 	assert_int_equal(dtplan_config_parse_file(&c,
 						  test_data_path("dtplan-thin-three-leaves.conf"),
-						  &err), DTPLAN_OK);
+						  &err),
+			 DTPLAN_OK);
 	assert_int_equal(dtplan_config_apply_topology(&c, t, &err), DTPLAN_OK);
 	cl.topology = t;
 	cl.config = &c;
@@ -545,7 +548,8 @@ static void plan_from_json__no_placement__renders_as_made(void **state)
 	dtplan_plan_destroy(p);
 	/* the ranks reader still wants a placement */
 	assert_int_equal(dtplan_plan_ranks_from_json("{\"parallelism\": {\"tp\": 1, \"pp\": 1, "
-						     "\"dp\": 1}}", &back, &err),
+						     "\"dp\": 1}}",
+						     &back, &err),
 			 DTPLAN_ERR_PARSE);
 }
 
@@ -601,32 +605,45 @@ static void plan_from_json__bad_documents__error_names_member(void **state)
 	} cases[] = {
 		{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1}}", "schema is not"},
 		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, "
-		 "\"dp\": 1}}", "no \"model\" or \"gpu\" object"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 2, \"dp\": 1,"
+		 "\"dp\": 1}}",
+		 "no \"model\" or \"gpu\" object"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 2, \"dp\": "
+		 "1,"
 		 " \"layers_per_stage\": [4]}, \"model\": {\"layers\": 8}, \"gpu\": {}, "
-		 "\"gpus\": 2, \"gpus_per_node\": 2}", "expected 2 layer counts"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 4, \"dp\": 1,"
+		 "\"gpus\": 2, \"gpus_per_node\": 2}",
+		 "expected 2 layer counts"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 4, \"dp\": "
+		 "1,"
 		 " \"layers_per_stage\": [3, 2, 1, 2]}, \"model\": {\"layers\": 8}, \"gpu\": {}, "
-		 "\"gpus\": 4, \"gpus_per_node\": 4}", "layers_per_stage[2]: the stages between"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},"
-		 " \"model\": {\"layers\": \"many\"}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1}",
+		 "\"gpus\": 4, \"gpus_per_node\": 4}",
+		 "layers_per_stage[2]: the stages between"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "1},"
+		 " \"model\": {\"layers\": \"many\"}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": "
+		 "1}",
 		 "model.layers: expected a whole number"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},"
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "1},"
 		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1, "
-		 "\"warnings\": [{\"code\": 3}]}", "warnings[0]: expected a code and a message"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2},"
+		 "\"warnings\": [{\"code\": 3}]}",
+		 "warnings[0]: expected a code and a message"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "2},"
 		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 2, \"gpus_per_node\": 1, "
 		 "\"placement\": {\"nodes\": [\"a\", \"b\"], \"ranks\": ["
 		 "{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0, "
 		 "\"dp_rank\": 0}, {\"node\": 1, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, "
-		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": 3}]}}",
+		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": "
+		 "3}]}}",
 		 "placement.leaves[0].nodes: the leaves hold more than the plan's 2 nodes"},
-		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 2},"
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "2},"
 		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 2, \"gpus_per_node\": 1, "
 		 "\"placement\": {\"nodes\": [\"a\", \"b\"], \"ranks\": ["
 		 "{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, \"pp_rank\": 0, "
 		 "\"dp_rank\": 0}, {\"node\": 1, \"gpu\": 0, \"local_rank\": 0, \"tp_rank\": 0, "
-		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": 1}]}}",
+		 "\"pp_rank\": 0, \"dp_rank\": 1}], \"leaves\": [{\"name\": \"l\", \"nodes\": "
+		 "1}]}}",
 		 "placement.leaves hold 1 nodes, the plan 2"},
 	};
 
@@ -656,8 +673,8 @@ static char *repeat(const char *head, const char *unit, size_t n, const char *ta
 	return s;
 }
 
-#define WHOLE_HEAD                                                                             \
-	"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},\n" \
+#define WHOLE_HEAD                                                                                 \
+	"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1},\n"    \
 	" \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1,\n"
 
 /* dtplan show's reader: the small members become trees only after the
@@ -672,7 +689,8 @@ static void plan_from_json__hostile_members__bounded_and_named(void **state)
 	(void)state;
 	/* a key twice inside a member: line 3 of the text */
 	assert_int_equal(dtplan_plan_from_json(WHOLE_HEAD " \"model\": {\"layers\": 1, "
-					       "\"layers\": 2}}", &p, &err),
+							  "\"layers\": 2}}",
+					       &p, &err),
 			 DTPLAN_ERR_PARSE);
 	assert_null(p);
 	assert_non_null(strstr(err.text, "model: duplicate object key"));
@@ -691,13 +709,15 @@ static void plan_from_json__hostile_members__bounded_and_named(void **state)
 	assert_int_equal(err.line, 3);
 	free(text);
 	/* a leaf of -1 nodes */
-	assert_int_equal(dtplan_plan_from_json(
-				 WHOLE_HEAD " \"model\": {\"layers\": 1}, \"placement\": {\"nodes\": "
-				 "[\"a\"], \"ranks\": [{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, "
-				 "\"tp_rank\": 0, \"pp_rank\": 0, \"dp_rank\": 0}], \"leaves\": "
-				 "[{\"name\": \"l\", \"nodes\": -1}]}}",
-				 &p, &err),
-			 DTPLAN_ERR_PARSE);
+	assert_int_equal(
+		dtplan_plan_from_json(
+			WHOLE_HEAD
+			" \"model\": {\"layers\": 1}, \"placement\": {\"nodes\": "
+			"[\"a\"], \"ranks\": [{\"node\": 0, \"gpu\": 0, \"local_rank\": 0, "
+			"\"tp_rank\": 0, \"pp_rank\": 0, \"dp_rank\": 0}], \"leaves\": "
+			"[{\"name\": \"l\", \"nodes\": -1}]}}",
+			&p, &err),
+		DTPLAN_ERR_PARSE);
 	assert_string_equal(err.text, "placement.leaves[0].nodes: expected a whole number >= 1");
 }
 

@@ -26,7 +26,7 @@
 #define JOB_PORT "29734"
 
 static char tmpdir[256];
-static bool context_queued; /* spank_context() answers one context per test */
+static bool context_queued;       /* spank_context() answers one context per test */
 static struct test_server server; /* fabric service and collector (tests/http_server.py) */
 static bool have_server;
 
@@ -468,8 +468,10 @@ static void user_init__batch_canned_allocation__launch_variables_and_files(void 
 	if (strncmp(mock_env_get("DT_MEGATRON_ARGS"), want, strlen(want)) != 0)
 		fail_msg("DT_MEGATRON_ARGS = '%s', expected it to start '%s'",
 			 mock_env_get("DT_MEGATRON_ARGS"), want);
-	snprintf(want, sizeof(want), "trainer.num_nodes=2 trainer.devices=8 "
-		 "model.tensor_model_parallel_size=%s ", mock_env_get("DT_TP"));
+	snprintf(want, sizeof(want),
+		 "trainer.num_nodes=2 trainer.devices=8 "
+		 "model.tensor_model_parallel_size=%s ",
+		 mock_env_get("DT_TP"));
 	assert_non_null(mock_env_get("DT_NEMO_OVERRIDES"));
 	assert_non_null(strstr(mock_env_get("DT_NEMO_OVERRIDES"), want));
 
@@ -517,8 +519,7 @@ static void user_init__batch_canned_allocation__launch_variables_and_files(void 
 	/* The plan JSON names them, with the same words as the environment. */
 	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
 	text = read_written(path);
-	snprintf(want, sizeof(want), "\"megatron_args\": \"%s\"",
-		 mock_env_get("DT_MEGATRON_ARGS"));
+	snprintf(want, sizeof(want), "\"megatron_args\": \"%s\"", mock_env_get("DT_MEGATRON_ARGS"));
 	assert_non_null(strstr(text, want));
 	snprintf(want, sizeof(want), "\"hostfile\": \"%s/dtplan-%d.hosts\"", tmpdir, JOB_ID);
 	assert_non_null(strstr(text, want));
@@ -692,7 +693,8 @@ static void user_init__16384_identical_nodes__one_shared_inventory(void **state)
 	if (small < 0 || big < 0)
 		skip();
 	print_message("user_init peak: 16 nodes +%ld KiB (%.2f s), 16,384 nodes +%ld KiB "
-		      "(%.2f s)\n", small, secs_small, big, secs_big);
+		      "(%.2f s)\n",
+		      small, secs_small, big, secs_big);
 	/* 16,384 copies of struct dtplan_node alone would be 540 MB; valgrind's
 	 * own bookkeeping roughly triples what is measured */
 	if (getenv("DTPLAN_TEST_UNDER_VALGRIND") == NULL)
@@ -745,8 +747,10 @@ static void user_init__plan_file_taken__fresh_name_and_logged(void **state)
 		snprintf(taken, sizeof(taken), "%s/dtplan-%d.", tmpdir, JOB_ID);
 		assert_int_equal(strncmp(file, taken, strlen(taken)), 0);
 		assert_int_equal(strlen(file), strlen(path) + 7); /* ".XXXXXX" */
-		snprintf(taken, sizeof(taken), "log: dtplan: %s already exists and is not this "
-			 "job's to replace; the plan is in %s", path, file);
+		snprintf(taken, sizeof(taken),
+			 "log: dtplan: %s already exists and is not this "
+			 "job's to replace; the plan is in %s",
+			 path, file);
 		assert_log_has(taken);
 		assert_int_equal(lstat(file, &st), 0);
 		assert_true(S_ISREG(st.st_mode));
@@ -890,8 +894,8 @@ static void user_init__user_set_master_and_nccl__kept(void **state)
 	assert_env("PET_MASTER_PORT", "12345");
 	assert_env("PET_MASTER_ADDR", "n1");
 	assert_true(strcmp(mock_env_get("DT_TP"), "99") != 0);
-	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: "
-		       JOB_PORT ")");
+	assert_log_has("log: dtplan: keeping the job's own MASTER_PORT=12345 (the plan's: " JOB_PORT
+		       ")");
 	assert_false(mock_log_has("error:"));
 }
 
@@ -1022,8 +1026,8 @@ static void srun_step_with_plan_file(void)
 /* Variables task_init sets: each task starts from the job's, without them. */
 static void fresh_task(int task_id)
 {
-	static const char *const set[] = {"WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-					  "DT_TP_RANK", "DT_PP_RANK", "DT_DP_RANK",
+	static const char *const set[] = {"WORLD_SIZE",   "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
+					  "DT_TP_RANK",   "DT_PP_RANK",  "DT_DP_RANK",
 					  "DT_LOCAL_GPU", "DT_NODE_RANK"};
 
 	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
@@ -1125,7 +1129,8 @@ static void task_init__user_set_rank_and_nccl__kept_and_told_once(void **state)
 	/* Said by local task 0 only, for what differs from the plan. */
 	assert_int_equal(log_count("keeping the job's own RANK=0 (the plan's: 2)"), 1);
 	assert_int_equal(log_count("keeping the job's own NCCL_IB_HCA=mlx5_0,mlx5_1 (the "
-				   "plan's: =mlx5_0,mlx5_1)"), 1);
+				   "plan's: =mlx5_0,mlx5_1)"),
+			 1);
 	assert_int_equal(log_count("keeping"), 2);
 }
 
@@ -1313,13 +1318,13 @@ enum step { BATCH, SRUN };
 struct hostile {
 	const char *what;
 	enum step step;
-	const char *plan_file;  /* DTPLAN_FILE (srun): a path, or "@NAME" in tmpdir */
-	const char *xmlfile;    /* HWLOC_XMLFILE of slurmstepd, NULL: the HGX fixture */
-	const char *fsroot;     /* HWLOC_FSROOT, NULL: unset */
-	char opt;               /* an option from SLURM_SPANK__*: 'm' model, 't' train, 'p' plan */
-	const char *opt_value;  /* its value; "#N": N bytes of 'A' */
-	const char *says;       /* in the log */
-	bool planned;           /* the step still ends with a plan (DT_TP set) */
+	const char *plan_file; /* DTPLAN_FILE (srun): a path, or "@NAME" in tmpdir */
+	const char *xmlfile;   /* HWLOC_XMLFILE of slurmstepd, NULL: the HGX fixture */
+	const char *fsroot;    /* HWLOC_FSROOT, NULL: unset */
+	char opt;              /* an option from SLURM_SPANK__*: 'm' model, 't' train, 'p' plan */
+	const char *opt_value; /* its value; "#N": N bytes of 'A' */
+	const char *says;      /* in the log */
+	bool planned;          /* the step still ends with a plan (DT_TP set) */
 };
 
 static const struct hostile hostile_cases[] = {
@@ -1343,8 +1348,12 @@ static const struct hostile hostile_cases[] = {
 	 "plan degraded: --dt-model: unknown model", false},
 	{"--dt-train: 900 bytes of garbage", BATCH, NULL, NULL, NULL, 't', "#900",
 	 "plan degraded: --dt-train: ", false},
-	{"--dt-plan: garbage", BATCH, NULL, NULL, NULL, 'p', "\xff" "auto",
-	 "--dt-plan: '\xff" "auto' is not ", false},
+	{"--dt-plan: garbage", BATCH, NULL, NULL, NULL, 'p',
+	 "\xff"
+	 "auto",
+	 "--dt-plan: '\xff"
+	 "auto' is not ",
+	 false},
 	{"HWLOC_XMLFILE=/dev/zero", BATCH, NULL, "/dev/zero", NULL, 0, NULL,
 	 "plan degraded: cannot discover node n1: /dev/zero: is a character device", false},
 	{"HWLOC_XMLFILE: a FIFO", BATCH, NULL, "@fifo.xml", NULL, 0, NULL,
@@ -1384,7 +1393,7 @@ static char *hostile_setup(const struct hostile *h)
 			write_empties(path, (size_t)64 << 20);
 		} else if (strcmp(h->plan_file, "@huge.json") == 0) {
 			write_empties(path, ((size_t)64 << 20) + 1);
-	} else if (strcmp(h->plan_file, "@link.json") == 0) {
+		} else if (strcmp(h->plan_file, "@link.json") == 0) {
 			snprintf(target, sizeof(target), "%s/dtplan-%d.json", tmpdir, JOB_ID);
 			assert_int_equal(symlink(target, path), 0);
 		} else if (strcmp(h->plan_file, "@fifo.json") == 0) {
@@ -1403,8 +1412,8 @@ static char *hostile_setup(const struct hostile *h)
 	} else if (h->xmlfile != NULL && h->xmlfile[0] == '\0') {
 		unsetenv("HWLOC_XMLFILE");
 	} else if (h->xmlfile != NULL) {
-		setenv("HWLOC_XMLFILE", h->xmlfile[0] == '/' ? h->xmlfile
-							  : test_data_path(h->xmlfile), 1);
+		setenv("HWLOC_XMLFILE",
+		       h->xmlfile[0] == '/' ? h->xmlfile : test_data_path(h->xmlfile), 1);
 	}
 	if (h->fsroot != NULL)
 		setenv("HWLOC_FSROOT", h->fsroot, 1);
@@ -1429,8 +1438,8 @@ static char *hostile_setup(const struct hostile *h)
  */
 static void hostile_environment__bounded_degraded_and_said(void **state)
 {
-	static const char *const made[] = {"big.json", "huge.json", "link.json", "fifo.json",
-					   "deep.json", "fifo.xml"};
+	static const char *const made[] = {"big.json",  "huge.json", "link.json",
+					   "fifo.json", "deep.json", "fifo.xml"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(hostile_cases) / sizeof(hostile_cases[0]); i++) {
@@ -1579,7 +1588,8 @@ static void task_init__refused_plan__batch_interactive_and_srun_steps_end(void *
 		assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
 		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 		assert_env("DTPLAN_PLAN_STATE", "refused");
-		check_task_refused(0, "dtplan: job refused: too-many-leaves: the 8 nodes span 2 leaf");
+		check_task_refused(0,
+				   "dtplan: job refused: too-many-leaves: the 8 nodes span 2 leaf");
 	}
 }
 
@@ -1753,7 +1763,8 @@ static char *reports_eval(const char *expr)
 	assert_non_null(out);
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; "
-		 "print(eval(sys.argv[2]))' '%s/reports.jsonl' '%s'", server.dir, expr);
+		 "print(eval(sys.argv[2]))' '%s/reports.jsonl' '%s'",
+		 server.dir, expr);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	if (fgets(out, 4096, p) == NULL)
@@ -1823,8 +1834,10 @@ static void user_init__fabric_service_and_collector__plan_uses_it_one_report(voi
 	/* exactly one report, with the job's facts and the plan */
 	assert_int_equal(test_server_lines(&server, "reports.jsonl"), 1);
 	assert_reports("len(r)", "1");
-	snprintf(want, sizeof(want), "['dtplan.report/1', 'plugin', 1234, 'alice', %u, 'testcl', "
-		 "'n[1-2]', 'n1', 'ok', None]", (unsigned)geteuid());
+	snprintf(want, sizeof(want),
+		 "['dtplan.report/1', 'plugin', 1234, 'alice', %u, 'testcl', "
+		 "'n[1-2]', 'n1', 'ok', None]",
+		 (unsigned)geteuid());
 	assert_reports("[r[0][k] for k in (\"schema\", \"sender\", \"job_id\", \"user\", \"uid\", "
 		       "\"cluster\", \"nodes\", \"host\", \"state\", \"reason\")]",
 		       want);

@@ -335,11 +335,11 @@ static void send_raw(const void *buf, size_t len)
 
 /* A JOIN of node `sender` for job `job` with a credential of uid, optionally
  * cut to `cut` bytes (0: whole); cred "": none. */
-static void forge(uint32_t job, uint32_t sender, uid_t uid, const char *cred_override,
-		  size_t cut, size_t body_len)
+static void forge(uint32_t job, uint32_t sender, uid_t uid, const char *cred_override, size_t cut,
+		  size_t body_len)
 {
-	struct dtplan_wire_header h = {DTPLAN_WIRE_VERSION, DTPLAN_WIRE_JOIN, 0, job, 0, 0, sender,
-				       0};
+	struct dtplan_wire_header h = {
+		DTPLAN_WIRE_VERSION, DTPLAN_WIRE_JOIN, 0, job, 0, 0, sender, 0};
 	struct dtplan_wire_join j = {N, {0}};
 	uint8_t seal[DTPLAN_WIRE_SEAL_LEN], *body = NULL, *frame = NULL;
 	char *cred = NULL;
@@ -376,9 +376,10 @@ static void run__forged_messages__rejected_logged_measurements_unchanged(void **
 	pid_t pids[N], forger;
 	double t0 = dtplan_probe_clock();
 	static const char *const expect[] = {
-		"without a credential", "invalid credential", "credential of uid 1000",
-		"another job (4243; this is job 4242)", "join body of 5000 bytes",
-		"truncated message", "node 5 of a 4-node job",
+		"without a credential",    "invalid credential",
+		"credential of uid 1000",  "another job (4243; this is job 4242)",
+		"join body of 5000 bytes", "truncated message",
+		"node 5 of a 4-node job",
 	};
 
 	(void)state;
@@ -389,12 +390,12 @@ static void run__forged_messages__rejected_logged_measurements_unchanged(void **
 
 		/* no credential: a header whose credential length is 0 */
 		forge(4242, 1, 0, "", 0, 0);
-		forge(4242, 1, 0, "TEST:garbage", 0, 0);   /* a bad credential */
-		forge(4242, 1, 1000, NULL, 0, 0);          /* another uid */
-		forge(4243, 1, 0, NULL, 0, 0);             /* another job's id */
-		forge(4242, 1, 0, NULL, 0, 5000);          /* oversized */
-		forge(4242, 1, 0, NULL, 40, 0);            /* truncated */
-		forge(4242, 5, 0, NULL, 0, 0);             /* a node the job does not have */
+		forge(4242, 1, 0, "TEST:garbage", 0, 0); /* a bad credential */
+		forge(4242, 1, 1000, NULL, 0, 0);        /* another uid */
+		forge(4243, 1, 0, NULL, 0, 0);           /* another job's id */
+		forge(4242, 1, 0, NULL, 0, 5000);        /* oversized */
+		forge(4242, 1, 0, NULL, 40, 0);          /* truncated */
+		forge(4242, 5, 0, NULL, 0, 0);           /* a node the job does not have */
 		send_raw(noise, sizeof(noise));
 		_exit(0);
 	}

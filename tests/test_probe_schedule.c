@@ -109,8 +109,7 @@ static void schedule__8_nodes_two_leaves__the_four_rounds_by_hand(void **state)
  * partners (rounds A and B); every leaf sends and receives across its
  * uplink in the concurrent round; each pair of leaves 2i, 2i+1 has one
  * single cross flow. */
-static void check_coverage(const struct dtplan_probe_schedule *s, const int32_t *leaf,
-			   size_t per)
+static void check_coverage(const struct dtplan_probe_schedule *s, const int32_t *leaf, size_t per)
 {
 	size_t n = s->n_nodes, n_leaves = (n + per - 1) / per, intra = 0, cross = 0;
 	const struct dtplan_probe_round *A = NULL, *B = NULL, *C = NULL;
@@ -152,7 +151,8 @@ static void check_coverage(const struct dtplan_probe_schedule *s, const int32_t 
 		}
 		for (size_t l = 0; l < n_leaves; l++)
 			if (!up[l] || !down[l])
-				fail_msg("leaf %zu of %zu: uplink not loaded both ways", l, n_leaves);
+				fail_msg("leaf %zu of %zu: uplink not loaded both ways", l,
+					 n_leaves);
 	}
 	free(up);
 	free(down);
@@ -163,12 +163,12 @@ static void schedule__8_1000_16000_nodes__disjoint_covering_constant_rounds(void
 	static const struct {
 		size_t n, per, rounds;
 	} cases[] = {
-		{8, 4, 4},          /* two leaves */
-		{1000, 32, 4},      /* 32 leaves, the last of 8 */
-		{16000, 32, 4},     /* 500 leaves */
-		{1000, 40, 5},      /* 25 leaves: an odd last leaf needs a second cross round */
-		{16000, 48, 4},     /* 334 leaves, the last of 16 */
-		{16000, 16000, 2},  /* one leaf: intra rounds only */
+		{8, 4, 4},         /* two leaves */
+		{1000, 32, 4},     /* 32 leaves, the last of 8 */
+		{16000, 32, 4},    /* 500 leaves */
+		{1000, 40, 5},     /* 25 leaves: an odd last leaf needs a second cross round */
+		{16000, 48, 4},    /* 334 leaves, the last of 16 */
+		{16000, 16000, 2}, /* one leaf: intra rounds only */
 	};
 
 	(void)state;
@@ -325,8 +325,8 @@ static void cost__1000_and_16000_nodes__constant_rounds_bounded_connections(void
 		assert_int_equal(dtplan_probe_cost(s, &p, &c[k], NULL), DTPLAN_OK);
 		assert_int_equal(c[k].rounds, 4);
 		assert_int_equal(c[k].max_connections, 16 + 2);
-		assert_near(c[k].wall_s,
-			    0.15 + 5.0 * (double)c[k].depth * 0.001 + 0.1 + 4 * 0.25, 1e-12);
+		assert_near(c[k].wall_s, 0.15 + 5.0 * (double)c[k].depth * 0.001 + 0.1 + 4 * 0.25,
+			    1e-12);
 		dtplan_probe_schedule_destroy(s);
 		free(leaf);
 	}

@@ -17,15 +17,15 @@ static const struct {
 	const char *text;
 	enum dtplan_mode mode;
 } mode_ok[] = {
-	{"off", DTPLAN_MODE_OFF},       {"auto", DTPLAN_MODE_AUTO}, {"strict", DTPLAN_MODE_STRICT},
-	{"AUTO", DTPLAN_MODE_AUTO},     {"Strict", DTPLAN_MODE_STRICT},
+	{"off", DTPLAN_MODE_OFF},   {"auto", DTPLAN_MODE_AUTO},     {"strict", DTPLAN_MODE_STRICT},
+	{"AUTO", DTPLAN_MODE_AUTO}, {"Strict", DTPLAN_MODE_STRICT},
 };
 
 static void mode_parse__known_names__enum(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(mode_ok) / sizeof(mode_ok[0]); i++) {
-		enum dtplan_mode m = (enum dtplan_mode)-1;
+		enum dtplan_mode m = (enum dtplan_mode) - 1;
 
 		assert_int_equal(dtplan_mode_parse(mode_ok[i].text, &m, NULL), DTPLAN_OK);
 		assert_int_equal(m, mode_ok[i].mode);
@@ -54,10 +54,11 @@ static void parse_train__every_key__sets_fields(void **state)
 
 	(void)state;
 	request_base(&r);
-	assert_int_equal(dtplan_request_parse_train(
-				 &r, "seq=8192,gbs=1024,tp=8,pp=4,zero=1,mb=2,recompute=selective,gpu=h100",
-				 NULL),
-			 DTPLAN_OK);
+	assert_int_equal(
+		dtplan_request_parse_train(
+			&r, "seq=8192,gbs=1024,tp=8,pp=4,zero=1,mb=2,recompute=selective,gpu=h100",
+			NULL),
+		DTPLAN_OK);
 	assert_int_equal(r.seq, 8192);
 	assert_int_equal(r.global_batch, 1024);
 	assert_int_equal(r.tp, 8);

@@ -177,8 +177,8 @@ static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
 	assert_rel(c.step.dp_comm, ar, 1e-12);
 	assert_rel(c.step.dp_exposed, exposed, 1e-9);
 	assert_rel(c.step.optimizer, opt, 1e-12);
-	assert_rel(c.step.total,
-		   compute + tp + (compute + tp) / 8.0 + 4.194304e-4 + exposed + opt, 1e-9);
+	assert_rel(c.step.total, compute + tp + (compute + tp) / 8.0 + 4.194304e-4 + exposed + opt,
+		   1e-9);
 	/* network: PP only, 2 (p-1)/p * m * 2097152 = 16777216 B */
 	assert_rel(c.net_bytes_per_gpu, 16777216.0, 1e-12);
 	/* achieved model FLOPs: 3.93216e14 / (total * 16) */
@@ -189,8 +189,7 @@ static void candidate_evaluate__toy_tp2_pp2_dp4__hand_computed(void **state)
 static void candidate_evaluate__toy_interleaved__bubble_over_v(void **state)
 {
 	struct dtplan_request r;
-	struct dtplan_candidate c = {.tp = 2, .pp = 2, .dp = 4, .zero = 0, .micro_batch = 2},
-				plain;
+	struct dtplan_candidate c = {.tp = 2, .pp = 2, .dp = 4, .zero = 0, .micro_batch = 2}, plain;
 	bool fits = false;
 
 	(void)state;
@@ -247,8 +246,8 @@ static void candidate_evaluate__toy_zero3_across_nodes__gathers_exposed(void **s
 	assert_rel(c.step.dp_comm, 8 * 3 * ag, 1e-12);
 	assert_rel(c.step.dp_exposed,
 		   8.0 * (fmax(0.0, ag - fwd) + fmax(0.0, 2.0 * ag - bwd)) +
-			   0.1 * (8 * 3 * ag - 8.0 * (fmax(0.0, ag - fwd) +
-						     fmax(0.0, 2.0 * ag - bwd))),
+			   0.1 * (8 * 3 * ag -
+				  8.0 * (fmax(0.0, ag - fwd) + fmax(0.0, 2.0 * ag - bwd))),
 		   1e-9);
 	assert_near(c.step.bubble, 0.0, 0.0);
 	assert_near(c.step.pp_comm, 0.0, 0.0);
@@ -371,11 +370,11 @@ static void plan_create__bad_pins__inval_naming_field(void **state)
 		int tp, pp, zero, micro_batch;
 		const char *source;
 	} cases[] = {
-		{3, 0, -1, 0, "tp"},     /* 3 does not divide 64 heads */
-		{16, 0, -1, 0, "tp"},    /* 16 does not divide 8 kv heads */
-		{0, 3, -1, 0, "pp"},     /* 3 does not divide 80 layers */
-		{8, 32, -1, 0, "pp"},    /* 8 * 32 = 256 does not divide 128 GPUs */
-		{0, 2, 3, 0, "zero"},    /* ZeRO-3 with PP */
+		{3, 0, -1, 0, "tp"},  /* 3 does not divide 64 heads */
+		{16, 0, -1, 0, "tp"}, /* 16 does not divide 8 kv heads */
+		{0, 3, -1, 0, "pp"},  /* 3 does not divide 80 layers */
+		{8, 32, -1, 0, "pp"}, /* 8 * 32 = 256 does not divide 128 GPUs */
+		{0, 2, 3, 0, "zero"}, /* ZeRO-3 with PP */
 		{0, 0, -1, 2048, "micro-batch"},
 	};
 	struct dtplan_request r;
@@ -543,16 +542,36 @@ static void plan_create__bad_requests__inval(void **state)
 	for (int i = 0; i < 10; i++) {
 		toy_request(&r);
 		switch (i) {
-		case 0: r.gpus = 0; break;
-		case 1: r.gpus_per_node = 0; break;
-		case 2: r.seq = -1; break;
-		case 3: r.global_batch = 0; break;
-		case 4: r.efficiency = 1.5; break;
-		case 5: r.memory_headroom = 1.0; break;
-		case 6: r.net_bytes_per_s = 0.0; break;
-		case 7: r.model.params = NAN; break;
-		case 8: r.zero = 4; break;
-		default: r.mtbf_gpu_hours = 0.0; break;
+		case 0:
+			r.gpus = 0;
+			break;
+		case 1:
+			r.gpus_per_node = 0;
+			break;
+		case 2:
+			r.seq = -1;
+			break;
+		case 3:
+			r.global_batch = 0;
+			break;
+		case 4:
+			r.efficiency = 1.5;
+			break;
+		case 5:
+			r.memory_headroom = 1.0;
+			break;
+		case 6:
+			r.net_bytes_per_s = 0.0;
+			break;
+		case 7:
+			r.model.params = NAN;
+			break;
+		case 8:
+			r.zero = 4;
+			break;
+		default:
+			r.mtbf_gpu_hours = 0.0;
+			break;
 		}
 		assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_ERR_INVAL);
 		assert_null(p);
@@ -634,7 +653,6 @@ static void plan_add_warning__appends_and_formats(void **state)
 	dtplan_plan_destroy(NULL);
 }
 
-
 /*
  * Mixtral 8x7B (46.7B parameters, 12.9B active) on 64 H100 at 4K: the
  * experts go EP ways inside a node's NVLink, and the memory a GPU holds is
@@ -669,9 +687,9 @@ static void search_run__mixtral_8x7b_64_h100__ep_and_memory(void **state)
 	dense = 46702792704.0 - experts;
 	p = dense / c->tp;
 	pe = experts / (c->tp * c->ep);
-	w = 2.0 * (p + pe);                                      /* bf16 weights */
-	g = 2.0 * (p + pe);                                      /* bf16 gradients */
-	o = 12.0 * (p / c->dp + pe / (c->dp / c->ep));           /* ZeRO-1 over DP, expert DP */
+	w = 2.0 * (p + pe);                            /* bf16 weights */
+	g = 2.0 * (p + pe);                            /* bf16 gradients */
+	o = 12.0 * (p / c->dp + pe / (c->dp / c->ep)); /* ZeRO-1 over DP, expert DP */
 	sbh = 4096.0 * c->micro_batch * h;
 	/* per token beyond 34h: the MoE MLP's 3h + 1.25 x 2 x (2h + 4 x 14336) +
 	 * 4 x 8 router logits in place of the dense 19h */
@@ -858,15 +876,15 @@ static void assert_same_search(const struct dtplan_request *r, const char *what)
 	if (a.n_considered != b.n_considered || a.n_fit != b.n_fit || a.min_dp != b.min_dp ||
 	    a.have_best != b.have_best || a.have_runner_up != b.have_runner_up)
 		fail_msg("%s: %zu/%zu considered, %zu/%zu fit, best %d/%d, runner-up %d/%d", what,
-			 a.n_considered, b.n_considered, a.n_fit, b.n_fit, a.have_best,
-			 b.have_best, a.have_runner_up, b.have_runner_up);
+			 a.n_considered, b.n_considered, a.n_fit, b.n_fit, a.have_best, b.have_best,
+			 a.have_runner_up, b.have_runner_up);
 	if (!a.have_best)
 		return;
 	dtplan__candidate_describe(&a.best, da, sizeof(da));
 	dtplan__candidate_describe(&b.best, db, sizeof(db));
 	if (strcmp(da, db) != 0 || a.best.ep != b.best.ep ||
-	    a.best.step.total != b.best.step.total ||
-	    a.best.memory.total != b.best.memory.total || a.best.rank_order != b.best.rank_order)
+	    a.best.step.total != b.best.step.total || a.best.memory.total != b.best.memory.total ||
+	    a.best.rank_order != b.best.rank_order)
 		fail_msg("%s: pruned %s (%.9g s), exhaustive %s (%.9g s)", what, da,
 			 a.best.step.total, db, b.best.step.total);
 	if (!a.have_runner_up)
@@ -910,9 +928,11 @@ static void search_run__pruned__same_as_exhaustive(void **state)
 					}
 					if (v == 2)
 						r.offload = 1;
-					snprintf(what, sizeof(what), "%s seq %d, %d GPUs, batch %d, "
-						 "variant %d", models[i].model, models[i].seq,
-						 gpus[g], batches[k], v);
+					snprintf(what, sizeof(what),
+						 "%s seq %d, %d GPUs, batch %d, "
+						 "variant %d",
+						 models[i].model, models[i].seq, gpus[g],
+						 batches[k], v);
 					assert_same_search(&r, what);
 				}
 			}
@@ -1039,7 +1059,8 @@ int main(void)
 		cmocka_unit_test(search_run__pruned__same_as_exhaustive),
 		cmocka_unit_test(search_run__mixtral_8x7b_64_h100__ep_and_memory),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__published_split_fits),
-		cmocka_unit_test(search_run__deepseek_v3_2048_h800__overlapped_all_to_all_picks_ep_64),
+		cmocka_unit_test(
+			search_run__deepseek_v3_2048_h800__overlapped_all_to_all_picks_ep_64),
 		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),
 	};
 

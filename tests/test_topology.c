@@ -57,8 +57,8 @@ static void topology_parse_file__three_levels__levels_and_link_speed(void **stat
 	int leaf1, leaf4, agg1, spine;
 
 	(void)state;
-	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"),
-						    &t, &err),
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"), &t,
+						    &err),
 			 DTPLAN_OK);
 	assert_int_equal(t->n_switches, 7);
 	assert_int_equal(t->n_nodes, 16);
@@ -124,10 +124,10 @@ static void topology_parse_string__bad_files__error_names_file_and_line(void **s
 		{"", DTPLAN_ERR_PARSE, 0, "no switches defined"},
 		{"Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "no SwitchName="},
 		{"SwitchName=a Nodes=n1 junk\n", DTPLAN_ERR_PARSE, 1, "'junk' is not Key=Value"},
-		{"SwitchName=a Nodes=n1 Switches=b\n",
-		 DTPLAN_ERR_PARSE, 1, "both Nodes= and Switches="},
-		{"SwitchName=a LinkSpeed=10\n",
-		 DTPLAN_ERR_PARSE, 1, "neither Nodes= nor Switches="},
+		{"SwitchName=a Nodes=n1 Switches=b\n", DTPLAN_ERR_PARSE, 1,
+		 "both Nodes= and Switches="},
+		{"SwitchName=a LinkSpeed=10\n", DTPLAN_ERR_PARSE, 1,
+		 "neither Nodes= nor Switches="},
 		{"\nSwitchName=a Nodes=node[3-1]\n", DTPLAN_ERR_PARSE, 2,
 		 "Nodes=node[3-1]: hostlist 'node[3-1]': range 3-1 is reversed"},
 		{"SwitchName=a Nodes=n1\nSwitchName=s Switches=a[\n", DTPLAN_ERR_PARSE, 2,
@@ -261,8 +261,8 @@ static void topology_queries__three_levels__ancestors_paths_leaves(void **state)
 	char names[4][64] = {"node01", "node05", "node06", "ghost"};
 
 	(void)state;
-	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"),
-						    &t, NULL),
+	assert_int_equal(dtplan_topology_parse_file(test_data_path("topology-three-level.conf"), &t,
+						    NULL),
 			 DTPLAN_OK);
 	leaf1 = dtplan_topology_switch_index(t, "leaf1");
 	leaf2 = dtplan_topology_switch_index(t, "leaf2");
@@ -313,8 +313,11 @@ static void topology_lookups__hand_built_tree__scan_without_index(void **state)
 	};
 	char names[2][64] = {"a", "b"};
 	int leaf[2] = {0, 0};
-	struct dtplan_topology t = {.n_switches = 2, .switches = sw, .n_nodes = 2,
-				    .node_names = names, .node_leaf = leaf};
+	struct dtplan_topology t = {.n_switches = 2,
+				    .switches = sw,
+				    .n_nodes = 2,
+				    .node_names = names,
+				    .node_leaf = leaf};
 
 	(void)state;
 	assert_null(t.index);
@@ -571,21 +574,24 @@ static void topology_parse_string__bad_yaml__error_names_line(void **state)
 		 "needs exactly one of tree:, block: or flat:"},
 		{"- topology: a\n  flat: false\n", DTPLAN_ERR_PARSE, 2, "flat: must be true"},
 		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n1\n"
-		 "      children: t\n", DTPLAN_ERR_PARSE, 4, "switch 's' needs either nodes: or "
+		 "      children: t\n",
+		 DTPLAN_ERR_PARSE, 4,
+		 "switch 's' needs either nodes: or "
 		 "children:"},
 		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      node: n1\n",
-		 DTPLAN_ERR_PARSE, 5, "switch: unknown key 'node' (expected switch, children, "
+		 DTPLAN_ERR_PARSE, 5,
+		 "switch: unknown key 'node' (expected switch, children, "
 		 "nodes)"},
 		{"- topology: a\n  tree:\n    switches: leaf1\n", DTPLAN_ERR_PARSE, 3,
 		 "'switches:' must be a list of switches ('- switch: NAME')"},
 		{"- topology: a\n  block:\n    blocks:\n    - block: b\n", DTPLAN_ERR_PARSE, 4,
 		 "block 'b' has no nodes:"},
 		{"- topology: a\n  block:\n    block_sizes: [4, x]\n    blocks:\n"
-		 "    - block: b\n      nodes: n[1-4]\n", DTPLAN_ERR_PARSE, 3,
-		 "block_sizes: 'x' is not a node count"},
+		 "    - block: b\n      nodes: n[1-4]\n",
+		 DTPLAN_ERR_PARSE, 3, "block_sizes: 'x' is not a node count"},
 		{"- topology: a\n  block:\n    block_sizes: [4, 12]\n    blocks:\n"
-		 "    - block: b\n      nodes: n[1-4]\n", DTPLAN_ERR_PARSE, 3,
-		 "12 is not a power-of-two multiple"},
+		 "    - block: b\n      nodes: n[1-4]\n",
+		 DTPLAN_ERR_PARSE, 3, "12 is not a power-of-two multiple"},
 		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n[2-1]\n",
 		 DTPLAN_ERR_PARSE, 4, "range 2-1 is reversed"},
 		{"# only a comment\n", DTPLAN_ERR_PARSE, 0, "no topologies defined"},

@@ -104,21 +104,11 @@ static void parse_rate__table__values_and_errors(void **state)
 }
 
 static const struct double_case time_cases[] = {
-	{"2us", DTPLAN_OK, 2e-6},
-	{"1.5ms", DTPLAN_OK, 1.5e-3},
-	{"1ns", DTPLAN_OK, 1e-9},
-	{"60s", DTPLAN_OK, 60.0},
-	{"2sec", DTPLAN_OK, 2.0},
-	{"5min", DTPLAN_OK, 300.0},
-	{"5m", DTPLAN_OK, 300.0},
-	{"3h", DTPLAN_OK, 10800.0},
-	{"2d", DTPLAN_OK, 172800.0},
-	{"10", DTPLAN_OK, 10.0},
-	{"0", DTPLAN_OK, 0.0},
-	{"", DTPLAN_ERR_INVAL, 0},
-	{"3 h", DTPLAN_ERR_PARSE, 0},
-	{"3hours", DTPLAN_ERR_PARSE, 0},
-	{"h", DTPLAN_ERR_PARSE, 0},
+	{"2us", DTPLAN_OK, 2e-6},     {"1.5ms", DTPLAN_OK, 1.5e-3},    {"1ns", DTPLAN_OK, 1e-9},
+	{"60s", DTPLAN_OK, 60.0},     {"2sec", DTPLAN_OK, 2.0},        {"5min", DTPLAN_OK, 300.0},
+	{"5m", DTPLAN_OK, 300.0},     {"3h", DTPLAN_OK, 10800.0},      {"2d", DTPLAN_OK, 172800.0},
+	{"10", DTPLAN_OK, 10.0},      {"0", DTPLAN_OK, 0.0},           {"", DTPLAN_ERR_INVAL, 0},
+	{"3 h", DTPLAN_ERR_PARSE, 0}, {"3hours", DTPLAN_ERR_PARSE, 0}, {"h", DTPLAN_ERR_PARSE, 0},
 	{"-1s", DTPLAN_ERR_RANGE, 0},
 };
 
@@ -145,18 +135,10 @@ static void parse_time__minus_zero__plain_zero(void **state)
 }
 
 static const struct double_case count_cases[] = {
-	{"7B", DTPLAN_OK, 7e9},
-	{"70b", DTPLAN_OK, 70e9},
-	{"1.5T", DTPLAN_OK, 1.5e12},
-	{"350M", DTPLAN_OK, 350e6},
-	{"125k", DTPLAN_OK, 125e3},
-	{"7e9", DTPLAN_OK, 7e9},
-	{"", DTPLAN_ERR_INVAL, 0},
-	{"7GB", DTPLAN_ERR_PARSE, 0},
-	{"B", DTPLAN_ERR_PARSE, 0},
-	{"seven", DTPLAN_ERR_PARSE, 0},
-	{"0", DTPLAN_ERR_RANGE, 0},
-	{"-7B", DTPLAN_ERR_RANGE, 0},
+	{"7B", DTPLAN_OK, 7e9},         {"70b", DTPLAN_OK, 70e9},     {"1.5T", DTPLAN_OK, 1.5e12},
+	{"350M", DTPLAN_OK, 350e6},     {"125k", DTPLAN_OK, 125e3},   {"7e9", DTPLAN_OK, 7e9},
+	{"", DTPLAN_ERR_INVAL, 0},      {"7GB", DTPLAN_ERR_PARSE, 0}, {"B", DTPLAN_ERR_PARSE, 0},
+	{"seven", DTPLAN_ERR_PARSE, 0}, {"0", DTPLAN_ERR_RANGE, 0},   {"-7B", DTPLAN_ERR_RANGE, 0},
 };
 
 static void parse_count__table__values_and_errors(void **state)
@@ -233,9 +215,9 @@ static const struct {
 	enum dtplan_err code;
 	bool value;
 } bool_cases[] = {
-	{"yes", DTPLAN_OK, true},    {"no", DTPLAN_OK, false},   {"TRUE", DTPLAN_OK, true},
-	{"False", DTPLAN_OK, false}, {"on", DTPLAN_OK, true},    {"OFF", DTPLAN_OK, false},
-	{"1", DTPLAN_OK, true},      {"0", DTPLAN_OK, false},    {"2", DTPLAN_ERR_PARSE, 0},
+	{"yes", DTPLAN_OK, true},    {"no", DTPLAN_OK, false},      {"TRUE", DTPLAN_OK, true},
+	{"False", DTPLAN_OK, false}, {"on", DTPLAN_OK, true},       {"OFF", DTPLAN_OK, false},
+	{"1", DTPLAN_OK, true},      {"0", DTPLAN_OK, false},       {"2", DTPLAN_ERR_PARSE, 0},
 	{"y", DTPLAN_ERR_PARSE, 0},  {"yess", DTPLAN_ERR_PARSE, 0}, {"", DTPLAN_ERR_PARSE, 0},
 	{NULL, DTPLAN_ERR_PARSE, 0},
 };

@@ -50,8 +50,14 @@ static void sha256__known_vectors(void **state)
 static struct dtplan_wire_header header(uint8_t type, uint32_t body_len)
 {
 	struct dtplan_wire_header h = {
-		.version = DTPLAN_WIRE_VERSION, .type = type, .cred_len = 200, .job_id = 4242,
-		.session = 0, .round = 3, .sender = 7, .body_len = body_len,
+		.version = DTPLAN_WIRE_VERSION,
+		.type = type,
+		.cred_len = 200,
+		.job_id = 4242,
+		.session = 0,
+		.round = 3,
+		.sender = 7,
+		.body_len = body_len,
 	};
 
 	return h;
@@ -297,11 +303,17 @@ static void inventory__round_trip_and_hostile(void **state)
 static void go__round_trip(void **state)
 {
 	struct dtplan_wire_assign a[2];
-	struct dtplan_wire_go g = {.delay_us = 50000, .slot_us = 350000, .n_rounds = 4,
-				   .ping_count = 32, .ping_bytes = 64, .ping_window_us = 40000,
-				   .bulk_us = 200000, .bulk_bytes = 32u << 20, .n_assign = 2,
+	struct dtplan_wire_go g = {.delay_us = 50000,
+				   .slot_us = 350000,
+				   .n_rounds = 4,
+				   .ping_count = 32,
+				   .ping_bytes = 64,
+				   .ping_window_us = 40000,
+				   .bulk_us = 200000,
+				   .bulk_bytes = 32u << 20,
+				   .n_assign = 2,
 				   .assign = a},
-			  h;
+			      h;
 	uint8_t *b = NULL;
 	size_t n = 0;
 
