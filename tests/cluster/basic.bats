@@ -22,22 +22,6 @@ teardown() {
 	cancel_all_wait 20
 }
 
-# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
-# and LOG (the job's output).  Shows the job and its log when it fails.
-run_job() {
-	local timeout=$1
-	shift
-	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
-	JOB=${JOB%%;*}
-	if ! submit_wait "$JOB" "$timeout"; then
-		echo "job $JOB (sbatch $*):"
-		scontrol show job "$JOB"
-		job_log "$JOB"
-		return 1
-	fi
-	LOG=$(job_log "$JOB")
-}
-
 # iperf_bps SRC DST: bits per second from SRC to DST over 2 seconds.
 iperf_bps() {
 	local src=$1 dst=$2 addr port spid i json

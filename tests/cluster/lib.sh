@@ -230,3 +230,44 @@ cluster_dump_logs() {
 	done
 	sinfo -N -o '%N %T %E' >&2 2>/dev/null
 }
+
+# ---- helpers of the bats files ----------------------------------------
+
+# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
+# and LOG (the job's output).  Shows the job and its log when it fails.
+run_job() {
+	local timeout=$1
+	shift
+	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
+	JOB=${JOB%%;*}
+	if ! submit_wait "$JOB" "$timeout"; then
+		echo "job $JOB (sbatch $*):"
+		scontrol show job "$JOB"
+		job_log "$JOB"
+		return 1
+	fi
+	LOG=$(job_log "$JOB")
+}
+
+# batch_var NAME: NAME's value in LOG as the batch script printed it ("BATCH NAME=value").
+batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
+
+# no_drain (bats): every node idle again, none drained or down with a reason.
+no_drain() {
+	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
+	run -0 sinfo -h -R -o '%N %E'
+	[ -z "$output" ]
+}
+
+# plugstack_save (setup_file): a cluster is up; keeps its plugstack.conf line
+# for plugstack_restore (teardown_file), as the tests write their own.
+plugstack_save() {
+	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
+		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cp "$CL_DIR/etc/plugstack.conf" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+}
+
+plugstack_restore() {
+	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
+		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$CL_DIR/etc/plugstack.conf"
+}

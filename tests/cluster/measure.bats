@@ -23,9 +23,7 @@ BUDGET=5
 MB=1000000
 
 setup_file() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
-	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+	plugstack_save
 	# The user-space delay of ../shared/TESTBED.md (no netem in this kernel).
 	if [ -f /usr/include/libnetfilter_queue/libnetfilter_queue.h ]; then
 		cc -O2 -o "$BATS_FILE_TMPDIR/nfq_delay" "$BATS_TEST_DIRNAME/nfq_delay.c" \
@@ -34,8 +32,7 @@ setup_file() {
 }
 
 teardown_file() {
-	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
-		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	plugstack_restore
 }
 
 setup() {
@@ -73,7 +70,7 @@ teardown() {
 		wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
 	fi
 	cancel_all_wait 20
-	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	plugstack_restore
 }
 
 # shape_node NODE RATE: tbf on both ends of NODE's link (as cluster.sh does).
@@ -129,13 +126,6 @@ meas() {
 	/usr/bin/python3 -c 'import json, sys
 p = json.load(open(sys.argv[1])); m = p["measurements"]
 print(eval(sys.argv[2]))' "$PLAN" "$1"
-}
-
-# no_drain: every node idle, none drained or down with a reason.
-no_drain() {
-	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
-	run -0 sinfo -h -R -o '%N %E'
-	[ -z "$output" ]
 }
 
 @test "every node's own hwloc XML (node6 with 4 GPUs): all measured, node6 shown, none assumed" {

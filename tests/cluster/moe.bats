@@ -20,14 +20,11 @@ SITE=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-4to1.conf
 PLUGSTACK=$CL_DIR/etc/plugstack.conf
 
 setup_file() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
-	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+	plugstack_save
 }
 
 teardown_file() {
-	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
-		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	plugstack_restore
 }
 
 setup() {
@@ -40,25 +37,6 @@ setup() {
 teardown() {
 	cancel_all_wait 20
 }
-
-# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
-# and LOG (the job's output).
-run_job() {
-	local timeout=$1
-	shift
-	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
-	JOB=${JOB%%;*}
-	if ! submit_wait "$JOB" "$timeout"; then
-		echo "job $JOB (sbatch $*):"
-		scontrol show job "$JOB"
-		job_log "$JOB"
-		return 1
-	fi
-	LOG=$(job_log "$JOB")
-}
-
-# batch_var NAME: NAME's value in LOG as the batch script printed it.
-batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
 
 # The job: the job-wide EP, CP and DP, then one line per task with its ranks.
 write_moe_script() {

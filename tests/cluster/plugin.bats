@@ -25,14 +25,11 @@ DTPLAN_CLI=$CLUSTER_TOP_BUILDDIR/cli/dtplan
 PLUGSTACK=$CL_DIR/etc/plugstack.conf
 
 setup_file() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
-	cp "$PLUGSTACK" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
+	plugstack_save
 }
 
 teardown_file() {
-	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
-		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	plugstack_restore
 }
 
 setup() {
@@ -49,7 +46,7 @@ teardown() {
 		ln -sfn "$x" "$(node_xml node1)"
 	fi
 	cancel_all_wait 20
-	cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+	plugstack_restore
 	server_stop
 }
 
@@ -60,25 +57,6 @@ plugstack() {
 	case " $* " in *" topology="*) topo= ;; esac
 	echo "optional $CL_PLUGIN site=$SITE $topo $(cluster_probe_args) $*" >"$PLUGSTACK"
 }
-
-# run_job TIMEOUT SBATCH-ARGS...: submits and waits for completion; sets JOB
-# and LOG (the job's output).  Shows the job and its log when it fails.
-run_job() {
-	local timeout=$1
-	shift
-	JOB=$(sbatch --parsable "$@") || { echo "sbatch $* failed"; return 1; }
-	JOB=${JOB%%;*}
-	if ! submit_wait "$JOB" "$timeout"; then
-		echo "job $JOB (sbatch $*):"
-		scontrol show job "$JOB"
-		job_log "$JOB"
-		return 1
-	fi
-	LOG=$(job_log "$JOB")
-}
-
-# batch_var NAME: NAME's value in LOG as the batch script printed it ("BATCH NAME=value").
-batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
 
 # The batch script of the planned jobs: the job-wide variables, then one line
 # per task of an srun step with the rank variables.
@@ -302,13 +280,6 @@ eight_node_job() {
 	LOG=$(job_log "$JOB")
 	echo "job $JOB: $(job_state "$JOB") (submit_wait $JOB_RC)"
 	echo "$LOG"
-}
-
-# no_drain: every node idle again, none drained or down with a reason.
-no_drain() {
-	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
-	run -0 sinfo -h -R -o '%N %E'
-	[ -z "$output" ]
 }
 
 @test "3 and 6 nodes of llama3-8b: full plans whose DT_* and per-task ranks agree" {
