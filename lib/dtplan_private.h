@@ -353,6 +353,18 @@ enum dtplan_err dtplan__topology_blocks(const struct dtplan__topo_entry *entries
  */
 char *dtplan__conf_line(char **cursor, int *lineno);
 
+/*
+ * Splits one such line, in place, into Key=Value tokens: the value of
+ * keys[i] (case-insensitive) goes to vals[i] (NULL when absent).  Errors
+ * name source and lineno: a token that is not Key=Value, a key given twice,
+ * an empty value.  A key not in keys ends the line with DTPLAN_ERR_PARSE,
+ * *unknown pointing at it and err left to the caller, who knows what was
+ * expected.  Returns DTPLAN_OK when every token was taken.
+ */
+enum dtplan_err dtplan__conf_keys(char *line, const char *const *keys, const char **vals, size_t n,
+				  const char **unknown, const char *source, int lineno,
+				  struct dtplan_error *err);
+
 /* ------------------------------------------------------------------------
  * Fabric (lib/fabric.c), its cost (lib/fabric_cost.c), placement
  * (lib/placement.c) and warnings (lib/warnings.c)

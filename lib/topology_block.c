@@ -80,44 +80,27 @@ static enum dtplan_err parse_sizes(struct parser *p, const char *text, int linen
 static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 				  struct dtplan_error *err)
 {
-	const char *name = NULL, *nodes = NULL, *sizes = NULL;
+	static const char *const keys[] = {"BlockName", "Nodes", "BlockSizes"};
+	const char *v[3], *unknown, *name, *nodes, *sizes;
 	struct dtplan__topo_entry *b;
-	char *save = NULL, *tok;
+	enum dtplan_err rv;
 
-	for (tok = strtok_r(line, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *eq = strchr(tok, '=');
-		const char **slot;
-
-		if (eq == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "'%s' is not Key=Value", tok);
-		*eq = '\0';
-		if (dtplan__streq_nocase(tok, "BlockName"))
-			slot = &name;
-		else if (dtplan__streq_nocase(tok, "Nodes"))
-			slot = &nodes;
-		else if (dtplan__streq_nocase(tok, "BlockSizes"))
-			slot = &sizes;
-		else if (dtplan__streq_nocase(tok, "SwitchName") ||
-			 dtplan__streq_nocase(tok, "Switches"))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "%s= in a file of BlockName= lines: a topology.conf "
-					     "describes a tree or blocks, not both",
-					     tok);
-		else
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "unknown key '%s' (expected BlockName, Nodes or "
-					     "BlockSizes)",
-					     tok);
-		if (*slot != NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "%s= given twice on one line", tok);
-		if (eq[1] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "%s= has no value", tok);
-		*slot = eq + 1;
-	}
+	rv = dtplan__conf_keys(line, keys, v, 3, &unknown, p->source, lineno, err);
+	if (unknown != NULL && (dtplan__streq_nocase(unknown, "SwitchName") ||
+				dtplan__streq_nocase(unknown, "Switches")))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "%s= in a file of BlockName= lines: a topology.conf "
+				     "describes a tree or blocks, not both",
+				     unknown);
+	if (unknown != NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "unknown key '%s' (expected BlockName, Nodes or BlockSizes)",
+				     unknown);
+	if (rv != DTPLAN_OK)
+		return rv;
+	name = v[0];
+	nodes = v[1];
+	sizes = v[2];
 	if (sizes != NULL && (name != NULL || nodes != NULL))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "BlockSizes= goes on a line of its own");

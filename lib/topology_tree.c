@@ -39,42 +39,24 @@ static enum dtplan_err parse_link_speed(const char *value, double *out, struct d
 static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 				  struct dtplan_error *err)
 {
-	const char *name = NULL, *switches = NULL, *nodes = NULL, *speed = NULL;
+	static const char *const keys[] = {"SwitchName", "Switches", "Nodes", "LinkSpeed"};
+	const char *v[4], *unknown, *name, *switches, *nodes, *speed;
 	struct dtplan_error e = {0};
 	struct dtplan__topo_entry *r;
-	char *save = NULL, *tok;
 	enum dtplan_err rv;
 
-	for (tok = strtok_r(line, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *eq = strchr(tok, '=');
-		const char **slot;
-
-		if (eq == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "'%s' is not Key=Value", tok);
-		*eq = '\0';
-		if (dtplan__streq_nocase(tok, "SwitchName"))
-			slot = &name;
-		else if (dtplan__streq_nocase(tok, "Switches"))
-			slot = &switches;
-		else if (dtplan__streq_nocase(tok, "Nodes"))
-			slot = &nodes;
-		else if (dtplan__streq_nocase(tok, "LinkSpeed"))
-			slot = &speed;
-		else
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "unknown key '%s' (expected SwitchName, Switches, "
-					     "Nodes or LinkSpeed)",
-					     tok);
-		if (*slot != NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "%s= given twice on one line", tok);
-		if (eq[1] == '\0')
-			return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-					     "%s= has no value", tok);
-		*slot = eq + 1;
-	}
+	rv = dtplan__conf_keys(line, keys, v, 4, &unknown, p->source, lineno, err);
+	if (unknown != NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
+				     "unknown key '%s' (expected SwitchName, Switches, Nodes or "
+				     "LinkSpeed)",
+				     unknown);
+	if (rv != DTPLAN_OK)
+		return rv;
+	name = v[0];
+	switches = v[1];
+	nodes = v[2];
+	speed = v[3];
 	if (name == NULL && switches == NULL && nodes == NULL && speed == NULL)
 		return DTPLAN_OK; /* blank line */
 	if (name == NULL)
