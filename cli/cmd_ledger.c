@@ -28,7 +28,7 @@ void cmd_ledger_usage(FILE *out)
 		"  --no-master-copy     12 bytes per parameter instead of 16\n"
 		"  --seq S              sequence length for activations (default 4096, 0: none)\n"
 		"  --micro-batch B      sequences per micro-batch (default 1)\n"
-		"  --recompute R        none, selective or full (default none)\n"
+		"  --recompute R        none, selective, fine or full (default none)\n"
 		"  --json               print JSON instead of a table\n"
 		"Stage 0 of a 1F1B pipeline holds P micro-batches of activations.\n");
 }

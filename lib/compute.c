@@ -230,16 +230,38 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		out->recompute = out->fwd;
 		out->flops += flops_f;
 		break;
-	case DTPLAN_RECOMPUTE_SELECTIVE:
-		/* the attention core's forward again; FlashAttention keeps no
-		 * scores, so there is nothing to recompute */
-		if (!k->flash) {
-			out->recompute = attn_f;
-			out->flops += 2.0 * b * s * s * core / t;
+	case DTPLAN_RECOMPUTE_FINE:
+		/* the two layer norms again (read and write h, split by sequence
+		 * parallelism, and their fp8 cast), latent attention's query and
+		 * key/value up-projections, and the routed experts' activation
+		 * function (read 2F, write F for SwiGLU) */
+		out->recompute =
+			tok * (8.0 * h + (k->gemm_in_bytes < 2.0 ? 6.0 * h : 0.0)) / t / k->hbm;
+		if (mdl->kv_lora_rank > 0) {
+			double qk = a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim);
+			double kvu = a * ((double)mdl->qk_nope_dim + mdl->v_head_dim);
+			double ql = mdl->q_lora_rank, kvl = mdl->kv_lora_rank;
+
+			if (ql > 0.0)
+				out->recompute +=
+					gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, qk / t, ql);
+			out->recompute +=
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, kvu / t, kvl);
+			out->flops += 2.0 * tok * ((ql > 0.0 ? ql * qk : 0.0) + kvl * kvu) / t;
 		}
+		if (moe)
+			out->recompute += tok * mdl->top_k * DTPLAN_MOE_CAPACITY_FACTOR *
+					  (swiglu ? 6.0 : 4.0) * mdl->moe_ffn / t / k->hbm;
 		break;
+	case DTPLAN_RECOMPUTE_SELECTIVE:
 	case DTPLAN_RECOMPUTE_NONE:
 		break;
+	}
+	/* selective and fine: the attention core's forward again;
+	 * FlashAttention keeps no scores, so there is nothing to recompute */
+	if ((rc == DTPLAN_RECOMPUTE_SELECTIVE || rc == DTPLAN_RECOMPUTE_FINE) && !k->flash) {
+		out->recompute += attn_f;
+		out->flops += 2.0 * b * s * s * core / t;
 	}
 }
 

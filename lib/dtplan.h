@@ -310,13 +310,25 @@ const struct dtplan_gpu *dtplan_gpu_catalog(size_t *n);
  * Memory ledger (lib/ledger.c)
  * ---------------------------------------------------------------------- */
 
+/*
+ * What the backward pass recomputes instead of keeping, from least to most
+ * memory saved: nothing; the attention core (Megatron-LM's selective
+ * granularity, Korthikanti et al.); the attention core and the outputs of
+ * the cheap operators a matrix multiply is fed from again, the layer norms,
+ * latent attention's up-projections and an MoE expert's activation function
+ * (Megatron-Core's --recompute-modules core_attn layernorm mla_up_proj
+ * moe_act, the recipe of DeepSeek-V3's report, arXiv 2412.19437, section
+ * 3.2.3; Megatron-LM only); every layer from its input (full).
+ */
 enum dtplan_recompute {
 	DTPLAN_RECOMPUTE_NONE = 0,
 	DTPLAN_RECOMPUTE_SELECTIVE,
+	DTPLAN_RECOMPUTE_FINE,
 	DTPLAN_RECOMPUTE_FULL,
 };
 
-/* "none", "selective", "full" <-> enum.  Parse returns DTPLAN_ERR_INVAL. */
+/* "none", "selective", "fine", "full" <-> enum.  Parse returns
+ * DTPLAN_ERR_INVAL. */
 const char *dtplan_recompute_name(enum dtplan_recompute r);
 enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *out,
 				       struct dtplan_error *err);
@@ -350,6 +362,21 @@ enum dtplan_precision {
 	DTPLAN_PRECISION_FP8,
 };
 
+/*
+ * The pipeline schedule: 1F1B (Megatron-LM's, interleaved with vp > 1), or
+ * DeepSeek's DualPipe (arXiv 2412.19437 section 3.2.1,
+ * github.com/deepseek-ai/DualPipe): micro-batches enter from both ends of
+ * the pipeline, so each GPU holds two stages' parameters (its own and the
+ * mirrored one, PP - 1 - i) and PP + 1 micro-batches of activations, idles
+ * (PP/2 - 1)(F&B + B - 3W) instead of (PP - 1)(F + B), and hides the
+ * all-to-all of one micro-batch behind another's kernels throughout.  It
+ * needs an even PP and at least 2 PP micro-batches.
+ */
+enum dtplan_schedule {
+	DTPLAN_SCHEDULE_1F1B = 0,
+	DTPLAN_SCHEDULE_DUALPIPE,
+};
+
 /* "deepspeed"/"megatron", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
  * strings, "unknown" out of range).  Parse: case-insensitive,
  * DTPLAN_ERR_INVAL naming the accepted words. */
@@ -359,12 +386,16 @@ const char *dtplan_precision_name(int p);
 enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan_error *err);
+/* "1f1b"/"dualpipe" <-> enum dtplan_schedule, as the three above. */
+const char *dtplan_schedule_name(int s);
+enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_error *err);
 
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
 	int tp, pp, dp;       /* >= 1 each */
 	int zero;             /* 0..3, sharded over dp */
 	bool no_master_copy;  /* 12 bytes/param instead of 16 */
+	bool bf16_moments;    /* Adam's m and v in bf16: 2 + 2 bytes instead of 4 + 4 */
 	int seq;              /* sequence length s (0: no activations) */
 	int micro_batch;      /* b */
 	int num_microbatches; /* m; stage 0 holds min(m, pp) micro-batches */
@@ -380,6 +411,7 @@ struct dtplan_ledger_in {
 	bool fp8;                        /* fp8 matrix multiplies keep their inputs in fp8 */
 	int ep;                          /* expert parallelism (0 or 1: none); divides dp */
 	int cp;                          /* context parallelism (0 or 1: none) */
+	bool dualpipe;                   /* DualPipe (pp even): two stages per GPU */
 };
 
 /*
@@ -1054,6 +1086,9 @@ struct dtplan_request {
 	int framework;       /* enum dtplan_framework (memory per parameter, ZeRO stages) */
 	int attention;       /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
 	int precision;       /* enum dtplan_precision of the matrix multiplies */
+	int schedule;        /* enum dtplan_schedule (1F1B by default) */
+	bool bf16_moments;   /* Adam's moments in bf16 (Megatron-Core's precision-aware
+				    * optimizer, DeepSeek-V3's section 3.3.3) */
 	double train_tokens; /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */
@@ -1125,6 +1160,7 @@ struct dtplan_candidate {
 	int ep;           /* expert parallelism, carved from dp (1: none) */
 	int cp;           /* context parallelism (1: none); tp * cp * pp * dp GPUs */
 	int vp;           /* interleaved virtual stages per PP stage (1: plain 1F1B) */
+	bool dualpipe;    /* the DualPipe schedule (PP > 1, the request's schedule) */
 	bool offload;     /* ZeRO-Offload: optimizer state in host memory */
 	int global_batch; /* trained: dp * micro_batch * num_microbatches */
 	enum dtplan_recompute recompute;
@@ -1358,9 +1394,9 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
 
 /*
  * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
- * [,recompute=none|selective|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
+ * [,recompute=none|selective|fine|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
  * [,framework=deepspeed|megatron][,attention=flash|unfused][,precision=bf16|fp8]
- * [,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
+ * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
  * train).  Keys not given keep
  * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
  * asks for exactly N (dtplan_parse_global_batch()).  On error r

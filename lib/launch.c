@@ -11,7 +11,10 @@
  *   --expert-model-parallel-size and --context-parallel-size (EP, CP > 1),
  *   --pipeline-model-parallel-size, --micro-batch-size, --global-batch-size,
  *   --seq-length, --bf16, --sequence-parallel, --use-distributed-optimizer,
- *   --recompute-granularity {full,selective}, --recompute-method
+ *   --recompute-granularity {full,selective}, --recompute-modules (Megatron
+ *   Core 0.13 and later: core_attn, layernorm, mla_up_proj, moe_act),
+ *   --use-precision-aware-optimizer with --exp-avg-dtype and --exp-avg-sq-dtype
+ *   bf16 (Adam's moments in bf16, Megatron Core 0.13), --recompute-method
  *   {uniform,block}, --recompute-num-layers, --decoder-first-pipeline-num-layers
  *   and --decoder-last-pipeline-num-layers (the stages between take equal
  *   shares), --num-layers-per-virtual-pipeline-stage (interleaved 1F1B: layers
@@ -156,6 +159,27 @@ static long ckpt_steps(const struct dtplan_plan *p)
 	return isfinite(s) && s >= 1.0 && s < 1e15 ? (long)floor(s) : 0;
 }
 
+/*
+ * Megatron-Core's recompute modules of fine recomputation (struct
+ * dtplan_ledger_in's DTPLAN_RECOMPUTE_FINE), separated by sep: the
+ * attention core and the layer norms always, latent attention's
+ * up-projections and the experts' activation only where the model has them
+ * (TransformerConfig refuses mla_up_proj without latent attention and
+ * moe_act without --moe-grouped-gemm).  Static storage.
+ */
+static const char *fine_modules(const struct dtplan_plan *p, char sep)
+{
+	static const char *const names[2][2][2] = {
+		{{"core_attn layernorm", "core_attn layernorm moe_act"},
+		 {"core_attn layernorm mla_up_proj", "core_attn layernorm mla_up_proj moe_act"}},
+		{{"core_attn,layernorm", "core_attn,layernorm,moe_act"},
+		 {"core_attn,layernorm,mla_up_proj", "core_attn,layernorm,mla_up_proj,moe_act"}},
+	};
+	const struct dtplan_model *m = &p->request.model;
+
+	return names[sep == ','][m->kv_lora_rank > 0][m->experts > 0];
+}
+
 enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **out,
 					    struct dtplan_error *err)
 {
@@ -181,11 +205,18 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		fprintf(t.f, " --context-parallel-size %d", c->cp);
 	if (c->zero >= 1)
 		fputs(" --use-distributed-optimizer", t.f);
+	if (p->request.bf16_moments)
+		fputs(" --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype "
+		      "bf16",
+		      t.f);
 	if (c->zero >= 2)
 		fprintf(t.f, " --use-megatron-fsdp --data-parallel-sharding-strategy %s",
 			c->zero == 2 ? "optim_grads" : "optim_grads_params");
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" --recompute-granularity selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
+		fprintf(t.f, " --recompute-granularity selective --recompute-modules %s",
+			fine_modules(p, ' '));
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" --recompute-granularity full --recompute-method uniform "
 		      "--recompute-num-layers 1",
@@ -246,6 +277,11 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 		c->tp > 1 ? "true" : "false");
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" model.activations_checkpoint_granularity=selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
+		fprintf(t.f,
+			" model.activations_checkpoint_granularity=selective "
+			"++model.recompute_modules=[%s]",
+			fine_modules(p, ','));
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" model.activations_checkpoint_granularity=full "
 		      "model.activations_checkpoint_method=uniform "

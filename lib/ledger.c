@@ -13,6 +13,7 @@
 static const char *const recompute_names[] = {
 	[DTPLAN_RECOMPUTE_NONE] = "none",
 	[DTPLAN_RECOMPUTE_SELECTIVE] = "selective",
+	[DTPLAN_RECOMPUTE_FINE] = "fine",
 	[DTPLAN_RECOMPUTE_FULL] = "full",
 };
 
@@ -34,7 +35,8 @@ enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *
 		}
 	}
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-			     "recompute: '%s' is not none, selective or full", text ? text : "");
+			     "recompute: '%s' is not none, selective, fine or full",
+			     text ? text : "");
 }
 
 static const char *const framework_names[] = {
@@ -50,6 +52,11 @@ static const char *const attention_names[] = {
 static const char *const precision_names[] = {
 	[DTPLAN_PRECISION_BF16] = "bf16",
 	[DTPLAN_PRECISION_FP8] = "fp8",
+};
+
+static const char *const schedule_names[] = {
+	[DTPLAN_SCHEDULE_1F1B] = "1f1b",
+	[DTPLAN_SCHEDULE_DUALPIPE] = "dualpipe",
 };
 
 static const char *name_of(const char *const *names, size_t n, int i)
@@ -87,6 +94,17 @@ const char *dtplan_precision_name(int p)
 	return name_of(precision_names, DTPLAN_ARRAY_SIZE(precision_names), p);
 }
 
+const char *dtplan_schedule_name(int s)
+{
+	return name_of(schedule_names, DTPLAN_ARRAY_SIZE(schedule_names), s);
+}
+
+enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(schedule_names, DTPLAN_ARRAY_SIZE(schedule_names), "schedule", text, out,
+			  err);
+}
+
 enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err)
 {
 	return parse_name(framework_names, DTPLAN_ARRAY_SIZE(framework_names), "framework", text,
@@ -113,6 +131,7 @@ enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan
  *   TP with sequence parallelism    (sbh/t) (34 + 5as/h)
  *   TP without                      sbh (10 + 24/t + 5as/(ht))
  *   selective recompute             34 sbh/t with SP, sbh (10 + 24/t) without
+ *   fine recompute                  30 sbh/t with SP, sbh (6 + 24/t) without
  *   full recompute                  2 sbh (the layer input), /t with SP
  * Returns 0 for non-positive inputs.
  */
@@ -133,6 +152,11 @@ double dtplan_activation_bytes_per_layer(int seq, int micro_batch, int hidden, i
 		if (sequence_parallel)
 			return 34.0 * sbh / t;
 		return sbh * (10.0 + 24.0 / t);
+	case DTPLAN_RECOMPUTE_FINE:
+		/* selective without the two layer-norm outputs (2 sbh each) */
+		if (sequence_parallel)
+			return 30.0 * sbh / t;
+		return sbh * (6.0 + 24.0 / t);
 	case DTPLAN_RECOMPUTE_FULL:
 		return sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh;
 	}
@@ -188,6 +212,11 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 				     "ledger: %d interleaved chunks need pipeline parallelism "
 				     "(PP %d)",
 				     in->chunks, in->pp);
+	if (in->dualpipe && ((in->pp > 1 && in->pp % 2 != 0) || in->chunks > 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ledger: DualPipe needs an even PP (%d) and no interleaving "
+				     "(%d chunks)",
+				     in->pp, in->chunks);
 	if (in->ep < 0 || in->cp < 0 ||
 	    (in->ep > 1 &&
 	     (in->model->experts <= 0 || in->model->experts % in->ep != 0 || in->dp % in->ep != 0)))
@@ -215,28 +244,53 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
 }
 
 /*
- * Activation bytes per token of one layer's attention and MLP beyond
- * Korthikanti's 11 h and 19 h (a standard layer's 34 s b h): latent
- * attention stores its wider queries and keys (a (d_nope + d_rope) each),
- * values and the output projection's input (a d_v each) and the two
- * latents; an MoE MLP keeps its input and mask (3h), and for each of the
- * top_k routed copies of a token, times the capacity factor, the permuted
- * input (2h) and its expert's intermediate activations (4F, as the dense 19h
- * counts 4 x 4h), the shared experts' 4F each, and the fp32 router logits.
+ * Activation bytes per token that one layer keeps for its backward pass
+ * without full recomputation, Korthikanti's 34 h term by term (a standard
+ * layer: 2 + 2 layer-norm inputs, 1 + 1 dropout masks; attention: QKV input
+ * 2, Q and K 4, V 2, output projection input 2; MLP: first matrix input 2,
+ * activation input 8, second matrix input 8), split into what TP without
+ * sequence parallelism keeps whole on every rank (*rep: the norms' inputs,
+ * the masks, the inputs of the attention's and the MLP's first matrices)
+ * and what TP divides (*div).  g is the bytes of a matrix multiply's input
+ * (2, or 1 for fp8: the 34 h become 27 h).
+ *
+ * Latent attention (DeepSeek-V2) keeps its wider queries and keys (a
+ * (d_nope + d_rope) each), values (a d_v), the output projection's input (a
+ * d_v) and its latents (the up-projections' inputs and the rotary key).  An
+ * MoE MLP keeps its input (the router's, bf16) and for each of the top_k
+ * routed copies of a token, times the capacity factor, the permuted input
+ * (h), its expert's activation input (2F) and output (the second matrix's
+ * input, F); the shared experts their 2F and F each; and the fp32 router
+ * logits.
+ *
+ * fine (DTPLAN_RECOMPUTE_FINE) keeps no layer-norm output (the first
+ * matrices' inputs), no up-projected queries, keys and values of latent
+ * attention and no routed expert's activation output: each is rebuilt from
+ * what is kept when the backward pass needs it.
  */
-static double layer_extra_per_token(const struct dtplan_model *m, bool moe)
+static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bool fine,
+			    double *rep, double *div)
 {
-	double h = m->hidden, a = m->heads, extra = 0.0;
+	double h = m->hidden, a = m->heads, f = m->moe_ffn, routed;
 
+	*rep = 4.0 * h + 2.0 * h + (fine ? 0.0 : g * h);
 	if (m->kv_lora_rank > 0)
-		extra += 3.0 * h + 4.0 * a * ((double)m->qk_nope_dim + m->qk_rope_dim) +
-			 4.0 * a * m->v_head_dim + 2.0 * m->q_lora_rank +
-			 2.0 * ((double)m->kv_lora_rank + m->qk_rope_dim) - 11.0 * h;
-	if (moe)
-		extra += 3.0 * h +
-			 DTPLAN_MOE_CAPACITY_FACTOR * m->top_k * (2.0 * h + 4.0 * m->moe_ffn) +
-			 4.0 * m->shared_experts * m->moe_ffn + 4.0 * m->experts - 19.0 * h;
-	return extra;
+		*div = (fine ? 0.0
+			     : 4.0 * a * ((double)m->qk_nope_dim + m->qk_rope_dim) +
+					2.0 * a * m->v_head_dim) +
+		       g * a * m->v_head_dim + g * ((double)m->q_lora_rank + m->kv_lora_rank) +
+		       2.0 * m->qk_rope_dim;
+	else
+		*div = 4.0 * h + 2.0 * h + g * h;
+	if (!moe) {
+		*rep += fine ? 0.0 : g * h;
+		*div += 8.0 * h + g * 4.0 * h;
+		return;
+	}
+	routed = DTPLAN_MOE_CAPACITY_FACTOR * m->top_k;
+	*rep += fine ? 0.0 : 2.0 * h;
+	*div += routed * (g * h + 2.0 * f + (fine ? 0.0 : g * f)) +
+		m->shared_experts * (2.0 * f + g * f) + 4.0 * m->experts;
 }
 
 /* Activations of one layer for one micro-batch (CP divides the sequence). */
@@ -244,17 +298,21 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 				bool moe, bool fp8)
 {
 	int cp = in->cp > 1 ? in->cp : 1, s = in->seq / cp;
-	double bytes = dtplan_activation_bytes_per_layer(s, in->micro_batch, in->model->hidden,
-							 in->model->heads, in->tp,
-							 in->sequence_parallel, rc);
+	double tok = (double)s * in->micro_batch, t = in->tp, rep, div, bytes;
 
 	if (rc == DTPLAN_RECOMPUTE_FULL)
-		return bytes;
-	/* fp8 GEMM inputs: QKV, projection and MLP inputs (2 + 2 + 2 + 8
-	 * of the 34 s b h bytes) at half the size */
-	if (fp8)
-		bytes *= 27.0 / 34.0;
-	return bytes + (double)s * in->micro_batch * layer_extra_per_token(in->model, moe) / in->tp;
+		return dtplan_activation_bytes_per_layer(s, in->micro_batch, in->model->hidden,
+							 in->model->heads, in->tp,
+							 in->sequence_parallel, rc);
+	layer_per_token(in->model, moe, fp8 ? 1.0 : 2.0, rc == DTPLAN_RECOMPUTE_FINE, &rep, &div);
+	if (in->sequence_parallel || in->tp == 1)
+		bytes = tok * (rep + div) / t;
+	else
+		bytes = tok * (rep + div / t);
+	/* unfused attention without recomputation: 5 a s^2 b of scores */
+	if (rc == DTPLAN_RECOMPUTE_NONE)
+		bytes += 5.0 * in->model->heads * (double)s * tok / t;
+	return bytes;
 }
 
 /* Each layer's activations for one micro-batch, dense and MoE, as stored
@@ -285,7 +343,8 @@ static void layer_acts_of(const struct dtplan_ledger_in *in, struct layer_acts *
 
 /* The ledger of one stage of shape sh (dtplan__ledger_shape()). */
 static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan__stage_shape *sh,
-			 const struct layer_acts *acts, struct dtplan_ledger *l)
+			 const struct dtplan__stage_shape *twin, const struct layer_acts *acts,
+			 struct dtplan_ledger *l)
 {
 	/*
 	 * Mixed-precision Adam (Rajbhandari et al., ZeRO, arXiv 1910.02054,
@@ -305,15 +364,18 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	 */
 	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1;
 	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
-	double p, pe, n = (double)in->dp * cp, ne = n / ep;
-	double opt = in->offload ? 0.0 : (in->no_master_copy ? 0.0 : 4.0) + 4.0 + 4.0;
+	double p, pe, n = (double)in->dp * cp, ne = n / ep, stage_acts;
+	double opt = in->offload
+			     ? 0.0
+			     : (in->no_master_copy ? 0.0 : 4.0) + (in->bf16_moments ? 4.0 : 8.0);
 	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 
-	p = sh->dense / in->tp;
-	pe = sh->expert / ((double)in->tp * ep);
+	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */
+	p = (sh->dense + (twin != NULL ? twin->dense : 0.0)) / in->tp;
+	pe = (sh->expert + (twin != NULL ? twin->expert : 0.0)) / ((double)in->tp * ep);
 	memset(l, 0, sizeof(*l));
 	l->stage = stage;
-	l->stage_layers = layers;
+	l->stage_layers = layers + (twin != NULL ? twin->layers : 0);
 	l->params_per_gpu = p + pe;
 	l->expert_params_per_gpu = pe;
 	l->weights = 2.0 * (p / (in->zero >= 3 ? n : 1.0) + pe / (in->zero >= 3 ? ne : 1.0));
@@ -336,14 +398,24 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 
 		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
 			rc = DTPLAN_RECOMPUTE_SELECTIVE;
-		l->activations =
-			(double)in_flight * ((layers - n_moe) * acts->dense + n_moe * acts->moe);
+		stage_acts = (layers - n_moe) * acts->dense + n_moe * acts->moe;
+		/* DualPipe: pp + 1 micro-batches of the heavier of the two
+		 * stages (the DualPipe table's "PP + 1" against 1F1B's PP) */
+		if (twin != NULL) {
+			in_flight = m < in->pp + 1 ? m : in->pp + 1;
+			stage_acts = fmax(stage_acts, (twin->layers - twin->n_moe) * acts->dense +
+							      twin->n_moe * acts->moe);
+		}
+		l->activations = (double)in_flight * stage_acts;
 		if (chunks > 1.0)
 			l->activations *= 1.0 + (in->pp - 1.0) / (in->pp * chunks);
 		/* rerunning a layer's forward rebuilds all of its activations */
 		if (rc == DTPLAN_RECOMPUTE_FULL && layers > 0)
-			l->activations += n_moe > 0 ? acts->whole_moe : acts->whole_dense;
-		if (stage == in->pp - 1 && in->model->vocab > 0)
+			l->activations += n_moe > 0 || (twin != NULL && twin->n_moe > 0)
+						  ? acts->whole_moe
+						  : acts->whole_dense;
+		if ((stage == in->pp - 1 || (twin != NULL && twin->stage == in->pp - 1)) &&
+		    in->model->vocab > 0)
 			l->activations += 4.0 * (in->seq / cp) * in->micro_batch *
 					  ((double)in->model->vocab / in->tp);
 	}
@@ -460,7 +532,16 @@ enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
 	layer_acts_of(in, &acts);
 	out->total = -1.0;
 	for (int k = 0; k < sh->n; k++) {
-		stage_ledger(in, &sh->s[k], &acts, &l);
+		const struct dtplan__stage_shape *twin = NULL;
+
+		/* DualPipe pairs stage 0 with the last, a middle stage with its
+		 * mirror (as large: the middle stages are equal) */
+		if (in->dualpipe && in->pp > 1) {
+			if (k == sh->n - 1)
+				break;
+			twin = k == 0 ? &sh->s[sh->n - 1] : &sh->s[k];
+		}
+		stage_ledger(in, &sh->s[k], twin, &acts, &l);
 		if (l.total > out->total)
 			*out = l;
 	}

@@ -78,13 +78,22 @@ static json_t *stages_json(const struct dtplan_candidate *c)
 
 static json_t *parallelism_json(const struct dtplan_candidate *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}",
-			 "tp", c->tp, "pp", c->pp, "dp", c->dp, "ep", c->ep > 1 ? c->ep : 1, "cp",
-			 c->cp > 1 ? c->cp : 1, "zero", c->zero, "micro_batch", c->micro_batch,
-			 "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
-			 "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
-			 stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
-			 c->vp > 1 ? c->vp : 1, "offload", c->offload);
+	json_t *o =
+		json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:o, s:o, s:i, s:b}",
+			  "tp", c->tp, "pp", c->pp, "dp", c->dp, "ep", c->ep > 1 ? c->ep : 1, "cp",
+			  c->cp > 1 ? c->cp : 1, "zero", c->zero, "micro_batch", c->micro_batch,
+			  "num_microbatches", c->num_microbatches, "global_batch", c->global_batch,
+			  "recompute", dtplan_recompute_name(c->recompute), "layers_per_stage",
+			  stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
+			  c->vp > 1 ? c->vp : 1, "offload", c->offload);
+
+	/* only when not 1F1B: the plans of before read the same */
+	if (o != NULL && c->dualpipe &&
+	    !put(o, "schedule", json_string(dtplan_schedule_name(DTPLAN_SCHEDULE_DUALPIPE)))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *runner_up_json(const struct dtplan_plan *p)
@@ -305,6 +314,7 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "framework", json_string(dtplan_framework_name(r->framework))) ||
 	    !put(root, "attention", json_string(dtplan_attention_name(r->attention))) ||
 	    !put(root, "precision", json_string(dtplan_precision_name(r->precision))) ||
+	    (r->bf16_moments && !put(root, "moments", json_string("bf16"))) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
 	    !put(root, "memory",
 		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||

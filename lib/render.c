@@ -98,7 +98,11 @@ static void text_memory(FILE *f, const struct dtplan_plan *p)
 		dtplan_format_bytes(l->gradients, b, sizeof(b)),
 		dtplan_format_bytes(l->optimizer, c, sizeof(c)),
 		dtplan_format_bytes(l->activations, d, sizeof(d)));
-	if (p->best.pp > 1)
+	if (p->best.dualpipe)
+		fprintf(f,
+			"               the GPU of stages %d and %d is the fullest (%d layers)\n",
+			l->stage, p->best.pp - 1 - l->stage, l->stage_layers);
+	else if (p->best.pp > 1)
 		fprintf(f, "               stage %d is the fullest (%d layers)\n", l->stage,
 			l->stage_layers);
 	fprintf(f, "               of %s usable (%s, %.0f%% kept free), %.0f%% used\n",
@@ -340,11 +344,13 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		fprintf(s.f, "  parallelism  TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
 	if (c->vp > 1)
 		fprintf(s.f, ", %d interleaved chunks per stage", c->vp);
+	if (c->dualpipe)
+		fputs(", DualPipe (each GPU holds stage i and PP - 1 - i)", s.f);
 	fprintf(s.f, "\n  ZeRO         stage %d%s\n", c->zero,
 		c->offload ? ", optimizer state in host memory (ZeRO-Offload)" : "");
-	fprintf(s.f, "  kernels      %s, %s attention, %s memory count\n",
+	fprintf(s.f, "  kernels      %s, %s attention, %s memory count%s\n",
 		dtplan_precision_name(r->precision), dtplan_attention_name(r->attention),
-		dtplan_framework_name(r->framework));
+		dtplan_framework_name(r->framework), r->bf16_moments ? ", bf16 Adam moments" : "");
 	text_stages(s.f, c);
 	text_batch(s.f, p);
 	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));

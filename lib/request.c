@@ -137,13 +137,14 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 	else if (req->zero < -1 || req->zero > 3)
 		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
 	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
-		bad = "fixed recompute must be none, selective or full (-1: search)";
+		bad = "fixed recompute must be none, selective, fine or full (-1: search)";
 	else if (req->vp < 0 || req->offload < -1 || req->offload > 1)
 		bad = "fixed interleaving must be >= 0 (0: search), offload -1, 0 or 1";
 	else if (req->framework < 0 || req->framework > DTPLAN_FRAMEWORK_MEGATRON ||
 		 req->attention < 0 || req->attention > DTPLAN_ATTENTION_FLASH ||
-		 req->precision < 0 || req->precision > DTPLAN_PRECISION_FP8)
-		bad = "framework, attention or precision out of range";
+		 req->precision < 0 || req->precision > DTPLAN_PRECISION_FP8 || req->schedule < 0 ||
+		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE)
+		bad = "framework, attention, precision or schedule out of range";
 	else if (!(req->train_tokens >= 0.0) || !isfinite(req->train_tokens))
 		bad = "training tokens must be >= 0";
 	if (bad != NULL)
@@ -212,6 +213,15 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 				     "Megatron-LM shards optimizer state only (its distributed "
 				     "optimizer is ZeRO-1) and offloads nothing: %s",
 				     r->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
+	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && (r->vp > 1 || (r->pp > 1 && r->pp % 2 != 0)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
+				     "DualPipe runs an even PP without interleaving: PP %d, %d "
+				     "interleaved stages asked",
+				     r->pp, r->vp);
+	if (r->recompute == DTPLAN_RECOMPUTE_FINE && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
+				     "recompute=fine is Megatron-Core's --recompute-modules; "
+				     "it needs framework=megatron");
 	if (r->offload == 1 && r->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
@@ -256,6 +266,7 @@ enum train_kind {
 	TRAIN_GPU,
 	TRAIN_NAME,    /* one of a short list of words (parse at `parse`) */
 	TRAIN_OFFLOAD, /* auto, yes or no */
+	TRAIN_MOMENTS, /* fp32 or bf16 */
 	TRAIN_TOKENS,  /* a count: 15T, 2e12 */
 };
 
@@ -292,12 +303,14 @@ static const struct train_key train_keys[] = {
 	TRAIN_NAME_KEY("framework", framework, dtplan_framework_parse),
 	TRAIN_NAME_KEY("attention", attention, dtplan_attention_parse),
 	TRAIN_NAME_KEY("precision", precision, dtplan_precision_parse),
+	TRAIN_NAME_KEY("schedule", schedule, dtplan_schedule_parse),
+	{"moments", TRAIN_MOMENTS, 0, 0, 0, NULL},
 	{"tokens", TRAIN_TOKENS, 0, 0, 0, NULL},
 };
 
 #define TRAIN_KNOWN                                                                                \
 	"seq, gbs, tp, pp, ep, cp, zero, mb, recompute, gpu, vp, offload, framework, "             \
-	"attention, precision, tokens"
+	"attention, precision, schedule, moments, tokens"
 
 static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
 				 const char *value, struct dtplan_error *err)
@@ -346,6 +359,12 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 					     "offload: '%s' is not auto, yes or no", value);
 		r->offload = yes ? 1 : 0;
+		return DTPLAN_OK;
+	case TRAIN_MOMENTS:
+		if (!dtplan__streq_nocase(value, "fp32") && !dtplan__streq_nocase(value, "bf16"))
+			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+					     "moments: '%s' is not fp32 or bf16", value);
+		r->bf16_moments = dtplan__streq_nocase(value, "bf16");
 		return DTPLAN_OK;
 	case TRAIN_TOKENS:
 		ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);

@@ -360,10 +360,17 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 
 	/* Pipeline: 1F1B idles (p-1)/m of the busy time, interleaving v chunks
 	 * (p-1)/(v m); warm-up and cool-down expose 2(p-1) transfers of 2sbh/tp
-	 * bytes, the rest overlap. */
+	 * bytes, the rest overlap.  DualPipe idles (p/2 - 1)(F&B + B - 3W)
+	 * (arXiv 2412.19437, Table 2): with the overlapped pair F&B as long as
+	 * F + B and the weight gradients W half of B, (p/2 - 1)(F + B/2) of
+	 * the m (F + B) busy time. */
+	c->dualpipe = r->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1;
 	if (c->pp > 1) {
-		double ratio = dtplan_bubble_ratio_interleaved(c->pp, c->num_microbatches,
-							       c->vp > 1 ? c->vp : 1);
+		double ratio = c->dualpipe
+				       ? (c->pp / 2 - 1.0) * (fwd_mb + 0.5 * bwd_mb) /
+						 (m * (fwd_mb + bwd_mb))
+				       : dtplan_bubble_ratio_interleaved(c->pp, c->num_microbatches,
+									 c->vp > 1 ? c->vp : 1);
 
 		st->bubble = ratio > 0.0 ? (st->compute + st->tp_comm) * ratio : 0.0;
 		net = l->pp_net;
@@ -449,8 +456,11 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * backwards after its last forward: m - p of its m forward-backward
 	 * pairs co-run, so that share of the all-to-all hides, at most behind
 	 * as much compute, and pays DTPLAN__OVERLAP_TAX like every overlap. */
-	if (st->ep_comm > 0.0 && m > c->pp) {
-		double hidden = fmin(st->ep_comm, st->compute) * (m - c->pp) / m;
+	if (st->ep_comm > 0.0 && (m > c->pp || c->dualpipe)) {
+		/* DualPipe pairs a forward and a backward chunk of the two
+		 * directions from its first step: all of them co-run */
+		double hidden =
+			fmin(st->ep_comm, st->compute) * (c->dualpipe ? 1.0 : (m - c->pp) / m);
 
 		st->ep_comm -= (1.0 - DTPLAN__OVERLAP_TAX) * hidden;
 	}
@@ -580,6 +590,7 @@ static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
 		.dp = c->dp,
 		.zero = c->zero,
 		.no_master_copy = r->no_master_copy,
+		.bf16_moments = r->bf16_moments,
 		.seq = r->seq,
 		.micro_batch = c->micro_batch,
 		.recompute = c->recompute,
@@ -592,6 +603,7 @@ static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
 		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
 		.ep = c->ep,
 		.cp = c->cp,
+		.dualpipe = r->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1,
 	};
 
 	in.num_microbatches = c->num_microbatches;
@@ -1025,7 +1037,9 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 			g = gcd(g, c->stages.middle);
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
-		if (v > 1 && (c->pp < 2 || (g > 0 && v > g)))
+		/* DualPipe does not interleave */
+		if (v > 1 &&
+		    (c->pp < 2 || (g > 0 && v > g) || r->schedule == DTPLAN_SCHEDULE_DUALPIPE))
 			break;
 		if (v > 1 && g % v != 0)
 			continue;
@@ -1079,11 +1093,13 @@ static void static_fails(const struct ctx *x, const struct dtplan__ledger_shape 
 struct too_big {
 	bool on;
 	int m, stage;
+	bool dualpipe;
 };
 
 static bool still_too_big(const struct too_big *d, int pp, int m)
 {
-	int held = pp - d->stage;
+	/* DualPipe keeps pp + 1 in flight on every GPU */
+	int held = d->dualpipe ? pp + 1 : pp - d->stage;
 
 	return d->on && (m < held ? m : held) >= (d->m < held ? d->m : held);
 }
@@ -1179,6 +1195,9 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	const struct dtplan__ledger_shape *shp = NULL;
 	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
 
+	/* DualPipe mirrors the stages: an even PP */
+	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1 && pp % 2 != 0)
+		return DTPLAN_OK;
 	n_vp = vp_choices(r, base, vps);
 	/* the ledger's view of the split, once (none: each candidate's own,
 	 * which reports the error) */
@@ -1230,6 +1249,11 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					break;
 				continue;
 			}
+			/* DualPipe splits the micro-batches between its two
+			 * directions, at least PP each */
+			if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1 &&
+			    (m < 2 * pp || m % 2 != 0))
+				continue;
 			for (int k = 0; k < n_vp; k++) {
 				/* the interleaved schedule runs micro-batches in groups of p */
 				if (vps[k] > 1 && m % pp != 0)
@@ -1246,6 +1270,10 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					 * recomputation is no recomputation */
 					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
 					    r->recompute < 0)
+						continue;
+					/* fine recomputation needs Megatron-Core 0.13's
+					 * recompute modules: only when asked for */
+					if (rc == DTPLAN_RECOMPUTE_FINE && r->recompute < 0)
 						continue;
 					if (w->pass == 1)
 						w->out->n_considered++;
@@ -1268,6 +1296,8 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					c.vp = vps[k];
 					c.offload = x->offload;
 					c.recompute = (enum dtplan_recompute)rc;
+					c.dualpipe =
+						r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1;
 					rv = ledger_of(x, shp, &c, &fits, err);
 					if (rv != DTPLAN_OK)
 						return rv;
@@ -1285,6 +1315,7 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 							.on = true,
 							.m = m,
 							.stage = c.memory.stage,
+							.dualpipe = c.dualpipe,
 						};
 						continue;
 					}

@@ -304,6 +304,40 @@ static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(voi
 		    "model.sequence_parallel=true ++model.fsdp=true");
 }
 
+/* Fine recomputation names Megatron-Core's recompute modules the model has
+ * (TransformerConfig refuses mla_up_proj without latent attention and
+ * moe_act without experts); bf16 moments its precision-aware optimizer. */
+static void megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *got = NULL;
+
+	c->recompute = DTPLAN_RECOMPUTE_FINE;
+	f->plan.request.bf16_moments = true;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer "
+		    "--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 "
+		    "--recompute-granularity selective --recompute-modules core_attn layernorm "
+		    "--decoder-first-pipeline-num-layers 19 --decoder-last-pipeline-num-layers 19 "
+		    "--use-tp-pp-dp-mapping --save-interval 250");
+	/* latent attention and experts: both of their modules */
+	f->plan.request.model.kv_lora_rank = 512;
+	f->plan.request.model.experts = 256;
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &got, NULL), DTPLAN_OK);
+	assert_non_null(strstr(got, " --recompute-modules core_attn layernorm mla_up_proj "
+				    "moe_act --decoder"));
+	free(got);
+	got = NULL;
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &got, NULL), DTPLAN_OK);
+	assert_non_null(strstr(got, " model.activations_checkpoint_granularity=selective "
+				    "++model.recompute_modules=[core_attn,layernorm,mla_up_proj,"
+				    "moe_act] "));
+	free(got);
+}
+
 static void megatron_args__pp2_first_differs__both_stage_flags(void **state)
 {
 	struct fixture *f = *state;
@@ -476,6 +510,7 @@ int main(void)
 		T(hostfile_and_torchrun__ranks_alternate_nodes__file_follows_torchrun_refuses),
 		T(megatron_and_nemo__plain_dp__sizes_only),
 		T(megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags),
+		T(megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model),
 		T(megatron_args__pp2_first_differs__both_stage_flags),
 		T(launch_in_init__job_values_win_when_valid),
 		T(launch_env__files_and_rendezvous__every_variable),

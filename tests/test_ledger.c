@@ -148,6 +148,10 @@ static const struct {
 	{8, false, DTPLAN_RECOMPUTE_SELECTIVE, 109051904.0},
 	/* sbh * 34 with t = 1 */
 	{1, false, DTPLAN_RECOMPUTE_SELECTIVE, 285212672.0},
+	/* fine: selective without the two layer-norm outputs, 30 sbh / 8 */
+	{8, true, DTPLAN_RECOMPUTE_FINE, 31457280.0},
+	/* sbh (6 + 3) */
+	{8, false, DTPLAN_RECOMPUTE_FINE, 75497472.0},
 	/* 2 sbh */
 	{8, false, DTPLAN_RECOMPUTE_FULL, 16777216.0},
 	/* 2 sbh / 8 */
@@ -223,6 +227,74 @@ static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 	assert_near(l.total, 18858322944.0 + 11 * 16777216.0 + 1627389952.0, 1.0);
 }
 
+/*
+ * DeepSeek-V3's memory recipe on llama2-7b, PP 4 in stages of 8 layers:
+ * fp8 activations, fine recomputation, bf16 Adam moments, DualPipe.  Per
+ * token and layer, fine keeps the norms' inputs and masks (6h), Q and K
+ * (4h), V (2h), the fp8 inputs of the output projection (h) and of the
+ * MLP's second matrix (4h) and the activation's input (8h): 25h, so 25 sbh
+ * = 25 x 16777216 bytes per layer and micro-batch (no scores: fine
+ * recomputes the attention core too).
+ */
+static void ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_stage_layers st = {.first = 8, .middle = 8, .last = 8};
+	struct dtplan_ledger_in in = {.tp = 1,
+				      .pp = 4,
+				      .dp = 1,
+				      .seq = 4096,
+				      .micro_batch = 1,
+				      .num_microbatches = 8,
+				      .stages = &st,
+				      .recompute = DTPLAN_RECOMPUTE_FINE,
+				      .fp8 = true,
+				      .bf16_moments = true,
+				      .dualpipe = true};
+	struct dtplan_ledger l;
+	const double per_layer = 25.0 * 16777216.0, vh = 32000.0 * 4096.0;
+	const double p_layer = 202383488.0, logits = 4.0 * 4096 * 32000;
+	/* GPU 0 holds stage 0 (the embedding) and stage 3 (the output layer) */
+	const double params = 16.0 * p_layer + 2.0 * vh;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama2-7b", &m, NULL), DTPLAN_OK);
+	in.model = &m;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_int_equal(l.stage, 0);
+	assert_int_equal(l.stage_layers, 16);
+	assert_near(l.params_per_gpu, params, 1.0);
+	/* bf16 weights 2, gradients 2; fp32 master 4 and bf16 m and v 2 + 2 */
+	assert_near(l.weights, 2.0 * params, 1.0);
+	assert_near(l.gradients, 2.0 * params, 1.0);
+	assert_near(l.optimizer, 8.0 * params, 1.0);
+	/* pp + 1 = 5 of the 8 micro-batches in flight, one stage's 8 layers
+	 * each, and the last stage's fp32 logits */
+	assert_near(l.activations, 5.0 * 8 * per_layer + logits, 1.0);
+	/* 3 micro-batches: 3 in flight */
+	in.num_microbatches = 3;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 3.0 * 8 * per_layer + logits, 1.0);
+	/* 1F1B: stage 0 alone, 4 in flight; fp32 moments 4 + 4 */
+	in.num_microbatches = 8;
+	in.dualpipe = false;
+	in.bf16_moments = false;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_int_equal(l.stage, 0);
+	assert_near(l.params_per_gpu, 8.0 * p_layer + vh, 1.0);
+	assert_near(l.optimizer, 12.0 * (8.0 * p_layer + vh), 1.0);
+	assert_near(l.activations, 4.0 * 8 * per_layer, 1.0);
+	/* bf16 inputs: 30 sbh, Korthikanti's 34 less the norms' outputs */
+	in.fp8 = false;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 4.0 * 8 * 30.0 * 16777216.0, 1.0);
+	/* DualPipe mirrors stages: an odd PP is refused */
+	in.dualpipe = true;
+	in.pp = 3;
+	in.stages = NULL;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_ERR_INVAL);
+}
+
 static void ledger__bad_input__error(void **state)
 {
 	struct dtplan_model m = model_of_size(7e9), empty = {0};
@@ -246,7 +318,7 @@ static void ledger__bad_input__error(void **state)
 	cases[n].in.zero = 4, cases[n++].code = DTPLAN_ERR_RANGE;
 	cases[n].in.micro_batch = 0, cases[n++].code = DTPLAN_ERR_INVAL;
 	cases[n].in.seq = -1, cases[n++].code = DTPLAN_ERR_INVAL;
-	cases[n].in.recompute = (enum dtplan_recompute)3, cases[n++].code = DTPLAN_ERR_INVAL;
+	cases[n].in.recompute = (enum dtplan_recompute)4, cases[n++].code = DTPLAN_ERR_INVAL;
 	/* issue 13, finding 16: 65536 x 65536 wrapped to 0 in int */
 	cases[n].in.tp = 65536, cases[n].in.pp = 65536, cases[n++].code = DTPLAN_ERR_RANGE;
 	/* 2^31 - 1 cubed: each partial product is checked before the next */
@@ -320,6 +392,7 @@ static const struct {
 } recompute_cases[] = {
 	{"none", DTPLAN_OK, DTPLAN_RECOMPUTE_NONE},
 	{"selective", DTPLAN_OK, DTPLAN_RECOMPUTE_SELECTIVE},
+	{"Fine", DTPLAN_OK, DTPLAN_RECOMPUTE_FINE},
 	{"FULL", DTPLAN_OK, DTPLAN_RECOMPUTE_FULL},
 	{"", DTPLAN_ERR_INVAL, DTPLAN_RECOMPUTE_NONE},
 	{"partial", DTPLAN_ERR_INVAL, DTPLAN_RECOMPUTE_NONE},
@@ -342,7 +415,7 @@ static void recompute_parse__table__round_trips(void **state)
 					 0);
 		} else {
 			assert_int_equal(r, 99);
-			assert_non_null(strstr(err.text, "none, selective or full"));
+			assert_non_null(strstr(err.text, "none, selective, fine or full"));
 		}
 	}
 	assert_string_equal(dtplan_recompute_name((enum dtplan_recompute)7), "unknown");
@@ -362,6 +435,7 @@ int main(void)
 		cmocka_unit_test(ledger__bad_input__error),
 		cmocka_unit_test(ledger_layout__products__dp_or_clear_error),
 		cmocka_unit_test(recompute_parse__table__round_trips),
+		cmocka_unit_test(ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand),
 	};
 
 	test_setup_stdio();

@@ -95,7 +95,7 @@ static const struct {
 	{"{\"parallelism\": {\"tp\": \"8\", \"pp\": 1, \"dp\": 1}}",
 	 "parallelism.tp: expected a whole number"},
 	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": \"most\"}}",
-	 "'most' is not none, selective or full"},
+	 "'most' is not none, selective, fine or full"},
 	{"{\"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"recompute\": 7}}",
 	 "parallelism.recompute: 7"},
 	{"{" PAR "}", "no \"placement\" object: the plan places no ranks"},

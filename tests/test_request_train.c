@@ -3,6 +3,8 @@
  */
 #include "test_common.h"
 
+#include "dtplan_private.h"
+
 /* A request with recognisable values, independent of dtplan_request_init(). */
 static void request_base(struct dtplan_request *r)
 {
@@ -138,6 +140,51 @@ static void parse_train__expert_keys__set_fields(void **state)
 	assert_near(r.train_tokens, 0.0, 0.0);
 }
 
+/* DeepSeek-V3's recipe: fine recomputation, DualPipe, bf16 moments; and
+ * what the fixed choices refuse of it. */
+static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
+	assert_false(r.bf16_moments);
+	assert_int_equal(dtplan_request_parse_train(
+				 &r,
+				 "recompute=fine,schedule=DualPipe,moments=bf16,framework=megatron",
+				 NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.recompute, DTPLAN_RECOMPUTE_FINE);
+	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_DUALPIPE);
+	assert_true(r.bf16_moments);
+	/* 24 GPUs of a 32-layer model: PP 3 and PP 4 both divide them */
+	r.gpus = 24;
+	r.model.layers = 32;
+	r.model.heads = 32;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_OK);
+	/* DualPipe mirrors stages: an odd PP, or interleaving, is refused */
+	r.pp = 3;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "DualPipe runs an even PP without interleaving: PP 3"));
+	r.pp = 4;
+	r.vp = 2;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	r.vp = 0;
+	/* fine recomputation is Megatron-Core's */
+	r.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "recompute=fine"));
+	assert_non_null(strstr(err.text, "framework=megatron"));
+	assert_int_equal(dtplan_request_parse_train(&r, "schedule=1F1B,moments=FP32", NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
+	assert_false(r.bf16_moments);
+	assert_string_equal(dtplan_schedule_name(DTPLAN_SCHEDULE_DUALPIPE), "dualpipe");
+	assert_string_equal(dtplan_schedule_name(5), "unknown");
+}
+
 /* Range edges: seq and gbs 1 .. 2^24 = 16777216, zero 0 .. 3. */
 static void parse_train__range_edges__accepted(void **state)
 {
@@ -174,7 +221,7 @@ static const struct {
 	{"tp=99999999999999999999", DTPLAN_ERR_RANGE, "tp:"},
 	{"zero=4", DTPLAN_ERR_RANGE, "zero: 4 is out of range (0 to 3)"},
 	{"mb=1.5", DTPLAN_ERR_PARSE, "mb: '1.5' is not a whole number"},
-	{"recompute=some", DTPLAN_ERR_INVAL, "'some' is not none, selective or full"},
+	{"recompute=some", DTPLAN_ERR_INVAL, "'some' is not none, selective, fine or full"},
 	{"gpu=tpu9", DTPLAN_ERR_NOT_FOUND, "unknown GPU type 'tpu9'"},
 	{"gbs=16,mb=32", DTPLAN_ERR_INVAL, "mb=32 is larger than gbs=16"},
 	{"mb=2048", DTPLAN_ERR_INVAL, "mb=2048 is larger than gbs=1024"},
@@ -185,6 +232,8 @@ static const struct {
 	{"framework=jax", DTPLAN_ERR_INVAL, "framework: 'jax' is not deepspeed or megatron"},
 	{"attention=sparse", DTPLAN_ERR_INVAL, "attention: 'sparse' is not unfused or flash"},
 	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16 or fp8"},
+	{"schedule=zb", DTPLAN_ERR_INVAL, "schedule: 'zb' is not 1f1b or dualpipe"},
+	{"moments=fp16", DTPLAN_ERR_INVAL, "moments: 'fp16' is not fp32 or bf16"},
 	{"tokens=lots", DTPLAN_ERR_PARSE, "tokens"},
 	{"tokens=2e18", DTPLAN_ERR_RANGE, "more than the 1e+18 tokens"},
 };
@@ -227,6 +276,7 @@ int main(void)
 		cmocka_unit_test(parse_train__every_key__sets_fields),
 		cmocka_unit_test(parse_train__some_keys__others_kept),
 		cmocka_unit_test(parse_train__expert_keys__set_fields),
+		cmocka_unit_test(parse_train__deepseek_recipe_keys__set_and_checked),
 		cmocka_unit_test(parse_train__range_edges__accepted),
 		cmocka_unit_test(parse_train__bad_text__error_and_request_unchanged),
 		cmocka_unit_test(parse_train__null__inval),
