@@ -71,6 +71,8 @@ def published_tokens(row, params):
 
 
 def model_spec(m):
+    if "preset" in m:
+        return m["preset"]
     return ("layers=%d,hidden=%d,heads=%d,kv_heads=%d,ffn=%d,vocab=%d,seq=%d,mlp=%s,tied=%s"
             % (m["layers"], m["hidden"], m["heads"], m["kv_heads"], m["ffn"], m["vocab"],
                m["seq"], m["mlp"], "yes" if m["tied"] else "no"))
@@ -91,6 +93,8 @@ def plan(dtplan, row, site, pinned):
                 args += [flag, str(p[key])]
         if p.get("vp") is not None:
             train.append("vp=%d" % p["vp"])
+        if p.get("ep") is not None:
+            args += ["--ep", str(p["ep"])]
     if train:
         args += ["--train", ",".join(train)]
     r = subprocess.run(args, capture_output=True, text=True)
