@@ -1139,7 +1139,7 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"ep", offsetof(struct dtplan_candidate, ep)},
 		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
-	json_t *rc, *off;
+	json_t *rc, *off, *sch;
 	enum dtplan_err ret;
 	int n;
 
@@ -1164,6 +1164,18 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s.offload: expected true or false", where);
 	b->offload = json_is_true(off);
+	/* written only for DualPipe */
+	sch = json_object_get(obj, "schedule");
+	if (sch != NULL) {
+		int schedule = DTPLAN_SCHEDULE_1F1B;
+
+		if (!json_is_string(sch) ||
+		    dtplan_schedule_parse(json_string_value(sch), &schedule, NULL) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "%s.schedule: expected \"1f1b\" or \"dualpipe\"",
+					     where);
+		b->dualpipe = schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
+	}
 	rc = json_object_get(obj, "recompute");
 	if (json_is_string(rc))
 		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
@@ -1280,6 +1292,16 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 				return ret;
 		}
 	}
+	/* written only when bf16 */
+	{
+		json_t *v = json_object_get(root, "moments");
+		const char *t = json_string_value(v);
+
+		if (v != NULL && (t == NULL || (strcmp(t, "bf16") != 0 && strcmp(t, "fp32") != 0)))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "moments: expected \"bf16\" or \"fp32\"");
+		r->bf16_moments = t != NULL && strcmp(t, "bf16") == 0;
+	}
 	if (r->gpus < 1 || r->gpus_per_node < 1 || m->layers < 1)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "gpus, gpus_per_node and model.layers must be >= 1");
@@ -1332,9 +1354,16 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		{"tflops_per_gpu", offsetof(struct dtplan_candidate, tflops_per_gpu)},
 		{"mfu", offsetof(struct dtplan_candidate, mfu)},
 		{"net_bytes_per_gpu", offsetof(struct dtplan_candidate, net_bytes_per_gpu)},
+		/* issue 14's: absent in older plans */
+		{"ep_comm_seconds", offsetof(struct dtplan_candidate, step.ep_comm)},
+		{"cp_comm_seconds", offsetof(struct dtplan_candidate, step.cp_comm)},
+		{"ep_bytes_per_gpu", offsetof(struct dtplan_candidate, ep_bytes)},
+		{"ep_uplink_ratio", offsetof(struct dtplan_candidate, ep_uplink_ratio)},
 	};
-	json_t *pr = json_object_get(root, "prediction");
+	static const char *const links[] = {"none", "nvlink", "leaf", "uplink", "network"};
+	json_t *pr = json_object_get(root, "prediction"), *v;
 	enum dtplan_err ret;
+	const char *t;
 
 	for (size_t i = 0; json_is_object(pr) && i < DTPLAN_ARRAY_SIZE(nums); i++) {
 		ret = get_num(pr, "prediction", nums[i].key, (double *)((char *)c + nums[i].offset),
@@ -1342,7 +1371,18 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
-	return DTPLAN_OK;
+	/* a static name, as the search sets it */
+	v = json_object_get(pr, "ep_links");
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	t = json_string_value(v);
+	for (size_t i = 0; t != NULL && i < DTPLAN_ARRAY_SIZE(links); i++)
+		if (strcmp(t, links[i]) == 0) {
+			c->ep_links = links[i];
+			return DTPLAN_OK;
+		}
+	return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+			     "prediction.ep_links: expected none, nvlink, leaf, uplink or network");
 }
 
 static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
@@ -1501,6 +1541,7 @@ enum {
 	M_FRAMEWORK,
 	M_ATTENTION,
 	M_PRECISION,
+	M_MOMENTS,
 	M_TRAINING,
 	M__N
 };
@@ -1527,6 +1568,7 @@ static const char *const top_keys[M__N] = {
 	[M_FRAMEWORK] = "framework",
 	[M_ATTENTION] = "attention",
 	[M_PRECISION] = "precision",
+	[M_MOMENTS] = "moments",
 	[M_TRAINING] = "training",
 };
 
@@ -1594,7 +1636,7 @@ static enum dtplan_err member_trees(const struct rd *r, const struct span *found
 				      M_MEMORY,      M_PREDICTION,    M_RUNNER_UP, M_WARNINGS,
 				      M_GPUS,        M_GPUS_PER_NODE, M_BATCH,     M_EXACT,
 				      M_CONSIDERED,  M_FITTING,       M_FRAMEWORK, M_ATTENTION,
-				      M_PRECISION,   M_TRAINING};
+				      M_PRECISION,   M_MOMENTS,       M_TRAINING};
 	json_error_t jerr;
 	json_t *v;
 

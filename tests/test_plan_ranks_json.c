@@ -597,6 +597,63 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	dtplan_plan_destroy(p);
 }
 
+/* DeepSeek-V3's recipe (fine recomputation, DualPipe, bf16 moments) read
+ * back as made, and a bad schedule or moments named. */
+static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL, *back = NULL;
+	struct dtplan_error err = {0};
+	char *json = NULL, *a = NULL, *b = NULL, *bad;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("mixtral-8x7b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 64;
+	r.gpu = *dtplan_gpu_find("h100-sxm", NULL);
+	r.pp = 4;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.recompute = DTPLAN_RECOMPUTE_FINE;
+	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
+	r.bf16_moments = true;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_true(p->best.dualpipe);
+	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
+	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_true(back->best.dualpipe);
+	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_FINE);
+	assert_true(back->request.bf16_moments);
+	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
+	assert_string_equal(b, a);
+	assert_non_null(strstr(a, "DualPipe"));
+	assert_non_null(strstr(a, "bf16 Adam moments"));
+	dtplan_plan_destroy(back);
+	back = NULL;
+	/* "moments": "bf16" -> 16 */
+	bad = strstr(json, "\"moments\"");
+	assert_non_null(bad);
+	bad = strstr(bad, "\"bf16\"");
+	assert_non_null(bad);
+	memcpy(bad, "\"bf17\"", 6);
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "moments: expected"));
+	memcpy(bad, "\"bf16\"", 6);
+	bad = strstr(json, "\"schedule\"");
+	assert_non_null(bad);
+	bad = strstr(bad, "\"dualpipe\"");
+	assert_non_null(bad);
+	memcpy(bad, "\"gpipe_xx\"", 10);
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
+	if (strstr(err.text, "parallelism.schedule: expected") == NULL)
+		fail_msg("%s", err.text);
+	free(a);
+	free(b);
+	free(json);
+	dtplan_plan_destroy(p);
+}
+
 static void plan_from_json__bad_documents__error_names_member(void **state)
 {
 	static const struct {
@@ -784,6 +841,7 @@ int main(void)
 		cmocka_unit_test(plan_from_json__rank_order_names__read_or_refused),
 		cmocka_unit_test(plan_from_json__no_placement__renders_as_made),
 		cmocka_unit_test(plan_from_json__interleaved_megatron_training__renders_as_made),
+		cmocka_unit_test(plan_from_json__deepseek_recipe__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
 		cmocka_unit_test(plan_from_json__hostile_members__bounded_and_named),
 		cmocka_unit_test(json_readers__hostile_shapes__refused_before_a_tree),
