@@ -913,6 +913,159 @@ static void search_run__deepseek_v3_2048_h800__1f1b__published_split_ties(void *
 }
 
 /*
+ * Under DualPipe with PP pp (0: searched), whatever is chosen fits, and a
+ * pipeline is DualPipe's: PP even, at least 2 PP micro-batches, an even
+ * count, no interleaving, and a bubble below 1F1B's for the same split.
+ * Returns 1 when a DualPipe pipeline was checked.
+ */
+static int dualpipe_holds(struct dtplan_request r, int pp, const char *what, double cap)
+{
+	struct dtplan__search d, one;
+	const struct dtplan_candidate *c = &d.best;
+
+	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
+	r.pp = pp;
+	assert_int_equal(dtplan__search_run(&r, false, &d, NULL), DTPLAN_OK);
+	if (!d.have_best)
+		return 0;
+	if (c->memory.total > cap)
+		fail_msg("%s, PP %d: DualPipe %.0f bytes of %.0f", what, pp, c->memory.total, cap);
+	if (c->pp == 1) {
+		assert_false(c->dualpipe);
+		return 0;
+	}
+	if (!c->dualpipe || c->pp % 2 != 0 || c->num_microbatches < 2 * c->pp ||
+	    c->num_microbatches % 2 != 0 || c->vp != 1)
+		fail_msg("%s: DualPipe PP %d, %d micro-batches, vp %d", what, c->pp,
+			 c->num_microbatches, c->vp);
+	/* the same split under 1F1B idles longer */
+	r.schedule = DTPLAN_SCHEDULE_1F1B;
+	r.tp = c->tp;
+	r.pp = c->pp;
+	r.ep = c->ep;
+	r.cp = c->cp;
+	r.zero = c->zero;
+	r.micro_batch = c->micro_batch;
+	r.vp = 1;
+	assert_int_equal(dtplan__search_run(&r, false, &one, NULL), DTPLAN_OK);
+	if (one.have_best && one.best.num_microbatches == c->num_microbatches &&
+	    !(c->step.bubble < one.best.step.bubble))
+		fail_msg("%s: DualPipe bubble %.6g s, 1F1B %.6g s", what, c->step.bubble,
+			 one.best.step.bubble);
+	return 1;
+}
+
+/*
+ * The field, not only the shapes above: dense and MoE models, 8 to 4,096
+ * GPUs, three batches, 4K and 8K, with fine recomputation (Megatron, fp8),
+ * then DualPipe, then bf16 moments.  Whatever is chosen: it fits; DualPipe's
+ * PP is 1 or even with at least 2 PP micro-batches (an even count) and no
+ * interleaving, and its bubble is below 1F1B's for the same split; for the
+ * chosen split fine recomputation keeps no more activations than selective
+ * and at least as many as full, and bf16 moments two thirds of the
+ * optimizer state.
+ */
+static void search_run__recipe_sweep__invariants(void **state)
+{
+	static const char *const models[] = {"llama2-7b", "llama3-70b", "mixtral-8x7b",
+					     "deepseek-v3"};
+	static const int gpus[] = {8, 64, 512, 4096};
+	static const int batches[] = {64, 1024, 8192};
+	static const int seqs[] = {4096, 8192};
+	char what[160];
+	int planned = 0, dual = 0;
+
+	(void)state;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++)
+		for (size_t g = 0; g < DTPLAN_ARRAY_SIZE(gpus); g++)
+			for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(batches); k++)
+				for (size_t q = 0; q < DTPLAN_ARRAY_SIZE(seqs); q++) {
+					struct dtplan_request r;
+					struct dtplan__search a;
+					const struct dtplan_candidate *c;
+					struct dtplan_ledger_in in;
+					struct dtplan_ledger lf, ls, lu;
+					double cap;
+
+					snprintf(what, sizeof(what),
+						 "%s, %d GPUs, batch %d, seq %d", models[i],
+						 gpus[g], batches[k], seqs[q]);
+					preset_request(&r, models[i], "h100-sxm", gpus[g]);
+					r.seq = seqs[q];
+					r.global_batch = batches[k];
+					r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+					r.precision = DTPLAN_PRECISION_FP8;
+					r.recompute = DTPLAN_RECOMPUTE_FINE;
+					cap = r.gpu.memory_bytes * (1.0 - r.memory_headroom);
+					assert_int_equal(dtplan__search_run(&r, false, &a, NULL),
+							 DTPLAN_OK);
+					if (!a.have_best)
+						continue;
+					planned++;
+					c = &a.best;
+					if (c->memory.total > cap ||
+					    c->recompute != DTPLAN_RECOMPUTE_FINE)
+						fail_msg("%s: %.0f bytes of %.0f, recompute %d",
+							 what, c->memory.total, cap,
+							 (int)c->recompute);
+					/* the chosen split's activations under each mode */
+					in = (struct dtplan_ledger_in){
+						.model = &r.model,
+						.tp = c->tp,
+						.pp = c->pp,
+						.dp = c->dp,
+						.zero = c->zero,
+						.seq = r.seq,
+						.micro_batch = c->micro_batch,
+						.num_microbatches = c->num_microbatches,
+						.recompute = DTPLAN_RECOMPUTE_FINE,
+						.sequence_parallel = c->tp > 1,
+						.stages = &c->stages,
+						.framework = DTPLAN_FRAMEWORK_MEGATRON,
+						.attention = DTPLAN_ATTENTION_FLASH,
+						.chunks = c->vp,
+						.fp8 = true,
+						.ep = c->ep,
+						.cp = c->cp,
+					};
+					assert_int_equal(dtplan_ledger_compute(&in, &lf, NULL),
+							 DTPLAN_OK);
+					in.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+					assert_int_equal(dtplan_ledger_compute(&in, &ls, NULL),
+							 DTPLAN_OK);
+					in.recompute = DTPLAN_RECOMPUTE_FULL;
+					assert_int_equal(dtplan_ledger_compute(&in, &lu, NULL),
+							 DTPLAN_OK);
+					if (!(lf.activations <= ls.activations) ||
+					    !(lu.activations <= lf.activations))
+						fail_msg("%s: activations full %.0f, fine %.0f, "
+							 "selective "
+							 "%.0f",
+							 what, lu.activations, lf.activations,
+							 ls.activations);
+					/* bf16 moments: 4 + 2 + 2 of the 4 + 4 + 4 optimizer
+					 * bytes, the rest unchanged */
+					in.recompute = DTPLAN_RECOMPUTE_FINE;
+					in.bf16_moments = true;
+					assert_int_equal(dtplan_ledger_compute(&in, &lu, NULL),
+							 DTPLAN_OK);
+					if (fabs(lu.optimizer - lf.optimizer * 8.0 / 12.0) >
+						    1e-9 * lf.optimizer ||
+					    lu.weights != lf.weights ||
+					    lu.activations != lf.activations)
+						fail_msg("%s: bf16 moments optimizer %.0f of %.0f",
+							 what, lu.optimizer, lf.optimizer);
+					/* DualPipe, PP searched and pinned */
+					for (int pp = 0; pp <= 8; pp = pp == 0 ? 2 : 2 * pp)
+						dual += dualpipe_holds(r, pp, what, cap);
+				}
+	/* the sweep reached plans, and pipelines under DualPipe */
+	assert_true(planned > 50);
+	if (dual <= 50)
+		fail_msg("%d planned, %d DualPipe pipelines", planned, dual);
+}
+
+/*
  * Llama-3-70B at 128K with 16 sequences per step on 512 H100: DP cannot go
  * past 16, so without CP the GPUs go to deep pipelines with one micro-batch
  * each; CP splits the sequences instead and is predicted faster.  The
@@ -1155,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__report_recipe__published_split),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__1f1b__published_split_ties),
 		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),
+		cmocka_unit_test(search_run__recipe_sweep__invariants),
 	};
 
 	test_setup_stdio();
