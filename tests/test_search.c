@@ -705,6 +705,21 @@ static void search_run__mixtral_8x7b_64_h100__ep_and_memory(void **state)
 }
 
 /*
+ * The dense parameters of one DeepSeek-V3 MoE layer: MLA's q 7168x1536 +
+ * 1536 + 1536x128x192, kv 7168x576 + 512 + 512x128x256, out 128x128x7168;
+ * two norms; the shared expert 3 x 7168 x 2048 and the router 256 x 7168.
+ * Each of its 256 routed experts is another 3 x 7168 x 2048.
+ */
+static double deepseek_v3_dense_layer(void)
+{
+	double h = 7168.0, a = 128.0;
+	double attn =
+		h * 1536 + 1536 + 1536.0 * a * 192 + h * 576 + 512 + 512.0 * a * 256 + a * 128 * h;
+
+	return attn + 2.0 * h + 3.0 * h * 2048 + 256.0 * h;
+}
+
+/*
  * DeepSeek-V3 on 2,048 H800 as its authors trained it (DeepSeek-V3
  * Technical Report, arXiv 2412.19437, section 3.2.1: "16-way Pipeline
  * Parallelism, 64-way Expert Parallelism spanning 8 nodes, and ZeRO-1 Data
@@ -717,7 +732,7 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 	struct dtplan_request r;
 	struct dtplan__search s;
 	const struct dtplan_candidate *c;
-	double h = 7168.0, a = 128.0, attn, layer, p, pe, sbh, mla, moe;
+	double h = 7168.0, a = 128.0, p, pe, sbh, mla, moe;
 
 	(void)state;
 	preset_request(&r, "deepseek-v3", "h800", 2048);
@@ -742,13 +757,8 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 	 * in flight (stage 0 has 3 dense layers and the embedding) */
 	assert_int_equal(c->memory.stage, 1);
 	assert_int_equal(c->memory.stage_layers, 4);
-	/* MLA: q 7168x1536 + 1536 + 1536x128x192, kv 7168x576 + 512 +
-	 * 512x128x256, out 128x128x7168; 2 norms; the shared expert 3 x 7168
-	 * x 2048 and the router 256 x 7168 with the dense part; 256 routed
-	 * experts of 3 x 7168 x 2048 divided by EP 64 */
-	attn = h * 1536 + 1536 + 1536.0 * a * 192 + h * 576 + 512 + 512.0 * a * 256 + a * 128 * h;
-	layer = attn + 2.0 * h + 3.0 * h * 2048 + 256.0 * h;
-	p = 4.0 * layer;
+	/* 4 MoE layers: their dense part, 256 routed experts divided by EP 64 */
+	p = 4.0 * deepseek_v3_dense_layer();
 	pe = 4.0 * 256 * 3 * h * 2048 / 64;
 	assert_true(fabs(c->memory.params_per_gpu - (p + pe)) < 1.0);
 	assert_true(fabs(c->memory.expert_params_per_gpu - pe) < 1.0);
@@ -804,7 +814,7 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__published_split(vo
 	struct dtplan_request r;
 	struct dtplan__search s, one;
 	const struct dtplan_candidate *c;
-	double h = 7168.0, a = 128.0, attn, layer, p, pe, rep, div, busy, fb;
+	double h = 7168.0, a = 128.0, p, pe, rep, div, busy, fb;
 
 	(void)state;
 	deepseek_v3_request(&r);
@@ -828,9 +838,7 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__published_split(vo
 	 * routed experts each */
 	assert_int_equal(c->memory.stage, 1);
 	assert_int_equal(c->memory.stage_layers, 8);
-	attn = h * 1536 + 1536 + 1536.0 * a * 192 + h * 576 + 512 + 512.0 * a * 256 + a * 128 * h;
-	layer = attn + 2.0 * h + 3.0 * h * 2048 + 256.0 * h;
-	p = 8.0 * layer;
+	p = 8.0 * deepseek_v3_dense_layer();
 	pe = 8.0 * 256 * 3 * h * 2048 / 64;
 	assert_true(fabs(c->memory.weights - 2.0 * (p + pe)) < 1.0);
 	assert_true(fabs(c->memory.gradients - 4.0 * (p + pe)) < 1.0); /* fp32 main grads */
