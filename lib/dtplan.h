@@ -1494,7 +1494,7 @@ struct dtplan_job_env_in {
  * Job-wide variables, appended to e: DTPLAN_PLAN_STATE (ok, degraded,
  * refused), DTPLAN_PLAN_REASON (when not ok), DTPLAN_FILE, MASTER_ADDR,
  * MASTER_PORT, and with a plan DT_TP, DT_PP, DT_DP, DT_ZERO, DT_MICRO_BATCH,
- * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_RANK_ORDER (best.rank_order,
+ * DT_NUM_MICROBATCHES, DT_RECOMPUTE, DT_PP_SCHEDULE, DT_RANK_ORDER (best.rank_order,
  * "tp-dp-pp" or "tp-pp-dp"; not set when the plan has none),
  * DT_CKPT_INTERVAL_S, DT_CKPT_INTERVAL_STEPS, the launch variables of
  * dtplan_launch_env() (DT_MEGATRON_ARGS, DT_NEMO_OVERRIDES, PET_*, the files'

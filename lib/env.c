@@ -136,6 +136,10 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 		ret = DTPLAN_ERR_NOMEM;
 	free(layers);
 	ret |= dtplan_env_set(e, "DT_RECOMPUTE", "%s", dtplan_recompute_name(b->recompute));
+	/* the pipeline schedule the step time assumes (interleaving is 1F1B's) */
+	ret |= dtplan_env_set(e, "DT_PP_SCHEDULE", "%s",
+			      dtplan_schedule_name(b->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE
+							       : DTPLAN_SCHEDULE_1F1B));
 	/* How RANK maps to (tp, pp, dp): frameworks must build their groups the
 	 * same way. */
 	ret |= dtplan_env_set(e, "DT_RANK_ORDER", "%s", dtplan_candidate_rank_order(b));

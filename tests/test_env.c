@@ -158,6 +158,7 @@ static const struct {
 	{"DT_GLOBAL_BATCH", "128"},
 	{"DT_PP_LAYERS", "15,17"},
 	{"DT_RECOMPUTE", "selective"},
+	{"DT_PP_SCHEDULE", "1f1b"},
 	{"DT_RANK_ORDER", "tp-pp-dp"},
 	{"DT_CKPT_INTERVAL_S", "3725"},    /* floor(3725.9) */
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
@@ -212,6 +213,20 @@ static void env_job__good_plan__every_variable(void **state)
 	}
 	assert_int_equal(e.n, sizeof(job_ok) / sizeof(job_ok[0]));
 	assert_null(dtplan_env_get(&e, "DTPLAN_PLAN_REASON"));
+	dtplan_env_fini(&e);
+}
+
+/* DualPipe's plans say so to their launcher. */
+static void env_job__dualpipe__pp_schedule(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_job_env_in in = {.plan = &f->plan, .job_id = 1234};
+	struct dtplan_env e;
+
+	f->plan.best.dualpipe = true;
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_env_job(&in, &e, NULL), DTPLAN_OK);
+	assert_string_equal(dtplan_env_get(&e, "DT_PP_SCHEDULE"), "dualpipe");
 	dtplan_env_fini(&e);
 }
 
@@ -607,6 +622,7 @@ int main(void)
 		cmocka_unit_test(env_user_owned__names__launcher_and_nccl_only),
 		cmocka_unit_test_setup_teardown(env_job__good_plan__every_variable, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(env_job__dualpipe__pp_schedule, setup, teardown),
 		cmocka_unit_test_setup_teardown(env_job__launch_given__its_rendezvous_and_files,
 						setup, teardown),
 		cmocka_unit_test(env_job__no_plan__degraded_allocation_order),
