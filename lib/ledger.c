@@ -259,9 +259,9 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
  * d_v) and its latents (the up-projections' inputs and the rotary key).  An
  * MoE MLP keeps its input (the router's, bf16) and for each of the top_k
  * routed copies of a token, times the capacity factor, the permuted input
- * (h), its expert's activation input (2F) and output (the second matrix's
- * input, F); the shared experts their 2F and F each; and the fp32 router
- * logits.
+ * (g h bytes), its expert's activation input (2F) and output (g F, the
+ * second matrix's input); the shared experts their 2F + g F each; and the
+ * fp32 router logits (4 E).
  *
  * fine (DTPLAN_RECOMPUTE_FINE) keeps no layer-norm output (the first
  * matrices' inputs), no up-projected queries, keys and values of latent
