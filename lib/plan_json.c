@@ -33,12 +33,23 @@ static bool put(json_t *obj, const char *key, json_t *value)
 
 static json_t *model_json(const struct dtplan_model *m, int seq)
 {
-	return json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name", m->name,
-			 "params", count(m->params), "active_params",
-			 count(m->active_params > 0.0 ? m->active_params : m->params), "layers",
-			 m->layers, "hidden", m->hidden, "heads", m->heads, "kv_heads",
-			 m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq, "experts",
-			 m->experts, "top_k", m->top_k);
+	json_t *o = json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name", m->name,
+			      "params", count(m->params), "active_params",
+			      count(m->active_params > 0.0 ? m->active_params : m->params),
+			      "layers", m->layers, "hidden", m->hidden, "heads", m->heads,
+			      "kv_heads", m->kv_heads > 0 ? m->kv_heads : m->heads, "seq", seq,
+			      "experts", m->experts, "top_k", m->top_k);
+
+	/* which layers are MoE layers, for MoE models only (dense plans read
+	 * as before) */
+	if (o != NULL && m->experts > 0 &&
+	    (!put(o, "first_dense", json_integer(m->first_dense)) ||
+	     !put(o, "moe_every", json_integer(m->moe_every > 1 ? m->moe_every : 1)) ||
+	     !put(o, "moe_every_from_zero", json_boolean(m->moe_every_from_zero)))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *memory_json(const struct dtplan_ledger *l, double capacity)

@@ -1245,6 +1245,8 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "first_dense", &m->first_dense, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "moe_every", &m->moe_every, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
 	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||
@@ -1252,6 +1254,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 	    (ret = get_int(model, "model", "seq", &r->seq, err)) != DTPLAN_OK ||
 	    (ret = get_str(gpu, "gpu", "name", name, sizeof(name), err)) != DTPLAN_OK)
 		return ret;
+	m->moe_every_from_zero = json_is_true(json_object_get(model, "moe_every_from_zero"));
 	/* the catalog's entry for what the JSON does not carry */
 	known = dtplan_gpu_find(name, NULL);
 	if (known != NULL)

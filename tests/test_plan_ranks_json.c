@@ -597,8 +597,9 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	dtplan_plan_destroy(p);
 }
 
-/* DeepSeek-V3's recipe (fine recomputation, DualPipe, bf16 moments) read
- * back as made, and a bad schedule or moments named. */
+/* DeepSeek-V3 with its recipe (fine recomputation, DualPipe, bf16 moments)
+ * read back as made, its MoE layers and all-to-all included, and a bad
+ * schedule or moments named. */
 static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 {
 	struct dtplan_request r;
@@ -608,11 +609,13 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 
 	(void)state;
 	dtplan_request_init(&r);
-	assert_int_equal(dtplan_model_parse("mixtral-8x7b", &r.model, NULL), DTPLAN_OK);
-	r.gpus = 64;
-	r.gpu = *dtplan_gpu_find("h100-sxm", NULL);
-	r.pp = 4;
+	assert_int_equal(dtplan_model_parse("deepseek-v3", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 2048;
+	r.gpu = *dtplan_gpu_find("h800", NULL);
+	r.seq = 4096;
+	r.global_batch = 15360;
 	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.precision = DTPLAN_PRECISION_FP8;
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
 	r.bf16_moments = true;
@@ -629,6 +632,8 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	assert_string_equal(b, a);
 	assert_non_null(strstr(a, "DualPipe"));
 	assert_non_null(strstr(a, "bf16 Adam moments"));
+	/* 3 dense layers first, then every layer: 58 MoE layers of 61 */
+	assert_non_null(strstr(a, "in 58 MoE layers"));
 	dtplan_plan_destroy(back);
 	back = NULL;
 	/* "moments": "bf16" -> 16 */
