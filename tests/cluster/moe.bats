@@ -2,8 +2,8 @@
 # tests/cluster/moe.bats: a mixture-of-experts job end to end on the test
 # cluster: the plan's expert parallelism reaches every task as DT_EP_RANK,
 # and an expert-parallel group placed across the two 4:1 leaves is warned
-# about in the job's log.  Uses tests/data/dtplan-site-4to1.conf, as
-# plugin.bats does.
+# about in the job's log; DeepSeek-V3's recipe keys reach the job.  Uses
+# tests/data/dtplan-site-4to1.conf, as plugin.bats does.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that when plugin/.libs/spank_dtplan.so is built).  Each test writes
@@ -90,4 +90,31 @@ write_moe_script() {
 	[ "$(batch_var DT_EP)" = 8 ]
 	grep -q '\[ep-oversubscribed-uplink\] expert-parallel groups of EP 8 span leaf switches: their all-to-all (.* per GPU per step, .* not hidden) crosses an uplink oversubscribed [0-9.]*:1, above 2.0:1' <<<"$LOG"
 	[ "$(grep -c '^TASK .* DT_EP_RANK=[0-7] ' <<<"$LOG")" -eq 32 ]
+}
+
+@test "DeepSeek-V3's recipe in --dt-train: DualPipe, fine recomputation and bf16 moments reach the job" {
+	cat >"$CL_DIR/jobs/recipe-job.sh" <<-'EOF2'
+		#!/bin/sh
+		for v in DT_PP DT_RECOMPUTE DT_PP_SCHEDULE DTPLAN_PLAN_STATE DT_MEGATRON_ARGS; do
+			eval "echo \"BATCH $v=\${$v-}\""
+		done
+		echo done
+	EOF2
+	chmod 755 "$CL_DIR/jobs/recipe-job.sh"
+	run_job 180 -N4 -w node1,node2,node3,node4 --ntasks-per-node=8 --gres=gpu:8 \
+		--dt-plan=auto --dt-model=mixtral-8x7b \
+		--dt-train=seq=4096,pp=2,framework=megatron,recompute=fine,schedule=dualpipe,moments=bf16 \
+		"$CL_DIR/jobs/recipe-job.sh"
+	echo "$LOG" | head -n 30
+	grep -q '^done$' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	[ "$(batch_var DT_PP)" = 2 ]
+	[ "$(batch_var DT_RECOMPUTE)" = fine ]
+	[ "$(batch_var DT_PP_SCHEDULE)" = dualpipe ]
+	args=$(batch_var DT_MEGATRON_ARGS)
+	[[ "$args" == *" --recompute-granularity selective --recompute-modules core_attn layernorm moe_act"* ]]
+	[[ "$args" == *" --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16"* ]]
+	grep -q 'DualPipe (each GPU holds stage i and PP - 1 - i)' <<<"$LOG"
+	grep -q 'bf16 Adam moments' <<<"$LOG"
+	grep -q 'the GPU of stages 0 and 1 is the fullest' <<<"$LOG"
 }
