@@ -386,9 +386,19 @@ const char *dtplan_precision_name(int p);
 enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan_error *err);
-/* "1f1b"/"dualpipe" <-> enum dtplan_schedule, as the three above. */
+/* Adam's moments m and v: fp32, or bf16 (Megatron-Core's precision-aware
+ * optimizer, DeepSeek-V3's report section 3.3.3): 4 + 4 or 2 + 2 bytes. */
+enum dtplan_moments {
+	DTPLAN_MOMENTS_FP32 = 0,
+	DTPLAN_MOMENTS_BF16,
+};
+
+/* "1f1b"/"dualpipe" <-> enum dtplan_schedule, "fp32"/"bf16" <-> enum
+ * dtplan_moments, as the three above. */
 const char *dtplan_schedule_name(int s);
 enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_error *err);
+const char *dtplan_moments_name(int m);
+enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_error *err);
 
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
@@ -1087,8 +1097,7 @@ struct dtplan_request {
 	int attention;       /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
 	int precision;       /* enum dtplan_precision of the matrix multiplies */
 	int schedule;        /* enum dtplan_schedule (1F1B by default) */
-	bool bf16_moments;   /* Adam's moments in bf16 (Megatron-Core's precision-aware
-				    * optimizer, DeepSeek-V3's section 3.3.3) */
+	int moments;         /* enum dtplan_moments: Adam's m and v (fp32 by default) */
 	double train_tokens; /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */

@@ -160,24 +160,24 @@ static long ckpt_steps(const struct dtplan_plan *p)
 }
 
 /*
- * Megatron-Core's recompute modules of fine recomputation (struct
- * dtplan_ledger_in's DTPLAN_RECOMPUTE_FINE), separated by sep: the
- * attention core and the layer norms always, latent attention's
- * up-projections and the experts' activation only where the model has them
- * (TransformerConfig refuses mla_up_proj without latent attention and
- * moe_act without --moe-grouped-gemm).  Static storage.
+ * Writes to f, between before and after and separated by sep, the
+ * Megatron-Core recompute modules of fine recomputation
+ * (DTPLAN_RECOMPUTE_FINE): the attention core and the layer norms always,
+ * latent attention's up-projections and the experts' activation only where
+ * the model has them (TransformerConfig refuses mla_up_proj without latent
+ * attention and moe_act without --moe-grouped-gemm).
  */
-static const char *fine_modules(const struct dtplan_plan *p, char sep)
+static void put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, char sep,
+			     const char *after)
 {
-	static const char *const names[2][2][2] = {
-		{{"core_attn layernorm", "core_attn layernorm moe_act"},
-		 {"core_attn layernorm mla_up_proj", "core_attn layernorm mla_up_proj moe_act"}},
-		{{"core_attn,layernorm", "core_attn,layernorm,moe_act"},
-		 {"core_attn,layernorm,mla_up_proj", "core_attn,layernorm,mla_up_proj,moe_act"}},
-	};
 	const struct dtplan_model *m = &p->request.model;
 
-	return names[sep == ','][m->kv_lora_rank > 0][m->experts > 0];
+	fprintf(f, "%score_attn%clayernorm", before, sep);
+	if (m->kv_lora_rank > 0)
+		fprintf(f, "%cmla_up_proj", sep);
+	if (m->experts > 0)
+		fprintf(f, "%cmoe_act", sep);
+	fputs(after, f);
 }
 
 enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **out,
@@ -205,7 +205,7 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		fprintf(t.f, " --context-parallel-size %d", c->cp);
 	if (c->zero >= 1)
 		fputs(" --use-distributed-optimizer", t.f);
-	if (p->request.bf16_moments)
+	if (p->request.moments == DTPLAN_MOMENTS_BF16)
 		fputs(" --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype "
 		      "bf16",
 		      t.f);
@@ -215,8 +215,8 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" --recompute-granularity selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		fprintf(t.f, " --recompute-granularity selective --recompute-modules %s",
-			fine_modules(p, ' '));
+		put_fine_modules(t.f, p, " --recompute-granularity selective --recompute-modules ",
+				 ' ', "");
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" --recompute-granularity full --recompute-method uniform "
 		      "--recompute-num-layers 1",
@@ -278,10 +278,10 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" model.activations_checkpoint_granularity=selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		fprintf(t.f,
-			" model.activations_checkpoint_granularity=selective "
-			"++model.recompute_modules=[%s]",
-			fine_modules(p, ','));
+		put_fine_modules(t.f, p,
+				 " model.activations_checkpoint_granularity=selective "
+				 "++model.recompute_modules=[",
+				 ',', "]");
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" model.activations_checkpoint_granularity=full "
 		      "model.activations_checkpoint_method=uniform "

@@ -54,6 +54,11 @@ static const char *const precision_names[] = {
 	[DTPLAN_PRECISION_FP8] = "fp8",
 };
 
+static const char *const moments_names[] = {
+	[DTPLAN_MOMENTS_FP32] = "fp32",
+	[DTPLAN_MOMENTS_BF16] = "bf16",
+};
+
 static const char *const schedule_names[] = {
 	[DTPLAN_SCHEDULE_1F1B] = "1f1b",
 	[DTPLAN_SCHEDULE_DUALPIPE] = "dualpipe",
@@ -102,6 +107,17 @@ const char *dtplan_schedule_name(int s)
 enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_error *err)
 {
 	return parse_name(schedule_names, DTPLAN_ARRAY_SIZE(schedule_names), "schedule", text, out,
+			  err);
+}
+
+const char *dtplan_moments_name(int m)
+{
+	return name_of(moments_names, DTPLAN_ARRAY_SIZE(moments_names), m);
+}
+
+enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(moments_names, DTPLAN_ARRAY_SIZE(moments_names), "moments", text, out,
 			  err);
 }
 

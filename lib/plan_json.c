@@ -330,7 +330,7 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "framework", json_string(dtplan_framework_name(r->framework))) ||
 	    !put(root, "attention", json_string(dtplan_attention_name(r->attention))) ||
 	    !put(root, "precision", json_string(dtplan_precision_name(r->precision))) ||
-	    (r->bf16_moments && !put(root, "moments", json_string("bf16"))) ||
+	    !put(root, "moments", json_string(dtplan_moments_name(r->moments))) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
 	    !put(root, "memory",
 		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||

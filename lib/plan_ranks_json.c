@@ -1278,6 +1278,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 			NAME_KEY(framework, dtplan_framework_parse),
 			NAME_KEY(attention, dtplan_attention_parse),
 			NAME_KEY(precision, dtplan_precision_parse),
+			NAME_KEY(moments, dtplan_moments_parse),
 #undef NAME_KEY
 		};
 
@@ -1294,16 +1295,6 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 			if (ret != DTPLAN_OK)
 				return ret;
 		}
-	}
-	/* written only when bf16 */
-	{
-		json_t *v = json_object_get(root, "moments");
-		const char *t = json_string_value(v);
-
-		if (v != NULL && (t == NULL || (strcmp(t, "bf16") != 0 && strcmp(t, "fp32") != 0)))
-			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "moments: expected \"bf16\" or \"fp32\"");
-		r->bf16_moments = t != NULL && strcmp(t, "bf16") == 0;
 	}
 	if (r->gpus < 1 || r->gpus_per_node < 1 || m->layers < 1)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,

@@ -350,7 +350,8 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		c->offload ? ", optimizer state in host memory (ZeRO-Offload)" : "");
 	fprintf(s.f, "  kernels      %s, %s attention, %s memory count%s\n",
 		dtplan_precision_name(r->precision), dtplan_attention_name(r->attention),
-		dtplan_framework_name(r->framework), r->bf16_moments ? ", bf16 Adam moments" : "");
+		dtplan_framework_name(r->framework),
+		r->moments == DTPLAN_MOMENTS_BF16 ? ", bf16 Adam moments" : "");
 	text_stages(s.f, c);
 	text_batch(s.f, p);
 	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));

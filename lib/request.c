@@ -143,8 +143,9 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 	else if (req->framework < 0 || req->framework > DTPLAN_FRAMEWORK_MEGATRON ||
 		 req->attention < 0 || req->attention > DTPLAN_ATTENTION_FLASH ||
 		 req->precision < 0 || req->precision > DTPLAN_PRECISION_FP8 || req->schedule < 0 ||
-		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE)
-		bad = "framework, attention, precision or schedule out of range";
+		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE || req->moments < 0 ||
+		 req->moments > DTPLAN_MOMENTS_BF16)
+		bad = "framework, attention, precision, schedule or moments out of range";
 	else if (!(req->train_tokens >= 0.0) || !isfinite(req->train_tokens))
 		bad = "training tokens must be >= 0";
 	if (bad != NULL)
@@ -266,7 +267,6 @@ enum train_kind {
 	TRAIN_GPU,
 	TRAIN_NAME,    /* one of a short list of words (parse at `parse`) */
 	TRAIN_OFFLOAD, /* auto, yes or no */
-	TRAIN_MOMENTS, /* fp32 or bf16 */
 	TRAIN_TOKENS,  /* a count: 15T, 2e12 */
 };
 
@@ -304,7 +304,7 @@ static const struct train_key train_keys[] = {
 	TRAIN_NAME_KEY("attention", attention, dtplan_attention_parse),
 	TRAIN_NAME_KEY("precision", precision, dtplan_precision_parse),
 	TRAIN_NAME_KEY("schedule", schedule, dtplan_schedule_parse),
-	{"moments", TRAIN_MOMENTS, 0, 0, 0, NULL},
+	TRAIN_NAME_KEY("moments", moments, dtplan_moments_parse),
 	{"tokens", TRAIN_TOKENS, 0, 0, 0, NULL},
 };
 
@@ -359,12 +359,6 @@ static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_ke
 			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 					     "offload: '%s' is not auto, yes or no", value);
 		r->offload = yes ? 1 : 0;
-		return DTPLAN_OK;
-	case TRAIN_MOMENTS:
-		if (!dtplan__streq_nocase(value, "fp32") && !dtplan__streq_nocase(value, "bf16"))
-			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-					     "moments: '%s' is not fp32 or bf16", value);
-		r->bf16_moments = dtplan__streq_nocase(value, "bf16");
 		return DTPLAN_OK;
 	case TRAIN_TOKENS:
 		ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);

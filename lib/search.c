@@ -364,7 +364,6 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * (arXiv 2412.19437, Table 2): with the overlapped pair F&B as long as
 	 * F + B and the weight gradients W half of B, (p/2 - 1)(F + B/2) of
 	 * the m (F + B) busy time. */
-	c->dualpipe = r->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1;
 	if (c->pp > 1) {
 		double ratio = c->dualpipe
 				       ? (c->pp / 2 - 1.0) * (fwd_mb + 0.5 * bwd_mb) /
@@ -590,7 +589,7 @@ static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
 		.dp = c->dp,
 		.zero = c->zero,
 		.no_master_copy = r->no_master_copy,
-		.bf16_moments = r->bf16_moments,
+		.bf16_moments = r->moments == DTPLAN_MOMENTS_BF16,
 		.seq = r->seq,
 		.micro_batch = c->micro_batch,
 		.recompute = c->recompute,
@@ -603,7 +602,7 @@ static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
 		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
 		.ep = c->ep,
 		.cp = c->cp,
-		.dualpipe = r->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1,
+		.dualpipe = c->dualpipe,
 	};
 
 	in.num_microbatches = c->num_microbatches;
@@ -678,6 +677,7 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3, "
 				     "interleaving only with PP, and dp * micro-batch * some "
 				     "micro-batch count near the global batch");
+	c->dualpipe = req->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1;
 	ctx_init(&x, req);
 	rv = stages_of(&x, c->pp, &c->stages, &c->stage_imbalance, err);
 	if (rv != DTPLAN_OK)
@@ -1038,8 +1038,7 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
 		/* DualPipe does not interleave */
-		if (v > 1 &&
-		    (c->pp < 2 || (g > 0 && v > g) || r->schedule == DTPLAN_SCHEDULE_DUALPIPE))
+		if (v > 1 && (c->pp < 2 || (g > 0 && v > g) || c->dualpipe))
 			break;
 		if (v > 1 && g % v != 0)
 			continue;
@@ -1196,7 +1195,7 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
 
 	/* DualPipe mirrors the stages: an even PP */
-	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1 && pp % 2 != 0)
+	if (base->dualpipe && pp % 2 != 0)
 		return DTPLAN_OK;
 	n_vp = vp_choices(r, base, vps);
 	/* the ledger's view of the split, once (none: each candidate's own,
@@ -1251,8 +1250,7 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 			}
 			/* DualPipe splits the micro-batches between its two
 			 * directions, at least PP each */
-			if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1 &&
-			    (m < 2 * pp || m % 2 != 0))
+			if (base->dualpipe && (m < 2 * pp || m % 2 != 0))
 				continue;
 			for (int k = 0; k < n_vp; k++) {
 				/* the interleaved schedule runs micro-batches in groups of p */
@@ -1296,8 +1294,6 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					c.vp = vps[k];
 					c.offload = x->offload;
 					c.recompute = (enum dtplan_recompute)rc;
-					c.dualpipe =
-						r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1;
 					rv = ledger_of(x, shp, &c, &fits, err);
 					if (rv != DTPLAN_OK)
 						return rv;
@@ -1460,7 +1456,15 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 
 			for (size_t k = 0; k < n_pp && !w->stop; k++) {
 				int pp = pps[k], n_ep;
-				struct dtplan_candidate c = {.tp = tp, .pp = pp, .cp = cp, .ep = 1};
+				/* DualPipe is the request's schedule wherever there is
+				 * a pipeline */
+				struct dtplan_candidate c = {
+					.tp = tp,
+					.pp = pp,
+					.cp = cp,
+					.ep = 1,
+					.dualpipe =
+						r->schedule == DTPLAN_SCHEDULE_DUALPIPE && pp > 1};
 
 				if (r->pp > 0 && pp != r->pp)
 					continue;

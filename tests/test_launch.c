@@ -314,7 +314,7 @@ static void megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model
 	char *got = NULL;
 
 	c->recompute = DTPLAN_RECOMPUTE_FINE;
-	f->plan.request.bf16_moments = true;
+	f->plan.request.moments = DTPLAN_MOMENTS_BF16;
 	assert_text(dtplan_launch_megatron_args, &f->plan,
 		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
 		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "

@@ -201,38 +201,58 @@ static void fabric_build__bad_input__errors(void **state)
 
 /* ---- costing the two orders ---- */
 
-static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
-{
-	struct dtplan_topology *t = parse_topology("SwitchName=leaf1 Nodes=g[01-08]\n"
-						   "SwitchName=leaf2 Nodes=g[09-16]\n"
-						   "SwitchName=spine Switches=leaf[1-2]\n");
-	const int inv[16] = {0};
+/* Two racks of 8 nodes (g01-g08, g09-g16) under leaf1 and leaf2, 4:1
+ * uplinks, every node as g01: 8 GPUs. */
+struct two_racks {
+	struct dtplan_topology *t;
+	int inv[16];
 	char names[16][64];
 	struct dtplan_node n;
 	struct dtplan_config c;
-	struct dtplan_cluster cl = {.n_nodes = 1,
-				    .nodes = &n,
-				    .topology = t,
-				    .config = &c,
-				    .n_hosts = 16,
-				    .host_names = names,
-				    .host_inventory = inv};
+	struct dtplan_cluster cl;
+};
+
+static void two_racks_4to1(struct two_racks *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->t = parse_topology("SwitchName=leaf1 Nodes=g[01-08]\n"
+			      "SwitchName=leaf2 Nodes=g[09-16]\n"
+			      "SwitchName=spine Switches=leaf[1-2]\n");
+	for (int i = 0; i < 16; i++)
+		snprintf(w->names[i], sizeof(w->names[i]), "g%02d", i + 1);
+	make_node(&w->n, "g01", 8, 8, NULL);
+	dtplan_config_init(&w->c);
+	assert_int_equal(dtplan_config_parse_string(&w->c,
+						    "SwitchName=leaf[1-2] Oversubscription=4:1\n",
+						    "site", NULL),
+			 DTPLAN_OK);
+	w->cl = (struct dtplan_cluster){.n_nodes = 1,
+					.nodes = &w->n,
+					.topology = w->t,
+					.config = &w->c,
+					.n_hosts = 16,
+					.host_names = w->names,
+					.host_inventory = w->inv};
+}
+
+static void two_racks_fini(struct two_racks *w)
+{
+	dtplan_config_fini(&w->c);
+	dtplan_topology_destroy(w->t);
+}
+
+static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
+{
+	struct two_racks w;
 	struct dtplan__fabric *f = NULL;
 	struct dtplan__fabric_eval ev;
 	struct dtplan_request req;
 
 	(void)state;
-	for (int i = 0; i < 16; i++)
-		snprintf(names[i], sizeof(names[i]), "g%02d", i + 1);
-	make_node(&n, "g01", 8, 8, NULL);
-	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c,
-						    "SwitchName=leaf[1-2] Oversubscription=4:1\n",
-						    "site", NULL),
-			 DTPLAN_OK);
+	two_racks_4to1(&w);
 	request_for(&req, 8);
 	req.net_bytes_per_s = 50 * GB;
-	assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan__fabric_build(&req, &w.cl, &f, NULL), DTPLAN_OK);
 	/* leaf uplink: 8 nodes x 8 GPUs x 50 GB/s / 4 = 800 GB/s */
 	assert_near(f->runs[0].uplink_bw, 800 * GB, 1.0);
 	assert_near(f->runs[0].ratio, 4.0, 1e-12);
@@ -264,18 +284,17 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
 	dtplan__fabric_destroy(f);
 
 	/* UplinkBandwidth wins over the ratio: 400 GB/s -> 12.5 GB/s per flow of 32 */
-	assert_int_equal(dtplan_config_parse_string(&c,
+	assert_int_equal(dtplan_config_parse_string(&w.c,
 						    "SwitchName=leaf1 UplinkBandwidth=400GB/s\n",
 						    "site2", NULL),
 			 DTPLAN_OK);
-	assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan__fabric_build(&req, &w.cl, &f, NULL), DTPLAN_OK);
 	assert_near(f->runs[0].uplink_bw, 400 * GB, 1.0);
 	assert_near(f->runs[0].ratio, 8.0, 1e-12); /* 3200 / 400 */
 	dtplan__fabric_eval(f, 8, 4, 4, DTPLAN_ORDER_TP_DP_PP, 450 * GB, &ev);
 	assert_near(ev.pp.bw, 12.5 * GB, 1.0);
 	dtplan__fabric_destroy(f);
-	dtplan_config_fini(&c);
-	dtplan_topology_destroy(t);
+	two_racks_fini(&w);
 }
 
 /*
@@ -285,34 +304,15 @@ static void fabric_eval__two_racks_4to1__flows_by_order(void **state)
  */
 static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 {
-	struct dtplan_topology *t = parse_topology("SwitchName=leaf1 Nodes=g[01-08]\n"
-						   "SwitchName=leaf2 Nodes=g[09-16]\n"
-						   "SwitchName=spine Switches=leaf[1-2]\n");
 	static const char *const models[] = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3",
 					     "llama3-70b"};
 	static const int batches[] = {32, 512};
-	const int inv[16] = {0};
-	char names[16][64], da[256], db[256];
-	struct dtplan_node n;
-	struct dtplan_config c;
-	struct dtplan_cluster cl = {.n_nodes = 1,
-				    .nodes = &n,
-				    .topology = t,
-				    .config = &c,
-				    .n_hosts = 16,
-				    .host_names = names,
-				    .host_inventory = inv};
+	char da[256], db[256];
+	struct two_racks w;
 	struct dtplan__fabric *f = NULL;
 
 	(void)state;
-	for (int i = 0; i < 16; i++)
-		snprintf(names[i], sizeof(names[i]), "g%02d", i + 1);
-	make_node(&n, "g01", 8, 8, NULL);
-	dtplan_config_init(&c);
-	assert_int_equal(dtplan_config_parse_string(&c,
-						    "SwitchName=leaf[1-2] Oversubscription=4:1\n",
-						    "site", NULL),
-			 DTPLAN_OK);
+	two_racks_4to1(&w);
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(models); i++) {
 		for (size_t k = 0; k < 2 * DTPLAN_ARRAY_SIZE(batches); k++) {
 			struct dtplan_request req;
@@ -321,7 +321,7 @@ static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 			request_for(&req, 8);
 			assert_int_equal(dtplan_model_parse(models[i], &req.model, NULL),
 					 DTPLAN_OK);
-			assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
+			assert_int_equal(dtplan__fabric_build(&req, &w.cl, &f, NULL), DTPLAN_OK);
 			req.gpus = 128;
 			req.seq = k % 2 == 0 ? 4096 : 32768;
 			req.global_batch = batches[k / 2];
@@ -352,8 +352,7 @@ static void search_run_fabric__pruned__same_as_exhaustive(void **state)
 			f = NULL;
 		}
 	}
-	dtplan_config_fini(&c);
-	dtplan_topology_destroy(t);
+	two_racks_fini(&w);
 }
 
 /* ---- properties over random allocations ---- */

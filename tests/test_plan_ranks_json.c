@@ -415,6 +415,30 @@ static struct dtplan_plan *placed_plan(void)
 }
 
 /* JSON -> plan -> the same text and picture, and the numbers behind them. */
+/* p as JSON (*json, the caller's) read back as a whole plan (the caller's). */
+static struct dtplan_plan *read_back(const struct dtplan_plan *p, bool pretty, char **json)
+{
+	struct dtplan_plan *back = NULL;
+	struct dtplan_error err = {0};
+
+	assert_int_equal(dtplan_plan_to_json(p, pretty, json, &err), DTPLAN_OK);
+	if (dtplan_plan_from_json(*json, &back, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	return back;
+}
+
+/* Asserts that back renders the text p does; returns that text (caller frees). */
+static char *assert_same_text(const struct dtplan_plan *p, const struct dtplan_plan *back)
+{
+	char *a = NULL, *b = NULL;
+
+	assert_int_equal(dtplan_plan_render_text(p, &a, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_render_text(back, &b, NULL), DTPLAN_OK);
+	assert_string_equal(b, a);
+	free(b);
+	return a;
+}
+
 static void plan_from_json__placed_plan__renders_as_made(void **state)
 {
 	struct dtplan_plan *p = placed_plan(), *back = NULL;
@@ -425,9 +449,7 @@ static void plan_from_json__placed_plan__renders_as_made(void **state)
 	if (p == NULL)
 		skip();
 	assert_true(p->n_warnings >= 2);
-	assert_int_equal(dtplan_plan_to_json(p, true, &json, &err), DTPLAN_OK);
-	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
-		fail_msg("%s", err.text);
+	back = read_back(p, true, &json);
 	/* the numbers */
 	assert_string_equal(back->request.model.name, p->request.model.name);
 	assert_near(back->request.model.params, p->request.model.params, 0.5);
@@ -459,11 +481,7 @@ static void plan_from_json__placed_plan__renders_as_made(void **state)
 	for (size_t n = 0; n < p->n_nodes; n++)
 		assert_int_equal(back->node_run[n], p->node_run[n]);
 	/* and what people see */
-	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
-	assert_string_equal(b, a);
-	free(a);
-	free(b);
+	free(assert_same_text(p, back));
 	assert_int_equal(dtplan_plan_render_svg(p, &a, &err), DTPLAN_OK);
 	assert_int_equal(dtplan_plan_render_svg(back, &b, &err), DTPLAN_OK);
 	assert_string_equal(b, a);
@@ -527,22 +545,17 @@ static void plan_from_json__no_placement__renders_as_made(void **state)
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL, *back = NULL;
 	struct dtplan_error err = {0};
-	char *json = NULL, *a = NULL, *b = NULL;
+	char *json = NULL;
 
 	(void)state;
 	dtplan_request_init(&r);
 	assert_int_equal(dtplan_model_parse("llama3-70b", &r.model, NULL), DTPLAN_OK);
 	r.gpus = 128;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_OK);
+	back = read_back(p, false, &json);
 	assert_int_equal(back->n_ranks, 0);
 	assert_null(back->leaf_names);
-	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
-	assert_string_equal(b, a);
-	free(a);
-	free(b);
+	free(assert_same_text(p, back));
 	free(json);
 	dtplan_plan_destroy(back);
 	dtplan_plan_destroy(p);
@@ -560,7 +573,7 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL, *back = NULL;
 	struct dtplan_error err = {0};
-	char *json = NULL, *a = NULL, *b = NULL;
+	char *json = NULL;
 
 	(void)state;
 	dtplan_request_init(&r);
@@ -575,9 +588,7 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
 	assert_int_equal(p->best.vp, 5);
 	assert_true(p->have_training);
-	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
-	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
-		fail_msg("%s", err.text);
+	back = read_back(p, false, &json);
 	assert_int_equal(back->best.vp, 5);
 	assert_false(back->best.offload);
 	assert_int_equal(back->request.framework, DTPLAN_FRAMEWORK_MEGATRON);
@@ -587,11 +598,7 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	assert_true(back->have_training);
 	assert_near(back->training.steps, p->training.steps, 0.0);
 	assert_near(back->training.wall_seconds, p->training.wall_seconds, 0.0);
-	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
-	assert_string_equal(b, a);
-	free(a);
-	free(b);
+	free(assert_same_text(p, back));
 	free(json);
 	dtplan_plan_destroy(back);
 	dtplan_plan_destroy(p);
@@ -605,7 +612,7 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	struct dtplan_request r;
 	struct dtplan_plan *p = NULL, *back = NULL;
 	struct dtplan_error err = {0};
-	char *json = NULL, *a = NULL, *b = NULL, *bad;
+	char *json = NULL, *a = NULL, *bad;
 
 	(void)state;
 	dtplan_request_init(&r);
@@ -618,32 +625,28 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	r.precision = DTPLAN_PRECISION_FP8;
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
-	r.bf16_moments = true;
+	r.moments = DTPLAN_MOMENTS_BF16;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
 	assert_true(p->best.dualpipe);
-	assert_int_equal(dtplan_plan_to_json(p, false, &json, &err), DTPLAN_OK);
-	if (dtplan_plan_from_json(json, &back, &err) != DTPLAN_OK)
-		fail_msg("%s", err.text);
+	back = read_back(p, false, &json);
 	assert_true(back->best.dualpipe);
 	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_FINE);
-	assert_true(back->request.bf16_moments);
-	assert_int_equal(dtplan_plan_render_text(p, &a, &err), DTPLAN_OK);
-	assert_int_equal(dtplan_plan_render_text(back, &b, &err), DTPLAN_OK);
-	assert_string_equal(b, a);
+	assert_int_equal(back->request.moments, DTPLAN_MOMENTS_BF16);
+	a = assert_same_text(p, back);
 	assert_non_null(strstr(a, "DualPipe"));
 	assert_non_null(strstr(a, "bf16 Adam moments"));
 	/* 3 dense layers first, then every layer: 58 MoE layers of 61 */
 	assert_non_null(strstr(a, "in 58 MoE layers"));
 	dtplan_plan_destroy(back);
 	back = NULL;
-	/* "moments": "bf16" -> 16 */
+	/* "moments": "bf17", refused as a bad precision is */
 	bad = strstr(json, "\"moments\"");
 	assert_non_null(bad);
 	bad = strstr(bad, "\"bf16\"");
 	assert_non_null(bad);
 	memcpy(bad, "\"bf17\"", 6);
-	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
-	assert_non_null(strstr(err.text, "moments: expected"));
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "moments: 'bf17' is not fp32 or bf16"));
 	memcpy(bad, "\"bf16\"", 6);
 	bad = strstr(json, "\"schedule\"");
 	assert_non_null(bad);
@@ -654,7 +657,6 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	if (strstr(err.text, "parallelism.schedule: expected") == NULL)
 		fail_msg("%s", err.text);
 	free(a);
-	free(b);
 	free(json);
 	dtplan_plan_destroy(p);
 }

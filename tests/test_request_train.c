@@ -150,7 +150,7 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	(void)state;
 	request_base(&r);
 	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
-	assert_false(r.bf16_moments);
+	assert_int_equal(r.moments, DTPLAN_MOMENTS_FP32);
 	assert_int_equal(dtplan_request_parse_train(
 				 &r,
 				 "recompute=fine,schedule=DualPipe,moments=bf16,framework=megatron",
@@ -158,7 +158,7 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 			 DTPLAN_OK);
 	assert_int_equal(r.recompute, DTPLAN_RECOMPUTE_FINE);
 	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_DUALPIPE);
-	assert_true(r.bf16_moments);
+	assert_int_equal(r.moments, DTPLAN_MOMENTS_BF16);
 	/* 24 GPUs of a 32-layer model: PP 3 and PP 4 both divide them */
 	r.gpus = 24;
 	r.model.layers = 32;
@@ -180,7 +180,7 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	assert_int_equal(dtplan_request_parse_train(&r, "schedule=1F1B,moments=FP32", NULL),
 			 DTPLAN_OK);
 	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
-	assert_false(r.bf16_moments);
+	assert_int_equal(r.moments, DTPLAN_MOMENTS_FP32);
 	assert_string_equal(dtplan_schedule_name(DTPLAN_SCHEDULE_DUALPIPE), "dualpipe");
 	assert_string_equal(dtplan_schedule_name(5), "unknown");
 }

@@ -719,6 +719,20 @@ static double deepseek_v3_dense_layer(void)
 	return attn + 2.0 * h + 3.0 * h * 2048 + 256.0 * h;
 }
 
+/* DeepSeek-V3 on 2,048 H800 with 4K sequences and 15,360 per step (the
+ * report's batch after its ramp), with Megatron's memory count and fp8
+ * matrix multiplies when megatron_fp8, else the library's defaults. */
+static void deepseek_v3_request(struct dtplan_request *r, bool megatron_fp8)
+{
+	preset_request(r, "deepseek-v3", "h800", 2048);
+	r->seq = 4096;
+	r->global_batch = 15360;
+	if (megatron_fp8) {
+		r->framework = DTPLAN_FRAMEWORK_MEGATRON;
+		r->precision = DTPLAN_PRECISION_FP8;
+	}
+}
+
 /*
  * DeepSeek-V3 on 2,048 H800 as its authors trained it (DeepSeek-V3
  * Technical Report, arXiv 2412.19437, section 3.2.1: "16-way Pipeline
@@ -735,9 +749,7 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 	double h = 7168.0, a = 128.0, p, pe, sbh, mla, moe;
 
 	(void)state;
-	preset_request(&r, "deepseek-v3", "h800", 2048);
-	r.seq = 4096;
-	r.global_batch = 15360;
+	deepseek_v3_request(&r, false);
 	r.tp = 1;
 	r.pp = 16;
 	r.ep = 64;
@@ -787,17 +799,6 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 	assert_int_equal(s.best.dp % s.best.ep, 0);
 }
 
-/* DeepSeek-V3 on 2,048 H800 with 4K sequences and 15,360 per step, trained
- * with Megatron's memory count and fp8 matrix multiplies. */
-static void deepseek_v3_request(struct dtplan_request *r)
-{
-	preset_request(r, "deepseek-v3", "h800", 2048);
-	r->seq = 4096;
-	r->global_batch = 15360;
-	r->framework = DTPLAN_FRAMEWORK_MEGATRON;
-	r->precision = DTPLAN_PRECISION_FP8;
-}
-
 /*
  * DeepSeek-V3 as its report trained it (arXiv 2412.19437): section 3.2.1,
  * "16-way Pipeline Parallelism (PP), 64-way Expert Parallelism (EP)
@@ -817,10 +818,10 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__published_split(vo
 	double h = 7168.0, a = 128.0, p, pe, rep, div, busy, fb;
 
 	(void)state;
-	deepseek_v3_request(&r);
+	deepseek_v3_request(&r, true);
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
-	r.bf16_moments = true;
+	r.moments = DTPLAN_MOMENTS_BF16;
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	assert_true(s.have_best);
 	c = &s.best;
@@ -894,7 +895,7 @@ static void search_run__deepseek_v3_2048_h800__1f1b__published_split_ties(void *
 	struct dtplan__search s, pub;
 
 	(void)state;
-	deepseek_v3_request(&r);
+	deepseek_v3_request(&r, true);
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	assert_true(s.have_best);
@@ -909,7 +910,7 @@ static void search_run__deepseek_v3_2048_h800__1f1b__published_split_ties(void *
 	assert_true(pub.best.step.total <= s.best.step.total * (1.0 + DTPLAN__TIE_FRACTION));
 	/* recomputation searched (none, selective, full): TP 1 x PP 16 only
 	 * fits with full recomputation */
-	deepseek_v3_request(&r);
+	deepseek_v3_request(&r, true);
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	r.tp = 1;
 	r.pp = 16;
@@ -1180,7 +1181,7 @@ static void search_run__pruned__same_as_exhaustive(void **state)
 						r.framework = DTPLAN_FRAMEWORK_MEGATRON;
 						r.recompute = DTPLAN_RECOMPUTE_FINE;
 						r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
-						r.bf16_moments = true;
+						r.moments = DTPLAN_MOMENTS_BF16;
 					}
 					snprintf(what, sizeof(what),
 						 "%s seq %d, %d GPUs, batch %d, "
