@@ -1,9 +1,16 @@
 /*
- * core.c: dtplan_core.so's entry points, which spank_dtplan.so calls where
- * the work is (see the timeline in spank_dtplan.c), dispatched on
- * spank_context() to one file per context: local.c (sbatch, salloc, srun),
- * measure.c, service.c and remote.c (slurmstepd), prolog.c (prolog and
- * epilog).
+ * core.c: the entry points of dtplan_core.so and dtplan_submit.so, which
+ * spank_dtplan.so calls where the work is (see the timeline in
+ * spank_dtplan.c), dispatched on spank_context() to one file per context:
+ * local.c (sbatch, salloc, srun), measure.c, service.c and remote.c
+ * (slurmstepd), prolog.c (prolog and epilog).
+ *
+ * Built twice.  dtplan_core.so serves slurmstepd and the prolog.
+ * dtplan_submit.so (DTPLAN_CORE_SUBMIT) is the submit side's share only:
+ * the options' checks and the preview, over libdtplan and Jansson, without
+ * the probes, hwloc and libmunge, which a submission never uses and which
+ * cost a command about a quarter of a millisecond to load (README,
+ * "Benchmarks").
  */
 #include "config.h"
 
@@ -41,15 +48,18 @@ static int core_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
 		return dtplan__local_init_post_opt(sp, &ctx.config);
+#ifndef DTPLAN_CORE_SUBMIT
 	case S_CTX_REMOTE:
 		/* both as root: the prolog's measurement file, then the services */
 		dtplan__measure_load(sp, &ctx.config);
 		return dtplan__service_init_post_opt(sp, &ctx.config);
+#endif
 	default:
 		return 0;
 	}
 }
 
+#ifndef DTPLAN_CORE_SUBMIT
 static int core_user_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
@@ -77,15 +87,27 @@ static int core_job_epilog(spank_t sp, int ac, char **av)
 {
 	return dtplan__epilog(sp, ac, av);
 }
+#else
+/* slurmstepd and the prolog load dtplan_core.so: nothing to do here. */
+static int core_none(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	return 0;
+}
+#endif
 
 static int core_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp;
 	(void)ac;
 	(void)av;
+#ifndef DTPLAN_CORE_SUBMIT
 	dtplan__remote_exit();
 	dtplan__service_exit();
 	dtplan__measure_reset();
+#endif
 	dtplan__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);
@@ -97,10 +119,17 @@ const struct dtplan__core dtplan__spank_core = {
 	.abi = DTPLAN_CORE_ABI,
 	.init = core_init,
 	.init_post_opt = core_init_post_opt,
+#ifndef DTPLAN_CORE_SUBMIT
 	.user_init = core_user_init,
 	.task_init = core_task_init,
 	.job_prolog = core_job_prolog,
 	.job_epilog = core_job_epilog,
+#else
+	.user_init = core_none,
+	.task_init = core_none,
+	.job_prolog = core_none,
+	.job_epilog = core_none,
+#endif
 	.exit = core_exit,
 	.option = dtplan__opt_cb,
 };

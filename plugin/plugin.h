@@ -1,13 +1,16 @@
 /*
  * plugin.h: what the SPANK plugin's files share.  Never installed.
  *
- * Two modules.  spank_dtplan.so (spank_dtplan.c) holds the entry points
+ * Three modules.  spank_dtplan.so (spank_dtplan.c) holds the entry points
  * and the option table and links nothing else; dtplan_core.so holds the
- * work: core.c's entry table over one file per Slurm context (local.c,
- * remote.c, prolog.c), the options' checks in opts.c, the site in site.c and
- * the Slurm log sink in log_slurm.c.  Cross-file functions carry the
- * dtplan__ prefix; the version scripts keep every one of them out of both
- * modules' exported symbols, but dtplan__spank_core.
+ * job's work: core.c's entry table over one file per Slurm context
+ * (local.c, remote.c, prolog.c), the options' checks in opts.c, the site in
+ * site.c and the Slurm log sink in log_slurm.c.  dtplan_submit.so is the
+ * same core.c built with DTPLAN_CORE_SUBMIT over the submit side's files
+ * only (opts.c, local.c, site.c, log_slurm.c): no probes, hwloc or MUNGE.
+ * Cross-file functions carry the dtplan__ prefix; the version scripts keep
+ * every one of them out of the modules' exported symbols, but
+ * dtplan__spank_core.
  */
 #ifndef DTPLAN_PLUGIN_H
 #define DTPLAN_PLUGIN_H
@@ -32,7 +35,7 @@ enum dtplan__opt_id {
 #define DTPLAN_OPT_MODEL_NAME "dt-model"
 #define DTPLAN_OPT_TRAIN_NAME "dt-train"
 
-/* ---- core.c: what spank_dtplan.so finds in dtplan_core.so ------------- */
+/* ---- core.c: what spank_dtplan.so finds in dtplan_{core,submit}.so ---- */
 
 /* Raised when the table changes; the shim refuses a core of another. */
 #define DTPLAN_CORE_ABI 2
@@ -54,7 +57,8 @@ struct dtplan__core {
 	int (*option)(int val, const char *optarg, int remote);
 };
 
-/* The one symbol dtplan_core.so exports (plugin/dtplan_core.map). */
+/* The one symbol dtplan_core.so and dtplan_submit.so export
+ * (plugin/dtplan_core.map). */
 extern const struct dtplan__core dtplan__spank_core;
 
 /* Values the user gave, exactly as typed; "" when not given. */

@@ -5,15 +5,18 @@
  *
  * This module links nothing but the C library, so that sbatch, salloc and
  * srun without a --dt-* option pay for loading it and registering three
- * options only (bench/bench_plugin_load.c).  dtplan_core.so, beside it in
- * the same folder, holds the rest (libdtplan, the probes, hwloc, Jansson,
- * libcurl).  It is dlopen()ed (RTLD_LOCAL, so that none of its symbols can
- * clash with Slurm's or another plugin's):
- *   - in slurmstepd (remote context), in slurm_spank_init;
- *   - in the job prolog, in slurm_spank_job_prolog;
- *   - on the submit side, when Slurm calls a --dt-* option's callback.
- * A core that cannot be loaded is logged once and leaves the plugin idle:
- * jobs run without plans, as with a bad configuration.
+ * options only (bench/bench_plugin_load.c).  Two modules beside it in the
+ * same folder hold the rest, built from the same core.c:
+ *   - dtplan_core.so (libdtplan, the probes, hwloc, libmunge, Jansson,
+ *     libcurl), in slurmstepd (remote context) from slurm_spank_init, and
+ *     in the job prolog and epilog;
+ *   - dtplan_submit.so (libdtplan and Jansson: the options' checks and the
+ *     preview), on the submit side when Slurm calls a --dt-* option's
+ *     callback.
+ * Either is dlopen()ed (RTLD_LOCAL, so that none of its symbols can clash
+ * with Slurm's or another plugin's).  A core that cannot be loaded is
+ * logged once and leaves the plugin idle: jobs run without plans, as with a
+ * bad configuration.
  *
  * Callback timeline (slurm/spank.h, Slurm 22.05) and what dtplan does:
  *
@@ -101,8 +104,11 @@ SPANK_PLUGIN(dtplan, 1);
 int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
 #endif
 
-/* The core's file, in the folder this module was loaded from. */
+/* The cores' files, in the folder this module was loaded from: the job's
+ * (slurmstepd, prolog, epilog) and the submit side's (sbatch, salloc,
+ * srun). */
 #define CORE_FILE "dtplan_core.so"
+#define SUBMIT_CORE_FILE "dtplan_submit.so"
 
 static int option_cb(int val, const char *optarg, int remote);
 
@@ -139,9 +145,13 @@ static const struct dtplan__core *load_core(void)
 	return &dtplan__spank_core;
 }
 #else
-/* dlopen()s the core beside this module; NULL (logged once) on failure. */
+/* dlopen()s the core beside this module that serves this context; NULL
+ * (logged once) on failure. */
 static const struct dtplan__core *load_core(void)
 {
+	spank_context_t context = spank_context();
+	const char *file =
+		context == S_CTX_LOCAL || context == S_CTX_ALLOCATOR ? SUBMIT_CORE_FILE : CORE_FILE;
 	const struct dtplan__core *core = NULL;
 	char path[PATH_MAX];
 	const char *slash;
@@ -155,7 +165,7 @@ static const struct dtplan__core *load_core(void)
 		return NULL;
 	}
 	if (snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
-		     CORE_FILE) >= (int)sizeof(path)) {
+		     file) >= (int)sizeof(path)) {
 		slurm_error(DTPLAN_LOG_PREFIX "%s: path too long: the plugin is idle",
 			    info.dli_fname);
 		return NULL;

@@ -4,7 +4,8 @@
 # spank_dtplan.so: the four variables of SPANK_PLUGIN() and slurm_spank_*
 # callbacks, which Slurm looks up; and it needs no library but the C
 # library, so that a command without a --dt-* option loads nothing else.
-# dtplan_core.so: dtplan__spank_core, which spank_dtplan.so looks up.
+# dtplan_core.so and dtplan_submit.so: dtplan__spank_core, which
+# spank_dtplan.so looks up.
 # Anything else (libdtplan, hwloc wrappers, plugin glue) must stay local so
 # that it cannot clash with Slurm or another plugin.  Exit 77 (skip) without
 # nm.
@@ -12,6 +13,7 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 shim="$top_builddir/plugin/.libs/spank_dtplan.so"
 core="$top_builddir/plugin/.libs/dtplan_core.so"
+submit="$top_builddir/plugin/.libs/dtplan_submit.so"
 NM=${NM:-nm}
 
 command -v "$NM" >/dev/null 2>&1 || { echo "SKIP: $NM not found"; exit 77; }
@@ -51,6 +53,7 @@ check "$shim" '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slu
 	slurm_spank_init slurm_spank_init_post_opt slurm_spank_user_init \
 	slurm_spank_task_init slurm_spank_job_prolog slurm_spank_exit
 check "$core" '^dtplan__spank_core$' dtplan__spank_core
+check "$submit" '^dtplan__spank_core$' dtplan__spank_core
 
 # What a command without --dt-* loads: the shim's needs, the C library only.
 if command -v objdump >/dev/null 2>&1 && [ -f "$shim" ]; then
