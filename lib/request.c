@@ -223,6 +223,14 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
 				     "recompute=fine is Megatron-Core's --recompute-modules; "
 				     "it needs framework=megatron");
+	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
+	 * no fp32 master copy, another ledger than the one counted here. */
+	if (r->moments == DTPLAN_MOMENTS_BF16 && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
+				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
+				     "(fp32 master weights, bf16 Adam moments); it needs "
+				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
+				     "bf16 master weights)");
 	if (r->offload == 1 && r->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");

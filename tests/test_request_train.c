@@ -177,6 +177,14 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
 	assert_non_null(strstr(err.text, "recompute=fine"));
 	assert_non_null(strstr(err.text, "framework=megatron"));
+	/* so are bf16 moments with fp32 master weights */
+	r.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.source, "moments");
+	assert_non_null(strstr(err.text, "moments=bf16"));
+	assert_non_null(strstr(err.text, "framework=megatron"));
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_OK);
 	assert_int_equal(dtplan_request_parse_train(&r, "schedule=1F1B,moments=FP32", NULL),
 			 DTPLAN_OK);
 	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
