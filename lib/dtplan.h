@@ -1416,6 +1416,18 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
 enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char *text,
 					   struct dtplan_error *err);
 
+/*
+ * Checks the choices of r that --dt-train fixes among themselves, whatever
+ * the model, the GPUs and their count: ZeRO-2/3 with PP > 1, interleaving
+ * without PP, Megatron-LM with ZeRO-2/3 or offload, ZeRO-Offload with
+ * ZeRO-0, DualPipe with an odd PP or interleaving, recompute=fine and
+ * moments=bf16 without framework=megatron.  DTPLAN_ERR_INVAL naming the key
+ * in err->source.  The plugin refuses such a --dt-train at submission;
+ * planning checks it again with the rest.
+ */
+enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r,
+					   struct dtplan_error *err);
+
 /* ------------------------------------------------------------------------
  * Launch environment (lib/env.c, lib/env_vars.c, lib/plan_ranks_json.c)
  *

@@ -153,11 +153,51 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 	return DTPLAN_OK;
 }
 
+enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struct dtplan_error *err)
+{
+	if (r->zero >= 2 && r->pp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d",
+				     r->zero, r->pp);
+	if (r->vp > 1 && r->pp == 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
+				     "%d interleaved stages need pipeline parallelism, PP is 1",
+				     r->vp);
+	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && (r->zero > 1 || r->offload == 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "Megatron-LM shards optimizer state only (its distributed "
+				     "optimizer is ZeRO-1) and offloads nothing: %s",
+				     r->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
+	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && (r->vp > 1 || (r->pp > 1 && r->pp % 2 != 0)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
+				     "DualPipe runs an even PP without interleaving: PP %d, %d "
+				     "interleaved stages asked",
+				     r->pp, r->vp);
+	if (r->recompute == DTPLAN_RECOMPUTE_FINE && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
+				     "recompute=fine is Megatron-Core's --recompute-modules; "
+				     "it needs framework=megatron");
+	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
+	 * no fp32 master copy, another ledger than the one counted here. */
+	if (r->moments == DTPLAN_MOMENTS_BF16 && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
+				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
+				     "(fp32 master weights, bf16 Adam moments); it needs "
+				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
+				     "bf16 master weights)");
+	if (r->offload == 1 && r->zero == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
+	return DTPLAN_OK;
+}
+
 /* Fixed choices that can never be met are usage errors, not "no fit". */
 enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 					    struct dtplan_error *err)
 {
 	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
+	enum dtplan_err rv;
 
 	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
 		return dtplan__error(
@@ -196,44 +236,13 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
 				     "TP %d x CP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
 				     r->cp, r->gpus);
-	if (r->zero >= 2 && r->pp > 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
-				     "pipeline parallelism), PP is %d",
-				     r->zero, r->pp);
 	if (r->micro_batch > r->global_batch)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
 				     "micro-batch %d is larger than the global batch %d",
 				     r->micro_batch, r->global_batch);
-	if (r->vp > 1 && r->pp == 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
-				     "%d interleaved stages need pipeline parallelism, PP is 1",
-				     r->vp);
-	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && (r->zero > 1 || r->offload == 1))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "Megatron-LM shards optimizer state only (its distributed "
-				     "optimizer is ZeRO-1) and offloads nothing: %s",
-				     r->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
-	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && (r->vp > 1 || (r->pp > 1 && r->pp % 2 != 0)))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
-				     "DualPipe runs an even PP without interleaving: PP %d, %d "
-				     "interleaved stages asked",
-				     r->pp, r->vp);
-	if (r->recompute == DTPLAN_RECOMPUTE_FINE && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
-				     "recompute=fine is Megatron-Core's --recompute-modules; "
-				     "it needs framework=megatron");
-	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
-	 * no fp32 master copy, another ledger than the one counted here. */
-	if (r->moments == DTPLAN_MOMENTS_BF16 && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
-				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
-				     "(fp32 master weights, bf16 Adam moments); it needs "
-				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
-				     "bf16 master weights)");
-	if (r->offload == 1 && r->zero == 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
+	rv = dtplan_request_check_train(r, err);
+	if (rv != DTPLAN_OK)
+		return rv;
 	if (r->offload == 1 && !(r->gpu.host_bytes_per_s > 0.0))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "offload", 0,
 				     "%s has no host link to offload over", r->gpu.name);

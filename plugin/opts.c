@@ -59,6 +59,9 @@ static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t
 	case DTPLAN_OPT_TRAIN:
 		dtplan_request_init(&req);
 		ret = dtplan_request_parse_train(&req, value, &err);
+		/* keys that contradict each other, whatever the allocation */
+		if (ret == DTPLAN_OK)
+			ret = dtplan_request_check_train(&req, &err);
 		break;
 	}
 	if (ret != DTPLAN_OK)

@@ -44,4 +44,12 @@ if "$bench" -n 1 -o dt-model=nosuch-99z "$so" >/dev/null 2>&1; then
 else
 	echo "ok - a bad --dt-model is refused"
 fi
+# So are --dt-train keys that contradict each other (dtplan_submit.so's checks).
+if "$bench" -n 1 -o dt-train=seq=4096,recompute=fine "$so" >/dev/null 2>&1; then
+	echo "FAIL: --dt-train=seq=4096,recompute=fine (DeepSpeed) was accepted"; rc=1
+else
+	echo "ok - recompute=fine without framework=megatron is refused at submission"
+fi
+"$bench" -n 1 -o dt-train=seq=4096,recompute=fine,framework=megatron "$so" >/dev/null 2>&1 ||
+	{ echo "FAIL: --dt-train=seq=4096,recompute=fine,framework=megatron was refused"; rc=1; }
 exit $rc

@@ -268,6 +268,40 @@ static void opt_train__bad_values__refused_with_message(void **state)
 		       "'seq=8192,gbs=1024,tp=4'");
 }
 
+/* Keys that contradict each other whatever the allocation are refused at
+ * submission (dtplan_request_check_train()), not at job start. */
+static const struct {
+	const char *value;
+	const char *message;
+} train_contradictions[] = {
+	{"seq=4096,moments=bf16", "dtplan: --dt-train: moments: moments=bf16 is Megatron-Core's "
+				  "precision-aware optimizer"},
+	{"recompute=fine", "dtplan: --dt-train: recompute: recompute=fine is Megatron-Core's"},
+	{"pp=3,schedule=dualpipe", "dtplan: --dt-train: schedule: DualPipe runs an even PP "
+				   "without interleaving: PP 3"},
+	{"zero=2,pp=2", "dtplan: --dt-train: zero: ZeRO-2 needs PP 1"},
+	{"framework=megatron,offload=yes", "dtplan: --dt-train: zero: Megatron-LM shards "
+					   "optimizer state only"},
+	{"pp=1,vp=2", "dtplan: --dt-train: vp: 2 interleaved stages need pipeline parallelism"},
+};
+
+static void opt_train__contradicting_keys__refused_at_submission(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	for (size_t i = 0; i < sizeof(train_contradictions) / sizeof(train_contradictions[0]);
+	     i++) {
+		assert_int_equal(give_option("dt-train", train_contradictions[i].value, 0), -1);
+		assert_log_has(train_contradictions[i].message);
+	}
+	/* DeepSeek-V3's recipe, whole */
+	assert_int_equal(give_option("dt-train",
+				     "seq=4096,pp=16,framework=megatron,precision=fp8,"
+				     "recompute=fine,schedule=dualpipe,moments=bf16",
+				     0),
+			 0);
+}
+
 static void opt__remote__values_kept_never_fail(void **state)
 {
 	(void)state;
@@ -2015,6 +2049,7 @@ int main(void)
 		T(opt_model__unknown__message_names_option_and_value),
 		T(opt_model__repeat_and_conflict__same_ok_different_refused),
 		T(opt_train__bad_values__refused_with_message),
+		T(opt_train__contradicting_keys__refused_at_submission),
 		T(opt__remote__values_kept_never_fail),
 		T(opts_from_env__job_environment__fills_missing),
 		T(preview__no_options__silent),

@@ -121,6 +121,7 @@ main_job() {
 		"--dt-train|garbage|'garbage' is not key=value"
 		"--dt-train|gbs=abc|gbs: 'abc' is not a whole number"
 		"--dt-train|zero=7|zero"
+		"--dt-train|seq=4096,recompute=fine|recompute: recompute=fine is Megatron-Core's"
 	)
 	before=$(squeue -h -t all -o %i | sort)
 	logs_before=$(ls "$CL_DIR/jobs")
