@@ -312,6 +312,35 @@ static enum dtplan_err ep_warning(struct dtplan_plan *p)
 		c->ep_uplink_ratio, p->request.oversub_threshold);
 }
 
+/*
+ * bf16 Adam moments beside fp32 master weights are Megatron Core's
+ * precision-aware optimizer, which only Megatron-LM's arguments ask for:
+ * NeMo's YAML builds its OptimizerConfig from a fixed set of keys, and
+ * DeepSpeed keeps bf16 moments only with bf16 master weights
+ * (doc/launchers.md).  Launched from DT_NEMO_OVERRIDES or the DeepSpeed
+ * fragment, the moments stay fp32: 4 bytes more per parameter of the
+ * optimizer shard, whose bf16 count is master + 4.
+ */
+static enum dtplan_err moments_warning(struct dtplan_plan *p)
+{
+	const struct dtplan_request *r = &p->request;
+	const struct dtplan_ledger *m = &p->best.memory;
+	double per_param = (r->no_master_copy ? 0.0 : 4.0) + 4.0;
+	double extra = m->optimizer * 4.0 / per_param;
+	char b1[32], b2[32], b3[32];
+
+	if (r->moments != DTPLAN_MOMENTS_BF16 || !(m->optimizer > 0.0))
+		return DTPLAN_OK;
+	return dtplan_plan_add_warning(
+		p, "bf16-moments-megatron-only",
+		"Adam's moments in bf16 need Megatron-LM's precision-aware optimizer "
+		"($DT_MEGATRON_ARGS); NeMo's overrides and the DeepSpeed fragment keep them in "
+		"fp32, and the fullest GPU then needs %s more: %s of its %s",
+		dtplan_format_bytes(extra, b1, sizeof(b1)),
+		dtplan_format_bytes(m->total + extra, b2, sizeof(b2)),
+		dtplan_format_bytes(r->gpu.memory_bytes, b3, sizeof(b3)));
+}
+
 enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				      struct dtplan_error *err)
 {
@@ -323,6 +352,8 @@ enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan
 		rv = ep_warning(p);
 	if (rv == DTPLAN_OK)
 		rv = step_warnings(p, f != NULL);
+	if (rv == DTPLAN_OK)
+		rv = moments_warning(p);
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, "", 0, "out of memory");
 	return DTPLAN_OK;

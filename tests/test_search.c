@@ -631,6 +631,53 @@ static void request_apply_config__set_fields__copied_unset_kept(void **state)
 	dtplan_request_apply_config(NULL, &c);
 }
 
+/*
+ * bf16 moments (Megatron-LM's precision-aware optimizer) are warned about:
+ * NeMo's overrides and the DeepSpeed fragment keep fp32 moments.  llama2-7b
+ * (6,738,415,616 parameters) on 8 GPUs, TP 1 x PP 1 x DP 8, ZeRO-1: the
+ * optimizer shard holds fp32 master 4 + bf16 m and v 2 + 2 bytes of 1/8 of
+ * the parameters, 6.74 GB; fp32 moments add 4 bytes of each, 3.37 GB.
+ */
+static void plan_create__bf16_moments__warns_what_fp32_moments_cost(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	double params = 6738415616.0, extra = 4.0 * params / 8;
+	const char *msg = NULL;
+	char want[64], b1[32];
+
+	(void)state;
+	preset_request(&r, "llama2-7b", "h100-sxm", 8);
+	r.seq = 4096;
+	r.global_batch = 256;
+	r.tp = r.pp = 1;
+	r.zero = 1;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.moments = DTPLAN_MOMENTS_BF16;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(p->best.dp, 8);
+	assert_true(fabs(p->best.memory.optimizer - 8.0 * params / 8) < 1.0);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		if (strcmp(p->warnings[i].code, "bf16-moments-megatron-only") == 0)
+			msg = p->warnings[i].message;
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "$DT_MEGATRON_ARGS"));
+	snprintf(want, sizeof(want), "needs %s more", dtplan_format_bytes(extra, b1, sizeof(b1)));
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "3.37 GB more"));
+	snprintf(want, sizeof(want), "%s of its",
+		 dtplan_format_bytes(p->best.memory.total + extra, b1, sizeof(b1)));
+	assert_non_null(strstr(msg, want));
+	dtplan_plan_destroy(p);
+
+	/* fp32 moments: nothing to warn about */
+	r.moments = DTPLAN_MOMENTS_FP32;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		assert_string_not_equal(p->warnings[i].code, "bf16-moments-megatron-only");
+	dtplan_plan_destroy(p);
+}
+
 static void plan_add_warning__appends_and_formats(void **state)
 {
 	struct dtplan_plan *p = calloc(1, sizeof(*p));
@@ -1303,6 +1350,7 @@ int main(void)
 		cmocka_unit_test(plan_create__too_few_gpus__zero_offload),
 		cmocka_unit_test(plan_create__never_fits__says_so),
 		cmocka_unit_test(plan_create__warnings__bubble_exposed_and_domain),
+		cmocka_unit_test(plan_create__bf16_moments__warns_what_fp32_moments_cost),
 		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),
 		cmocka_unit_test(plan_create__bad_requests__inval),
 		cmocka_unit_test(request_init__defaults),
