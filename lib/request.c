@@ -153,6 +153,20 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 	return DTPLAN_OK;
 }
 
+/* What r's GPU type cannot do. */
+static enum dtplan_err check_gpu(const struct dtplan_request *r, struct dtplan_error *err)
+{
+	if (r->offload == 1 && !(r->gpu.host_bytes_per_s > 0.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "offload", 0,
+				     "%s has no host link to offload over", r->gpu.name);
+	if (r->precision == DTPLAN_PRECISION_FP8 && !(r->gpu.peak_fp8_flops > 0.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "precision", 0,
+				     "%s has no fp8 tensor cores (fp8 needs Hopper, Blackwell or "
+				     "MI300)",
+				     r->gpu.name);
+	return DTPLAN_OK;
+}
+
 enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struct dtplan_error *err)
 {
 	if (r->zero >= 2 && r->pp > 1)
@@ -189,7 +203,8 @@ enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struc
 	if (r->offload == 1 && r->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
-	return DTPLAN_OK;
+	/* gpu= wins over the nodes' GPUs (lib/plan.c), so its limits are known */
+	return r->gpu_from == DTPLAN_GPU_FROM_USER ? check_gpu(r, err) : DTPLAN_OK;
 }
 
 /* Fixed choices that can never be met are usage errors, not "no fit". */
@@ -243,15 +258,7 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 	rv = dtplan_request_check_train(r, err);
 	if (rv != DTPLAN_OK)
 		return rv;
-	if (r->offload == 1 && !(r->gpu.host_bytes_per_s > 0.0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "offload", 0,
-				     "%s has no host link to offload over", r->gpu.name);
-	if (r->precision == DTPLAN_PRECISION_FP8 && !(r->gpu.peak_fp8_flops > 0.0))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "precision", 0,
-				     "%s has no fp8 tensor cores (fp8 needs Hopper, Blackwell or "
-				     "MI300)",
-				     r->gpu.name);
-	return DTPLAN_OK;
+	return check_gpu(r, err);
 }
 
 /* ------------------------------------------------------------------------

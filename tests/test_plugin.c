@@ -283,6 +283,8 @@ static const struct {
 	{"framework=megatron,offload=yes", "dtplan: --dt-train: zero: Megatron-LM shards "
 					   "optimizer state only"},
 	{"pp=1,vp=2", "dtplan: --dt-train: vp: 2 interleaved stages need pipeline parallelism"},
+	{"precision=fp8,gpu=a100-80gb", "dtplan: --dt-train: precision: a100-80gb has no fp8 "
+					"tensor cores"},
 };
 
 static void opt_train__contradicting_keys__refused_at_submission(void **state)
@@ -294,6 +296,9 @@ static void opt_train__contradicting_keys__refused_at_submission(void **state)
 		assert_int_equal(give_option("dt-train", train_contradictions[i].value, 0), -1);
 		assert_log_has(train_contradictions[i].message);
 	}
+	/* fp8 without gpu=: the nodes' GPUs decide, at job start */
+	assert_int_equal(give_option("dt-train", "precision=fp8", 0), 0);
+	dtplan__opts_reset();
 	/* DeepSeek-V3's recipe, whole */
 	assert_int_equal(give_option("dt-train",
 				     "seq=4096,pp=16,framework=megatron,precision=fp8,"
