@@ -1420,7 +1420,8 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
  * Checks the choices of r that --dt-train fixes among themselves, whatever
  * the model, the GPUs and their count: ZeRO-2/3 with PP > 1, interleaving
  * without PP, Megatron-LM with ZeRO-2/3 or offload, ZeRO-Offload with
- * ZeRO-0, DualPipe with an odd PP or interleaving, recompute=fine and
+ * ZeRO-0, CP without flash attention, DualPipe with an odd PP or
+ * interleaving, recompute=fine and
  * moments=bf16 without framework=megatron; with gpu= (which the nodes' GPUs
  * do not override), fp8 or offload on a GPU without fp8 tensor cores or a
  * host link.  DTPLAN_ERR_INVAL naming the key in err->source.  The plugin refuses such a --dt-train at submission;

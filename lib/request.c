@@ -203,6 +203,11 @@ enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struc
 	if (r->offload == 1 && r->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
+	if (r->cp > 1 && r->attention != DTPLAN_ATTENTION_FLASH)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "CP %d needs flash attention (ring attention runs on its "
+				     "blocks)",
+				     r->cp);
 	/* gpu= wins over the nodes' GPUs (lib/plan.c), so its limits are known */
 	return r->gpu_from == DTPLAN_GPU_FROM_USER ? check_gpu(r, err) : DTPLAN_OK;
 }
@@ -242,11 +247,6 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 	if (r->ep > 0 && r->gpus % r->ep != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d does not divide %d GPUs", r->ep, r->gpus);
-	if (r->cp > 1 && r->attention != DTPLAN_ATTENTION_FLASH)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
-				     "CP %d needs flash attention (ring attention runs on its "
-				     "blocks)",
-				     r->cp);
 	if (r->cp > 0 && r->gpus % ((long)r->cp * (r->tp > 0 ? r->tp : 1)) != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
 				     "TP %d x CP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,

@@ -283,6 +283,7 @@ static const struct {
 	{"framework=megatron,offload=yes", "dtplan: --dt-train: zero: Megatron-LM shards "
 					   "optimizer state only"},
 	{"pp=1,vp=2", "dtplan: --dt-train: vp: 2 interleaved stages need pipeline parallelism"},
+	{"cp=2,attention=unfused", "dtplan: --dt-train: cp: CP 2 needs flash attention"},
 	{"precision=fp8,gpu=a100-80gb", "dtplan: --dt-train: precision: a100-80gb has no fp8 "
 					"tensor cores"},
 };
