@@ -1430,6 +1430,16 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r,
 					   struct dtplan_error *err);
 
+/*
+ * dtplan_request_check_train(), and what r's model cannot take whatever the
+ * GPUs and their count: a TP that does not divide its attention or
+ * key/value heads, more pipeline stages than layers, EP on a dense model or
+ * one that does not divide the experts.  The plugin refuses such a job at
+ * submission, once --dt-model and --dt-train are both known.
+ */
+enum dtplan_err dtplan_request_check_model(const struct dtplan_request *r,
+					   struct dtplan_error *err);
+
 /* ------------------------------------------------------------------------
  * Launch environment (lib/env.c, lib/env_vars.c, lib/plan_ranks_json.c)
  *

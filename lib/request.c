@@ -212,12 +212,9 @@ enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struc
 	return r->gpu_from == DTPLAN_GPU_FROM_USER ? check_gpu(r, err) : DTPLAN_OK;
 }
 
-/* Fixed choices that can never be met are usage errors, not "no fit". */
-enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
-					    struct dtplan_error *err)
+enum dtplan_err dtplan_request_check_model(const struct dtplan_request *r, struct dtplan_error *err)
 {
 	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
-	enum dtplan_err rv;
 
 	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
 		return dtplan__error(
@@ -225,17 +222,10 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 			"TP %d does not divide the %d attention heads and %d key/value "
 			"heads of %s",
 			r->tp, r->model.heads, kv, r->model.name);
-	if (r->tp > 0 && r->gpus % r->tp != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
-				     "TP %d does not divide %d GPUs", r->tp, r->gpus);
 	if (r->pp > r->model.layers)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
 				     "PP %d is more stages than the %d layers of %s", r->pp,
 				     r->model.layers, r->model.name);
-	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
-				     r->pp, r->gpus);
 	if (r->ep > 1 && r->model.experts <= 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d needs a model with experts; %s is dense", r->ep,
@@ -244,6 +234,24 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d does not divide the %d experts of %s", r->ep,
 				     r->model.experts, r->model.name);
+	return dtplan_request_check_train(r, err);
+}
+
+/* Fixed choices that can never be met are usage errors, not "no fit". */
+enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
+					    struct dtplan_error *err)
+{
+	enum dtplan_err rv = dtplan_request_check_model(r, err);
+
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (r->tp > 0 && r->gpus % r->tp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide %d GPUs", r->tp, r->gpus);
+	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
+				     r->pp, r->gpus);
 	if (r->ep > 0 && r->gpus % r->ep != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d does not divide %d GPUs", r->ep, r->gpus);
@@ -255,9 +263,6 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
 				     "micro-batch %d is larger than the global batch %d",
 				     r->micro_batch, r->global_batch);
-	rv = dtplan_request_check_train(r, err);
-	if (rv != DTPLAN_OK)
-		return rv;
 	return check_gpu(r, err);
 }
 

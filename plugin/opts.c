@@ -70,6 +70,32 @@ static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t
 }
 
 /*
+ * With --dt-model and --dt-train both given (the second callback sees the
+ * first), whether the model can take the training choices whatever the
+ * allocation (dtplan_request_check_model()); on false writes why into msg.
+ * This is the last place a submission can be refused: Slurm ignores a
+ * failing init_post_opt of an "optional" plugin.
+ */
+static bool model_takes_train(char *msg, size_t size)
+{
+	struct dtplan_request req;
+	struct dtplan_error err = {0};
+	char buf[768];
+
+	if (opts.model[0] == '\0' || opts.train[0] == '\0')
+		return true;
+	dtplan_request_init(&req);
+	/* each was checked on its own by its callback */
+	if (dtplan_model_parse(opts.model, &req.model, NULL) != DTPLAN_OK ||
+	    dtplan_request_parse_train(&req, opts.train, NULL) != DTPLAN_OK ||
+	    dtplan_request_check_model(&req, &err) == DTPLAN_OK)
+		return true;
+	snprintf(msg, size, "--dt-train: %s (--dt-model=%.128s)",
+		 dtplan_error_format(&err, buf, sizeof(buf)), opts.model);
+	return false;
+}
+
+/*
  * Stores value into dst of size n.  On the submit side refuses a value that
  * is too long or differs from one already kept; in slurmstepd the last one
  * wins (both were checked at submit time).
@@ -129,10 +155,19 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 		opts.mode = mode;
 		return 0;
 	case DTPLAN_OPT_MODEL:
-		return keep(name, value, opts.model, sizeof(opts.model), remote);
+		if (keep(name, value, opts.model, sizeof(opts.model), remote) != 0)
+			return -1;
+		break;
 	default:
-		return keep(name, value, opts.train, sizeof(opts.train), remote);
+		if (keep(name, value, opts.train, sizeof(opts.train), remote) != 0)
+			return -1;
+		break;
 	}
+	if (!remote && !model_takes_train(msg, sizeof(msg))) {
+		slurm_error(DTPLAN_LOG_PREFIX "%s", msg);
+		return -1;
+	}
+	return 0;
 }
 
 void dtplan__opts_from_env(spank_t sp)

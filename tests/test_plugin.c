@@ -344,6 +344,46 @@ static void preview__no_options__silent(void **state)
 	assert_string_equal(mock_log(), "");
 }
 
+/* A pinned choice the model can never take fails the submission, in the
+ * callback of whichever of --dt-model and --dt-train comes second (Slurm
+ * ignores a failing init_post_opt of an optional plugin).  llama3-70b has
+ * 64 attention heads and 8 key/value heads, 80 layers, no experts. */
+static void opt_model_and_train__choices_the_model_cannot_take__refused(void **state)
+{
+	static const struct {
+		const char *train;
+		const char *message;
+	} cases[] = {
+		{"tp=3",
+		 "error: dtplan: --dt-train: tp: TP 3 does not divide the 64 attention heads "
+		 "and 8 key/value heads of llama3-70b (--dt-model=llama3-70b)"},
+		{"tp=16", "TP 16 does not divide the 64 attention heads and 8 key/value heads"},
+		{"pp=81", "pp: PP 81 is more stages than the 80 layers of llama3-70b"},
+		{"ep=8", "ep: EP 8 needs a model with experts; llama3-70b is dense"},
+	};
+
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* model first, then the training choices */
+		assert_int_equal(give_option("dt-model", "llama3-70b", 0), 0);
+		assert_int_equal(give_option("dt-train", cases[i].train, 0), -1);
+		assert_log_has(cases[i].message);
+		dtplan__opts_reset();
+		/* and the other way round */
+		assert_int_equal(give_option("dt-train", cases[i].train, 0), 0);
+		assert_int_equal(give_option("dt-model", "llama3-70b", 0), -1);
+		dtplan__opts_reset();
+	}
+	/* TP 8 divides both */
+	assert_int_equal(give_option("dt-model", "llama3-70b", 0), 0);
+	assert_int_equal(give_option("dt-train", "tp=8", 0), 0);
+	/* in slurmstepd, values are kept, never refused */
+	dtplan__opts_reset();
+	assert_int_equal(give_option("dt-model", "llama3-70b", 1), 0);
+	assert_int_equal(give_option("dt-train", "tp=3", 1), 0);
+}
+
 static void preview__gpus_unknown__model_memory_and_lower_bound(void **state)
 {
 	(void)state;
@@ -2059,6 +2099,7 @@ int main(void)
 		T(opt__remote__values_kept_never_fail),
 		T(opts_from_env__job_environment__fills_missing),
 		T(preview__no_options__silent),
+		T(opt_model_and_train__choices_the_model_cannot_take__refused),
 		T(preview__gpus_unknown__model_memory_and_lower_bound),
 		T(preview__gpus_from_environment__likely_split),
 		T(preview__model_too_large__warns_never_fails),

@@ -141,6 +141,19 @@ main_job() {
 	[ "$(ls "$CL_DIR/jobs")" = "$logs_before" ]
 }
 
+@test "sbatch refuses a --dt-train choice the --dt-model cannot take; no job is queued" {
+	# llama3-70b: 64 attention heads, 8 key/value heads
+	before=$(squeue -h -t all -o %i | sort)
+	run sbatch --parsable -N1 --dt-plan=auto --dt-model=llama3-70b --dt-train=tp=3 \
+		--wrap 'echo ran'
+	echo "status $status: $output"
+	[ "$status" -ne 0 ]
+	grep -qF -- "dtplan: --dt-train: tp: TP 3 does not divide the 64 attention heads" \
+		<<<"$output"
+	[ -z "$(grep -x '[0-9][0-9]*' <<<"$output")" ]
+	[ "$(squeue -h -t all -o %i | sort)" = "$before" ]
+}
+
 # ----------------------------------------------------------------------
 # 3. The batch step's plan
 # ----------------------------------------------------------------------
