@@ -242,6 +242,13 @@ struct dtplan__search {
 };
 
 /*
+ * Pins r's choices to c's (TP, PP, EP, CP, interleaving, ZeRO, offload,
+ * micro-batch, recomputation), so that a search over another fabric or
+ * schedule weighs the same configuration.
+ */
+void dtplan__request_pin(struct dtplan_request *r, const struct dtplan_candidate *c);
+
+/*
  * Evaluates one configuration: fills c->memory and, when it fits, the
  * predicted step, FLOPs and network bytes.  c->tp, pp, dp, zero,
  * micro_batch and recompute are inputs; num_microbatches is set.  *fits
@@ -476,6 +483,13 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
  */
 enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				      struct dtplan_error *err);
+
+/*
+ * Optimizer state on the GPU per parameter it holds, in bytes: the fp32
+ * master copy (unless no_master_copy) and Adam's two moments, fp32 or bf16;
+ * none when offloaded to the host.
+ */
+double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_moments);
 
 /*
  * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,

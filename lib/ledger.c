@@ -64,6 +64,13 @@ static const char *const schedule_names[] = {
 	[DTPLAN_SCHEDULE_DUALPIPE] = "dualpipe",
 };
 
+double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_moments)
+{
+	if (offload)
+		return 0.0;
+	return (no_master_copy ? 0.0 : 4.0) + (bf16_moments ? 4.0 : 8.0);
+}
+
 static const char *name_of(const char *const *names, size_t n, int i)
 {
 	return i >= 0 && (size_t)i < n ? names[i] : "unknown";
@@ -381,9 +388,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1;
 	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
 	double p, pe, n = (double)in->dp * cp, ne = n / ep, stage_acts;
-	double opt = in->offload
-			     ? 0.0
-			     : (in->no_master_copy ? 0.0 : 4.0) + (in->bf16_moments ? 4.0 : 8.0);
+	double opt = dtplan__optimizer_bytes(in->offload, in->no_master_copy, in->bf16_moments);
 	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
 
 	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */

@@ -71,8 +71,9 @@ static const char *list_runs(const struct dtplan__fabric *f, const bool *pick, c
 }
 
 /*
- * The step the plan's configuration (its TP, PP, ZeRO, micro-batch and
- * recomputation; either rank order) is predicted to take on the same nodes
+ * The step the plan's configuration (dtplan__request_pin(): its TP, PP, EP,
+ * CP, interleaving, ZeRO, offload, micro-batch and recomputation; either
+ * rank order) is predicted to take on the same nodes
  * packed on the fewest leaves of the tree (f->packed); 0 when the job is on
  * that few already or nothing could be predicted.  Fixing the configuration
  * bounds the gain from below: a search free to choose would do no worse.
@@ -88,11 +89,7 @@ static double packed_step(const struct dtplan_plan *p, const struct dtplan__fabr
 		return 0.0;
 	alt.runs = f->packed;
 	alt.n_runs = f->n_packed;
-	r.tp = c->tp;
-	r.pp = c->pp;
-	r.zero = c->zero;
-	r.micro_batch = c->micro_batch;
-	r.recompute = (int)c->recompute;
+	dtplan__request_pin(&r, c);
 	if (dtplan__search_run_fabric(&r, &alt, false, &s, NULL) != DTPLAN_OK || !s.have_best ||
 	    !(s.best.step.total > 0.0))
 		return 0.0;
@@ -318,15 +315,16 @@ static enum dtplan_err ep_warning(struct dtplan_plan *p)
  * NeMo's YAML builds its OptimizerConfig from a fixed set of keys, and
  * DeepSpeed keeps bf16 moments only with bf16 master weights
  * (doc/launchers.md).  Launched from DT_NEMO_OVERRIDES or the DeepSpeed
- * fragment, the moments stay fp32: 4 bytes more per parameter of the
- * optimizer shard, whose bf16 count is master + 4.
+ * fragment, the moments stay fp32: the optimizer shard grows in the ratio
+ * of its bytes per parameter.
  */
 static enum dtplan_err moments_warning(struct dtplan_plan *p)
 {
 	const struct dtplan_request *r = &p->request;
 	const struct dtplan_ledger *m = &p->best.memory;
-	double per_param = (r->no_master_copy ? 0.0 : 4.0) + 4.0;
-	double extra = m->optimizer * 4.0 / per_param;
+	double bf16 = dtplan__optimizer_bytes(false, r->no_master_copy, true);
+	double extra = m->optimizer *
+		       (dtplan__optimizer_bytes(false, r->no_master_copy, false) - bf16) / bf16;
 	char b1[32], b2[32], b3[32];
 
 	if (r->moments != DTPLAN_MOMENTS_BF16 || !(m->optimizer > 0.0))

@@ -996,13 +996,7 @@ static int dualpipe_holds(struct dtplan_request r, int pp, const char *what, dou
 			 c->num_microbatches, c->vp);
 	/* the same split under 1F1B idles longer */
 	r.schedule = DTPLAN_SCHEDULE_1F1B;
-	r.tp = c->tp;
-	r.pp = c->pp;
-	r.ep = c->ep;
-	r.cp = c->cp;
-	r.zero = c->zero;
-	r.micro_batch = c->micro_batch;
-	r.vp = 1;
+	dtplan__request_pin(&r, c);
 	assert_int_equal(dtplan__search_run(&r, false, &one, NULL), DTPLAN_OK);
 	if (one.have_best && one.best.num_microbatches == c->num_microbatches &&
 	    !(c->step.bubble < one.best.step.bubble))
