@@ -25,6 +25,14 @@ static const char *const names[] = {
 
 static struct dtplan_opts opts;
 
+/* On the submit side, the values kept in opts as their callbacks parsed
+ * them, for checking --dt-model and --dt-train together. */
+static struct {
+	bool model_given, train_given;
+	struct dtplan_model model;
+	struct dtplan_request train; /* --dt-train over dtplan_request_init() */
+} parsed;
+
 const struct dtplan_opts *dtplan__opts(void)
 {
 	return &opts;
@@ -33,6 +41,7 @@ const struct dtplan_opts *dtplan__opts(void)
 void dtplan__opts_reset(void)
 {
 	memset(&opts, 0, sizeof(opts));
+	memset(&parsed, 0, sizeof(parsed));
 }
 
 bool dtplan__opts_any(const struct dtplan_opts *o)
@@ -40,11 +49,11 @@ bool dtplan__opts_any(const struct dtplan_opts *o)
 	return o->mode_given || o->model[0] != '\0' || o->train[0] != '\0';
 }
 
-/* Checks a value of the option; on error writes the reason into msg. */
-static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t size)
+/* Checks a value of the option, parsing --dt-model into *model and
+ * --dt-train into *req; on error writes the reason into msg. */
+static int validate(enum dtplan__opt_id id, const char *value, struct dtplan_model *model,
+		    struct dtplan_request *req, char *msg, size_t size)
 {
-	struct dtplan_request req;
-	struct dtplan_model model;
 	struct dtplan_error err = {0};
 	enum dtplan_mode mode;
 	enum dtplan_err ret = DTPLAN_OK;
@@ -54,14 +63,14 @@ static int validate(enum dtplan__opt_id id, const char *value, char *msg, size_t
 		ret = dtplan_mode_parse(value, &mode, &err);
 		break;
 	case DTPLAN_OPT_MODEL:
-		ret = dtplan_model_parse(value, &model, &err);
+		ret = dtplan_model_parse(value, model, &err);
 		break;
 	case DTPLAN_OPT_TRAIN:
-		dtplan_request_init(&req);
-		ret = dtplan_request_parse_train(&req, value, &err);
+		dtplan_request_init(req);
+		ret = dtplan_request_parse_train(req, value, &err);
 		/* keys that contradict each other, whatever the allocation */
 		if (ret == DTPLAN_OK)
-			ret = dtplan_request_check_train(&req, &err);
+			ret = dtplan_request_check_train(req, &err);
 		break;
 	}
 	if (ret != DTPLAN_OK)
@@ -82,13 +91,11 @@ static bool model_takes_train(char *msg, size_t size)
 	struct dtplan_error err = {0};
 	char buf[768];
 
-	if (opts.model[0] == '\0' || opts.train[0] == '\0')
+	if (!parsed.model_given || !parsed.train_given)
 		return true;
-	dtplan_request_init(&req);
-	/* each was checked on its own by its callback */
-	if (dtplan_model_parse(opts.model, &req.model, NULL) != DTPLAN_OK ||
-	    dtplan_request_parse_train(&req, opts.train, NULL) != DTPLAN_OK ||
-	    dtplan_request_check_model(&req, &err) == DTPLAN_OK)
+	req = parsed.train;
+	req.model = parsed.model;
+	if (dtplan_request_check_model(&req, &err) == DTPLAN_OK)
 		return true;
 	snprintf(msg, size, "--dt-train: %s (--dt-model=%.128s)",
 		 dtplan_error_format(&err, buf, sizeof(buf)), opts.model);
@@ -120,6 +127,8 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 {
 	const char *name;
 	const char *value = optarg;
+	struct dtplan_model model = {0};
+	struct dtplan_request req = {0};
 	char msg[1024];
 	enum dtplan_mode mode;
 
@@ -133,7 +142,7 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 		slurm_error(DTPLAN_LOG_PREFIX "--%s: missing value", name);
 		return remote ? 0 : -1;
 	}
-	if (!remote && validate(val, value, msg, sizeof(msg)) != 0) {
+	if (!remote && validate(val, value, &model, &req, msg, sizeof(msg)) != 0) {
 		slurm_error(DTPLAN_LOG_PREFIX "--%s: %s", name, msg);
 		return -1;
 	}
@@ -157,13 +166,21 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 	case DTPLAN_OPT_MODEL:
 		if (keep(name, value, opts.model, sizeof(opts.model), remote) != 0)
 			return -1;
+		if (remote)
+			return 0;
+		parsed.model_given = true;
+		parsed.model = model;
 		break;
 	default:
 		if (keep(name, value, opts.train, sizeof(opts.train), remote) != 0)
 			return -1;
+		if (remote)
+			return 0;
+		parsed.train_given = true;
+		parsed.train = req;
 		break;
 	}
-	if (!remote && !model_takes_train(msg, sizeof(msg))) {
+	if (!model_takes_train(msg, sizeof(msg))) {
 		slurm_error(DTPLAN_LOG_PREFIX "%s", msg);
 		return -1;
 	}
