@@ -55,7 +55,7 @@ if [ -n "$(find "$top_srcdir/lib" "$top_srcdir/probes" "$top_builddir/config.h" 
 	touch "$build/obj/.stamp"
 fi
 # The library sources once (fuzzer-no-link: coverage without libFuzzer's main).
-for src in "$top_srcdir"/lib/*.c "$top_srcdir"/probes/*.c; do
+for src in "$top_srcdir"/lib/*/*.c "$top_srcdir"/probes/*.c; do
 	echo "$src"
 done | xargs -P "$jobs" -I{} sh -c '
 	o="$1/obj/$(basename "$(dirname "{}")")_$(basename "{}" .c).o"
