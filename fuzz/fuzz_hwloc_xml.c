@@ -23,8 +23,8 @@ DTPLAN_FUZZ_TARGET(hwloc_xml)
 
 	if (text == NULL || n == NULL)
 		goto out;
-	if (dtplan__node_from_xml_text(text, strlen(text), "fuzz.xml", "xml", CHILD_TIMEOUT_S, n,
-				       &err) == DTPLAN_OK) {
+	if (dtprobe__node_from_xml_text(text, strlen(text), "fuzz.xml", "xml", CHILD_TIMEOUT_S, n,
+					&err) == DTPLAN_OK) {
 		DTPLAN_FUZZ_CHECK(n->n_gpus >= 0 && n->n_gpus <= DTPLAN_NODE_MAX_GPUS);
 		DTPLAN_FUZZ_CHECK(n->cores >= 0);
 		DTPLAN_FUZZ_CHECK(dtplan_node_to_json(n, false, &json, NULL) == DTPLAN_OK);

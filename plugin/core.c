@@ -28,10 +28,10 @@ static struct core_ctx {
 static int core_init(spank_t sp, int ac, char **av)
 {
 	(void)sp;
-	dtplan__log_install();
+	dtspank__log_install();
 	dtplan_config_init(&ctx.config);
 	ctx.config_loaded = true;
-	if (dtplan__config_load(&ctx.config, ac, av) != 0) {
+	if (dtspank__config_load(&ctx.config, ac, av) != 0) {
 		slurm_error(DTPLAN_LOG_PREFIX "disabled until the configuration is fixed");
 		ctx.disabled = true;
 	}
@@ -47,12 +47,12 @@ static int core_init_post_opt(spank_t sp, int ac, char **av)
 	switch (spank_context()) {
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
-		return dtplan__local_init_post_opt(sp, &ctx.config);
+		return dtspank__local_init_post_opt(sp, &ctx.config);
 #ifndef DTPLAN_CORE_SUBMIT
 	case S_CTX_REMOTE:
 		/* both as root: the prolog's measurement file, then the services */
-		dtplan__measure_load(sp, &ctx.config);
-		return dtplan__service_init_post_opt(sp, &ctx.config);
+		dtspank__measure_load(sp, &ctx.config);
+		return dtspank__service_init_post_opt(sp, &ctx.config);
 #endif
 	default:
 		return 0;
@@ -66,7 +66,7 @@ static int core_user_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (ctx.disabled || !ctx.config_loaded || spank_context() != S_CTX_REMOTE)
 		return 0;
-	return dtplan__remote_user_init(sp, &ctx.config);
+	return dtspank__remote_user_init(sp, &ctx.config);
 }
 
 static int core_task_init(spank_t sp, int ac, char **av)
@@ -75,17 +75,17 @@ static int core_task_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (ctx.disabled || !ctx.config_loaded || spank_context() != S_CTX_REMOTE)
 		return 0;
-	return dtplan__remote_task_init(sp, &ctx.config);
+	return dtspank__remote_task_init(sp, &ctx.config);
 }
 
 static int core_job_prolog(spank_t sp, int ac, char **av)
 {
-	return dtplan__prolog(sp, ac, av);
+	return dtspank__prolog(sp, ac, av);
 }
 
 static int core_job_epilog(spank_t sp, int ac, char **av)
 {
-	return dtplan__epilog(sp, ac, av);
+	return dtspank__epilog(sp, ac, av);
 }
 #else
 /* slurmstepd and the prolog load dtplan_core.so: nothing to do here. */
@@ -104,18 +104,18 @@ static int core_exit(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 #ifndef DTPLAN_CORE_SUBMIT
-	dtplan__remote_exit();
-	dtplan__service_exit();
-	dtplan__measure_reset();
+	dtspank__remote_exit();
+	dtspank__service_exit();
+	dtspank__measure_reset();
 #endif
-	dtplan__opts_reset();
+	dtspank__opts_reset();
 	if (ctx.config_loaded)
 		dtplan_config_fini(&ctx.config);
 	memset(&ctx, 0, sizeof(ctx));
 	return 0;
 }
 
-const struct dtplan__core dtplan__spank_core = {
+const struct dtspank__core dtspank__spank_core = {
 	.abi = DTPLAN_CORE_ABI,
 	.init = core_init,
 	.init_post_opt = core_init_post_opt,
@@ -131,5 +131,5 @@ const struct dtplan__core dtplan__spank_core = {
 	.job_epilog = core_none,
 #endif
 	.exit = core_exit,
-	.option = dtplan__opt_cb,
+	.option = dtspank__opt_cb,
 };

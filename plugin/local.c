@@ -84,9 +84,9 @@ out:
 	dtplan_plan_destroy(plan);
 }
 
-int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
+int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 {
-	const struct dtplan_opts *o = dtplan__opts();
+	const struct dtplan_opts *o = dtspank__opts();
 	struct dtplan_ledger_in lin = {0};
 	struct dtplan_ledger state = {0};
 	struct dtplan_request req;
@@ -96,18 +96,18 @@ int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 
 	/* Silent unless the user asked; srun inside a job previews nothing (the
 	 * job's plan exists already). */
-	if (!dtplan__opts_any(o))
+	if (!dtspank__opts_any(o))
 		return 0;
 	if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID") != NULL)
 		return 0;
-	if (dtplan__opts_mode(o, c) == DTPLAN_MODE_OFF) {
+	if (dtspank__opts_mode(o, c) == DTPLAN_MODE_OFF) {
 		if (!o->mode_given)
 			slurm_info(DTPLAN_LOG_PREFIX
 				   "--dt-model/--dt-train given without "
 				   "--dt-plan: no plan will be made (add --dt-plan)");
 		return 0;
 	}
-	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
+	if (dtspank__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		slurm_info(DTPLAN_LOG_PREFIX "no preview: %s",
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 		return 0;

@@ -32,12 +32,12 @@ static void slurm_sink(enum dtplan_log_level level, const char *msg, void *arg)
 	}
 }
 
-void dtplan__log_install(void)
+void dtspank__log_install(void)
 {
 	dtplan_log_set_sink(slurm_sink, NULL);
 }
 
-void dtplan__log_block(const char *text)
+void dtspank__log_block(const char *text)
 {
 	const char *line = text;
 

@@ -34,7 +34,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-int dtplan__measure_load(spank_t sp, const struct dtplan_config *c)
+int dtspank__measure_load(spank_t sp, const struct dtplan_config *c)
 {
 	struct dtplan_error err = {0};
 	char path[4096], buf[1024];
@@ -45,7 +45,7 @@ int dtplan__measure_load(spank_t sp, const struct dtplan_config *c)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.loaded = true;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
-	    dtplan__spool_path(c, job_id, path, sizeof(path)) != 0) {
+	    dtspank__spool_path(c, job_id, path, sizeof(path)) != 0) {
 		say("no spool_dir");
 		return 0;
 	}
@@ -65,14 +65,14 @@ int dtplan__measure_load(spank_t sp, const struct dtplan_config *c)
 	return 0;
 }
 
-const char *dtplan__measure_text(const char **why)
+const char *dtspank__measure_text(const char **why)
 {
 	if (why != NULL)
 		*why = ctx.loaded ? ctx.why : "the measurement was not read (not the batch step)";
 	return ctx.text;
 }
 
-void dtplan__measure_reset(void)
+void dtspank__measure_reset(void)
 {
 	free(ctx.text);
 	memset(&ctx, 0, sizeof(ctx));

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Option names by id (enum dtplan__opt_id); spank_dtplan.c registers them. */
+/* Option names by id (enum dtspank__opt_id); spank_dtplan.c registers them. */
 static const char *const names[] = {
 	[DTPLAN_OPT_PLAN] = DTPLAN_OPT_PLAN_NAME,
 	[DTPLAN_OPT_MODEL] = DTPLAN_OPT_MODEL_NAME,
@@ -33,25 +33,25 @@ static struct {
 	struct dtplan_request train; /* --dt-train over dtplan_request_init() */
 } parsed;
 
-const struct dtplan_opts *dtplan__opts(void)
+const struct dtplan_opts *dtspank__opts(void)
 {
 	return &opts;
 }
 
-void dtplan__opts_reset(void)
+void dtspank__opts_reset(void)
 {
 	memset(&opts, 0, sizeof(opts));
 	memset(&parsed, 0, sizeof(parsed));
 }
 
-bool dtplan__opts_any(const struct dtplan_opts *o)
+bool dtspank__opts_any(const struct dtplan_opts *o)
 {
 	return o->mode_given || o->model[0] != '\0' || o->train[0] != '\0';
 }
 
 /* Checks a value of the option, parsing --dt-model into *model and
  * --dt-train into *req; on error writes the reason into msg. */
-static int validate(enum dtplan__opt_id id, const char *value, struct dtplan_model *model,
+static int validate(enum dtspank__opt_id id, const char *value, struct dtplan_model *model,
 		    struct dtplan_request *req, char *msg, size_t size)
 {
 	struct dtplan_error err = {0};
@@ -123,7 +123,7 @@ static int keep(const char *name, const char *value, char *dst, size_t n, int re
 	return 0;
 }
 
-int dtplan__opt_cb(int val, const char *optarg, int remote)
+int dtspank__opt_cb(int val, const char *optarg, int remote)
 {
 	const char *name;
 	const char *value = optarg;
@@ -187,7 +187,7 @@ int dtplan__opt_cb(int val, const char *optarg, int remote)
 	return 0;
 }
 
-void dtplan__opts_from_env(spank_t sp)
+void dtspank__opts_from_env(spank_t sp)
 {
 	char name[128], value[DTPLAN_OPT_MAX];
 	spank_err_t rc;
@@ -213,11 +213,11 @@ void dtplan__opts_from_env(spank_t sp)
 				    names[i], sizeof(value) - 1, name);
 		if (rc != ESPANK_SUCCESS)
 			continue;
-		dtplan__opt_cb(i, value, 1);
+		dtspank__opt_cb(i, value, 1);
 	}
 }
 
-enum dtplan_mode dtplan__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c)
+enum dtplan_mode dtspank__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c)
 {
 	if (o->mode_given)
 		return o->mode;
@@ -244,8 +244,8 @@ static void name_option(struct dtplan_error *err, const char *option)
 		snprintf(err->source, sizeof(err->source), "%s", option);
 }
 
-enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
-				     struct dtplan_request *r, struct dtplan_error *err)
+enum dtplan_err dtspank__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
+				      struct dtplan_request *r, struct dtplan_error *err)
 {
 	const struct dtplan_gpu *gpu;
 	enum dtplan_err rv;

@@ -8,9 +8,9 @@
  * site.c and the Slurm log sink in log_slurm.c.  dtplan_submit.so is the
  * same core.c built with DTPLAN_CORE_SUBMIT over the submit side's files
  * only (opts.c, local.c, site.c, log_slurm.c): no probes, hwloc or MUNGE.
- * Cross-file functions carry the dtplan__ prefix; the version scripts keep
- * every one of them out of the modules' exported symbols, but
- * dtplan__spank_core.
+ * Cross-file functions carry the dtspank__ prefix (libdtplan's internals
+ * are dtplan__, libdtprobes' dtprobe__); the version scripts keep every one
+ * of them out of the modules' exported symbols, but dtspank__spank_core.
  */
 #ifndef DTPLAN_PLUGIN_H
 #define DTPLAN_PLUGIN_H
@@ -26,7 +26,7 @@
 #define DTPLAN_OPT_MAX 1024
 
 /* The options, in spank_dtplan.c's table and opts.c's checks. */
-enum dtplan__opt_id {
+enum dtspank__opt_id {
 	DTPLAN_OPT_PLAN = 0,
 	DTPLAN_OPT_MODEL,
 	DTPLAN_OPT_TRAIN,
@@ -43,9 +43,9 @@ enum dtplan__opt_id {
 /*
  * The core's entry points.  init runs once, before any other, with the
  * plugstack arguments (not in the prolog, which reads its own); option is
- * a --dt-* option's callback (enum dtplan__opt_id).
+ * a --dt-* option's callback (enum dtspank__opt_id).
  */
-struct dtplan__core {
+struct dtspank__core {
 	int abi; /* DTPLAN_CORE_ABI */
 	int (*init)(spank_t sp, int ac, char **av);
 	int (*init_post_opt)(spank_t sp, int ac, char **av);
@@ -59,7 +59,7 @@ struct dtplan__core {
 
 /* The one symbol dtplan_core.so and dtplan_submit.so export
  * (plugin/dtplan_core.map). */
-extern const struct dtplan__core dtplan__spank_core;
+extern const struct dtspank__core dtspank__spank_core;
 
 /* Values the user gave, exactly as typed; "" when not given. */
 struct dtplan_opts {
@@ -72,37 +72,37 @@ struct dtplan_opts {
 /* ---- opts.c ---------------------------------------------------------- */
 
 /*
- * A --dt-* option's callback (val: enum dtplan__opt_id).  On the submit side
+ * A --dt-* option's callback (val: enum dtspank__opt_id).  On the submit side
  * (remote 0) checks the value and returns -1 (logged, naming the option and
  * value) for a bad or conflicting one; in slurmstepd keeps it and returns 0.
  */
-int dtplan__opt_cb(int val, const char *optarg, int remote);
+int dtspank__opt_cb(int val, const char *optarg, int remote);
 
 /* The options seen so far (callbacks and environment fallback). */
-const struct dtplan_opts *dtplan__opts(void);
+const struct dtplan_opts *dtspank__opts(void);
 
 /* Forgets every option (plugin exit, tests). */
-void dtplan__opts_reset(void);
+void dtspank__opts_reset(void);
 
 /*
  * Fills options the callbacks did not see from the job environment
  * (SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_<name>, which Slurm exports to the
  * job): an srun in a batch script inherits them that way.  Remote only.
  */
-void dtplan__opts_from_env(spank_t sp);
+void dtspank__opts_from_env(spank_t sp);
 
 /* True when the user gave any --dt-* option. */
-bool dtplan__opts_any(const struct dtplan_opts *o);
+bool dtspank__opts_any(const struct dtplan_opts *o);
 
 /* The mode in force: the user's --dt-plan, else the site default. */
-enum dtplan_mode dtplan__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c);
+enum dtplan_mode dtspank__opts_mode(const struct dtplan_opts *o, const struct dtplan_config *c);
 
 /*
  * Builds a request from the site configuration and the user's options.
  * Returns DTPLAN_OK or fills err naming the option and value.
  */
-enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
-				     struct dtplan_request *r, struct dtplan_error *err);
+enum dtplan_err dtspank__opts_request(const struct dtplan_opts *o, const struct dtplan_config *c,
+				      struct dtplan_request *r, struct dtplan_error *err);
 
 /* ---- site.c ---------------------------------------------------------- */
 
@@ -110,26 +110,26 @@ enum dtplan_err dtplan__opts_request(const struct dtplan_opts *o, const struct d
  * Reads plugstack arguments (and the site file named by site=) into c,
  * which the caller initialised.  Logs and returns -1 on a bad configuration.
  */
-int dtplan__config_load(struct dtplan_config *c, int ac, char **av);
+int dtspank__config_load(struct dtplan_config *c, int ac, char **av);
 
 /* ---- log_slurm.c ----------------------------------------------------- */
 
 /* Sends libdtplan's messages to slurm_error/slurm_info/slurm_debug. */
-void dtplan__log_install(void);
+void dtspank__log_install(void);
 
 /* Logs text line by line with slurm_spank_log (the job's output file in
  * slurmstepd, the terminal on the submit side). */
-void dtplan__log_block(const char *text);
+void dtspank__log_block(const char *text);
 
 /* ---- local.c: sbatch/salloc (allocator) and srun (local) -------------- */
 
-int dtplan__local_init_post_opt(spank_t sp, const struct dtplan_config *c);
+int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c);
 
 /* ---- remote.c: slurmstepd -------------------------------------------- */
 
-int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c);
-int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c);
-void dtplan__remote_exit(void);
+int dtspank__remote_user_init(spank_t sp, const struct dtplan_config *c);
+int dtspank__remote_task_init(spank_t sp, const struct dtplan_config *c);
+void dtspank__remote_exit(void);
 
 /* ---- service.c: the fabric service and the collector (slurmstepd) ----- */
 
@@ -142,46 +142,46 @@ struct dtplan_report;
  * and on the first node of other steps, reads ReportTokenFile=.  Always 0
  * (faults logged).
  */
-int dtplan__service_init_post_opt(spank_t sp, const struct dtplan_config *c);
+int dtspank__service_init_post_opt(spank_t sp, const struct dtplan_config *c);
 
 /*
  * The fabric for a plan: init_post_opt's outcome, else fetched now (the
  * cache alone unless may_ask).  NULL without FabricURL= or when nothing could
- * be tried (logged).  Owned by service.c until dtplan__service_exit().
+ * be tried (logged).  Owned by service.c until dtspank__service_exit().
  */
-const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_config *c,
-							 bool may_ask);
+const struct dtplan_fabric_fetch *dtspank__service_fabric(const struct dtplan_config *c,
+							  bool may_ask);
 
 /*
  * Posts r (its plan_json NULL when no plan could be made) to ReportURL=,
  * with the user, cluster, sender and time filled here, bounded by
  * ReportTimeout=.  Faults go to the slurmd log.
  */
-void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
-			    const struct dtplan_report *r);
+void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
+			     const struct dtplan_report *r);
 
 /* Frees the fabric and wipes the token. */
-void dtplan__service_exit(void);
+void dtspank__service_exit(void);
 
 /* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
 
 /* The prolog: this node's part in measuring the allocation; the epilog:
  * the job's measurement file goes.  Both always return 0 (logged). */
-int dtplan__prolog(spank_t sp, int ac, char **av);
-int dtplan__epilog(spank_t sp, int ac, char **av);
+int dtspank__prolog(spank_t sp, int ac, char **av);
+int dtspank__epilog(spank_t sp, int ac, char **av);
 
 /* spool_dir/JOBID.json into buf; -1 without a spool or when it does not fit. */
-int dtplan__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size);
+int dtspank__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size);
 
 /* ---- measure.c: the prolog's measurement in slurmstepd ----------------- */
 
 /* init_post_opt (root): reads the job's measurement file, if this node has
  * it.  Always 0. */
-int dtplan__measure_load(spank_t sp, const struct dtplan_config *c);
+int dtspank__measure_load(spank_t sp, const struct dtplan_config *c);
 
 /* The file's text (owned here; NULL when there is none, *why says why). */
-const char *dtplan__measure_text(const char **why);
+const char *dtspank__measure_text(const char **why);
 
-void dtplan__measure_reset(void);
+void dtspank__measure_reset(void);
 
 #endif /* DTPLAN_PLUGIN_H */

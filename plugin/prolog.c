@@ -84,7 +84,7 @@ static int spool_ready(const char *dir)
 	return 0;
 }
 
-int dtplan__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size)
+int dtspank__spool_path(const struct dtplan_config *c, uint32_t job_id, char *buf, size_t size)
 {
 	if (c->spool_dir[0] == '\0' ||
 	    snprintf(buf, size, "%s/%u.json", c->spool_dir, job_id) >= (int)size)
@@ -101,7 +101,7 @@ static int spool_write(const struct dtplan_config *c, uint32_t job_id, const cha
 	int fd, rv = -1;
 
 	if (spool_ready(c->spool_dir) != 0 ||
-	    dtplan__spool_path(c, job_id, path, sizeof(path)) != 0 ||
+	    dtspank__spool_path(c, job_id, path, sizeof(path)) != 0 ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%u.json.XXXXXX", c->spool_dir, job_id) >=
 		    (int)sizeof(tmp))
 		return -1;
@@ -314,7 +314,7 @@ static int job_nodes(struct prolog_work *w)
 	return -1;
 }
 
-int dtplan__prolog(spank_t sp, int ac, char **av)
+int dtspank__prolog(spank_t sp, int ac, char **av)
 {
 	struct dtplan_config config;
 	struct dtplan_error err = {0};
@@ -322,11 +322,11 @@ int dtplan__prolog(spank_t sp, int ac, char **av)
 	const char *host = getenv("SLURMD_NODENAME");
 	char buf[1024];
 
-	dtplan__log_install();
+	dtspank__log_install();
 	dtplan_config_init(&config);
 	w.start = dtplan_probe_clock();
 	w.c = &config;
-	if (dtplan__config_load(&config, ac, av) != 0 || !job_wants_plan(sp, &config))
+	if (dtspank__config_load(&config, ac, av) != 0 || !job_wants_plan(sp, &config))
 		goto out;
 	if (spank_get_item(sp, S_JOB_ID, &w.job_id) != ESPANK_SUCCESS) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: cannot read the job id: not measured");
@@ -352,17 +352,17 @@ out:
 	return 0;
 }
 
-int dtplan__epilog(spank_t sp, int ac, char **av)
+int dtspank__epilog(spank_t sp, int ac, char **av)
 {
 	struct dtplan_config config;
 	uint32_t job_id = 0;
 	char path[4096];
 
-	dtplan__log_install();
+	dtspank__log_install();
 	dtplan_config_init(&config);
-	if (dtplan__config_load(&config, ac, av) == 0 &&
+	if (dtspank__config_load(&config, ac, av) == 0 &&
 	    spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS &&
-	    dtplan__spool_path(&config, job_id, path, sizeof(path)) == 0) {
+	    dtspank__spool_path(&config, job_id, path, sizeof(path)) == 0) {
 		if (unlink(path) != 0 && errno != ENOENT)
 			slurm_error(DTPLAN_LOG_PREFIX "epilog: cannot remove %s: %s", path,
 				    strerror(errno));

@@ -230,7 +230,7 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
 			struct dtplan_measure_file *file, char *why, size_t size)
 {
 	struct dtplan_error err = {0};
-	const char *reason = NULL, *text = dtplan__measure_text(&reason);
+	const char *reason = NULL, *text = dtspank__measure_text(&reason);
 	char buf[1024];
 
 	memset(file, 0, sizeof(*file));
@@ -282,8 +282,8 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 				     char (*names)[64], size_t n, bool may_ask, char *reason,
 				     size_t size)
 {
-	const struct dtplan_opts *o = dtplan__opts();
-	const struct dtplan_fabric_fetch *fab = dtplan__service_fabric(site, may_ask);
+	const struct dtplan_opts *o = dtspank__opts();
+	const struct dtplan_fabric_fetch *fab = dtspank__service_fabric(site, may_ask);
 	const struct dtplan_config *c = site;
 	struct dtplan_config fabric_config;
 	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
@@ -315,7 +315,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
 				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
 	}
-	if (dtplan__opts_request(o, c, &req, &err) != DTPLAN_OK) {
+	if (dtspank__opts_request(o, c, &req, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
@@ -731,7 +731,7 @@ static void report(spank_t sp, const struct dtplan_config *c, const struct job_f
 	} else {
 		r.state = "ok";
 	}
-	dtplan__service_report(sp, c, &r);
+	dtspank__service_report(sp, c, &r);
 	free(json);
 }
 
@@ -764,7 +764,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy, ctx.reason,
 					  sizeof(ctx.reason));
 	if (dtplan_plan_render_text(ctx.plan, &text, &err) == DTPLAN_OK)
-		dtplan__log_block(text);
+		dtspank__log_block(text);
 	if (ctx.refused)
 		slurm_error(DTPLAN_LOG_PREFIX "plan refused (%s): %s",
 			    mode == DTPLAN_MODE_STRICT ? "--dt-plan=strict" : "policy=deny",
@@ -893,15 +893,15 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	free(names);
 }
 
-int dtplan__remote_user_init(spank_t sp, const struct dtplan_config *c)
+int dtspank__remote_user_init(spank_t sp, const struct dtplan_config *c)
 {
 	const struct dtplan_opts *o;
 	struct job_facts f = {0};
 	enum dtplan_mode mode;
 
-	dtplan__opts_from_env(sp);
-	o = dtplan__opts();
-	mode = dtplan__opts_mode(o, c);
+	dtspank__opts_from_env(sp);
+	o = dtspank__opts();
+	mode = dtspank__opts_mode(o, c);
 	if (mode == DTPLAN_MODE_OFF)
 		goto out;
 	if (read_facts(sp, &f) != 0)
@@ -949,7 +949,7 @@ static void refuse_task(spank_t sp)
 	_exit(1);
 }
 
-int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
+int dtspank__remote_task_init(spank_t sp, const struct dtplan_config *c)
 {
 	struct dtplan_task_env_in in = {0};
 	struct dtplan_env env;
@@ -989,7 +989,7 @@ int dtplan__remote_task_init(spank_t sp, const struct dtplan_config *c)
 	return 0;
 }
 
-void dtplan__remote_exit(void)
+void dtspank__remote_exit(void)
 {
 	dtplan_plan_destroy(ctx.plan);
 	memset(&ctx, 0, sizeof(ctx));

@@ -8,8 +8,8 @@
  *               root's), and read the collector's token file.
  *   srun step   on the step's first node, read the token file (an srun step
  *               that recomputes the plan reports it).
- * user_init (as the user): remote.c plans with dtplan__service_fabric(),
- *   then hands the outcome to dtplan__service_report(), which posts it,
+ * user_init (as the user): remote.c plans with dtspank__service_fabric(),
+ *   then hands the outcome to dtspank__service_report(), which posts it,
  *   bounded by ReportTimeout=.
  *
  * Nothing here fails a job: a fault of the service is a warning in the plan,
@@ -39,9 +39,9 @@ static bool wants_plan(spank_t sp, const struct dtplan_config *c)
 	const struct dtplan_opts *o;
 	char gpus[32];
 
-	dtplan__opts_from_env(sp);
-	o = dtplan__opts();
-	if (dtplan__opts_mode(o, c) == DTPLAN_MODE_OFF)
+	dtspank__opts_from_env(sp);
+	o = dtspank__opts();
+	if (dtspank__opts_mode(o, c) == DTPLAN_MODE_OFF)
 		return false;
 	if (o->mode_given)
 		return true;
@@ -65,7 +65,7 @@ static void fetch_fabric(const struct dtplan_config *c, bool offline)
 		slurm_info(DTPLAN_LOG_PREFIX "%s", ctx.fabric.warning);
 }
 
-int dtplan__service_init_post_opt(spank_t sp, const struct dtplan_config *c)
+int dtspank__service_init_post_opt(spank_t sp, const struct dtplan_config *c)
 {
 	struct dtplan_error err = {0};
 	uint32_t step = 0, node = 0;
@@ -87,8 +87,8 @@ int dtplan__service_init_post_opt(spank_t sp, const struct dtplan_config *c)
 	return 0;
 }
 
-const struct dtplan_fabric_fetch *dtplan__service_fabric(const struct dtplan_config *c,
-							 bool may_ask)
+const struct dtplan_fabric_fetch *dtspank__service_fabric(const struct dtplan_config *c,
+							  bool may_ask)
 {
 	if (c->fabric_url[0] == '\0')
 		return NULL;
@@ -110,8 +110,8 @@ static int user_name(uid_t uid, char *buf, size_t size)
 	return 0;
 }
 
-void dtplan__service_report(spank_t sp, const struct dtplan_config *c,
-			    const struct dtplan_report *in)
+void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
+			     const struct dtplan_report *in)
 {
 	struct dtplan_report r = *in;
 	struct dtplan_http_opts o;
@@ -146,7 +146,7 @@ out:
 	free(body);
 }
 
-void dtplan__service_exit(void)
+void dtspank__service_exit(void)
 {
 	dtplan_fabric_fetch_fini(&ctx.fabric);
 	if (ctx.token != NULL) {

@@ -32,7 +32,7 @@ static void conf_dir(struct dtplan_config *c)
 	dtplan_config_set_dir(c, getenv("SLURM_CONF"), fallback);
 }
 
-int dtplan__config_load(struct dtplan_config *c, int ac, char **av)
+int dtspank__config_load(struct dtplan_config *c, int ac, char **av)
 {
 	struct dtplan_error err = {0};
 	char buf[1024];

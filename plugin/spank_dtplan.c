@@ -131,28 +131,28 @@ static struct spank_option options[] = {
 
 /* State of this process (sbatch, srun, one slurmstepd or one prolog). */
 static struct plugin_ctx {
-	const struct dtplan__core *core; /* NULL until loaded */
-	bool core_failed;                /* tried and logged: stay idle */
-	bool core_init;                  /* core->init ran */
-	int ac;                          /* the plugstack arguments, owned by Slurm */
+	const struct dtspank__core *core; /* NULL until loaded */
+	bool core_failed;                 /* tried and logged: stay idle */
+	bool core_init;                   /* core->init ran */
+	int ac;                           /* the plugstack arguments, owned by Slurm */
 	char **av;
 } ctx;
 
 #ifdef DTPLAN_CORE_STATIC
 /* Tests link the core in (tests/test_plugin.c). */
-static const struct dtplan__core *load_core(void)
+static const struct dtspank__core *load_core(void)
 {
-	return &dtplan__spank_core;
+	return &dtspank__spank_core;
 }
 #else
 /* dlopen()s the core beside this module that serves this context; NULL
  * (logged once) on failure. */
-static const struct dtplan__core *load_core(void)
+static const struct dtspank__core *load_core(void)
 {
 	spank_context_t context = spank_context();
 	const char *file =
 		context == S_CTX_LOCAL || context == S_CTX_ALLOCATOR ? SUBMIT_CORE_FILE : CORE_FILE;
-	const struct dtplan__core *core = NULL;
+	const struct dtspank__core *core = NULL;
 	char path[PATH_MAX];
 	const char *slash;
 	Dl_info info;
@@ -176,7 +176,7 @@ static const struct dtplan__core *load_core(void)
 			    dlerror());
 		return NULL;
 	}
-	core = dlsym(h, "dtplan__spank_core");
+	core = dlsym(h, "dtspank__spank_core");
 	if (core == NULL || core->abi != DTPLAN_CORE_ABI) {
 		slurm_error(DTPLAN_LOG_PREFIX "%s is not the core of this spank_dtplan.so (ABI "
 					      "%d, expected %d): the plugin is idle",
@@ -192,7 +192,7 @@ static const struct dtplan__core *load_core(void)
 
 /* The core, loaded and initialised with the plugstack arguments; NULL
  * (logged once) when it cannot be. */
-static const struct dtplan__core *core(spank_t sp)
+static const struct dtspank__core *core(spank_t sp)
 {
 	if (ctx.core == NULL && !ctx.core_failed) {
 		ctx.core = load_core();
@@ -223,7 +223,7 @@ static int register_options(spank_t sp)
  * Without a core the option is accepted: the plugin is idle. */
 static int option_cb(int val, const char *optarg, int remote)
 {
-	const struct dtplan__core *c = core(NULL);
+	const struct dtspank__core *c = core(NULL);
 
 	return c != NULL ? c->option(val, optarg, remote) : 0;
 }
@@ -261,7 +261,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 }
 
 /* No slurm_spank_init in the prolog and epilog: the core reads its arguments. */
-static const struct dtplan__core *script_core(void)
+static const struct dtspank__core *script_core(void)
 {
 	if (ctx.core == NULL && !ctx.core_failed) {
 		ctx.core = load_core();

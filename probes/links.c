@@ -70,16 +70,16 @@ static ssize_t pings(int fd, const struct dtplan_wire_go *go, double end, double
 
 		out[0] = DTPLAN__PING;
 		memcpy(out + 1, &i, sizeof(i));
-		if (dtplan__write_all(fd, out, size, hard) != 0 ||
-		    dtplan__read_all(fd, in, size, hard) != 0 || memcmp(in, out, size) != 0)
+		if (dtprobe__write_all(fd, out, size, hard) != 0 ||
+		    dtprobe__read_all(fd, in, size, hard) != 0 || memcmp(in, out, size) != 0)
 			return -1;
 		rtt[n++] = dtplan_probe_clock() - t0;
 	}
 	return (ssize_t)n;
 }
 
-void dtplan__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t r,
-		     struct dtplan__slot *s)
+void dtprobe__slot_of(const struct dtplan_wire_go *go, double t_rounds, uint32_t r,
+		      struct dtprobe__slot *s)
 {
 	double slot = go->slot_us * 1e-6;
 
@@ -113,17 +113,18 @@ static int bulk(int fd, const struct dtplan_wire_go *go, double deadline)
 			continue;
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
-		if (poll(&p, 1, dtplan__poll_ms(end)) < 0 && errno != EINTR)
+		if (poll(&p, 1, dtprobe__poll_ms(end)) < 0 && errno != EINTR)
 			return -1;
 	}
 	return 0;
 }
 
-enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t self, uint32_t peer,
-				   uint32_t round, uint8_t kind,
-				   const struct sockaddr_storage *addr,
-				   const struct dtplan_wire_go *go, const struct dtplan__slot *slot,
-				   struct dtplan_link_result *out, struct dtplan_error *err)
+enum dtplan_err dtprobe__link_probe(const struct dtprobe__peer_rules *r, uint32_t self,
+				    uint32_t peer, uint32_t round, uint8_t kind,
+				    const struct sockaddr_storage *addr,
+				    const struct dtplan_wire_go *go,
+				    const struct dtprobe__slot *slot,
+				    struct dtplan_link_result *out, struct dtplan_error *err)
 {
 	double deadline = slot->end - 0.01;
 	struct dtplan_wire_probe p = {self,           peer,        go->ping_count,
@@ -146,13 +147,13 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 		out->flags |= DTPLAN_LINK_CROSS;
 	if (kind == DTPLAN_ROUND_CONCURRENT)
 		out->flags |= DTPLAN_LINK_CONCURRENT;
-	dtplan__addr_text(addr, where, sizeof(where));
-	fd = dtplan__connect(addr, now + 0.25 < deadline ? now + 0.25 : deadline);
+	dtprobe__addr_text(addr, where, sizeof(where));
+	fd = dtprobe__connect(addr, now + 0.25 < deadline ? now + 0.25 : deadline);
 	if (fd < 0)
 		return dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
 				     "round %u: cannot connect to node %u at %s: %s", round, peer,
 				     where, strerror(errno));
-	dtplan__sock_tune(fd, SNDBUF);
+	dtprobe__sock_tune(fd, SNDBUF);
 	h.type = DTPLAN_WIRE_PROBE;
 	h.job_id = r->job_id;
 	h.session = r->session;
@@ -160,7 +161,7 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 	h.sender = self;
 	rv = dtplan_wire_probe_encode(&p, &body, &len, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__msg_send(fd, r->auth, &h, body, len, deadline, err);
+		rv = dtprobe__msg_send(fd, r->auth, &h, body, len, deadline, err);
 	free(body);
 	body = NULL;
 	if (rv != DTPLAN_OK)
@@ -192,14 +193,14 @@ enum dtplan_err dtplan__link_probe(const struct dtplan__peer_rules *r, uint32_t 
 
 		nanosleep(&ts, NULL);
 	}
-	if (dtplan__write_all(fd, end_frame, ping_size(go->ping_bytes), deadline) != 0 ||
+	if (dtprobe__write_all(fd, end_frame, ping_size(go->ping_bytes), deadline) != 0 ||
 	    bulk(fd, go, deadline) != 0 || shutdown(fd, SHUT_WR) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
 				   "round %u: sending to node %u at %s: %s", round, peer, where,
 				   strerror(errno));
 		goto out;
 	}
-	rv = dtplan__msg_recv(fd, r, deadline, &rh, &body, err);
+	rv = dtprobe__msg_recv(fd, r, deadline, &rh, &body, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	if (rh.type != DTPLAN_WIRE_REPORT || rh.sender != peer || rh.round != round) {
@@ -226,7 +227,7 @@ out:
  * The peer's side
  * ---------------------------------------------------------------------- */
 
-struct dtplan__link_srv {
+struct dtprobe__link_srv {
 	uint32_t round;
 	size_t ping;         /* frame size */
 	uint32_t pings_left; /* the prober may stop early: PINGS_END says so */
@@ -242,9 +243,10 @@ struct dtplan__link_srv {
 	double first, last;
 };
 
-struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe *p, uint32_t round)
+struct dtprobe__link_srv *dtprobe__link_srv_create(const struct dtplan_wire_probe *p,
+						   uint32_t round)
 {
-	struct dtplan__link_srv *s = calloc(1, sizeof(*s));
+	struct dtprobe__link_srv *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
 		return NULL;
@@ -255,12 +257,12 @@ struct dtplan__link_srv *dtplan__link_srv_create(const struct dtplan_wire_probe 
 	return s;
 }
 
-void dtplan__link_srv_destroy(struct dtplan__link_srv *s)
+void dtprobe__link_srv_destroy(struct dtprobe__link_srv *s)
 {
 	free(s);
 }
 
-static void sample(struct dtplan__link_srv *s, double t)
+static void sample(struct dtprobe__link_srv *s, double t)
 {
 	if (s->seen++ % s->stride != 0)
 		return;
@@ -279,7 +281,7 @@ static void sample(struct dtplan__link_srv *s, double t)
 }
 
 /* Bytes per second after the first SKIP_FRACTION of the transfer's time. */
-static double steady_rate(const struct dtplan__link_srv *s)
+static double steady_rate(const struct dtprobe__link_srv *s)
 {
 	double span = s->last - s->first, from = s->first + SKIP_FRACTION * span;
 	size_t k = 0;
@@ -293,7 +295,7 @@ static double steady_rate(const struct dtplan__link_srv *s)
 	return (double)(s->bytes - s->b[k]) / (s->last - s->t[k]);
 }
 
-static int send_report(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
+static int send_report(struct dtprobe__link_srv *s, int fd, const struct dtprobe__peer_rules *r,
 		       uint32_t self, double deadline, struct dtplan_error *err)
 {
 	struct dtplan_wire_report rep = {s->bytes, s->last - s->first, steady_rate(s)};
@@ -309,13 +311,14 @@ static int send_report(struct dtplan__link_srv *s, int fd, const struct dtplan__
 	h.sender = self;
 	rv = dtplan_wire_report_encode(&rep, &body, &len, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__msg_send(fd, r->auth, &h, body, len, deadline, err);
+		rv = dtprobe__msg_send(fd, r->auth, &h, body, len, deadline, err);
 	free(body);
 	return rv == DTPLAN_OK ? 1 : -1;
 }
 
-int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
-			    uint32_t self, double deadline, struct dtplan_error *err)
+int dtprobe__link_srv_finish(struct dtprobe__link_srv *s, int fd,
+			     const struct dtprobe__peer_rules *r, uint32_t self, double deadline,
+			     struct dtplan_error *err)
 {
 	if (!s->bulk || s->bytes == 0) {
 		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
@@ -326,8 +329,8 @@ int dtplan__link_srv_finish(struct dtplan__link_srv *s, int fd, const struct dtp
 	return send_report(s, fd, r, self, deadline, err);
 }
 
-int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtplan__peer_rules *r,
-			  uint32_t self, double deadline, struct dtplan_error *err)
+int dtprobe__link_srv_step(struct dtprobe__link_srv *s, int fd, const struct dtprobe__peer_rules *r,
+			   uint32_t self, double deadline, struct dtplan_error *err)
 {
 	static uint8_t sink[CHUNK];
 
@@ -382,7 +385,7 @@ int dtplan__link_srv_step(struct dtplan__link_srv *s, int fd, const struct dtpla
 			return -1;
 		}
 		s->pings_left--;
-		if (dtplan__write_all(fd, s->frame, s->ping, deadline) != 0) {
+		if (dtprobe__write_all(fd, s->frame, s->ping, deadline) != 0) {
 			dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "round %u: echo: %s",
 				      s->round, strerror(errno));
 			return -1;

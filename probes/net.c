@@ -43,7 +43,7 @@ static int ms_left(double deadline)
 	return left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
 }
 
-int dtplan__poll_ms(double deadline)
+int dtprobe__poll_ms(double deadline)
 {
 	return ms_left(deadline);
 }
@@ -57,7 +57,7 @@ static int set_flags(int fd)
 	return 0;
 }
 
-void dtplan__sock_tune(int fd, int sndbuf)
+void dtprobe__sock_tune(int fd, int sndbuf)
 {
 	int one = 1;
 
@@ -66,15 +66,15 @@ void dtplan__sock_tune(int fd, int sndbuf)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 }
 
-uint16_t dtplan__port_candidate(uint16_t lo, uint16_t hi, uint32_t seed, unsigned k)
+uint16_t dtprobe__port_candidate(uint16_t lo, uint16_t hi, uint32_t seed, unsigned k)
 {
 	uint32_t span = (uint32_t)hi - lo + 1;
 
 	return (uint16_t)(lo + (seed + k) % span);
 }
 
-int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, uint32_t seed,
-		   uint16_t *port, struct dtplan_error *err)
+int dtprobe__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, uint32_t seed,
+		    uint16_t *port, struct dtplan_error *err)
 {
 	int last = 0;
 	unsigned tries = at != NULL ? 1 : DTPLAN__PORT_TRIES;
@@ -96,7 +96,7 @@ int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, 
 
 			s6->sin6_family = AF_INET6;
 			s6->sin6_addr = in6addr_any;
-			s6->sin6_port = htons(dtplan__port_candidate(lo, hi, seed, k));
+			s6->sin6_port = htons(dtprobe__port_candidate(lo, hi, seed, k));
 		}
 		len = a.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					      : sizeof(struct sockaddr_in);
@@ -139,7 +139,7 @@ int dtplan__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi, 
 	return -1;
 }
 
-int dtplan__connect_start(const struct sockaddr_storage *a)
+int dtprobe__connect_start(const struct sockaddr_storage *a)
 {
 	socklen_t len =
 		a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
@@ -158,7 +158,7 @@ int dtplan__connect_start(const struct sockaddr_storage *a)
 	return fd;
 }
 
-int dtplan__connect_done(int fd)
+int dtprobe__connect_done(int fd)
 {
 	int e = 0;
 	socklen_t l = sizeof(e);
@@ -168,9 +168,9 @@ int dtplan__connect_done(int fd)
 	return e;
 }
 
-int dtplan__connect(const struct sockaddr_storage *a, double deadline)
+int dtprobe__connect(const struct sockaddr_storage *a, double deadline)
 {
-	int fd = dtplan__connect_start(a), e;
+	int fd = dtprobe__connect_start(a), e;
 	struct pollfd p;
 
 	if (fd < 0)
@@ -179,7 +179,7 @@ int dtplan__connect(const struct sockaddr_storage *a, double deadline)
 	p.events = POLLOUT;
 	while (poll(&p, 1, ms_left(deadline)) < 0 && errno == EINTR)
 		;
-	e = (p.revents & (POLLOUT | POLLERR | POLLHUP)) ? dtplan__connect_done(fd) : ETIMEDOUT;
+	e = (p.revents & (POLLOUT | POLLERR | POLLHUP)) ? dtprobe__connect_done(fd) : ETIMEDOUT;
 	if (e != 0) {
 		close(fd);
 		errno = e;
@@ -188,7 +188,7 @@ int dtplan__connect(const struct sockaddr_storage *a, double deadline)
 	return fd;
 }
 
-int dtplan__write_all(int fd, const void *buf, size_t len, double deadline)
+int dtprobe__write_all(int fd, const void *buf, size_t len, double deadline)
 {
 	const uint8_t *p = buf;
 
@@ -215,7 +215,7 @@ int dtplan__write_all(int fd, const void *buf, size_t len, double deadline)
 	return 0;
 }
 
-int dtplan__read_all(int fd, void *buf, size_t len, double deadline)
+int dtprobe__read_all(int fd, void *buf, size_t len, double deadline)
 {
 	uint8_t *p = buf;
 
@@ -250,8 +250,8 @@ int dtplan__read_all(int fd, void *buf, size_t len, double deadline)
  * Addresses
  * ---------------------------------------------------------------------- */
 
-enum dtplan_err dtplan__resolve(const char *host, uint16_t port, struct sockaddr_storage *out,
-				struct dtplan_error *err)
+enum dtplan_err dtprobe__resolve(const char *host, uint16_t port, struct sockaddr_storage *out,
+				 struct dtplan_error *err)
 {
 	struct addrinfo hints, *res = NULL, *pick = NULL;
 	int rc;
@@ -269,12 +269,12 @@ enum dtplan_err dtplan__resolve(const char *host, uint16_t port, struct sockaddr
 			pick = a;
 	memset(out, 0, sizeof(*out));
 	memcpy(out, pick->ai_addr, pick->ai_addrlen);
-	dtplan__addr_set_port(out, port);
+	dtprobe__addr_set_port(out, port);
 	freeaddrinfo(res);
 	return DTPLAN_OK;
 }
 
-void dtplan__addr_set_port(struct sockaddr_storage *a, uint16_t port)
+void dtprobe__addr_set_port(struct sockaddr_storage *a, uint16_t port)
 {
 	if (a->ss_family == AF_INET6)
 		((struct sockaddr_in6 *)a)->sin6_port = htons(port);
@@ -282,8 +282,8 @@ void dtplan__addr_set_port(struct sockaddr_storage *a, uint16_t port)
 		((struct sockaddr_in *)a)->sin_port = htons(port);
 }
 
-void dtplan__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
-			  struct dtplan_wire_addr *w)
+void dtprobe__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
+			   struct dtplan_wire_addr *w)
 {
 	memset(w, 0, sizeof(*w));
 	if (a->ss_family == AF_INET6) {
@@ -304,7 +304,7 @@ void dtplan__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
 	w->port = port;
 }
 
-bool dtplan__wire_to_addr(const struct dtplan_wire_addr *w, struct sockaddr_storage *a)
+bool dtprobe__wire_to_addr(const struct dtplan_wire_addr *w, struct sockaddr_storage *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (w->family == 4) {
@@ -326,7 +326,7 @@ bool dtplan__wire_to_addr(const struct dtplan_wire_addr *w, struct sockaddr_stor
 	return false;
 }
 
-const char *dtplan__addr_text(const struct sockaddr_storage *a, char *buf, size_t size)
+const char *dtprobe__addr_text(const struct sockaddr_storage *a, char *buf, size_t size)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 	uint16_t port = 0;
@@ -347,8 +347,8 @@ const char *dtplan__addr_text(const struct sockaddr_storage *a, char *buf, size_
 	return buf;
 }
 
-enum dtplan_err dtplan__iface_addr(const char *ifname, struct dtplan_wire_addr *w,
-				   struct dtplan_error *err)
+enum dtplan_err dtprobe__iface_addr(const char *ifname, struct dtplan_wire_addr *w,
+				    struct dtplan_error *err)
 {
 	struct ifaddrs *all = NULL;
 	struct sockaddr_storage pick;
@@ -379,7 +379,7 @@ enum dtplan_err dtplan__iface_addr(const char *ifname, struct dtplan_wire_addr *
 		return dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "probe", 0,
 				     "probe_interface=%s: no such interface with an address here",
 				     ifname);
-	dtplan__addr_to_wire(&pick, 0, w);
+	dtprobe__addr_to_wire(&pick, 0, w);
 	return DTPLAN_OK;
 }
 
@@ -387,9 +387,9 @@ enum dtplan_err dtplan__iface_addr(const char *ifname, struct dtplan_wire_addr *
  * Messages with their credential
  * ---------------------------------------------------------------------- */
 
-enum dtplan_err dtplan__msg_send(int fd, struct dtplan_auth *auth,
-				 const struct dtplan_wire_header *h, const void *body, size_t len,
-				 double deadline, struct dtplan_error *err)
+enum dtplan_err dtprobe__msg_send(int fd, struct dtplan_auth *auth,
+				  const struct dtplan_wire_header *h, const void *body, size_t len,
+				  double deadline, struct dtplan_error *err)
 {
 	struct dtplan_wire_header hh = *h;
 	uint8_t seal[DTPLAN_WIRE_SEAL_LEN], *frame = NULL;
@@ -403,7 +403,7 @@ enum dtplan_err dtplan__msg_send(int fd, struct dtplan_auth *auth,
 	rv = auth->encode(auth, seal, sizeof(seal), &cred, err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_wire_frame_encode(&hh, cred, body, len, &frame, &flen, err);
-	if (rv == DTPLAN_OK && dtplan__write_all(fd, frame, flen, deadline) != 0)
+	if (rv == DTPLAN_OK && dtprobe__write_all(fd, frame, flen, deadline) != 0)
 		rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "cannot send a %s message: %s",
 				   dtplan_wire_type_name(h->type), strerror(errno));
 	free(cred);
@@ -411,9 +411,9 @@ enum dtplan_err dtplan__msg_send(int fd, struct dtplan_auth *auth,
 	return rv;
 }
 
-enum dtplan_err dtplan__msg_check_header(const struct dtplan__peer_rules *r,
-					 const struct dtplan_wire_header *h,
-					 struct dtplan_error *err)
+enum dtplan_err dtprobe__msg_check_header(const struct dtprobe__peer_rules *r,
+					  const struct dtplan_wire_header *h,
+					  struct dtplan_error *err)
 {
 	if (h->job_id != r->job_id)
 		return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
@@ -430,9 +430,10 @@ enum dtplan_err dtplan__msg_check_header(const struct dtplan__peer_rules *r,
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan__msg_check_cred(const struct dtplan__peer_rules *r,
-				       const struct dtplan_wire_header *h, const char *cred,
-				       uint8_t seal[DTPLAN_WIRE_SEAL_LEN], struct dtplan_error *err)
+enum dtplan_err dtprobe__msg_check_cred(const struct dtprobe__peer_rules *r,
+					const struct dtplan_wire_header *h, const char *cred,
+					uint8_t seal[DTPLAN_WIRE_SEAL_LEN],
+					struct dtplan_error *err)
 {
 	void *payload = NULL;
 	size_t plen = 0;
@@ -457,33 +458,33 @@ out:
 	return rv;
 }
 
-enum dtplan_err dtplan__msg_recv(int fd, const struct dtplan__peer_rules *r, double deadline,
-				 struct dtplan_wire_header *h, uint8_t **body,
-				 struct dtplan_error *err)
+enum dtplan_err dtprobe__msg_recv(int fd, const struct dtprobe__peer_rules *r, double deadline,
+				  struct dtplan_wire_header *h, uint8_t **body,
+				  struct dtplan_error *err)
 {
 	uint8_t head[DTPLAN_WIRE_HEADER_LEN], seal[DTPLAN_WIRE_SEAL_LEN];
 	char *cred = NULL;
 	enum dtplan_err rv;
 
 	*body = NULL;
-	if (dtplan__read_all(fd, head, sizeof(head), deadline) != 0)
+	if (dtprobe__read_all(fd, head, sizeof(head), deadline) != 0)
 		return dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "no message: %s",
 				     errno == ECONNRESET ? "connection closed" : strerror(errno));
 	rv = dtplan_wire_header_decode(head, sizeof(head), h, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__msg_check_header(r, h, err);
+		rv = dtprobe__msg_check_header(r, h, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	cred = malloc(h->cred_len + 1u);
 	if (cred == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "probe", 0, "out of memory");
-	if (dtplan__read_all(fd, cred, h->cred_len, deadline) != 0) {
+	if (dtprobe__read_all(fd, cred, h->cred_len, deadline) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, "probe", 0,
 				   "truncated %s message (credential): %s",
 				   dtplan_wire_type_name(h->type), strerror(errno));
 		goto out;
 	}
-	rv = dtplan__msg_check_cred(r, h, cred, seal, err);
+	rv = dtprobe__msg_check_cred(r, h, cred, seal, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	*body = malloc(h->body_len + 1u);
@@ -491,7 +492,7 @@ enum dtplan_err dtplan__msg_recv(int fd, const struct dtplan__peer_rules *r, dou
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "probe", 0, "out of memory");
 		goto out;
 	}
-	if (dtplan__read_all(fd, *body, h->body_len, deadline) != 0) {
+	if (dtprobe__read_all(fd, *body, h->body_len, deadline) != 0) {
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, "probe", 0,
 				   "truncated %s message (body): %s",
 				   dtplan_wire_type_name(h->type), strerror(errno));

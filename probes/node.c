@@ -235,7 +235,7 @@ out:
 }
 
 struct plain_call {
-	dtplan__child_fn fn;
+	dtprobe__child_fn fn;
 	void *arg;
 };
 
@@ -247,17 +247,17 @@ static int call_plain(void *argp, int fd)
 	return c->fn(c->arg);
 }
 
-enum dtplan_err dtplan__run_bounded(dtplan__child_fn fn, void *arg, double timeout_s,
-				    const char *what, struct dtplan_error *err)
+enum dtplan_err dtprobe__run_bounded(dtprobe__child_fn fn, void *arg, double timeout_s,
+				     const char *what, struct dtplan_error *err)
 {
 	struct plain_call c = {fn, arg};
 
 	return run_child(call_plain, &c, timeout_s, what, 0, NULL, NULL, err);
 }
 
-enum dtplan_err dtplan__run_bounded_out(dtplan__child_out_fn fn, void *arg, double timeout_s,
-					const char *what, size_t max, char **out, size_t *len,
-					struct dtplan_error *err)
+enum dtplan_err dtprobe__run_bounded_out(dtprobe__child_out_fn fn, void *arg, double timeout_s,
+					 const char *what, size_t max, char **out, size_t *len,
+					 struct dtplan_error *err)
 {
 	if (out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "%s: no output", what);
@@ -426,7 +426,7 @@ static int node_child(void *argp, int fd)
 		rv = dtplan__error(&err, DTPLAN_ERR_NOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	rv = dtplan__node_scan(t, node, job->source, &err);
+	rv = dtprobe__node_scan(t, node, job->source, &err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_node_to_json(node, false, &json, &err);
 	if (rv == DTPLAN_OK && !write_all(fd, json, strlen(json)))
@@ -485,8 +485,8 @@ static enum dtplan_err scan_in_child(const struct child_job *job, double timeout
 		snprintf(what, sizeof(what), "hwloc reading %s", job->path);
 	else
 		snprintf(what, sizeof(what), "hwloc discovery");
-	rv = dtplan__run_bounded_out(node_child, (void *)job, effective_timeout(timeout_s), what,
-				     CHILD_OUTPUT_MAX, &answer, NULL, err);
+	rv = dtprobe__run_bounded_out(node_child, (void *)job, effective_timeout(timeout_s), what,
+				      CHILD_OUTPUT_MAX, &answer, NULL, err);
 	if (rv == DTPLAN_OK && job->export_fd < 0 && (answer == NULL || answer[0] == '\0'))
 		rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0, "%s: no answer", what);
 	else if (rv == DTPLAN_OK && answer != NULL && answer[0] != '\0')
@@ -497,9 +497,9 @@ static enum dtplan_err scan_in_child(const struct child_job *job, double timeout
 	return rv;
 }
 
-enum dtplan_err dtplan__node_from_xml_text(const char *text, size_t len, const char *name,
-					   const char *source, double timeout_s,
-					   struct dtplan_node *out, struct dtplan_error *err)
+enum dtplan_err dtprobe__node_from_xml_text(const char *text, size_t len, const char *name,
+					    const char *source, double timeout_s,
+					    struct dtplan_node *out, struct dtplan_error *err)
 {
 	struct child_job job = {
 		.path = name, .text = text, .len = len, .source = source, .export_fd = -1};
@@ -523,7 +523,7 @@ static enum dtplan_err node_from_xml_file(const char *path, enum dtplan_file_kin
 
 	rv = dtplan_file_read(path, kind, &text, &len, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__node_from_xml_text(text, len, path, source, timeout_s, out, err);
+		rv = dtprobe__node_from_xml_text(text, len, path, source, timeout_s, out, err);
 	free(text);
 	return rv;
 }
@@ -614,7 +614,7 @@ enum dtplan_err dtplan_node_discover(const struct dtplan_discover_opts *o, struc
 	if (out->hostname[0] == '\0')
 		dtplan__strlcpy(out->hostname, host, sizeof(out->hostname));
 	if (local)
-		dtplan__nvml_annotate(out);
+		dtprobe__nvml_annotate(out);
 	return DTPLAN_OK;
 }
 

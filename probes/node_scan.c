@@ -576,8 +576,8 @@ static bool has_pci(hwloc_topology_t t)
 	return hwloc_get_next_pcidev(t, NULL) != NULL;
 }
 
-enum dtplan_err dtplan__node_scan(hwloc_topology_t t, struct dtplan_node *n, const char *source,
-				  struct dtplan_error *err)
+enum dtplan_err dtprobe__node_scan(hwloc_topology_t t, struct dtplan_node *n, const char *source,
+				   struct dtplan_error *err)
 {
 	struct scan s;
 	hwloc_obj_t root = hwloc_get_root_obj(t);

@@ -122,7 +122,7 @@ static int active_nvlinks(struct nvml_api *api, nvml_device dev)
 	return n;
 }
 
-void dtplan__nvml_annotate(struct dtplan_node *n)
+void dtprobe__nvml_annotate(struct dtplan_node *n)
 {
 	char ids[DTPLAN_NODE_MAX_GPUS][DTPLAN__FABRIC_ID_MAX];
 	struct nvml_api api;
@@ -151,11 +151,11 @@ void dtplan__nvml_annotate(struct dtplan_node *n)
 	}
 	nvml_close(&api);
 	if (any)
-		dtplan__node_apply_fabric_ids(n, (const char(*)[DTPLAN__FABRIC_ID_MAX])ids);
+		dtprobe__node_apply_fabric_ids(n, (const char(*)[DTPLAN__FABRIC_ID_MAX])ids);
 }
 
-void dtplan__node_apply_fabric_ids(struct dtplan_node *n,
-				   const char (*fabric_ids)[DTPLAN__FABRIC_ID_MAX])
+void dtprobe__node_apply_fabric_ids(struct dtplan_node *n,
+				    const char (*fabric_ids)[DTPLAN__FABRIC_ID_MAX])
 {
 	struct dtplan_node_domain old[DTPLAN_NODE_MAX_GPUS];
 	int n_old = n->n_domains;

@@ -64,7 +64,7 @@ struct conn {
 	uint8_t seal[DTPLAN_WIRE_SEAL_LEN];
 	uint8_t *body;
 	size_t body_got;
-	struct dtplan__link_srv *srv;
+	struct dtprobe__link_srv *srv;
 	bool inventory_in, results_in;
 };
 
@@ -83,7 +83,7 @@ struct uplink {
 
 struct engine {
 	const struct dtplan_probe_opts *o;
-	struct dtplan__peer_rules rules;
+	struct dtprobe__peer_rules rules;
 	uint32_t n, self, fanout;
 	size_t depth, my_depth;
 	double start, deadline;
@@ -156,7 +156,7 @@ static void conn_close(struct conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	conn_reset_msg(c);
-	dtplan__link_srv_destroy(c->srv);
+	dtprobe__link_srv_destroy(c->srv);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	c->kind = C_FREE;
@@ -209,7 +209,7 @@ static int conn_read(struct engine *e, struct conn *c, struct dtplan_error *err)
 				continue;
 			if (dtplan_wire_header_decode(c->head, c->head_got, &c->h, err) !=
 				    DTPLAN_OK ||
-			    dtplan__msg_check_header(&e->rules, &c->h, err) != DTPLAN_OK)
+			    dtprobe__msg_check_header(&e->rules, &c->h, err) != DTPLAN_OK)
 				return -1;
 			c->cred = malloc(c->h.cred_len + 1u);
 			if (c->cred == NULL) {
@@ -222,7 +222,7 @@ static int conn_read(struct engine *e, struct conn *c, struct dtplan_error *err)
 			c->cred_got += (size_t)got;
 			if (c->cred_got < c->h.cred_len)
 				continue;
-			if (dtplan__msg_check_cred(&e->rules, &c->h, c->cred, c->seal, err) !=
+			if (dtprobe__msg_check_cred(&e->rules, &c->h, c->cred, c->seal, err) !=
 			    DTPLAN_OK)
 				return -1;
 			/* the body is allocated only for a sender that proved who it is */
@@ -241,7 +241,7 @@ static int conn_read(struct engine *e, struct conn *c, struct dtplan_error *err)
 			/* an empty credential or body: allocate what the checks need */
 			if (c->cred == NULL && (c->cred = malloc(1)) == NULL)
 				return -1;
-			if (dtplan__msg_check_cred(&e->rules, &c->h, c->cred, c->seal, err) !=
+			if (dtprobe__msg_check_cred(&e->rules, &c->h, c->cred, c->seal, err) !=
 			    DTPLAN_OK)
 				return -1;
 			if (c->body == NULL && (c->body = malloc(1)) == NULL)
@@ -277,8 +277,8 @@ static enum dtplan_err send_join(struct engine *e, int fd, struct dtplan_error *
 
 	rv = dtplan_wire_join_encode(&j, &body, &len, err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan__msg_send(fd, e->rules.auth, &h, body, len,
-				      fmin(now() + ACK_S, e->deadline), err);
+		rv = dtprobe__msg_send(fd, e->rules.auth, &h, body, len,
+				       fmin(now() + ACK_S, e->deadline), err);
 	free(body);
 	return rv;
 }
@@ -415,8 +415,8 @@ static void send_inventory(struct engine *e)
 		x->record = (uint32_t)map[x->record];
 	}
 	if (dtplan_wire_inventory_encode(&v, &body, &len, &err) != DTPLAN_OK ||
-	    dtplan__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
-			     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
+	    dtprobe__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
+			      fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
 		dtplan__log(DTPLAN_LOG_WARNING,
 			    "probe: node %u: cannot send the inventories to "
 			    "node %u: %s",
@@ -601,8 +601,8 @@ static void forward_go(struct engine *e, const struct dtplan_wire_assign *all, s
 		g.delay_us =
 			spent * 1e6 < e->go.delay_us ? e->go.delay_us - (uint32_t)(spent * 1e6) : 0;
 		if (dtplan_wire_go_encode(&g, &body, &len, &err) != DTPLAN_OK ||
-		    dtplan__msg_send(c->fd, e->rules.auth, &h, body, len,
-				     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
+		    dtprobe__msg_send(c->fd, e->rules.auth, &h, body, len,
+				      fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
 			dtplan__log(DTPLAN_LOG_WARNING,
 				    "probe: node %u: cannot send the schedule to "
 				    "node %u: %s",
@@ -671,8 +671,8 @@ static void send_results(struct engine *e)
 	r.n = e->n_links;
 	r.links = e->links;
 	if (dtplan_wire_results_encode(&r, &body, &len, &err) != DTPLAN_OK ||
-	    dtplan__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
-			     fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
+	    dtprobe__msg_send(e->up.rx.fd, e->rules.auth, &h, body, len,
+			      fmin(now() + MSG_S, e->deadline), &err) != DTPLAN_OK)
 		dtplan__log(DTPLAN_LOG_WARNING,
 			    "probe: node %u: cannot send the results to node "
 			    "%u: %s",
@@ -725,7 +725,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 			socklen_t l = sizeof(local);
 
 			if (getsockname(c->fd, (struct sockaddr *)&local, &l) == 0) {
-				dtplan__addr_to_wire(&local, e->port, &e->my_addr);
+				dtprobe__addr_to_wire(&local, e->port, &e->my_addr);
 				e->addr_known = true;
 			}
 		}
@@ -738,7 +738,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 	}
 	case DTPLAN_WIRE_PROBE: {
 		struct dtplan_wire_probe p;
-		struct dtplan__slot sl;
+		struct dtprobe__slot sl;
 		uint32_t r = h->round;
 
 		if (dtplan_wire_probe_decode(c->body, h->body_len, &p, err) != DTPLAN_OK)
@@ -749,14 +749,14 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 			return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
 					     "node %u is not node %u's prober in round %u", s,
 					     e->self, r);
-		c->srv = dtplan__link_srv_create(&p, r);
+		c->srv = dtprobe__link_srv_create(&p, r);
 		if (c->srv == NULL)
 			return dtplan__error(err, DTPLAN_ERR_NOMEM, "probe", 0, "out of memory");
 		c->kind = C_PROBE;
 		c->node = s;
 		c->msg_deadline = 0;
 		/* the report is due at a fixed time of the round, whatever still drains */
-		dtplan__slot_of(&e->go, e->t_rounds, r, &sl);
+		dtprobe__slot_of(&e->go, e->t_rounds, r, &sl);
 		c->idle_deadline = fmin(sl.report_at, e->deadline);
 		c->round_end = fmin(sl.end, e->deadline);
 		return 0;
@@ -880,7 +880,7 @@ static void up_try(struct engine *e)
 	if (!u->resolved) {
 		if (e->o->addrs != NULL) {
 			u->addr = e->o->addrs[u->target];
-		} else if (dtplan__resolve(e->o->hosts[u->target], 0, &u->addr, &err) !=
+		} else if (dtprobe__resolve(e->o->hosts[u->target], 0, &u->addr, &err) !=
 			   DTPLAN_OK) {
 			u->next_try = now() + 0.1;
 			u->fallback_at = fmin(u->fallback_at, now());
@@ -890,14 +890,15 @@ static void up_try(struct engine *e)
 		u->resolved = true;
 	}
 	if (e->o->addrs == NULL)
-		dtplan__addr_set_port(&u->addr, dtplan__port_candidate(e->o->port_lo, e->o->port_hi,
-								       e->seed, u->cand));
-	u->rx.fd = dtplan__connect_start(&u->addr);
+		dtprobe__addr_set_port(&u->addr,
+				       dtprobe__port_candidate(e->o->port_lo, e->o->port_hi,
+							       e->seed, u->cand));
+	u->rx.fd = dtprobe__connect_start(&u->addr);
 	if (u->rx.fd < 0) {
 		up_fail(e, strerror(errno));
 		return;
 	}
-	dtplan__addr_text(&u->addr, u->rx.where, sizeof(u->rx.where));
+	dtprobe__addr_text(&u->addr, u->rx.where, sizeof(u->rx.where));
 	u->state = U_CONNECTING;
 	u->deadline = now() + CONNECT_S;
 }
@@ -906,19 +907,19 @@ static void up_connected(struct engine *e)
 {
 	struct uplink *u = &e->up;
 	struct dtplan_error err = {0};
-	int rc = dtplan__connect_done(u->rx.fd);
+	int rc = dtprobe__connect_done(u->rx.fd);
 
 	if (rc != 0) {
 		up_fail(e, strerror(rc));
 		return;
 	}
-	dtplan__sock_tune(u->rx.fd, 0);
+	dtprobe__sock_tune(u->rx.fd, 0);
 	if (!e->addr_known) {
 		struct sockaddr_storage local;
 		socklen_t l = sizeof(local);
 
 		if (getsockname(u->rx.fd, (struct sockaddr *)&local, &l) == 0) {
-			dtplan__addr_to_wire(&local, e->port, &e->my_addr);
+			dtprobe__addr_to_wire(&local, e->port, &e->my_addr);
 			e->addr_known = true;
 		}
 	}
@@ -983,7 +984,7 @@ static void accept_all(struct engine *e)
 
 			dtplan__error(&err, DTPLAN_ERR_POLICY, "probe", 0,
 				      "%zu connections open already", e->max_conns);
-			reject(e, dtplan__addr_text(&a, where, sizeof(where)), &err);
+			reject(e, dtprobe__addr_text(&a, where, sizeof(where)), &err);
 			close(fd);
 			continue;
 		}
@@ -991,8 +992,8 @@ static void accept_all(struct engine *e)
 		c->fd = fd;
 		c->kind = C_NEW;
 		c->idle_deadline = now() + FIRST_MSG_S;
-		dtplan__sock_tune(fd, 0);
-		dtplan__addr_text(&a, c->where, sizeof(c->where));
+		dtprobe__sock_tune(fd, 0);
+		dtprobe__addr_text(&a, c->where, sizeof(c->where));
 	}
 }
 
@@ -1002,7 +1003,7 @@ static void conn_event(struct engine *e, struct conn *c)
 	int rc;
 
 	if (c->kind == C_PROBE) {
-		rc = dtplan__link_srv_step(c->srv, c->fd, &e->rules, e->self, c->round_end, &err);
+		rc = dtprobe__link_srv_step(c->srv, c->fd, &e->rules, e->self, c->round_end, &err);
 		if (rc < 0)
 			dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: probe of node %u: %s",
 				    e->self, c->node, err.text);
@@ -1136,8 +1137,8 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 				struct dtplan_error err = {0};
 
 				/* the report is due: what arrived is the measurement */
-				if (dtplan__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
-							    c->round_end, &err) < 0)
+				if (dtprobe__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
+							     c->round_end, &err) < 0)
 					dtplan__log(DTPLAN_LOG_INFO,
 						    "probe: node %u: probe of "
 						    "node %u: %s",
@@ -1198,7 +1199,7 @@ static void serve(struct engine *e, double until, bool (*stop)(const struct engi
 			p[np].fd = e->conns[k].fd;
 			p[np++].events = POLLIN;
 		}
-		rc = poll(p, np, dtplan__poll_ms(wake));
+		rc = poll(p, np, dtprobe__poll_ms(wake));
 		if (rc < 0 && errno != EINTR)
 			break;
 		if (rc <= 0)
@@ -1255,7 +1256,7 @@ static void run_rounds(struct engine *e)
 	for (uint32_t r = 0; r < e->go.n_rounds; r++) {
 		double t0 = e->t_rounds + (double)r * slot;
 		int32_t q = e->mine.peer[r];
-		struct dtplan__slot sl;
+		struct dtprobe__slot sl;
 		struct sockaddr_storage addr;
 		struct dtplan_link_result l;
 		struct dtplan_error err = {0};
@@ -1267,16 +1268,16 @@ static void run_rounds(struct engine *e)
 			serve(e, t0 + slot, NULL);
 			continue;
 		}
-		if (!dtplan__wire_to_addr(&e->mine.peer_addr[r], &addr)) {
+		if (!dtprobe__wire_to_addr(&e->mine.peer_addr[r], &addr)) {
 			dtplan__log(DTPLAN_LOG_INFO,
 				    "probe: node %u: round %u: no address of node "
 				    "%d",
 				    e->self, r + 1, q);
 			continue;
 		}
-		dtplan__slot_of(&e->go, e->t_rounds, r + 1, &sl);
-		if (dtplan__link_probe(&e->rules, e->self, (uint32_t)q, r + 1, e->mine.kind[r],
-				       &addr, &e->go, &sl, &l, &err) != DTPLAN_OK)
+		dtprobe__slot_of(&e->go, e->t_rounds, r + 1, &sl);
+		if (dtprobe__link_probe(&e->rules, e->self, (uint32_t)q, r + 1, e->mine.kind[r],
+					&addr, &e->go, &sl, &l, &err) != DTPLAN_OK)
 			dtplan__log(DTPLAN_LOG_INFO, "probe: job %u node %u: %s", e->o->job_id,
 				    e->self, err.text);
 		if (add_link(e, &l) != DTPLAN_OK)
@@ -1445,17 +1446,17 @@ enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtpla
 	}
 	for (size_t k = 0; k < e.max_conns; k++)
 		e.conns[k].fd = -1;
-	e.lfd = dtplan__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo, o->port_hi,
-			       e.seed, &e.port, err);
+	e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo, o->port_hi,
+				e.seed, &e.port, err);
 	if (e.lfd < 0) {
 		rv = DTPLAN_ERR_IO;
 		goto out;
 	}
 	if (o->addrs != NULL) {
-		dtplan__addr_to_wire(&o->addrs[e.self], e.port, &e.my_addr);
+		dtprobe__addr_to_wire(&o->addrs[e.self], e.port, &e.my_addr);
 		e.addr_known = true;
 	} else if (o->interface != NULL && o->interface[0] != '\0') {
-		if (dtplan__iface_addr(o->interface, &e.my_addr, err) != DTPLAN_OK) {
+		if (dtprobe__iface_addr(o->interface, &e.my_addr, err) != DTPLAN_OK) {
 			rv = DTPLAN_ERR_NOT_FOUND;
 			goto out;
 		}

@@ -4,7 +4,7 @@
 # spank_dtplan.so: the four variables of SPANK_PLUGIN() and slurm_spank_*
 # callbacks, which Slurm looks up; and it needs no library but the C
 # library, so that a command without a --dt-* option loads nothing else.
-# dtplan_core.so and dtplan_submit.so: dtplan__spank_core, which
+# dtplan_core.so and dtplan_submit.so: dtspank__spank_core, which
 # spank_dtplan.so looks up.
 # Anything else (libdtplan, hwloc wrappers, plugin glue) must stay local so
 # that it cannot clash with Slurm or another plugin.  Exit 77 (skip) without
@@ -52,8 +52,8 @@ check "$shim" '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slu
 	plugin_name plugin_type plugin_version spank_plugin_version \
 	slurm_spank_init slurm_spank_init_post_opt slurm_spank_user_init \
 	slurm_spank_task_init slurm_spank_job_prolog slurm_spank_exit
-check "$core" '^dtplan__spank_core$' dtplan__spank_core
-check "$submit" '^dtplan__spank_core$' dtplan__spank_core
+check "$core" '^dtspank__spank_core$' dtspank__spank_core
+check "$submit" '^dtspank__spank_core$' dtspank__spank_core
 
 # What a command without --dt-* loads: the shim's needs, the C library only.
 if command -v objdump >/dev/null 2>&1 && [ -f "$shim" ]; then

@@ -41,7 +41,7 @@ static int open_conn(void)
 	int fd;
 
 	for (;;) {
-		fd = dtplan__connect(&to, dtplan_probe_clock() + 0.5);
+		fd = dtprobe__connect(&to, dtplan_probe_clock() + 0.5);
 		if (fd >= 0 || dtplan_probe_clock() >= end)
 			return fd;
 		usleep(20000);
@@ -85,12 +85,12 @@ static int forge(struct dtplan_auth *auth, uint32_t job, uint32_t n_nodes, const
 	rc = 0;
 	if (cut > 0) {
 		/* the header and part of the credential, then nothing more */
-		dtplan__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
-		dtplan__write_all(fd, cred, cut, dtplan_probe_clock() + 1);
+		dtprobe__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
+		dtprobe__write_all(fd, cred, cut, dtplan_probe_clock() + 1);
 	} else {
-		dtplan__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
-		dtplan__write_all(fd, cred, strlen(cred), dtplan_probe_clock() + 1);
-		dtplan__write_all(fd, body, blen, dtplan_probe_clock() + 1);
+		dtprobe__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
+		dtprobe__write_all(fd, cred, strlen(cred), dtplan_probe_clock() + 1);
+		dtprobe__write_all(fd, body, blen, dtplan_probe_clock() + 1);
 	}
 	usleep(100000);
 	close(fd);
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 				"[--nodes N] [--wait S] KIND...\n");
 		return 2;
 	}
-	if (dtplan__resolve(addr, (uint16_t)port, &to, &err) != DTPLAN_OK ||
+	if (dtprobe__resolve(addr, (uint16_t)port, &to, &err) != DTPLAN_OK ||
 	    dtplan_auth_munge_create(sock, &auth, &err) != DTPLAN_OK) {
 		fprintf(stderr, "probe_forge: %s\n", err.text);
 		return 1;

@@ -754,7 +754,7 @@ static void run_bounded__child_hangs__timeout_and_killed(void **state)
 	double t0 = mono(), elapsed;
 
 	(void)state;
-	assert_int_equal(dtplan__run_bounded(child_hangs, NULL, 0.2, "test child", &err),
+	assert_int_equal(dtprobe__run_bounded(child_hangs, NULL, 0.2, "test child", &err),
 			 DTPLAN_ERR_TIMEOUT);
 	elapsed = mono() - t0;
 	assert_true(elapsed >= 0.2);
@@ -768,8 +768,8 @@ static void run_bounded__exit_status__ok_or_io(void **state)
 	int zero = 0, three = 3;
 
 	(void)state;
-	assert_int_equal(dtplan__run_bounded(child_exits, &zero, 10, "c", &err), DTPLAN_OK);
-	assert_int_equal(dtplan__run_bounded(child_exits, &three, 10, "c", &err), DTPLAN_ERR_IO);
+	assert_int_equal(dtprobe__run_bounded(child_exits, &zero, 10, "c", &err), DTPLAN_OK);
+	assert_int_equal(dtprobe__run_bounded(child_exits, &three, 10, "c", &err), DTPLAN_ERR_IO);
 	assert_non_null(strstr(err.text, "exit status 3"));
 }
 
@@ -783,7 +783,7 @@ static void apply_fabric_ids__shared_ids__domains_merged(void **state)
 
 	(void)state;
 	load_ok(data("pcie-4gpu.xml")); /* 4 lone GPUs */
-	dtplan__node_apply_fabric_ids(&node, (const char(*)[DTPLAN__FABRIC_ID_MAX])ids);
+	dtprobe__node_apply_fabric_ids(&node, (const char(*)[DTPLAN__FABRIC_ID_MAX])ids);
 	/* {0,2} share "A"; {1} none; {3} "B" -> 3 domains in first-GPU order */
 	assert_int_equal(node.n_domains, 3);
 	assert_int_equal(node.domains[0].n_gpus, 2);
@@ -807,9 +807,9 @@ static void nvml_annotate__no_nvml_here__node_unchanged(void **state)
 	before = node;
 	/* Without NVML (or with a driver that does not know these invented bus
 	 * ids) nothing changes. */
-	dtplan__nvml_annotate(&node);
+	dtprobe__nvml_annotate(&node);
 	assert_memory_equal(&before, &node, sizeof(node));
-	dtplan__nvml_annotate(NULL);
+	dtprobe__nvml_annotate(NULL);
 }
 
 /* ------------------------------------------------------------------------

@@ -203,8 +203,8 @@ static void opt_plan__bare_and_names__accepted(void **state)
 	(void)state;
 	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
 	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
-	assert_true(dtplan__opts()->mode_given);
-	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_AUTO);
+	assert_true(dtspank__opts()->mode_given);
+	assert_int_equal(dtspank__opts()->mode, DTPLAN_MODE_AUTO);
 	/* Environment then command line: the same value again is fine. */
 	assert_int_equal(give_option("dt-plan", "auto", 0), 0);
 	assert_int_equal(give_option("dt-plan", "AUTO", 0), 0);
@@ -221,7 +221,7 @@ static void opt_plan__conflict_or_garbage__refused_with_message(void **state)
 	assert_int_equal(give_option("dt-plan", "sometimes", 0), -1);
 	assert_log_has("error: dtplan: --dt-plan: unknown mode 'sometimes' (expected auto, "
 		       "strict or off)");
-	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_STRICT);
+	assert_int_equal(dtspank__opts()->mode, DTPLAN_MODE_STRICT);
 }
 
 static void opt_model__unknown__message_names_option_and_value(void **state)
@@ -230,7 +230,7 @@ static void opt_model__unknown__message_names_option_and_value(void **state)
 	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
 	assert_int_equal(give_option("dt-model", "foo", 0), -1);
 	assert_log_has("error: dtplan: --dt-model: unknown model 'foo' (presets: ");
-	assert_string_equal(dtplan__opts()->model, "");
+	assert_string_equal(dtspank__opts()->model, "");
 }
 
 static void opt_model__repeat_and_conflict__same_ok_different_refused(void **state)
@@ -241,7 +241,7 @@ static void opt_model__repeat_and_conflict__same_ok_different_refused(void **sta
 	assert_int_equal(give_option("dt-model", "7B", 0), 0);
 	assert_int_equal(give_option("dt-model", "70B", 0), -1);
 	assert_log_has("error: dtplan: --dt-model: conflicting values '7B' and '70B'");
-	assert_string_equal(dtplan__opts()->model, "7B");
+	assert_string_equal(dtspank__opts()->model, "7B");
 }
 
 static const struct {
@@ -299,7 +299,7 @@ static void opt_train__contradicting_keys__refused_at_submission(void **state)
 	}
 	/* fp8 without gpu=: the nodes' GPUs decide, at job start */
 	assert_int_equal(give_option("dt-train", "precision=fp8", 0), 0);
-	dtplan__opts_reset();
+	dtspank__opts_reset();
 	/* DeepSeek-V3's recipe, whole */
 	assert_int_equal(give_option("dt-train",
 				     "seq=4096,pp=16,framework=megatron,precision=fp8,"
@@ -314,9 +314,9 @@ static void opt__remote__values_kept_never_fail(void **state)
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(give_option("dt-model", "foo", 1), 0);
 	assert_int_equal(give_option("dt-model", "bar", 1), 0);
-	assert_string_equal(dtplan__opts()->model, "bar");
+	assert_string_equal(dtspank__opts()->model, "bar");
 	assert_int_equal(give_option("dt-plan", "bogus", 1), 0);
-	assert_false(dtplan__opts()->mode_given);
+	assert_false(dtspank__opts()->mode_given);
 }
 
 static void opts_from_env__job_environment__fills_missing(void **state)
@@ -327,11 +327,11 @@ static void opts_from_env__job_environment__fills_missing(void **state)
 	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_plan", "");
 	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_model", "70B");
 	mock_env_set("SLURM_SPANK__SLURM_SPANK_OPTION_dtplan_dt_train", "seq=2048");
-	dtplan__opts_from_env(MOCK_SP);
-	assert_true(dtplan__opts()->mode_given);
-	assert_int_equal(dtplan__opts()->mode, DTPLAN_MODE_AUTO);
-	assert_string_equal(dtplan__opts()->model, "7B"); /* the callback's value wins */
-	assert_string_equal(dtplan__opts()->train, "seq=2048");
+	dtspank__opts_from_env(MOCK_SP);
+	assert_true(dtspank__opts()->mode_given);
+	assert_int_equal(dtspank__opts()->mode, DTPLAN_MODE_AUTO);
+	assert_string_equal(dtspank__opts()->model, "7B"); /* the callback's value wins */
+	assert_string_equal(dtspank__opts()->train, "seq=2048");
 }
 
 /* ---- init_post_opt on the submit side: the preview ------------------- */
@@ -369,17 +369,17 @@ static void opt_model_and_train__choices_the_model_cannot_take__refused(void **s
 		assert_int_equal(give_option("dt-model", "llama3-70b", 0), 0);
 		assert_int_equal(give_option("dt-train", cases[i].train, 0), -1);
 		assert_log_has(cases[i].message);
-		dtplan__opts_reset();
+		dtspank__opts_reset();
 		/* and the other way round */
 		assert_int_equal(give_option("dt-train", cases[i].train, 0), 0);
 		assert_int_equal(give_option("dt-model", "llama3-70b", 0), -1);
-		dtplan__opts_reset();
+		dtspank__opts_reset();
 	}
 	/* TP 8 divides both */
 	assert_int_equal(give_option("dt-model", "llama3-70b", 0), 0);
 	assert_int_equal(give_option("dt-train", "tp=8", 0), 0);
 	/* in slurmstepd, values are kept, never refused */
-	dtplan__opts_reset();
+	dtspank__opts_reset();
 	assert_int_equal(give_option("dt-model", "llama3-70b", 1), 0);
 	assert_int_equal(give_option("dt-train", "tp=3", 1), 0);
 }

@@ -313,7 +313,7 @@ static void run__alone__note_on_prolog_flags(void **state)
 
 static int connect_leader(void)
 {
-	return dtplan__connect(&addrs[0], dtplan_probe_clock() + 1.0);
+	return dtprobe__connect(&addrs[0], dtplan_probe_clock() + 1.0);
 }
 
 /* Sends raw bytes to the leader and closes. */
@@ -328,7 +328,7 @@ static void send_raw(const void *buf, size_t len)
 	}
 	if (fd < 0)
 		_exit(3);
-	dtplan__write_all(fd, buf, len, dtplan_probe_clock() + 1.0);
+	dtprobe__write_all(fd, buf, len, dtplan_probe_clock() + 1.0);
 	usleep(20000);
 	close(fd);
 }
