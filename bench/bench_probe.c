@@ -13,7 +13,7 @@
  */
 #include "config.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

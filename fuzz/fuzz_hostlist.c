@@ -1,5 +1,5 @@
 /*
- * fuzz_hostlist.c: hostlist expressions (lib/hostlist.c), as topology.conf,
+ * fuzz_hostlist.c: hostlist expressions (lib/base/hostlist.c), as topology.conf,
  * the site file and --nodes give them.  Properties: what compresses expands
  * back to the same names, and every name matches its expression.
  */

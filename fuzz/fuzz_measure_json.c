@@ -5,7 +5,7 @@
  */
 #include "fuzz.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 
 DTPLAN_FUZZ_TARGET(measure_json)
 {

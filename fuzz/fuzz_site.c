@@ -1,5 +1,5 @@
 /*
- * fuzz_site.c: the site file, dtplan.conf (lib/config.c).  A node set it
+ * fuzz_site.c: the site file, dtplan.conf (lib/site/config.c).  A node set it
  * describes is looked up by a name its expression gives.
  */
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 /*
- * fuzz_topology.c: Slurm's topology.conf (lib/topology.c), then the site's
- * switch settings applied to the tree (lib/config.c).  Properties: every
+ * fuzz_topology.c: Slurm's topology.conf (lib/topology/topology.c), then the site's
+ * switch settings applied to the tree (lib/site/config.c).  Properties: every
  * switch's parent is another switch and every node has a leaf.
  */
 #include "fuzz.h"

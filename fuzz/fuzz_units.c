@@ -1,6 +1,6 @@
 /*
  * fuzz_units.c: sizes, rates, times, counts, whole numbers and booleans
- * (lib/units.c, lib/config.c's dtplan_parse_bool), as options and site file
+ * (lib/base/units.c, lib/site/config.c's dtplan_parse_bool), as options and site file
  * values give them.  Properties: what parses is finite and within the
  * parser's promise, and formats without overflowing a small buffer.
  */

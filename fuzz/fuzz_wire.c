@@ -1,13 +1,13 @@
 /*
  * fuzz_wire.c: a probe message as a node of the measurement receives it
- * from the network (lib/wire.c): the frame (header, credential, body),
+ * from the network (lib/measure/wire.c): the frame (header, credential, body),
  * then its body by the header's type; the input's bytes are also read as
  * each body type directly.  Properties: a frame that decodes is exactly
  * its parts, within their caps; a body that decodes encodes again.
  */
 #include "fuzz.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 
 /* Decodes body as a body of type t and encodes it again. */
 static void body(unsigned t, const uint8_t *b, size_t len)

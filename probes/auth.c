@@ -2,13 +2,14 @@
  * auth.c: the probe's credentials with MUNGE, Slurm's own authentication:
  * munged runs on every Slurm node and shares one key, so a credential made
  * on one node proves to another which uid made it and that nobody changed
- * its payload (the seal of lib/wire.c).  munged refuses to decode a
+ * its payload (the seal of lib/measure/wire.c).  munged refuses to decode a
  * credential twice (EMUNGE_CRED_REPLAYED), so a captured message cannot be
  * sent again.  The only libmunge user of the tree.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "probes_private.h"
 
 #include <munge.h>

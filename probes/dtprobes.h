@@ -11,7 +11,6 @@
 #define DTPROBES_H
 
 #include "dtplan.h"
-#include "dtplan_measure.h"
 
 #include <sys/socket.h>
 #include <sys/types.h>

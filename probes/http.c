@@ -24,7 +24,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "dtprobes.h"
 
 #include <curl/curl.h>

@@ -9,7 +9,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "dtprobes.h"
 
 #include <limits.h>
@@ -44,7 +45,7 @@ void dtplan_inventory_destroy(struct dtplan_inventory *inv)
 }
 
 /* The record with n's hardware, added when new: its index, -1 out of memory.
- * The allocation's records are a struct dtplan_node_set (lib/node_set.c):
+ * The allocation's records are a struct dtplan_node_set (lib/fabric/node_set.c):
  * found again by a hash, O(1) a host however many distinct nodes there are. */
 static int intern(struct dtplan_inventory *inv, struct dtplan_node *n)
 {

@@ -2,12 +2,13 @@
  * net.c: sockets for the probe: listeners on the configured port range,
  * non-blocking connects and reads and writes bounded by deadlines, node
  * addresses, and messages sent and received with their credential
- * (lib/wire.c frames, probes/auth.c credentials).  Every wait here ends at
+ * (lib/measure/wire.c frames, probes/auth.c credentials).  Every wait here ends at
  * a deadline on CLOCK_MONOTONIC; nothing blocks without one.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "probes_private.h"
 
 #include <arpa/inet.h>

@@ -17,7 +17,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "probes_private.h"
 
 #include <errno.h>

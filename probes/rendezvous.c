@@ -7,7 +7,7 @@
  * when its parent does not answer, it joins the parent's parent, and so on
  * up to the leader.  Its inventory (discovered on a thread of its own) and
  * its subtree's go up; the leader schedules the link rounds
- * (lib/probe_schedule.c) and sends each subtree its nodes' partners; the
+ * (lib/measure/probe_schedule.c) and sends each subtree its nodes' partners; the
  * rounds start at the same time everywhere (a delay counted from receipt,
  * so no clocks need to agree) and last one slot each; the results go up the
  * tree and the leader turns them into the measurement.  One thread runs an
@@ -22,7 +22,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 #include "probes_private.h"
 
 #include <errno.h>

@@ -1,11 +1,12 @@
 /*
- * test_compute.c: the kernel time model (lib/compute.c).  Every expected
+ * test_compute.c: the kernel time model (lib/cost/compute.c).  Every expected
  * number is the arithmetic of doc/internals/cost-model.md ("Compute") done by
  * hand on a made-up GPU with round numbers.
  */
 #include "test_common.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "cost/cost.h"
 
 /*
  * A 100 TFLOP/s GPU whose best matmul reaches half of it, 1 TB/s of memory,

@@ -1,5 +1,5 @@
 /*
- * test_env.c: a plan as launcher environment variables (lib/env.c).
+ * test_env.c: a plan as launcher environment variables (lib/launch/env.c).
  */
 #include "test_common.h"
 
@@ -164,7 +164,7 @@ static const struct {
 	{"DT_CKPT_INTERVAL_STEPS", "412"}, /* floor(412.7) */
 	{"DT_NNODES", "2"},
 	{"DT_NODE_ORDER", "n1,n2"},
-	/* lib/launch.c's words for the same plan (test_launch.c covers them);
+	/* lib/launch/launch.c's words for the same plan (test_launch.c covers them);
 	 * the sequence is the default 4096 of a model that names none */
 	{"DT_MEGATRON_ARGS", "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
 			     "--micro-batch-size 2 --global-batch-size 128 --seq-length 4096 "

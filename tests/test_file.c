@@ -1,5 +1,5 @@
 /*
- * test_file.c: the bounded reader of whole files (lib/file.c).  FIFOs,
+ * test_file.c: the bounded reader of whole files (lib/base/file.c).  FIFOs,
  * devices, directories, links and files over their limit get an error naming
  * the path and the reason, and never block: every test runs under alarm(), so
  * a reader that waits on a FIFO fails the test instead of hanging it.

@@ -3,7 +3,7 @@
  */
 #include "test_common.h"
 
-/* Datasheet numbers and measurements (see lib/gpu.c for the source of
+/* Datasheet numbers and measurements (see lib/model/gpu.c for the source of
  * each); memory as nvidia-smi reports it: MiB x 1048576. */
 static const struct {
 	const char *name;

@@ -1,5 +1,5 @@
 /*
- * test_launch.c: the plan in the frameworks' words (lib/launch.c): exact
+ * test_launch.c: the plan in the frameworks' words (lib/launch/launch.c): exact
  * Megatron-LM arguments, NeMo overrides, DeepSpeed fragments, hostfiles,
  * torchrun's variables and the job log's line, for hand-made plans.
  */

@@ -2,11 +2,11 @@
  * test_measure.c: link results -> measurements (tiers, uplinks, stragglers,
  * missing nodes), the measurement as a plan's input and its warnings, the
  * plan's "measurements" object and text, and the measurement file
- * (lib/measure.c, lib/measure_json.c).
+ * (lib/measure/measure.c, lib/json/measure_json.c).
  */
 #include "test_common.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 
 #define MB 1e6
 

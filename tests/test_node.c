@@ -1,6 +1,6 @@
 /*
  * test_node.c: node discovery (probes/node.c, probes/nvml.c) and the node
- * inventory JSON (lib/node_json.c).
+ * inventory JSON (lib/json/node_json.c).
  *
  * The project's own fixtures (tests/data, made by gen_hwloc_xml.py) always
  * run; the shared real-machine fixtures run when DTPLAN_FIXTURES has them.

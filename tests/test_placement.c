@@ -1,10 +1,13 @@
 /*
  * test_placement.c: fabric layout, rank orders on leaf uplinks, ranks and
- * placement warnings (lib/placement.c and its hooks in search.c, plan.c).
+ * placement warnings (lib/fabric/placement.c and its hooks in search.c, plan.c).
  */
 #include "test_common.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "fabric/fabric.h"
+#include "plan/plan.h"
 #include "dtprobes.h"
 
 #define GB 1e9

@@ -1,5 +1,5 @@
 /*
- * test_plan_json.c: plan -> JSON (lib/plan_json.c).
+ * test_plan_json.c: plan -> JSON (lib/json/plan_json.c).
  */
 #include "test_common.h"
 

@@ -1,10 +1,10 @@
 /*
  * test_plan_ranks_json.c: reading back the parts of a plan's JSON that
- * tasks need, and the whole plan for dtplan show (lib/plan_ranks_json.c).
+ * tasks need, and the whole plan for dtplan show (lib/json/plan_ranks_json.c).
  */
 #include "test_common.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 #include "dtprobes.h"
 
 #include <time.h>
@@ -128,7 +128,7 @@ static void ranks_from_json__bad_documents__parse_error(void **state)
 }
 
 /*
- * The contract with lib/plan_json.c: what dtplan_plan_to_json() writes for a
+ * The contract with lib/json/plan_json.c: what dtplan_plan_to_json() writes for a
  * placed plan reads back into the same parallelism, checkpoint and ranks.
  * Plan: nodes g1, g2 with 2 GPUs each, TP 2 x PP 2 x DP 1; rank r on node
  * r / 2, GPU r % 2, stage r / 2.
@@ -787,7 +787,7 @@ static void plan_from_json__hostile_members__bounded_and_named(void **state)
 
 /* The other JSON readers of text dtplan did not write share the plan
  * reader's depth and count a value bound before Jansson builds a tree
- * (lib/json_load.c). */
+ * (lib/base/json_load.c). */
 static void json_readers__hostile_shapes__refused_before_a_tree(void **state)
 {
 	struct dtplan_measure_file mf;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 #include "http_helper.h"
 #include "mock_spank.h"
 #include "plugin.h"

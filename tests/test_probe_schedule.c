@@ -2,11 +2,11 @@
  * test_probe_schedule.c: the probe schedule as a pure function (pairs per
  * round, disjointness, coverage, a constant round count at 8, 1,000 and
  * 16,000 nodes), the fan-in tree and the cost model
- * (lib/probe_schedule.c).
+ * (lib/measure/probe_schedule.c).
  */
 #include "test_common.h"
 
-#include "dtplan_measure.h"
+#include "dtplan.h"
 
 /* leaf[i] = i / per (the last leaf may be short). */
 static int32_t *leaves_of(size_t n, size_t per)

@@ -1,5 +1,5 @@
 /*
- * test_render.c: plan -> text block and SVG (lib/render.c).
+ * test_render.c: plan -> text block and SVG (lib/launch/render.c).
  */
 #include "test_common.h"
 

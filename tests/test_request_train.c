@@ -3,7 +3,8 @@
  */
 #include "test_common.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "plan/plan.h"
 
 /* A request with recognisable values, independent of dtplan_request_init(). */
 static void request_base(struct dtplan_request *r)

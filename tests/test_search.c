@@ -1,11 +1,14 @@
 /*
  * test_search.c: the configuration search, the step-time model and plans
- * (lib/search.c, lib/plan.c).  Hand arithmetic follows
+ * (lib/plan/search.c, lib/plan/plan.c).  Hand arithmetic follows
  * doc/internals/cost-model.md.
  */
 #include "test_common.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "cost/cost.h"
+#include "plan/plan.h"
 
 /* A request on a named preset and GPU with the library's defaults. */
 static void preset_request(struct dtplan_request *r, const char *model, const char *gpu, int gpus)

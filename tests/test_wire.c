@@ -1,13 +1,13 @@
 /*
- * test_wire.c: the probe's wire format (lib/wire.c) and the SHA-256 its seal
- * uses (lib/sha256.c): headers, frames, seals, every body type, and hostile
+ * test_wire.c: the probe's wire format (lib/measure/wire.c) and the SHA-256 its seal
+ * uses (lib/base/sha256.c): headers, frames, seals, every body type, and hostile
  * input (short, oversized, truncated at every byte, trailing bytes, counts
  * larger than the message).
  */
 #include "test_common.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 static void hex(const uint8_t *d, size_t n, char *out)
 {

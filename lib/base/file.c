@@ -14,7 +14,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,13 @@
 /*
  * sha256.c: SHA-256 (FIPS 180-4), written from the standard.  The probe's
  * MUNGE credential carries the digest of the message body it vouches for
- * (lib/wire.c), so that a body cannot be swapped under a valid credential.
+ * (lib/measure/wire.c), so that a body cannot be swapped under a valid credential.
  * Pure code, no I/O.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <string.h>
 

@@ -4,7 +4,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <ctype.h>
 #include <errno.h>

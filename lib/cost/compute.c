@@ -10,7 +10,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "cost/cost.h"
 
 #include <math.h>
 #include <string.h>

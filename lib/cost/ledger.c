@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "model/model.h"
+#include "cost/cost.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -14,7 +14,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdio.h>

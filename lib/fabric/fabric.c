@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "fabric/fabric.h"
 
 #include <ctype.h>
 #include <math.h>

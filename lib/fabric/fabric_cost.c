@@ -6,7 +6,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "fabric/fabric.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -17,7 +18,7 @@ const char *dtplan_rank_order_name(enum dtplan_rank_order o)
 	return o == DTPLAN_ORDER_TP_PP_DP ? "tp-pp-dp" : "tp-dp-pp";
 }
 
-/* Indexed by [order][cp > 1][ep > 1]; lib/placement.c lays ranks out so. */
+/* Indexed by [order][cp > 1][ep > 1]; lib/fabric/placement.c lays ranks out so. */
 static const char *const order_names[2][2][2] = {
 	[DTPLAN_ORDER_TP_DP_PP] = {{"tp-dp-pp", "tp-ep-dp-pp"}, {"tp-cp-dp-pp", "tp-cp-ep-dp-pp"}},
 	[DTPLAN_ORDER_TP_PP_DP] = {{"tp-pp-dp", "tp-pp-ep-dp"}, {"tp-cp-pp-dp", "tp-cp-pp-ep-dp"}},

@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,13 @@
 /*
  * placement.c: ranks -> GPUs -> nodes -> switches on a built fabric
- * (lib/fabric.c) under the chosen candidate's rank order.  The rules are in
+ * (lib/fabric/fabric.c) under the chosen candidate's rank order.  The rules are in
  * doc/internals/placement.md.  Linear in GPUs.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "fabric/fabric.h"
 
 #include <stdlib.h>
 #include <string.h>

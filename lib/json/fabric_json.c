@@ -5,7 +5,7 @@
  *
  * The JSON form holds what topology.conf and the site file hold together, so
  * it is read by writing those two texts and handing them to the parsers of
- * lib/topology.c and lib/config.c: one switch per topology line, one setting
+ * lib/topology/topology.c and lib/site/config.c: one switch per topology line, one setting
  * per site line.  A fabric from a service then means exactly what the same
  * content in local files means, and every rule those parsers check (names,
  * hostlists, cycles, a node under two leaves, overlapping node sets) holds
@@ -28,7 +28,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <ctype.h>
 #include <jansson.h>

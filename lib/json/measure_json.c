@@ -10,8 +10,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "json/json_int.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -17,7 +17,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <jansson.h>
 #include <math.h>

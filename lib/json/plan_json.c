@@ -5,8 +5,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "json/json_int.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -275,7 +276,7 @@ out:
 }
 
 /*
- * What the frameworks take (lib/launch.c): Megatron-LM's arguments, NeMo's
+ * What the frameworks take (lib/launch/launch.c): Megatron-LM's arguments, NeMo's
  * overrides, the DeepSpeed fragment, torchrun's options, the files beside
  * the plan and the variables a job gets.  null for a plan without a split.
  */

@@ -5,7 +5,7 @@
  * of recomputing it; dtplan_plan_from_json() reads everything the text and
  * the picture show (dtplan show).
  *
- * Reads what lib/plan_json.c writes: "parallelism", "checkpoint",
+ * Reads what lib/json/plan_json.c writes: "parallelism", "checkpoint",
  * "placement" {"nodes", "ranks", "leaves"}, "degraded", and for the whole
  * plan the model, GPUs, framework, attention and precision, memory,
  * prediction, runner-up, time to train and warnings.  Lenient where it costs
@@ -33,7 +33,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -1,11 +1,12 @@
 /*
- * env_vars.c: struct dtplan_env, the NAME=value list that lib/env.c and
- * lib/launch.c fill and the host program copies into an environment.
+ * env_vars.c: struct dtplan_env, the NAME=value list that lib/launch/env.c and
+ * lib/launch/launch.c fill and the host program copies into an environment.
  * Values are bounded (DTPLAN_ENV_VALUE_MAX).
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

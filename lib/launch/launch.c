@@ -2,7 +2,7 @@
  * launch.c: the plan in the words of the frameworks that run it: Megatron-LM
  * arguments, NeMo overrides, a DeepSpeed configuration fragment, torchrun's
  * PET_* variables and a hostfile in rank order.  The one home of these
- * names: lib/env.c, lib/plan_json.c and the plugin take them from here, and
+ * names: lib/launch/env.c, lib/json/plan_json.c and the plugin take them from here, and
  * doc/launchers.md shows the launch lines.
  *
  * Where the names come from (checked against the frameworks' sources):
@@ -57,7 +57,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,8 +4,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 #include <math.h>
 #include <stdio.h>

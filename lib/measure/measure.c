@@ -5,8 +5,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -357,7 +357,7 @@ enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m, struct 
 				uplink = c->switches[j].uplink_bytes_per_s;
 		}
 		/* An UplinkBandwidth= is a ratio to the leaf's GPUs' links, as
-		 * the fabric prices it (lib/fabric.c); the topology's own ratio
+		 * the fabric prices it (lib/fabric/fabric.c); the topology's own ratio
 		 * is 1.0 unless the site file set it. */
 		if (!(site > 0) && uplink > 0 && req != NULL && k >= 0 && req->gpus_per_node > 0 &&
 		    req->net_bytes_per_s > 0)

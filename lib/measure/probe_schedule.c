@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
 
 #include <math.h>
 #include <stdlib.h>

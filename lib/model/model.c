@@ -32,7 +32,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "model/model.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -5,8 +5,10 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
-#include "dtplan_measure.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "fabric/fabric.h"
+#include "plan/plan.h"
 
 #include <math.h>
 #include <stdarg.h>

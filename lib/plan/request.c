@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "plan/plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -208,7 +210,7 @@ enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struc
 				     "CP %d needs flash attention (ring attention runs on its "
 				     "blocks)",
 				     r->cp);
-	/* gpu= wins over the nodes' GPUs (lib/plan.c), so its limits are known */
+	/* gpu= wins over the nodes' GPUs (lib/plan/plan.c), so its limits are known */
 	return r->gpu_from == DTPLAN_GPU_FROM_USER ? check_gpu(r, err) : DTPLAN_OK;
 }
 

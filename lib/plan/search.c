@@ -2,14 +2,18 @@
  * search.c: the (tp, pp, dp, zero, micro-batch, recompute, interleaving,
  * offload) search and the step-time prediction.  The formulas are derived in
  * doc/internals/cost-model.md; keep the two in step.  The kernels' times
- * come from lib/compute.c.
+ * come from lib/cost/compute.c.
  *
  * The search walks divisors only and allocates nothing, so that planning
  * 131,072 GPUs stays in the millisecond range (bench/bench_plan.c).
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "cost/cost.h"
+#include "fabric/fabric.h"
+#include "plan/plan.h"
 
 #include <limits.h>
 #include <math.h>
@@ -40,7 +44,7 @@ struct ctx {
 	double params;            /* N */
 	double stage_extra[2];    /* embedding, output layer: layer-equivalents (pipeline.c) */
 	double capacity;          /* usable bytes per GPU */
-	struct dtplan__kernels k; /* kernel rates (lib/compute.c) */
+	struct dtplan__kernels k; /* kernel rates (lib/cost/compute.c) */
 	double nvlink_bw;         /* one direction: what a ring sends at */
 	double grad_bytes;        /* gradient bytes per parameter (the framework's) */
 	int kv_heads;

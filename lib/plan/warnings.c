@@ -12,7 +12,11 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "cost/cost.h"
+#include "fabric/fabric.h"
+#include "plan/plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -255,7 +259,7 @@ static enum dtplan_err step_warnings(struct dtplan_plan *p, bool placed)
 	double exposed = (st->tp_comm + st->pp_comm + st->dp_exposed) / st->total;
 	enum dtplan_err rv = DTPLAN_OK;
 
-	/* placed: lib/placement.c checks TP against the allocation's domains */
+	/* placed: lib/fabric/placement.c checks TP against the allocation's domains */
 	if (!placed && r->tp > r->gpu.domain_size)
 		rv = dtplan_plan_add_warning(p, "tp-exceeds-domain",
 					     "TP %d is larger than the %d-GPU NVLink domain of %s: "

@@ -1,8 +1,8 @@
 /*
  * config.c: the site configuration's settings.  Defaults
  * (dtplan_config_init(), the only place they live), the table of global
- * settings and their values, and lookups.  lib/config_site.c reads the site
- * file and lib/config_args.c the plugstack.conf arguments through this
+ * settings and their values, and lookups.  lib/site/config_site.c reads the site
+ * file and lib/site/config_args.c the plugstack.conf arguments through this
  * file's dtplan__config_* calls.
  *
  * dtplan.conf is Slurm-style: whitespace-separated Key=Value tokens, keys
@@ -18,7 +18,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "site/site_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -541,7 +543,7 @@ static const struct dtplan__config_setting *find_setting(const char *name, bool 
 	return NULL;
 }
 
-/* ---- what the site file's lines share (lib/config_site.c) ---- */
+/* ---- what the site file's lines share (lib/site/config_site.c) ---- */
 
 bool dtplan__config_valid_name(const char *s)
 {
@@ -574,8 +576,8 @@ enum dtplan_err dtplan__config_parse_link_rate(const char *key, const char *text
 	return rv;
 }
 
-/* ---- one setting's value, for the site file (lib/config_site.c) and the
- * plugstack arguments (lib/config_args.c) ---- */
+/* ---- one setting's value, for the site file (lib/site/config_site.c) and the
+ * plugstack arguments (lib/site/config_args.c) ---- */
 
 enum dtplan_err dtplan__config_parse_setting(const char *name, bool site, const char *text,
 					     struct dtplan__config_value *v,

@@ -1,7 +1,7 @@
 /*
  * config_args.c: the plugstack.conf arguments: space-free key=value tokens,
  * the snake_case names of the site settings plus site=, topology= and
- * nccl_ib_hca=.  The site file named by site= is read first (lib/config_site.c),
+ * nccl_ib_hca=.  The site file named by site= is read first (lib/site/config_site.c),
  * then the other arguments override it; an argument given twice must keep
  * its value.  Relative site= and topology= paths are read in the folder
  * dtplan_config_set_dir() gave (Slurm's configuration folder, configless
@@ -9,7 +9,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "site/site_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,12 +3,14 @@
  * whitespace-separated Key=Value tokens: SwitchName= lines describe switches
  * (Oversubscription=, UplinkBandwidth=), NodeName= lines sets of nodes
  * (GpuType=, Gpus=, NVLinkDomain=), any other line global settings
- * (lib/config.c holds their table).  Switch and node names are indexed, so
+ * (lib/site/config.c holds their table).  Switch and node names are indexed, so
  * a file naming a million switches reads in linear time.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "site/site_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,16 +2,18 @@
  * topology.c: the cluster's switch tree, linked from the switches (or
  * blocks) a topology file names or built from per-node SLURM_TOPOLOGY_ADDR
  * strings, and the lookups placement needs.  The readers fill the same
- * entries (struct dtplan__topo_entry): lib/topology_tree.c topology.conf of
- * switches, lib/topology_block.c of blocks, lib/topology_yaml.c
- * topology.yaml; lib/topology_file.c picks the reader for a file.
+ * entries (struct dtplan__topo_entry): lib/topology/topology_tree.c topology.conf of
+ * switches, lib/topology/topology_block.c of blocks, lib/topology/topology_yaml.c
+ * topology.yaml; lib/topology/topology_file.c picks the reader for a file.
  *
  * Leaves (switches with nodes) are level 0; a switch is one level above its
  * highest child.
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "topology/topology_int.h"
 
 #include <ctype.h>
 #include <errno.h>

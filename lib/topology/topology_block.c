@@ -16,7 +16,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "topology/topology_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * topology_file.c: a topology file in whichever form Slurm reads, handed to
- * its reader: topology.yaml (lib/topology_yaml.c), a topology.conf of
- * blocks (lib/topology_block.c) or of switches (lib/topology.c).
+ * its reader: topology.yaml (lib/topology/topology_yaml.c), a topology.conf of
+ * blocks (lib/topology/topology_block.c) or of switches (lib/topology/topology.c).
  *
  * The form: a path (or source name) ending in .yaml or .yml is YAML; so is
  * text whose first line that is not blank or a comment starts with "-", or
@@ -11,7 +11,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "topology/topology_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * topology_tree.c: Slurm's topology.conf for topology/tree, one switch per
- * line, into the entries lib/topology.c links:
+ * line, into the entries lib/topology/topology.c links:
  *   SwitchName=leaf1 Nodes=node[1-4] [LinkSpeed=...]
  *   SwitchName=spine Switches=leaf[1-2]
  * Keys are case-insensitive, '#' starts a comment.  LinkSpeed with a unit
@@ -9,7 +9,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "topology/topology_int.h"
 
 #include <stdlib.h>
 #include <string.h>

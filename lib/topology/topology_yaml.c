@@ -19,8 +19,8 @@
  *
  * dtplan reads the first topology with cluster_default: true (else the
  * first), the one Slurm uses for partitions that name none.  Its switches
- * and blocks become the same entries topology.conf gives (lib/topology.c,
- * lib/topology_block.c).
+ * and blocks become the same entries topology.conf gives (lib/topology/topology.c,
+ * lib/topology/topology_block.c).
  *
  * The YAML is a subset, read without a YAML library: block mappings and
  * block sequences by indentation (spaces), "- key: value" items, [a, b]
@@ -30,7 +30,9 @@
  */
 #include "config.h"
 
-#include "dtplan_private.h"
+#include "dtplan.h"
+#include "base/base.h"
+#include "topology/topology_int.h"
 
 #include <ctype.h>
 #include <stdarg.h>

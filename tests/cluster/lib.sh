@@ -91,7 +91,7 @@ cluster_probe_args() {
 }
 
 # probe_port JOBID: the prolog's first port candidate for the job (the default
-# probe_ports=30500-30599; lib/config.c, probes/net.c).
+# probe_ports=30500-30599; lib/site/config.c, probes/net.c).
 probe_port() { echo $((30500 + ($1 * 31) % 100)); }
 
 # in_node NODE CMD...: runs CMD in NODE's network namespace.

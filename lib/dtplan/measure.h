@@ -1,5 +1,5 @@
 /*
- * dtplan_measure.h: libdtplan's side of measuring an allocation: the probe
+ * dtplan/measure.h: libdtplan's side of measuring an allocation: the probe
  * schedule, the probe's wire format and the measurements a plan reads.
  *
  * All of it is pure code (no sockets, clocks or MUNGE: those are in
@@ -12,14 +12,14 @@
 #ifndef DTPLAN_MEASURE_H
 #define DTPLAN_MEASURE_H
 
-#include "dtplan.h"
+#include "dtplan/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------
- * Probe schedule (lib/probe_schedule.c)
+ * Probe schedule (lib/measure/probe_schedule.c)
  *
  * Which node probes which in each round.  Nodes are grouped by leaf switch;
  * in every round each node is in at most one pair, so that a pair's links
@@ -126,7 +126,7 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
 				  struct dtplan_probe_cost *out, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Wire format (lib/wire.c)
+ * Wire format (lib/measure/wire.c)
  *
  * Every message is a frame: a 28-byte header (big-endian: "DTPW", version,
  * type, credential length, job id, session, round, sender, body length),
@@ -337,7 +337,7 @@ enum dtplan_err dtplan_wire_body_check(unsigned type, const uint8_t *body, size_
 				       struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Measurements (lib/measure.c, lib/measure_json.c)
+ * Measurements (lib/measure/measure.c, lib/json/measure_json.c)
  * ---------------------------------------------------------------------- */
 
 /* A node is a straggler when its best link is below this fraction of its

@@ -1,0 +1,86 @@
+/*
+ * cost/cost.h: the kernel model's rates and times, optimizer bytes and the
+ * ledger's per-split shape.
+ *
+ * libdtplan's own, never installed; functions carry the dtplan__ prefix.
+ * Included by lib/ files of this area and of the areas above it
+ * (tests/check_layers.sh checks).
+ */
+#ifndef DTPLAN_COST_COST_H
+#define DTPLAN_COST_COST_H
+
+#include "dtplan.h"
+#include "base/base.h"
+
+/* ------------------------------------------------------------------------
+ * Kernel times (lib/cost/compute.c): doc/internals/cost-model.md, "Compute"
+ * ---------------------------------------------------------------------- */
+
+/* Per-request rates of the kernel model. */
+struct dtplan__kernels {
+	double gemm_rate;     /* FLOP/s of a large GEMM in the request's precision */
+	double gemm_in_bytes; /* bytes per GEMM input element (1 for fp8) */
+	double bf16_rate;     /* the same in bf16 (attention's matrix multiplies) */
+	double attn_rate;     /* FlashAttention's FLOP/s */
+	double hbm;           /* bytes/s streaming kernels reach */
+	double sms;           /* streaming multiprocessors */
+	double host_link;     /* host link per direction (bytes/s) */
+	double host_memory;   /* host memory bandwidth per GPU (bytes/s) */
+	bool flash;           /* FlashAttention */
+};
+
+/* Seconds of one micro-batch through one layer (or the output layer and the
+ * embedding) on one GPU of a TP group, and the FLOPs executed. */
+struct dtplan__layer_time {
+	double fwd, bwd, recompute;
+	double attn_fwd; /* of fwd, the attention core's (FlashAttention or unfused) */
+	double flops;    /* forward, backward and recomputation */
+};
+
+void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k);
+void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			   int micro_batch, int tp, enum dtplan_recompute rc,
+			   struct dtplan__layer_time *out);
+/* The same for a layer of a model with experts (moe: the layer is an MoE
+ * layer) or latent attention, on s / cp tokens of each sequence. */
+void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
+			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      enum dtplan_recompute rc, struct dtplan__layer_time *out);
+void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
+			  int micro_batch, int tp, struct dtplan__layer_time *out);
+/* One optimizer step over `params` parameters holding gradients of grad_bytes. */
+double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params, double grad_bytes,
+				 bool offload);
+
+/*
+ * Optimizer state on the GPU per parameter it holds, in bytes: the fp32
+ * master copy (unless no_master_copy) and Adam's two moments, fp32 or bf16;
+ * none when offloaded to the host.
+ */
+double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_moments);
+
+/*
+ * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,
+ * micro-batch, recomputation and interleaving do not change: for each stage
+ * that can be the heaviest (the first, the first middle one, the last), its
+ * layers, MoE layers and dense and expert parameters.  The search computes
+ * it once per split; dtplan_ledger_compute() is the two calls below.
+ */
+struct dtplan__stage_shape {
+	int stage, layers, n_moe;
+	double dense, expert; /* parameters: dense (embedding, head) and routed experts */
+};
+
+struct dtplan__ledger_shape {
+	int pp;
+	int n; /* stages in s: 1 to 3 */
+	struct dtplan__stage_shape s[3];
+};
+
+enum dtplan_err dtplan__ledger_shape(const struct dtplan_ledger_in *in,
+				     struct dtplan__ledger_shape *out, struct dtplan_error *err);
+enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
+					      const struct dtplan__ledger_shape *sh,
+					      struct dtplan_ledger *out, struct dtplan_error *err);
+
+#endif /* DTPLAN_COST_COST_H */

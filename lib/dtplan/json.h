@@ -1,0 +1,141 @@
+/*
+ * dtplan/json.h: dtplan's own documents: plans, nodes, fabric descriptions and reports.
+ *
+ * Part of libdtplan's public API; include "dtplan.h", which holds every
+ * area in layer order.  Errors, units and ownership as dtplan.h says.
+ */
+#ifndef DTPLAN_JSON_H
+#define DTPLAN_JSON_H
+
+#include "dtplan/launch.h"
+#include "dtplan/site.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Fabric descriptions from a service (lib/json/fabric_json.c)
+ *
+ * What a fabric service (FabricURL=) answers, in one of two formats chosen
+ * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
+ * dtplan.conf(5)), which holds the switch tree and the site file's fabric
+ * part, or Slurm's topology.conf text, which holds the tree only.  No I/O
+ * here: probes/http.c fetches and caches the text.
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_FABRIC_SCHEMA "dtplan.fabric/1"
+
+enum dtplan_fabric_format {
+	DTPLAN_FABRIC_JSON = 0,      /* dtplan.fabric/1 */
+	DTPLAN_FABRIC_TOPOLOGY_CONF, /* Slurm topology.conf */
+};
+
+/* "dtplan.fabric/1" or "topology.conf" (static strings). */
+const char *dtplan_fabric_format_name(enum dtplan_fabric_format f);
+
+struct dtplan_fabric_desc {
+	enum dtplan_fabric_format format;
+	struct dtplan_topology *topology; /* owned; never NULL in a parsed fabric */
+	/* The JSON form's site-file part as dtplan.conf text (switch settings,
+	 * node sets, network and NVLink values, GPU type); NULL for topology.conf.
+	 * Owned. */
+	char *site_text;
+	char source[256]; /* name used in messages (a URL, a file) */
+};
+
+/*
+ * Parses a fabric description.  Text whose first non-blank character is
+ * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
+ * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
+ * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
+ */
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
+void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
+
+/*
+ * The site configuration a plan uses with fabric f: *out receives a copy of
+ * base (caller frees with dtplan_config_fini()); with the JSON form, the
+ * fabric's switch settings and node sets replace base's, and the network,
+ * NVLink and GPU type values it gives replace base's.  The switch settings
+ * are then applied to f->topology (dtplan_config_apply_topology()).  On
+ * error *out is left initialised and empty of arrays (dtplan_config_init()).
+ */
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
+
+/*
+ * Writes the fabric of a switch tree and a site configuration as
+ * dtplan.fabric/1 JSON (what "dtplan fabric export" serves): every switch
+ * with its nodes or child switches, link speed, oversubscription and uplink
+ * bandwidth; the node sets; the network and NVLink values and the GPU type.
+ * Parsing the result and applying it gives the same tree and settings.
+ * DTPLAN_ERR_NOT_FOUND when c sets a switch t lacks.  Caller frees *out.
+ */
+enum dtplan_err dtplan_fabric_to_json(const struct dtplan_topology *t,
+				      const struct dtplan_config *c, bool pretty, char **out,
+				      struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Plan reports for a collector (lib/json/report_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_REPORT_SCHEMA "dtplan.report/1"
+
+/* What a report says besides the plan; every pointer borrowed, NULL: unknown. */
+struct dtplan_report {
+	const char *plan_json; /* dtplan_plan_to_json() text; NULL: no plan was made */
+	uint32_t job_id;       /* 0: not a job (a preview) */
+	const char *cluster;   /* Slurm cluster name */
+	const char *user;      /* the job's user name */
+	long uid;              /* -1: unknown */
+	const char *nodes;     /* the allocation as a hostlist; NULL: the plan's nodes */
+	const char *host;      /* where the plan was made */
+	const char *state;     /* "ok", "degraded", "refused"; NULL: from the plan */
+	const char *reason;    /* why degraded or refused */
+	const char *sender;    /* "plugin", "dtplan report" */
+	double time;           /* seconds since the epoch; 0: not given */
+};
+
+/*
+ * The JSON a collector receives (schema DTPLAN_REPORT_SCHEMA, documented in
+ * dtplan.conf(5)): the fields above, the plan's warnings at the top level,
+ * and the plan itself (null without one).  DTPLAN_ERR_PARSE when plan_json
+ * is not a dtplan.plan/1 document.  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
+				      struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Output (lib/json/plan_json.c, lib/launch/render.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_PLAN_SCHEMA "dtplan.plan/1"
+
+/* Plan -> JSON text (indented when pretty), with a "launch" object for the
+ * frameworks (dtplan_plan_to_json_launch()).  Caller frees *out with free(). */
+enum dtplan_err dtplan_plan_to_json(const struct dtplan_plan *p, bool pretty, char **out,
+				    struct dtplan_error *err);
+
+/* Node inventory <-> JSON.  Caller frees *out with free(). */
+enum dtplan_err dtplan_node_to_json(const struct dtplan_node *n, bool pretty, char **out,
+				    struct dtplan_error *err);
+enum dtplan_err dtplan_node_from_json(const char *text, struct dtplan_node *n,
+				      struct dtplan_error *err);
+
+/*
+ * Plan -> JSON as dtplan_plan_to_json(), whose "launch" object then names
+ * l's rendezvous and files (NULL: as dtplan_plan_to_json(): the plan's
+ * first node, no port, no files).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_plan_to_json_launch(const struct dtplan_plan *p,
+					   const struct dtplan_launch_in *l, bool pretty,
+					   char **out, struct dtplan_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTPLAN_JSON_H */

@@ -1,0 +1,353 @@
+/*
+ * dtplan/plan.h: the request, the search and the plan; the user's options as text.
+ *
+ * Part of libdtplan's public API; include "dtplan.h", which holds every
+ * area in layer order.  Errors, units and ownership as dtplan.h says.
+ */
+#ifndef DTPLAN_PLAN_H
+#define DTPLAN_PLAN_H
+
+#include "dtplan/cost.h"
+#include "dtplan/site.h"
+#include "dtplan/node.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Planning (lib/plan/search.c, lib/plan/plan.c, lib/fabric/placement.c)
+ * ---------------------------------------------------------------------- */
+
+/* Sequence length when neither the request nor the model gives one. */
+#define DTPLAN_DEFAULT_SEQ 4096
+
+/*
+ * The global batch a plan trains is dp x micro-batch x micro-batches, the
+ * value nearest the request that a split can make: at most this fraction
+ * away from it unless the request is exact (doc/internals/cost-model.md).
+ */
+#define DTPLAN_BATCH_TOLERANCE 0.05
+
+/* Who chose a request's GPU type.  A measured inventory replaces a default
+ * or the site's GpuType=; what the user asked for stays (dtplan_plan_create()). */
+enum dtplan_gpu_from {
+	DTPLAN_GPU_FROM_DEFAULT = 0, /* dtplan_request_init(): h100-sxm */
+	DTPLAN_GPU_FROM_SITE,        /* the site's GpuType= */
+	DTPLAN_GPU_FROM_USER,        /* --dt-train gpu=, dtplan plan --gpu */
+};
+
+struct dtplan_request {
+	struct dtplan_model model;
+	struct dtplan_gpu gpu; /* copied from the catalog or the site */
+	enum dtplan_gpu_from gpu_from;
+	int gpus;          /* total GPUs */
+	int gpus_per_node; /* >= 1 */
+	int seq;           /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
+	int global_batch;  /* sequences per step, as asked */
+	bool exact_batch;  /* train exactly global_batch (else within
+				    * DTPLAN_BATCH_TOLERANCE of it) */
+	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
+	int tp, pp, zero, micro_batch;
+	int ep, cp;    /* expert and context parallelism; 0 search */
+	int recompute; /* -1 search, else enum dtplan_recompute */
+	bool no_master_copy;
+	int vp;              /* interleaved virtual stages per PP stage; 0 search */
+	int offload;         /* ZeRO-Offload: -1 only when nothing fits without it,
+				    * 0 never, 1 always */
+	int framework;       /* enum dtplan_framework (memory per parameter, ZeRO stages) */
+	int attention;       /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
+	int precision;       /* enum dtplan_precision of the matrix multiplies */
+	int schedule;        /* enum dtplan_schedule (1F1B by default) */
+	int moments;         /* enum dtplan_moments: Adam's m and v (fp32 by default) */
+	double train_tokens; /* tokens of the whole run; 0: no time to train */
+	/* links */
+	double nvlink_bytes_per_s; /* 0: from gpu */
+	double nvlink_latency_s;
+	double net_bytes_per_s; /* per GPU across nodes */
+	double net_latency_s;
+	double efficiency;      /* kernel speed: 0.5 (the site default) is the calibrated
+				    * model, 0.6 kernels 20% faster (cost-model.md) */
+	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
+	/* checkpoint */
+	double mtbf_gpu_hours;
+	double ckpt_write_bytes_per_s; /* aggregate */
+	double restart_seconds;
+	/* thresholds */
+	double oversub_threshold;
+	double bubble_threshold;
+	double exposed_comm_threshold;
+	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
+};
+
+/* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
+ * node, seq 0 (the model's context length), global batch 1024, all
+ * "search", 50 GB/s and 5 us across nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
+ * write bandwidth, 300 s restart; flash attention, bf16, DeepSpeed's memory
+ * count, ZeRO-Offload only when nothing fits without it. */
+void dtplan_request_init(struct dtplan_request *r);
+
+/* Applies a site configuration's fabric, reliability and threshold values. */
+void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c);
+
+/* How ranks map to the groups: TP fastest, then DP or PP. */
+enum dtplan_rank_order {
+	DTPLAN_ORDER_TP_DP_PP = 0, /* DP inner: a PP stage is tp*dp consecutive ranks */
+	DTPLAN_ORDER_TP_PP_DP,     /* PP inner: a pipeline replica is tp*pp consecutive ranks */
+};
+
+/* "tp-dp-pp" / "tp-pp-dp" (static strings). */
+const char *dtplan_rank_order_name(enum dtplan_rank_order o);
+
+struct dtplan_candidate;
+
+/* The candidate's rank order in Megatron-LM's spelling, innermost first,
+ * naming CP and EP when above 1 (EP the inner part of DP): "tp-cp-ep-dp-pp",
+ * "tp-ep-dp-pp", .., "tp-cp-pp-dp".  A static string; "tp-dp-pp" for NULL. */
+const char *dtplan_candidate_rank_order(const struct dtplan_candidate *c);
+
+/* The rank order a dtplan_candidate_rank_order() string names (its last
+ * group: pp for DTPLAN_ORDER_TP_DP_PP, dp for DTPLAN_ORDER_TP_PP_DP);
+ * DTPLAN_ERR_PARSE for a string it never returns. */
+enum dtplan_err dtplan_rank_order_parse(const char *s, enum dtplan_rank_order *o);
+
+/* Predicted step time and its parts (seconds). */
+struct dtplan_step {
+	double compute;    /* the slowest stage's kernels: matmuls, attention, memory-bound */
+	double tp_comm;    /* TP all-reduces on NVLink, not hidden */
+	double pp_comm;    /* activations between stages */
+	double bubble;     /* pipeline bubble */
+	double dp_comm;    /* whole DP/ZeRO communication */
+	double dp_exposed; /* part of dp_comm not hidden behind backward */
+	double optimizer;  /* the Adam step: on the GPU, or the host's with ZeRO-Offload
+				* and its transfers */
+	double ep_comm;    /* MoE all-to-all dispatch and combine: its exposed part */
+	double cp_comm;    /* ring attention's K/V exchange, not hidden behind attention */
+	double total;
+};
+
+struct dtplan_candidate {
+	int tp, pp, dp, zero, micro_batch, num_microbatches;
+	int ep;           /* expert parallelism, carved from dp (1: none) */
+	int cp;           /* context parallelism (1: none); tp * cp * pp * dp GPUs */
+	int vp;           /* interleaved virtual stages per PP stage (1: plain 1F1B) */
+	bool dualpipe;    /* the DualPipe schedule (PP > 1, the request's schedule) */
+	bool offload;     /* ZeRO-Offload: optimizer state in host memory */
+	int global_batch; /* trained: dp * micro_batch * num_microbatches */
+	enum dtplan_recompute recompute;
+	struct dtplan_stage_layers stages; /* layers per PP stage */
+	double stage_imbalance;            /* slowest stage's work / the mean stage's (>= 1) */
+	struct dtplan_ledger memory;
+	struct dtplan_step step;
+	double flops_per_step;       /* whole job */
+	double tflops_per_gpu;       /* achieved, model FLOPs */
+	double mfu;                  /* model FLOPs utilisation */
+	double uplink_slowdown;      /* step-time factor from oversubscribed uplinks (1.0 none) */
+	const char *crosses_uplinks; /* "dp", "pp", "tp" or "none" (static string) */
+	double net_bytes_per_gpu;    /* bytes one GPU sends per step over the inter-node
+				    * network (DP/ZeRO + PP traffic); the tie-breaker */
+	enum dtplan_rank_order rank_order;
+	double dp_bytes;        /* bytes one rank sends per step in its DP/ZeRO collectives */
+	double pp_bytes;        /* bytes one rank sends per step over one pipeline boundary,
+				    * each way */
+	double uplink_bytes;    /* of net_bytes_per_gpu, those of the groups that cross
+				    * oversubscribed leaf uplinks (0 without a fabric) */
+	const char *ep_links;   /* where an EP group's all-to-all runs: "nvlink", "leaf"
+				    * (one leaf switch), "uplink" (across leaves); static */
+	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
+	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
+};
+
+#define DTPLAN_WARN_CODE_MAX 32
+#define DTPLAN_WARN_TEXT_MAX 512
+
+struct dtplan_warning {
+	char code[DTPLAN_WARN_CODE_MAX]; /* "oversubscribed-uplink", "model-too-large", ... */
+	char message[DTPLAN_WARN_TEXT_MAX];
+};
+
+/* One rank of the placement. */
+struct dtplan_rank {
+	int node;       /* index into plan->node_names (rank order) */
+	int gpu;        /* local GPU index on that node */
+	int local_rank; /* rank among the node's ranks */
+	int tp_rank, pp_rank, dp_rank;
+	int cp_rank;  /* rank in its context-parallel group (0 without CP) */
+	int ep_rank;  /* rank in its expert-parallel group: dp_rank % ep */
+	int domain;   /* global NVLink domain id */
+	char nic[32]; /* nearest NIC, "" unknown */
+};
+
+struct dtplan_measurements; /* dtplan_measure.h */
+/*
+ * The whole run at the plan's step (doc/internals/cost-model.md, "Time to
+ * train"): steps of the trained global batch, the checkpoint writes at the
+ * chosen interval and the work lost to failures at the job's MTBF.
+ */
+struct dtplan_training {
+	double tokens;          /* asked */
+	double steps;           /* ceil(tokens / (global batch x seq)) */
+	double compute_seconds; /* steps x step */
+	double wall_seconds;    /* compute / goodput */
+	double goodput;         /* 1 - the checkpoint's waste fraction */
+};
+
+struct dtplan_plan {
+	struct dtplan_request request;
+	struct dtplan_candidate best;
+	bool have_runner_up;
+	struct dtplan_candidate runner_up;
+	char runner_up_reason[256];
+	size_t n_considered; /* configurations examined */
+	size_t n_fit;        /* of them, fitting memory */
+	struct dtplan_ckpt ckpt;
+	double ckpt_bytes;  /* bytes of one checkpoint */
+	bool have_training; /* request.train_tokens > 0 */
+	struct dtplan_training training;
+	size_t n_warnings;
+	struct dtplan_warning *warnings; /* owned */
+	/* placement; n_nodes == 0 when planned without a cluster */
+	size_t n_nodes;
+	char (*node_names)[64]; /* owned, in rank order */
+	int *node_leaf;         /* owned, leaf switch index per node (-1 unknown) */
+	size_t n_ranks;
+	struct dtplan_rank *ranks; /* owned, indexed by rank */
+	size_t n_leaves_used;
+	size_t n_leaves_needed;
+	bool degraded; /* some measurement failed; plan built on assumptions */
+	char degraded_reason[256];
+	/* leaf switches in rank order (n_leaves_used entries; placement only) */
+	char (*leaf_names)[64]; /* owned; "unknown" for nodes missing from the tree, "" flat */
+	size_t *leaf_nodes;     /* owned; nodes of the plan under each leaf */
+	double *leaf_ratio;     /* owned; uplink oversubscription of each leaf (1.0 flat) */
+	int *node_run;          /* owned; n_nodes entries: index into leaf_names per node */
+	/* what was measured and what the plan used (dtplan_measure.h); owned,
+	 * NULL when the plan was made without a measurement */
+	struct dtplan_measurements *measurements;
+	bool blocks; /* the leaves are topology/block blocks (leaf_names name them) */
+};
+
+/* The inputs the planner sees beyond the request: optional cluster facts. */
+struct dtplan_cluster {
+	size_t n_nodes;
+	const struct dtplan_node *nodes;        /* borrowed; n_nodes entries, allocation order */
+	const struct dtplan_topology *topology; /* borrowed; NULL: flat */
+	const struct dtplan_config *config;     /* borrowed; NULL: defaults */
+	/*
+	 * Optional hosts sharing inventories, so that 16,384 identical nodes need
+	 * not carry 16,384 copies of an inventory.  When n_hosts > 0 the
+	 * allocation is host_names[0..n_hosts) (allocation order) and host i is
+	 * described by nodes[host_inventory[i]] (host_inventory NULL: nodes[0]);
+	 * an entry of -1, or n_nodes 0, stands for a generic node: the site's
+	 * NodeName= Gpus (else the request's gpus_per_node) GPUs of the request's
+	 * type in NVLink domains of its domain_size.  The inventory's own
+	 * hostname is then not used.  All borrowed.
+	 */
+	size_t n_hosts;
+	const char (*host_names)[64];
+	const int *host_inventory;
+	/*
+	 * GPUs the job holds on each node (Slurm's SLURM_GPUS_ON_NODE), when
+	 * fewer than an inventory has; 0: every GPU of each inventory.  The
+	 * first ones in rail order take ranks.
+	 */
+	int gpus_per_node;
+};
+
+/*
+ * Searches every (tp, pp, dp, zero, micro-batch, recompute) for the request,
+ * places the ranks on the cluster (NULL: uniform nodes of gpus_per_node under
+ * one switch) and returns the fastest that fits.  DTPLAN_ERR_NO_FIT when
+ * nothing fits: err says why and the smallest GPU count that would fit.
+ * Caller frees *out with dtplan_plan_destroy().
+ *
+ * With a cluster (n_nodes or n_hosts > 0), req->gpus 0 means every GPU of the
+ * allocation; otherwise it must not exceed them (the first nodes in topology
+ * order are used).  gpus_per_node is replaced by the allocation's smallest
+ * node.  Nodes are ordered by topology address (doc/internals/placement.md),
+ * both rank orders are costed on the leaf uplinks, and the plan's ranks,
+ * node_names, node_leaf and leaf counts are filled.  DTPLAN_ERR_INVAL for an
+ * empty hostname or a node without GPUs.
+ */
+enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
+				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
+				   struct dtplan_error *err);
+void dtplan_plan_destroy(struct dtplan_plan *p);
+
+/* Appends a warning to a plan (formatted message). */
+enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
+					...) __attribute__((format(printf, 3, 4)));
+
+/* Marks a plan degraded with a reason (formatted). */
+void dtplan_plan_set_degraded(struct dtplan_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * User options as text (lib/plan/request.c)
+ * ---------------------------------------------------------------------- */
+
+/* "off", "auto", "strict" -> enum dtplan_mode (case-insensitive).  Returns
+ * DTPLAN_ERR_INVAL and leaves *out unchanged on unknown text.  The reverse is
+ * dtplan_mode_name(). */
+enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out,
+				  struct dtplan_error *err);
+
+/* Largest global batch a request may ask for. */
+#define DTPLAN_MAX_GLOBAL_BATCH (1 << 24)
+
+/* Most tokens a run may ask to be planned for (tokens=, --tokens). */
+#define DTPLAN_MAX_TRAIN_TOKENS 1e18
+
+/*
+ * Parses a global batch: "1024" (a plan trains the nearest value within
+ * DTPLAN_BATCH_TOLERANCE) or "1024!" (exactly 1024, else a refusal naming
+ * the nearest values), into r->global_batch and r->exact_batch.  On error r
+ * is unchanged and err names `what`.
+ */
+enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
+					  struct dtplan_request *r, struct dtplan_error *err);
+
+/*
+ * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
+ * [,recompute=none|selective|fine|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
+ * [,framework=deepspeed|megatron][,attention=flash|unfused][,precision=bf16|fp8]
+ * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
+ * train).  Keys not given keep
+ * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
+ * asks for exactly N (dtplan_parse_global_batch()).  On error r
+ * is unchanged and err names the key and value (DTPLAN_ERR_PARSE for syntax,
+ * DTPLAN_ERR_NOT_FOUND for an unknown key or GPU type, DTPLAN_ERR_RANGE for
+ * out-of-range numbers, DTPLAN_ERR_INVAL otherwise).
+ */
+enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char *text,
+					   struct dtplan_error *err);
+
+/*
+ * Checks the choices of r that --dt-train fixes among themselves, whatever
+ * the model, the GPUs and their count: ZeRO-2/3 with PP > 1, interleaving
+ * without PP, Megatron-LM with ZeRO-2/3 or offload, ZeRO-Offload with
+ * ZeRO-0, CP without flash attention, DualPipe with an odd PP or
+ * interleaving, recompute=fine and
+ * moments=bf16 without framework=megatron; with gpu= (which the nodes' GPUs
+ * do not override), fp8 or offload on a GPU without fp8 tensor cores or a
+ * host link.  DTPLAN_ERR_INVAL naming the key in err->source.  The plugin refuses such a --dt-train at submission;
+ * planning checks it again with the rest.
+ */
+enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r,
+					   struct dtplan_error *err);
+
+/*
+ * dtplan_request_check_train(), and what r's model cannot take whatever the
+ * GPUs and their count: a TP that does not divide its attention or
+ * key/value heads, more pipeline stages than layers, EP on a dense model or
+ * one that does not divide the experts.  The plugin refuses such a job at
+ * submission, once --dt-model and --dt-train are both known.
+ */
+enum dtplan_err dtplan_request_check_model(const struct dtplan_request *r,
+					   struct dtplan_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTPLAN_PLAN_H */
