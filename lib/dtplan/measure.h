@@ -449,7 +449,7 @@ enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m, struct 
 
 /*
  * Hands m to the plan (the plan frees it; NULL allowed) and adds the
- * measurement's warnings: an uplink measured above its configured ratio
+ * measurement's warnings (lib/plan/measured.c): an uplink measured above its configured ratio
  * ("measured-oversubscription", both numbers), each straggler ("straggler",
  * its name and figures), hosts whose links are missing
  * ("measurement-incomplete") and the notes ("measurement").
