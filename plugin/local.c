@@ -11,7 +11,6 @@
 
 #include "plugin.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +83,33 @@ out:
 	dtplan_plan_destroy(plan);
 }
 
+/* Without a GPU count: the fewest GPUs the plan at job start would fit on
+ * (the library's count, the one its "does not fit" error names). */
+static void preview_fewest(const struct dtplan_request *req)
+{
+	struct dtplan_error err = {0};
+	char buf[1024];
+	long fewest = dtplan_plan_fewest_gpus(req, &err);
+	long gpn = req->gpus_per_node;
+
+	if (fewest < 0)
+		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation; no preview: %s",
+			   dtplan_error_format(&err, buf, sizeof(buf)));
+	else if (fewest == 0)
+		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation; the model fits "
+					     "on no count of %ld-GPU nodes with these settings",
+			   gpn);
+	else
+		slurm_info(DTPLAN_LOG_PREFIX
+			   "GPU count unknown before allocation (the fewest that "
+			   "fit are %ld GPUs, %ld %s of %ld); the plan is made at "
+			   "job start",
+			   fewest, fewest / gpn, fewest / gpn == 1 ? "node" : "nodes", gpn);
+}
+
 int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 {
 	const struct dtplan_opts *o = dtspank__opts();
-	struct dtplan_ledger_in lin = {0};
 	struct dtplan_ledger state = {0};
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
@@ -112,12 +134,7 @@ int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 		return 0;
 	}
-	/* Model state (weights, gradients, optimizer) unsharded: the ledger on
-	 * one GPU without activations. */
-	lin.model = &req.model;
-	lin.tp = lin.pp = lin.dp = 1;
-	lin.no_master_copy = req.no_master_copy;
-	if (dtplan_ledger_compute(&lin, &state, &err) != DTPLAN_OK) {
+	if (dtplan_request_model_state(&req, &state, &err) != DTPLAN_OK) {
 		slurm_info(DTPLAN_LOG_PREFIX "no preview: %s",
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 		return 0;
@@ -129,13 +146,7 @@ int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 		   dtplan_format_bytes(req.gpu.memory_bytes, b2, sizeof(b2)));
 	submit_gpus(&gpus, &per_node);
 	if (gpus <= 0) {
-		/* Lower bound with everything sharded (ZeRO-3) and no activations. */
-		double usable = req.gpu.memory_bytes * (1.0 - req.memory_headroom);
-
-		slurm_info(DTPLAN_LOG_PREFIX
-			   "GPU count unknown before allocation (at least %.0f "
-			   "GPUs for the model state); the plan is made at job start",
-			   usable > 0 ? ceil(state.total / usable) : 1.0);
+		preview_fewest(&req);
 		return 0;
 	}
 	preview_plan(&req, gpus, per_node);

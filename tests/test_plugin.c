@@ -391,12 +391,125 @@ static void preview__gpus_unknown__model_memory_and_lower_bound(void **state)
 	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
 	assert_int_equal(give_option("dt-model", "7B", 0), 0);
 	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
-	/* 7e9 parameters x 16 bytes = 112 GB; an H100 reports 81559 MiB = 85.52 GB
-	 * and keeps 0.9 of it, 76.97 GB, usable: at least ceil(112 / 76.97) = 2. */
+	/* 7e9 parameters x 16 bytes (DeepSpeed's count: bf16 weights and
+	 * gradients, fp32 master and Adam moments) = 112 GB; an H100 reports
+	 * 81559 MiB = 85.52 GB.  The model state alone needs ceil(112 / 76.97)
+	 * = 2 of its 76.97 usable GB, so one node of 8 is the fewest. */
 	assert_log_has("info: dtplan: model 7B: 7.00B parameters, 112 GB of weights, gradients "
 		       "and optimizer state; h100-sxm has 85.52 GB");
-	assert_log_has("GPU count unknown before allocation (at least 2 GPUs for the model "
-		       "state)");
+	assert_log_has("GPU count unknown before allocation (the fewest that fit are 8 GPUs, "
+		       "1 node of 8); the plan is made at job start");
+}
+
+/* The preview counts the model state as the plan does: Megatron-LM keeps
+ * fp32 main gradients (4 bytes a parameter, not DeepSpeed's 2) and, with
+ * bf16 moments, 8 bytes of optimizer state instead of 12.  7e9 x (2 + 4 +
+ * 12) = 126 GB; 7e9 x (2 + 4 + 8) = 98 GB. */
+static void preview__framework_and_moments__model_state_as_the_plan(void **state)
+{
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(give_option("dt-train", "framework=megatron", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("model 7B: 7.00B parameters, 126 GB of weights, gradients and optimizer "
+		       "state");
+	dtspank__opts_reset();
+	assert_int_equal(give_option("dt-plan", NULL, 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(give_option("dt-train", "framework=megatron,moments=bf16", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_log_has("model 7B: 7.00B parameters, 98.00 GB of weights, gradients and optimizer "
+		       "state");
+}
+
+/* The count the last preview in the log named, -1 when none. */
+static long previewed_fewest(void)
+{
+	const char *key = "the fewest that fit are ", *log = mock_log(), *at = NULL, *p;
+
+	for (p = strstr(log, key); p != NULL; p = strstr(p + 1, key))
+		at = p;
+	return at != NULL ? strtol(at + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * The preview at submission and the plan at job start agree on the fewest
+ * GPUs, for every --dt-train combination the submission takes: the plan
+ * fits on the count the preview names and, one node fewer, fails with an
+ * error naming that same count.  The model state the preview prints is
+ * the framework's and moments' (Megatron-LM's fp32 main gradients: 4 bytes
+ * instead of 2; bf16 moments: 8 bytes of optimizer state instead of 12).
+ */
+static void preview__every_train_combination__fewest_gpus_as_the_plan(void **state)
+{
+	static const char *const models[] = {"7B", "llama3-70b", "mixtral-8x7b"};
+	static const char *const frameworks[] = {"deepspeed", "megatron"};
+	static const char *const moments[] = {"fp32", "bf16"};
+	static const char *const precisions[] = {"bf16", "fp8"};
+	static const char *const offloads[] = {"auto", "no", "yes"};
+	static const char *const zeros[] = {"", ",zero=0", ",zero=1", ",zero=3"};
+	static const char *const recomputes[] = {"", ",recompute=full", ",recompute=fine"};
+	struct dtplan_config c;
+	size_t planned = 0, refused = 0;
+
+	(void)state;
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	dtplan_config_init(&c);
+	for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++)
+		for (size_t i = 0; i < 2 * 2 * 2 * 3 * 4 * 3; i++) {
+			struct dtplan_request req;
+			struct dtplan_plan *plan = NULL;
+			struct dtplan_error err = {0};
+			char train[256], want[64];
+			long fewest;
+
+			snprintf(train, sizeof(train),
+				 "framework=%s,moments=%s,precision=%s,offload=%s%s%s,gbs=256",
+				 frameworks[i % 2], moments[i / 2 % 2], precisions[i / 4 % 2],
+				 offloads[i / 8 % 3], zeros[i / 24 % 4], recomputes[i / 96 % 3]);
+			dtspank__opts_reset();
+			assert_int_equal(give_option("dt-plan", "auto", 0), 0);
+			assert_int_equal(give_option("dt-model", models[m], 0), 0);
+			if (give_option("dt-train", train, 0) != 0) {
+				refused++; /* a contradiction, refused by name at submission */
+				continue;
+			}
+			assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+			fewest = previewed_fewest();
+			if (fewest <= 0)
+				fail_msg("%s --dt-train=%s: no fewest count previewed:\n%s",
+					 models[m], train, mock_log());
+			assert_int_equal(dtspank__opts_request(dtspank__opts(), &c, &req, &err),
+					 DTPLAN_OK);
+			req.gpus = (int)fewest;
+			if (dtplan_plan_create(&req, NULL, &plan, &err) != DTPLAN_OK)
+				fail_msg("%s --dt-train=%s: previewed %ld GPUs, the plan on them: "
+					 "%s",
+					 models[m], train, fewest, err.text);
+			dtplan_plan_destroy(plan);
+			plan = NULL;
+			if (fewest > req.gpus_per_node) {
+				req.gpus = (int)fewest - req.gpus_per_node;
+				assert_int_equal(dtplan_plan_create(&req, NULL, &plan, &err),
+						 DTPLAN_ERR_NO_FIT);
+				snprintf(want, sizeof(want), "the fewest that fit are %ld GPUs",
+					 fewest);
+				if (strstr(err.text, want) == NULL)
+					fail_msg("%s --dt-train=%s: previewed %ld, the plan on %d "
+						 "says: %s",
+						 models[m], train, fewest, req.gpus, err.text);
+			}
+			planned++;
+		}
+	dtplan_config_fini(&c);
+	/* the refusals are the rules' (ZeRO-3 or offload=yes with Megatron-LM,
+	 * bf16 moments or fine recomputation without it, offload=yes with
+	 * ZeRO-0): 348 of the 864 plan */
+	print_message("%zu combinations planned, %zu refused at submission\n", planned, refused);
+	assert_true(planned > 0);
+	assert_true(refused > 0);
 }
 
 static void preview__gpus_from_environment__likely_split(void **state)
@@ -2101,6 +2214,8 @@ int main(void)
 		T(preview__no_options__silent),
 		T(opt_model_and_train__choices_the_model_cannot_take__refused),
 		T(preview__gpus_unknown__model_memory_and_lower_bound),
+		T(preview__framework_and_moments__model_state_as_the_plan),
+		T(preview__every_train_combination__fewest_gpus_as_the_plan),
 		T(preview__gpus_from_environment__likely_split),
 		T(preview__model_too_large__warns_never_fails),
 		T(preview__model_without_dt_plan__hint),

@@ -90,6 +90,20 @@ void dtplan_request_init(struct dtplan_request *r);
 /* Applies a site configuration's fabric, reliability and threshold values. */
 void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c);
 
+/* Bytes of a GPU's memory a plan may fill: its memory less the request's
+ * headroom.  The one place this is computed (lib/plan/request.c). */
+double dtplan_request_usable_memory(const struct dtplan_request *r);
+
+/*
+ * The model's state held whole on one GPU (no TP, PP, DP or ZeRO, no
+ * activations): weights, gradients and optimizer as the request's
+ * framework, moments and master copy count them; *out's total is their sum.
+ * The ledger the search uses (dtplan__ledger_in()).  DTPLAN_ERR_INVAL for a
+ * request without a model.
+ */
+enum dtplan_err dtplan_request_model_state(const struct dtplan_request *r,
+					   struct dtplan_ledger *out, struct dtplan_error *err);
+
 /* How ranks map to the groups: TP fastest, then DP or PP. */
 enum dtplan_rank_order {
 	DTPLAN_ORDER_TP_DP_PP = 0, /* DP inner: a PP stage is tp*dp consecutive ranks */
@@ -269,6 +283,15 @@ struct dtplan_cluster {
  * node_names, node_leaf and leaf counts are filled.  DTPLAN_ERR_INVAL for an
  * empty hostname or a node without GPUs.
  */
+/*
+ * The fewest GPUs, in whole nodes of req->gpus_per_node, on which
+ * dtplan_plan_create() finds a plan that fits memory for req (req->gpus is
+ * ignored): the count its "does not fit" error names.  0 when nothing up to
+ * 1,048,576 GPUs fits; -1 with err filled for a request that can never
+ * plan (the checks of dtplan_plan_create()).  lib/plan/plan.c.
+ */
+long dtplan_plan_fewest_gpus(const struct dtplan_request *req, struct dtplan_error *err);
+
 enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 				   const struct dtplan_cluster *cluster, struct dtplan_plan **out,
 				   struct dtplan_error *err);

@@ -333,8 +333,7 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "precision", json_string(dtplan_precision_name(r->precision))) ||
 	    !put(root, "moments", json_string(dtplan_moments_name(r->moments))) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
-	    !put(root, "memory",
-		 memory_json(&p->best.memory, r->gpu.memory_bytes * (1.0 - r->memory_headroom))) ||
+	    !put(root, "memory", memory_json(&p->best.memory, dtplan_request_usable_memory(r))) ||
 	    !put(root, "prediction", prediction_json(&p->best)) ||
 	    !put(root, "runner_up", p->have_runner_up ? runner_up_json(p) : json_null()) ||
 	    !put(root, "checkpoint", checkpoint_json(p)) ||

@@ -104,6 +104,26 @@ static long fewest_fitting(const struct dtplan_request *req)
 	return hi * gpn;
 }
 
+long dtplan_plan_fewest_gpus(const struct dtplan_request *req, struct dtplan_error *err)
+{
+	struct dtplan_request r, resolved;
+	const struct dtplan_request *rr;
+
+	if (req == NULL) {
+		dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no request");
+		return -1;
+	}
+	r = *req;
+	r.gpus = r.gpus_per_node;
+	rr = dtplan__request_resolve(&r, &resolved);
+	if (dtplan__request_check(rr, err) != DTPLAN_OK ||
+	    dtplan__request_check_fixed(rr, err) != DTPLAN_OK)
+		return -1;
+	if (fits_on(rr, 1))
+		return rr->gpus_per_node;
+	return fewest_fitting(rr);
+}
+
 /*
  * Fills err for an exact global batch that no fitting split trains, naming
  * the nearest batches the best inexact plan's DP width makes.  Returns
@@ -168,7 +188,7 @@ static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtp
 			"batch %d) with the choices fixed in the request",
 			req->model.name, req->gpus, req->model.heads, req->model.layers,
 			DTPLAN_BATCH_TOLERANCE * 100.0, req->global_batch);
-	dtplan_format_bytes(req->gpu.memory_bytes * (1.0 - req->memory_headroom), cap, sizeof(cap));
+	dtplan_format_bytes(dtplan_request_usable_memory(req), cap, sizeof(cap));
 	fewest = fewest_fitting(req);
 	if (fewest > 0)
 		return dtplan__error(

@@ -70,6 +70,16 @@ struct dtplan__search {
 };
 
 /*
+ * The ledger's input for candidate c of request r: the one place the
+ * request's framework, moments, precision, attention and master copy and the
+ * candidate's split reach the ledger (the search, the allocation warnings
+ * and dtplan_request_model_state()).  The input borrows r's model and c's
+ * stages.
+ */
+void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candidate *c,
+		       struct dtplan_ledger_in *out);
+
+/*
  * Pins r's choices to c's (TP, PP, EP, CP, interleaving, ZeRO, offload,
  * micro-batch, recomputation), so that a search over another fabric or
  * schedule weighs the same configuration.

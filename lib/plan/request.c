@@ -88,6 +88,61 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
  * Resolving and checking
  * ---------------------------------------------------------------------- */
 
+double dtplan_request_usable_memory(const struct dtplan_request *r)
+{
+	return r->gpu.memory_bytes * (1.0 - r->memory_headroom);
+}
+
+void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candidate *c,
+		       struct dtplan_ledger_in *out)
+{
+	struct dtplan_ledger_in in = {
+		.model = &r->model,
+		.tp = c->tp,
+		.pp = c->pp,
+		.dp = c->dp,
+		.zero = c->zero,
+		.no_master_copy = r->no_master_copy,
+		.bf16_moments = r->moments == DTPLAN_MOMENTS_BF16,
+		.seq = r->seq,
+		.micro_batch = c->micro_batch,
+		.recompute = c->recompute,
+		.sequence_parallel = c->tp > 1,
+		.stages = &c->stages,
+		.framework = (enum dtplan_framework)r->framework,
+		.attention = (enum dtplan_attention)r->attention,
+		.chunks = c->vp,
+		.offload = c->offload,
+		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
+		.ep = c->ep,
+		.cp = c->cp,
+		.dualpipe = c->dualpipe,
+	};
+
+	in.num_microbatches = c->num_microbatches;
+	*out = in;
+}
+
+enum dtplan_err dtplan_request_model_state(const struct dtplan_request *r,
+					   struct dtplan_ledger *out, struct dtplan_error *err)
+{
+	struct dtplan_candidate c = {.tp = 1, .pp = 1, .dp = 1, .ep = 1, .cp = 1, .vp = 1};
+	struct dtplan_ledger_in in;
+	enum dtplan_err rv;
+
+	if (r == NULL || out == NULL || r->model.params <= 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no model to count");
+	dtplan__ledger_in(r, &c, &in);
+	in.seq = 0; /* no activations */
+	in.stages = NULL;
+	rv = dtplan_ledger_compute(&in, out, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	out->activations = 0.0;
+	out->total = out->weights + out->gradients + out->optimizer;
+	return DTPLAN_OK;
+}
+
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
 						     struct dtplan_request *buf)
 {

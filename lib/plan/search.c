@@ -94,7 +94,7 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->req = req;
 	x->params = req->model.params;
 	dtplan_stage_extras(&req->model, req->seq, &x->stage_extra[0], &x->stage_extra[1]);
-	x->capacity = req->gpu.memory_bytes * (1.0 - req->memory_headroom);
+	x->capacity = dtplan_request_usable_memory(req);
 	dtplan__kernels_init(req, &x->k);
 	/* NVLink figures sum both directions; a ring sends one way */
 	x->nvlink_bw = (req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
@@ -585,32 +585,7 @@ static enum dtplan_err stages_of(const struct ctx *x, int pp, struct dtplan_stag
 static void ledger_in_of(const struct ctx *x, const struct dtplan_candidate *c,
 			 struct dtplan_ledger_in *out)
 {
-	const struct dtplan_request *r = x->req;
-	struct dtplan_ledger_in in = {
-		.model = &r->model,
-		.tp = c->tp,
-		.pp = c->pp,
-		.dp = c->dp,
-		.zero = c->zero,
-		.no_master_copy = r->no_master_copy,
-		.bf16_moments = r->moments == DTPLAN_MOMENTS_BF16,
-		.seq = r->seq,
-		.micro_batch = c->micro_batch,
-		.recompute = c->recompute,
-		.sequence_parallel = c->tp > 1,
-		.stages = &c->stages,
-		.framework = (enum dtplan_framework)r->framework,
-		.attention = (enum dtplan_attention)r->attention,
-		.chunks = c->vp,
-		.offload = c->offload,
-		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
-		.ep = c->ep,
-		.cp = c->cp,
-		.dualpipe = c->dualpipe,
-	};
-
-	in.num_microbatches = c->num_microbatches;
-	*out = in;
+	dtplan__ledger_in(x->req, c, out);
 }
 
 /* The ledger of c, and when it fits and `timed`, its predicted step. */
