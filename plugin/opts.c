@@ -221,7 +221,7 @@ enum dtplan_mode dtspank__opts_mode(const struct dtplan_opts *o, const struct dt
 {
 	if (o->mode_given)
 		return o->mode;
-	return (enum dtplan_mode)c->default_mode;
+	return c->default_mode;
 }
 
 /* Fills err (NULL allowed) like the library does. */

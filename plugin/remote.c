@@ -761,8 +761,8 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
-	ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy, ctx.reason,
-					  sizeof(ctx.reason));
+	ctx.refused =
+		dtplan_plan_refused(ctx.plan, mode, c->policy, ctx.reason, sizeof(ctx.reason));
 	if (dtplan_plan_render_text(ctx.plan, &text, &err) == DTPLAN_OK)
 		dtspank__log_block(text);
 	if (ctx.refused)
@@ -880,8 +880,8 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 	if (ctx.plan != NULL) {
 		struct rendezvous rdv;
 
-		ctx.refused = dtplan_plan_refused(ctx.plan, mode, (enum dtplan_policy)c->policy,
-						  ctx.reason, sizeof(ctx.reason));
+		ctx.refused = dtplan_plan_refused(ctx.plan, mode, c->policy, ctx.reason,
+						  sizeof(ctx.reason));
 		rendezvous_init(sp, f, ctx.plan, &rdv);
 		export_job(sp, f, ctx.plan, NULL, names, n, NULL, node_id == 0, &rdv.launch);
 	} else if (node_id == 0) {

@@ -60,6 +60,15 @@ double dtplan__optimizer_seconds(const struct dtplan__kernels *k, double params,
 double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_moments);
 
 /*
+ * Gradient bytes per parameter: held on the GPU (the framework's gradient
+ * buffer: Megatron-LM's fp32 main gradients, DeepSpeed's bf16 ones), and
+ * moved by the DP/ZeRO collectives, which the cost model counts in bf16 for
+ * every framework.  The one home of both (lib/cost/ledger.c).
+ */
+double dtplan__grad_bytes(enum dtplan_framework f);
+double dtplan__grad_wire_bytes(enum dtplan_framework f);
+
+/*
  * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,
  * micro-batch, recomputation and interleaving do not change: for each stage
  * that can be the heaviest (the first, the first middle one, the last), its

@@ -74,6 +74,17 @@ double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_mome
 	return (no_master_copy ? 0.0 : 4.0) + (bf16_moments ? 4.0 : 8.0);
 }
 
+double dtplan__grad_bytes(enum dtplan_framework f)
+{
+	return f == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
+}
+
+double dtplan__grad_wire_bytes(enum dtplan_framework f)
+{
+	(void)f;
+	return 2.0;
+}
+
 static const char *name_of(const char *const *names, size_t n, int i)
 {
 	return i >= 0 && (size_t)i < n ? names[i] : "unknown";
@@ -94,22 +105,22 @@ static enum dtplan_err parse_name(const char *const *names, size_t n, const char
 			     text ? text : "", names[0], names[1]);
 }
 
-const char *dtplan_framework_name(int f)
+const char *dtplan_framework_name(enum dtplan_framework f)
 {
 	return name_of(framework_names, DTPLAN_ARRAY_SIZE(framework_names), f);
 }
 
-const char *dtplan_attention_name(int a)
+const char *dtplan_attention_name(enum dtplan_attention a)
 {
 	return name_of(attention_names, DTPLAN_ARRAY_SIZE(attention_names), a);
 }
 
-const char *dtplan_precision_name(int p)
+const char *dtplan_precision_name(enum dtplan_precision p)
 {
 	return name_of(precision_names, DTPLAN_ARRAY_SIZE(precision_names), p);
 }
 
-const char *dtplan_schedule_name(int s)
+const char *dtplan_schedule_name(enum dtplan_schedule s)
 {
 	return name_of(schedule_names, DTPLAN_ARRAY_SIZE(schedule_names), s);
 }
@@ -120,7 +131,7 @@ enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_
 			  err);
 }
 
-const char *dtplan_moments_name(int m)
+const char *dtplan_moments_name(enum dtplan_moments m)
 {
 	return name_of(moments_names, DTPLAN_ARRAY_SIZE(moments_names), m);
 }
@@ -392,7 +403,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
 	double p, pe, n = (double)in->dp * cp, ne = n / ep, stage_acts;
 	double opt = dtplan__optimizer_bytes(in->offload, in->no_master_copy, in->bf16_moments);
-	double grad = in->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
+	double grad = dtplan__grad_bytes(in->framework);
 
 	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */
 	p = (sh->dense + (twin != NULL ? twin->dense : 0.0)) / in->tp;

@@ -87,9 +87,9 @@ enum dtplan_schedule {
 /* "deepspeed"/"megatron", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
  * strings, "unknown" out of range).  Parse: case-insensitive,
  * DTPLAN_ERR_INVAL naming the accepted words. */
-const char *dtplan_framework_name(int f);
-const char *dtplan_attention_name(int a);
-const char *dtplan_precision_name(int p);
+const char *dtplan_framework_name(enum dtplan_framework f);
+const char *dtplan_attention_name(enum dtplan_attention a);
+const char *dtplan_precision_name(enum dtplan_precision p);
 enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err);
 enum dtplan_err dtplan_precision_parse(const char *text, int *out, struct dtplan_error *err);
@@ -102,9 +102,9 @@ enum dtplan_moments {
 
 /* "1f1b"/"dualpipe" <-> enum dtplan_schedule, "fp32"/"bf16" <-> enum
  * dtplan_moments, as the three above. */
-const char *dtplan_schedule_name(int s);
+const char *dtplan_schedule_name(enum dtplan_schedule s);
 enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_error *err);
-const char *dtplan_moments_name(int m);
+const char *dtplan_moments_name(enum dtplan_moments m);
 enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_error *err);
 
 struct dtplan_ledger_in {

@@ -111,11 +111,11 @@ enum dtplan_err dtplan_env_job(const struct dtplan_job_env_in *in, struct dtplan
 			       struct dtplan_error *err);
 
 struct dtplan_task_env_in {
-	const char *host; /* node the task runs on */
-	int local_id;     /* the task's index among the node's tasks */
-	int local_count;  /* tasks of the step on this node */
-	int step_nodes;   /* nodes in the step; 0: unknown */
-	int nccl_ib_hca;  /* enum dtplan_nccl_ib_hca (the site's nccl_ib_hca=) */
+	const char *host;                    /* node the task runs on */
+	int local_id;                        /* the task's index among the node's tasks */
+	int local_count;                     /* tasks of the step on this node */
+	int step_nodes;                      /* nodes in the step; 0: unknown */
+	enum dtplan_nccl_ib_hca nccl_ib_hca; /* (the site's nccl_ib_hca=) */
 };
 
 /*

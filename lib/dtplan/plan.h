@@ -52,15 +52,15 @@ struct dtplan_request {
 	int ep, cp;    /* expert and context parallelism; 0 search */
 	int recompute; /* -1 search, else enum dtplan_recompute */
 	bool no_master_copy;
-	int vp;              /* interleaved virtual stages per PP stage; 0 search */
-	int offload;         /* ZeRO-Offload: -1 only when nothing fits without it,
+	int vp;                          /* interleaved virtual stages per PP stage; 0 search */
+	int offload;                     /* ZeRO-Offload: -1 only when nothing fits without it,
 				    * 0 never, 1 always */
-	int framework;       /* enum dtplan_framework (memory per parameter, ZeRO stages) */
-	int attention;       /* enum dtplan_attention (DTPLAN_ATTENTION_FLASH by default) */
-	int precision;       /* enum dtplan_precision of the matrix multiplies */
-	int schedule;        /* enum dtplan_schedule (1F1B by default) */
-	int moments;         /* enum dtplan_moments: Adam's m and v (fp32 by default) */
-	double train_tokens; /* tokens of the whole run; 0: no time to train */
+	enum dtplan_framework framework; /* (memory per parameter, ZeRO stages) */
+	enum dtplan_attention attention; /* (DTPLAN_ATTENTION_FLASH by default) */
+	enum dtplan_precision precision; /* of the matrix multiplies */
+	enum dtplan_schedule schedule;   /* (1F1B by default) */
+	enum dtplan_moments moments;     /* Adam's m and v (fp32 by default) */
+	double train_tokens;             /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */
 	double nvlink_latency_s;

@@ -144,11 +144,28 @@ struct dtplan_site_switch {
 	int line;                  /* line in the site file, 0 when not from a file */
 };
 
+enum dtplan_mode {
+	DTPLAN_MODE_OFF = 0,
+	DTPLAN_MODE_AUTO,
+	DTPLAN_MODE_STRICT,
+};
+
+enum dtplan_policy {
+	DTPLAN_POLICY_WARN = 0,
+	DTPLAN_POLICY_DENY,
+};
+
+/* NCCL_IB_HCA in each task (plugstack nccl_ib_hca=). */
+enum dtplan_nccl_ib_hca {
+	DTPLAN_NCCL_IB_HCA_OFF = 0, /* not set: NCCL picks its NICs, rails and PXN itself */
+	DTPLAN_NCCL_IB_HCA_NODE,    /* the NICs of every rail of the node, "=mlx5_0,mlx5_1" */
+};
+
 /* Site configuration: dtplan.conf plus plugstack arguments. */
 struct dtplan_config {
 	/* plugin behaviour (plugstack.conf arguments) */
-	int default_mode; /* enum dtplan_mode for jobs without --dt-plan */
-	int policy;       /* enum dtplan_policy */
+	enum dtplan_mode default_mode; /* for jobs without --dt-plan */
+	enum dtplan_policy policy;
 	char site_file[256];
 	char topology_file[256];
 	/* folder that relative site= and topology= arguments name files in ("":
@@ -165,7 +182,7 @@ struct dtplan_config {
 	char node_xml[256];       /* hwloc XML of each node, %n its name; "" discover live */
 	char probe_interface[32]; /* the training fabric's interface; "" the host names' */
 	char munge_socket[256];   /* munged's socket; "" libmunge's default */
-	int nccl_ib_hca;          /* enum dtplan_nccl_ib_hca: what tasks get */
+	enum dtplan_nccl_ib_hca nccl_ib_hca; /* what tasks get */
 	/* fabric */
 	double net_bytes_per_s; /* node NIC bandwidth per GPU rail */
 	double net_latency_s;
@@ -198,23 +215,6 @@ struct dtplan_config {
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;
 	struct dtplan_site_nodeset *nodesets; /* owned */
-};
-
-enum dtplan_mode {
-	DTPLAN_MODE_OFF = 0,
-	DTPLAN_MODE_AUTO,
-	DTPLAN_MODE_STRICT,
-};
-
-enum dtplan_policy {
-	DTPLAN_POLICY_WARN = 0,
-	DTPLAN_POLICY_DENY,
-};
-
-/* NCCL_IB_HCA in each task (plugstack nccl_ib_hca=). */
-enum dtplan_nccl_ib_hca {
-	DTPLAN_NCCL_IB_HCA_OFF = 0, /* not set: NCCL picks its NICs, rails and PXN itself */
-	DTPLAN_NCCL_IB_HCA_NODE,    /* the NICs of every rail of the node, "=mlx5_0,mlx5_1" */
 };
 
 /* Sets every default (the single place defaults live). */
@@ -271,9 +271,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 
 /* "off", "auto", "strict"; "warn", "deny"; "off", "node" (static strings,
  * "?" when unknown). */
-const char *dtplan_mode_name(int mode);
-const char *dtplan_policy_name(int policy);
-const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca);
+const char *dtplan_mode_name(enum dtplan_mode mode);
+const char *dtplan_policy_name(enum dtplan_policy policy);
+const char *dtplan_nccl_ib_hca_name(enum dtplan_nccl_ib_hca nccl_ib_hca);
 
 #ifdef __cplusplus
 }

@@ -100,7 +100,7 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->nvlink_bw = (req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
 						      : req->gpu.nvlink_bytes_per_s) /
 		       2.0;
-	x->grad_bytes = req->framework == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
+	x->grad_bytes = dtplan__grad_bytes(req->framework);
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
 	x->n_moe = dtplan_model_moe_layers(&req->model);
 	x->offload = false;
@@ -288,7 +288,7 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
 	double sl = s / c->cp;                         /* a CP rank's share of each sequence */
 	double gpus = r->gpus, act = 2.0 * sl * b * h; /* bf16 activation of one micro-batch */
-	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, held, attn_fwd;
+	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, wire, held, attn_fwd;
 	double n_ar, net_bytes = 0.0, pp_net = 0.0, tokens = (double)c->global_batch * s;
 	double share = c->stage_imbalance / c->pp, ep_net = 0.0;
 	bool net;
@@ -395,11 +395,12 @@ static void predict(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them
 	 * before every forward and backward instead.  A group that leaves the
 	 * node runs over as many NICs as it has members on each node. */
-	grad_bytes = 2.0 * c->memory.params_per_gpu;
+	wire = dtplan__grad_wire_bytes(r->framework);
+	grad_bytes = wire * c->memory.params_per_gpu;
 	if (c->dp * c->cp > 1) {
 		/* the dense gradients over dp x cp ranks, the experts' over the
 		 * expert data-parallel group of dp x cp / ep */
-		double rs, ag, hidden, ge = 2.0 * c->memory.expert_params_per_gpu,
+		double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu,
 				       gd = grad_bytes - ge;
 		int n = c->dp * c->cp, ne = n / c->ep;
 

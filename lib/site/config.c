@@ -168,7 +168,7 @@ void dtplan_config_fini(struct dtplan_config *c)
 	dtplan_config_init(c);
 }
 
-const char *dtplan_mode_name(int mode)
+const char *dtplan_mode_name(enum dtplan_mode mode)
 {
 	switch (mode) {
 	case DTPLAN_MODE_OFF:
@@ -182,7 +182,7 @@ const char *dtplan_mode_name(int mode)
 	}
 }
 
-const char *dtplan_policy_name(int policy)
+const char *dtplan_policy_name(enum dtplan_policy policy)
 {
 	switch (policy) {
 	case DTPLAN_POLICY_WARN:
@@ -194,7 +194,7 @@ const char *dtplan_policy_name(int policy)
 	}
 }
 
-const char *dtplan_nccl_ib_hca_name(int nccl_ib_hca)
+const char *dtplan_nccl_ib_hca_name(enum dtplan_nccl_ib_hca nccl_ib_hca)
 {
 	switch (nccl_ib_hca) {
 	case DTPLAN_NCCL_IB_HCA_OFF:
