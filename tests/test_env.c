@@ -390,6 +390,31 @@ static void env_job__degraded_or_refused_plan__state_and_reason(void **state)
 	dtplan_env_fini(&e);
 }
 
+/* The warnings' table: the two that break the site's topology rules
+ * (doc/internals/placement.md, "Enforcement") refuse; the rest, and codes
+ * the table lacks, do not. */
+static void warning_refuses__table__topology_rules_only(void **state)
+{
+	static const struct {
+		const char *code;
+		bool refuses;
+	} cases[] = {
+		{"too-many-leaves", true},
+		{"oversubscribed-uplink", true},
+		{"ep-oversubscribed-uplink", false},
+		{"measured-oversubscription", false},
+		{"pipeline-bubble", false},
+		{"fabric-service", false},
+		{"no-such-code", false},
+		{"", false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(dtplan_warning_refuses(cases[i].code), cases[i].refuses);
+	assert_false(dtplan_warning_refuses(NULL));
+}
+
 static void plan_refused__mode_policy_codes__table(void **state)
 {
 	struct fixture *f = *state;
@@ -633,6 +658,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(env_job__rank_order__the_plans, setup, teardown),
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),
+		cmocka_unit_test(warning_refuses__table__topology_rules_only),
 		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(env_task__one_task_per_gpu__plan_ranks, setup,

@@ -69,16 +69,6 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
  */
 bool dtplan_env_user_owned(const char *name);
 
-/*
- * True when the plan must not run: mode strict or policy deny, and a warning
- * with code "oversubscribed-uplink" or "too-many-leaves", which a plan has
- * only when the same nodes on fewer leaves are predicted faster by more than
- * request.slowdown_threshold (doc/internals/placement.md, "Enforcement").
- * The first such warning's message goes to reason (NULL allowed).
- */
-bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
-			 enum dtplan_policy policy, char *reason, size_t size);
-
 struct dtplan_launch_in; /* lib/launch/launch.c, below */
 
 struct dtplan_job_env_in {

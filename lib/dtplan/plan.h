@@ -241,6 +241,25 @@ struct dtplan_plan {
 	bool blocks; /* the leaves are topology/block blocks (leaf_names name them) */
 };
 
+/*
+ * The warnings' table (lib/plan/warnings.c): every code a plan of this
+ * version can carry, and whether it breaks the site's topology rules, so
+ * that --dt-plan=strict and policy=deny refuse the job.  False for a code
+ * the table lacks.
+ */
+bool dtplan_warning_refuses(const char *code);
+
+/*
+ * True when the plan must not run: mode strict or policy deny, and a warning
+ * whose kind refuses a job (dtplan_warning_refuses(): "oversubscribed-uplink"
+ * or "too-many-leaves"), which a plan has
+ * only when the same nodes on fewer leaves are predicted faster by more than
+ * request.slowdown_threshold (doc/internals/placement.md, "Enforcement").
+ * The first such warning's message goes to reason (NULL allowed).
+ */
+bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
+			 enum dtplan_policy policy, char *reason, size_t size);
+
 /* The inputs the planner sees beyond the request: optional cluster facts. */
 struct dtplan_cluster {
 	size_t n_nodes;

@@ -44,30 +44,6 @@ bool dtplan_env_user_owned(const char *name)
 	return false;
 }
 
-/* Warning codes that break the site's topology rules. */
-static const char *const refusing_codes[] = {
-	"oversubscribed-uplink",
-	"too-many-leaves",
-};
-
-bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
-			 enum dtplan_policy policy, char *reason, size_t size)
-{
-	if (p == NULL || (mode != DTPLAN_MODE_STRICT && policy != DTPLAN_POLICY_DENY))
-		return false;
-	for (size_t i = 0; i < p->n_warnings; i++) {
-		for (size_t j = 0; j < DTPLAN_ARRAY_SIZE(refusing_codes); j++) {
-			if (strcmp(p->warnings[i].code, refusing_codes[j]) != 0)
-				continue;
-			if (reason != NULL && size > 0)
-				snprintf(reason, size, "%s: %s", p->warnings[i].code,
-					 p->warnings[i].message);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Sets DT_NNODES and DT_NODE_ORDER ("a,b,c") from n names. */
 /*
  * Sets a list variable, or when the list is longer than a variable may be

@@ -23,6 +23,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Every warning code, where it is made, and whether it refuses a job under
+ * --dt-plan=strict or policy=deny (tests/check_warnings.sh keeps the list
+ * whole: a code made anywhere and missing here fails make check).
+ */
+static const struct warning_kind {
+	const char *code;
+	bool refuses;
+} warning_kinds[] = {
+	/* the allocation's fabric (this file) */
+	{"heterogeneous-nodes", false},
+	{"assumed-nodes", false},
+	{"node-not-in-topology", false},
+	{"tp-exceeds-domain", false},
+	{"too-many-leaves", true},
+	{"oversubscribed-uplink", true},
+	{"ep-oversubscribed-uplink", false},
+	/* the step (this file) */
+	{"pipeline-bubble", false},
+	{"exposed-communication", false},
+	{"bf16-moments-megatron-only", false},
+	/* the GPU the nodes have (lib/plan/plan.c) */
+	{"gpu-type", false},
+	{"gpu-memory", false},
+	{"gpu-unknown", false},
+	/* the measurement (lib/plan/measured.c) */
+	{"measured-oversubscription", false},
+	{"straggler", false},
+	{"measurement-incomplete", false},
+	{"measurement", false},
+	/* where the fabric came from (plugin/remote.c, cli/cluster.c) */
+	{"fabric-service", false},
+};
+
+bool dtplan_warning_refuses(const char *code)
+{
+	for (size_t i = 0; code != NULL && i < DTPLAN_ARRAY_SIZE(warning_kinds); i++)
+		if (strcmp(code, warning_kinds[i].code) == 0)
+			return warning_kinds[i].refuses;
+	return false;
+}
+
+bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
+			 enum dtplan_policy policy, char *reason, size_t size)
+{
+	if (p == NULL || (mode != DTPLAN_MODE_STRICT && policy != DTPLAN_POLICY_DENY))
+		return false;
+	for (size_t i = 0; i < p->n_warnings; i++) {
+		if (!dtplan_warning_refuses(p->warnings[i].code))
+			continue;
+		if (reason != NULL && size > 0)
+			snprintf(reason, size, "%s: %s", p->warnings[i].code,
+				 p->warnings[i].message);
+		return true;
+	}
+	return false;
+}
+
 enum dtplan_err dtplan_plan_add_warning(struct dtplan_plan *p, const char *code, const char *fmt,
 					...)
 {
