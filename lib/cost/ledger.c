@@ -239,28 +239,34 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown framework %d or attention %d",
 				     (int)in->framework, (int)in->attention);
-	if (in->framework == DTPLAN_FRAMEWORK_MEGATRON && in->zero > 1)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-				     "ledger: Megatron-LM shards the optimizer state only (its "
-				     "distributed optimizer is ZeRO-1), not ZeRO-%d",
-				     in->zero);
-	if (in->chunks < 0 || (in->chunks > 1 && in->pp < 2))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "ledger: %d interleaved chunks need pipeline parallelism "
-				     "(PP %d)",
-				     in->chunks, in->pp);
-	if (in->dualpipe && ((in->pp > 1 && in->pp % 2 != 0) || in->chunks > 1))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "ledger: DualPipe needs an even PP (%d) and no interleaving "
-				     "(%d chunks)",
-				     in->pp, in->chunks);
-	if (in->ep < 0 || in->cp < 0 ||
-	    (in->ep > 1 &&
-	     (in->model->experts <= 0 || in->model->experts % in->ep != 0 || in->dp % in->ep != 0)))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "ledger: EP %d must divide the %d experts and DP %d; CP %d "
-				     "must not be negative",
-				     in->ep, in->model->experts, in->dp, in->cp);
+	if (in->chunks < 0 || in->ep < 0 || in->cp < 0)
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "", 0,
+			"ledger: interleaved chunks (%d), EP (%d) and CP (%d) must not "
+			"be negative",
+			in->chunks, in->ep, in->cp);
+	{
+		/* the split's shape, by the training rules (lib/model/rules.c):
+		 * what the count needs to mean a split; whether a framework runs
+		 * it is the planner's question */
+		struct dtplan__split s;
+
+		dtplan__split_init(&s, in->model);
+		s.framework = in->framework;
+		s.attention = in->attention;
+		s.schedule = in->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
+		s.tp = in->tp;
+		s.pp = in->pp;
+		s.dp = in->dp;
+		s.cp = in->cp;
+		s.ep = in->ep;
+		s.vp = in->chunks;
+		s.zero = in->zero;
+		s.offload = in->offload ? 1 : 0;
+		s.recompute = (int)in->recompute;
+		if (dtplan__split_check(&s, DTPLAN__RULES_LEDGER, err) != DTPLAN_OK)
+			return DTPLAN_ERR_INVAL;
+	}
 	if (in->seq > 0 && (in->model->layers < 1 || in->model->hidden < 1 || in->model->heads < 1))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: model '%s' lacks the layers, hidden and heads that "

@@ -1,5 +1,6 @@
 /*
- * model/model.h: a model's parameters by where a pipeline holds them.
+ * model/model.h: a model's parameters by where a pipeline holds them, and
+ * the training rules: which splits a model and a framework allow.
  *
  * libdtplan's own, never installed; functions carry the dtplan__ prefix.
  * Included by lib/ files of this area and of the areas above it
@@ -45,5 +46,69 @@ bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i);
  */
 void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, double *dense,
 			       double *expert);
+
+/* ------------------------------------------------------------------------
+ * Training rules (lib/model/rules.c): which splits a model and a framework
+ * allow.  The one home of every rule; each caller asks for the ones it
+ * needs, with what it knows of the split.
+ * ---------------------------------------------------------------------- */
+
+/* A split as far as it is known: 0 where a degree is not known yet, -1 for
+ * zero, offload (or auto) and recompute. */
+struct dtplan__split {
+	const struct dtplan_model *model; /* NULL: the model's rules are skipped */
+	enum dtplan_framework framework;
+	enum dtplan_attention attention;
+	enum dtplan_schedule schedule;
+	enum dtplan_moments moments;
+	int gpus; /* 0: not known (the submission) */
+	int tp, pp, dp, cp, ep, vp;
+	int zero;
+	int offload;   /* 1 yes, 0 no */
+	int recompute; /* enum dtplan_recompute */
+};
+
+/* Every degree unknown, the defaults of a request (DeepSpeed, flash
+ * attention, 1F1B, fp32 moments) for model m (NULL allowed). */
+void dtplan__split_init(struct dtplan__split *s, const struct dtplan_model *m);
+
+/* The rules, in the order they are checked. */
+enum {
+	DTPLAN__RULE_TP_HEADS = 1u << 0,     /* TP divides the heads and key/value heads */
+	DTPLAN__RULE_PP_LAYERS = 1u << 1,    /* PP at most the layers */
+	DTPLAN__RULE_EP_EXPERTS = 1u << 2,   /* EP on a model with experts, dividing them */
+	DTPLAN__RULE_ZERO_PP = 1u << 3,      /* ZeRO-2/3 only with PP 1 (DeepSpeed) */
+	DTPLAN__RULE_VP_PP = 1u << 4,        /* interleaving needs PP >= 2 */
+	DTPLAN__RULE_MEGATRON = 1u << 5,     /* Megatron-LM: ZeRO <= 1, no offload; fine
+					     * recomputation and bf16 moments need it */
+	DTPLAN__RULE_DUALPIPE = 1u << 6,     /* DualPipe: an even PP, no interleaving */
+	DTPLAN__RULE_OFFLOAD_ZERO = 1u << 7, /* ZeRO-Offload needs ZeRO >= 1 */
+	DTPLAN__RULE_CP_FLASH = 1u << 8,     /* CP needs flash attention */
+	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides DP (carved from it) */
+	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
+};
+
+/* What a model can take, whatever the allocation (--dt-model with pins). */
+#define DTPLAN__RULES_MODEL                                                                        \
+	(DTPLAN__RULE_TP_HEADS | DTPLAN__RULE_PP_LAYERS | DTPLAN__RULE_EP_EXPERTS)
+/* What the framework and schedule run (--dt-train alone). */
+#define DTPLAN__RULES_TRAIN                                                                        \
+	(DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_VP_PP | DTPLAN__RULE_MEGATRON |                       \
+	 DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_OFFLOAD_ZERO | DTPLAN__RULE_CP_FLASH)
+/* What the memory ledger needs for its count to mean a split. */
+#define DTPLAN__RULES_LEDGER                                                                       \
+	(DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP)
+#define DTPLAN__RULES_ALL                                                                          \
+	(DTPLAN__RULES_MODEL | DTPLAN__RULES_TRAIN | DTPLAN__RULE_EP_DP | DTPLAN__RULE_GPUS)
+
+/*
+ * DTPLAN_OK when s breaks none of `rules`; else DTPLAN_ERR_INVAL, the
+ * broken rule's key in err->source ("tp", "pp", "ep", "zero", "vp",
+ * "schedule", "recompute", "moments", "cp") and why in err->text.  A rule
+ * about a degree s leaves unknown is skipped.  O(1); with err NULL nothing
+ * is formatted (the search's enumeration).
+ */
+enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rules,
+				    struct dtplan_error *err);
 
 #endif /* DTPLAN_MODEL_MODEL_H */

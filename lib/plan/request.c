@@ -8,6 +8,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "model/model.h"
 #include "plan/plan.h"
 
 #include <math.h>
@@ -224,103 +225,69 @@ static enum dtplan_err check_gpu(const struct dtplan_request *r, struct dtplan_e
 	return DTPLAN_OK;
 }
 
+/* The split r pins, for the training rules (lib/model/rules.c). */
+static void split_of(const struct dtplan_request *r, struct dtplan__split *s)
+{
+	dtplan__split_init(s, &r->model);
+	s->framework = r->framework;
+	s->attention = r->attention;
+	s->schedule = r->schedule;
+	s->moments = r->moments;
+	s->tp = r->tp;
+	s->pp = r->pp;
+	s->cp = r->cp;
+	s->ep = r->ep;
+	s->vp = r->vp;
+	s->zero = r->zero;
+	s->offload = r->offload;
+	s->recompute = r->recompute;
+}
+
+/*
+ * r's pins against the model's and the training's `rules`, then what r's
+ * GPU type cannot do when the user named it (gpu= wins over the nodes' GPUs,
+ * lib/plan/plan.c, so its limits are known at submission); with the GPU
+ * count (gpus): the count rules, the micro-batch and the GPU type whoever
+ * chose it.
+ */
+static enum dtplan_err check_pins(const struct dtplan_request *r, unsigned rules, bool gpus,
+				  struct dtplan_error *err)
+{
+	struct dtplan__split s;
+	enum dtplan_err rv;
+
+	split_of(r, &s);
+	rv = dtplan__split_check(&s, rules, err);
+	if (rv == DTPLAN_OK && r->gpu_from == DTPLAN_GPU_FROM_USER)
+		rv = check_gpu(r, err);
+	if (rv != DTPLAN_OK || !gpus)
+		return rv;
+	s.gpus = r->gpus;
+	rv = dtplan__split_check(&s, DTPLAN__RULE_GPUS, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (r->micro_batch > r->global_batch)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
+				     "micro-batch %d is larger than the global batch %d",
+				     r->micro_batch, r->global_batch);
+	return check_gpu(r, err);
+}
+
 enum dtplan_err dtplan_request_check_train(const struct dtplan_request *r, struct dtplan_error *err)
 {
-	if (r->zero >= 2 && r->pp > 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
-				     "pipeline parallelism), PP is %d",
-				     r->zero, r->pp);
-	if (r->vp > 1 && r->pp == 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
-				     "%d interleaved stages need pipeline parallelism, PP is 1",
-				     r->vp);
-	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && (r->zero > 1 || r->offload == 1))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "Megatron-LM shards optimizer state only (its distributed "
-				     "optimizer is ZeRO-1) and offloads nothing: %s",
-				     r->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
-	if (r->schedule == DTPLAN_SCHEDULE_DUALPIPE && (r->vp > 1 || (r->pp > 1 && r->pp % 2 != 0)))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
-				     "DualPipe runs an even PP without interleaving: PP %d, %d "
-				     "interleaved stages asked",
-				     r->pp, r->vp);
-	if (r->recompute == DTPLAN_RECOMPUTE_FINE && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
-				     "recompute=fine is Megatron-Core's --recompute-modules; "
-				     "it needs framework=megatron");
-	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
-	 * no fp32 master copy, another ledger than the one counted here. */
-	if (r->moments == DTPLAN_MOMENTS_BF16 && r->framework != DTPLAN_FRAMEWORK_MEGATRON)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
-				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
-				     "(fp32 master weights, bf16 Adam moments); it needs "
-				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
-				     "bf16 master weights)");
-	if (r->offload == 1 && r->zero == 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
-	if (r->cp > 1 && r->attention != DTPLAN_ATTENTION_FLASH)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
-				     "CP %d needs flash attention (ring attention runs on its "
-				     "blocks)",
-				     r->cp);
-	/* gpu= wins over the nodes' GPUs (lib/plan/plan.c), so its limits are known */
-	return r->gpu_from == DTPLAN_GPU_FROM_USER ? check_gpu(r, err) : DTPLAN_OK;
+	return check_pins(r, DTPLAN__RULES_TRAIN, false, err);
 }
 
 enum dtplan_err dtplan_request_check_model(const struct dtplan_request *r, struct dtplan_error *err)
 {
-	int kv = r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads;
-
-	if (r->tp > 0 && (r->model.heads % r->tp != 0 || kv % r->tp != 0))
-		return dtplan__error(
-			err, DTPLAN_ERR_INVAL, "tp", 0,
-			"TP %d does not divide the %d attention heads and %d key/value "
-			"heads of %s",
-			r->tp, r->model.heads, kv, r->model.name);
-	if (r->pp > r->model.layers)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "PP %d is more stages than the %d layers of %s", r->pp,
-				     r->model.layers, r->model.name);
-	if (r->ep > 1 && r->model.experts <= 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d needs a model with experts; %s is dense", r->ep,
-				     r->model.name);
-	if (r->ep > 1 && r->model.experts % r->ep != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d does not divide the %d experts of %s", r->ep,
-				     r->model.experts, r->model.name);
-	return dtplan_request_check_train(r, err);
+	return check_pins(r, DTPLAN__RULES_MODEL | DTPLAN__RULES_TRAIN, false, err);
 }
 
 /* Fixed choices that can never be met are usage errors, not "no fit". */
 enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 					    struct dtplan_error *err)
 {
-	enum dtplan_err rv = dtplan_request_check_model(r, err);
-
-	if (rv != DTPLAN_OK)
-		return rv;
-	if (r->tp > 0 && r->gpus % r->tp != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
-				     "TP %d does not divide %d GPUs", r->tp, r->gpus);
-	if (r->pp > 0 && r->gpus % ((long)r->pp * (r->tp > 0 ? r->tp : 1)) != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
-				     "TP %d x PP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
-				     r->pp, r->gpus);
-	if (r->ep > 0 && r->gpus % r->ep != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d does not divide %d GPUs", r->ep, r->gpus);
-	if (r->cp > 0 && r->gpus % ((long)r->cp * (r->tp > 0 ? r->tp : 1)) != 0)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
-				     "TP %d x CP %d does not divide %d GPUs", r->tp > 0 ? r->tp : 1,
-				     r->cp, r->gpus);
-	if (r->micro_batch > r->global_batch)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
-				     "micro-batch %d is larger than the global batch %d",
-				     r->micro_batch, r->global_batch);
-	return check_gpu(r, err);
+	return check_pins(r, DTPLAN__RULES_MODEL | DTPLAN__RULES_TRAIN, true, err);
 }
 
 /* ------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "base/base.h"
 #include "cost/cost.h"
 #include "fabric/fabric.h"
+#include "model/model.h"
 #include "plan/plan.h"
 
 #include <limits.h>
@@ -48,10 +49,11 @@ struct ctx {
 	double nvlink_bw;         /* one direction: what a ring sends at */
 	double grad_bytes;        /* gradient bytes per parameter (the framework's) */
 	int kv_heads;
-	int n_moe;                        /* MoE layers of the model */
-	bool offload;                     /* this walk's candidates are ZeRO-Offload ones */
-	bool exhaustive;                  /* evaluate every candidate: no pruning (tests compare) */
-	struct kernel_memo *memo;         /* the walked split's kernel times; NULL: none */
+	struct dtplan__split rules; /* the request's, every degree unknown (lib/model/rules.c) */
+	int n_moe;                  /* MoE layers of the model */
+	bool offload;               /* this walk's candidates are ZeRO-Offload ones */
+	bool exhaustive;            /* evaluate every candidate: no pruning (tests compare) */
+	struct kernel_memo *memo;   /* the walked split's kernel times; NULL: none */
 	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
 };
 
@@ -107,6 +109,18 @@ static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->exhaustive = false;
 	x->memo = NULL;
 	x->fab = NULL;
+	dtplan__split_init(&x->rules, &req->model);
+	x->rules.framework = req->framework;
+	x->rules.attention = req->attention;
+	x->rules.schedule = req->schedule;
+	x->rules.moments = req->moments;
+}
+
+/* Whether the training rules allow s: the enumeration asks them as it fixes
+ * each degree, so that it walks what the request checks allow. */
+static bool allowed(const struct dtplan__split *s, unsigned rules)
+{
+	return dtplan__split_check(s, rules, NULL) == DTPLAN_OK;
 }
 
 /* Bandwidth and latency of the links a group of `span` consecutive ranks uses. */
@@ -1020,9 +1034,14 @@ static int gcd(int a, int b)
  * is layers / v of a stage, as Megatron-LM's --num-layers-per-virtual-
  * pipeline-stage takes them); the request's pinned v alone when it is one.
  */
-static int vp_choices(const struct dtplan_request *r, const struct dtplan_candidate *c, int *vps)
+static int vp_choices(const struct ctx *x, const struct dtplan_candidate *c, int *vps)
 {
+	const struct dtplan_request *r = x->req;
+	struct dtplan__split s = x->rules;
 	int n = 0, g = c->stages.first;
+
+	s.pp = c->pp;
+	s.schedule = c->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
 
 	if (c->pp >= 2) {
 		g = gcd(g, c->stages.last);
@@ -1030,8 +1049,11 @@ static int vp_choices(const struct dtplan_request *r, const struct dtplan_candid
 			g = gcd(g, c->stages.middle);
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
-		/* DualPipe does not interleave */
-		if (v > 1 && (c->pp < 2 || (g > 0 && v > g) || c->dualpipe))
+		/* a chunk holds whole layers of each stage; the rules: PP >= 2,
+		 * DualPipe does not interleave */
+		s.vp = v;
+		if (v > 1 &&
+		    ((g > 0 && v > g) || !allowed(&s, DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE)))
 			break;
 		if (v > 1 && g % v != 0)
 			continue;
@@ -1187,10 +1209,14 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	const struct dtplan__ledger_shape *shp = NULL;
 	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
 
+	struct dtplan__split rules = x->rules;
+
 	/* DualPipe mirrors the stages: an even PP */
-	if (base->dualpipe && pp % 2 != 0)
+	rules.pp = pp;
+	if (!allowed(&rules, DTPLAN__RULE_DUALPIPE))
 		return DTPLAN_OK;
-	n_vp = vp_choices(r, base, vps);
+	rules.offload = x->offload ? 1 : 0;
+	n_vp = vp_choices(x, base, vps);
 	/* the ledger's view of the split, once (none: each candidate's own,
 	 * which reports the error) */
 	if (!x->exhaustive) {
@@ -1211,20 +1237,18 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	 * (NAN: not yet; 0: none) */
 	for (bi = 0; bi < MAX_B; bi++)
 		lb[bi] = x->exhaustive || w->first_fit ? 0.0 : NAN;
-	/* Megatron-LM's distributed optimizer is ZeRO-1; ZeRO-Offload needs
-	 * ZeRO (DeepSpeed's offload_optimizer) */
-	if (r->framework == DTPLAN_FRAMEWORK_MEGATRON && zero_hi > 1)
-		zero_hi = 1;
-	if (x->offload && zero_lo < 1)
-		zero_lo = 1;
 	for (int zero = zero_lo; zero <= zero_hi; zero++) {
 		struct too_big dead[MAX_VP][DTPLAN_RECOMPUTE_FULL + 1];
 		bool none_fits = false;
 
-		/* DeepSpeed runs ZeRO-2/3 only without pipeline parallelism;
-		 * ZeRO over one replica is ZeRO-0. */
-		if (zero >= 2 && pp > 1)
+		/* the rules: DeepSpeed runs ZeRO-2/3 only without pipeline
+		 * parallelism, Megatron-LM's distributed optimizer is ZeRO-1,
+		 * ZeRO-Offload needs ZeRO (DeepSpeed's offload_optimizer) */
+		rules.zero = zero;
+		if (!allowed(&rules, DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_MEGATRON |
+					     DTPLAN__RULE_OFFLOAD_ZERO))
 			continue;
+		/* ZeRO over one replica is ZeRO-0 */
 		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
 			continue;
 		memset(dead, 0, (size_t)n_vp * sizeof(dead[0]));
@@ -1372,8 +1396,11 @@ static int cp_choices(const struct ctx *x, int rest, int *cps)
 			cps[n++] = r->cp;
 		return n;
 	}
+	struct dtplan__split rules = x->rules;
+
 	cps[n++] = 1;
-	if (r->attention != DTPLAN_ATTENTION_FLASH)
+	rules.cp = 2;
+	if (!allowed(&rules, DTPLAN__RULE_CP_FLASH))
 		return n;
 	for (int cp = 2; cp <= rest && n < MAX_CP; cp *= 2) {
 		if (rest % cp != 0 || r->seq % (2 * cp) != 0 || r->seq / cp < DTPLAN__CP_MIN_TOKENS)
@@ -1389,9 +1416,13 @@ static int ep_choices(const struct ctx *x, int dp, int *eps)
 {
 	const struct dtplan_request *r = x->req;
 	int n = 0, e = r->model.experts;
+	struct dtplan__split rules = x->rules;
+	unsigned ep_rules = DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP;
 
+	rules.dp = dp;
 	if (r->ep > 0) {
-		if (r->ep == 1 || (e > 0 && e % r->ep == 0 && dp % r->ep == 0))
+		rules.ep = r->ep;
+		if (allowed(&rules, ep_rules))
 			eps[n++] = r->ep;
 		return n;
 	}
@@ -1402,9 +1433,11 @@ static int ep_choices(const struct ctx *x, int dp, int *eps)
 		int ds[MAX_DIVISORS];
 		size_t n_d = divisors(e, dp, ds);
 
-		for (size_t i = 0; i < n_d && n < MAX_EP; i++)
-			if (ds[i] >= 2 && dp % ds[i] == 0)
+		for (size_t i = 0; i < n_d && n < MAX_EP; i++) {
+			rules.ep = ds[i];
+			if (ds[i] >= 2 && allowed(&rules, ep_rules))
 				eps[n++] = ds[i];
+		}
 	}
 	return n;
 }
@@ -1435,7 +1468,11 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 	for (int tp = r->tp > 0 ? r->tp : 1; tp <= tp_max && !w->stop; tp++) {
 		int n_cp;
 
-		if (gpus % tp != 0 || r->model.heads % tp != 0 || x->kv_heads % tp != 0)
+		struct dtplan__split rules = x->rules;
+
+		rules.gpus = gpus;
+		rules.tp = tp;
+		if (!allowed(&rules, DTPLAN__RULE_TP_HEADS | DTPLAN__RULE_GPUS))
 			continue;
 		if (r->tp == 0 && x->fab != NULL && !dtplan__fabric_tp_fits(x->fab, tp))
 			continue;

@@ -1,0 +1,147 @@
+/*
+ * rules.c: which splits a model and a framework allow, and why not.
+ *
+ * The one home of every training rule: the request's refusals
+ * (lib/plan/request.c), the search's enumeration (lib/plan/search.c) and
+ * the ledger's validation (lib/cost/ledger.c) all ask dtplan__split_check(),
+ * each for the rules it needs, with what it knows of the split.  The checks
+ * run in one order, so that a split breaking two rules is told the same
+ * first one wherever it is checked.
+ */
+#include "config.h"
+
+#include "dtplan.h"
+#include "base/base.h"
+#include "model/model.h"
+
+void dtplan__split_init(struct dtplan__split *s, const struct dtplan_model *m)
+{
+	*s = (struct dtplan__split){
+		.model = m,
+		.zero = -1,
+		.offload = -1,
+		.recompute = -1,
+		.attention = DTPLAN_ATTENTION_FLASH,
+	};
+}
+
+/* A model's key/value heads (its attention heads when it does not say). */
+static int kv_heads(const struct dtplan_model *m)
+{
+	return m->kv_heads > 0 ? m->kv_heads : m->heads;
+}
+
+static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules,
+				   struct dtplan_error *err)
+{
+	const struct dtplan_model *m = s->model;
+
+	if (m == NULL)
+		return DTPLAN_OK;
+	if ((rules & DTPLAN__RULE_TP_HEADS) && s->tp > 0 &&
+	    (m->heads % s->tp != 0 || kv_heads(m) % s->tp != 0))
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "tp", 0,
+			"TP %d does not divide the %d attention heads and %d key/value "
+			"heads of %s",
+			s->tp, m->heads, kv_heads(m), m->name);
+	if ((rules & DTPLAN__RULE_PP_LAYERS) && s->pp > m->layers)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "PP %d is more stages than the %d layers of %s", s->pp,
+				     m->layers, m->name);
+	if ((rules & DTPLAN__RULE_EP_EXPERTS) && s->ep > 1 && m->experts <= 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d needs a model with experts; %s is dense", s->ep,
+				     m->name);
+	if ((rules & DTPLAN__RULE_EP_EXPERTS) && s->ep > 1 && m->experts % s->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide the %d experts of %s", s->ep,
+				     m->experts, m->name);
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules,
+				   struct dtplan_error *err)
+{
+	bool megatron = s->framework == DTPLAN_FRAMEWORK_MEGATRON;
+
+	if ((rules & DTPLAN__RULE_ZERO_PP) && s->zero >= 2 && s->pp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d",
+				     s->zero, s->pp);
+	if ((rules & DTPLAN__RULE_VP_PP) && s->vp > 1 && s->pp == 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
+				     "%d interleaved stages need pipeline parallelism, PP is 1",
+				     s->vp);
+	if ((rules & DTPLAN__RULE_MEGATRON) && megatron && (s->zero > 1 || s->offload == 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "Megatron-LM shards optimizer state only (its distributed "
+				     "optimizer is ZeRO-1) and offloads nothing: %s",
+				     s->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
+	if ((rules & DTPLAN__RULE_DUALPIPE) && s->schedule == DTPLAN_SCHEDULE_DUALPIPE &&
+	    (s->vp > 1 || (s->pp > 1 && s->pp % 2 != 0)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
+				     "DualPipe runs an even PP without interleaving: PP %d, %d "
+				     "interleaved stages asked",
+				     s->pp, s->vp);
+	if ((rules & DTPLAN__RULE_MEGATRON) && s->recompute == DTPLAN_RECOMPUTE_FINE && !megatron)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
+				     "recompute=fine is Megatron-Core's --recompute-modules; "
+				     "it needs framework=megatron");
+	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
+	 * no fp32 master copy, another ledger than the one counted here. */
+	if ((rules & DTPLAN__RULE_MEGATRON) && s->moments == DTPLAN_MOMENTS_BF16 && !megatron)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
+				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
+				     "(fp32 master weights, bf16 Adam moments); it needs "
+				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
+				     "bf16 master weights)");
+	if ((rules & DTPLAN__RULE_OFFLOAD_ZERO) && s->offload == 1 && s->zero == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
+	if ((rules & DTPLAN__RULE_CP_FLASH) && s->cp > 1 && s->attention != DTPLAN_ATTENTION_FLASH)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "CP %d needs flash attention (ring attention runs on its "
+				     "blocks)",
+				     s->cp);
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err check_gpus(const struct dtplan__split *s, unsigned rules,
+				  struct dtplan_error *err)
+{
+	int tp = s->tp > 0 ? s->tp : 1;
+
+	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 && s->dp % s->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide DP %d (EP is carved from DP)", s->ep,
+				     s->dp);
+	if (!(rules & DTPLAN__RULE_GPUS) || s->gpus <= 0)
+		return DTPLAN_OK;
+	if (s->tp > 0 && s->gpus % s->tp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide %d GPUs", s->tp, s->gpus);
+	if (s->pp > 0 && s->gpus % ((long)s->pp * tp) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
+				     "TP %d x PP %d does not divide %d GPUs", tp, s->pp, s->gpus);
+	if (s->ep > 0 && s->gpus % s->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide %d GPUs", s->ep, s->gpus);
+	if (s->cp > 0 && s->gpus % ((long)s->cp * tp) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "TP %d x CP %d does not divide %d GPUs", tp, s->cp, s->gpus);
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rules,
+				    struct dtplan_error *err)
+{
+	enum dtplan_err rv = check_model(s, rules, err);
+
+	if (rv == DTPLAN_OK)
+		rv = check_train(s, rules, err);
+	if (rv == DTPLAN_OK)
+		rv = check_gpus(s, rules, err);
+	return rv;
+}

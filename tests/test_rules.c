@@ -1,0 +1,288 @@
+/*
+ * test_rules.c: the training rules (lib/model/rules.c), and that the
+ * request's checks, the ledger and the search's enumeration ask them alike.
+ *
+ * The model facts are the presets': llama3-70b has 64 attention heads and
+ * 8 key/value heads in 80 layers, dense (Llama 3 paper, table 3);
+ * mixtral-8x7b 32 layers and 8 experts (Mixtral paper, section 2).
+ */
+#include "test_common.h"
+
+#include "dtplan.h"
+#include "base/base.h"
+#include "model/model.h"
+#include "plan/plan.h"
+
+static struct dtplan_model llama70, mixtral;
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama3-70b", &llama70, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_model_parse("mixtral-8x7b", &mixtral, NULL), DTPLAN_OK);
+	return 0;
+}
+
+/* One split, one broken rule: the key and the start of the reason. */
+static void split_check__each_rule__key_and_reason(void **state)
+{
+	static const struct {
+		const char *what;
+		bool moe;
+		int framework, attention, schedule, moments;
+		int gpus, tp, pp, dp, cp, ep, vp, zero, offload, recompute;
+		const char *source, *text; /* NULL: allowed */
+	} cases[] = {
+		{"TP 8 divides 64 and 8 heads", 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, -1, -1, -1,
+		 NULL, NULL},
+		{"TP 16 does not divide 8 kv heads", 0, 0, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, -1, -1,
+		 -1, "tp", "TP 16 does not divide the 64 attention heads and 8 key/value heads"},
+		{"PP 81 over 80 layers", 0, 0, 1, 0, 0, 0, 0, 81, 0, 0, 0, 0, -1, -1, -1, "pp",
+		 "PP 81 is more stages than the 80 layers"},
+		{"EP on a dense model", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, -1, -1, -1, "ep",
+		 "EP 2 needs a model with experts"},
+		{"EP 3 of 8 experts", 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, -1, -1, -1, "ep",
+		 "EP 3 does not divide the 8 experts"},
+		{"ZeRO-3 with PP 2", 0, 0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, -1, -1, "zero",
+		 "ZeRO-3 needs PP 1"},
+		{"interleaving with PP 1", 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, -1, -1, -1, "vp",
+		 "2 interleaved stages need pipeline parallelism"},
+		{"Megatron-LM ZeRO-2", 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, -1, -1, "zero",
+		 "Megatron-LM shards optimizer state only"},
+		{"Megatron-LM offload", 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, -1, "zero",
+		 "Megatron-LM shards optimizer state only (its distributed optimizer is ZeRO-1) "
+		 "and offloads nothing: offload=yes"},
+		{"DualPipe with PP 3", 0, 1, 1, 1, 0, 0, 0, 3, 0, 0, 0, 0, -1, -1, -1, "schedule",
+		 "DualPipe runs an even PP without interleaving"},
+		{"DualPipe with PP 4", 0, 1, 1, 1, 0, 0, 0, 4, 0, 0, 0, 0, -1, -1, -1, NULL, NULL},
+		{"fine recomputation, DeepSpeed", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1,
+		 DTPLAN_RECOMPUTE_FINE, "recompute", "recompute=fine is Megatron-Core's"},
+		{"bf16 moments, DeepSpeed", 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1,
+		 "moments", "moments=bf16 is Megatron-Core's precision-aware optimizer"},
+		{"offload with ZeRO-0", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, -1, "zero",
+		 "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0"},
+		{"CP with unfused attention", 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, -1, -1, -1, "cp",
+		 "CP 2 needs flash attention"},
+		{"EP 8 of DP 4", 1, 0, 1, 0, 0, 0, 0, 0, 4, 0, 8, 0, -1, -1, -1, "ep",
+		 "EP 8 does not divide DP 4"},
+		{"TP 8 of 12 GPUs", 0, 0, 1, 0, 0, 12, 8, 0, 0, 0, 0, 0, -1, -1, -1, "tp",
+		 "TP 8 does not divide 12 GPUs"},
+		{"TP 4 x PP 4 of 24 GPUs", 0, 0, 1, 0, 0, 24, 4, 4, 0, 0, 0, 0, -1, -1, -1, "pp",
+		 "TP 4 x PP 4 does not divide 24 GPUs"},
+		{"TP 2 x CP 4 of 12 GPUs", 0, 0, 1, 0, 0, 12, 2, 0, 0, 4, 0, 0, -1, -1, -1, "cp",
+		 "TP 2 x CP 4 does not divide 12 GPUs"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan__split s;
+		struct dtplan_error err = {0};
+		enum dtplan_err rv;
+
+		dtplan__split_init(&s, cases[i].moe ? &mixtral : &llama70);
+		s.framework = (enum dtplan_framework)cases[i].framework;
+		s.attention = (enum dtplan_attention)cases[i].attention;
+		s.schedule = (enum dtplan_schedule)cases[i].schedule;
+		s.moments = (enum dtplan_moments)cases[i].moments;
+		s.gpus = cases[i].gpus;
+		s.tp = cases[i].tp;
+		s.pp = cases[i].pp;
+		s.dp = cases[i].dp;
+		s.cp = cases[i].cp;
+		s.ep = cases[i].ep;
+		s.vp = cases[i].vp;
+		s.zero = cases[i].zero;
+		s.offload = cases[i].offload;
+		s.recompute = cases[i].recompute;
+		rv = dtplan__split_check(&s, DTPLAN__RULES_ALL, &err);
+		if (cases[i].text == NULL) {
+			if (rv != DTPLAN_OK)
+				fail_msg("%s: refused: %s", cases[i].what, err.text);
+			continue;
+		}
+		if (rv != DTPLAN_ERR_INVAL || strcmp(err.source, cases[i].source) != 0 ||
+		    strncmp(err.text, cases[i].text, strlen(cases[i].text)) != 0)
+			fail_msg("%s: got %d [%s] %s", cases[i].what, rv, err.source, err.text);
+		/* without err, the same verdict and nothing formatted */
+		assert_int_equal(dtplan__split_check(&s, DTPLAN__RULES_ALL, NULL),
+				 DTPLAN_ERR_INVAL);
+		/* a rule asked for by no one is not checked */
+		assert_int_equal(dtplan__split_check(&s, 0, NULL), DTPLAN_OK);
+	}
+}
+
+/* The same mistake gets the same error from the request's checks and from
+ * the ledger (the ledger used to word them its own way, with
+ * DTPLAN_ERR_RANGE for some). */
+static void request_and_ledger__same_mistake__same_error(void **state)
+{
+	static const struct {
+		const char *what;
+		int pp, vp, ep, dp;
+		bool dualpipe, moe;
+	} cases[] = {
+		{"interleaving with PP 1", 1, 2, 0, 8, false, false},
+		{"DualPipe with PP 3", 3, 0, 0, 8, true, false},
+		{"EP 3 of 8 experts", 1, 0, 3, 6, false, true},
+		{"EP on a dense model", 1, 0, 2, 8, false, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_request r;
+		struct dtplan_ledger_in in = {0};
+		struct dtplan_ledger l;
+		struct dtplan_error a = {0}, b = {0};
+
+		dtplan_request_init(&r);
+		r.model = cases[i].moe ? mixtral : llama70;
+		r.pp = cases[i].pp;
+		r.vp = cases[i].vp;
+		r.ep = cases[i].ep;
+		r.schedule = cases[i].dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
+		r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+		assert_int_equal(dtplan_request_check_model(&r, &a), DTPLAN_ERR_INVAL);
+		in.model = &r.model;
+		in.tp = 1;
+		in.pp = cases[i].pp;
+		in.dp = cases[i].dp;
+		in.chunks = cases[i].vp;
+		in.ep = cases[i].ep;
+		in.dualpipe = cases[i].dualpipe;
+		in.framework = DTPLAN_FRAMEWORK_MEGATRON;
+		in.attention = DTPLAN_ATTENTION_FLASH;
+		assert_int_equal(dtplan_ledger_compute(&in, &l, &b), DTPLAN_ERR_INVAL);
+		if (strcmp(a.source, b.source) != 0 || strcmp(a.text, b.text) != 0)
+			fail_msg("%s: request [%s] %s; ledger [%s] %s", cases[i].what, a.source,
+				 a.text, b.source, b.text);
+	}
+}
+
+/* The ledger counts what it is asked (ZeRO-3 over 8 ranks shards the bf16
+ * weights 8 ways: 70.6e9 x 2 / 8 bytes); whether a framework runs the split
+ * is the request's and the search's question, so Megatron-LM's ZeRO-1 limit
+ * is theirs, not the ledger's. */
+static void ledger__framework_rule__not_the_ledgers(void **state)
+{
+	struct dtplan_ledger_in in = {0};
+	struct dtplan_ledger l;
+	struct dtplan_request r;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	in.model = &llama70;
+	in.tp = in.pp = 1;
+	in.dp = 8;
+	in.zero = 3;
+	in.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	in.attention = DTPLAN_ATTENTION_FLASH;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_true(fabs(l.weights - llama70.params * 2.0 / 8.0) < 1.0);
+	dtplan_request_init(&r);
+	r.model = llama70;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.zero = 3;
+	assert_int_equal(dtplan_request_check_train(&r, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.source, "zero");
+}
+
+/*
+ * The search walks only what the rules allow: across models, GPU counts
+ * and --dt-train pins, every plan's chosen split (and its runner-up) passes
+ * every rule, and a request the checks refuse is refused before any
+ * search.
+ */
+static void search__every_plan__allowed_by_the_rules(void **state)
+{
+	static const char *const models[] = {"llama2-7b", "llama3-70b", "mixtral-8x7b"};
+	static const int gpus[] = {8, 16, 64, 96};
+	static const struct {
+		int framework, schedule, zero, pp, vp, cp, attention;
+	} pins[] = {
+		{0, 0, -1, 0, 0, 0, 1}, {1, 0, -1, 0, 0, 0, 1}, {0, 0, 3, 0, 0, 0, 1},
+		{0, 0, -1, 2, 0, 0, 1}, {1, 0, -1, 4, 2, 0, 1}, {1, 1, -1, 4, 0, 0, 1},
+		{1, 1, -1, 0, 0, 0, 1}, {0, 0, -1, 0, 0, 2, 1}, {0, 0, -1, 0, 0, 0, 0},
+		{0, 0, 2, 2, 0, 0, 1},  {1, 0, 3, 0, 0, 0, 1},
+	};
+	size_t planned = 0, refused = 0;
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++)
+		for (size_t g = 0; g < sizeof(gpus) / sizeof(gpus[0]); g++)
+			for (size_t p = 0; p < sizeof(pins) / sizeof(pins[0]); p++) {
+				struct dtplan_request r;
+				struct dtplan_plan *plan = NULL;
+				struct dtplan_error err = {0};
+				const struct dtplan_candidate *c[2];
+				enum dtplan_err rv;
+
+				dtplan_request_init(&r);
+				assert_int_equal(dtplan_model_parse(models[m], &r.model, NULL),
+						 DTPLAN_OK);
+				r.gpus = gpus[g];
+				r.seq = 4096;
+				r.global_batch = 256;
+				r.framework = (enum dtplan_framework)pins[p].framework;
+				r.schedule = (enum dtplan_schedule)pins[p].schedule;
+				r.zero = pins[p].zero;
+				r.pp = pins[p].pp;
+				r.vp = pins[p].vp;
+				r.cp = pins[p].cp;
+				r.attention = (enum dtplan_attention)pins[p].attention;
+				rv = dtplan_plan_create(&r, NULL, &plan, &err);
+				if (dtplan__request_check_fixed(&r, NULL) != DTPLAN_OK) {
+					assert_int_equal(rv, DTPLAN_ERR_INVAL);
+					refused++;
+					continue;
+				}
+				if (rv != DTPLAN_OK) {
+					assert_int_equal(rv, DTPLAN_ERR_NO_FIT);
+					continue;
+				}
+				c[0] = &plan->best;
+				c[1] = plan->have_runner_up ? &plan->runner_up : NULL;
+				for (int k = 0; k < 2 && c[k] != NULL; k++) {
+					struct dtplan__split s;
+
+					dtplan__split_init(&s, &r.model);
+					s.framework = r.framework;
+					s.attention = r.attention;
+					s.schedule = c[k]->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE
+								    : DTPLAN_SCHEDULE_1F1B;
+					s.moments = r.moments;
+					s.gpus = r.gpus;
+					s.tp = c[k]->tp;
+					s.pp = c[k]->pp;
+					s.dp = c[k]->dp;
+					s.cp = c[k]->cp;
+					s.ep = c[k]->ep;
+					s.vp = c[k]->vp;
+					s.zero = c[k]->zero;
+					s.offload = c[k]->offload ? 1 : 0;
+					s.recompute = (int)c[k]->recompute;
+					if (dtplan__split_check(&s, DTPLAN__RULES_ALL, &err) !=
+					    DTPLAN_OK)
+						fail_msg(
+							"%s on %d GPUs, pins %zu: the plan's split "
+							"breaks a rule: %s",
+							models[m], gpus[g], p, err.text);
+				}
+				planned++;
+				dtplan_plan_destroy(plan);
+			}
+	print_message("%zu plans checked, %zu requests refused by the checks\n", planned, refused);
+	assert_true(planned > 0);
+	assert_true(refused > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(split_check__each_rule__key_and_reason),
+		cmocka_unit_test(request_and_ledger__same_mistake__same_error),
+		cmocka_unit_test(ledger__framework_rule__not_the_ledgers),
+		cmocka_unit_test(search__every_plan__allowed_by_the_rules),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
