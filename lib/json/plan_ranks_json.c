@@ -24,17 +24,18 @@
  * node names are found by binary search.  Time is linear (n log n for
  * names).
  *
- * The whole-plan reader shares that pass and the placement's reader (the
- * large part of a plan), and reads the small members the text shows with
- * Jansson, each from its own span of the text and at most
- * MAX_MEMBER_TEXT bytes of it, so that no member builds a tree larger than
- * a few megabytes whatever the file holds.  Errors name the member (and the
+ * The whole-plan reader shares that pass, the reader of the parallelism
+ * (one for both, so that a mistake there is the same error whichever meets
+ * it) and the placement's (the large part of a plan), and reads the small
+ * members the text shows with Jansson, each from its own span of the text
+ * and at most MAX_MEMBER_TEXT bytes of it, so that no member builds a tree
+ * larger than a few megabytes whatever the file holds.  Errors name the member (and the
  * line, where the text is at fault).
  *
  * The parts (plan_read_int.h): this file, the first pass and the entry
  * points; plan_read_stream.c, the tokenizer; plan_read_ranks.c, the
- * streaming readers of what tasks need; plan_read_whole.c, the Jansson
- * readers of the rest.
+ * streaming readers of the parallelism, checkpoint and placement;
+ * plan_read_whole.c, the Jansson readers of the rest.
  */
 #include "config.h"
 
@@ -163,9 +164,9 @@ static enum dtplan_err scan_top(struct dtplan__rd *r, struct dtplan__span *found
 }
 
 /*
- * The whole plan's small members (everything but the placement) as one
- * object, each parsed from its own span of the text: at most
- * MAX_MEMBER_TEXT bytes each, so that the trees stay small.  The first
+ * The whole plan's small members (all but the parallelism and the
+ * placement) as one object, each parsed from its own span of the text: at
+ * most MAX_MEMBER_TEXT bytes each, so that the trees stay small.  The first
  * pass checked the syntax and the depth; what Jansson still refuses (a
  * nested key given twice, an integer past 64 bits) is named with the
  * member and its line.  Caller frees *root with json_decref().
@@ -173,11 +174,11 @@ static enum dtplan_err scan_top(struct dtplan__rd *r, struct dtplan__span *found
 static enum dtplan_err member_trees(const struct dtplan__rd *r, const struct dtplan__span *found,
 				    json_t **root)
 {
-	static const int members[] = {M_PARALLELISM, M_CHECKPOINT,    M_MODEL,     M_GPU,
-				      M_MEMORY,      M_PREDICTION,    M_RUNNER_UP, M_WARNINGS,
-				      M_GPUS,        M_GPUS_PER_NODE, M_BATCH,     M_EXACT,
-				      M_CONSIDERED,  M_FITTING,       M_FRAMEWORK, M_ATTENTION,
-				      M_PRECISION,   M_MOMENTS,       M_TRAINING};
+	static const int members[] = {M_CHECKPOINT,    M_MODEL,     M_GPU,       M_MEMORY,
+				      M_PREDICTION,    M_RUNNER_UP, M_WARNINGS,  M_GPUS,
+				      M_GPUS_PER_NODE, M_BATCH,     M_EXACT,     M_CONSIDERED,
+				      M_FITTING,       M_FRAMEWORK, M_ATTENTION, M_PRECISION,
+				      M_MOMENTS,       M_TRAINING};
 	json_error_t jerr;
 	json_t *v;
 
@@ -252,7 +253,7 @@ static enum dtplan_err read_plan(const char *text, bool whole, struct dtplan_pla
 		goto out;
 	}
 	sub = dtplan__rd_at(&r, found[M_PARALLELISM]);
-	rv = dtplan__plan_read_best(&sub, &p->best);
+	rv = dtplan__plan_read_parallelism(&sub, &p->best);
 	if (rv != DTPLAN_OK)
 		goto out;
 	if (whole) {

@@ -5,8 +5,8 @@
  *                       member trees, dtplan_plan_ranks_from_json() and
  *                       dtplan_plan_from_json()
  *   plan_read_stream.c  the streaming tokenizer and a member's value
- *   plan_read_ranks.c   what tasks need, streamed: parallelism, checkpoint,
- *                       placement
+ *   plan_read_ranks.c   the streamed members: parallelism (for both
+ *                       readers), checkpoint, placement
  *   plan_read_whole.c   the whole plan's small members, from Jansson trees
  *
  * Each uses only the ones below it.  The streaming functions allocate
@@ -119,12 +119,16 @@ enum dtplan_err dtplan__rd_str_value(struct dtplan__rd *r, const char *where, co
 				     char *buf, size_t size);
 
 /* ------------------------------------------------------------------------
- * What tasks need, streamed (plan_read_ranks.c)
+ * The streamed members (plan_read_ranks.c)
  * ---------------------------------------------------------------------- */
 
-/* "parallelism" at the reader into b (zeroed before): tp, pp, dp, ZeRO,
- * micro-batches, recomputation, EP and CP. */
-enum dtplan_err dtplan__plan_read_best(struct dtplan__rd *r, struct dtplan_candidate *b);
+/*
+ * "parallelism" at the reader into b (zeroed before), for both readers: tp,
+ * pp, dp, ZeRO, micro-batches, recomputation, EP, CP, interleaving, offload,
+ * the schedule, the layers per stage and their imbalance.  The one reader of
+ * that member: a mistake in it is the same error whichever reader meets it.
+ */
+enum dtplan_err dtplan__plan_read_parallelism(struct dtplan__rd *r, struct dtplan_candidate *b);
 
 /* "checkpoint" at the reader: its intervals into c (anything but an object
  * is passed over). */
@@ -143,11 +147,11 @@ enum dtplan_err dtplan__plan_read_placement(struct dtplan__rd *r, struct dtplan_
  * ---------------------------------------------------------------------- */
 
 /*
- * Everything but the placement into p, from root, an object of the plan's
- * small members (borrowed; the caller json_decref()s it): the request (over
- * dtplan_request_init()'s defaults), the split's rest, memory, prediction,
- * runner-up, checkpoint, time to train and warnings.  What it allocates
- * (the warnings) is p's, freed with it, also on error.
+ * Everything but the parallelism and the placement into p, from root, an
+ * object of the plan's small members (borrowed; the caller json_decref()s
+ * it): the request (over dtplan_request_init()'s defaults), memory,
+ * prediction, runner-up, checkpoint, time to train and warnings.  What it
+ * allocates (the warnings) is p's, freed with it, also on error.
  */
 struct json_t;
 enum dtplan_err dtplan__plan_read_whole(struct json_t *root, struct dtplan_plan *p,

@@ -1,11 +1,12 @@
 /*
  * plan_read_ranks.c: what tasks need from a plan's JSON, read with the
  * streaming reader (plan_read_stream.c) from where the first pass found it:
- * "parallelism", "checkpoint" and "placement" (its nodes and ranks, and for
- * the whole plan its leaves and the rest).  Memory is the plan's own,
- * allocated after the counts are checked against the parallel degrees and
- * the limits (doc/internals/limits.md); node names are found by binary
- * search.  See plan_read_int.h.
+ * "parallelism" (all of it, and for both readers), "checkpoint" and
+ * "placement" (its nodes and ranks, and for the whole plan its leaves and
+ * the rest).  Memory is the plan's own, allocated after the counts are
+ * checked against the parallel degrees and the limits
+ * (doc/internals/limits.md); node names are found by binary search.  See
+ * plan_read_int.h.
  */
 #include "config.h"
 
@@ -16,24 +17,221 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum dtplan_err dtplan__plan_read_best(struct dtplan__rd *r, struct dtplan_candidate *b)
+/* The members of "parallelism", in keys[]'s order. */
+enum {
+	S_TP,
+	S_PP,
+	S_DP,
+	S_ZERO,
+	S_MICRO_BATCH,
+	S_NUM_MICROBATCHES,
+	S_GLOBAL_BATCH,
+	S_EP,
+	S_CP,
+	S_VP, /* the integers */
+	S_RECOMPUTE,
+	S_OFFLOAD,
+	S_SCHEDULE,
+	S_STAGES,
+	S_IMBALANCE, /* read after the others: they need pp */
+	S__N
+};
+
+/* What reading "parallelism" keeps until all its members are seen. */
+struct split_read {
+	char recompute[32]; /* the recomputation's name, when it is given one */
+	bool recompute_named;
+	int recompute_n; /* else its number */
+	int schedule;
+	struct dtplan__span stages, imbalance;
+};
+
+/* One known member of "parallelism" (k, key) at the reader. */
+static enum dtplan_err read_split_member(struct dtplan__rd *r, int k, const char *key,
+					 int *const *ints, struct split_read *s,
+					 struct dtplan_candidate *b)
 {
-	static const char *const keys[] = {"tp",           "pp",
-					   "dp",           "zero",
-					   "micro_batch",  "num_microbatches",
-					   "global_batch", "recompute",
-					   "ep",           "cp"};
-	int *const ints[] = {&b->tp,           &b->pp,
-			     &b->dp,           &b->zero,
-			     &b->micro_batch,  &b->num_microbatches,
-			     &b->global_batch, NULL,
-			     &b->ep,           &b->cp};
-	char key[32], name[32];
+	enum dtplan_err ret;
+	char name[16];
+	size_t len = 0;
+	char c;
+
+	switch (k) {
+	case S_RECOMPUTE:
+		if (dtplan__rd_peek(r) != '"')
+			return dtplan__rd_int_value(r, "parallelism", key, &s->recompute_n);
+		ret = dtplan__rd_string(r, s->recompute, sizeof(s->recompute), &len);
+		s->recompute_named = true;
+		if (ret == DTPLAN_OK && len >= sizeof(s->recompute))
+			ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+					    "parallelism.recompute: too long");
+		return ret;
+	case S_OFFLOAD:
+		c = dtplan__rd_peek(r);
+		if (c != 't' && c != 'f' && c != 'n')
+			return dtplan__rd_syntax(r, "parallelism.offload: expected true or false");
+		b->offload = c == 't';
+		return dtplan__rd_skip_value(r);
+	case S_SCHEDULE:
+		/* written only for DualPipe */
+		if (dtplan__rd_peek(r) == '"') {
+			ret = dtplan__rd_string(r, name, sizeof(name), &len);
+			if (ret != DTPLAN_OK ||
+			    (len < sizeof(name) &&
+			     dtplan_schedule_parse(name, &s->schedule, NULL) == DTPLAN_OK))
+				return ret;
+		}
+		return dtplan__rd_syntax(r, "parallelism.schedule: expected \"1f1b\" or "
+					    "\"dualpipe\"");
+	case S_STAGES:
+	case S_IMBALANCE:
+		*(k == S_STAGES ? &s->stages : &s->imbalance) =
+			(struct dtplan__span){.found = true, .pos = r->pos};
+		return dtplan__rd_skip_value(r);
+	default:
+		return dtplan__rd_int_value(r, "parallelism", key, ints[k]);
+	}
+}
+
+/* layers_per_stage at the reader: pp layer counts, kept as the plan keeps
+ * them: the first, the middle (all equal) and the last. */
+static enum dtplan_err read_stages(struct dtplan__rd *r, struct dtplan_candidate *b)
+{
+	enum dtplan_err ret;
+	bool first = true, more = true, whole;
+	struct dtplan__rd ahead;
+	size_t i = 0, n = 0;
+	long long v;
+	double d;
+	char c;
+
+	if (dtplan__rd_peek(r) != '[')
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism.layers_per_stage: expected %d layer counts",
+				     b->pp);
+	ahead = *r;
+	if ((ret = dtplan__rd_count_elements(&ahead, &n)) != DTPLAN_OK)
+		return ret;
+	if (n != (size_t)b->pp)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism.layers_per_stage: expected %d layer counts",
+				     b->pp);
+	if ((ret = dtplan__rd_open_container(r, '[')) != DTPLAN_OK)
+		return ret;
+	while ((ret = dtplan__rd_next_element(r, &first, &more)) == DTPLAN_OK && more) {
+		v = 0;
+		c = dtplan__rd_peek(r);
+		if (c == '-' || (c >= '0' && c <= '9')) {
+			ret = dtplan__rd_number(r, &d, &whole, &v);
+			if (!whole)
+				v = 0;
+		} else {
+			ret = dtplan__rd_skip_value(r);
+		}
+		if (ret != DTPLAN_OK)
+			return ret;
+		if (v < 1 || v > 1000000)
+			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "parallelism.layers_per_stage[%zu]: expected a whole "
+					     "number >= 1",
+					     i);
+		if (i == 0)
+			b->stages.first = (int)v;
+		else if (i + 1 == n)
+			b->stages.last = (int)v;
+		else if (i == 1)
+			b->stages.middle = (int)v;
+		else if (v != b->stages.middle)
+			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "parallelism.layers_per_stage[%zu]: the stages "
+					     "between the first and the last hold equal layers",
+					     i);
+		i++;
+	}
+	return ret;
+}
+
+/* The checks that need every member of "parallelism", then the members
+ * that need pp. */
+static enum dtplan_err finish_split(struct dtplan__rd *r, const struct split_read *s,
+				    struct dtplan_candidate *b)
+{
+	enum dtplan_err ret;
+	struct dtplan__rd sub;
+
+	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism: tp, pp and dp must be whole numbers >= 1");
+	/* plans from before interleaving, EP and CP carry none */
+	if (b->vp < 1)
+		b->vp = 1;
+	if (b->ep < 1)
+		b->ep = 1;
+	if (b->cp < 1)
+		b->cp = 1;
+	if (b->dp % b->ep != 0)
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism: ep %d does not divide dp %d", b->ep, b->dp);
+	if (s->recompute_named) {
+		ret = dtplan_recompute_parse(s->recompute, &b->recompute, r->err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	} else if (s->recompute_n < DTPLAN_RECOMPUTE_NONE ||
+		   s->recompute_n > DTPLAN_RECOMPUTE_FULL) {
+		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "parallelism.recompute: %d unknown", s->recompute_n);
+	} else {
+		b->recompute = (enum dtplan_recompute)s->recompute_n;
+	}
+	b->dualpipe = s->schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
+	/* stage_imbalance only beside layers_per_stage, as plans carry it and
+	 * dtplan show read it */
+	if (!s->stages.found)
+		return DTPLAN_OK;
+	sub = dtplan__rd_at(r, s->stages);
+	if ((ret = read_stages(&sub, b)) != DTPLAN_OK || !s->imbalance.found)
+		return ret;
+	sub = dtplan__rd_at(r, s->imbalance);
+	return dtplan__rd_num_value(&sub, "parallelism", "stage_imbalance", &b->stage_imbalance);
+}
+
+enum dtplan_err dtplan__plan_read_parallelism(struct dtplan__rd *r, struct dtplan_candidate *b)
+{
+	static const char *const keys[S__N] = {
+		[S_TP] = "tp",
+		[S_PP] = "pp",
+		[S_DP] = "dp",
+		[S_ZERO] = "zero",
+		[S_MICRO_BATCH] = "micro_batch",
+		[S_NUM_MICROBATCHES] = "num_microbatches",
+		[S_GLOBAL_BATCH] = "global_batch",
+		[S_EP] = "ep",
+		[S_CP] = "cp",
+		[S_VP] = "vp",
+		[S_RECOMPUTE] = "recompute",
+		[S_OFFLOAD] = "offload",
+		[S_SCHEDULE] = "schedule",
+		[S_STAGES] = "layers_per_stage",
+		[S_IMBALANCE] = "stage_imbalance",
+	};
+	int *const ints[S_VP + 1] = {
+		[S_TP] = &b->tp,
+		[S_PP] = &b->pp,
+		[S_DP] = &b->dp,
+		[S_ZERO] = &b->zero,
+		[S_MICRO_BATCH] = &b->micro_batch,
+		[S_NUM_MICROBATCHES] = &b->num_microbatches,
+		[S_GLOBAL_BATCH] = &b->global_batch,
+		[S_EP] = &b->ep,
+		[S_CP] = &b->cp,
+		[S_VP] = &b->vp,
+	};
+	struct split_read s = {.recompute_n = (int)b->recompute, .schedule = DTPLAN_SCHEDULE_1F1B};
 	enum dtplan_err ret, rv = DTPLAN_OK;
-	bool first = true, more = true, rc_name = false;
+	bool first = true, more = true;
 	unsigned seen = 0;
-	size_t len;
-	int k, n = (int)b->recompute;
+	char key[32];
+	int k;
 
 	if (dtplan__rd_peek(r) != '{')
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0, "no \"parallelism\" object");
@@ -44,16 +242,8 @@ enum dtplan_err dtplan__plan_read_best(struct dtplan__rd *r, struct dtplan_candi
 		k = dtplan__rd_known_key(r, key, keys, DTPLAN_ARRAY_SIZE(keys), &seen, &rv);
 		if (rv != DTPLAN_OK)
 			return rv;
-		if ((k >= 0 && k < 7) || k >= 8)
-			ret = dtplan__rd_int_value(r, "parallelism", key, ints[k]);
-		else if (k == 7 && dtplan__rd_peek(r) == '"') {
-			ret = dtplan__rd_string(r, name, sizeof(name), &len);
-			rc_name = true;
-			if (ret == DTPLAN_OK && len >= sizeof(name))
-				ret = dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-						    "parallelism.recompute: too long");
-		} else if (k == 7)
-			ret = dtplan__rd_int_value(r, "parallelism", key, &n);
+		if (k >= 0)
+			ret = read_split_member(r, k, key, ints, &s, b);
 		else
 			ret = dtplan__rd_skip_value(r);
 		if (ret != DTPLAN_OK)
@@ -61,24 +251,7 @@ enum dtplan_err dtplan__plan_read_best(struct dtplan__rd *r, struct dtplan_candi
 	}
 	if (ret != DTPLAN_OK)
 		return ret;
-	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism: tp, pp and dp must be whole numbers >= 1");
-	/* plans from before EP and CP carry neither */
-	if (b->ep < 1)
-		b->ep = 1;
-	if (b->cp < 1)
-		b->cp = 1;
-	if (b->dp % b->ep != 0)
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism: ep %d does not divide dp %d", b->ep, b->dp);
-	if (rc_name)
-		return dtplan_recompute_parse(name, &b->recompute, r->err);
-	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism.recompute: %d unknown", n);
-	b->recompute = (enum dtplan_recompute)n;
-	return DTPLAN_OK;
+	return finish_split(r, &s, b);
 }
 
 enum dtplan_err dtplan__plan_read_ckpt(struct dtplan__rd *r, struct dtplan_ckpt *c)

@@ -2,9 +2,8 @@
  * plan_read_whole.c: the whole plan's small members for
  * dtplan_plan_from_json() (dtplan show), each from the Jansson tree of its
  * own span of the text (plan_ranks_json.c): the model, GPUs, framework,
- * attention and precision, the split's rest (vp, offload, schedule, layers
- * per stage), memory, prediction, runner-up, checkpoint, time to train and
- * warnings.  Members the text does not show may be absent.  See
+ * attention and precision, memory, prediction, runner-up, checkpoint, time
+ * to train and warnings.  Members the text does not show may be absent.  See
  * plan_read_int.h.
  */
 #include "config.h"
@@ -68,7 +67,8 @@ static enum dtplan_err get_str(json_t *obj, const char *where, const char *key, 
 	return DTPLAN_OK;
 }
 
-/* A split: tp, pp, dp, ZeRO, micro-batches and recomputation of obj. */
+/* A split: tp, pp, dp, ZeRO, micro-batches and recomputation of obj (the
+ * runner-up's; the plan's own is dtplan__plan_read_parallelism()'s). */
 static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_candidate *b,
 				  struct dtplan_error *err)
 {
@@ -136,43 +136,6 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 				     where, n);
 	b->recompute = (enum dtplan_recompute)n;
 	return DTPLAN_OK;
-}
-
-/* layers_per_stage: first, middle (all equal) and last, as the plan keeps them. */
-static enum dtplan_err read_stages(json_t *par, struct dtplan_candidate *b,
-				   struct dtplan_error *err)
-{
-	json_t *a = json_object_get(par, "layers_per_stage"), *v;
-	size_t i;
-
-	if (a == NULL)
-		return DTPLAN_OK;
-	if (!json_is_array(a) || json_array_size(a) != (size_t)b->pp)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism.layers_per_stage: expected %d layer counts",
-				     b->pp);
-	json_array_foreach(a, i, v)
-	{
-		json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
-
-		if (n < 1 || n > 1000000)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "parallelism.layers_per_stage[%zu]: expected a whole "
-					     "number >= 1",
-					     i);
-		if (i == 0)
-			b->stages.first = (int)n;
-		else if (i + 1 == json_array_size(a))
-			b->stages.last = (int)n;
-		else if (i == 1)
-			b->stages.middle = (int)n;
-		else if (n != b->stages.middle)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "parallelism.layers_per_stage[%zu]: the stages "
-					     "between the first and the last hold equal layers",
-					     i);
-	}
-	return get_num(par, "parallelism", "stage_imbalance", &b->stage_imbalance, err);
 }
 
 /* Model, GPUs and batch into the request (dtplan_request_init() first). */
@@ -433,12 +396,8 @@ enum dtplan_err dtplan__plan_read_whole(json_t *root, struct dtplan_plan *p,
 	enum dtplan_err ret;
 
 	dtplan_request_init(&p->request);
-	/* the streaming pass read what tasks need; the split's rest (vp,
-	 * offload) is the whole plan's */
+	/* the streaming pass read the parallelism, for tasks and for this */
 	if ((ret = read_request(root, p, err)) != DTPLAN_OK ||
-	    (ret = read_split(json_object_get(root, "parallelism"), "parallelism", &p->best,
-			      err)) != DTPLAN_OK ||
-	    (ret = read_stages(json_object_get(root, "parallelism"), &p->best, err)) != DTPLAN_OK ||
 	    (ret = read_memory(root, p, err)) != DTPLAN_OK ||
 	    (ret = read_prediction(root, &p->best, err)) != DTPLAN_OK ||
 	    (ret = read_runner_up(root, p, err)) != DTPLAN_OK ||
