@@ -152,6 +152,8 @@ static void ranks_from_json__plan_to_json_output__round_trip(void **state)
 	plan.best.micro_batch = 1;
 	plan.best.num_microbatches = 16;
 	plan.best.recompute = DTPLAN_RECOMPUTE_SELECTIVE;
+	plan.best.stages.first = 16; /* 7B's 32 layers on 2 stages */
+	plan.best.stages.last = 16;
 	plan.best.crosses_uplinks = "pp";
 	plan.ckpt.interval_seconds = 1800.0;
 	plan.ckpt.interval_steps = 90.0;
@@ -176,6 +178,9 @@ static void ranks_from_json__plan_to_json_output__round_trip(void **state)
 	assert_int_equal(back->best.zero, 2);
 	assert_int_equal(back->best.num_microbatches, 16);
 	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_SELECTIVE);
+	assert_int_equal(back->best.stages.first, 16);
+	assert_int_equal(back->best.stages.last, 16);
+	assert_int_equal(back->best.vp, 1);
 	assert_near(back->ckpt.interval_seconds, 1800.0, 0.0);
 	assert_near(back->ckpt.interval_steps, 90.0, 0.0);
 	assert_int_equal(back->n_nodes, 2);
@@ -723,6 +728,73 @@ static void plan_from_json__bad_documents__error_names_member(void **state)
 	}
 }
 
+/* A whole placed plan, TP 1 x PP 2 x DP 1 on one node, with more members of
+ * "parallelism" where %s is. */
+#define BOTH_PLAN                                                                                  \
+	"{\"schema\": \"dtplan.plan/1\",\n"                                                        \
+	" \"parallelism\": {\"tp\": 1, \"pp\": 2, \"dp\": 1, %s},\n"                               \
+	" \"model\": {\"layers\": 8}, \"gpu\": {}, \"gpus\": 2, \"gpus_per_node\": 2,\n"           \
+	" \"placement\": {\"nodes\": [\"a\"], \"ranks\": [{\"node\": 0, \"gpu\": 0, "              \
+	"\"local_rank\": 0, \"pp_rank\": 0}, {\"node\": 0, \"gpu\": 1, \"local_rank\": 1, "        \
+	"\"pp_rank\": 1}]}}"
+
+/*
+ * "parallelism" has one reader, for srun's steps and for dtplan show: a
+ * mistake in it is the same error, code, text and line, whichever reads it.
+ * Before, the ranks reader passed over what tasks do not need (vp, offload,
+ * schedule, layers_per_stage, stage_imbalance) that dtplan show refused, and
+ * only dtplan show's Jansson tree refused an integer past 64 bits there.
+ */
+static void both_readers__mistake_in_parallelism__same_error(void **state)
+{
+	static const struct {
+		const char *members;
+		const char *text;
+		int line;
+	} cases[] = {
+		{"\"vp\": \"2\"", "parallelism.vp: expected a whole number", 2},
+		{"\"vp\": 99999999999999999999", "parallelism.vp: expected a whole number", 2},
+		{"\"vp\": 2, \"vp\": 2", "duplicate object key 'vp'", 2},
+		{"\"offload\": \"yes\"", "parallelism.offload: expected true or false", 2},
+		{"\"schedule\": \"zb\"", "parallelism.schedule: expected \"1f1b\" or \"dualpipe\"",
+		 2},
+		{"\"schedule\": null", "parallelism.schedule: expected \"1f1b\" or \"dualpipe\"",
+		 2},
+		{"\"layers_per_stage\": [8]",
+		 "parallelism.layers_per_stage: expected 2 layer counts", 0},
+		{"\"layers_per_stage\": [0, 0]",
+		 "parallelism.layers_per_stage[0]: expected a whole number >= 1", 0},
+		{"\"layers_per_stage\": [4, 4], \"stage_imbalance\": \"x\"",
+		 "parallelism.stage_imbalance: expected a number", 2},
+		{"\"zero\": 1.5", "parallelism.zero: expected a whole number", 2},
+		{"\"ep\": 2", "parallelism: ep 2 does not divide dp 1", 0},
+	};
+	char text[1024];
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error ranks = {0}, whole = {0};
+
+	(void)state;
+	/* the plan itself reads in both */
+	snprintf(text, sizeof(text), BOTH_PLAN, "\"layers_per_stage\": [4, 4], \"vp\": 2");
+	assert_int_equal(dtplan_plan_ranks_from_json(text, &p, &ranks), DTPLAN_OK);
+	assert_int_equal(p->best.vp, 2);
+	assert_int_equal(p->best.stages.last, 4);
+	dtplan_plan_destroy(p);
+	assert_int_equal(dtplan_plan_from_json(text, &p, &whole), DTPLAN_OK);
+	dtplan_plan_destroy(p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), BOTH_PLAN, cases[i].members);
+		assert_int_equal(dtplan_plan_ranks_from_json(text, &p, &ranks), DTPLAN_ERR_PARSE);
+		assert_int_equal(dtplan_plan_from_json(text, &p, &whole), DTPLAN_ERR_PARSE);
+		if (strcmp(ranks.text, cases[i].text) != 0 ||
+		    strcmp(whole.text, cases[i].text) != 0)
+			fail_msg("case %zu: '%s' and '%s', not '%s'", i, ranks.text, whole.text,
+				 cases[i].text);
+		assert_int_equal(ranks.line, cases[i].line);
+		assert_int_equal(whole.line, cases[i].line);
+	}
+}
+
 /* text with n copies of unit between head and tail (caller frees). */
 static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
 {
@@ -850,6 +922,7 @@ int main(void)
 		cmocka_unit_test(plan_from_json__interleaved_megatron_training__renders_as_made),
 		cmocka_unit_test(plan_from_json__deepseek_recipe__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
+		cmocka_unit_test(both_readers__mistake_in_parallelism__same_error),
 		cmocka_unit_test(plan_from_json__hostile_members__bounded_and_named),
 		cmocka_unit_test(json_readers__hostile_shapes__refused_before_a_tree),
 	};

@@ -1,0 +1,418 @@
+/*
+ * plan_read_whole.c: the whole plan's small members for
+ * dtplan_plan_from_json() (dtplan show), each from the Jansson tree of its
+ * own span of the text (plan_ranks_json.c): the model, GPUs, framework,
+ * attention and precision, memory, prediction, runner-up, checkpoint, time
+ * to train and warnings.  Members the text does not show may be absent.  See
+ * plan_read_int.h.
+ */
+#include "config.h"
+
+#include "dtplan.h"
+#include "base/base.h"
+#include "json/plan_read_int.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <string.h>
+
+/* Most warnings read back: far more than a plan makes. */
+#define DTPLAN_PLAN_MAX_WARNINGS 1024
+
+/* ------------------------------------------------------------------------
+ * The small members of the whole plan, as Jansson trees
+ * ---------------------------------------------------------------------- */
+
+/* Optional integer member: absent leaves *out; present must be an integer. */
+static enum dtplan_err get_int(json_t *obj, const char *where, const char *key, int *out,
+			       struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_integer(v) || json_integer_value(v) < -1 || json_integer_value(v) > 1000000000)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.%s: expected a whole number", where, key);
+	*out = (int)json_integer_value(v);
+	return DTPLAN_OK;
+}
+
+/* Optional number member: absent or null leaves *out; present must be a number. */
+static enum dtplan_err get_num(json_t *obj, const char *where, const char *key, double *out,
+			       struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_number(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a number",
+				     where, key);
+	*out = json_number_value(v);
+	return DTPLAN_OK;
+}
+
+/* Optional string member into buf (truncated to size); absent leaves buf. */
+static enum dtplan_err get_str(json_t *obj, const char *where, const char *key, char *buf,
+			       size_t size, struct dtplan_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	if (!json_is_string(v))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a string",
+				     where, key);
+	dtplan__strlcpy(buf, json_string_value(v), size);
+	return DTPLAN_OK;
+}
+
+/* A split: tp, pp, dp, ZeRO, micro-batches and recomputation of obj (the
+ * runner-up's; the plan's own is dtplan__plan_read_parallelism()'s). */
+static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_candidate *b,
+				  struct dtplan_error *err)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} ints[] = {
+		{"tp", offsetof(struct dtplan_candidate, tp)},
+		{"pp", offsetof(struct dtplan_candidate, pp)},
+		{"dp", offsetof(struct dtplan_candidate, dp)},
+		{"zero", offsetof(struct dtplan_candidate, zero)},
+		{"micro_batch", offsetof(struct dtplan_candidate, micro_batch)},
+		{"num_microbatches", offsetof(struct dtplan_candidate, num_microbatches)},
+		{"global_batch", offsetof(struct dtplan_candidate, global_batch)},
+		{"vp", offsetof(struct dtplan_candidate, vp)},
+		{"ep", offsetof(struct dtplan_candidate, ep)},
+		{"cp", offsetof(struct dtplan_candidate, cp)},
+	};
+	json_t *rc, *off, *sch;
+	enum dtplan_err ret;
+	int n;
+
+	if (!json_is_object(obj))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"%s\" object", where);
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(ints); i++) {
+		ret = get_int(obj, where, ints[i].key, (int *)((char *)b + ints[i].offset), err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s: tp, pp and dp must be whole numbers >= 1", where);
+	if (b->vp < 1)
+		b->vp = 1;
+	if (b->ep < 1)
+		b->ep = 1;
+	if (b->cp < 1)
+		b->cp = 1;
+	off = json_object_get(obj, "offload");
+	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.offload: expected true or false", where);
+	b->offload = json_is_true(off);
+	/* written only for DualPipe */
+	sch = json_object_get(obj, "schedule");
+	if (sch != NULL) {
+		int schedule = DTPLAN_SCHEDULE_1F1B;
+
+		if (!json_is_string(sch) ||
+		    dtplan_schedule_parse(json_string_value(sch), &schedule, NULL) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "%s.schedule: expected \"1f1b\" or \"dualpipe\"",
+					     where);
+		b->dualpipe = schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
+	}
+	rc = json_object_get(obj, "recompute");
+	if (json_is_string(rc))
+		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
+	n = (int)b->recompute;
+	ret = get_int(obj, where, "recompute", &n, err);
+	if (ret != DTPLAN_OK)
+		return ret;
+	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.recompute: %d unknown",
+				     where, n);
+	b->recompute = (enum dtplan_recompute)n;
+	return DTPLAN_OK;
+}
+
+/* Model, GPUs and batch into the request (dtplan_request_init() first). */
+static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	struct dtplan_request *r = &p->request;
+	struct dtplan_model *m = &r->model;
+	json_t *model = json_object_get(root, "model"), *gpu = json_object_get(root, "gpu");
+	const struct dtplan_gpu *known;
+	enum dtplan_err ret;
+	char name[32] = "";
+
+	if (!json_is_object(model) || !json_is_object(gpu))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "no \"model\" or \"gpu\" object: not a whole plan");
+	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
+	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
+	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "first_dense", &m->first_dense, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "moe_every", &m->moe_every, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "kv_heads", &m->kv_heads, err)) != DTPLAN_OK ||
+	    (ret = get_int(model, "model", "seq", &r->seq, err)) != DTPLAN_OK ||
+	    (ret = get_str(gpu, "gpu", "name", name, sizeof(name), err)) != DTPLAN_OK)
+		return ret;
+	m->moe_every_from_zero = json_is_true(json_object_get(model, "moe_every_from_zero"));
+	/* the catalog's entry for what the JSON does not carry */
+	known = dtplan_gpu_find(name, NULL);
+	if (known != NULL)
+		r->gpu = *known;
+	dtplan__strlcpy(r->gpu.name, name, sizeof(r->gpu.name));
+	if ((ret = get_num(gpu, "gpu", "memory_bytes", &r->gpu.memory_bytes, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "gpus", &r->gpus, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "gpus_per_node", &r->gpus_per_node, err)) != DTPLAN_OK ||
+	    (ret = get_int(root, "plan", "global_batch_requested", &r->global_batch, err)) !=
+		    DTPLAN_OK)
+		return ret;
+	r->exact_batch = json_is_true(json_object_get(root, "global_batch_exact"));
+	/* what the kernels line shows: absent in plans older than it */
+	{
+		static const struct {
+			const char *key;
+			size_t offset;
+			enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *);
+		} names[] = {
+#define NAME_KEY(k, fn) {#k, offsetof(struct dtplan_request, k), fn}
+			NAME_KEY(framework, dtplan_framework_parse),
+			NAME_KEY(attention, dtplan_attention_parse),
+			NAME_KEY(precision, dtplan_precision_parse),
+			NAME_KEY(moments, dtplan_moments_parse),
+#undef NAME_KEY
+		};
+
+		for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(names); i++) {
+			json_t *v = json_object_get(root, names[i].key);
+
+			if (v == NULL || json_is_null(v))
+				continue;
+			if (!json_is_string(v))
+				return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+						     "%s: expected a string", names[i].key);
+			ret = names[i].parse(json_string_value(v),
+					     (int *)((char *)r + names[i].offset), err);
+			if (ret != DTPLAN_OK)
+				return ret;
+		}
+	}
+	if (r->gpus < 1 || r->gpus_per_node < 1 || m->layers < 1)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "gpus, gpus_per_node and model.layers must be >= 1");
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	struct dtplan_ledger *l = &p->best.memory;
+	json_t *mem = json_object_get(root, "memory"), *b = json_object_get(mem, "bytes_per_gpu");
+	double capacity = 0.0;
+	enum dtplan_err ret;
+
+	if (!json_is_object(mem))
+		return DTPLAN_OK;
+	if ((ret = get_num(b, "memory.bytes_per_gpu", "weights", &l->weights, err)) != DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "gradients", &l->gradients, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "optimizer", &l->optimizer, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "activations", &l->activations, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(b, "memory.bytes_per_gpu", "total", &l->total, err)) != DTPLAN_OK ||
+	    (ret = get_num(mem, "memory", "capacity_bytes", &capacity, err)) != DTPLAN_OK ||
+	    (ret = get_int(mem, "memory", "fullest_stage", &l->stage, err)) != DTPLAN_OK ||
+	    (ret = get_int(mem, "memory", "fullest_stage_layers", &l->stage_layers, err)) !=
+		    DTPLAN_OK)
+		return ret;
+	/* the headroom is what the capacity leaves of the GPU's memory */
+	if (capacity > 0.0 && p->request.gpu.memory_bytes >= capacity)
+		p->request.memory_headroom = 1.0 - capacity / p->request.gpu.memory_bytes;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
+				       struct dtplan_error *err)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} nums[] = {
+		{"step_seconds", offsetof(struct dtplan_candidate, step.total)},
+		{"compute_seconds", offsetof(struct dtplan_candidate, step.compute)},
+		{"tp_comm_seconds", offsetof(struct dtplan_candidate, step.tp_comm)},
+		{"pp_comm_seconds", offsetof(struct dtplan_candidate, step.pp_comm)},
+		{"bubble_seconds", offsetof(struct dtplan_candidate, step.bubble)},
+		{"dp_comm_seconds", offsetof(struct dtplan_candidate, step.dp_comm)},
+		{"dp_exposed_seconds", offsetof(struct dtplan_candidate, step.dp_exposed)},
+		{"optimizer_seconds", offsetof(struct dtplan_candidate, step.optimizer)},
+		{"tflops_per_gpu", offsetof(struct dtplan_candidate, tflops_per_gpu)},
+		{"mfu", offsetof(struct dtplan_candidate, mfu)},
+		{"net_bytes_per_gpu", offsetof(struct dtplan_candidate, net_bytes_per_gpu)},
+		/* issue 14's: absent in older plans */
+		{"ep_comm_seconds", offsetof(struct dtplan_candidate, step.ep_comm)},
+		{"cp_comm_seconds", offsetof(struct dtplan_candidate, step.cp_comm)},
+		{"ep_bytes_per_gpu", offsetof(struct dtplan_candidate, ep_bytes)},
+		{"ep_uplink_ratio", offsetof(struct dtplan_candidate, ep_uplink_ratio)},
+	};
+	static const char *const links[] = {"none", "nvlink", "leaf", "uplink", "network"};
+	json_t *pr = json_object_get(root, "prediction"), *v;
+	enum dtplan_err ret;
+	const char *t;
+
+	for (size_t i = 0; json_is_object(pr) && i < DTPLAN_ARRAY_SIZE(nums); i++) {
+		ret = get_num(pr, "prediction", nums[i].key, (double *)((char *)c + nums[i].offset),
+			      err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	/* a static name, as the search sets it */
+	v = json_object_get(pr, "ep_links");
+	if (v == NULL || json_is_null(v))
+		return DTPLAN_OK;
+	t = json_string_value(v);
+	for (size_t i = 0; t != NULL && i < DTPLAN_ARRAY_SIZE(links); i++)
+		if (strcmp(t, links[i]) == 0) {
+			c->ep_links = links[i];
+			return DTPLAN_OK;
+		}
+	return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+			     "prediction.ep_links: expected none, nvlink, leaf, uplink or network");
+}
+
+static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	json_t *ru = json_object_get(root, "runner_up");
+	struct dtplan_candidate *c = &p->runner_up;
+	enum dtplan_err ret;
+
+	if (ru == NULL || json_is_null(ru))
+		return DTPLAN_OK;
+	if ((ret = read_split(ru, "runner_up", c, err)) != DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "step_seconds", &c->step.total, err)) != DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "memory_bytes_per_gpu", &c->memory.total, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ru, "runner_up", "net_bytes_per_gpu", &c->net_bytes_per_gpu, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_str(ru, "runner_up", "reason", p->runner_up_reason,
+			   sizeof(p->runner_up_reason), err)) != DTPLAN_OK)
+		return ret;
+	p->have_runner_up = true;
+	return DTPLAN_OK;
+}
+
+/* The whole checkpoint, and the request's rates the text shows with it. */
+static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	struct dtplan_ckpt *c = &p->ckpt;
+	json_t *ck = json_object_get(root, "checkpoint");
+	double write = 0.0;
+	enum dtplan_err ret;
+
+	if (!json_is_object(ck))
+		return DTPLAN_OK;
+	if ((ret = get_num(ck, "checkpoint", "young_seconds", &c->young_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "daly_seconds", &c->daly_seconds, err)) != DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "write_seconds", &write, err)) != DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "job_mtbf_seconds", &c->job_mtbf_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "waste_fraction", &c->waste_fraction, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(ck, "checkpoint", "bytes", &p->ckpt_bytes, err)) != DTPLAN_OK)
+		return ret;
+	if (write > 0.0 && p->ckpt_bytes > 0.0)
+		p->request.ckpt_write_bytes_per_s = p->ckpt_bytes / write;
+	/* M = per-GPU MTBF x 3600 / GPUs */
+	if (c->job_mtbf_seconds > 0.0)
+		p->request.mtbf_gpu_hours = c->job_mtbf_seconds * p->request.gpus / 3600.0;
+	return DTPLAN_OK;
+}
+
+/* The time to train, when the plan was asked for one ("training" not null). */
+static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	struct dtplan_training *t = &p->training;
+	json_t *tr = json_object_get(root, "training");
+	enum dtplan_err ret;
+
+	if (tr == NULL || json_is_null(tr))
+		return DTPLAN_OK;
+	if (!json_is_object(tr))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "training: expected an object or null");
+	if ((ret = get_num(tr, "training", "tokens", &t->tokens, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "steps", &t->steps, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "compute_seconds", &t->compute_seconds, err)) !=
+		    DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "wall_seconds", &t->wall_seconds, err)) != DTPLAN_OK ||
+	    (ret = get_num(tr, "training", "goodput", &t->goodput, err)) != DTPLAN_OK)
+		return ret;
+	p->request.train_tokens = t->tokens;
+	p->have_training = t->tokens > 0.0;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err read_warnings(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
+{
+	json_t *a = json_object_get(root, "warnings"), *v;
+	size_t i;
+
+	if (a == NULL)
+		return DTPLAN_OK;
+	if (!json_is_array(a) || json_array_size(a) > DTPLAN_PLAN_MAX_WARNINGS)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "warnings: expected a list of at most %d",
+				     DTPLAN_PLAN_MAX_WARNINGS);
+	json_array_foreach(a, i, v)
+	{
+		json_t *code = json_object_get(v, "code"), *msg = json_object_get(v, "message");
+
+		if (!json_is_string(code) || !json_is_string(msg))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+					     "warnings[%zu]: expected a code and a message", i);
+		if (dtplan_plan_add_warning(p, json_string_value(code), "%s",
+					    json_string_value(msg)) != DTPLAN_OK)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
+	}
+	return DTPLAN_OK;
+}
+
+/* Everything but the placement, for dtplan_plan_from_json(). */
+enum dtplan_err dtplan__plan_read_whole(json_t *root, struct dtplan_plan *p,
+					struct dtplan_error *err)
+{
+	json_t *v;
+	enum dtplan_err ret;
+
+	dtplan_request_init(&p->request);
+	/* the streaming pass read the parallelism, for tasks and for this */
+	if ((ret = read_request(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_memory(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_prediction(root, &p->best, err)) != DTPLAN_OK ||
+	    (ret = read_runner_up(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_ckpt_all(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_training(root, p, err)) != DTPLAN_OK ||
+	    (ret = read_warnings(root, p, err)) != DTPLAN_OK)
+		return ret;
+	p->best.uplink_slowdown = 1.0;
+	p->best.crosses_uplinks = "none";
+	v = json_object_get(root, "considered");
+	p->n_considered =
+		json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
+	v = json_object_get(root, "fitting");
+	p->n_fit =
+		json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
+	return DTPLAN_OK;
+}
