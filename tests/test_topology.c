@@ -202,62 +202,15 @@ static void topology_parse_file__not_regular__refused_naming_path(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-static void topology_from_addrs__slurm_addresses__tree(void **state)
-{
-	static const char *const addrs[] = {"spine.leaf1.node1", "spine.leaf1.node2",
-					    "spine.leaf2.node3"};
-	struct dtplan_topology *t = NULL;
-	int spine, leaf1, leaf2;
-
-	(void)state;
-	assert_int_equal(dtplan_topology_from_addrs(addrs, 3, &t, NULL), DTPLAN_OK);
-	assert_int_equal(t->n_switches, 3);
-	assert_int_equal(t->n_nodes, 3);
-	spine = dtplan_topology_switch_index(t, "spine");
-	leaf1 = dtplan_topology_switch_index(t, "leaf1");
-	leaf2 = dtplan_topology_switch_index(t, "leaf2");
-	assert_int_equal(t->switches[spine].level, 1);
-	assert_int_equal(t->switches[leaf1].level, 0);
-	assert_int_equal(t->switches[leaf2].parent, spine);
-	assert_string_equal(t->node_names[2], "node3");
-	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "node2")], leaf1);
-	dtplan_topology_destroy(t);
-}
-
 struct addr_case {
 	const char *a, *b;
 	const char *msg;
 };
 
-static void topology_from_addrs__inconsistent__inval(void **state)
-{
-	static const struct addr_case cases[] = {
-		{"s1.leaf1.n1", "s2.leaf1.n2", "puts switch 'leaf1' under 's2'"},
-		{"s.leaf1.n1", "s.leaf1.n1", "node 'n1' has two addresses"},
-		{"node1", "s.l.node2", "names no switch"},
-		{"s..n1", "s.l.n2", "is not an address"},
-		{"s.l.n1", "s.l.n 2", "is not an address"},
-		{"s.l.n1", "s.n2", "both a leaf and a switch above leaves"},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *const addrs[] = {cases[i].a, cases[i].b};
-		struct dtplan_topology *t = NULL;
-		struct dtplan_error err = {0};
-
-		assert_int_equal(dtplan_topology_from_addrs(addrs, 2, &t, &err), DTPLAN_ERR_INVAL);
-		assert_null(t);
-		if (strstr(err.text, cases[i].msg) == NULL)
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.text, cases[i].msg);
-	}
-	assert_int_equal(dtplan_topology_from_addrs(NULL, 0, NULL, NULL), DTPLAN_ERR_INVAL);
-}
-
-static void topology_queries__three_levels__ancestors_paths_leaves(void **state)
+static void topology_queries__three_levels__parents_leaves_nodes(void **state)
 {
 	struct dtplan_topology *t = NULL;
-	int leaf1, leaf2, leaf3, leaf4, agg1, spine, path[8];
+	int leaf1, leaf2, leaf3, leaf4, agg1, spine;
 	char names[4][64] = {"node01", "node05", "node06", "ghost"};
 
 	(void)state;
@@ -270,38 +223,18 @@ static void topology_queries__three_levels__ancestors_paths_leaves(void **state)
 	leaf4 = dtplan_topology_switch_index(t, "leaf4");
 	agg1 = dtplan_topology_switch_index(t, "agg1");
 	spine = dtplan_topology_switch_index(t, "spine");
-	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf2), agg1);
-	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf3), spine);
-	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, leaf1), leaf1);
-	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, agg1), agg1);
-	assert_int_equal(dtplan_topology_common_ancestor(t, leaf1, 99), -1);
 	/* leaf1 -> agg1 -> spine */
-	assert_int_equal(dtplan_topology_path_up(t, leaf1, path, 8), 3);
-	assert_int_equal(path[0], leaf1);
-	assert_int_equal(path[1], agg1);
-	assert_int_equal(path[2], spine);
-	assert_int_equal(dtplan_topology_path_up(t, leaf1, path, 1), 3);
-	assert_int_equal(dtplan_topology_path_up(t, leaf1, NULL, 0), 3);
-	assert_int_equal(dtplan_topology_path_up(t, -1, path, 8), 0);
+	assert_int_equal(t->switches[leaf1].parent, agg1);
+	assert_int_equal(t->switches[agg1].parent, spine);
+	assert_int_equal(t->switches[spine].parent, -1);
+	assert_true(leaf2 >= 0 && leaf3 >= 0);
 	/* leaf sizes 4, 4, 2, 6 */
 	assert_int_equal(dtplan_topology_leaf_size(t, leaf4), 6);
 	assert_int_equal(dtplan_topology_leaf_size(t, agg1), 0);
-	/* greedy by size 6, 4, 4, 2: 6 nodes -> 1 leaf, 7 -> 2, 14 -> 3, 16 -> 4, 17 -> none */
-	assert_int_equal(dtplan_topology_min_leaves(t, 6), 1);
-	assert_int_equal(dtplan_topology_min_leaves(t, 7), 2);
-	assert_int_equal(dtplan_topology_min_leaves(t, 14), 3);
-	assert_int_equal(dtplan_topology_min_leaves(t, 16), 4);
-	assert_int_equal(dtplan_topology_min_leaves(t, 17), 0);
-	assert_int_equal(dtplan_topology_min_leaves(t, 0), 0);
-	{
-		size_t unknown = 9;
-
-		/* node01 on leaf1, node05 and node06 on leaf2, ghost unknown */
-		assert_int_equal(dtplan_topology_leaves_used(t, (const char(*)[64])names, 4,
-							     &unknown),
-				 2);
-		assert_int_equal(unknown, 1);
-	}
+	/* node01 on leaf1, node05 on leaf2, ghost nowhere */
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, names[0])], leaf1);
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, names[1])], leaf2);
+	assert_int_equal(dtplan_topology_node_index(t, names[3]), -1);
 	dtplan_topology_destroy(t);
 }
 
@@ -324,8 +257,7 @@ static void topology_lookups__hand_built_tree__scan_without_index(void **state)
 	assert_int_equal(dtplan_topology_switch_index(&t, "spine"), 1);
 	assert_int_equal(dtplan_topology_node_index(&t, "b"), 1);
 	assert_int_equal(dtplan_topology_node_index(&t, "c"), -1);
-	assert_int_equal(dtplan_topology_common_ancestor(&t, 0, 1), 1);
-	assert_int_equal(dtplan_topology_min_leaves(&t, 2), 1);
+	assert_int_equal(dtplan_topology_leaf_size(&t, 0), 2);
 }
 
 static void topology_parse_string__16384_nodes_512_leaves__fast_and_correct(void **state)
@@ -368,8 +300,8 @@ static void topology_parse_string__16384_nodes_512_leaves__fast_and_correct(void
 	assert_int_equal(t->switches[leaf511].parent, agg15);
 	assert_int_equal(t->switches[dtplan_topology_switch_index(t, "spine")].level, 2);
 	assert_int_equal(dtplan_topology_node_index(t, "n16384"), -1);
-	/* 1000 nodes at 32 per leaf need ceil(1000 / 32) = 32 leaves */
-	assert_int_equal(dtplan_topology_min_leaves(t, 1000), 32);
+	/* 16384 nodes over 512 leaves: 32 under each */
+	assert_int_equal(dtplan_topology_leaf_size(t, leaf511), 32);
 	/* generous bound: a quadratic parse takes far longer under sanitizers */
 	if (seconds > 5.0)
 		fail_msg("parse and 16384 lookups took %.2f s", seconds);
@@ -400,9 +332,7 @@ static void check_three_racks(const struct dtplan_topology *t)
 		snprintf(node, sizeof(node), "gb%02d", 4 * k + 3);
 		assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, node)], b);
 	}
-	/* 9 nodes need three blocks of four, 8 need two */
-	assert_int_equal(dtplan_topology_min_leaves(t, 9), 3);
-	assert_int_equal(dtplan_topology_min_leaves(t, 8), 2);
+	assert_int_equal(t->n_nodes, 12);
 }
 
 static void topology_parse_file__blocks__blocks_are_leaves(void **state)
@@ -639,9 +569,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_string__million_node_leaves__bounded_in_all),
 		cmocka_unit_test(topology_parse__null_and_missing_file__errors),
 		cmocka_unit_test(topology_parse_file__not_regular__refused_naming_path),
-		cmocka_unit_test(topology_from_addrs__slurm_addresses__tree),
-		cmocka_unit_test(topology_from_addrs__inconsistent__inval),
-		cmocka_unit_test(topology_queries__three_levels__ancestors_paths_leaves),
+		cmocka_unit_test(topology_queries__three_levels__parents_leaves_nodes),
 		cmocka_unit_test(topology_lookups__hand_built_tree__scan_without_index),
 		cmocka_unit_test(topology_parse_string__16384_nodes_512_leaves__fast_and_correct),
 		cmocka_unit_test(topology_parse_file__blocks__blocks_are_leaves),

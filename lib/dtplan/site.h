@@ -69,44 +69,14 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 					     struct dtplan_topology **out,
 					     struct dtplan_error *err);
 
-/*
- * Builds a tree from per-node SLURM_TOPOLOGY_ADDR strings
- * ("spine.leaf1.node1"): addrs[i] is node i's address.
- */
-enum dtplan_err dtplan_topology_from_addrs(const char *const *addrs, size_t n,
-					   struct dtplan_topology **out, struct dtplan_error *err);
 void dtplan_topology_destroy(struct dtplan_topology *t);
 
 /* Index of a switch or node by name, -1 when absent (or t/name NULL). */
 int dtplan_topology_switch_index(const struct dtplan_topology *t, const char *name);
 int dtplan_topology_node_index(const struct dtplan_topology *t, const char *name);
 
-/* Lowest switch above (or equal to) both switches a and b; -1 when they sit
- * in different trees or an index is out of range. */
-int dtplan_topology_common_ancestor(const struct dtplan_topology *t, int a, int b);
-
-/*
- * Writes the switch indexes from sw up to its root into out (at most max of
- * them; out may be NULL when max is 0).  Returns the length of the whole
- * path, like snprintf; 0 when sw is out of range.
- */
-size_t dtplan_topology_path_up(const struct dtplan_topology *t, int sw, int *out, size_t max);
-
 /* Number of nodes under leaf switch sw (0 for a non-leaf or a bad index). */
 size_t dtplan_topology_leaf_size(const struct dtplan_topology *t, int sw);
-
-/*
- * Fewest leaf switches that could hold n_nodes nodes: the largest leaves
- * first.  0 when n_nodes is 0 or the tree has fewer than n_nodes nodes.
- */
-size_t dtplan_topology_min_leaves(const struct dtplan_topology *t, size_t n_nodes);
-
-/*
- * Distinct leaf switches the named nodes sit under.  Names the tree lacks
- * are counted in *unknown (NULL allowed) and otherwise ignored.
- */
-size_t dtplan_topology_leaves_used(const struct dtplan_topology *t, const char (*names)[64],
-				   size_t n, size_t *unknown);
 
 /*
  * Expands a Slurm hostlist ("node[01-16,20],gpu7") into names.  Caller frees

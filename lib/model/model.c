@@ -874,13 +874,6 @@ void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_part
 		out->active_per_layer = out->per_layer;
 }
 
-bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i)
-{
-	int every = m->moe_every > 1 ? m->moe_every : 1;
-
-	return m->experts > 0 && i >= m->first_dense && (i + 1) % every == 0;
-}
-
 void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, double *dense,
 			       double *expert)
 {

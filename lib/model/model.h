@@ -36,9 +36,6 @@ double dtplan__model_attn_params(const struct dtplan_model *m);
 /* MoE layers among layers [first, first + n) (O(1)). */
 int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n);
 
-/* Whether layer i (0-based) is an MoE layer. */
-bool dtplan__model_is_moe_layer(const struct dtplan_model *m, int i);
-
 /*
  * Parameters of layers [first, first + n): *expert the routed experts' (EP
  * divides them), *dense the rest (attention, norms, dense MLPs, shared
