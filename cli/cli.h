@@ -231,7 +231,8 @@ struct cli_cluster {
 	/* --fabric-url: what the service (or its cache) gave; fabric->desc NULL
 	 * when neither did.  Owned (cli_cluster_fabric()). */
 	struct dtplan_fabric_fetch *fabric;
-	const char *topology_path; /* borrowed: the --topology file read, NULL none */
+	const char *topology_path;          /* borrowed: the --topology file read, NULL none */
+	struct dtplan_fabric_source source; /* the tree planned on (dtplan_fabric_source_choose()) */
 	struct cli_node_spec *specs;
 	size_t n_specs;
 	struct dtplan_measure_file measured; /* --measurements; m NULL when none */

@@ -226,36 +226,22 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	}
 	if (c->inventory != NULL)
 		dtplan_inventory_cluster(c->inventory, &c->cl);
-	c->cl.topology = c->fabric != NULL && c->fabric->desc != NULL ? c->fabric->desc->topology
-								      : c->topology;
+	dtplan_fabric_source_choose(c->fabric != NULL ? c->fabric->desc : NULL, c->topology,
+				    c->topology_path, &c->source);
+	c->cl.topology = c->source.tree;
 	c->cl.config = &c->config;
 out:
 	free(files);
 	return rc;
 }
 
-/* The "fabric-service" warning: the fault, and what was used instead. */
-static int note_fabric(const struct cli_cluster *c, struct dtplan_plan *p)
-{
-	const struct dtplan_fabric_fetch *f = c->fabric;
-	enum dtplan_err rv;
-
-	if (f == NULL || f->warning[0] == '\0')
-		return CLI_EXIT_OK;
-	if (f->desc != NULL)
-		rv = dtplan_plan_add_warning(p, "fabric-service", "%s", f->warning);
-	else if (c->topology_path != NULL)
-		rv = dtplan_plan_add_warning(p, "fabric-service", "%s; using topology.conf %s",
-					     f->warning, c->topology_path);
-	else
-		rv = dtplan_plan_add_warning(p, "fabric-service",
-					     "%s; planning without a switch tree", f->warning);
-	return rv == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-}
-
 int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p)
 {
-	if (note_fabric(c, p) != CLI_EXIT_OK)
+	/* the tree cli_cluster_load() planned on, in the one order */
+	dtplan_fabric_source_choose(c->fabric != NULL ? c->fabric->desc : NULL, c->topology,
+				    c->topology_path, &c->source);
+	if (c->fabric != NULL &&
+	    dtplan_plan_note_fabric(p, c->fabric->warning, &c->source) != DTPLAN_OK)
 		return CLI_EXIT_FAIL;
 	if (c->inventory == NULL)
 		return CLI_EXIT_OK;

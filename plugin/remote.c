@@ -291,6 +291,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	/* the fabric service's tree (this process's, for this job only), else topo; the
 	 * measured ratios replace its configured ones */
 	struct dtplan_topology *tree = NULL;
+	struct dtplan_fabric_source src = {0};
 	struct dtplan_inventory *inv = NULL;
 	struct dtplan_inventory_opts io = {0};
 	struct dtplan_measure_file file = {0};
@@ -351,15 +352,13 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 		goto out;
 	}
 	have_cc = true;
-	if (c == &fabric_config) {
-		tree = fab->desc->topology;
-	} else if (c->topology_file[0] != '\0') {
-		if (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
-		    dtplan_config_apply_topology(&cc, topo, &terr) != DTPLAN_OK)
-			topo_failed = true;
-		else
-			tree = topo;
-	}
+	if (c != &fabric_config && c->topology_file[0] != '\0' &&
+	    (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
+	     dtplan_config_apply_topology(&cc, topo, &terr) != DTPLAN_OK))
+		topo_failed = true;
+	dtplan_fabric_source_choose(c == &fabric_config ? fab->desc : NULL,
+				    topo_failed ? NULL : topo, c->topology_file, &src);
+	tree = src.tree;
 	if (file.m != NULL &&
 	    dtplan_measurements_apply(file.m, &req, &cc, tree, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
@@ -378,14 +377,8 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	    dtplan_inventory_note(inv, plan) != DTPLAN_OK)
 		dtplan_plan_set_degraded(plan, "out of memory");
 	file.m = NULL; /* the plan's now */
-	if (fabric_warning[0] != '\0' && c == &fabric_config)
-		dtplan_plan_add_warning(plan, "fabric-service", "%s", fabric_warning);
-	else if (fabric_warning[0] != '\0' && tree != NULL)
-		dtplan_plan_add_warning(plan, "fabric-service", "%s; using topology.conf %s",
-					fabric_warning, c->topology_file);
-	else if (fabric_warning[0] != '\0')
-		dtplan_plan_add_warning(plan, "fabric-service",
-					"%s; planning without a switch tree", fabric_warning);
+	if (dtplan_plan_note_fabric(plan, fabric_warning, &src) != DTPLAN_OK)
+		dtplan_plan_set_degraded(plan, "out of memory");
 	if (topo_failed)
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));

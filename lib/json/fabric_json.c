@@ -679,6 +679,34 @@ fail:
 	return DTPLAN_ERR_NOMEM;
 }
 
+void dtplan_fabric_source_choose(struct dtplan_fabric_desc *service, struct dtplan_topology *conf,
+				 const char *conf_path, struct dtplan_fabric_source *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (service != NULL) {
+		out->tree = service->topology;
+		out->from_service = true;
+	} else if (conf != NULL) {
+		out->tree = conf;
+		out->topology_path = conf_path;
+	}
+}
+
+enum dtplan_err dtplan_plan_note_fabric(struct dtplan_plan *p, const char *warning,
+					const struct dtplan_fabric_source *src)
+{
+	if (warning == NULL || warning[0] == '\0')
+		return DTPLAN_OK;
+	if (src->from_service)
+		return dtplan_plan_add_warning(p, "fabric-service", "%s", warning);
+	if (src->tree != NULL)
+		return dtplan_plan_add_warning(p, "fabric-service", "%s; using topology.conf %s",
+					       warning,
+					       src->topology_path ? src->topology_path : "");
+	return dtplan_plan_add_warning(p, "fabric-service", "%s; planning without a switch tree",
+				       warning);
+}
+
 enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
 					 const struct dtplan_config *base,
 					 struct dtplan_config *out, struct dtplan_error *err)
