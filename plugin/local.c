@@ -99,6 +99,15 @@ static void preview_fewest(const struct dtplan_request *req)
 		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation; the model fits "
 					     "on no count of %ld-GPU nodes with these settings",
 			   gpn);
+	else if (fewest == 1)
+		slurm_info(DTPLAN_LOG_PREFIX "GPU count unknown before allocation (it fits on 1 "
+					     "GPU); the plan is made at job start");
+	else if (fewest < gpn)
+		slurm_info(DTPLAN_LOG_PREFIX
+			   "GPU count unknown before allocation (the fewest that "
+			   "fit are %ld GPUs, of one %ld-GPU node); the plan is made "
+			   "at job start",
+			   fewest, gpn);
 	else
 		slurm_info(DTPLAN_LOG_PREFIX
 			   "GPU count unknown before allocation (the fewest that "

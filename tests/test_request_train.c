@@ -168,10 +168,15 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	/* DualPipe mirrors stages: an odd PP, or interleaving, is refused */
 	r.pp = 3;
 	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
-	assert_non_null(strstr(err.text, "DualPipe runs an even PP without interleaving: PP 3"));
+	/* the reason is the one broken: an odd PP says so, not "0 interleaved
+	 * stages asked" (issue 26) */
+	assert_string_equal(err.text, "DualPipe runs an even PP without interleaving: PP 3 is odd");
 	r.pp = 4;
 	r.vp = 2;
 	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.text,
+			    "DualPipe runs an even PP without interleaving: 2 interleaved "
+			    "stages asked");
 	r.vp = 0;
 	/* fine recomputation is Megatron-Core's */
 	r.framework = DTPLAN_FRAMEWORK_DEEPSPEED;

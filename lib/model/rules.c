@@ -80,11 +80,16 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 				     "optimizer is ZeRO-1) and offloads nothing: %s",
 				     s->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
 	if ((rules & DTPLAN__RULE_DUALPIPE) && s->schedule == DTPLAN_SCHEDULE_DUALPIPE &&
-	    (s->vp > 1 || (s->pp > 1 && s->pp % 2 != 0)))
+	    s->pp > 1 && s->pp % 2 != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
-				     "DualPipe runs an even PP without interleaving: PP %d, %d "
-				     "interleaved stages asked",
-				     s->pp, s->vp);
+				     "DualPipe runs an even PP without interleaving: PP %d is odd",
+				     s->pp);
+	if ((rules & DTPLAN__RULE_DUALPIPE) && s->schedule == DTPLAN_SCHEDULE_DUALPIPE && s->vp > 1)
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "schedule", 0,
+			"DualPipe runs an even PP without interleaving: %d interleaved "
+			"stages asked",
+			s->vp);
 	if ((rules & DTPLAN__RULE_MEGATRON) && s->recompute == DTPLAN_RECOMPUTE_FINE && !megatron)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
 				     "recompute=fine is Megatron-Core's --recompute-modules; "

@@ -65,19 +65,31 @@ static bool fits_on(const struct dtplan_request *req, long nodes)
 	return dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best;
 }
 
+static bool fits_on_gpus(const struct dtplan_request *req, long gpus)
+{
+	struct dtplan_request r = *req;
+	struct dtplan__search probe;
+
+	r.gpus = (int)gpus;
+	return dtplan__search_run(&r, true, &probe, NULL) == DTPLAN_OK && probe.have_best;
+}
+
 /*
- * The fewest GPUs, in whole nodes of the request's gpus_per_node, above
- * req->gpus on which the request fits memory.  Fitting is not monotone in
- * the node count (a prime count leaves PP few divisors), so node counts
- * double from the request's until one fits, then every count between the
- * last miss and it is tried, the lowest first; a window wider than
- * FIT_SCAN_NODES is first halved towards the fit.  0 when nothing up to
- * MAX_FIT_GPUS fits.
+ * The fewest GPUs above req->gpus on which the request fits memory: below
+ * one node every count up to the node's, then whole nodes of the request's
+ * gpus_per_node.  Fitting is not monotone in the node count (a prime count
+ * leaves PP few divisors), so node counts double from the request's until
+ * one fits, then every count between the last miss and it is tried, the
+ * lowest first; a window wider than FIT_SCAN_NODES is first halved towards
+ * the fit.  0 when nothing up to MAX_FIT_GPUS fits.
  */
 static long fewest_fitting(const struct dtplan_request *req)
 {
 	long gpn = req->gpus_per_node, lo, hi = 0;
 
+	for (long g = req->gpus + 1; g < gpn; g++)
+		if (fits_on_gpus(req, g))
+			return g;
 	lo = (req->gpus + gpn - 1) / gpn; /* nodes that do not fit */
 	if (lo < 1)
 		lo = 1;
@@ -119,9 +131,13 @@ long dtplan_plan_fewest_gpus(const struct dtplan_request *req, struct dtplan_err
 	if (dtplan__request_check(rr, err) != DTPLAN_OK ||
 	    dtplan__request_check_fixed(rr, err) != DTPLAN_OK)
 		return -1;
-	if (fits_on(rr, 1))
-		return rr->gpus_per_node;
-	return fewest_fitting(rr);
+	/* every count from one GPU up, as the no-fit error scans them */
+	r = *rr;
+	r.gpus = 0;
+	if (fits_on_gpus(&r, 1))
+		return 1;
+	r.gpus = 1;
+	return fewest_fitting(&r);
 }
 
 /*
@@ -190,6 +206,14 @@ static enum dtplan_err no_fit(const struct dtplan_request *req, const struct dtp
 			DTPLAN_BATCH_TOLERANCE * 100.0, req->global_batch);
 	dtplan_format_bytes(dtplan_request_usable_memory(req), cap, sizeof(cap));
 	fewest = fewest_fitting(req);
+	if (fewest > 0 && fewest < gpn)
+		return dtplan__error(
+			err, DTPLAN_ERR_NO_FIT, "", 0,
+			"%s (%s parameters) does not fit on %d %s GPUs (%s usable each, "
+			"%zu configurations tried); the fewest that fit are %ld GPUs "
+			"(of one %ld-GPU node)",
+			req->model.name, count, req->gpus, req->gpu.name, cap, s->n_considered,
+			fewest, gpn);
 	if (fewest > 0)
 		return dtplan__error(
 			err, DTPLAN_ERR_NO_FIT, "", 0,
