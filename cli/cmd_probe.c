@@ -179,6 +179,7 @@ int cmd_probe(int argc, char **argv)
 	struct dtplan_measure_file f = {0};
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_auth *auth = NULL;
+	struct dtplan_auth_munge_opts ao = {0};
 	struct dtplan_error err = {0};
 	char *text = NULL;
 	double start = dtplan_probe_clock();
@@ -211,7 +212,11 @@ int cmd_probe(int argc, char **argv)
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
-	if (dtplan_auth_munge_create(a.config.munge_socket, &auth, &err) != DTPLAN_OK) {
+	/* the user's messages, for the user's own probes only */
+	ao.socket = a.config.munge_socket;
+	ao.decoder_uid = getuid();
+	ao.ttl_s = dtplan_auth_ttl(a.config.probe_budget_s);
+	if (dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	}

@@ -191,12 +191,15 @@ static int measure_child(const struct prolog_work *w)
 	struct dtplan_measure_file f = {0};
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_auth *auth = NULL;
+	/* root's messages, for root's prologs only */
+	struct dtplan_auth_munge_opts ao = {w->c->munge_socket, 0,
+					    dtplan_auth_ttl(w->c->probe_budget_s)};
 	struct dtplan_error err = {0};
 	char *text = NULL, buf[1024];
 	int rc = 1;
 
 	prctl(PR_SET_NAME, "dtplan-probe", 0, 0, 0);
-	if (dtplan_auth_munge_create(w->c->munge_socket, &auth, &err) != DTPLAN_OK) {
+	if (dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;

@@ -112,6 +112,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct dtplan_auth *auth = NULL;
+	struct dtplan_auth_munge_opts ao = {NULL, 0, 0};
 	struct dtplan_error err = {0};
 	const char *addr = NULL, *sock = NULL;
 	long port = 0, job = -1, nodes = 8;
@@ -147,8 +148,10 @@ int main(int argc, char **argv)
 				"[--nodes N] [--wait S] KIND...\n");
 		return 2;
 	}
+	/* for the prolog's root to decode, whoever makes them */
+	ao.socket = sock;
 	if (dtprobe__resolve(addr, (uint16_t)port, &to, &err) != DTPLAN_OK ||
-	    dtplan_auth_munge_create(sock, &auth, &err) != DTPLAN_OK) {
+	    dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		fprintf(stderr, "probe_forge: %s\n", err.text);
 		return 1;
 	}
