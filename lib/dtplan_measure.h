@@ -136,7 +136,7 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
  * Decoders never trust a length: counts are checked against what is left.
  * ---------------------------------------------------------------------- */
 
-#define DTPLAN_WIRE_VERSION 1
+#define DTPLAN_WIRE_VERSION 2
 #define DTPLAN_WIRE_HEADER_LEN 28
 #define DTPLAN_WIRE_CRED_MAX 2048 /* a MUNGE credential of a 60-byte seal is ~250 */
 #define DTPLAN_WIRE_SEAL_LEN 60

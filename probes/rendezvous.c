@@ -729,8 +729,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 				e->addr_known = true;
 			}
 		}
-		if (send_join(e, c->fd, err) != DTPLAN_OK)
-			return -1;
+		/* its greeting was this node's answer (accept_all()) */
 		c->kind = C_CHILD;
 		c->node = s;
 		e->any_join = true;
@@ -906,7 +905,6 @@ static void up_try(struct engine *e)
 static void up_connected(struct engine *e)
 {
 	struct uplink *u = &e->up;
-	struct dtplan_error err = {0};
 	int rc = dtprobe__connect_done(u->rx.fd);
 
 	if (rc != 0) {
@@ -923,10 +921,7 @@ static void up_connected(struct engine *e)
 			e->addr_known = true;
 		}
 	}
-	if (send_join(e, u->rx.fd, &err) != DTPLAN_OK) {
-		up_fail(e, err.text);
-		return;
-	}
+	/* the parent speaks first; this node's join follows its greeting */
 	u->state = U_JOINING;
 	u->deadline = now() + ACK_S;
 }
@@ -946,7 +941,19 @@ static void up_message(struct engine *e)
 		up_fail(e, "rejected");
 		return;
 	}
-	if (u->state == U_JOINING && c->h.type == DTPLAN_WIRE_JOIN) {
+	if (u->state == U_JOINING) {
+		/* the greeting: only now does this node say anything */
+		if (dtprobe__hello_check(&e->rules, &c->h, c->body, u->target,
+					 dtprobe__addr_port(&u->addr), &err) != DTPLAN_OK) {
+			reject(e, c->where, &err);
+			up_fail(e, "rejected");
+			return;
+		}
+		if (send_join(e, c->fd, &err) != DTPLAN_OK) {
+			conn_reset_msg(c);
+			up_fail(e, err.text);
+			return;
+		}
 		u->state = U_UP;
 		e->sent_entries = 0; /* a new parent hears everything */
 		e->results_sent = false;
@@ -971,6 +978,7 @@ static void accept_all(struct engine *e)
 		struct sockaddr_storage a;
 		socklen_t l = sizeof(a);
 		int fd = accept4(e->lfd, (struct sockaddr *)&a, &l, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct dtplan_error err = {0};
 		struct conn *c = NULL;
 
 		if (fd < 0)
@@ -980,7 +988,6 @@ static void accept_all(struct engine *e)
 				c = &e->conns[k];
 		if (c == NULL) {
 			char where[64];
-			struct dtplan_error err = {0};
 
 			dtplan__error(&err, DTPLAN_ERR_POLICY, "probe", 0,
 				      "%zu connections open already", e->max_conns);
@@ -994,6 +1001,14 @@ static void accept_all(struct engine *e)
 		c->idle_deadline = now() + FIRST_MSG_S;
 		dtprobe__sock_tune(fd, 0);
 		dtprobe__addr_text(&a, c->where, sizeof(c->where));
+		/* this node speaks first: the other sends nothing before it knows
+		 * whom it reached (probes/net.c) */
+		if (dtprobe__hello_send(fd, &e->rules, e->self, e->port,
+					fmin(now() + ACK_S, e->deadline), &err) != DTPLAN_OK) {
+			dtplan__log(DTPLAN_LOG_WARNING, "probe: job %u node %u: %s: %s",
+				    e->o->job_id, e->self, c->where, err.text);
+			conn_close(c);
+		}
 	}
 }
 

@@ -48,6 +48,23 @@ static int open_conn(void)
 	}
 }
 
+/* Reads the leader's greeting (one whole frame) as a node would before it
+ * speaks: left unread, it would reset the connection at close() before the
+ * leader read the forgery. */
+static void read_greeting(int fd)
+{
+	uint8_t head[DTPLAN_WIRE_HEADER_LEN], rest[DTPLAN_WIRE_CRED_MAX + 64];
+	double deadline = dtplan_probe_clock() + 1.0;
+	size_t n;
+
+	if (dtprobe__read_all(fd, head, sizeof(head), deadline) != 0)
+		return;
+	n = (size_t)head[6] << 8 | head[7];
+	n += (size_t)head[24] << 24 | (size_t)head[25] << 16 | (size_t)head[26] << 8 | head[27];
+	if (n <= sizeof(rest))
+		dtprobe__read_all(fd, rest, n, deadline);
+}
+
 /* The frame of a join of sender for job, with cred (NULL: a valid one from
  * auth) and a header that may claim another body length. */
 static int forge(struct dtplan_auth *auth, uint32_t job, uint32_t n_nodes, const char *cred,
@@ -83,6 +100,7 @@ static int forge(struct dtplan_auth *auth, uint32_t job, uint32_t n_nodes, const
 		goto out;
 	}
 	rc = 0;
+	read_greeting(fd);
 	if (cut > 0) {
 		/* the header and part of the credential, then nothing more */
 		dtprobe__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
