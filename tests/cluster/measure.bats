@@ -62,8 +62,8 @@ teardown() {
 		--physdev-out "${CL_PREFIX}u+" -j NFQUEUE --queue-num 7 --queue-bypass 2>/dev/null; do :; done
 	if [ -f "$BATS_TEST_TMPDIR/cut" ]; then
 		read -r node <"$BATS_TEST_TMPDIR/cut"
-		in_node "$node" iptables -D INPUT -p tcp --dport 30500:30599 -j DROP
-		in_node "$node" iptables -D OUTPUT -p tcp --dport 30500:30599 -j DROP
+		in_node "$node" iptables -D INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
+		in_node "$node" iptables -D OUTPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
 	fi
 	if [ -f "$BATS_TEST_TMPDIR/nfq.pid" ]; then
 		kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
@@ -223,8 +223,8 @@ print(eval(sys.argv[2]))' "$PLAN" "$1"
 @test "node8 cut off (its prolog never joins): the job starts within the budget plus a second, node8 named, no drain" {
 	plain_delay
 	echo node8 >"$BATS_TEST_TMPDIR/cut"
-	in_node node8 iptables -I INPUT -p tcp --dport 30500:30599 -j DROP
-	in_node node8 iptables -I OUTPUT -p tcp --dport 30500:30599 -j DROP
+	in_node node8 iptables -I INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
+	in_node node8 iptables -I OUTPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
 	measure_job
 	echo "without --dt-plan: $BASE_MS ms"
 	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
