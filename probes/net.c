@@ -134,8 +134,25 @@ int dtprobe__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi,
 		last = errno;
 		close(fd);
 	}
-	dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "cannot listen on ports %u-%u: %s", lo, hi,
-		      strerror(last));
+	if (at != NULL) {
+		char where[64];
+
+		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "cannot listen at %s: %s",
+			      dtprobe__addr_text(at, where, sizeof(where)), strerror(last));
+	} else {
+		char tried[64] = "";
+		size_t len = 0;
+		unsigned n = hi - lo + 1u < tries ? hi - lo + 1u : tries;
+
+		/* the candidates of this job, as its other nodes dial them */
+		for (unsigned k = 0; k < n && len < sizeof(tried); k++)
+			len += (size_t)snprintf(tried + len, sizeof(tried) - len, "%s%u",
+						k == 0 ? "" : ", ",
+						dtprobe__port_candidate(lo, hi, seed, k));
+		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
+			      "cannot listen on %s %s (the job's of probe_ports=%u-%u): %s",
+			      n > 1 ? "any of ports" : "port", tried, lo, hi, strerror(last));
+	}
 	return -1;
 }
 

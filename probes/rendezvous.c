@@ -1461,6 +1461,21 @@ enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtpla
 	}
 	for (size_t k = 0; k < e.max_conns; k++)
 		e.conns[k].fd = -1;
+	/* a node that cannot make credentials takes no part, and says why
+	 * (munged down, or its socket elsewhere), before anyone waits on it; a
+	 * job of one node sends no message */
+	if (e.n > 1) {
+		struct dtplan_error e2 = {0};
+		char *cred = NULL;
+
+		rv = o->auth->encode(o->auth, "", 0, &cred, &e2);
+		free(cred);
+		if (rv != DTPLAN_OK) {
+			rv = dtplan__error(err, rv, "probe", 0, "no MUNGE credentials: %s",
+					   e2.text);
+			goto out;
+		}
+	}
 	e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo, o->port_hi,
 				e.seed, &e.port, err);
 	if (e.lfd < 0) {

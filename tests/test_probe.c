@@ -571,6 +571,89 @@ static void run__parent_greeting_passed_on_from_another_port__child_sends_nothin
 	fake_parent(FAKE_PASSED_ON);
 }
 
+/* Every candidate of the range is held by another process: the listener
+ * fails naming the job's ports and the reason, and so does a leader whose
+ * one address is held. */
+static void listen__every_candidate_taken__names_the_ports(void **state)
+{
+	uint16_t lo = ntohs(((struct sockaddr_in *)&addrs[0])->sin_port), port = 0;
+	int held[N], zero = 0;
+	struct dtplan_error err = {0};
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	char want[200];
+
+	(void)state;
+	/* pick_ports() reserved N consecutive ports: hold them all, as the
+	 * listener binds (every address, IPv4 too) */
+	for (int i = 0; i < N; i++) {
+		struct sockaddr_in6 s6 = {0};
+
+		held[i] = socket(AF_INET6, SOCK_STREAM, 0);
+		assert_true(held[i] >= 0);
+		setsockopt(held[i], IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_addr = in6addr_any;
+		s6.sin6_port = htons((uint16_t)(lo + i));
+		assert_int_equal(bind(held[i], (struct sockaddr *)&s6, sizeof(s6)), 0);
+		assert_int_equal(listen(held[i], 1), 0);
+	}
+	assert_int_equal(dtprobe__listen(NULL, lo, (uint16_t)(lo + N - 1), 2, &port, &err), -1);
+	snprintf(want, sizeof(want),
+		 "cannot listen on any of ports %u, %u, %u, %u (the job's of probe_ports=%u-%u): "
+		 "Address already in use",
+		 lo + 2, lo + 3, lo, lo + 1, lo, lo + N - 1);
+	assert_int_equal(err.code, DTPLAN_ERR_IO);
+	assert_string_equal(err.text, want);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(dtprobe__listen(NULL, lo, lo, 7, &port, &err), -1);
+	snprintf(
+		want, sizeof(want),
+		"cannot listen on port %u (the job's of probe_ports=%u-%u): Address already in use",
+		lo, lo, lo);
+	assert_string_equal(err.text, want);
+	/* the leader's own address held: the run fails at once and says where */
+	opts_for(&o, 0, dtplan_probe_clock());
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(dtplan_probe_run(&o, &f, &err), DTPLAN_ERR_IO);
+	snprintf(want, sizeof(want), "cannot listen at 127.0.0.1:%u: Address already in use", lo);
+	assert_string_equal(err.text, want);
+	assert_null(f.m);
+	for (int i = 0; i < N; i++)
+		close(held[i]);
+}
+
+static enum dtplan_err no_encode(struct dtplan_auth *a, const void *payload, size_t len,
+				 char **cred, struct dtplan_error *err)
+{
+	(void)a;
+	(void)payload;
+	(void)len;
+	*cred = NULL;
+	if (err != NULL) {
+		err->code = DTPLAN_ERR_IO;
+		snprintf(err->text, sizeof(err->text),
+			 "cannot make a credential: Socket communication error");
+	}
+	return DTPLAN_ERR_IO;
+}
+
+/* munged down: a node of a job of several says so before it listens. */
+static void run__no_credentials__fails_naming_munge(void **state)
+{
+	struct dtplan_auth broken = {no_encode, fake_decode, NULL, NULL};
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	opts_for(&o, 0, dtplan_probe_clock());
+	o.auth = &broken;
+	assert_int_equal(dtplan_probe_run(&o, &f, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.text, "no MUNGE credentials: cannot make a credential: Socket "
+				      "communication error");
+}
+
 /* What a greeting must be, each fault with its reason. */
 static void hello_check__faults__policy_with_reason(void **state)
 {
@@ -636,6 +719,10 @@ int main(void)
 			run__parent_greeting_passed_on_from_another_port__child_sends_nothing,
 			setup, teardown),
 		cmocka_unit_test(hello_check__faults__policy_with_reason),
+		cmocka_unit_test_setup_teardown(listen__every_candidate_taken__names_the_ports,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(run__no_credentials__fails_naming_munge, setup,
+						teardown),
 	};
 
 	test_setup_stdio();
