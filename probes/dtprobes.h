@@ -275,10 +275,13 @@ struct dtplan_probe_opts {
  *
  * Returns DTPLAN_OK, also for partial results; DTPLAN_ERR_INVAL for bad
  * options, DTPLAN_ERR_IO (err says why) when this node could not make a
- * credential ("no MUNGE credentials: ...") or listen on any of its port
- * candidates ("cannot listen on any of ports ... (the job's of
+ * credential ("no MUNGE credentials: ...") or, on the leader, listen on any
+ * of its port candidates ("cannot listen on any of ports ... (the job's of
  * probe_ports=LO-HI): ...").  On the leader, such a failure is the whole
  * measurement's: the caller records it (dtplan_measurements.failed).
+ * Another node that cannot listen still joins and reports its inventory
+ * with the reason, outside the link rounds; the leader notes it ("NODE
+ * took no part in the link probes: ...").
  */
 enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtplan_measure_file *out,
 				 struct dtplan_error *err);

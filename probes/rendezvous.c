@@ -87,7 +87,8 @@ struct engine {
 	uint32_t n, self, fanout;
 	size_t depth, my_depth;
 	double start, deadline;
-	int lfd;
+	int lfd;              /* -1: none (listen_err says why) */
+	char listen_err[192]; /* a node that could not listen still reports */
 	uint16_t port;
 	uint32_t seed;
 	struct dtplan_wire_addr my_addr;
@@ -353,6 +354,9 @@ static void own_entry(struct engine *e)
 		e->node.hostname[0] = '\0';
 		if (dtplan_node_to_json(&e->node, false, &text, &err) != DTPLAN_OK)
 			dtplan__strlcpy(me.note, err.text, sizeof(me.note));
+		else if (e->lfd < 0)
+			/* no address: no link probes; the note says why */
+			dtplan__strlcpy(me.note, e->listen_err, sizeof(me.note));
 	} else {
 		dtplan__strlcpy(me.note, e->disc_err.text, sizeof(me.note));
 	}
@@ -1375,10 +1379,13 @@ static enum dtplan_err measure(struct engine *e, struct dtplan_measure_file *out
 	for (size_t k = 0; k < e->n_entries; k++) {
 		const struct dtplan_wire_entry *x = &e->entries[k];
 
-		if (x->record != DTPLAN_WIRE_NO_RECORD)
-			out->host_record[x->node] = (int32_t)x->record;
-		else
+		if (x->record == DTPLAN_WIRE_NO_RECORD)
 			note(e, "%s has no inventory: %s", e->o->hosts[x->node], x->note);
+		else
+			out->host_record[x->node] = (int32_t)x->record;
+		if (x->record != DTPLAN_WIRE_NO_RECORD && x->addr.family == 0 && x->note[0] != '\0')
+			note(e, "%s took no part in the link probes: %s", e->o->hosts[x->node],
+			     x->note);
 	}
 	for (uint32_t i = 0; i < e->n; i++)
 		complete[i] =
@@ -1476,13 +1483,27 @@ enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtpla
 			goto out;
 		}
 	}
-	e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo, o->port_hi,
-				e.seed, &e.port, err);
-	if (e.lfd < 0) {
-		rv = DTPLAN_ERR_IO;
-		goto out;
+	{
+		struct dtplan_error e2 = {0};
+
+		e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo,
+					o->port_hi, e.seed, &e.port, &e2);
+		/* the leader's listener is the whole measurement's; without its own
+		 * a node still joins and reports, with the reason, outside the
+		 * rounds (no address), and its children join its parent */
+		if (e.lfd < 0 && (e.self == 0 || e.n == 1)) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "%s", e2.text);
+			goto out;
+		}
+		if (e.lfd < 0) {
+			dtplan__log(DTPLAN_LOG_WARNING, "probe: job %u node %u: %s", o->job_id,
+				    e.self, e2.text);
+			dtplan__strlcpy(e.listen_err, e2.text, sizeof(e.listen_err));
+		}
 	}
-	if (o->addrs != NULL) {
+	if (e.lfd < 0) {
+		e.addr_known = true; /* none: family 0 */
+	} else if (o->addrs != NULL) {
 		dtprobe__addr_to_wire(&o->addrs[e.self], e.port, &e.my_addr);
 		e.addr_known = true;
 	} else if (o->interface != NULL && o->interface[0] != '\0') {

@@ -623,6 +623,41 @@ static void listen__every_candidate_taken__names_the_ports(void **state)
 		close(held[i]);
 }
 
+/* node3's address is held by another process: node3 still reports its
+ * inventory, takes no part in the rounds, and the leader says why. */
+static void run__a_node_cannot_listen__reported_without_links_and_why(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	pid_t pids[N];
+	double t0 = dtplan_probe_clock();
+	int held = socket(AF_INET, SOCK_STREAM, 0);
+	char want[160];
+
+	(void)state;
+	assert_true(held >= 0);
+	assert_int_equal(bind(held, (struct sockaddr *)&addrs[2], sizeof(struct sockaddr_in)), 0);
+	assert_int_equal(listen(held, 1), 0);
+	start_nodes(pids, -1, t0);
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	wait_nodes(pids);
+	close(held);
+	assert_int_equal(f.m->n_reported, N);
+	assert_int_equal(f.m->n_missing, 0);
+	assert_true(f.host_record[2] >= 0);
+	for (size_t i = 0; i < f.m->n_links; i++)
+		assert_true(f.m->links[i].from != 2 && f.m->links[i].to != 2);
+	assert_true(f.m->n_links >= 1);
+	assert_int_equal(f.m->n_notes, 1);
+	snprintf(want, sizeof(want),
+		 "node3 took no part in the link probes: cannot listen at 127.0.0.1:%u: Address "
+		 "already in use",
+		 ntohs(((struct sockaddr_in *)&addrs[2])->sin_port));
+	assert_string_equal(f.m->notes[0], want);
+	dtplan_measure_file_fini(&f);
+}
+
 static enum dtplan_err no_encode(struct dtplan_auth *a, const void *payload, size_t len,
 				 char **cred, struct dtplan_error *err)
 {
@@ -723,6 +758,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(run__no_credentials__fails_naming_munge, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			run__a_node_cannot_listen__reported_without_links_and_why, setup, teardown),
 	};
 
 	test_setup_stdio();

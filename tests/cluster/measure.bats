@@ -285,18 +285,18 @@ probe_ports_of() {
 		awk '$1 == "ProbePorts" { print $3 }'
 }
 
-# hold_ports RANGE: nobody (an unprivileged user) listens on every port of
-# RANGE in node1's namespace, recording what reaches it; waits until it is
-# ready and says how many it holds (HELD).
+# hold_ports RANGE [NODE]: nobody (an unprivileged user) listens on every
+# port of RANGE in NODE's namespace (default node1), recording what reaches
+# it; waits until it is ready and says how many it holds (HELD).
 hold_ports() {
-	local out=$BATS_TEST_TMPDIR/holder.out i
-	in_node node1 setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
+	local out=$BATS_TEST_TMPDIR/holder.out i node=${2:-node1}
+	in_node "$node" setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
 		"$BATS_TEST_DIRNAME/hold_ports.py" "$1" 60 >"$out" 2>&1 &
 	echo $! >"$BATS_TEST_TMPDIR/holder.pid"
 	for ((i = 0; i < 100; i++)); do grep -q '^held ' "$out" && break; sleep 0.1; done
 	sed -n 's/^pid //p' "$out" >>"$BATS_TEST_TMPDIR/holder.pid"
 	HELD=$(sed -n 's/^held //p' "$out")
-	echo "nobody on node1 holds $HELD of probe_ports=$1"
+	echo "nobody on $node holds $HELD of probe_ports=$1"
 }
 
 # holder_done: stops the holder; prints what it recorded into HOLDER
@@ -348,6 +348,23 @@ holder_done() {
 	! grep -q PrologFlags <<<"$LOG"
 	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
 	no_drain
+}
+
+@test "a user holds every probe port of an unprivileged range on node5: node5 reported, outside the rounds, the plan says why" {
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(cluster_probe_args) probe_budget=${BUDGET}s probe_ports=30500-30599" >"$PLUGSTACK"
+	hold_ports 30500-30599 node5
+	[ "$HELD" = "100 of 100" ]
+	measure_job
+	holder_done
+	p1=$(probe_port "$JOB" 30500-30599)
+	cause="cannot listen on any of ports $p1, $((p1 + 1)), $((p1 + 2)), $((p1 + 3)) (the job's of probe_ports=30500-30599): Address already in use"
+	meas 'm["notes"]'
+	[ "$(meas 'm["nodes_reported"], m["missing"], p["degraded"]')" = "(8, [], False)" ]
+	[ "$(meas 'any(n == "node5 took no part in the link probes: '"$cause"'" for n in m["notes"])')" = True ]
+	[ "$(meas 'all("node5" not in (l["a"], l["b"]) for l in m["links"])')" = True ]
+	grep -qF "[measurement] node5 took no part in the link probes: $cause" <<<"$LOG"
+	[[ "$HOLDER" == "connections 0 bytes 0 credentials 0" ]]
 }
 
 @test "the epilog removes the job's measurement file" {
