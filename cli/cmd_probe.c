@@ -19,6 +19,13 @@
 
 #define CMD "probe"
 
+/* A user's run listens where a user may: from 1024 up.  Its messages are
+ * credentials only that user decodes, and a node sends nothing before the
+ * listener it reached proved to be the user's own probe (probes/net.c). */
+#define USER_PORT_LO 30500
+#define USER_PORT_HI 30599
+#define PRIVILEGED_BELOW 1024 /* IPPORT_RESERVED */
+
 void cmd_probe_usage(FILE *out)
 {
 	fprintf(out,
@@ -40,7 +47,8 @@ void cmd_probe_usage(FILE *out)
 		"                       NodeXml, MungeSocket\n"
 		"  --node-xml PATTERN   read each node's hwloc XML (%%n: its name) instead of\n"
 		"                       discovering it\n"
-		"  --ports LO-HI        the listener ports (default 30500-30599)\n"
+		"  --ports LO-HI        the listener ports (default: ProbePorts as root, or\n"
+		"                       when they start at 1024 or above; else 30500-30599)\n"
 		"  --interface IF       probe over this interface (the training fabric)\n"
 		"  --munge-socket PATH  munged's socket (default: libmunge's)\n"
 		"Outside a Slurm step (no SLURM_STEP_NODELIST and SLURM_NODEID) it fails with\n"
@@ -179,6 +187,7 @@ int cmd_probe(int argc, char **argv)
 	struct dtplan_measure_file f = {0};
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_auth *auth = NULL;
+	struct dtplan_auth_munge_opts ao = {0};
 	struct dtplan_error err = {0};
 	char *text = NULL;
 	double start = dtplan_probe_clock();
@@ -211,7 +220,11 @@ int cmd_probe(int argc, char **argv)
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
-	if (dtplan_auth_munge_create(a.config.munge_socket, &auth, &err) != DTPLAN_OK) {
+	/* the user's messages, for the user's own probes only */
+	ao.socket = a.config.munge_socket;
+	ao.decoder_uid = getuid();
+	ao.ttl_s = dtplan_auth_ttl(a.config.probe_budget_s);
+	if (dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	}
@@ -223,6 +236,11 @@ int cmd_probe(int argc, char **argv)
 	o.auth = auth;
 	o.port_lo = (uint16_t)a.config.probe_ports[0];
 	o.port_hi = (uint16_t)a.config.probe_ports[1];
+	/* the prolog's ports (below 1024 by default) are root's only */
+	if (a.ports == NULL && geteuid() != 0 && o.port_lo < PRIVILEGED_BELOW) {
+		o.port_lo = USER_PORT_LO;
+		o.port_hi = USER_PORT_HI;
+	}
 	o.interface = a.config.probe_interface;
 	dtplan_probe_params_init(&o.params);
 	o.params.budget_s = a.config.probe_budget_s;

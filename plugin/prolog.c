@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,52 @@ struct prolog_work {
 	double start;
 };
 
+static bool spool_has(const struct prolog_work *w)
+{
+	char path[4096];
+	struct stat st;
+
+	return dtspank__spool_path(w->c, w->job_id, path, sizeof(path)) == 0 &&
+	       lstat(path, &st) == 0;
+}
+
+/*
+ * The leader's measurement when the run measured nothing: the hosts and
+ * why (ports, MUNGE, the budget), which the batch step's plan names as its
+ * degraded reason instead of guessing at PrologFlags.  Returns 0 when
+ * written (spool_write() logged otherwise).
+ */
+static int spool_failed(const struct prolog_work *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int spool_failed(const struct prolog_work *w, const char *fmt, ...)
+{
+	struct dtplan_measure_file f = {0};
+	struct dtplan_error err = {0};
+	char *text = NULL, buf[1024];
+	va_list ap;
+	int rc = -1;
+
+	f.job_id = w->job_id;
+	f.m = dtplan_measurements_create(w->n_hosts, (const char(*)[64])w->hosts);
+	if (f.m == NULL)
+		goto out;
+	snprintf(f.m->source, sizeof(f.m->source), "prolog");
+	f.m->budget_s = w->c->probe_budget_s;
+	f.m->elapsed_s = dtplan_probe_clock() - w->start;
+	va_start(ap, fmt);
+	vsnprintf(f.m->failed, sizeof(f.m->failed), fmt, ap);
+	va_end(ap);
+	if (dtplan_measure_file_to_json(&f, &text, &err) != DTPLAN_OK)
+		slurm_error(DTPLAN_LOG_PREFIX "prolog: job %u: %s", w->job_id,
+			    dtplan_error_format(&err, buf, sizeof(buf)));
+	else
+		rc = spool_write(w->c, w->job_id, text);
+out:
+	free(text);
+	dtplan_measure_file_fini(&f);
+	return rc;
+}
+
 /* This node's inventory: node_xml= when the site names one, else live. */
 static enum dtplan_err discover(void *arg, struct dtplan_node *out, struct dtplan_error *err)
 {
@@ -191,14 +238,19 @@ static int measure_child(const struct prolog_work *w)
 	struct dtplan_measure_file f = {0};
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_auth *auth = NULL;
+	/* root's messages, for root's prologs only */
+	struct dtplan_auth_munge_opts ao = {w->c->munge_socket, 0,
+					    dtplan_auth_ttl(w->c->probe_budget_s)};
 	struct dtplan_error err = {0};
 	char *text = NULL, buf[1024];
 	int rc = 1;
 
 	prctl(PR_SET_NAME, "dtplan-probe", 0, 0, 0);
-	if (dtplan_auth_munge_create(w->c->munge_socket, &auth, &err) != DTPLAN_OK) {
+	if (dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
+		if (w->self == 0)
+			spool_failed(w, "%s: no MUNGE credentials: %s", w->hosts[0], err.text);
 		goto out;
 	}
 	if (w->self == 0 && w->c->topology_file[0] != '\0' &&
@@ -227,6 +279,9 @@ static int measure_child(const struct prolog_work *w)
 	if (dtplan_probe_run(&o, &f, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: job %u: %s", w->job_id,
 			    dtplan_error_format(&err, buf, sizeof(buf)));
+		/* the leader's failure is the whole measurement's: say it */
+		if (w->self == 0)
+			spool_failed(w, "%s: %s", w->hosts[0], err.text);
 		goto out;
 	}
 	rc = 0;
@@ -273,6 +328,11 @@ static void measure(const struct prolog_work *w)
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
+			if (w->self == 0 && !spool_has(w))
+				spool_failed(w,
+					     "%s: the measurement ran past its %g s budget and "
+					     "was stopped",
+					     w->hosts[0], w->c->probe_budget_s);
 			return;
 		}
 		nanosleep(&ts, NULL);
@@ -281,6 +341,10 @@ static void measure(const struct prolog_work *w)
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: job %u: the measurement was killed (signal "
 					      "%d)",
 			    w->job_id, WTERMSIG(status));
+	/* the child records the failures it knows; this is for the others */
+	if (w->self == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0) && !spool_has(w))
+		spool_failed(w, "%s: the measurement %s (its slurmd log says more)", w->hosts[0],
+			     WIFSIGNALED(status) ? "was killed" : "failed");
 }
 
 /* The job's nodes and this node's index in them; -1 logged. */

@@ -5,6 +5,14 @@
  * its payload (the seal of lib/measure/wire.c).  munged refuses to decode a
  * credential twice (EMUNGE_CRED_REPLAYED), so a captured message cannot be
  * sent again.  The only libmunge user of the tree.
+ *
+ * Every credential made here names the one uid that may decode it
+ * (MUNGE_OPT_UID_RESTRICTION: root for the prolog's messages, the user for
+ * dtplan probe's) and lives a few budgets (MUNGE_OPT_TTL), not munged's
+ * default five minutes: one that reaches another process, whatever the
+ * port it listened on, is of no use to it (issue 26).  A receiver refuses a
+ * credential that its own uid did not have to be named for: one that any
+ * uid could decode was made by something that is not a probe of this run.
  */
 #include "config.h"
 
@@ -12,6 +20,7 @@
 #include "base/base.h"
 #include "probes_private.h"
 
+#include <math.h>
 #include <munge.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +28,17 @@
 struct munge_auth {
 	munge_ctx_t enc; /* munge_decode() rewrites its context: one each */
 	munge_ctx_t dec;
+	uid_t decoder; /* who may decode what enc makes, and what dec takes */
 };
+
+int dtplan_auth_ttl(double budget_s)
+{
+	double t = ceil(3.0 * budget_s);
+
+	if (!(t >= DTPLAN_AUTH_TTL_MIN_S))
+		return DTPLAN_AUTH_TTL_MIN_S;
+	return t > DTPLAN_AUTH_TTL_MAX_S ? DTPLAN_AUTH_TTL_MAX_S : (int)t;
+}
 
 static enum dtplan_err munge_enc(struct dtplan_auth *a, const void *payload, size_t len,
 				 char **cred, struct dtplan_error *err)
@@ -45,6 +64,7 @@ static enum dtplan_err munge_dec(struct dtplan_auth *a, const char *cred, size_t
 	struct munge_auth *m = a->data;
 	char *text = strndup(cred, cred_len);
 	munge_err_t e;
+	uid_t restricted = (uid_t)MUNGE_UID_ANY;
 	gid_t gid;
 	int n = 0;
 
@@ -68,6 +88,19 @@ static enum dtplan_err munge_dec(struct dtplan_auth *a, const char *cred, size_t
 				     "invalid credential: %s", munge_strerror(e));
 	}
 	*len = n > 0 ? (size_t)n : 0;
+	if (munge_ctx_get(m->dec, MUNGE_OPT_UID_RESTRICTION, &restricted) != EMUNGE_SUCCESS ||
+	    restricted != m->decoder) {
+		free(*payload);
+		*payload = NULL;
+		*len = 0;
+		if (restricted == (uid_t)MUNGE_UID_ANY)
+			return dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0,
+					     "a credential that any uid may decode (made without "
+					     "a uid restriction)");
+		return dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0,
+				     "a credential for uid %u to decode (this is uid %u)",
+				     (unsigned)restricted, (unsigned)m->decoder);
+	}
 	return DTPLAN_OK;
 }
 
@@ -86,14 +119,20 @@ static void munge_destroy(struct dtplan_auth *a)
 	free(a);
 }
 
-enum dtplan_err dtplan_auth_munge_create(const char *socket, struct dtplan_auth **out,
-					 struct dtplan_error *err)
+enum dtplan_err dtplan_auth_munge_create(const struct dtplan_auth_munge_opts *o,
+					 struct dtplan_auth **out, struct dtplan_error *err)
 {
 	struct dtplan_auth *a = calloc(1, sizeof(*a));
 	struct munge_auth *m = calloc(1, sizeof(*m));
+	const char *socket = o != NULL ? o->socket : NULL;
 	enum dtplan_err rv = DTPLAN_OK;
 
 	*out = NULL;
+	if (o == NULL) {
+		free(a);
+		free(m);
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "munge", 0, "no options");
+	}
 	if (a == NULL || m == NULL) {
 		free(a);
 		free(m);
@@ -103,10 +142,18 @@ enum dtplan_err dtplan_auth_munge_create(const char *socket, struct dtplan_auth 
 	a->decode = munge_dec;
 	a->destroy = munge_destroy;
 	a->data = m;
+	m->decoder = o->decoder_uid;
 	m->enc = munge_ctx_create();
 	m->dec = munge_ctx_create();
 	if (m->enc == NULL || m->dec == NULL)
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "cannot create a context");
+	if (rv == DTPLAN_OK &&
+	    (o->decoder_uid == (uid_t)MUNGE_UID_ANY ||
+	     munge_ctx_set(m->enc, MUNGE_OPT_UID_RESTRICTION, o->decoder_uid) != EMUNGE_SUCCESS ||
+	     (o->ttl_s > 0 && munge_ctx_set(m->enc, MUNGE_OPT_TTL, o->ttl_s) != EMUNGE_SUCCESS)))
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "munge", 0,
+				   "cannot restrict credentials to uid %u with a %d s time to live",
+				   (unsigned)o->decoder_uid, o->ttl_s);
 	if (rv == DTPLAN_OK && socket != NULL && socket[0] != '\0' &&
 	    (munge_ctx_set(m->enc, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS ||
 	     munge_ctx_set(m->dec, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS))

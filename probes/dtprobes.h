@@ -198,10 +198,34 @@ struct dtplan_auth {
 	void *data;
 };
 
-/* MUNGE through munged's socket (NULL or "": libmunge's default).  Caller
- * frees *out with dtplan_auth_destroy(). */
-enum dtplan_err dtplan_auth_munge_create(const char *socket, struct dtplan_auth **out,
-					 struct dtplan_error *err);
+/* What the MUNGE credentials are for.  Borrowed for the call. */
+struct dtplan_auth_munge_opts {
+	const char *socket; /* munged's socket; NULL or "": libmunge's default */
+	uid_t decoder_uid;  /* the one uid that may decode the credentials made
+			     * (MUNGE_OPT_UID_RESTRICTION), and the one that those taken
+			     * must name: 0 in the prolog, the job's user in dtplan probe */
+	int ttl_s;          /* the credentials' time to live (MUNGE_OPT_TTL); <= 0:
+			     * munged's default (300 s); dtplan_auth_ttl() for a run */
+};
+
+/*
+ * MUNGE through munged's socket.  encode makes credentials that only
+ * o->decoder_uid may decode, living o->ttl_s; decode refuses one that does
+ * not name o->decoder_uid as its only decoder (DTPLAN_ERR_POLICY: any uid
+ * could decode it, or another uid was meant).  Caller frees *out with
+ * dtplan_auth_destroy().  DTPLAN_ERR_INVAL for a NULL o or a decoder of
+ * MUNGE_UID_ANY.
+ */
+enum dtplan_err dtplan_auth_munge_create(const struct dtplan_auth_munge_opts *o,
+					 struct dtplan_auth **out, struct dtplan_error *err);
+
+/* The time to live of the credentials of a probe run of budget_s: three
+ * budgets (every message of a run is made and decoded within one), at least
+ * DTPLAN_AUTH_TTL_MIN_S (MUNGE counts whole seconds and allows 1 s of clock
+ * skew) and at most DTPLAN_AUTH_TTL_MAX_S (munged's default TTL). */
+#define DTPLAN_AUTH_TTL_MIN_S 10
+#define DTPLAN_AUTH_TTL_MAX_S 300
+int dtplan_auth_ttl(double budget_s);
 void dtplan_auth_destroy(struct dtplan_auth *a);
 
 /* ------------------------------------------------------------------------
@@ -249,7 +273,14 @@ struct dtplan_probe_opts {
  * are logged (warning) and their connection closed.
  *
  * Returns DTPLAN_OK, also for partial results; DTPLAN_ERR_INVAL for bad
- * options, DTPLAN_ERR_IO when this node could not listen at all.
+ * options, DTPLAN_ERR_IO (err says why) when this node could not make a
+ * credential ("no MUNGE credentials: ...") or, on the leader, listen on any
+ * of its port candidates ("cannot listen on any of ports ... (the job's of
+ * probe_ports=LO-HI): ...").  On the leader, such a failure is the whole
+ * measurement's: the caller records it (dtplan_measurements.failed).
+ * Another node that cannot listen still joins and reports its inventory
+ * with the reason, outside the link rounds; the leader notes it ("NODE
+ * took no part in the link probes: ...").
  */
 enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtplan_measure_file *out,
 				 struct dtplan_error *err);

@@ -1,7 +1,8 @@
 /*
  * links.c: one pair's link probe in one round (doc/internals/probe.md,
- * "A pair in a round").  The prober connects, sends the probe message
- * (with its credential), pings the peer (fixed-size frames the peer
+ * "A pair in a round").  The prober connects, reads and checks the peer's
+ * greeting (probes/net.c: nothing goes to a listener that is not the
+ * peer's), sends the probe message (with its credential), pings the peer (fixed-size frames the peer
  * echoes: latency), ends the pings, then sends for a bounded time or byte
  * count and half-closes; the peer counts what arrives and answers with a
  * report (with its credential) giving the rate of the steady part of the
@@ -132,6 +133,7 @@ enum dtplan_err dtprobe__link_probe(const struct dtprobe__peer_rules *r, uint32_
 				      go->ping_bytes, go->bulk_us, go->bulk_bytes};
 	struct dtplan_wire_header h = {0}, rh;
 	struct dtplan_wire_report rep;
+	struct dtplan_error hello = {0};
 	double *rtt = NULL, now = dtplan_probe_clock();
 	uint8_t *body = NULL, end_frame[PING_MAX];
 	size_t len = 0, n = 0;
@@ -155,6 +157,18 @@ enum dtplan_err dtprobe__link_probe(const struct dtprobe__peer_rules *r, uint32_
 				     "round %u: cannot connect to node %u at %s: %s", round, peer,
 				     where, strerror(errno));
 	dtprobe__sock_tune(fd, SNDBUF);
+	/* the peer's greeting first: nothing goes to a listener that is not it */
+	rv = dtprobe__msg_recv(fd, r, now + 0.25 < deadline ? now + 0.25 : deadline, &rh, &body,
+			       &hello);
+	if (rv == DTPLAN_OK)
+		rv = dtprobe__hello_check(r, &rh, body, peer, dtprobe__addr_port(addr), &hello);
+	free(body);
+	body = NULL;
+	if (rv != DTPLAN_OK) {
+		rv = dtplan__error(err, rv, "probe", 0, "round %u: node %u at %s: %s", round, peer,
+				   where, hello.text);
+		goto out;
+	}
 	h.type = DTPLAN_WIRE_PROBE;
 	h.job_id = r->job_id;
 	h.session = r->session;

@@ -135,8 +135,25 @@ int dtprobe__listen(const struct sockaddr_storage *at, uint16_t lo, uint16_t hi,
 		last = errno;
 		close(fd);
 	}
-	dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "cannot listen on ports %u-%u: %s", lo, hi,
-		      strerror(last));
+	if (at != NULL) {
+		char where[64];
+
+		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "cannot listen at %s: %s",
+			      dtprobe__addr_text(at, where, sizeof(where)), strerror(last));
+	} else {
+		char tried[64] = "";
+		size_t len = 0;
+		unsigned n = hi - lo + 1u < tries ? hi - lo + 1u : tries;
+
+		/* the candidates of this job, as its other nodes dial them */
+		for (unsigned k = 0; k < n && len < sizeof(tried); k++)
+			len += (size_t)snprintf(tried + len, sizeof(tried) - len, "%s%u",
+						k == 0 ? "" : ", ",
+						dtprobe__port_candidate(lo, hi, seed, k));
+		dtplan__error(err, DTPLAN_ERR_IO, "probe", 0,
+			      "cannot listen on %s %s (the job's of probe_ports=%u-%u): %s",
+			      n > 1 ? "any of ports" : "port", tried, lo, hi, strerror(last));
+	}
 	return -1;
 }
 
@@ -283,6 +300,15 @@ void dtprobe__addr_set_port(struct sockaddr_storage *a, uint16_t port)
 		((struct sockaddr_in *)a)->sin_port = htons(port);
 }
 
+uint16_t dtprobe__addr_port(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	if (a->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	return 0;
+}
+
 void dtprobe__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
 			   struct dtplan_wire_addr *w)
 {
@@ -387,6 +413,60 @@ enum dtplan_err dtprobe__iface_addr(const char *ifname, struct dtplan_wire_addr 
 /* ------------------------------------------------------------------------
  * Messages with their credential
  * ---------------------------------------------------------------------- */
+
+enum dtplan_err dtprobe__hello_send(int fd, const struct dtprobe__peer_rules *r, uint32_t self,
+				    uint16_t port, double deadline, struct dtplan_error *err)
+{
+	struct dtplan_wire_join j = {(uint32_t)r->n_nodes, {0}};
+	struct dtplan_wire_header h = {0};
+	struct sockaddr_storage local;
+	socklen_t l = sizeof(local);
+	uint8_t *body = NULL;
+	size_t len = 0;
+	enum dtplan_err rv;
+
+	if (getsockname(fd, (struct sockaddr *)&local, &l) == 0)
+		dtprobe__addr_to_wire(&local, port, &j.addr);
+	j.addr.port = port;
+	h.type = DTPLAN_WIRE_JOIN;
+	h.job_id = r->job_id;
+	h.session = r->session;
+	h.sender = self;
+	rv = dtplan_wire_join_encode(&j, &body, &len, err);
+	if (rv == DTPLAN_OK)
+		rv = dtprobe__msg_send(fd, r->auth, &h, body, len, deadline, err);
+	free(body);
+	return rv;
+}
+
+enum dtplan_err dtprobe__hello_check(const struct dtprobe__peer_rules *r,
+				     const struct dtplan_wire_header *h, const uint8_t *body,
+				     uint32_t node, uint16_t port, struct dtplan_error *err)
+{
+	struct dtplan_wire_join j;
+
+	if (h->type != DTPLAN_WIRE_JOIN || h->round != 0)
+		return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
+				     "a %s message where node %u's listener says who it is",
+				     dtplan_wire_type_name(h->type), node);
+	if (h->sender != node)
+		return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
+				     "the listener at port %u is node %u's, not node %u's", port,
+				     h->sender, node);
+	if (dtplan_wire_join_decode(body, h->body_len, &j, err) != DTPLAN_OK)
+		return DTPLAN_ERR_POLICY;
+	if (j.n_nodes != r->n_nodes)
+		return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
+				     "node %u counts %u nodes in the job, not %zu", node, j.n_nodes,
+				     r->n_nodes);
+	/* node's own listener names its port: another process that passes
+	 * node's greeting on from elsewhere names another */
+	if (j.addr.port != port)
+		return dtplan__error(err, DTPLAN_ERR_POLICY, "probe", 0,
+				     "the listener at port %u speaks for node %u's at port %u",
+				     port, node, j.addr.port);
+	return DTPLAN_OK;
+}
 
 enum dtplan_err dtprobe__msg_send(int fd, struct dtplan_auth *auth,
 				  const struct dtplan_wire_header *h, const void *body, size_t len,

@@ -125,6 +125,7 @@ int dtprobe__read_all(int fd, void *buf, size_t len, double deadline);
 enum dtplan_err dtprobe__resolve(const char *host, uint16_t port, struct sockaddr_storage *out,
 				 struct dtplan_error *err);
 void dtprobe__addr_set_port(struct sockaddr_storage *a, uint16_t port);
+uint16_t dtprobe__addr_port(const struct sockaddr_storage *a);
 void dtprobe__addr_to_wire(const struct sockaddr_storage *a, uint16_t port,
 			   struct dtplan_wire_addr *w);
 bool dtprobe__wire_to_addr(const struct dtplan_wire_addr *w, struct sockaddr_storage *a);
@@ -138,6 +139,25 @@ enum dtplan_err dtprobe__iface_addr(const char *ifname, struct dtplan_wire_addr 
 enum dtplan_err dtprobe__msg_send(int fd, struct dtplan_auth *auth,
 				  const struct dtplan_wire_header *h, const void *body, size_t len,
 				  double deadline, struct dtplan_error *err);
+
+/*
+ * The listener speaks first (issue 26).  On every connection it accepts, a
+ * node sends a join naming itself (r's job and session, sender self, the
+ * job's node count) and its listener's port; the node that connected sends
+ * nothing, and no credential, until that greeting passed every check of a
+ * message (dtprobe__msg_check_header() and _cred(): a credential of r->uid)
+ * and dtprobe__hello_check(): a join of round 0 from the node it meant to
+ * reach, counting the job's nodes and naming the port it dialled.  A
+ * process that holds a probe port cannot make the credential; one that
+ * passes a real node's greeting on from another port names that port.
+ */
+enum dtplan_err dtprobe__hello_send(int fd, const struct dtprobe__peer_rules *r, uint32_t self,
+				    uint16_t port, double deadline, struct dtplan_error *err);
+/* DTPLAN_ERR_POLICY with the reason when the greeting (a checked message:
+ * h and its body) is not node's listener at port. */
+enum dtplan_err dtprobe__hello_check(const struct dtprobe__peer_rules *r,
+				     const struct dtplan_wire_header *h, const uint8_t *body,
+				     uint32_t node, uint16_t port, struct dtplan_error *err);
 
 /* The checks of a received message, in the order a receiver can make
  * them: the header's job, session and sender (before reading more), then

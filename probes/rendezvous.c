@@ -88,7 +88,8 @@ struct engine {
 	uint32_t n, self, fanout;
 	size_t depth, my_depth;
 	double start, deadline;
-	int lfd;
+	int lfd;              /* -1: none (listen_err says why) */
+	char listen_err[192]; /* a node that could not listen still reports */
 	uint16_t port;
 	uint32_t seed;
 	struct dtplan_wire_addr my_addr;
@@ -354,6 +355,9 @@ static void own_entry(struct engine *e)
 		e->node.hostname[0] = '\0';
 		if (dtplan_node_to_json(&e->node, false, &text, &err) != DTPLAN_OK)
 			dtplan__strlcpy(me.note, err.text, sizeof(me.note));
+		else if (e->lfd < 0)
+			/* no address: no link probes; the note says why */
+			dtplan__strlcpy(me.note, e->listen_err, sizeof(me.note));
 	} else {
 		dtplan__strlcpy(me.note, e->disc_err.text, sizeof(me.note));
 	}
@@ -730,8 +734,7 @@ static int on_message(struct engine *e, struct conn *c, struct dtplan_error *err
 				e->addr_known = true;
 			}
 		}
-		if (send_join(e, c->fd, err) != DTPLAN_OK)
-			return -1;
+		/* its greeting was this node's answer (accept_all()) */
 		c->kind = C_CHILD;
 		c->node = s;
 		e->any_join = true;
@@ -907,7 +910,6 @@ static void up_try(struct engine *e)
 static void up_connected(struct engine *e)
 {
 	struct uplink *u = &e->up;
-	struct dtplan_error err = {0};
 	int rc = dtprobe__connect_done(u->rx.fd);
 
 	if (rc != 0) {
@@ -924,10 +926,7 @@ static void up_connected(struct engine *e)
 			e->addr_known = true;
 		}
 	}
-	if (send_join(e, u->rx.fd, &err) != DTPLAN_OK) {
-		up_fail(e, err.text);
-		return;
-	}
+	/* the parent speaks first; this node's join follows its greeting */
 	u->state = U_JOINING;
 	u->deadline = now() + ACK_S;
 }
@@ -947,7 +946,19 @@ static void up_message(struct engine *e)
 		up_fail(e, "rejected");
 		return;
 	}
-	if (u->state == U_JOINING && c->h.type == DTPLAN_WIRE_JOIN) {
+	if (u->state == U_JOINING) {
+		/* the greeting: only now does this node say anything */
+		if (dtprobe__hello_check(&e->rules, &c->h, c->body, u->target,
+					 dtprobe__addr_port(&u->addr), &err) != DTPLAN_OK) {
+			reject(e, c->where, &err);
+			up_fail(e, "rejected");
+			return;
+		}
+		if (send_join(e, c->fd, &err) != DTPLAN_OK) {
+			conn_reset_msg(c);
+			up_fail(e, err.text);
+			return;
+		}
 		u->state = U_UP;
 		e->sent_entries = 0; /* a new parent hears everything */
 		e->results_sent = false;
@@ -972,6 +983,7 @@ static void accept_all(struct engine *e)
 		struct sockaddr_storage a;
 		socklen_t l = sizeof(a);
 		int fd = accept4(e->lfd, (struct sockaddr *)&a, &l, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct dtplan_error err = {0};
 		struct conn *c = NULL;
 
 		if (fd < 0)
@@ -981,7 +993,6 @@ static void accept_all(struct engine *e)
 				c = &e->conns[k];
 		if (c == NULL) {
 			char where[64];
-			struct dtplan_error err = {0};
 
 			dtplan__error(&err, DTPLAN_ERR_POLICY, "probe", 0,
 				      "%zu connections open already", e->max_conns);
@@ -995,6 +1006,14 @@ static void accept_all(struct engine *e)
 		c->idle_deadline = now() + FIRST_MSG_S;
 		dtprobe__sock_tune(fd, 0);
 		dtprobe__addr_text(&a, c->where, sizeof(c->where));
+		/* this node speaks first: the other sends nothing before it knows
+		 * whom it reached (probes/net.c) */
+		if (dtprobe__hello_send(fd, &e->rules, e->self, e->port,
+					fmin(now() + ACK_S, e->deadline), &err) != DTPLAN_OK) {
+			dtplan__log(DTPLAN_LOG_WARNING, "probe: job %u node %u: %s: %s",
+				    e->o->job_id, e->self, c->where, err.text);
+			conn_close(c);
+		}
 	}
 }
 
@@ -1361,10 +1380,13 @@ static enum dtplan_err measure(struct engine *e, struct dtplan_measure_file *out
 	for (size_t k = 0; k < e->n_entries; k++) {
 		const struct dtplan_wire_entry *x = &e->entries[k];
 
-		if (x->record != DTPLAN_WIRE_NO_RECORD)
-			out->host_record[x->node] = (int32_t)x->record;
-		else
+		if (x->record == DTPLAN_WIRE_NO_RECORD)
 			note(e, "%s has no inventory: %s", e->o->hosts[x->node], x->note);
+		else
+			out->host_record[x->node] = (int32_t)x->record;
+		if (x->record != DTPLAN_WIRE_NO_RECORD && x->addr.family == 0 && x->note[0] != '\0')
+			note(e, "%s took no part in the link probes: %s", e->o->hosts[x->node],
+			     x->note);
 	}
 	for (uint32_t i = 0; i < e->n; i++)
 		complete[i] =
@@ -1447,13 +1469,42 @@ enum dtplan_err dtplan_probe_run(const struct dtplan_probe_opts *o, struct dtpla
 	}
 	for (size_t k = 0; k < e.max_conns; k++)
 		e.conns[k].fd = -1;
-	e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo, o->port_hi,
-				e.seed, &e.port, err);
-	if (e.lfd < 0) {
-		rv = DTPLAN_ERR_IO;
-		goto out;
+	/* a node that cannot make credentials takes no part, and says why
+	 * (munged down, or its socket elsewhere), before anyone waits on it; a
+	 * job of one node sends no message */
+	if (e.n > 1) {
+		struct dtplan_error e2 = {0};
+		char *cred = NULL;
+
+		rv = o->auth->encode(o->auth, "", 0, &cred, &e2);
+		free(cred);
+		if (rv != DTPLAN_OK) {
+			rv = dtplan__error(err, rv, "probe", 0, "no MUNGE credentials: %s",
+					   e2.text);
+			goto out;
+		}
 	}
-	if (o->addrs != NULL) {
+	{
+		struct dtplan_error e2 = {0};
+
+		e.lfd = dtprobe__listen(o->addrs != NULL ? &o->addrs[e.self] : NULL, o->port_lo,
+					o->port_hi, e.seed, &e.port, &e2);
+		/* the leader's listener is the whole measurement's; without its own
+		 * a node still joins and reports, with the reason, outside the
+		 * rounds (no address), and its children join its parent */
+		if (e.lfd < 0 && (e.self == 0 || e.n == 1)) {
+			rv = dtplan__error(err, DTPLAN_ERR_IO, "probe", 0, "%s", e2.text);
+			goto out;
+		}
+		if (e.lfd < 0) {
+			dtplan__log(DTPLAN_LOG_WARNING, "probe: job %u node %u: %s", o->job_id,
+				    e.self, e2.text);
+			dtplan__strlcpy(e.listen_err, e2.text, sizeof(e.listen_err));
+		}
+	}
+	if (e.lfd < 0) {
+		e.addr_known = true; /* none: family 0 */
+	} else if (o->addrs != NULL) {
 		dtprobe__addr_to_wire(&o->addrs[e.self], e.port, &e.my_addr);
 		e.addr_known = true;
 	} else if (o->interface != NULL && o->interface[0] != '\0') {

@@ -48,6 +48,23 @@ static int open_conn(void)
 	}
 }
 
+/* Reads the leader's greeting (one whole frame) as a node would before it
+ * speaks: left unread, it would reset the connection at close() before the
+ * leader read the forgery. */
+static void read_greeting(int fd)
+{
+	uint8_t head[DTPLAN_WIRE_HEADER_LEN], rest[DTPLAN_WIRE_CRED_MAX + 64];
+	double deadline = dtplan_probe_clock() + 1.0;
+	size_t n;
+
+	if (dtprobe__read_all(fd, head, sizeof(head), deadline) != 0)
+		return;
+	n = (size_t)head[6] << 8 | head[7];
+	n += (size_t)head[24] << 24 | (size_t)head[25] << 16 | (size_t)head[26] << 8 | head[27];
+	if (n <= sizeof(rest))
+		dtprobe__read_all(fd, rest, n, deadline);
+}
+
 /* The frame of a join of sender for job, with cred (NULL: a valid one from
  * auth) and a header that may claim another body length. */
 static int forge(struct dtplan_auth *auth, uint32_t job, uint32_t n_nodes, const char *cred,
@@ -83,6 +100,7 @@ static int forge(struct dtplan_auth *auth, uint32_t job, uint32_t n_nodes, const
 		goto out;
 	}
 	rc = 0;
+	read_greeting(fd);
 	if (cut > 0) {
 		/* the header and part of the credential, then nothing more */
 		dtprobe__write_all(fd, head, sizeof(head), dtplan_probe_clock() + 1);
@@ -112,6 +130,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct dtplan_auth *auth = NULL;
+	struct dtplan_auth_munge_opts ao = {NULL, 0, 0};
 	struct dtplan_error err = {0};
 	const char *addr = NULL, *sock = NULL;
 	long port = 0, job = -1, nodes = 8;
@@ -147,8 +166,10 @@ int main(int argc, char **argv)
 				"[--nodes N] [--wait S] KIND...\n");
 		return 2;
 	}
+	/* for the prolog's root to decode, whoever makes them */
+	ao.socket = sock;
 	if (dtprobe__resolve(addr, (uint16_t)port, &to, &err) != DTPLAN_OK ||
-	    dtplan_auth_munge_create(sock, &auth, &err) != DTPLAN_OK) {
+	    dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		fprintf(stderr, "probe_forge: %s\n", err.text);
 		return 1;
 	}

@@ -501,8 +501,9 @@ static void config_parse_args__probe_settings__applied(void **state)
 	dtplan_config_init(&c);
 	assert_string_equal(c.spool_dir, "/var/spool/dtplan");
 	assert_near(c.probe_budget_s, 5, 0);
-	assert_int_equal(c.probe_ports[0], 30500);
-	assert_int_equal(c.probe_ports[1], 30599);
+	/* ports only root may listen on (issue 26) */
+	assert_int_equal(c.probe_ports[0], 500);
+	assert_int_equal(c.probe_ports[1], 599);
 	assert_int_equal(c.probe_fanout, 16);
 	assert_string_equal(c.node_xml, "");
 	if (dtplan_config_parse_args(&c, 8, argv, &err) != DTPLAN_OK)
@@ -523,6 +524,13 @@ static void config_parse_args__probe_settings__applied(void **state)
 	assert_int_equal(c.probe_ports[0], 40000);
 	assert_int_equal(c.probe_ports[1], 40000);
 	assert_near(c.probe_budget_s, 10, 0);
+	dtplan_config_fini(&c);
+	/* any range of real ports, privileged ones too */
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "ProbePorts=1-1023\n", "site", &err),
+			 DTPLAN_OK);
+	assert_int_equal(c.probe_ports[0], 1);
+	assert_int_equal(c.probe_ports[1], 1023);
 	dtplan_config_fini(&c);
 }
 
@@ -707,14 +715,15 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 DTPLAN_ERR_PARSE,
 		 "plugstack.conf",
 		 0,
-		 "probe_ports: '30500' is not a port range such as 30500-30599"},
+		 "probe_ports: '30500' is not a port range such as 500-599"},
 		{{"probe_ports=30599-30500"},
 		 1,
 		 DTPLAN_ERR_RANGE,
 		 "plugstack.conf",
 		 0,
 		 "probe_ports: '30599-30500': the first port is above the last"},
-		{{"probe_ports=80-90"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
+		{{"probe_ports=0-90"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
+		{{"probe_ports=500-65536"}, 1, DTPLAN_ERR_RANGE, "plugstack.conf", 0, "probe_ports"},
 		{{"probe_budget=0.1s"},
 		 1,
 		 DTPLAN_ERR_RANGE,
@@ -849,7 +858,7 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_true(def);
 		} else if (strcmp(arg, "probe_ports") == 0) {
 			assert_string_equal(key, "ProbePorts");
-			assert_string_equal(value, "30500-30599");
+			assert_string_equal(value, "500-599");
 			assert_true(def);
 		} else if (strcmp(arg, "probe_fanout") == 0) {
 			assert_string_equal(value, "16");

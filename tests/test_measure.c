@@ -374,6 +374,55 @@ static void plan__without__source_none(void **state)
 	dtplan_plan_destroy(p);
 }
 
+/* A measurement that could not run (issue 26: the leader's ports were
+ * taken): the file keeps why, and a plan that takes it is degraded with
+ * that cause, its text saying nothing was measured. */
+static void plan__failed_measurement__degraded_names_the_cause(void **state)
+{
+	static const char hosts[2][64] = {"node1", "node2"};
+	static const char why[] = "node1: cannot listen on any of ports 531, 532, 533, 534 "
+				  "(the job's of probe_ports=500-599): Address already in use";
+	struct dtplan_measure_file a = {0}, b = {0};
+	struct dtplan_request req;
+	struct dtplan_plan *p = NULL;
+	char *text = NULL, *json = NULL, want[512];
+
+	(void)state;
+	a.job_id = 7;
+	a.m = dtplan_measurements_create(2, hosts);
+	assert_non_null(a.m);
+	snprintf(a.m->source, sizeof(a.m->source), "prolog");
+	a.m->budget_s = 5;
+	snprintf(a.m->failed, sizeof(a.m->failed), "%s", why);
+	assert_int_equal(dtplan_measure_file_to_json(&a, &text, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_measure_file_from_json(text, &b, NULL), DTPLAN_OK);
+	free(text);
+	text = NULL;
+	assert_string_equal(b.m->failed, why);
+	assert_int_equal(b.m->n_reported, 0);
+	assert_int_equal(b.host_record[0], -1);
+	dtplan_request_init(&req);
+	req.gpus = 8;
+	assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&req, NULL, &p, NULL), DTPLAN_OK);
+	assert_false(p->degraded);
+	assert_int_equal(dtplan_plan_take_measurements(p, b.m, NULL), DTPLAN_OK);
+	b.m = NULL;
+	assert_true(p->degraded);
+	snprintf(want, sizeof(want), "nothing measured by the prolog: %s", why);
+	assert_string_equal(p->degraded_reason, want);
+	assert_int_equal(dtplan_plan_to_json(p, false, &json, NULL), DTPLAN_OK);
+	assert_non_null(strstr(json, "\"failed\":\"node1: cannot listen on any of ports"));
+	assert_int_equal(dtplan_plan_render_text(p, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "  measured     nothing: the prolog failed (node1: cannot "
+				     "listen on any of ports 531, 532, 533, 534"));
+	free(text);
+	free(json);
+	dtplan_plan_destroy(p);
+	dtplan_measure_file_fini(&a);
+	dtplan_measure_file_fini(&b);
+}
+
 static void file__round_trip__same_measurements_and_records(void **state)
 {
 	struct fixture f;
@@ -484,6 +533,7 @@ int main(void)
 		cmocka_unit_test(apply__uplink_bandwidth__configured_as_ratio),
 		cmocka_unit_test(plan__with_measurements__warns_and_says_what_was_measured),
 		cmocka_unit_test(plan__without__source_none),
+		cmocka_unit_test(plan__failed_measurement__degraded_names_the_cause),
 		cmocka_unit_test(file__round_trip__same_measurements_and_records),
 		cmocka_unit_test(file__bad__named),
 	};

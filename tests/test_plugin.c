@@ -9,7 +9,9 @@
 #include "test_common.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <slurm/slurm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1882,6 +1884,75 @@ static void prolog_batch_epilog__one_node__measured_planned_removed(void **state
 	assert_int_equal(access(old, F_OK), -1);
 }
 
+/* The probe's port is held by another process before the prolog (issue
+ * 26): the leader cannot listen, and says so in the spool; the batch step's
+ * plan is degraded naming the port, not PrologFlags. */
+static void prolog_batch__ports_taken__plan_degraded_names_them(void **state)
+{
+	char a1[300], a2[4200], a3[64], a4[64], *av[4] = {a1, a2, a3, a4}, path[512];
+	char want[256], *text = NULL;
+	struct dtplan_measure_file f;
+	struct sockaddr_in6 s6 = {0};
+	socklen_t len = sizeof(s6);
+	int fd = socket(AF_INET6, SOCK_STREAM, 0), zero = 0;
+	unsigned port;
+
+	(void)state;
+	/* a port of the kernel's choosing, held on every address as the probe
+	 * would listen */
+	assert_true(fd >= 0);
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	s6.sin6_family = AF_INET6;
+	s6.sin6_addr = in6addr_any;
+	assert_int_equal(bind(fd, (struct sockaddr *)&s6, sizeof(s6)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&s6, &len), 0);
+	port = ntohs(s6.sin6_port);
+	snprintf(a1, sizeof(a1), "spool_dir=%s/spool", tmpdir);
+	snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+	snprintf(a3, sizeof(a3), "probe_budget=%us", test_bound_s(3));
+	snprintf(a4, sizeof(a4), "probe_ports=%u-%u", port, port);
+	mock_items.job_id = JOB_ID;
+	setenv("SLURM_NODELIST", "n1", 1);
+	mock_getopt_set("dt-plan", "auto");
+	assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 4, av), 0);
+	unsetenv("SLURM_NODELIST");
+	snprintf(path, sizeof(path), "%s/spool/%d.json", tmpdir, JOB_ID);
+	if (geteuid() != 0) {
+		/* the spool must be root's: only a root test run gets the file */
+		close(fd);
+		assert_int_equal(access(path, F_OK), -1);
+		return;
+	}
+	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_MEASUREMENTS, &text, NULL, NULL),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_measure_file_from_json(text, &f, NULL), DTPLAN_OK);
+	free(text);
+	assert_string_equal(f.m->source, "prolog");
+	assert_int_equal(f.m->n_reported, 0);
+	assert_non_null(strstr(f.m->failed, "n1: cannot listen on port"));
+	dtplan_measure_file_fini(&f);
+
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "n1");
+	mock_env_set("SLURM_JOB_NUM_NODES", "1");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 4, av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	close(fd);
+	assert_env("DTPLAN_PLAN_STATE", "degraded");
+	snprintf(want, sizeof(want),
+		 "dtplan: plan degraded: nothing measured by the prolog: n1: cannot listen on "
+		 "port %u (the job's of probe_ports=%u-%u): Address already in use",
+		 port, port, port);
+	assert_log_has(want);
+	assert_false(mock_log_has("PrologFlags"));
+	assert_int_equal(slurm_spank_job_epilog(MOCK_SP, 4, av), 0);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 static void prolog__cache_dir__writes_node_xml(void **state)
 {
 	char arg[300], path[512], *av[1] = {arg};
@@ -2259,6 +2330,7 @@ int main(void)
 		T(task_init__refused_plan__batch_interactive_and_srun_steps_end),
 		T(prolog__no_node_list__logged_never_fails),
 		T(prolog_batch_epilog__one_node__measured_planned_removed),
+		T(prolog_batch__ports_taken__plan_degraded_names_them),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),

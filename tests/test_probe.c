@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -316,6 +317,23 @@ static int connect_leader(void)
 	return dtprobe__connect(&addrs[0], dtplan_probe_clock() + 1.0);
 }
 
+/* Reads the leader's greeting (one whole frame) as a node would before it
+ * speaks: left unread, it would reset the connection at close() before the
+ * leader read the forgery. */
+static void read_greeting(int fd)
+{
+	uint8_t head[DTPLAN_WIRE_HEADER_LEN], rest[DTPLAN_WIRE_CRED_MAX + 64];
+	double deadline = dtplan_probe_clock() + 1.0 * test_bound_s(1);
+	size_t n;
+
+	if (dtprobe__read_all(fd, head, sizeof(head), deadline) != 0)
+		return;
+	n = (size_t)head[6] << 8 | head[7];
+	n += (size_t)head[24] << 24 | (size_t)head[25] << 16 | (size_t)head[26] << 8 | head[27];
+	if (n <= sizeof(rest))
+		dtprobe__read_all(fd, rest, n, deadline);
+}
+
 /* Sends raw bytes to the leader and closes. */
 static void send_raw(const void *buf, size_t len)
 {
@@ -328,6 +346,7 @@ static void send_raw(const void *buf, size_t len)
 	}
 	if (fd < 0)
 		_exit(3);
+	read_greeting(fd);
 	dtprobe__write_all(fd, buf, len, dtplan_probe_clock() + 1.0);
 	usleep(20000);
 	close(fd);
@@ -416,6 +435,305 @@ static void run__forged_messages__rejected_logged_measurements_unchanged(void **
 	dtplan_measure_file_fini(&f);
 }
 
+/* ---- a listener that is not the node's (issue 26) ---- */
+
+enum fake_kind {
+	FAKE_SILENT,    /* listens and waits for what comes */
+	FAKE_OWN_CRED,  /* greets as node 1 with a credential of its own uid (1000) */
+	FAKE_PASSED_ON, /* greets as node 1 with a root credential naming the real
+			 * node's port: a greeting passed on from elsewhere */
+};
+
+/*
+ * A process holding `at` (bound and listening before the fork) until
+ * `until`: every connection gets the greeting `kind` says, then all it
+ * sends is counted.  Writes the count of bytes received, and of those
+ * connections that sent a credential ("TEST:"), to fd out.
+ */
+static pid_t fake_listener(const struct sockaddr_storage *at, enum fake_kind kind, uint16_t real,
+			   double until, int out)
+{
+	int lfd = socket(at->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	pid_t pid;
+
+	assert_true(lfd >= 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(lfd, (const struct sockaddr *)at, sizeof(struct sockaddr_in)), 0);
+	assert_int_equal(listen(lfd, 64), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid > 0) {
+		close(lfd);
+		return pid;
+	}
+	{
+		struct dtprobe__peer_rules r = {4242, 0, N, 0, &fake_auth};
+		size_t got[2] = {0, 0};
+
+		while (dtplan_probe_clock() < until) {
+			struct pollfd p = {lfd, POLLIN, 0};
+			uint8_t buf[4096];
+			int fd;
+
+			if (poll(&p, 1, dtprobe__poll_ms(until)) <= 0)
+				continue;
+			fd = accept(lfd, NULL, NULL);
+			if (fd < 0)
+				continue;
+			test_uid = kind == FAKE_OWN_CRED ? 1000 : 0;
+			if (kind != FAKE_SILENT)
+				dtprobe__hello_send(
+					fd, &r, 1,
+					kind == FAKE_PASSED_ON
+						? real
+						: ntohs(((const struct sockaddr_in *)at)->sin_port),
+					until, NULL);
+			for (;;) {
+				struct pollfd q = {fd, POLLIN, 0};
+				ssize_t n;
+
+				if (poll(&q, 1, dtprobe__poll_ms(until)) <= 0)
+					break;
+				n = recv(fd, buf, sizeof(buf), 0);
+				if (n <= 0)
+					break;
+				got[0] += (size_t)n;
+				if (memmem(buf, (size_t)n, "TEST:", 5) != NULL)
+					got[1]++;
+			}
+			close(fd);
+		}
+		if (write(out, got, sizeof(got)) != (ssize_t)sizeof(got))
+			_exit(2);
+		_exit(0);
+	}
+}
+
+/*
+ * node4 (index 3) is node2's child (index 1, fan-out 2): node2's port is
+ * held by another process before the run, and no other node runs.
+ * Whatever that process says, node4 sends it nothing at all, no credential
+ * above all, and ends within its budget.
+ */
+static void fake_parent(enum fake_kind kind)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	double t0 = dtplan_probe_clock(), until;
+	size_t got[2] = {9, 9};
+	int pipefd[2], st = 0;
+	pid_t fake, node;
+
+	opts_for(&o, 3, t0);
+	o.params.fanout = 2;
+	o.params.budget_s = 1.0 * test_bound_s(1);
+	/* FAKE_PASSED_ON: node2's greeting, from the port it would really
+	 * listen on (addrs[2]'s), comes through a process at the port node4 dials */
+	until = t0 + o.params.budget_s + 0.3;
+	assert_int_equal(pipe(pipefd), 0);
+	fake = fake_listener(&addrs[1], kind, ntohs(((struct sockaddr_in *)&addrs[2])->sin_port),
+			     until, pipefd[1]);
+	close(pipefd[1]);
+	node = fork();
+	assert_true(node >= 0);
+	if (node == 0) {
+		if (getenv("DTPLAN_PROBE_DEBUG") == NULL)
+			dtplan_log_set_sink(NULL, NULL);
+		_exit(dtplan_probe_run(&o, &f, NULL) == DTPLAN_OK ? 0 : 1);
+	}
+	assert_int_equal(waitpid(node, &st, 0), node);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(dtplan_probe_clock() - t0 <= o.params.budget_s + 0.2);
+	assert_int_equal(read(pipefd[0], got, sizeof(got)), (ssize_t)sizeof(got));
+	close(pipefd[0]);
+	assert_int_equal(waitpid(fake, &st, 0), fake);
+	if (got[0] != 0 || got[1] != 0)
+		fail_msg("the process at node2's port received %zu bytes, %zu credentials", got[0],
+			 got[1]);
+}
+
+static void run__parent_port_held_silently__child_sends_nothing(void **state)
+{
+	(void)state;
+	fake_parent(FAKE_SILENT);
+}
+
+static void run__parent_port_held_greeting_of_another_uid__child_sends_nothing(void **state)
+{
+	(void)state;
+	fake_parent(FAKE_OWN_CRED);
+}
+
+static void run__parent_greeting_passed_on_from_another_port__child_sends_nothing(void **state)
+{
+	(void)state;
+	fake_parent(FAKE_PASSED_ON);
+}
+
+/* Every candidate of the range is held by another process: the listener
+ * fails naming the job's ports and the reason, and so does a leader whose
+ * one address is held. */
+static void listen__every_candidate_taken__names_the_ports(void **state)
+{
+	uint16_t lo = ntohs(((struct sockaddr_in *)&addrs[0])->sin_port), port = 0;
+	int held[N], zero = 0;
+	struct dtplan_error err = {0};
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	char want[200];
+
+	(void)state;
+	/* pick_ports() reserved N consecutive ports: hold them all, as the
+	 * listener binds (every address, IPv4 too) */
+	for (int i = 0; i < N; i++) {
+		struct sockaddr_in6 s6 = {0};
+
+		held[i] = socket(AF_INET6, SOCK_STREAM, 0);
+		assert_true(held[i] >= 0);
+		setsockopt(held[i], IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_addr = in6addr_any;
+		s6.sin6_port = htons((uint16_t)(lo + i));
+		assert_int_equal(bind(held[i], (struct sockaddr *)&s6, sizeof(s6)), 0);
+		assert_int_equal(listen(held[i], 1), 0);
+	}
+	assert_int_equal(dtprobe__listen(NULL, lo, (uint16_t)(lo + N - 1), 2, &port, &err), -1);
+	snprintf(want, sizeof(want),
+		 "cannot listen on any of ports %u, %u, %u, %u (the job's of probe_ports=%u-%u): "
+		 "Address already in use",
+		 lo + 2, lo + 3, lo, lo + 1, lo, lo + N - 1);
+	assert_int_equal(err.code, DTPLAN_ERR_IO);
+	assert_string_equal(err.text, want);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(dtprobe__listen(NULL, lo, lo, 7, &port, &err), -1);
+	snprintf(
+		want, sizeof(want),
+		"cannot listen on port %u (the job's of probe_ports=%u-%u): Address already in use",
+		lo, lo, lo);
+	assert_string_equal(err.text, want);
+	/* the leader's own address held: the run fails at once and says where */
+	opts_for(&o, 0, dtplan_probe_clock());
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(dtplan_probe_run(&o, &f, &err), DTPLAN_ERR_IO);
+	snprintf(want, sizeof(want), "cannot listen at 127.0.0.1:%u: Address already in use", lo);
+	assert_string_equal(err.text, want);
+	assert_null(f.m);
+	for (int i = 0; i < N; i++)
+		close(held[i]);
+}
+
+/* node3's address is held by another process: node3 still reports its
+ * inventory, takes no part in the rounds, and the leader says why. */
+static void run__a_node_cannot_listen__reported_without_links_and_why(void **state)
+{
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	pid_t pids[N];
+	double t0 = dtplan_probe_clock();
+	int held = socket(AF_INET, SOCK_STREAM, 0);
+	char want[160];
+
+	(void)state;
+	assert_true(held >= 0);
+	assert_int_equal(bind(held, (struct sockaddr *)&addrs[2], sizeof(struct sockaddr_in)), 0);
+	assert_int_equal(listen(held, 1), 0);
+	start_nodes(pids, -1, t0);
+	opts_for(&o, 0, t0);
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	wait_nodes(pids);
+	close(held);
+	assert_int_equal(f.m->n_reported, N);
+	assert_int_equal(f.m->n_missing, 0);
+	assert_true(f.host_record[2] >= 0);
+	for (size_t i = 0; i < f.m->n_links; i++)
+		assert_true(f.m->links[i].from != 2 && f.m->links[i].to != 2);
+	assert_true(f.m->n_links >= 1);
+	assert_int_equal(f.m->n_notes, 1);
+	snprintf(want, sizeof(want),
+		 "node3 took no part in the link probes: cannot listen at 127.0.0.1:%u: Address "
+		 "already in use",
+		 ntohs(((struct sockaddr_in *)&addrs[2])->sin_port));
+	assert_string_equal(f.m->notes[0], want);
+	dtplan_measure_file_fini(&f);
+}
+
+static enum dtplan_err no_encode(struct dtplan_auth *a, const void *payload, size_t len,
+				 char **cred, struct dtplan_error *err)
+{
+	(void)a;
+	(void)payload;
+	(void)len;
+	*cred = NULL;
+	if (err != NULL) {
+		err->code = DTPLAN_ERR_IO;
+		snprintf(err->text, sizeof(err->text),
+			 "cannot make a credential: Socket communication error");
+	}
+	return DTPLAN_ERR_IO;
+}
+
+/* munged down: a node of a job of several says so before it listens. */
+static void run__no_credentials__fails_naming_munge(void **state)
+{
+	struct dtplan_auth broken = {no_encode, fake_decode, NULL, NULL};
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	opts_for(&o, 0, dtplan_probe_clock());
+	o.auth = &broken;
+	assert_int_equal(dtplan_probe_run(&o, &f, &err), DTPLAN_ERR_IO);
+	assert_string_equal(err.text, "no MUNGE credentials: cannot make a credential: Socket "
+				      "communication error");
+}
+
+/* What a greeting must be, each fault with its reason. */
+static void hello_check__faults__policy_with_reason(void **state)
+{
+	static const struct {
+		uint8_t type;
+		uint32_t round, sender, n_nodes;
+		uint16_t port;
+		const char *text;
+	} cases[] = {
+		{DTPLAN_WIRE_JOIN, 0, 1, N, 600, NULL},
+		{DTPLAN_WIRE_PROBE, 0, 1, N, 600, "a probe message where node 1's listener"},
+		{DTPLAN_WIRE_JOIN, 2, 1, N, 600, "a join message where node 1's listener"},
+		{DTPLAN_WIRE_JOIN, 0, 2, N, 600,
+		 "the listener at port 600 is node 2's, not node 1's"},
+		{DTPLAN_WIRE_JOIN, 0, 1, N + 1, 600, "node 1 counts 5 nodes in the job, not 4"},
+		{DTPLAN_WIRE_JOIN, 0, 1, N, 601,
+		 "the listener at port 600 speaks for node 1's at port 601"},
+	};
+	struct dtprobe__peer_rules r = {4242, 0, N, 0, &fake_auth};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan_wire_join j = {cases[i].n_nodes, {4, {127, 0, 0, 1}, cases[i].port}};
+		struct dtplan_wire_header h = {DTPLAN_WIRE_VERSION, cases[i].type,   0, 4242, 0,
+					       cases[i].round,      cases[i].sender, 0};
+		struct dtplan_error err = {0};
+		uint8_t *body = NULL;
+		size_t len = 0;
+
+		assert_int_equal(dtplan_wire_join_encode(&j, &body, &len, NULL), DTPLAN_OK);
+		h.body_len = (uint32_t)len;
+		if (cases[i].text == NULL) {
+			assert_int_equal(dtprobe__hello_check(&r, &h, body, 1, 600, &err),
+					 DTPLAN_OK);
+		} else {
+			assert_int_equal(dtprobe__hello_check(&r, &h, body, 1, 600, &err),
+					 DTPLAN_ERR_POLICY);
+			if (strstr(err.text, cases[i].text) == NULL)
+				fail_msg("case %zu: '%s', expected '%s'", i, err.text,
+					 cases[i].text);
+		}
+		free(body);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +745,21 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			run__forged_messages__rejected_logged_measurements_unchanged, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(run__parent_port_held_silently__child_sends_nothing,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			run__parent_port_held_greeting_of_another_uid__child_sends_nothing, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			run__parent_greeting_passed_on_from_another_port__child_sends_nothing,
+			setup, teardown),
+		cmocka_unit_test(hello_check__faults__policy_with_reason),
+		cmocka_unit_test_setup_teardown(listen__every_candidate_taken__names_the_ports,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(run__no_credentials__fails_naming_munge, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			run__a_node_cannot_listen__reported_without_links_and_why, setup, teardown),
 	};
 
 	test_setup_stdio();

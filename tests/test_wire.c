@@ -86,7 +86,7 @@ static void header__bad__refused_with_reason(void **state)
 		const char *message;
 	} cases[] = {
 		{"magic", 0, 1, 'X', "bad magic"},
-		{"version", 4, 1, 2, "protocol version 2 (this dtplan speaks 1)"},
+		{"version", 4, 1, 1, "protocol version 1 (this dtplan speaks 2)"},
 		{"type 0", 5, 1, 0, "unknown message type 0"},
 		{"type 99", 5, 1, 99, "unknown message type 99"},
 		{"no credential", 6, 2, 0, "without a credential"},

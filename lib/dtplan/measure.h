@@ -136,7 +136,7 @@ enum dtplan_err dtplan_probe_cost(const struct dtplan_probe_schedule *s,
  * Decoders never trust a length: counts are checked against what is left.
  * ---------------------------------------------------------------------- */
 
-#define DTPLAN_WIRE_VERSION 1
+#define DTPLAN_WIRE_VERSION 2
 #define DTPLAN_WIRE_HEADER_LEN 28
 #define DTPLAN_WIRE_CRED_MAX 2048 /* a MUNGE credential of a 60-byte seal is ~250 */
 #define DTPLAN_WIRE_SEAL_LEN 60
@@ -392,6 +392,10 @@ struct dtplan_measurements {
 	uint32_t *missing; /* owned: hosts that did not report (inventory or results) */
 	size_t n_notes;
 	char (*notes)[256]; /* owned: what the run wants people to know */
+	/* Why the run measured nothing at all, "" when it ran: its cause (the
+	 * leader could not listen on its ports, make credentials, or finish
+	 * within the budget), which a plan taking it names as degraded. */
+	char failed[256];
 	/* Filled by dtplan_measurements_apply() and the inventory assembler:
 	 * what the plan used. */
 	size_t n_inventories; /* hosts whose inventory came from the measurement */
@@ -452,7 +456,8 @@ enum dtplan_err dtplan_measurements_apply(struct dtplan_measurements *m, struct 
  * measurement's warnings (lib/plan/measured.c): an uplink measured above its configured ratio
  * ("measured-oversubscription", both numbers), each straggler ("straggler",
  * its name and figures), hosts whose links are missing
- * ("measurement-incomplete") and the notes ("measurement").
+ * ("measurement-incomplete") and the notes ("measurement").  A failed
+ * measurement (m->failed) marks the plan degraded, naming the cause.
  */
 enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtplan_measurements *m,
 					      struct dtplan_error *err);

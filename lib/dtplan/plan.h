@@ -192,7 +192,7 @@ struct dtplan_rank {
 	char nic[32]; /* nearest NIC, "" unknown */
 };
 
-struct dtplan_measurements; /* dtplan_measure.h */
+struct dtplan_measurements; /* dtplan/measure.h */
 /*
  * The whole run at the plan's step (doc/internals/cost-model.md, "Time to
  * train"): steps of the trained global batch, the checkpoint writes at the
@@ -235,7 +235,7 @@ struct dtplan_plan {
 	size_t *leaf_nodes;     /* owned; nodes of the plan under each leaf */
 	double *leaf_ratio;     /* owned; uplink oversubscription of each leaf (1.0 flat) */
 	int *node_run;          /* owned; n_nodes entries: index into leaf_names per node */
-	/* what was measured and what the plan used (dtplan_measure.h); owned,
+	/* what was measured and what the plan used (dtplan/measure.h); owned,
 	 * NULL when the plan was made without a measurement */
 	struct dtplan_measurements *measurements;
 	bool blocks; /* the leaves are topology/block blocks (leaf_names name them) */

@@ -198,7 +198,8 @@ json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_
 	    !put(o, "stragglers", stragglers_json(m)) ||
 	    !put(o, "missing", names_json(m, m->missing, m->n_missing)) ||
 	    !put(o, "hosts", names_json(m, NULL, m->n_nodes)) || !put(o, "notes", notes_json(m)) ||
-	    !put(o, "used", used_json(m))) {
+	    !put(o, "used", used_json(m)) ||
+	    (m->failed[0] != '\0' && !put(o, "failed", json_string(m->failed)))) {
 		json_decref(o);
 		o = NULL;
 	}
@@ -634,6 +635,9 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	read_stragglers(root, &map, m, &rv, err);
 	read_strings(root, "missing", &map, m, &rv, err);
 	read_strings(root, "notes", NULL, m, &rv, err);
+	/* only a measurement that failed says why (and files before it do not) */
+	if (json_object_get(root, "failed") != NULL)
+		get_str(root, "", "failed", true, m->failed, sizeof(m->failed), &rv, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	*out = m;

@@ -219,6 +219,13 @@ static void text_measured(FILE *f, const struct dtplan_plan *p)
 			   "oversubscription assumed\n");
 		return;
 	}
+	if (m->failed[0] != '\0') {
+		fprintf(f,
+			"  measured     nothing: the %s failed (%s); inventories, bandwidth, "
+			"latency and oversubscription assumed\n",
+			m->source, m->failed);
+		return;
+	}
 	fprintf(f, "  measured     %zu of %zu nodes by the %s in %s (budget %g s)\n", m->n_reported,
 		m->n_nodes, strcmp(m->source, "prolog") == 0 ? "prolog" : "probe",
 		dtplan_format_time(m->elapsed_s, el, sizeof(el)), m->budget_s);

@@ -87,6 +87,9 @@ enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtpl
 	}
 	for (size_t i = 0; rv == DTPLAN_OK && i < m->n_notes; i++)
 		rv = dtplan_plan_add_warning(p, "measurement", "%s", m->notes[i]);
+	/* a measurement that could not run is a failure of the plan's, not a note */
+	if (m->failed[0] != '\0')
+		dtplan_plan_set_degraded(p, "nothing measured by the %s: %s", m->source, m->failed);
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, rv, "", 0, "out of memory");
 	return DTPLAN_OK;

@@ -82,7 +82,7 @@ static const struct dtplan__config_setting settings[] = {
 	{"ProbeTimeout", "probe_timeout", K_TIME, OFF(probe_timeout_s), 0, 1e-3, 3600, false},
 	{"SpoolDir", "spool_dir", K_PATH, STR(spool_dir), 0, 0, false},
 	{"ProbeBudget", "probe_budget", K_TIME, OFF(probe_budget_s), 0, 0.5, 120, false},
-	{"ProbePorts", "probe_ports", K_PORTS, OFF(probe_ports), 0, 1024, 65535, false},
+	{"ProbePorts", "probe_ports", K_PORTS, OFF(probe_ports), 0, 1, 65535, false},
 	{"ProbeFanout", "probe_fanout", K_INT, OFF(probe_fanout), 0, 2, 1024, false},
 	{"NodeXml", "node_xml", K_PATH, STR(node_xml), 0, 0, false},
 	{"ProbeInterface", "probe_interface", K_PATH, STR(probe_interface), 0, 0, false},
@@ -136,8 +136,10 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->probe_timeout_s = 10.0;
 	snprintf(c->spool_dir, sizeof(c->spool_dir), "/var/spool/dtplan");
 	c->probe_budget_s = 5.0;
-	c->probe_ports[0] = 30500;
-	c->probe_ports[1] = 30599;
+	/* below 1024, where only root may listen (issue 26), and below 600, where
+	 * bindresvport() and the kernel's RPC clients take ports unannounced */
+	c->probe_ports[0] = 500;
+	c->probe_ports[1] = 599;
 	c->probe_fanout = 16;
 	c->nccl_ib_hca = DTPLAN_NCCL_IB_HCA_OFF;
 	c->net_bytes_per_s = 50e9; /* 400 Gb/s per GPU rail */
@@ -289,8 +291,7 @@ static enum dtplan_err parse_ports(const struct dtplan__config_setting *s, const
 
 	if (dash == NULL || (size_t)(dash - text) >= sizeof(lo) || dash == text)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-				     "%s: '%s' is not a port range such as 30500-30599", name,
-				     text);
+				     "%s: '%s' is not a port range such as 500-599", name, text);
 	memcpy(lo, text, (size_t)(dash - text));
 	lo[dash - text] = '\0';
 	if (dtplan_parse_long(lo, name, (long)s->min, (long)s->max, &a, err) != DTPLAN_OK ||

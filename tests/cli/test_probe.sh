@@ -33,6 +33,26 @@ stdout_has "dtplan probe: 1 of 1 nodes measured in "
 stdout_has "(budget 2 s)"
 stdout_has "  intra-leaf   not measured"
 
+# A user's run: the prolog's default ports (500-599) are root's only, so it
+# listens on 30500-30599 (issue 26); --ports below 1024 is the user's to fix.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$DTPLAN" "$@" >"$out" 2>"$err"; }
+	if as_nobody probe --json --node-xml "$data/hgx-h100-8gpu.xml"; then
+		_pass "probe as nobody with the default ports exits 0"
+	else
+		_fail "probe as nobody with the default ports"
+	fi
+	json_eq 'j["nodes"], j["nodes_reported"]' "(1, 1)"
+	if ! as_nobody probe --json --node-xml "$data/hgx-h100-8gpu.xml" --ports 500-599 &&
+		grep -q "cannot listen on " "$err" && grep -q "Permission denied" "$err"; then
+		_pass "probe as nobody on ports 500-599 fails and says why"
+	else
+		_fail "probe as nobody on ports 500-599"
+	fi
+else
+	echo "# skipped: the run as a user (needs root and setpriv)"
+fi
+
 # Bad values name the setting; a node id outside the step is refused.
 run 2 probe --budget 0.1s
 stderr_has "probe_budget: '0.1s' is out of range"

@@ -90,9 +90,15 @@ cluster_probe_args() {
 	echo
 }
 
-# probe_port JOBID: the prolog's first port candidate for the job (the default
-# probe_ports=30500-30599; lib/site/config.c, probes/net.c).
-probe_port() { echo $((30500 + ($1 * 31) % 100)); }
+# The prolog's probe ports: the default probe_ports=500-599 (lib/site/config.c).
+CL_PROBE_PORTS=500-599
+# probe_port JOBID [LO-HI]: the prolog's first port candidate for the job
+# (probes/net.c), in LO-HI (default CL_PROBE_PORTS).
+probe_port() {
+	local r=${2:-$CL_PROBE_PORTS} lo hi
+	lo=${r%-*} hi=${r#*-}
+	echo $((lo + ($1 * 31) % (hi - lo + 1)))
+}
 
 # in_node NODE CMD...: runs CMD in NODE's network namespace.
 in_node() {

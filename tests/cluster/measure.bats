@@ -2,8 +2,9 @@
 # tests/cluster/measure.bats: the prolog measures the allocation (issue 8,
 # doc/internals/probe.md) on the test cluster: every node's own hwloc XML,
 # link tiers against the tbf shaping, a cross-leaf delay, a straggler, a node
-# killed mid-probe or cut off, forged messages at the leader's port, and the
-# epilog removing the measurement.
+# killed mid-probe or cut off, forged messages at the leader's port, a user
+# holding the probe's ports before the job (issue 26), and the epilog
+# removing the measurement.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that) and a link per node for its hwloc XML (run.sh's xml/nodeI.xml).
@@ -62,8 +63,11 @@ teardown() {
 		--physdev-out "${CL_PREFIX}u+" -j NFQUEUE --queue-num 7 --queue-bypass 2>/dev/null; do :; done
 	if [ -f "$BATS_TEST_TMPDIR/cut" ]; then
 		read -r node <"$BATS_TEST_TMPDIR/cut"
-		in_node "$node" iptables -D INPUT -p tcp --dport 30500:30599 -j DROP
-		in_node "$node" iptables -D OUTPUT -p tcp --dport 30500:30599 -j DROP
+		in_node "$node" iptables -D INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
+		in_node "$node" iptables -D OUTPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
+	fi
+	if [ -f "$BATS_TEST_TMPDIR/holder.pid" ]; then
+		holder_done >/dev/null
 	fi
 	if [ -f "$BATS_TEST_TMPDIR/nfq.pid" ]; then
 		kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
@@ -223,8 +227,8 @@ print(eval(sys.argv[2]))' "$PLAN" "$1"
 @test "node8 cut off (its prolog never joins): the job starts within the budget plus a second, node8 named, no drain" {
 	plain_delay
 	echo node8 >"$BATS_TEST_TMPDIR/cut"
-	in_node node8 iptables -I INPUT -p tcp --dport 30500:30599 -j DROP
-	in_node node8 iptables -I OUTPUT -p tcp --dport 30500:30599 -j DROP
+	in_node node8 iptables -I INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
+	in_node node8 iptables -I OUTPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
 	measure_job
 	echo "without --dt-plan: $BASE_MS ms"
 	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
@@ -272,6 +276,95 @@ print(eval(sys.argv[2]))' "$PLAN" "$1"
 	[ "$(meas 'len(m["links"]) == 13 and all(l["ok"] for l in m["links"])')" = True ]
 	meas 'm["notes"]'
 	[ "$(meas '[n for n in m["notes"] if "messages rejected on node1" in n] != []')" = True ]
+}
+
+# probe_ports_of ARGS: the probe ports the plugin takes with these plugstack
+# arguments (dtplan check-config reads them as the plugin does).
+probe_ports_of() {
+	"$CLUSTER_TOP_BUILDDIR/cli/dtplan" check-config --args "$*" |
+		awk '$1 == "ProbePorts" { print $3 }'
+}
+
+# hold_ports RANGE [NODE]: nobody (an unprivileged user) listens on every
+# port of RANGE in NODE's namespace (default node1), recording what reaches
+# it; waits until it is ready and says how many it holds (HELD).
+hold_ports() {
+	local out=$BATS_TEST_TMPDIR/holder.out i node=${2:-node1}
+	in_node "$node" setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
+		"$BATS_TEST_DIRNAME/hold_ports.py" "$1" 60 >"$out" 2>&1 &
+	echo $! >"$BATS_TEST_TMPDIR/holder.pid"
+	for ((i = 0; i < 100; i++)); do grep -q '^held ' "$out" && break; sleep 0.1; done
+	sed -n 's/^pid //p' "$out" >>"$BATS_TEST_TMPDIR/holder.pid"
+	HELD=$(sed -n 's/^held //p' "$out")
+	echo "nobody on $node holds $HELD of probe_ports=$1"
+}
+
+# holder_done: stops the holder; prints what it recorded into HOLDER
+# ("connections C bytes B credentials K").
+holder_done() {
+	local job holder
+	{ read -r job; read -r holder || holder=""; } <"$BATS_TEST_TMPDIR/holder.pid"
+	[ -z "$holder" ] || kill -TERM "$holder" 2>/dev/null
+	wait "$job" 2>/dev/null || true
+	rm -f "$BATS_TEST_TMPDIR/holder.pid"
+	HOLDER=$(sed -n 's/^connections /connections /p' "$BATS_TEST_TMPDIR/holder.out")
+	echo "what reached nobody's listeners: $HOLDER"
+}
+
+@test "a user listens on every default probe port before the job: it cannot bind one; all 8 measured, nothing reaches it" {
+	ports=$(probe_ports_of "$(sed 's/^optional [^ ]* //' "$PLUGSTACK")")
+	hold_ports "$ports"
+	# below 1024 only root may listen (issue 26: 30500-30599 were anyone's)
+	[[ "$HELD" == "0 of "*" (Permission denied: "* ]]
+	measure_job
+	holder_done
+	[ "$(meas 'm["nodes_reported"], m["missing"], p["degraded"]')" = "(8, [], False)" ]
+	[ "$(meas 'len(m["links"]) == 13 and all(l["ok"] for l in m["links"])')" = True ]
+	[ "$HOLDER" = "connections 0 bytes 0 credentials 0" ]
+}
+
+@test "a user holds every probe port of an unprivileged range before the job: no credential reaches it, the plan is degraded naming the ports" {
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(cluster_probe_args) probe_budget=${BUDGET}s probe_ports=30500-30599" >"$PLUGSTACK"
+	hold_ports 30500-30599
+	[ "$HELD" = "100 of 100" ]
+	plain_delay
+	measure_job
+	holder_done
+	echo "without --dt-plan: $BASE_MS ms"
+	echo "$LOG" | grep -E '^(dtplan: plan degraded|  (measured|degraded|warning) )' || true
+	# the nodes reached nobody's listeners, and sent them not one byte
+	[[ "$HOLDER" == "connections "*" bytes 0 credentials 0" ]]
+	[[ "$HOLDER" != "connections 0 "* ]]
+	# the plan names the ports, not PrologFlags, and the job still starts
+	# within the budget
+	p1=$(probe_port "$JOB" 30500-30599)
+	cause="node1: cannot listen on any of ports $p1, $((p1 + 1)), $((p1 + 2)), $((p1 + 3)) (the job's of probe_ports=30500-30599): Address already in use"
+	[ "$(meas 'p["degraded"]')" = True ]
+	[ "$(meas 'p["degraded_reason"]')" = "nothing measured by the prolog: $cause" ]
+	[ "$(meas 'm["failed"]')" = "$cause" ]
+	grep -qF "dtplan: plan degraded: nothing measured by the prolog: $cause" <<<"$LOG"
+	grep -qF "  measured     nothing: the prolog failed ($cause)" <<<"$LOG"
+	! grep -q PrologFlags <<<"$LOG"
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	no_drain
+}
+
+@test "a user holds every probe port of an unprivileged range on node5: node5 reported, outside the rounds, the plan says why" {
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(cluster_probe_args) probe_budget=${BUDGET}s probe_ports=30500-30599" >"$PLUGSTACK"
+	hold_ports 30500-30599 node5
+	[ "$HELD" = "100 of 100" ]
+	measure_job
+	holder_done
+	p1=$(probe_port "$JOB" 30500-30599)
+	cause="cannot listen on any of ports $p1, $((p1 + 1)), $((p1 + 2)), $((p1 + 3)) (the job's of probe_ports=30500-30599): Address already in use"
+	meas 'm["notes"]'
+	[ "$(meas 'm["nodes_reported"], m["missing"], p["degraded"]')" = "(8, [], False)" ]
+	[ "$(meas 'any(n == "node5 took no part in the link probes: '"$cause"'" for n in m["notes"])')" = True ]
+	[ "$(meas 'all("node5" not in (l["a"], l["b"]) for l in m["links"])')" = True ]
+	grep -qF "[measurement] node5 took no part in the link probes: $cause" <<<"$LOG"
+	[[ "$HOLDER" == "connections 0 bytes 0 credentials 0" ]]
 }
 
 @test "the epilog removes the job's measurement file" {
