@@ -224,7 +224,24 @@ static const struct {
 	 DTPLAN_ERR_PARSE, "switches[1] (b): node 'n1' is under two leaf switches"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"switches\": "
 	 "\"b\"}, {\"name\": \"b\", \"switches\": \"a\"}]}",
-	 DTPLAN_ERR_PARSE, "is its own ancestor"},
+	 DTPLAN_ERR_PARSE, "switches[0] (a): a cycle of parents: a -> b -> a"},
+	/* a cycle through "parent" and a leaf: it used to be told as the leaf
+	 * having both Nodes= and Switches= (issue 26) */
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"leaf1\", \"nodes\": "
+	 "\"n1\", \"parent\": \"spine\"}, {\"name\": \"spine\", \"parent\": \"leaf1\"}]}",
+	 DTPLAN_ERR_PARSE, "switches[0] (leaf1): a cycle of parents: leaf1 -> spine -> leaf1"},
+	/* lists of children are bounded before they expand: each switch has one
+	 * parent, so the lists name at most the answer's switches */
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}, "
+	 "{\"name\": \"s\", \"switches\": \"c[1-1000000]\"}]}",
+	 DTPLAN_ERR_PARSE,
+	 "switches[1] (s): \"switches\": the answer's lists name more than its 2 "
+	 "switches"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}, "
+	 "{\"name\": \"s\", \"switches\": [\"a\", \"b\", \"c\"]}]}",
+	 DTPLAN_ERR_PARSE,
+	 "switches[1] (s): \"switches\": the answer's lists name more than its 2 "
+	 "switches"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\"}]}", DTPLAN_ERR_PARSE,
 	 "switches[0] (a): switch 'a' has neither Nodes= nor Switches="},
 	/* the site parser's */
@@ -267,6 +284,49 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
 		assert_null(f);
 		assert_string_equal(err.source, "http://svc/f");
 	}
+}
+
+/*
+ * Large answers stay linear: 200,000 switches, each leaf naming its parent
+ * (\"parent\") and one spine over them, read once; the hostile answer of
+ * issue 26 (a couple of kilobytes whose every spine names c[1-1000000]) is
+ * refused before anything expands.  (Their times are bench_parse's rows.)
+ */
+static void fabric_parse__large_and_hostile_answers__linear_and_bounded(void **state)
+{
+	size_t n = 200000, size = n * 64 + 256, len = 0;
+	char *text = malloc(size);
+	struct dtplan_fabric_desc *f = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)
+		snprintf(text + len, size - len,
+			 "{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"spine\"}");
+	for (size_t i = 0; i < n - 1; i++)
+		len += (size_t)snprintf(
+			text + len, size - len,
+			",{\"name\":\"l%zu\",\"nodes\":\"n%zu\",\"parent\":\"spine\"}", i, i);
+	len += (size_t)snprintf(text + len, size - len, "]}");
+	assert_int_equal(dtplan_fabric_desc_parse(text, len, "svc", &f, &err), DTPLAN_OK);
+	assert_int_equal(f->topology->n_switches, n);
+	assert_int_equal(f->topology->n_nodes, n - 1);
+	dtplan_fabric_desc_destroy(f);
+	f = NULL;
+	/* 30 spines, each over a million children */
+	len = (size_t)snprintf(text, size,
+			       "{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", "
+			       "\"nodes\": \"n1\"}");
+	for (int i = 0; i < 30; i++)
+		len += (size_t)snprintf(text + len, size - len,
+					",{\"name\":\"s%d\",\"switches\":\"c[1-1000000]\"}", i);
+	len += (size_t)snprintf(text + len, size - len, "]}");
+	assert_true(len < 2048);
+	assert_int_equal(dtplan_fabric_desc_parse(text, len, "svc", &f, &err), DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "the answer's lists name more than its 31 switches"));
+	assert_null(f);
+	free(text);
 }
 
 static void fabric_parse__nul_byte_or_null__refused(void **state)
@@ -388,6 +448,7 @@ int main(void)
 		cmocka_unit_test(fabric_parse__hand_written_json__same_as_files),
 		cmocka_unit_test(fabric_parse__topology_conf__tree_only_site_switches_apply),
 		cmocka_unit_test(fabric_parse__bad_answers__error_names_the_element),
+		cmocka_unit_test(fabric_parse__large_and_hostile_answers__linear_and_bounded),
 		cmocka_unit_test(fabric_parse__nul_byte_or_null__refused),
 		cmocka_unit_test(fabric_to_json__site_switch_not_in_tree__not_found),
 		cmocka_unit_test(report_to_json__plan_and_job__every_field),

@@ -116,6 +116,9 @@ static void topology_parse_string__bad_files__error_names_file_and_line(void **s
 		{"SwitchName=a Nodes=n1\nSwitchName=b Switches=a,c\nSwitchName=c Switches=b\n",
 		 DTPLAN_ERR_PARSE, 2, "switch 'b' is its own ancestor"},
 		{"SwitchName=s Switches=s\n", DTPLAN_ERR_PARSE, 1, "lists itself"},
+		/* bounded before it expands (issue 26): a switch has one parent */
+		{"SwitchName=a Nodes=n1\nSwitchName=s Switches=c[1-1000000]\n", DTPLAN_ERR_PARSE, 2,
+		 "Switches=c[1-1000000]: the file's Switches= name more than its 2 switches"},
 		{"SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n", DTPLAN_ERR_PARSE, 2,
 		 "node 'n2' is under two leaf switches: 'a' (line 1) and 'b'"},
 		{"SwitchName=a Nodes=n1\nSwitchName=s1 Switches=a\nSwitchName=s2 Switches=a\n",

@@ -120,7 +120,8 @@ struct jparse {
 	const char **names;    /* borrowed from the JSON document */
 	char (**children)[64]; /* owned arrays */
 	size_t *n_children;
-	int *parent; /* index of the switch listing it, -1 none */
+	int *parent;                 /* index of the switch listing it, -1 none */
+	struct dtplan__strmap index; /* name -> first switch of that name */
 };
 
 const char *dtplan_fabric_format_name(enum dtplan_fabric_format f)
@@ -278,10 +279,7 @@ static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj
 
 static int find_switch(const struct jparse *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_switches; i++)
-		if (strcmp(p->names[i], name) == 0)
-			return (int)i;
-	return -1;
+	return dtplan__strmap_get(&p->index, name);
 }
 
 /* First pass over the switches: names, children named by "switches". */
@@ -298,14 +296,15 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 	struct dtplan_error e = {0};
 	char where[128];
 	json_t *sw;
-	size_t i;
+	size_t i, listed = 0;
 
 	p->n_switches = json_array_size(arr);
 	p->names = calloc(p->n_switches + 1, sizeof(*p->names));
 	p->children = calloc(p->n_switches + 1, sizeof(*p->children));
 	p->n_children = calloc(p->n_switches + 1, sizeof(*p->n_children));
 	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
-	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL)
+	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL ||
+	    dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
 	json_array_foreach(arr, i, sw)
 	{
@@ -321,6 +320,11 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 		if (check_keys(p, where, sw, keys) != DTPLAN_OK)
 			return DTPLAN_ERR_PARSE;
+		/* a name given twice keeps its first switch (topology.conf's
+		 * reader then names the second) */
+		if (dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL) == DTPLAN_ERR_NOMEM)
+			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
+					     "out of memory");
 	}
 	/* Children from "switches" (names or hostlists), expanded once. */
 	json_array_foreach(arr, i, sw)
@@ -332,16 +336,31 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 		if (v == NULL)
 			continue;
 		if (json_is_string(v)) {
-			if (dtplan_hostlist_expand(json_string_value(v), DTPLAN_HOSTLIST_MAX,
+			/* Bounded before it expands: each switch has one parent, so
+			 * all the lists together name at most the answer's switches
+			 * (a 2 KB answer naming c[1-1000000] in every switch took
+			 * gigabytes). */
+			if (dtplan_hostlist_expand(json_string_value(v), p->n_switches - listed,
 						   &p->children[i], &p->n_children[i],
 						   &e) != DTPLAN_OK)
-				return jfail(p, where, "\"switches\": %s", e.text);
+				return e.code == DTPLAN_ERR_RANGE
+					       ? jfail(p, where,
+						       "\"switches\": the answer's lists name more "
+						       "than its %zu switches",
+						       p->n_switches)
+					       : jfail(p, where, "\"switches\": %s", e.text);
+			listed += p->n_children[i];
 			continue;
 		}
 		if (!json_is_array(v) || json_array_size(v) == 0)
 			return jfail(p, where,
 				     "\"switches\" must be a hostlist string or a "
 				     "non-empty array of names");
+		if (json_array_size(v) > p->n_switches - listed)
+			return jfail(p, where,
+				     "\"switches\": the answer's lists name more than its %zu "
+				     "switches",
+				     p->n_switches);
 		p->children[i] = calloc(json_array_size(v), sizeof(*p->children[i]));
 		if (p->children[i] == NULL)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
@@ -355,6 +374,7 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 					sizeof(p->children[i][0]));
 		}
 		p->n_children[i] = json_array_size(v);
+		listed += p->n_children[i];
 	}
 	for (i = 0; i < p->n_switches; i++) {
 		for (size_t k = 0; k < p->n_children[i]; k++) {
@@ -396,6 +416,50 @@ static enum dtplan_err link_parent(struct jparse *p, size_t i, json_t *sw)
 	dtplan__strlcpy(tmp[p->n_children[q]++], p->names[i], sizeof(tmp[0]));
 	p->parent[i] = q;
 	return DTPLAN_OK;
+}
+
+/*
+ * No switch is its own ancestor.  Walks each switch's parents once, marking
+ * the path: O(switches).  A cycle is named by its switches, as the answer
+ * gave them ("a cycle of parents: leaf1 -> spine -> leaf1").
+ */
+static enum dtplan_err check_cycles(struct jparse *p)
+{
+	/* 0 not seen, 1 on the path being walked, 2 known to reach a root */
+	unsigned char *state = calloc(p->n_switches + 1, 1);
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (state == NULL)
+		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+	for (size_t i = 0; rv == DTPLAN_OK && i < p->n_switches; i++) {
+		int s = (int)i;
+
+		while (s >= 0 && state[s] == 0) {
+			state[s] = 1;
+			s = p->parent[s];
+		}
+		if (s >= 0 && state[s] == 1) {
+			/* s is on a cycle: name it, at most 8 switches of it */
+			char where[128], path[600];
+			size_t used = 0;
+			int k = s, n = 0;
+
+			do {
+				used += (size_t)snprintf(path + used, sizeof(path) - used,
+							 "%.64s -> ", p->names[k]);
+				k = p->parent[k];
+			} while (k != s && ++n < 8 && used < sizeof(path) - 70);
+			snprintf(path + used, sizeof(path) - used, "%s%.64s",
+				 k == s ? "" : "... -> ", p->names[s]);
+			snprintf(where, sizeof(where), "switches[%d] (%.64s)", s, p->names[s]);
+			rv = jfail(p, where, "a cycle of parents: %s", path);
+		}
+		/* the walked path reaches a root (or the cycle just named) */
+		for (int t = (int)i; t >= 0 && state[t] == 1; t = p->parent[t])
+			state[t] = 2;
+	}
+	free(state);
+	return rv;
 }
 
 /* One topology line and at most one site line per switch. */
@@ -552,6 +616,9 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
+	rv = check_cycles(&p);
+	if (rv != DTPLAN_OK)
+		goto out;
 	rv = DTPLAN_ERR_PARSE;
 	if (emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") != DTPLAN_OK ||
 	    emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") != DTPLAN_OK ||
@@ -595,6 +662,7 @@ out:
 	free(p.children);
 	free(p.n_children);
 	free(p.parent);
+	dtplan__strmap_fini(&p.index);
 	free(p.names);
 	free(p.topo.s);
 	free(p.site.s);

@@ -225,7 +225,7 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 	struct dtplan_topology *t;
 	struct dtplan_error e = {0};
 	char(*names)[64] = NULL;
-	size_t n = 0, cap_nodes = 0;
+	size_t n = 0, cap_nodes = 0, listed = 0;
 	enum dtplan_err rv;
 	int dup_sw, dup_first, dup_node, cyc;
 
@@ -300,12 +300,24 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 	for (size_t i = 0; i < n_raw; i++) {
 		if (raw[i].switches == NULL)
 			continue;
-		rv = dtplan_hostlist_expand(raw[i].switches, DTPLAN_HOSTLIST_MAX, &names, &n, &e);
+		/* bounded before it expands: every switch has one parent, so the
+		 * file's Switches= name at most its switches */
+		rv = dtplan_hostlist_expand(raw[i].switches, n_raw - listed, &names, &n, &e);
+		if (rv == DTPLAN_ERR_RANGE) {
+			rv = dtplan__error(
+				err, DTPLAN_ERR_PARSE, source, raw[i].line,
+				"Switches=%.*s%s: the file's Switches= name more than its "
+				"%zu switches",
+				strlen(raw[i].switches) > 40 ? 37 : 40, raw[i].switches,
+				strlen(raw[i].switches) > 40 ? "..." : "", n_raw);
+			goto out;
+		}
 		if (rv != DTPLAN_OK) {
 			rv = dtplan__error(err, rv, source, raw[i].line, "Switches=%s: %s",
 					   raw[i].switches, e.text);
 			goto out;
 		}
+		listed += n;
 		for (size_t k = 0; k < n; k++) {
 			int c = dtplan_topology_switch_index(t, names[k]);
 
