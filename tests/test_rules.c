@@ -111,6 +111,76 @@ static void split_check__each_rule__key_and_reason(void **state)
 	}
 }
 
+/*
+ * The sequence as Megatron-LM splits it (issue 26: cp=64,seq=1 planned with
+ * no activations, --sequence-parallel went out with --seq 4097 and TP 8):
+ * CP cuts each sequence into 2 x CP chunks, sequence parallelism a CP
+ * rank's tokens into TP parts.
+ */
+static void split_check__sequence__cp_and_tp_divide_it(void **state)
+{
+	static const struct {
+		int seq, tp, cp;
+		const char *source, *text; /* NULL: allowed */
+	} cases[] = {
+		{1, 0, 64, "cp",
+		 "CP 64 cuts each sequence into 128 chunks, and a sequence of 1 token "
+		 "is not a multiple of them"},
+		{4097, 8, 0, "tp",
+		 "TP 8 does not divide the 4097 tokens of a sequence (sequence "
+		 "parallelism splits them over TP)"},
+		{4098, 1, 2, "cp", "CP 2 cuts each sequence into 4 chunks"},
+		{8192, 8, 4, NULL, NULL},
+		{8200, 8, 2, "tp",
+		 "TP 8 does not divide the 4100 tokens of a sequence a CP rank "
+		 "holds"},
+		{0, 8, 64, NULL, NULL}, /* the sequence not known yet: nothing to check */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan__split s;
+		struct dtplan_error err = {0};
+		enum dtplan_err rv;
+
+		dtplan__split_init(&s, NULL);
+		s.seq = cases[i].seq;
+		s.tp = cases[i].tp;
+		s.cp = cases[i].cp;
+		rv = dtplan__split_check(&s, DTPLAN__RULE_SEQ, &err);
+		if (cases[i].text == NULL) {
+			assert_int_equal(rv, DTPLAN_OK);
+			continue;
+		}
+		if (rv != DTPLAN_ERR_INVAL || strcmp(err.source, cases[i].source) != 0 ||
+		    strstr(err.text, cases[i].text) == NULL)
+			fail_msg("seq %d tp %d cp %d: got %d [%s] %s", cases[i].seq, cases[i].tp,
+				 cases[i].cp, rv, err.source, err.text);
+	}
+}
+
+/* A sequence TP cannot split leaves the search TP 1 (Llama 3 8B's 8 key/value
+ * heads would otherwise allow TP 8 on one node), and a pinned TP 8 is refused. */
+static void search__odd_sequence__no_tp_that_cannot_split_it(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *plan = NULL;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 64;
+	r.seq = 4097;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &plan, NULL), DTPLAN_OK);
+	assert_int_equal(plan->best.tp, 1);
+	assert_int_equal(plan->best.cp, 1);
+	dtplan_plan_destroy(plan);
+	plan = NULL;
+	r.tp = 8;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &plan, NULL), DTPLAN_ERR_INVAL);
+	assert_null(plan);
+}
+
 /* The same mistake gets the same error from the request's checks and from
  * the ledger (the ledger used to word them its own way, with
  * DTPLAN_ERR_RANGE for some). */
@@ -251,6 +321,7 @@ static void search__every_plan__allowed_by_the_rules(void **state)
 								    : DTPLAN_SCHEDULE_1F1B;
 					s.moments = r.moments;
 					s.gpus = r.gpus;
+					s.seq = r.seq;
 					s.tp = c[k]->tp;
 					s.pp = c[k]->pp;
 					s.dp = c[k]->dp;
@@ -279,6 +350,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_check__each_rule__key_and_reason),
+		cmocka_unit_test(split_check__sequence__cp_and_tp_divide_it),
+		cmocka_unit_test(search__odd_sequence__no_tp_that_cannot_split_it),
 		cmocka_unit_test(request_and_ledger__same_mistake__same_error),
 		cmocka_unit_test(ledger__framework_rule__not_the_ledgers),
 		cmocka_unit_test(search__every_plan__allowed_by_the_rules),

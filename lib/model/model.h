@@ -59,6 +59,7 @@ struct dtplan__split {
 	enum dtplan_schedule schedule;
 	enum dtplan_moments moments;
 	int gpus; /* 0: not known (the submission) */
+	int seq;  /* tokens of a sequence; 0: not known */
 	int tp, pp, dp, cp, ep, vp;
 	int zero;
 	int offload;   /* 1 yes, 0 no */
@@ -83,6 +84,7 @@ enum {
 	DTPLAN__RULE_CP_FLASH = 1u << 8,     /* CP needs flash attention */
 	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides DP (carved from it) */
 	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
+	DTPLAN__RULE_SEQ = 1u << 11,         /* CP and TP split the sequence as Megatron-LM does */
 };
 
 /* What a model can take, whatever the allocation (--dt-model with pins). */
@@ -91,7 +93,8 @@ enum {
 /* What the framework and schedule run (--dt-train alone). */
 #define DTPLAN__RULES_TRAIN                                                                        \
 	(DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_VP_PP | DTPLAN__RULE_MEGATRON |                       \
-	 DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_OFFLOAD_ZERO | DTPLAN__RULE_CP_FLASH)
+	 DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_OFFLOAD_ZERO | DTPLAN__RULE_CP_FLASH |               \
+	 DTPLAN__RULE_SEQ)
 /* What the memory ledger needs for its count to mean a split. */
 #define DTPLAN__RULES_LEDGER                                                                       \
 	(DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP)

@@ -110,6 +110,25 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 				     "CP %d needs flash attention (ring attention runs on its "
 				     "blocks)",
 				     s->cp);
+	/* Megatron-LM cuts each sequence into 2 x CP chunks, two per CP rank
+	 * (validate_args(), megatron/training/arguments.py), and sequence
+	 * parallelism splits a CP rank's tokens over TP
+	 * (_split_along_first_dim(), megatron/core/tensor_parallel/mappings.py;
+	 * both read at d98e8a6).  The plans assume sequence parallelism with
+	 * every TP > 1. */
+	if ((rules & DTPLAN__RULE_SEQ) && s->seq > 0 && s->cp > 1 && s->seq % (2 * s->cp) != 0)
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "cp", 0,
+			"CP %d cuts each sequence into %d chunks, and a sequence of %d "
+			"token%s is not a multiple of them",
+			s->cp, 2 * s->cp, s->seq, s->seq == 1 ? "" : "s");
+	if ((rules & DTPLAN__RULE_SEQ) && s->seq > 0 && s->tp > 1 &&
+	    (s->seq / (s->cp > 1 ? s->cp : 1)) % s->tp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "TP %d does not divide the %d tokens of a sequence%s "
+				     "(sequence parallelism splits them over TP)",
+				     s->tp, s->seq / (s->cp > 1 ? s->cp : 1),
+				     s->cp > 1 ? " a CP rank holds" : "");
 	return DTPLAN_OK;
 }
 

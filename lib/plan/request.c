@@ -241,6 +241,7 @@ static void split_of(const struct dtplan_request *r, struct dtplan__split *s)
 	s->zero = r->zero;
 	s->offload = r->offload;
 	s->recompute = r->recompute;
+	s->seq = r->seq; /* 0 at submission without seq=: the model's, known later */
 }
 
 /*

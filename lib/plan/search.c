@@ -1482,6 +1482,12 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 		n_cp = cp_choices(x, gpus / tp, cps);
 		for (int kc = 0; kc < n_cp && !w->stop; kc++) {
 			int cp = cps[kc], tc = tp * cp;
+
+			/* TP and CP split each sequence as Megatron-LM cuts it */
+			rules.cp = cp;
+			rules.seq = r->seq;
+			if (!allowed(&rules, DTPLAN__RULE_SEQ))
+				continue;
 			size_t n_pp = divisors(gpus / tc, layers, pps);
 
 			for (size_t k = 0; k < n_pp && !w->stop; k++) {
