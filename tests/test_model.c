@@ -275,6 +275,13 @@ static const struct {
 	/* 1e6 layers of 12 * 65536^2 = 5.2e16 params > 1e15 */
 	{"layers=1000000,hidden=65536,heads=512", DTPLAN_ERR_RANGE, "parameters"},
 	{"layers=32,hidden=4096,heads=32,seq=-5", DTPLAN_ERR_RANGE, "seq"},
+	/* issue 26: 2e9 + 2e9 overflowed an int, giving "parameter count must be
+	 * > 0" or a 1.65T model; each latent dimension is bounded, by name */
+	{"layers=4,hidden=1024,heads=8,kv_lora_rank=512,qk_nope_dim=2000000000,qk_rope_dim="
+	 "2000000000,v_head_dim=128",
+	 DTPLAN_ERR_RANGE, "latent attention's qk_nope_dim 2000000000 is larger than 1048576"},
+	{"layers=4,hidden=1024,heads=8,kv_lora_rank=2000000,qk_nope_dim=128,v_head_dim=128",
+	 DTPLAN_ERR_RANGE, "latent attention's kv_lora_rank 2000000"},
 };
 
 static void model_parse__bad_dims__named_error(void **state)

@@ -38,6 +38,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,7 +251,7 @@ double dtplan__model_attn_params(const struct dtplan_model *m)
 	double h = m->hidden, a = m->heads, kv_dim, qk, p;
 
 	if (m->kv_lora_rank > 0) {
-		qk = a * (m->qk_nope_dim + m->qk_rope_dim);
+		qk = a * ((double)m->qk_nope_dim + m->qk_rope_dim);
 		p = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank + m->q_lora_rank * qk
 				       : h * qk;
 		p += h * ((double)m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank +
@@ -362,6 +363,29 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 			"latent attention needs kv_lora_rank, qk_nope_dim and v_head_dim "
 			"above 0 (%d, %d, %d)",
 			m->kv_lora_rank, m->qk_nope_dim, m->v_head_dim);
+	{
+		/* each latent dimension within a hidden size, so that no product
+		 * of them leaves 64 bits; the key named (issue 26) */
+		static const struct {
+			const char *key;
+			size_t off;
+		} dims[] = {
+			{"q_lora_rank", offsetof(struct dtplan_model, q_lora_rank)},
+			{"kv_lora_rank", offsetof(struct dtplan_model, kv_lora_rank)},
+			{"qk_nope_dim", offsetof(struct dtplan_model, qk_nope_dim)},
+			{"qk_rope_dim", offsetof(struct dtplan_model, qk_rope_dim)},
+			{"v_head_dim", offsetof(struct dtplan_model, v_head_dim)},
+		};
+
+		for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(dims); i++) {
+			int v = *(const int *)((const char *)m + dims[i].off);
+
+			if (v > MAX_HIDDEN)
+				return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
+						     "latent attention's %s %d is larger than %d",
+						     dims[i].key, v, MAX_HIDDEN);
+		}
+	}
 	params = m->params_given ? m->params : dtplan_model_param_count(m);
 	if (!(params <= MAX_PARAMS))
 		return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
