@@ -577,7 +577,7 @@ static void run__parent_greeting_passed_on_from_another_port__child_sends_nothin
 static void listen__every_candidate_taken__names_the_ports(void **state)
 {
 	uint16_t lo = ntohs(((struct sockaddr_in *)&addrs[0])->sin_port), port = 0;
-	int held[N], zero = 0;
+	int held[N], zero = 0, one = 1;
 	struct dtplan_error err = {0};
 	struct dtplan_probe_opts o;
 	struct dtplan_measure_file f;
@@ -592,6 +592,10 @@ static void listen__every_candidate_taken__names_the_ports(void **state)
 		held[i] = socket(AF_INET6, SOCK_STREAM, 0);
 		assert_true(held[i] >= 0);
 		setsockopt(held[i], IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		/* the earlier tests' connections to these ports may linger in
+		 * TIME_WAIT; a listener still holds the port against the probe's
+		 * own (SO_REUSEADDR lets no two sockets listen on one port) */
+		setsockopt(held[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		s6.sin6_family = AF_INET6;
 		s6.sin6_addr = in6addr_any;
 		s6.sin6_port = htons((uint16_t)(lo + i));
