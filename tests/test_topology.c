@@ -563,6 +563,44 @@ static void topology_parse_string__yaml_nested_deep__refused(void **state)
 	assert_non_null(strstr(err.text, "nested more than 32 levels deep"));
 }
 
+/*
+ * Issue 26: topology.yaml's readers were quadratic: a mapping's keys were
+ * each compared with every earlier one (400,000 keys: over 20 s) and a
+ * flow list was joined with strcat() (a million items: over 20 s).  Both
+ * are linear now; these inputs read at once (bench_parse has their rows).
+ */
+static void topology_parse_string__yaml_large_mapping_and_flow_list__linear(void **state)
+{
+	size_t n = 400000, size = n * 24 + 4096, used = 0;
+	char *text = malloc(size);
+	struct dtplan_topology *t = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_non_null(text);
+	/* 400,000 keys of one mapping, the last given twice */
+	used += (size_t)snprintf(text + used, size - used, "- topology: big\n  k0: 1\n");
+	for (size_t i = 1; i < n; i++)
+		used += (size_t)snprintf(text + used, size - used, "  k%zu: 1\n", i);
+	used += (size_t)snprintf(text + used, size - used, "  k7: 2\n");
+	assert_int_equal(dtplan_topology_parse_string(text, "keys.yaml", &t, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "'k7' given twice in one mapping"));
+	assert_int_equal(err.line, (int)n + 2);
+	/* one leaf of 200,000 nodes in a flow list */
+	used = (size_t)snprintf(text, size,
+				"- topology: wide\n  cluster_default: true\n  tree:\n"
+				"    switches:\n      - switch: leaf1\n        nodes: [n0");
+	for (size_t i = 1; i < 200000; i++)
+		used += (size_t)snprintf(text + used, size - used, ", n%zu", i);
+	snprintf(text + used, size - used, "]\n");
+	assert_int_equal(dtplan_topology_parse_string(text, "wide.yaml", &t, &err), DTPLAN_OK);
+	assert_int_equal(t->n_nodes, 200000);
+	assert_int_equal(dtplan_topology_node_index(t, "n199999"), 199999);
+	dtplan_topology_destroy(t);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +619,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_string__yaml_forms__tree_blocks_flat),
 		cmocka_unit_test(topology_parse_string__bad_yaml__error_names_line),
 		cmocka_unit_test(topology_parse_string__yaml_nested_deep__refused),
+		cmocka_unit_test(topology_parse_string__yaml_large_mapping_and_flow_list__linear),
 	};
 
 	test_setup_stdio();
