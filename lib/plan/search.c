@@ -15,56 +15,13 @@
 #include "fabric/fabric.h"
 #include "model/model.h"
 #include "plan/plan.h"
+#include "plan/search_int.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-
-/*
- * The kernel times of one micro-batch (microbatch_seconds()) of the
- * (tp, cp, pp) split being walked, by micro-batch size and recomputation:
- * the same for every EP, ZeRO stage, interleaving and rank order.  A split's sizes are b0 2^k, so
- * the trailing zeros of b tell them apart.
- */
-struct kernel_time {
-	unsigned split; /* the memo's split it holds; 0 none */
-	int b;
-	double fwd, rest, flops, attn_fwd;
-};
-
-struct kernel_memo {
-	unsigned split; /* counts the splits walked */
-	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
-};
-
-/* Per-request constants, computed once per search. */
-struct ctx {
-	const struct dtplan_request *req;
-	double params;            /* N */
-	double stage_extra[2];    /* embedding, output layer: layer-equivalents (pipeline.c) */
-	double capacity;          /* usable bytes per GPU */
-	struct dtplan__kernels k; /* kernel rates (lib/cost/compute.c) */
-	double nvlink_bw;         /* one direction: what a ring sends at */
-	double grad_bytes;        /* gradient bytes per parameter (the framework's) */
-	int kv_heads;
-	struct dtplan__split rules; /* the request's, every degree unknown (lib/model/rules.c) */
-	int n_moe;                  /* MoE layers of the model */
-	bool offload;               /* this walk's candidates are ZeRO-Offload ones */
-	bool exhaustive;            /* evaluate every candidate: no pruning (tests compare) */
-	struct kernel_memo *memo;   /* the walked split's kernel times; NULL: none */
-	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
-};
-
-/* Bandwidth and latency of each group kind's links for one candidate. */
-struct links {
-	bool tp_net, pp_net, dp_net, cp_net, ep_net;
-	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat, cp_bw, cp_lat, ep_bw, ep_lat;
-	const char *ep_where; /* "nvlink", "network", "leaf" or "uplink" */
-	double ep_ratio;      /* largest oversubscription the EP groups cross (1.0 none) */
-	double dp_rails;      /* a DP group's members per node: NICs its collectives use */
-};
 
 /*
  * Members of one DP group on each node when the group leaves the node: its
@@ -82,14 +39,6 @@ static double dp_rails(int gpus_per_node, long stride, int dp)
 	k = gpus_per_node / stride;
 	return (double)(k < dp ? k : dp);
 }
-
-/* A (tp, cp, pp, dp, ep) split costed on the fabric under both rank orders:
- * ev with the tp x cp block in the place of TP, ep_ev's dp the EP groups. */
-struct split {
-	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan_rank_order */
-	struct dtplan__fabric_eval ep_ev[2];
-	bool tp_on_nvlink; /* TP alone fits its NVLink domains */
-};
 
 static void ctx_init(struct ctx *x, const struct dtplan_request *req)
 {

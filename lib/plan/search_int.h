@@ -1,0 +1,81 @@
+/*
+ * plan/search_int.h: what the files of the search share.
+ *
+ * libdtplan's own, never installed; functions carry the dtplan__ prefix.
+ * Included by the search's files of lib/plan/ only.  Nothing here
+ * allocates: every struct lives on the stack of the search that uses it,
+ * and each comment says who fills it and who only reads it.
+ */
+#ifndef DTPLAN_PLAN_SEARCH_INT_H
+#define DTPLAN_PLAN_SEARCH_INT_H
+
+#include "dtplan.h"
+#include "cost/cost.h"
+#include "fabric/fabric.h"
+#include "model/model.h"
+#include "plan/plan.h"
+
+#include <stdbool.h>
+
+/*
+ * The kernel times of one micro-batch (microbatch_seconds()) of the
+ * (tp, cp, pp) split being walked, by micro-batch size and recomputation:
+ * the same for every EP, ZeRO stage, interleaving and rank order.  A
+ * split's sizes are b0 2^k, so the trailing zeros of b tell them apart.
+ */
+struct kernel_time {
+	unsigned split; /* the memo's split it holds; 0 none */
+	int b;
+	double fwd, rest, flops, attn_fwd;
+};
+
+/* On the stack of the search that walks; the walk counts its splits in
+ * `split` and the prediction fills and reads `t`. */
+struct kernel_memo {
+	unsigned split; /* counts the splits walked */
+	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
+};
+
+/*
+ * Per-request constants, computed once per search (ctx_init()) and read by
+ * every part of it; the walk alone changes `offload` between its walks.
+ * Borrows the request, the memo and the fabric, which outlive it.
+ */
+struct ctx {
+	const struct dtplan_request *req;
+	double params;            /* N */
+	double stage_extra[2];    /* embedding, output layer: layer-equivalents (pipeline.c) */
+	double capacity;          /* usable bytes per GPU */
+	struct dtplan__kernels k; /* kernel rates (lib/cost/compute.c) */
+	double nvlink_bw;         /* one direction: what a ring sends at */
+	double grad_bytes;        /* gradient bytes per parameter (the framework's) */
+	int kv_heads;
+	struct dtplan__split rules; /* the request's, every degree unknown (lib/model/rules.c) */
+	int n_moe;                  /* MoE layers of the model */
+	bool offload;               /* this walk's candidates are ZeRO-Offload ones */
+	bool exhaustive;            /* evaluate every candidate: no pruning (tests compare) */
+	struct kernel_memo *memo;   /* the walked split's kernel times; NULL: none */
+	const struct dtplan__fabric *fab; /* NULL: uniform nodes under one switch */
+};
+
+/* Bandwidth and latency of each group kind's links for one candidate,
+ * filled by the prediction's links functions for one rank order. */
+struct links {
+	bool tp_net, pp_net, dp_net, cp_net, ep_net;
+	double tp_bw, tp_lat, pp_bw, pp_lat, dp_bw, dp_lat, cp_bw, cp_lat, ep_bw, ep_lat;
+	const char *ep_where; /* "nvlink", "network", "leaf" or "uplink" */
+	double ep_ratio;      /* largest oversubscription the EP groups cross (1.0 none) */
+	double dp_rails;      /* a DP group's members per node: NICs its collectives use */
+};
+
+/* A (tp, cp, pp, dp, ep) split costed on the fabric under both rank orders:
+ * ev with the tp x cp block in the place of TP, ep_ev's dp the EP groups.
+ * Filled by the walk once per split (and per EP degree for ep_ev), read
+ * by the prediction. */
+struct split {
+	struct dtplan__fabric_eval ev[2]; /* indexed by enum dtplan_rank_order */
+	struct dtplan__fabric_eval ep_ev[2];
+	bool tp_on_nvlink; /* TP alone fits its NVLink domains */
+};
+
+#endif /* DTPLAN_PLAN_SEARCH_INT_H */
