@@ -78,4 +78,32 @@ struct split {
 	bool tp_on_nvlink; /* TP alone fits its NVLink domains */
 };
 
+/* ------------------------------------------------------------------------
+ * The prediction of one candidate's step (lib/plan/predict.c)
+ * ---------------------------------------------------------------------- */
+
+/* The links of c's groups without a fabric: rank order tp, dp, pp on
+ * uniform nodes.  Fills *l. */
+void dtplan__flat_links(const struct ctx *x, const struct dtplan_candidate *c, struct links *l);
+
+/*
+ * The links of c's groups on x's fabric under rank order o, the split's
+ * evaluation in sp; nonblocking: as if every uplink carried the full NIC
+ * bandwidth of its leaf (the reference for the uplink slowdown).  Fills *l.
+ */
+void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
+			  const struct dtplan_candidate *c, enum dtplan_rank_order o,
+			  bool nonblocking, struct links *l);
+
+/*
+ * The step of c over links l: fills c->step (every part and their sum),
+ * its FLOPs, network, DP, PP, EP and uplink bytes, TFLOP/s and MFU; reads
+ * c's split, micro-batch, recomputation and memory, and x->memo when set.
+ */
+void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c);
+
+/* The predicted step of c, which fits: on the fabric (sp, under the faster
+ * rank order, with its slowdown from shared uplinks) or, sp NULL, flat. */
+void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c);
+
 #endif /* DTPLAN_PLAN_SEARCH_INT_H */
