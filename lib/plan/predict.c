@@ -206,33 +206,52 @@ static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidat
 					   *rest,          *flops,         *attn_fwd};
 }
 
-void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
+/*
+ * What the parts of one candidate's step share, set once by
+ * dtplan__predict() and read by each part; net_bytes is the sum the parts
+ * add their network bytes to, in the order dtplan__predict() calls them.
+ */
+struct step_in {
+	double m;              /* micro-batches per step */
+	double sl;             /* a CP rank's share of each sequence */
+	double act;            /* bf16 activation of one micro-batch: 2 sl b h */
+	double share;          /* the slowest stage's share of the model: imbalance / pp */
+	double fwd_mb, bwd_mb; /* one micro-batch's forward and the rest (microbatch_seconds()) */
+	double attn_fwd;       /* one layer's attention forward */
+	double net_bytes;      /* network bytes per GPU per step so far */
+};
+
+/* Compute: m micro-batches of the slowest stage's kernels, which set the
+ * pace of every stage (doc/internals/cost-model.md). */
+static void compute_part(const struct ctx *x, struct dtplan_candidate *c, struct step_in *p)
+{
+	double mb_flops;
+
+	microbatch_seconds(x, c, &p->fwd_mb, &p->bwd_mb, &mb_flops, &p->attn_fwd);
+	c->step.compute = p->m * (p->fwd_mb + p->bwd_mb);
+	c->flops_per_step = mb_flops * c->dp * p->m;
+}
+
+/*
+ * EP: each MoE layer dispatches its tokens' top_k copies to their experts
+ * and combines the results, forward and backward (twice more when full
+ * recomputation reruns the forward): all-to-alls of the busiest rank's
+ * s b k / (cp tp) tokens of 2h bytes, (ep - 1)/ep of them leaving the rank
+ * (doc/internals/cost-model.md, "Experts"); then the share that hides
+ * behind compute.  Returns the bytes over the network (0 inside a node).
+ */
+static double ep_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
+		      struct step_in *p)
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
-	double s = r->seq, h = r->model.hidden, b = c->micro_batch, m = c->num_microbatches;
-	double sl = s / c->cp;                         /* a CP rank's share of each sequence */
-	double gpus = r->gpus, act = 2.0 * sl * b * h; /* bf16 activation of one micro-batch */
-	double fwd_mb, bwd_mb, mb_flops, t, bw, lat, grad_bytes, wire, held, attn_fwd;
-	double n_ar, net_bytes = 0.0, pp_net = 0.0, tokens = (double)c->global_batch * s;
-	double share = c->stage_imbalance / c->pp, ep_net = 0.0;
-	bool net;
+	double h = r->model.hidden, b = c->micro_batch, m = p->m, share = p->share, t;
+	double ep_net = 0.0;
 
-	memset(st, 0, sizeof(*st));
-	/* the slowest stage sets the pace of every stage (doc/internals/cost-model.md) */
-	microbatch_seconds(x, c, &fwd_mb, &bwd_mb, &mb_flops, &attn_fwd);
-	st->compute = m * (fwd_mb + bwd_mb);
-	c->flops_per_step = mb_flops * c->dp * m;
-
-	/* EP: each MoE layer dispatches its tokens' top_k copies to their
-	 * experts and combines the results, forward and backward (twice more
-	 * when full recomputation reruns the forward): all-to-alls of the
-	 * busiest rank's s b k / (cp tp) tokens of 2h bytes, (ep - 1)/ep of
-	 * them leaving the rank (doc/internals/cost-model.md, "Experts"). */
 	c->ep_bytes = 0.0;
 	if (c->ep > 1 && x->n_moe > 0) {
 		double bytes =
-			sl * b * r->model.top_k * DTPLAN_MOE_CAPACITY_FACTOR * 2.0 * h / c->tp;
+			p->sl * b * r->model.top_k * DTPLAN_MOE_CAPACITY_FACTOR * 2.0 * h / c->tp;
 		double n_a2a =
 			(c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->n_moe * share;
 		double off = bytes * (c->ep - 1.0) / c->ep;
@@ -242,139 +261,11 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 		c->ep_bytes = n_a2a / share / c->pp * m * off;
 		if (l->ep_net) {
 			ep_net = c->ep_bytes;
-			net_bytes += ep_net;
+			p->net_bytes += ep_net;
 		}
 	}
 	c->ep_links = c->ep > 1 ? l->ep_where : "none";
 	c->ep_uplink_ratio = c->ep > 1 ? l->ep_ratio : 1.0;
-
-	/* CP: ring attention passes each rank's K and V blocks (bf16, kv
-	 * heads, or latent attention's expanded keys and values) around the
-	 * ring, cp - 1 steps per layer forward and twice the bytes backward
-	 * (K, V and their gradients), each step hidden behind the attention
-	 * of the block it holds (Liu et al., Ring Attention, arXiv
-	 * 2310.01889; Megatron-LM's context parallelism). */
-	if (c->cp > 1) {
-		const struct dtplan_model *md = &r->model;
-		double kv_w = md->kv_lora_rank > 0 ? md->heads * ((double)md->qk_nope_dim +
-								  md->qk_rope_dim + md->v_head_dim)
-						   : 2.0 * x->kv_heads * ((double)h / md->heads);
-		double blk = 2.0 * sl * b * kv_w / c->tp, step_attn = attn_fwd / (c->cp - 1.0);
-		double step = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, blk, 2,
-						  l->cp_bw, l->cp_lat);
-		double step_b = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2.0 * blk, 2,
-						    l->cp_bw, l->cp_lat);
-		double per_layer = (c->cp - 1.0) * (fmax(0.0, step - step_attn) +
-						    fmax(0.0, step_b - 2.5 * step_attn));
-
-		per_layer += DTPLAN__OVERLAP_TAX * (c->cp - 1.0) *
-			     (fmin(step, step_attn) + fmin(step_b, 2.5 * step_attn));
-		st->cp_comm = per_layer * r->model.layers * share * m *
-			      (c->recompute == DTPLAN_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
-		if (l->cp_net)
-			net_bytes += (c->cp - 1.0) * 3.0 * blk * r->model.layers / c->pp * m;
-	}
-
-	/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
-	 * 2 backward), 2 more when full recomputation reruns the forward. */
-	if (c->tp > 1) {
-		bw = l->tp_bw;
-		lat = l->tp_lat;
-		n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * r->model.layers /
-		       c->pp;
-		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, act, c->tp, bw,
-					lat);
-		st->tp_comm = n_ar * m * t;
-	}
-
-	/* Pipeline: 1F1B idles (p-1)/m of the busy time, interleaving v chunks
-	 * (p-1)/(v m); warm-up and cool-down expose 2(p-1) transfers of 2sbh/tp
-	 * bytes, the rest overlap.  DualPipe idles (p/2 - 1)(F&B + B - 3W)
-	 * (arXiv 2412.19437, Table 2): with the overlapped pair F&B as long as
-	 * F + B and the weight gradients W half of B, (p/2 - 1)(F + B/2) of
-	 * the m (F + B) busy time. */
-	if (c->pp > 1) {
-		double ratio = c->dualpipe
-				       ? (c->pp / 2 - 1.0) * (fwd_mb + 0.5 * bwd_mb) /
-						 (m * (fwd_mb + bwd_mb))
-				       : dtplan_bubble_ratio_interleaved(c->pp, c->num_microbatches,
-									 c->vp > 1 ? c->vp : 1);
-
-		st->bubble = ratio > 0.0 ? (st->compute + st->tp_comm) * ratio : 0.0;
-		net = l->pp_net;
-		bw = l->pp_bw;
-		lat = l->pp_lat;
-		t = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, act / c->tp, 2, bw, lat);
-		st->pp_comm = 2.0 * (c->pp - 1) * t;
-		if (net)
-			/* a micro-batch crosses v p - 1 boundaries each way */
-			pp_net = 2.0 * ((double)(c->vp > 1 ? c->vp : 1) * c->pp - 1.0) / c->pp * m *
-				 act / c->tp;
-		net_bytes += pp_net;
-	}
-
-	/* DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
-	 * reduce-scatters + all-gathers the accumulated gradients once per step,
-	 * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
-	 * gradients sharded, so every micro-batch's backward reduce-scatters;
-	 * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them
-	 * before every forward and backward instead.  A group that leaves the
-	 * node runs over as many NICs as it has members on each node. */
-	wire = dtplan__grad_wire_bytes(r->framework);
-	grad_bytes = wire * c->memory.params_per_gpu;
-	if (c->dp * c->cp > 1) {
-		/* the dense gradients over dp x cp ranks, the experts' over the
-		 * expert data-parallel group of dp x cp / ep */
-		double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu,
-				       gd = grad_bytes - ge;
-		int n = c->dp * c->cp, ne = n / c->ep;
-
-		net = l->dp_net;
-		bw = l->dp_bw;
-		lat = l->dp_lat;
-		rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw,
-					 lat) +
-		     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw,
-					 lat);
-		ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
-		     dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
-		switch (c->zero) {
-		case 0:
-			st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
-							  gd, n, bw, lat) +
-				      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
-							  ge, ne, bw, lat);
-			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
-			break;
-		case 1:
-			st->dp_comm = rs + ag;
-			st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
-			break;
-		case 2:
-			st->dp_comm = m * rs + ag;
-			st->dp_exposed =
-				(m - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
-			break;
-		default:
-			st->dp_comm = m * (rs + 2.0 * ag);
-			st->dp_exposed = m * (fmax(0.0, ag - fwd_mb) + fmax(0.0, rs + ag - bwd_mb));
-			break;
-		}
-		/* Overlap is not free: NCCL's channels take SMs and HBM
-		 * bandwidth from the kernels they hide behind. */
-		hidden = st->dp_comm - st->dp_exposed;
-		st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
-		if (net)
-			net_bytes += dp_traffic(c, grad_bytes) / l->dp_rails;
-	}
-
-	/* The optimizer step over the parameters whose state this GPU holds. */
-	held = c->zero >= 1
-		       ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
-					 ((double)c->dp * c->cp) +
-				 c->memory.expert_params_per_gpu * c->ep / ((double)c->dp * c->cp)
-		       : c->memory.params_per_gpu;
-	st->optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
 
 	/* EP overlap: once forwards and backwards alternate, one micro-batch's
 	 * dispatch and combine run beside another's kernels (Megatron-LM's
@@ -393,15 +284,194 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 
 		st->ep_comm -= (1.0 - DTPLAN__OVERLAP_TAX) * hidden;
 	}
+	return ep_net;
+}
+
+/*
+ * CP: ring attention passes each rank's K and V blocks (bf16, kv heads, or
+ * latent attention's expanded keys and values) around the ring, cp - 1
+ * steps per layer forward and twice the bytes backward (K, V and their
+ * gradients), each step hidden behind the attention of the block it holds
+ * (Liu et al., Ring Attention, arXiv 2310.01889; Megatron-LM's context
+ * parallelism).
+ */
+static void cp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
+		    struct step_in *p)
+{
+	const struct dtplan_request *r = x->req;
+	const struct dtplan_model *md = &r->model;
+	double h = r->model.hidden, b = c->micro_batch, m = p->m;
+
+	if (c->cp <= 1)
+		return;
+	double kv_w =
+		md->kv_lora_rank > 0
+			? md->heads * ((double)md->qk_nope_dim + md->qk_rope_dim + md->v_head_dim)
+			: 2.0 * x->kv_heads * ((double)h / md->heads);
+	double blk = 2.0 * p->sl * b * kv_w / c->tp, step_attn = p->attn_fwd / (c->cp - 1.0);
+	double step =
+		dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, blk, 2, l->cp_bw, l->cp_lat);
+	double step_b = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, 2.0 * blk, 2,
+					    l->cp_bw, l->cp_lat);
+	double per_layer =
+		(c->cp - 1.0) * (fmax(0.0, step - step_attn) + fmax(0.0, step_b - 2.5 * step_attn));
+
+	per_layer += DTPLAN__OVERLAP_TAX * (c->cp - 1.0) *
+		     (fmin(step, step_attn) + fmin(step_b, 2.5 * step_attn));
+	c->step.cp_comm = per_layer * r->model.layers * p->share * m *
+			  (c->recompute == DTPLAN_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+	if (l->cp_net)
+		p->net_bytes += (c->cp - 1.0) * 3.0 * blk * r->model.layers / c->pp * m;
+}
+
+/* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
+ * 2 backward), 2 more when full recomputation reruns the forward. */
+static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
+		    const struct step_in *p)
+{
+	double n_ar, t;
+
+	if (c->tp <= 1)
+		return;
+	n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->req->model.layers / c->pp;
+	t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, c->tp, l->tp_bw,
+				l->tp_lat);
+	c->step.tp_comm = n_ar * p->m * t;
+}
+
+/*
+ * Pipeline: 1F1B idles (p-1)/m of the busy time, interleaving v chunks
+ * (p-1)/(v m); warm-up and cool-down expose 2(p-1) transfers of 2sbh/tp
+ * bytes, the rest overlap.  DualPipe idles (p/2 - 1)(F&B + B - 3W) (arXiv
+ * 2412.19437, Table 2): with the overlapped pair F&B as long as F + B and
+ * the weight gradients W half of B, (p/2 - 1)(F + B/2) of the m (F + B)
+ * busy time.  After compute and TP, which the bubble is a share of.
+ * Returns the bytes over the network (0 inside a node).
+ */
+static double pipeline_part(const struct links *l, struct dtplan_candidate *c, struct step_in *p)
+{
+	struct dtplan_step *st = &c->step;
+	double m = p->m, act = p->act, fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb, t, pp_net = 0.0;
+
+	/* each boundary carries 2sbh/tp each way per micro-batch and chunk */
+	c->pp_bytes = c->pp > 1 ? (c->vp > 1 ? c->vp : 1) * m * act / c->tp : 0.0;
+	if (c->pp <= 1)
+		return 0.0;
+	double ratio =
+		c->dualpipe ? (c->pp / 2 - 1.0) * (fwd_mb + 0.5 * bwd_mb) / (m * (fwd_mb + bwd_mb))
+			    : dtplan_bubble_ratio_interleaved(c->pp, c->num_microbatches,
+							      c->vp > 1 ? c->vp : 1);
+
+	st->bubble = ratio > 0.0 ? (st->compute + st->tp_comm) * ratio : 0.0;
+	t = dtplan_comm_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_RING, act / c->tp, 2, l->pp_bw,
+				l->pp_lat);
+	st->pp_comm = 2.0 * (c->pp - 1) * t;
+	if (l->pp_net)
+		/* a micro-batch crosses v p - 1 boundaries each way */
+		pp_net = 2.0 * ((double)(c->vp > 1 ? c->vp : 1) * c->pp - 1.0) / c->pp * m * act /
+			 c->tp;
+	p->net_bytes += pp_net;
+	return pp_net;
+}
+
+/*
+ * DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
+ * reduce-scatters + all-gathers the accumulated gradients once per step,
+ * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
+ * gradients sharded, so every micro-batch's backward reduce-scatters;
+ * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them before
+ * every forward and backward instead.  A group that leaves the node runs
+ * over as many NICs as it has members on each node.
+ */
+static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
+		    struct step_in *p)
+{
+	struct dtplan_step *st = &c->step;
+	double wire = dtplan__grad_wire_bytes(x->req->framework);
+	double grad_bytes = wire * c->memory.params_per_gpu, m = p->m;
+	double fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb, bw = l->dp_bw, lat = l->dp_lat;
+	/* the dense gradients over dp x cp ranks, the experts' over the expert
+	 * data-parallel group of dp x cp / ep */
+	double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
+	int n = c->dp * c->cp, ne = n / c->ep;
+
+	c->dp_bytes = dp_traffic(c, grad_bytes);
+	if (n <= 1)
+		return;
+	rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
+	     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
+	ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
+	     dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
+	switch (c->zero) {
+	case 0:
+		st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, gd, n,
+						  bw, lat) +
+			      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, ge, ne,
+						  bw, lat);
+		st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
+		break;
+	case 1:
+		st->dp_comm = rs + ag;
+		st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
+		break;
+	case 2:
+		st->dp_comm = m * rs + ag;
+		st->dp_exposed = (m - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
+		break;
+	default:
+		st->dp_comm = m * (rs + 2.0 * ag);
+		st->dp_exposed = m * (fmax(0.0, ag - fwd_mb) + fmax(0.0, rs + ag - bwd_mb));
+		break;
+	}
+	/* Overlap is not free: NCCL's channels take SMs and HBM bandwidth from
+	 * the kernels they hide behind. */
+	hidden = st->dp_comm - st->dp_exposed;
+	st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
+	if (l->dp_net)
+		p->net_bytes += c->dp_bytes / l->dp_rails;
+}
+
+/* The optimizer step over the parameters whose state this GPU holds. */
+static void optimizer_part(const struct ctx *x, struct dtplan_candidate *c)
+{
+	double held = c->zero >= 1 ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
+						     ((double)c->dp * c->cp) +
+					     c->memory.expert_params_per_gpu * c->ep /
+						     ((double)c->dp * c->cp)
+				   : c->memory.params_per_gpu;
+
+	c->step.optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);
+}
+
+void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_candidate *c)
+{
+	const struct dtplan_request *r = x->req;
+	struct dtplan_step *st = &c->step;
+	double s = r->seq, h = r->model.hidden, b = c->micro_batch;
+	double gpus = r->gpus, tokens = (double)c->global_batch * s, pp_net, ep_net;
+	struct step_in p;
+
+	memset(st, 0, sizeof(*st));
+	p.m = c->num_microbatches;
+	p.sl = s / c->cp;
+	p.act = 2.0 * p.sl * b * h;
+	p.share = c->stage_imbalance / c->pp;
+	p.net_bytes = 0.0;
+	/* in this order: the EP overlap needs the compute, the bubble the
+	 * compute and TP, and the parts add to the network bytes in turn */
+	compute_part(x, c, &p);
+	ep_net = ep_part(x, l, c, &p);
+	cp_part(x, l, c, &p);
+	tp_part(x, l, c, &p);
+	pp_net = pipeline_part(l, c, &p);
+	dp_part(x, l, c, &p);
+	optimizer_part(x, c);
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed +
 		    st->optimizer + st->ep_comm + st->cp_comm;
-	c->net_bytes_per_gpu = net_bytes;
+	c->net_bytes_per_gpu = p.net_bytes;
 	/* the fabric says which of them cross oversubscribed uplinks */
 	c->uplink_bytes = pp_net + ep_net;
-	c->dp_bytes = dp_traffic(c, grad_bytes);
-	/* each boundary carries 2sbh/tp each way per micro-batch and chunk */
-	c->pp_bytes = c->pp > 1 ? (c->vp > 1 ? c->vp : 1) * m * act / c->tp : 0.0;
 	c->tflops_per_gpu = 6.0 *
 			    (r->model.active_params > 0.0 ? r->model.active_params : x->params) *
 			    tokens / (st->total * gpus) / 1e12;
