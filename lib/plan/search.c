@@ -19,7 +19,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -201,307 +200,8 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
 }
 
 /* ------------------------------------------------------------------------
- * Choosing
- * ---------------------------------------------------------------------- */
-
-/*
- * Step time at the requested global batch: candidates that train another
- * batch (within DTPLAN_BATCH_TOLERANCE) compare by time per sequence.
- */
-static double norm_time(const struct dtplan_candidate *c, double t, int requested)
-{
-	return c->global_batch == requested ? t : t * requested / c->global_batch;
-}
-
-/* Communication that is not hidden: the least certain part of a prediction. */
-static double exposed_comm(const struct dtplan_candidate *c)
-{
-	return c->step.tp_comm + c->step.pp_comm + c->step.dp_exposed + c->step.ep_comm +
-	       c->step.cp_comm;
-}
-
-/*
- * The step time when links reach only half their catalog bandwidth, as NCCL
- * often does: the upper end of the prediction.
- */
-static double pessimistic(const struct dtplan_candidate *c, int requested)
-{
-	return norm_time(c,
-			 c->step.total +
-				 exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0),
-			 requested);
-}
-
-/* `bound` is the smallest pessimistic step time among the fitting candidates. */
-static bool within_tie(const struct dtplan_candidate *c, double bound, int requested)
-{
-	return norm_time(c, c->step.total, requested) <= bound * (1.0 + DTPLAN__TIE_FRACTION);
-}
-
-/* Network bytes differing by under 1% count as equal. */
-static int cmp_bytes(double a, double b)
-{
-	double tol = 0.01 * fmax(a, b);
-
-	if (a < b - tol)
-		return -1;
-	if (a > b + tol)
-		return 1;
-	return 0;
-}
-
-/*
- * The simpler of two tied candidates, as experts choose (Narayanan et al.,
- * arXiv 2104.04473, takeaway 2): no host offload; the fewest model-parallel
- * GPUs tp * pp (model parallelism changes the training script, ZeRO and
- * recomputation are switches); lower ZeRO; plain 1F1B before interleaving;
- * less recomputation.  How tp * pp splits into TP and PP is left to the
- * predicted time.  <0 when a is simpler, >0 when b is, 0 when neither; *why
- * names the first difference.
- */
-static int cmp_simpler(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
-		       const char **why)
-{
-	static const char *const reasons[] = {"offload", "mp", "zero", "vp", "recompute"};
-	int d[] = {
-		(int)a->offload - (int)b->offload,
-		a->tp * a->cp * a->pp - b->tp * b->cp * b->pp,
-		a->zero - b->zero,
-		a->vp - b->vp,
-		(int)a->recompute - (int)b->recompute,
-	};
-
-	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(d); i++) {
-		if (d[i] != 0) {
-			if (why != NULL)
-				*why = reasons[i];
-			return d[i] < 0 ? -1 : 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * True when a ranks before b: inside the tie window, the global batch
- * nearest the request, then fewer bytes over oversubscribed uplinks (shared
- * uplinks make that traffic the riskiest; none without a fabric), then the
- * simpler (cmp_simpler()), then the shorter step, then fewer network bytes;
- * outside it, time (at the requested batch) alone.
- */
-static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
-			 double fastest, int requested)
-{
-	bool in_a = within_tie(a, fastest, requested), in_b = within_tie(b, fastest, requested);
-	double ta, tb;
-	int cb, da, db, cs;
-
-	if (in_a != in_b)
-		return in_a;
-	if (in_a) {
-		da = abs(a->global_batch - requested);
-		db = abs(b->global_batch - requested);
-		if (da != db)
-			return da < db;
-		cb = cmp_bytes(a->uplink_bytes, b->uplink_bytes);
-		if (cb != 0)
-			return cb < 0;
-		cs = cmp_simpler(a, b, NULL);
-		if (cs != 0)
-			return cs < 0;
-	}
-	ta = norm_time(a, a->step.total, requested);
-	tb = norm_time(b, b->step.total, requested);
-	if (ta != tb)
-		return ta < tb;
-	cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
-	if (cb != 0)
-		return cb < 0;
-	return a->micro_batch > b->micro_batch;
-}
-
-static bool same_layout(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
-{
-	return a->tp == b->tp && a->pp == b->pp && a->zero == b->zero &&
-	       a->recompute == b->recompute && a->vp == b->vp && a->offload == b->offload &&
-	       a->ep == b->ep && a->cp == b->cp;
-}
-
-static bool same_split(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
-{
-	return a->tp == b->tp && a->pp == b->pp && a->ep == b->ep && a->cp == b->cp;
-}
-
-/* The step part in which b exceeds a the most. */
-static const char *largest_gap(const struct dtplan_step *a, const struct dtplan_step *b,
-			       double *gap)
-{
-	const struct {
-		const char *name;
-		double d;
-	} parts[] = {
-		{"compute", b->compute - a->compute},
-		{"TP communication", b->tp_comm - a->tp_comm},
-		{"pipeline bubble", b->bubble - a->bubble},
-		{"PP communication", b->pp_comm - a->pp_comm},
-		{"exposed DP communication", b->dp_exposed - a->dp_exposed},
-		{"optimizer step", b->optimizer - a->optimizer},
-		{"expert all-to-all", b->ep_comm - a->ep_comm},
-		{"ring attention exchange", b->cp_comm - a->cp_comm},
-	};
-	size_t best = 0;
-
-	for (size_t i = 1; i < DTPLAN_ARRAY_SIZE(parts); i++)
-		if (parts[i].d > parts[best].d)
-			best = i;
-	*gap = parts[best].d;
-	return parts[best].name;
-}
-
-/* Why w is simpler than l, with the numbers. */
-static const char *simpler_part(const struct dtplan_candidate *w, const struct dtplan_candidate *l,
-				char *buf, size_t size)
-{
-	const char *why = "";
-
-	cmp_simpler(w, l, &why);
-	if (strcmp(why, "offload") == 0)
-		snprintf(buf, size, "no CPU offload");
-	else if (strcmp(why, "mp") == 0)
-		if (w->cp > 1 || l->cp > 1)
-			snprintf(buf, size,
-				 "%d model-parallel GPU%s (TP %d x CP %d x PP %d) instead of %d",
-				 w->tp * w->cp * w->pp, w->tp * w->cp * w->pp == 1 ? "" : "s",
-				 w->tp, w->cp, w->pp, l->tp * l->cp * l->pp);
-		else
-			snprintf(buf, size, "%d model-parallel GPU%s (TP %d x PP %d) instead of %d",
-				 w->tp * w->pp, w->tp * w->pp == 1 ? "" : "s", w->tp, w->pp,
-				 l->tp * l->pp);
-	else if (strcmp(why, "zero") == 0)
-		snprintf(buf, size, "ZeRO-%d instead of ZeRO-%d", w->zero, l->zero);
-	else if (strcmp(why, "vp") == 0 && w->vp == 1)
-		snprintf(buf, size, "plain 1F1B instead of %d interleaved chunks per stage", l->vp);
-	else if (strcmp(why, "vp") == 0)
-		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
-	else
-		snprintf(buf, size, "%s recompute instead of %s",
-			 dtplan_recompute_name(w->recompute), dtplan_recompute_name(l->recompute));
-	return buf;
-}
-
-static void explain(struct dtplan__search *out, double fastest, int requested)
-{
-	const struct dtplan_candidate *w = &out->best, *l = &out->runner_up;
-	char gb_w[32], gb_l[32], why[96];
-	double slower = (norm_time(l, l->step.total, requested) /
-				 norm_time(w, w->step.total, requested) -
-			 1.0) *
-			100.0,
-	       gap;
-	const char *part;
-
-	if (!within_tie(l, fastest, requested)) {
-		part = largest_gap(&w->step, &l->step, &gap);
-		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "%.1f%% slower (%.3f s vs %.3f s per step), mostly %.3f s more %s", slower,
-			 l->step.total, w->step.total, gap, part);
-	} else if (cmp_bytes(w->uplink_bytes, l->uplink_bytes) != 0) {
-		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step) but moves "
-			 "%s "
-			 "per GPU per step over oversubscribed uplinks instead of %s",
-			 l->step.total, w->step.total,
-			 dtplan_format_bytes(l->uplink_bytes, gb_l, sizeof(gb_l)),
-			 dtplan_format_bytes(w->uplink_bytes, gb_w, sizeof(gb_w)));
-	} else if (cmp_simpler(w, l, NULL) < 0) {
-		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s vs %.3f s per step); the plan "
-			 "is "
-			 "simpler: %s",
-			 l->step.total, w->step.total, simpler_part(w, l, why, sizeof(why)));
-	} else if (norm_time(l, l->step.total, requested) !=
-		   norm_time(w, w->step.total, requested)) {
-		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy and is as simple (%d model-parallel "
-			 "GPUs), but is %.1f%% slower (%.3f s vs %.3f s per step), mostly %s",
-			 l->tp * l->pp, slower, l->step.total, w->step.total,
-			 largest_gap(&w->step, &l->step, &gap));
-	} else {
-		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
-			 "ties within the model's accuracy (%.3f s per step) but moves %s per GPU "
-			 "per step over the network instead of %s",
-			 l->step.total,
-			 dtplan_format_bytes(l->net_bytes_per_gpu, gb_l, sizeof(gb_l)),
-			 dtplan_format_bytes(w->net_bytes_per_gpu, gb_w, sizeof(gb_w)));
-	}
-}
-
-/* ------------------------------------------------------------------------
  * Enumeration
  * ---------------------------------------------------------------------- */
-
-struct walk {
-	const struct ctx *x;
-	int pass; /* 1: find the tie bound; 2: rank */
-	bool first_fit;
-	double fastest; /* smallest pessimistic step time */
-	bool stop;      /* first_fit found one */
-	struct dtplan__search *out;
-	/* runner-up candidates: another TP x PP split, or another ZeRO/recompute */
-	bool have_split, have_other;
-	struct dtplan_candidate split, other;
-};
-
-/* Keeps *slot the best candidate that differs from the current best by `same`. */
-static void keep_second(struct walk *w, const struct dtplan_candidate *c,
-			const struct dtplan_candidate *old_best, bool new_best,
-			bool (*same)(const struct dtplan_candidate *,
-				     const struct dtplan_candidate *),
-			struct dtplan_candidate *slot, bool *have)
-{
-	if (new_best) {
-		if (!same(c, old_best)) {
-			*slot = *old_best;
-			*have = true;
-		}
-	} else if (!same(c, &w->out->best) &&
-		   (!*have || ranks_before(c, slot, w->fastest, w->x->req->global_batch))) {
-		*slot = *c;
-		*have = true;
-	}
-}
-
-/* Returns true to stop the walk. */
-static bool visit(struct walk *w, struct dtplan_candidate *c)
-{
-	struct dtplan__search *o = w->out;
-	struct dtplan_candidate old;
-	bool new_best;
-
-	if (w->pass == 1) {
-		double t = pessimistic(c, w->x->req->global_batch);
-
-		if (t < w->fastest)
-			w->fastest = t;
-		if (w->first_fit) {
-			o->best = *c;
-			o->have_best = true;
-			return true;
-		}
-		return false;
-	}
-	if (!o->have_best) {
-		o->best = *c;
-		o->have_best = true;
-		return false;
-	}
-	old = o->best;
-	new_best = ranks_before(c, &o->best, w->fastest, w->x->req->global_batch);
-	if (new_best)
-		o->best = *c;
-	keep_second(w, c, &old, new_best, same_split, &w->split, &w->have_split);
-	keep_second(w, c, &old, new_best, same_layout, &w->other, &w->have_other);
-	return false;
-}
 
 /* Most interleaved chunks per stage tried (Megatron-LM's recipes go to 20). */
 #define MAX_VP 32
@@ -643,38 +343,11 @@ static double split_bound(const struct ctx *x, const struct split *sp,
 		/* compute + ep_comm, C + E - (1 - tax) f min(E, C), grows with E
 		 * and C (f <= 1) but may round the other way by an ulp: a
 		 * margin keeps the bound below every candidate's */
-		t = norm_time(&c, t, x->req->global_batch) * (1.0 - 1e-12);
+		t = dtplan__norm_time(&c, t, x->req->global_batch) * (1.0 - 1e-12);
 		if (t < best)
 			best = t;
 	}
 	return best;
-}
-
-/*
- * True when no candidate whose step is at least lb can change the ranking
- * (pass 2): the best so far is inside the tie window and lb is outside it,
- * so such a candidate neither beats the best nor, against the two runners-up
- * kept, one that is inside the window or faster than lb.
- */
-static bool cannot_matter(const struct walk *w, double lb)
-{
-	const struct dtplan__search *o = w->out;
-	int requested = w->x->req->global_batch;
-	const struct dtplan_candidate *slot[2] = {&w->split, &w->other};
-	const bool have[2] = {w->have_split, w->have_other};
-
-	if (w->x->exhaustive || w->pass != 2 || !o->have_best || !w->have_split || !w->have_other ||
-	    !within_tie(&o->best, w->fastest, requested))
-		return false;
-	if (isnan(lb))
-		return true; /* the caller computes lb and asks again */
-	if (!(lb > w->fastest * (1.0 + DTPLAN__TIE_FRACTION)))
-		return false;
-	for (int i = 0; i < 2; i++)
-		if (!have[i] || (!within_tie(slot[i], w->fastest, requested) &&
-				 !(norm_time(slot[i], slot[i]->step.total, requested) < lb)))
-			return false;
-	return true;
 }
 
 /* Most micro-batch sizes one split walks (doubling up to the batch: 2^31 at most). */
@@ -786,10 +459,10 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 					    (none_fits || still_too_big(&dead[k][rc], pp, m)))
 						continue;
 					/* pass 2: skip what cannot change the ranking */
-					skip = cannot_matter(w, lb[bi]);
+					skip = dtplan__rank_cannot_matter(w, lb[bi]);
 					if (skip && isnan(lb[bi])) {
 						lb[bi] = split_bound(x, sp, base, b, m, gbs);
-						skip = cannot_matter(w, lb[bi]);
+						skip = dtplan__rank_cannot_matter(w, lb[bi]);
 					}
 					if (skip)
 						continue;
@@ -827,7 +500,7 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 						w->out->n_fit++;
 					if (!timed)
 						continue;
-					if (visit(w, &c)) {
+					if (dtplan__rank_visit(w, &c)) {
 						w->stop = true;
 						return DTPLAN_OK;
 					}
@@ -1085,7 +758,7 @@ static enum dtplan_err search(const struct dtplan_request *req, const struct dtp
 	if (w.have_split || w.have_other) {
 		out->runner_up = w.have_split ? w.split : w.other;
 		out->have_runner_up = true;
-		explain(out, w.fastest, req->global_batch);
+		dtplan__rank_explain(out, w.fastest, req->global_batch);
 	}
 	return rv;
 }

@@ -78,6 +78,24 @@ struct split {
 	bool tp_on_nvlink; /* TP alone fits its NVLink domains */
 };
 
+/*
+ * One search's walk over the candidates, on the stack of search()
+ * (search.c), which sets x, pass and first_fit; the walk sets stop and
+ * counts out's considered and fitting candidates; the ranking (rank.c)
+ * keeps fastest, out's best and the two runners-up.
+ */
+struct walk {
+	const struct ctx *x;
+	int pass; /* 1: find the tie bound; 2: rank */
+	bool first_fit;
+	double fastest; /* smallest pessimistic step time */
+	bool stop;      /* first_fit found one */
+	struct dtplan__search *out;
+	/* runner-up candidates: another TP x PP split, or another ZeRO/recompute */
+	bool have_split, have_other;
+	struct dtplan_candidate split, other;
+};
+
 /* ------------------------------------------------------------------------
  * The prediction of one candidate's step (lib/plan/predict.c)
  * ---------------------------------------------------------------------- */
@@ -105,5 +123,32 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 /* The predicted step of c, which fits: on the fabric (sp, under the faster
  * rank order, with its slowdown from shared uplinks) or, sp NULL, flat. */
 void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c);
+
+/* ------------------------------------------------------------------------
+ * The ranking (lib/plan/rank.c)
+ * ---------------------------------------------------------------------- */
+
+/* Step time t of c at the requested global batch: candidates that train
+ * another batch (within DTPLAN_BATCH_TOLERANCE) compare by time per
+ * sequence. */
+double dtplan__norm_time(const struct dtplan_candidate *c, double t, int requested);
+
+/*
+ * Hands the walk's fitting, predicted candidate c to the ranking: pass 1
+ * lowers w->fastest (and with first_fit keeps c as the best), pass 2 ranks
+ * c against w->out's best and the runners-up.  True to stop the walk.
+ */
+bool dtplan__rank_visit(struct walk *w, struct dtplan_candidate *c);
+
+/*
+ * True when no candidate whose step is at least lb can change the ranking
+ * (pass 2, with pruning).  With lb NAN (not computed yet), true when a
+ * bound could settle it: the caller then computes lb and asks again.
+ */
+bool dtplan__rank_cannot_matter(const struct walk *w, double lb);
+
+/* Writes out->runner_up_reason: why out's best ranks before its runner-up,
+ * with the numbers; fastest and requested as the walk's. */
+void dtplan__rank_explain(struct dtplan__search *out, double fastest, int requested);
 
 #endif /* DTPLAN_PLAN_SEARCH_INT_H */
