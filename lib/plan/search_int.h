@@ -37,9 +37,11 @@ struct kernel_memo {
 };
 
 /*
- * Per-request constants, computed once per search (ctx_init()) and read by
- * every part of it; the walk alone changes `offload` between its walks.
- * Borrows the request, the memo and the fabric, which outlive it.
+ * Per-request constants, computed once per search: filled by
+ * dtplan__search_ctx_init() (candidate.c), then search() (search.c) sets
+ * fab, exhaustive and memo, and offload for each of its walks; read-only
+ * everywhere else.  Borrows the request, the memo and the fabric, which
+ * outlive it.
  */
 struct ctx {
 	const struct dtplan_request *req;
@@ -95,6 +97,33 @@ struct walk {
 	bool have_split, have_other;
 	struct dtplan_candidate split, other;
 };
+
+/* ------------------------------------------------------------------------
+ * One candidate before its time (lib/plan/candidate.c)
+ * ---------------------------------------------------------------------- */
+
+/* Fills x from req, which x borrows: no fabric, no memo, not exhaustive,
+ * not offloading (the search sets those after). */
+void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req);
+
+/*
+ * The global batch that dp replicas of micro-batch b train nearest the
+ * request: *m = round(gbs / (dp b)) micro-batches, at least 1, and *gbs.
+ * False when it is off by more than DTPLAN_BATCH_TOLERANCE, or at all for
+ * an exact request.
+ */
+bool dtplan__batch_of(const struct dtplan_request *r, int dp, int b, int *m, int *gbs);
+
+/* Layers per stage for pp stages into *st, and *imbalance the slowest
+ * stage's work over the mean (1 with pp 1). */
+enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, struct dtplan_stage_layers *st,
+				  double *imbalance, struct dtplan_error *err);
+
+/* The memory of c into c->memory (its split's stages shaped in sh, or
+ * NULL); *fits when it is within the GPU's. */
+enum dtplan_err dtplan__candidate_ledger(const struct ctx *x, const struct dtplan__ledger_shape *sh,
+					 struct dtplan_candidate *c, bool *fits,
+					 struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * The prediction of one candidate's step (lib/plan/predict.c)
