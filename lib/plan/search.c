@@ -177,35 +177,218 @@ static double split_bound(const struct ctx *x, const struct split *sp,
 /* Most micro-batch sizes one split walks (doubling up to the batch: 2^31 at most). */
 #define MAX_B 32
 
-/* Visits every ZeRO stage, micro-batch, interleaving and recomputation of one split. */
+/*
+ * One split's walk: what walk_split() sets up once for the split, and where
+ * its levels stand (each level sets its own fields before the next runs).
+ * On walk_split()'s stack.
+ */
+struct split_walk {
+	struct walk *w;
+	const struct dtplan_candidate *base; /* the split: tp, cp, pp, dp, ep, its stages */
+	const struct split *sp;              /* its costs on the fabric; NULL: flat */
+	struct dtplan__split rules;          /* the request's, with the split's pp and offload */
+	int vps[MAX_VP], n_vp;               /* its interleavings (vp_choices()) */
+	struct dtplan__ledger_shape shape;
+	const struct dtplan__ledger_shape *shp; /* &shape, or NULL: each candidate's own */
+	double lb[MAX_B]; /* the step-time bound of each micro-batch (NAN: not yet; 0: none) */
+	/* walk_zero(): the ZeRO stage, and what its candidates cannot fit */
+	int zero;
+	bool none_fits;
+	struct too_big dead[MAX_VP][DTPLAN_RECOMPUTE_FULL + 1];
+	/* walk_microbatches(): the micro-batch (bi its index), its count and batch */
+	int b, bi, m, gbs;
+	/* walk_interleavings(): the index of the interleaving in vps */
+	int k;
+};
+
+/*
+ * One candidate, (zero, b, vps[k], rc) of the split: counted as considered,
+ * skipped when the pruning says it cannot fit or change the ranking, else
+ * its ledger, its step when it fits (and may matter) and the ranking.
+ */
+static enum dtplan_err walk_candidate(struct split_walk *s, int rc, struct dtplan_error *err)
+{
+	struct walk *w = s->w;
+	const struct ctx *x = w->x;
+	int k = s->k, bi = s->bi, pp = s->base->pp;
+	struct dtplan_candidate c;
+	enum dtplan_err rv;
+	bool fits, timed, skip;
+
+	if (w->pass == 1)
+		w->out->n_considered++;
+	if (!x->exhaustive && (s->none_fits || still_too_big(&s->dead[k][rc], pp, s->m)))
+		return DTPLAN_OK;
+	/* pass 2: skip what cannot change the ranking */
+	skip = dtplan__rank_cannot_matter(w, s->lb[bi]);
+	if (skip && isnan(s->lb[bi])) {
+		s->lb[bi] = split_bound(x, s->sp, s->base, s->b, s->m, s->gbs);
+		skip = dtplan__rank_cannot_matter(w, s->lb[bi]);
+	}
+	if (skip)
+		return DTPLAN_OK;
+	c = *s->base;
+	c.zero = s->zero;
+	c.micro_batch = s->b;
+	c.num_microbatches = s->m;
+	c.global_batch = s->gbs;
+	c.vp = s->vps[k];
+	c.offload = x->offload;
+	c.recompute = (enum dtplan_recompute)rc;
+	rv = dtplan__candidate_ledger(x, s->shp, &c, &fits, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	/* pass 1 only lowers the fastest pessimistic time, which is at least lb */
+	if (fits && w->pass == 1 && !x->exhaustive && !w->first_fit && isnan(s->lb[bi]))
+		s->lb[bi] = split_bound(x, s->sp, s->base, s->b, s->m, s->gbs);
+	timed = w->pass == 2 || x->exhaustive || w->first_fit || !(s->lb[bi] >= w->fastest);
+	if (fits && timed)
+		dtplan__predict_step(x, s->sp, &c);
+	if (!fits) {
+		s->dead[k][rc] = (struct too_big){
+			.on = true,
+			.m = s->m,
+			.stage = c.memory.stage,
+			.dualpipe = c.dualpipe,
+		};
+		return DTPLAN_OK;
+	}
+	s->dead[k][rc].on = false;
+	if (w->pass == 1)
+		w->out->n_fit++;
+	if (!timed)
+		return DTPLAN_OK;
+	if (dtplan__rank_visit(w, &c))
+		w->stop = true;
+	return DTPLAN_OK;
+}
+
+/* Every recomputation of (zero, b, vps[k]): none, selective, full, fine, or
+ * the request's. */
+static enum dtplan_err walk_recomputes(struct split_walk *s, struct dtplan_error *err)
+{
+	const struct dtplan_request *r = s->w->x->req;
+	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
+	int rc_hi = r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL;
+	enum dtplan_err rv;
+
+	for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi; rc++) {
+		/* FlashAttention keeps no scores: selective recomputation is no
+		 * recomputation */
+		if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE && r->recompute < 0)
+			continue;
+		/* fine recomputation needs Megatron-Core 0.13's recompute
+		 * modules: only when asked for */
+		if (rc == DTPLAN_RECOMPUTE_FINE && r->recompute < 0)
+			continue;
+		rv = walk_candidate(s, rc, err);
+		if (rv != DTPLAN_OK || s->w->stop)
+			return rv;
+	}
+	return DTPLAN_OK;
+}
+
+/* Every interleaving of (zero, b) that its micro-batch count allows. */
+static enum dtplan_err walk_interleavings(struct split_walk *s, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	for (int k = 0; k < s->n_vp; k++) {
+		/* the interleaved schedule runs micro-batches in groups of p */
+		if (s->vps[k] > 1 && s->m % s->base->pp != 0)
+			continue;
+		s->k = k;
+		rv = walk_recomputes(s, err);
+		if (rv != DTPLAN_OK || s->w->stop)
+			return rv;
+	}
+	return DTPLAN_OK;
+}
+
+/* Every micro-batch of the ZeRO stage: b0, 2 b0, 4 b0, ... while dp b stays
+ * within the batch (the request's alone when it pins one). */
+static enum dtplan_err walk_microbatches(struct split_walk *s, struct dtplan_error *err)
+{
+	const struct dtplan_request *r = s->w->x->req;
+	int dp = s->base->dp, pp = s->base->pp, bi = -1;
+	int b0 = r->micro_batch > 0 ? r->micro_batch : 1;
+	double most =
+		r->exact_batch ? r->global_batch : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
+	enum dtplan_err rv;
+
+	for (int b = b0; (double)dp * b <= most && bi + 1 < MAX_B; b *= 2) {
+		int m, gbs;
+
+		bi++;
+		if (!dtplan__batch_of(r, dp, b, &m, &gbs)) {
+			if (r->micro_batch > 0)
+				break;
+			continue;
+		}
+		/* DualPipe splits the micro-batches between its two directions,
+		 * at least PP each */
+		if (s->base->dualpipe && (m < 2 * pp || m % 2 != 0))
+			continue;
+		s->b = b;
+		s->bi = bi;
+		s->m = m;
+		s->gbs = gbs;
+		rv = walk_interleavings(s, err);
+		if (rv != DTPLAN_OK || s->w->stop)
+			return rv;
+		if (r->micro_batch > 0)
+			break;
+	}
+	return DTPLAN_OK;
+}
+
+/* ZeRO stage `zero` of the split, when the rules allow it. */
+static enum dtplan_err walk_zero(struct split_walk *s, int zero, struct dtplan_error *err)
+{
+	const struct ctx *x = s->w->x;
+
+	/* the rules: DeepSpeed runs ZeRO-2/3 only without pipeline
+	 * parallelism, Megatron-LM's distributed optimizer is ZeRO-1,
+	 * ZeRO-Offload needs ZeRO (DeepSpeed's offload_optimizer) */
+	s->rules.zero = zero;
+	if (!allowed(&s->rules,
+		     DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_MEGATRON | DTPLAN__RULE_OFFLOAD_ZERO))
+		return DTPLAN_OK;
+	/* ZeRO over one replica is ZeRO-0 */
+	if (zero > 0 && s->base->dp == 1 && x->req->zero < 0 && !x->offload)
+		return DTPLAN_OK;
+	s->zero = zero;
+	s->none_fits = false;
+	memset(s->dead, 0, (size_t)s->n_vp * sizeof(s->dead[0]));
+	if (!x->exhaustive)
+		static_fails(x, s->shp, s->base, zero, &s->none_fits);
+	return walk_microbatches(s, err);
+}
+
+/* Visits every ZeRO stage, micro-batch, interleaving and recomputation of
+ * one split, in that order (outermost first). */
 static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 				  const struct split *sp, struct dtplan_error *err)
 {
 	const struct ctx *x = w->x;
 	const struct dtplan_request *r = x->req;
-	int dp = base->dp, pp = base->pp, vps[MAX_VP], n_vp;
 	int zero_lo = r->zero >= 0 ? r->zero : 0, zero_hi = r->zero >= 0 ? r->zero : 3;
-	double most =
-		r->exact_batch ? r->global_batch : r->global_batch * (1.0 + DTPLAN_BATCH_TOLERANCE);
-	bool flash = r->attention == DTPLAN_ATTENTION_FLASH;
+	struct split_walk s;
 	enum dtplan_err rv;
-	bool fits, timed;
 
-	double lb[MAX_B];
-	struct dtplan__ledger_shape shape;
-	const struct dtplan__ledger_shape *shp = NULL;
-	int b0 = r->micro_batch > 0 ? r->micro_batch : 1, bi;
-
-	struct dtplan__split rules = x->rules;
-
+	s.w = w;
+	s.base = base;
+	s.sp = sp;
+	s.rules = x->rules;
 	/* DualPipe mirrors the stages: an even PP */
-	rules.pp = pp;
-	if (!allowed(&rules, DTPLAN__RULE_DUALPIPE))
+	s.rules.pp = base->pp;
+	if (!allowed(&s.rules, DTPLAN__RULE_DUALPIPE))
 		return DTPLAN_OK;
-	rules.offload = x->offload ? 1 : 0;
-	n_vp = vp_choices(x, base, vps);
+	s.rules.offload = x->offload ? 1 : 0;
+	s.n_vp = vp_choices(x, base, s.vps);
 	/* the ledger's view of the split, once (none: each candidate's own,
 	 * which reports the error) */
+	s.shp = NULL;
 	if (!x->exhaustive) {
 		struct dtplan_candidate c = *base;
 		struct dtplan_ledger_in in;
@@ -217,122 +400,16 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 		c.zero = 0;
 		c.recompute = DTPLAN_RECOMPUTE_NONE;
 		dtplan__ledger_in(x->req, &c, &in);
-		if (dtplan__ledger_shape(&in, &shape, NULL) == DTPLAN_OK)
-			shp = &shape;
+		if (dtplan__ledger_shape(&in, &s.shape, NULL) == DTPLAN_OK)
+			s.shp = &s.shape;
 	}
-	/* the step-time bound of each micro-batch, computed when first needed
-	 * (NAN: not yet; 0: none) */
-	for (bi = 0; bi < MAX_B; bi++)
-		lb[bi] = x->exhaustive || w->first_fit ? 0.0 : NAN;
+	/* the step-time bound of each micro-batch, computed when first needed */
+	for (int bi = 0; bi < MAX_B; bi++)
+		s.lb[bi] = x->exhaustive || w->first_fit ? 0.0 : NAN;
 	for (int zero = zero_lo; zero <= zero_hi; zero++) {
-		struct too_big dead[MAX_VP][DTPLAN_RECOMPUTE_FULL + 1];
-		bool none_fits = false;
-
-		/* the rules: DeepSpeed runs ZeRO-2/3 only without pipeline
-		 * parallelism, Megatron-LM's distributed optimizer is ZeRO-1,
-		 * ZeRO-Offload needs ZeRO (DeepSpeed's offload_optimizer) */
-		rules.zero = zero;
-		if (!allowed(&rules, DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_MEGATRON |
-					     DTPLAN__RULE_OFFLOAD_ZERO))
-			continue;
-		/* ZeRO over one replica is ZeRO-0 */
-		if (zero > 0 && dp == 1 && r->zero < 0 && !x->offload)
-			continue;
-		memset(dead, 0, (size_t)n_vp * sizeof(dead[0]));
-		if (!x->exhaustive)
-			static_fails(x, shp, base, zero, &none_fits);
-		bi = -1;
-		for (int b = b0; (double)dp * b <= most && bi + 1 < MAX_B; b *= 2) {
-			int m, gbs;
-
-			bi++;
-
-			if (!dtplan__batch_of(r, dp, b, &m, &gbs)) {
-				if (r->micro_batch > 0)
-					break;
-				continue;
-			}
-			/* DualPipe splits the micro-batches between its two
-			 * directions, at least PP each */
-			if (base->dualpipe && (m < 2 * pp || m % 2 != 0))
-				continue;
-			for (int k = 0; k < n_vp; k++) {
-				/* the interleaved schedule runs micro-batches in groups of p */
-				if (vps[k] > 1 && m % pp != 0)
-					continue;
-				int rc_hi =
-					r->recompute >= 0 ? r->recompute : DTPLAN_RECOMPUTE_FULL;
-
-				for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi;
-				     rc++) {
-					struct dtplan_candidate c;
-					bool skip;
-
-					/* FlashAttention keeps no scores: selective
-					 * recomputation is no recomputation */
-					if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE &&
-					    r->recompute < 0)
-						continue;
-					/* fine recomputation needs Megatron-Core 0.13's
-					 * recompute modules: only when asked for */
-					if (rc == DTPLAN_RECOMPUTE_FINE && r->recompute < 0)
-						continue;
-					if (w->pass == 1)
-						w->out->n_considered++;
-					if (!x->exhaustive &&
-					    (none_fits || still_too_big(&dead[k][rc], pp, m)))
-						continue;
-					/* pass 2: skip what cannot change the ranking */
-					skip = dtplan__rank_cannot_matter(w, lb[bi]);
-					if (skip && isnan(lb[bi])) {
-						lb[bi] = split_bound(x, sp, base, b, m, gbs);
-						skip = dtplan__rank_cannot_matter(w, lb[bi]);
-					}
-					if (skip)
-						continue;
-					c = *base;
-					c.zero = zero;
-					c.micro_batch = b;
-					c.num_microbatches = m;
-					c.global_batch = gbs;
-					c.vp = vps[k];
-					c.offload = x->offload;
-					c.recompute = (enum dtplan_recompute)rc;
-					rv = dtplan__candidate_ledger(x, shp, &c, &fits, err);
-					if (rv != DTPLAN_OK)
-						return rv;
-					/* pass 1 only lowers the fastest pessimistic
-					 * time, which is at least lb */
-					if (fits && w->pass == 1 && !x->exhaustive &&
-					    !w->first_fit && isnan(lb[bi]))
-						lb[bi] = split_bound(x, sp, base, b, m, gbs);
-					timed = w->pass == 2 || x->exhaustive || w->first_fit ||
-						!(lb[bi] >= w->fastest);
-					if (fits && timed)
-						dtplan__predict_step(x, sp, &c);
-					if (!fits) {
-						dead[k][rc] = (struct too_big){
-							.on = true,
-							.m = m,
-							.stage = c.memory.stage,
-							.dualpipe = c.dualpipe,
-						};
-						continue;
-					}
-					dead[k][rc].on = false;
-					if (w->pass == 1)
-						w->out->n_fit++;
-					if (!timed)
-						continue;
-					if (dtplan__rank_visit(w, &c)) {
-						w->stop = true;
-						return DTPLAN_OK;
-					}
-				}
-			}
-			if (r->micro_batch > 0)
-				break;
-		}
+		rv = walk_zero(&s, zero, err);
+		if (rv != DTPLAN_OK || w->stop)
+			return rv;
 	}
 	return DTPLAN_OK;
 }
