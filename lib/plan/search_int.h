@@ -1,10 +1,22 @@
 /*
  * plan/search_int.h: what the files of the search share.
  *
+ * The search is cut by job, each file using only those after it
+ * (tests/check_cycles.sh):
+ *
+ *   search.c     the enumeration: walk_all(), walk_split() and its levels,
+ *                the choices of each degree, the pruning
+ *   rank.c       the ranking: the tie window, the simpler of two, the
+ *                runners-up and why the plan beat them
+ *   candidate.c  one candidate before its time: the request's constants,
+ *                the batch and stages a split trains, its memory
+ *   predict.c    one candidate's step: the links of each group kind, then
+ *                one function per kind of group, summed
+ *
  * libdtplan's own, never installed; functions carry the dtplan__ prefix.
- * Included by the search's files of lib/plan/ only.  Nothing here
- * allocates: every struct lives on the stack of the search that uses it,
- * and each comment says who fills it and who only reads it.
+ * Included by those four files only.  Nothing here allocates: every struct
+ * lives on the stack of the search that uses it, and each comment says who
+ * fills it and who only reads it.
  */
 #ifndef DTPLAN_PLAN_SEARCH_INT_H
 #define DTPLAN_PLAN_SEARCH_INT_H
