@@ -1,8 +1,9 @@
 /*
  * candidate.c: one candidate of the search before its time is predicted:
- * the request's constants the search works from, the global batch and the
- * pipeline stages a split trains, its memory (lib/cost/ledger.c); and one
- * candidate evaluated, described or pinned outside a search.
+ * the request's constants the search works from, the pipeline stages a
+ * split trains (its global batch: dtplan__batch_of(), inline in
+ * search_int.h), its memory (lib/cost/ledger.c); and one candidate
+ * evaluated, described or pinned outside a search.
  */
 #include "config.h"
 
@@ -13,7 +14,6 @@
 #include "plan/plan.h"
 #include "plan/search_int.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -41,27 +41,6 @@ void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->rules.attention = req->attention;
 	x->rules.schedule = req->schedule;
 	x->rules.moments = req->moments;
-}
-
-/*
- * The global batch that dp replicas of micro-batch b train nearest the
- * request: m = round(gbs / (dp b)) micro-batches, at least 1.  False when
- * it is off by more than DTPLAN_BATCH_TOLERANCE, or at all for an exact
- * request.
- */
-bool dtplan__batch_of(const struct dtplan_request *r, int dp, int b, int *m, int *gbs)
-{
-	long step = (long)dp * b, k = ((long)r->global_batch + step / 2) / step;
-
-	if (k < 1)
-		k = 1;
-	if (k * step > INT_MAX)
-		return false;
-	*m = (int)k;
-	*gbs = (int)(k * step);
-	if (r->exact_batch)
-		return *gbs == r->global_batch;
-	return fabs((double)*gbs - r->global_batch) <= DTPLAN_BATCH_TOLERANCE * r->global_batch;
 }
 
 /* Layers per stage for pp stages and the slowest stage's work over the mean. */

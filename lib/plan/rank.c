@@ -19,15 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Step time at the requested global batch: candidates that train another
- * batch (within DTPLAN_BATCH_TOLERANCE) compare by time per sequence.
- */
-double dtplan__norm_time(const struct dtplan_candidate *c, double t, int requested)
-{
-	return c->global_batch == requested ? t : t * requested / c->global_batch;
-}
-
 /* Communication that is not hidden: the least certain part of a prediction. */
 static double exposed_comm(const struct dtplan_candidate *c)
 {

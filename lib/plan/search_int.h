@@ -27,6 +27,8 @@
 #include "model/model.h"
 #include "plan/plan.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 
 /*
@@ -122,9 +124,24 @@ void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req);
  * The global batch that dp replicas of micro-batch b train nearest the
  * request: *m = round(gbs / (dp b)) micro-batches, at least 1, and *gbs.
  * False when it is off by more than DTPLAN_BATCH_TOLERANCE, or at all for
- * an exact request.
+ * an exact request.  Here, inline, because the walk asks it of every
+ * micro-batch of every ZeRO stage of every split (bench/bench_plan: about
+ * 2% of a plan's time as a call).
  */
-bool dtplan__batch_of(const struct dtplan_request *r, int dp, int b, int *m, int *gbs);
+static inline bool dtplan__batch_of(const struct dtplan_request *r, int dp, int b, int *m, int *gbs)
+{
+	long step = (long)dp * b, k = ((long)r->global_batch + step / 2) / step;
+
+	if (k < 1)
+		k = 1;
+	if (k * step > INT_MAX)
+		return false;
+	*m = (int)k;
+	*gbs = (int)(k * step);
+	if (r->exact_batch)
+		return *gbs == r->global_batch;
+	return fabs((double)*gbs - r->global_batch) <= DTPLAN_BATCH_TOLERANCE * r->global_batch;
+}
 
 /* Layers per stage for pp stages into *st, and *imbalance the slowest
  * stage's work over the mean (1 with pp 1). */
@@ -169,10 +186,17 @@ void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dt
  * The ranking (lib/plan/rank.c)
  * ---------------------------------------------------------------------- */
 
-/* Step time t of c at the requested global batch: candidates that train
+/*
+ * Step time t of c at the requested global batch: candidates that train
  * another batch (within DTPLAN_BATCH_TOLERANCE) compare by time per
- * sequence. */
-double dtplan__norm_time(const struct dtplan_candidate *c, double t, int requested);
+ * sequence.  Here, inline, because the ranking asks it of every pair it
+ * compares and the walk of every step bound: a call into another object
+ * (or, in a shared library's PIC code, into this one) would not inline.
+ */
+static inline double dtplan__norm_time(const struct dtplan_candidate *c, double t, int requested)
+{
+	return c->global_batch == requested ? t : t * requested / c->global_batch;
+}
 
 /*
  * Hands the walk's fitting, predicted candidate c to the ranking: pass 1
