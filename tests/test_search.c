@@ -1,7 +1,7 @@
 /*
  * test_search.c: the configuration search, the step-time model and plans
- * (lib/plan/search.c, lib/plan/plan.c).  Hand arithmetic follows
- * doc/internals/cost-model.md.
+ * (lib/plan/search.c, rank.c, candidate.c, predict.c, lib/plan/plan.c).
+ * Hand arithmetic follows doc/internals/cost-model.md.
  */
 #include "test_common.h"
 

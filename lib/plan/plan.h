@@ -37,7 +37,8 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
 					    struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Search (lib/plan/search.c), used by lib/plan/plan.c and the tests
+ * Search (lib/plan/search.c; one candidate: lib/plan/candidate.c), used by
+ * lib/plan/plan.c and the tests
  * ---------------------------------------------------------------------- */
 
 /*
