@@ -143,9 +143,16 @@ static int read_facts(spank_t sp, struct job_facts *f)
 			spank_get_item(sp, S_JOB_STEPID, &f->step_id)) ||
 	    item_failed("user_init", "the job's user", spank_get_item(sp, S_JOB_UID, &f->uid)))
 		return -1;
-	/* Only the requeue count names the plan file: 0 when unknown. */
+	/* Only the requeue count names the plan file: 0 when unknown.  The
+	 * batch step of a requeued job may report 0 for the item (its plan then
+	 * went to a fresh random name, issue 26); Slurm sets SLURM_RESTART_COUNT
+	 * in a requeued job's environment, so that is read as well. */
 	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &f->restart_count) != ESPANK_SUCCESS)
 		f->restart_count = 0;
+	job_getenv(sp, "SLURM_RESTART_COUNT", buf, sizeof(buf));
+	if (f->restart_count == 0 &&
+	    dtplan_parse_long(buf, "SLURM_RESTART_COUNT", 0, UINT32_MAX, &v, NULL) == DTPLAN_OK)
+		f->restart_count = (uint32_t)v;
 	job_getenv(sp, "SLURM_GPUS_ON_NODE", buf, sizeof(buf));
 	if (dtplan_parse_long(buf, "SLURM_GPUS_ON_NODE", 0, DTPLAN_NODE_MAX_GPUS, &v, NULL) ==
 	    DTPLAN_OK)
@@ -393,16 +400,21 @@ out:
 }
 
 /*
- * Creates the plan file for writing: path itself, or, when something already
+ * Creates a plan file for writing: path itself, or, when something already
  * has that name, a fresh unpredictable name beside it (path is updated).  In
- * a shared json_dir anyone can guess dtplan-<jobid>.json and create it first
- * (issue 13, finding 23); O_EXCL rightly refuses to write into it, and the
- * plan goes to dtplan-<jobid>.XXXXXX.json instead, which the log names.
- * Never follows a link.  Returns the descriptor or -1 with the reason.
+ * a shared json_dir anyone can guess dtplan-<jobid>.json, .hosts, .svg or
+ * .deepspeed.json and create it first (issue 13, finding 23; issue 26 for
+ * the files beside the plan); O_EXCL rightly refuses to write into it, and
+ * the file goes to dtplan-<jobid>.XXXXXX<suffix> instead, which the log
+ * names (and the plan's launch object, for the files beside it).  suffix
+ * ends path (".json", ".hosts", ...).  Never follows a link.  Returns the
+ * descriptor or -1 with the reason.
  */
-static int create_plan_file(char *path, size_t path_size, char *reason, size_t size)
+static int create_plan_file(char *path, size_t path_size, const char *suffix, char *reason,
+			    size_t size)
 {
-	char taken[4096], *dot;
+	size_t len = strlen(path), slen = strlen(suffix);
+	char taken[4096];
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -412,14 +424,13 @@ static int create_plan_file(char *path, size_t path_size, char *reason, size_t s
 		return fd;
 	}
 	bprintf(taken, sizeof(taken), "%s", path);
-	dot = strrchr(path, '.');
-	if (dot == NULL || strcmp(dot, ".json") != 0 ||
-	    (size_t)(dot - path) + sizeof(".XXXXXX.json") > path_size) {
+	if (len < slen || strcmp(path + len - slen, suffix) != 0 ||
+	    len + sizeof(".XXXXXX") > path_size) {
 		bprintf(reason, size, "cannot create %s: %s", path, strerror(EEXIST));
 		return -1;
 	}
-	memcpy(dot, ".XXXXXX.json", sizeof(".XXXXXX.json"));
-	fd = mkostemps(path, 5, O_CLOEXEC);
+	snprintf(path + len - slen, path_size - (len - slen), ".XXXXXX%s", suffix);
+	fd = mkostemps(path, (int)slen, O_CLOEXEC);
 	if (fd < 0) {
 		bprintf(reason, size, "cannot create %s (%s exists): %s", path, taken,
 			strerror(errno));
@@ -429,8 +440,8 @@ static int create_plan_file(char *path, size_t path_size, char *reason, size_t s
 	if (fchmod(fd, 0644) != 0) /* mkostemps makes 0600; the plan is for all */
 		slurm_verbose(DTPLAN_LOG_PREFIX "cannot chmod %s: %s", path, strerror(errno));
 	slurm_spank_log(DTPLAN_LOG_PREFIX "%s already exists and is not this job's to replace; "
-					  "the plan is in %s",
-			taken, path);
+					  "the %s is in %s",
+			taken, strcmp(suffix, ".json") == 0 ? "plan" : "job's", path);
 	return fd;
 }
 
@@ -460,9 +471,11 @@ static int write_close(int fd, const char *text, const char *path, char *reason,
 	return 0;
 }
 
-/* Writes text to path as the job's user; never follows a link and never
- * replaces a file.  Returns 0 or -1 with the reason. */
-static int write_file(const char *text, const char *path, uid_t uid, char *reason, size_t size)
+/* Writes text to path (ending in suffix) as the job's user; never follows a
+ * link and never replaces a file: a name taken goes to a fresh one, as the
+ * plan's own (path is updated).  Returns 0 or -1 with the reason. */
+static int write_file(const char *text, char *path, size_t path_size, const char *suffix, uid_t uid,
+		      char *reason, size_t size)
 {
 	int fd;
 
@@ -471,11 +484,9 @@ static int write_file(const char *text, const char *path, uid_t uid, char *reaso
 			path, (unsigned)geteuid(), (unsigned)uid);
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bprintf(reason, size, "cannot create %s: %s", path, strerror(errno));
+	fd = create_plan_file(path, path_size, suffix, reason, size);
+	if (fd < 0)
 		return -1;
-	}
 	if (write_close(fd, text, path, reason, size) != 0) {
 		unlink(path); /* no half-written file, and none to block a rerun */
 		return -1;
@@ -535,7 +546,7 @@ static int write_beside(const struct dtplan_plan *plan, const char *json, const 
 		bprintf(why, why_size, "%s: %s", buf, dtplan_error_format(&err, msg, sizeof(msg)));
 		goto out;
 	}
-	rv = write_file(text, buf, uid, why, why_size);
+	rv = write_file(text, buf, size, suffix, uid, why, why_size);
 out:
 	free(text);
 	if (rv != 0)
@@ -575,7 +586,7 @@ static int write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid
 		return -1;
 	}
 	/* The JSON's name first: the files beside it take theirs from it. */
-	fd = create_plan_file(pf->json, sizeof(pf->json), reason, size);
+	fd = create_plan_file(pf->json, sizeof(pf->json), ".json", reason, size);
 	if (fd < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {

@@ -776,37 +776,77 @@ static void user_init__relative_block_topology__read_beside_slurm_conf(void **st
 	free(text);
 }
 
-static void user_init__picture_exists__plan_written_degraded_without_it(void **state)
+/*
+ * Anyone can create dtplan-<jobid>.svg, .hosts or .deepspeed.json in a shared
+ * directory for a future job id; that used to cost the job the file and
+ * degrade its plan (issue 26), while the plan itself took a fresh name.  The
+ * files beside the plan now do the same: a fresh name, logged, and named in
+ * the plan's launch object and its variable; the planted file is untouched.
+ */
+static void user_init__files_beside_taken__fresh_names_plan_ok(void **state)
 {
-	char path[512], want[600], *text;
+	static const char *const suffixes[] = {".svg", ".hosts", ".deepspeed.json"};
+	static const char *const vars[] = {"DTPLAN_SVG", "DTPLAN_HOSTFILE",
+					   "DTPLAN_DEEPSPEED_CONFIG"};
+	char path[3][512], want[1200], *text;
 	FILE *f;
 
 	(void)state;
 	canned_batch_job();
-	snprintf(path, sizeof(path), "%s/dtplan-%d.svg", tmpdir, JOB_ID);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("mine\n", f);
-	fclose(f);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/dtplan-%d%s", tmpdir, JOB_ID, suffixes[i]);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs("mine\n", f);
+		fclose(f);
+	}
 	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
 	assert_int_equal(give_option("dt-model", "7B", 1), 0);
 	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
-	snprintf(want, sizeof(want), "log: dtplan: plan degraded: cannot create %s: File exists",
-		 path);
-	assert_log_has(want);
-	assert_env("DTPLAN_PLAN_STATE", "degraded");
-	assert_null(mock_env_get("DTPLAN_SVG"));
-	/* The rest is there, and the plan says which picture it lacks. */
-	assert_non_null(mock_env_get("DTPLAN_HOSTFILE"));
-	assert_non_null(mock_env_get("DTPLAN_DEEPSPEED_CONFIG"));
+	assert_env("DTPLAN_PLAN_STATE", "ok");
 	text = read_written(mock_env_get("DTPLAN_FILE"));
-	assert_non_null(strstr(text, "\"svg\": null"));
-	assert_non_null(strstr(text, "\"degraded\": true"));
+	for (int i = 0; i < 3; i++) {
+		const char *got = mock_env_get(vars[i]);
+		char *mine;
+
+		assert_non_null(got);
+		/* dtplan-<jobid>.XXXXXX<suffix> beside the planted one */
+		assert_int_equal(strlen(got), strlen(path[i]) + 7);
+		assert_int_equal(strncmp(got, path[i], strlen(path[i]) - strlen(suffixes[i])), 0);
+		assert_string_equal(got + strlen(got) - strlen(suffixes[i]), suffixes[i]);
+		snprintf(want, sizeof(want),
+			 "log: dtplan: %s already exists and is not this job's to replace; the "
+			 "job's is in %s",
+			 path[i], got);
+		assert_log_has(want);
+		assert_non_null(strstr(text, got));
+		assert_int_equal(access(got, R_OK), 0);
+		mine = read_written(path[i]);
+		assert_string_equal(mine, "mine\n");
+		free(mine);
+	}
+	assert_non_null(strstr(text, "\"degraded\": false"));
 	free(text);
-	text = read_written(path);
-	assert_string_equal(text, "mine\n");
-	free(text);
+}
+
+/* A requeued job's batch step may report a restart count of 0 for the
+ * item; SLURM_RESTART_COUNT in its environment names the run's own file, as
+ * spank_dtplan(8) promises (dtplan-<jobid>.<restart>.json). */
+static void user_init__requeued_count_from_environment__own_file(void **state)
+{
+	char path[512];
+
+	(void)state;
+	canned_batch_job();
+	mock_items.restart_count = 0;
+	mock_env_set("SLURM_RESTART_COUNT", "3");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 0, NULL), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	snprintf(path, sizeof(path), "%s/dtplan-%d.3.json", tmpdir, JOB_ID);
+	assert_env("DTPLAN_FILE", path);
 }
 
 /* A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 unknown. */
@@ -2305,7 +2345,8 @@ int main(void)
 		T(user_init__batch_canned_allocation__plan_env_file_and_log),
 		T(user_init__batch_canned_allocation__launch_variables_and_files),
 		T(user_init__relative_block_topology__read_beside_slurm_conf),
-		T(user_init__picture_exists__plan_written_degraded_without_it),
+		T(user_init__files_beside_taken__fresh_names_plan_ok),
+		T(user_init__requeued_count_from_environment__own_file),
 		T(user_init__16384_identical_nodes__one_shared_inventory),
 		T(user_init__plan_file_taken__fresh_name_and_logged),
 		T(user_init__plan_file_cannot_be_created__degraded_nothing_beside),
