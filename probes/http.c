@@ -142,6 +142,7 @@ struct sink {
 	char *buf;
 	size_t len, cap, max;
 	bool over;
+	bool discard; /* a post's answer: counted up to max, kept nowhere */
 };
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
@@ -152,6 +153,10 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 	if (n > s->max - s->len) {
 		s->over = true;
 		return 0; /* not n: libcurl stops with CURLE_WRITE_ERROR */
+	}
+	if (s->discard) {
+		s->len += n;
+		return n;
 	}
 	if (s->len + n + 1 > s->cap) {
 		size_t cap = s->cap ? s->cap : 16384;
@@ -229,6 +234,12 @@ static enum dtplan_err perform(CURL *h, const char *url, const struct dtplan_htt
 	CURLcode rc = curl.easy_perform(h);
 	long status = 0;
 
+	/* A post's answer is not read: a collector that said 2xx got the
+	 * report, however long its answer (it was said not to, issue 26). */
+	if (s->discard && (rc == CURLE_FILESIZE_EXCEEDED || (rc == CURLE_WRITE_ERROR && s->over)) &&
+	    curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status >= 200 &&
+	    status < 300)
+		return DTPLAN_OK;
 	if (rc != CURLE_OK)
 		snprintf(detail, sizeof(detail), "%s", errbuf[0] ? errbuf : curl.easy_strerror(rc));
 	switch (rc) {
@@ -356,6 +367,7 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 	if (rv != DTPLAN_OK)
 		return rv;
 	s.max = post.max_bytes; /* the collector's answer is read and dropped */
+	s.discard = true;
 	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
 	tmp = curl.slist_append(headers, "Content-Type: application/json");
 	if (tmp == NULL)

@@ -26,6 +26,8 @@ as "METHOD PATH".  What it answers:
   POST /collect/slow?delay=S the same after S seconds
   POST /collect/status/CODE  that status, body not kept
   POST /collect/redirect     307 to /collect
+  POST /collect/big?bytes=N  stores the body, answers 200 with N bytes (with a length;
+                             /collect/big-stream without one)
 
 It runs until killed.
 """
@@ -130,7 +132,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/collect/slow":
             time.sleep(float(self.query().get("delay", ["5"])[0]))
             path = "/collect"
-        if path == "/collect":
+        if path in ("/collect/big", "/collect/big-stream"):
+            append("reports.jsonl", body.decode("utf-8"))
+            n = int(self.query().get("bytes", ["1048576"])[0])
+            self.answer(200, b"#" * n, length=path == "/collect/big")
+        elif path == "/collect":
             append("reports.jsonl", body.decode("utf-8"))
             append("auth.log", self.headers.get("Authorization", "-"))
             self.answer(201, b"stored\n")

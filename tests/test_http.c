@@ -270,6 +270,28 @@ static void post__collector_faults__error_within_bound(void **state)
 	assert_int_equal(test_server_lines(&server, "reports.jsonl"), 0);
 }
 
+/* A collector that stored the report and says 200 with an answer longer
+ * than the size bound got it all the same: the answer is not read (it was
+ * said not to have got the report, issue 26); with and without a length. */
+static void post__collector_long_answer__report_delivered(void **state)
+{
+	static const char *const paths[] = {"/collect/big?bytes=200000",
+					    "/collect/big-stream?bytes=200000"};
+
+	need_server(state);
+	test_server_forget(&server, "reports.jsonl");
+	for (size_t i = 0; i < 2; i++) {
+		struct dtplan_http_opts o;
+		struct dtplan_error err = {0};
+
+		opts(&o, 2, 1000);
+		if (dtplan_http_post_json(test_server_url(&server, paths[i]), &o, "{\"n\":1}",
+					  &err) != DTPLAN_OK)
+			fail_msg("%s: %s", paths[i], err.text);
+	}
+	assert_int_equal(test_server_lines(&server, "reports.jsonl"), 2);
+}
+
 /* ---- token files ---- */
 
 static void read_token__modes_and_contents__only_private_files(void **state)
@@ -550,6 +572,7 @@ int main(void)
 		T(get__https_to_plain_server__tls_error),
 		T(post__collector__one_body_and_the_token),
 		T(post__collector_faults__error_within_bound),
+		T(post__collector_long_answer__report_delivered),
 		T(read_token__modes_and_contents__only_private_files),
 		T(fabric_fetch__service_then_fresh_cache__no_second_request),
 		T(fabric_fetch__faults__cache_or_none_with_warning_within_bound),
