@@ -377,6 +377,37 @@ static void plan__without__source_none(void **state)
 /* A measurement that could not run (issue 26: the leader's ports were
  * taken): the file keeps why, and a plan that takes it is degraded with
  * that cause, its text saying nothing was measured. */
+/* A big job's notes (one per node without an inventory) used to become one
+ * warning each, past the 1,024 dtplan show reads (issue 26): the first 16
+ * are warnings, the rest a count. */
+static void plan__many_notes__first_ones_then_a_count(void **state)
+{
+	static const char hosts[1][64] = {"node1"};
+	struct dtplan_measurements *m = dtplan_measurements_create(1, hosts);
+	struct dtplan_request req;
+	struct dtplan_plan *p = NULL;
+	size_t notes = 0;
+
+	(void)state;
+	assert_non_null(m);
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(dtplan_measurements_add_note(m, "node%d has no inventory", i),
+				 DTPLAN_OK);
+	dtplan_request_init(&req);
+	req.gpus = 8;
+	assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&req, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_take_measurements(p, m, NULL), DTPLAN_OK);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		notes += strcmp(p->warnings[i].code, "measurement") == 0;
+	assert_int_equal(notes, 16 + 1);
+	assert_string_equal(p->warnings[p->n_warnings - 1].message,
+			    "4984 more notes of the measurement, as the 16 above; the plan's "
+			    "measurements hold them all");
+	assert_int_equal(p->measurements->n_notes, 5000);
+	dtplan_plan_destroy(p);
+}
+
 static void plan__failed_measurement__degraded_names_the_cause(void **state)
 {
 	static const char hosts[2][64] = {"node1", "node2"};
@@ -507,6 +538,22 @@ static void file__bad__named(void **state)
 		{"{\"schema\": \"dtplan.measurements/1\", \"job_id\": 1, \"measurements\": {}, "
 		 "\"records\": [], \"host_record\": [5]}",
 		 "hosts: missing"},
+		/* issue 26: figures past the site file's bounds for the same
+		 * quantity (an 11-day budget, a latency of 1e12 s, 1e-300 B/s, a
+		 * 1e18 oversubscription) are refused naming the member */
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": 1e6}",
+		 "budget_seconds: 1e+06 is out of range (0, or at least 0.5 s and at most 120 s)"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": 5, \"elapsed_seconds\": 1, \"interface\": null, \"tiers\": "
+		 "{\"intra_leaf\": {\"bandwidth_bytes_per_s\": null, \"latency_us\": 1e18, "
+		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": false}}}",
+		 "latency_us: 1e+18 is out of range (0, or at least 0 us and at most 1e+06 us)"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": 5, \"elapsed_seconds\": 1, \"interface\": null, \"tiers\": "
+		 "{\"intra_leaf\": {\"bandwidth_bytes_per_s\": 1e-300, \"latency_us\": null, "
+		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": false}}}",
+		 "bandwidth_bytes_per_s: 1e-300 is out of range (0, or at least 1e+06 B/s"},
 		{"{\"a\": 1, \"a\": 2}", "duplicate object key"},
 	};
 
@@ -534,6 +581,7 @@ int main(void)
 		cmocka_unit_test(plan__with_measurements__warns_and_says_what_was_measured),
 		cmocka_unit_test(plan__without__source_none),
 		cmocka_unit_test(plan__failed_measurement__degraded_names_the_cause),
+		cmocka_unit_test(plan__many_notes__first_ones_then_a_count),
 		cmocka_unit_test(file__round_trip__same_measurements_and_records),
 		cmocka_unit_test(file__bad__named),
 	};

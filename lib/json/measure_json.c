@@ -314,19 +314,43 @@ static json_t *member(json_t *obj, const char *path, const char *key, json_type 
 	return v;
 }
 
-/* A number >= 0 (null: 0 when nullable). */
+/*
+ * A measured figure: a number within the bounds the site file keeps for the
+ * same quantity (doc/internals/limits.md), or 0 for "none" (null: 0 when
+ * nullable).  A forged or broken file gave a 1e18 oversubscription, 1e-300
+ * B/s or a latency of 1e12 s, which the site file refuses (issue 26).
+ */
+enum figure {
+	FIG_RATE,    /* bytes/s: 1 MB/s to 100 TB/s, as NetworkBandwidth */
+	FIG_LATENCY, /* microseconds: 0 to 1 s, as NetworkLatency */
+	FIG_RATIO,   /* oversubscription: 0.1 to 1000, as Oversubscription */
+	FIG_BUDGET,  /* seconds: 0.5 to 120, as ProbeBudget */
+	FIG_ELAPSED, /* seconds: up to an hour, a budget with the prolog's kill */
+};
+
 static double get_num(json_t *obj, const char *path, const char *key, bool nullable,
-		      enum dtplan_err *rv, struct dtplan_error *err)
+		      enum figure fig, enum dtplan_err *rv, struct dtplan_error *err)
 {
+	static const struct {
+		double lo, hi;
+		const char *unit;
+	} bounds[] = {
+		[FIG_RATE] = {1e6, 1e14, " B/s"}, [FIG_LATENCY] = {0, 1e6, " us"},
+		[FIG_RATIO] = {0.1, 1000, ""},    [FIG_BUDGET] = {0.5, 120, " s"},
+		[FIG_ELAPSED] = {0, 3600, " s"},
+	};
 	json_t *v = member(obj, path, key, JSON_REAL, nullable, rv, err);
 	double d;
 
 	if (v == NULL || json_is_null(v))
 		return 0.0;
 	d = json_number_value(v);
-	if (!isfinite(d) || d < 0 || d > 1e18) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: %g is out of range", path,
-				    key, d);
+	if (!isfinite(d) || d < 0 || (d != 0 && (d < bounds[fig].lo || d > bounds[fig].hi))) {
+		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				    "%s%s: %g is out of range (0, or at least %g%s and at most "
+				    "%g%s)",
+				    path, key, d, bounds[fig].lo, bounds[fig].unit, bounds[fig].hi,
+				    bounds[fig].unit);
 		return 0.0;
 	}
 	return d;
@@ -397,9 +421,11 @@ static void read_tier(json_t *tiers, const char *key, struct dtplan_tier *t, enu
 	if (o == NULL)
 		return;
 	snprintf(path, sizeof(path), "tiers.%s.", key);
-	t->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", true, rv, err);
-	t->latency_s = get_num(o, path, "latency_us", true, rv, err) * 1e-6;
-	t->latency_spread_s = get_num(o, path, "latency_spread_us", true, rv, err) * 1e-6;
+	t->bandwidth_bytes_per_s =
+		get_num(o, path, "bandwidth_bytes_per_s", true, FIG_RATE, rv, err);
+	t->latency_s = get_num(o, path, "latency_us", true, FIG_LATENCY, rv, err) * 1e-6;
+	t->latency_spread_s =
+		get_num(o, path, "latency_spread_us", true, FIG_LATENCY, rv, err) * 1e-6;
 	t->links = (size_t)get_int(o, path, "links", 0, 1L << 40, rv, err);
 	t->measured = json_is_true(member(o, path, "measured", JSON_TRUE, false, rv, err));
 }
@@ -435,9 +461,11 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 		to = host_index(map, json_object_get(o, "b"), "links[].b", rv, err);
 		l->round = (uint8_t)get_int(o, path, "round", 1, DTPLAN_PROBE_MAX_ROUNDS, rv, err);
 		l->samples = (uint16_t)get_int(o, path, "samples", 0, 65535, rv, err);
-		l->latency_s = get_num(o, path, "latency_us", true, rv, err) * 1e-6;
-		l->latency_spread_s = get_num(o, path, "latency_spread_us", true, rv, err) * 1e-6;
-		l->bandwidth_bytes_per_s = get_num(o, path, "bandwidth_bytes_per_s", true, rv, err);
+		l->latency_s = get_num(o, path, "latency_us", true, FIG_LATENCY, rv, err) * 1e-6;
+		l->latency_spread_s =
+			get_num(o, path, "latency_spread_us", true, FIG_LATENCY, rv, err) * 1e-6;
+		l->bandwidth_bytes_per_s =
+			get_num(o, path, "bandwidth_bytes_per_s", true, FIG_RATE, rv, err);
 		t = member(o, path, "tier", JSON_STRING, false, rv, err);
 		tier = t != NULL ? json_string_value(t) : "";
 		if (*rv == DTPLAN_OK && strcmp(tier, "intra_leaf") != 0 &&
@@ -486,11 +514,13 @@ static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtpla
 			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: not an object",
 					    path);
 		get_str(o, path, "switch", false, u->name, sizeof(u->name), rv, err);
-		u->oversubscription = get_num(o, path, "oversubscription", false, rv, err);
-		u->configured = get_num(o, path, "configured", true, rv, err);
+		u->oversubscription =
+			get_num(o, path, "oversubscription", false, FIG_RATIO, rv, err);
+		u->configured = get_num(o, path, "configured", true, FIG_RATIO, rv, err);
 		u->aggregate_bytes_per_s =
-			get_num(o, path, "aggregate_bytes_per_s", false, rv, err);
-		u->downlink_bytes_per_s = get_num(o, path, "downlink_bytes_per_s", false, rv, err);
+			get_num(o, path, "aggregate_bytes_per_s", false, FIG_RATE, rv, err);
+		u->downlink_bytes_per_s =
+			get_num(o, path, "downlink_bytes_per_s", false, FIG_RATE, rv, err);
 		u->flows = (size_t)get_int(o, path, "flows", 0, 1L << 40, rv, err);
 		u->saturated =
 			json_is_true(member(o, path, "saturated", JSON_TRUE, false, rv, err));
@@ -528,9 +558,9 @@ static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
 		host_index(map, json_object_get(o, "node"), "stragglers[].node", rv, err);
 		get_str(o, path, "node", false, s->node, sizeof(s->node), rv, err);
 		s->bandwidth_bytes_per_s =
-			get_num(o, path, "bandwidth_bytes_per_s", false, rv, err);
+			get_num(o, path, "bandwidth_bytes_per_s", false, FIG_RATE, rv, err);
 		s->tier_median_bytes_per_s =
-			get_num(o, path, "tier_median_bytes_per_s", false, rv, err);
+			get_num(o, path, "tier_median_bytes_per_s", false, FIG_RATE, rv, err);
 		if (*rv != DTPLAN_OK)
 			return;
 		m->n_stragglers++;
@@ -622,8 +652,8 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	    strcmp(m->source, "probe") != 0 && strcmp(m->source, "none") != 0)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				   "source: '%s' is not prolog, probe or none", m->source);
-	m->budget_s = get_num(root, "", "budget_seconds", true, &rv, err);
-	m->elapsed_s = get_num(root, "", "elapsed_seconds", true, &rv, err);
+	m->budget_s = get_num(root, "", "budget_seconds", true, FIG_BUDGET, &rv, err);
+	m->elapsed_s = get_num(root, "", "elapsed_seconds", true, FIG_ELAPSED, &rv, err);
 	get_str(root, "", "interface", true, m->interface, sizeof(m->interface), &rv, err);
 	tiers = member(root, "", "tiers", JSON_OBJECT, false, &rv, err);
 	if (tiers != NULL) {
