@@ -192,6 +192,10 @@ static const struct {
 	{"{\"switches\": []}", DTPLAN_ERR_PARSE, "schema: '(missing)' is not dtplan.fabric/1"},
 	{"[1, 2]", DTPLAN_ERR_PARSE, "'[1,' is not Key=Value"}, /* not '{': topology.conf */
 	{"<html><body>502 Bad Gateway</body></html>", DTPLAN_ERR_PARSE, "is not Key=Value"},
+	/* issue 26: an answer that looks like YAML is topology.conf text, as
+	 * dtplan.conf(5) says, not a topology.yaml */
+	{"- topology: t\n  cluster_default: true\n  flat: true\n", DTPLAN_ERR_PARSE,
+	 "'-' is not Key=Value"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": []}", DTPLAN_ERR_PARSE,
 	 "switches: must be a non-empty array"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switch\": [], \"switches\": [{\"name\": \"a\", "

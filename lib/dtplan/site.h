@@ -69,6 +69,12 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 					     struct dtplan_topology **out,
 					     struct dtplan_error *err);
 
+/* The same for topology.conf text only (switches or blocks, never YAML,
+ * whatever it looks like): what the fabric service's non-JSON answer is,
+ * as dtplan.conf(5) says. */
+enum dtplan_err dtplan_topology_parse_conf(const char *text, const char *source_name,
+					   struct dtplan_topology **out, struct dtplan_error *err);
+
 void dtplan_topology_destroy(struct dtplan_topology *t);
 
 /* Index of a switch or node by name, -1 when absent (or t/name NULL). */

@@ -640,7 +640,7 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		goto out;
 	}
 	/* Both texts through their own parsers; the site part checked on the tree. */
-	rv = dtplan_topology_parse_string(p.topo.s, f->source, &f->topology, &e);
+	rv = dtplan_topology_parse_conf(p.topo.s, f->source, &f->topology, &e);
 	if (rv != DTPLAN_OK) {
 		rv = relabel(&p, &p.topo_lines, &e);
 		goto out;
@@ -709,7 +709,7 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const cha
 	} else {
 		f->format = DTPLAN_FABRIC_TOPOLOGY_CONF;
 		copy = strndup(text, len);
-		rv = copy != NULL ? dtplan_topology_parse_string(copy, name, &f->topology, err)
+		rv = copy != NULL ? dtplan_topology_parse_conf(copy, name, &f->topology, err)
 				  : dtplan__error(err, DTPLAN_ERR_NOMEM, name, 0, "out of memory");
 	}
 	if (rv != DTPLAN_OK)

@@ -37,12 +37,12 @@ static bool key_at(const char *p, const char *key)
 	return strncasecmp(p, key, n) == 0 && p[n] == '=';
 }
 
-static enum form sniff(const char *text, const char *source)
+static enum form sniff(const char *text, const char *source, bool yaml)
 {
 	const char *line = text;
-	bool first = true;
+	bool first = yaml;
 
-	if (ends_with(source, ".yaml") || ends_with(source, ".yml"))
+	if (yaml && (ends_with(source, ".yaml") || ends_with(source, ".yml")))
 		return FORM_YAML;
 	while (*line != '\0') {
 		const char *end = strchr(line, '\n'), *c = line;
@@ -72,8 +72,8 @@ static enum form sniff(const char *text, const char *source)
 	return FORM_TREE;
 }
 
-enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
-					     struct dtplan_topology **out, struct dtplan_error *err)
+static enum dtplan_err parse_text(const char *text, const char *source_name, bool yaml,
+				  struct dtplan_topology **out, struct dtplan_error *err)
 {
 	const char *source = source_name ? source_name : "topology.conf";
 
@@ -81,7 +81,7 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 		*out = NULL;
 	if (text == NULL || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0, "no text to parse");
-	switch (sniff(text, source)) {
+	switch (sniff(text, source, yaml)) {
 	case FORM_YAML:
 		return dtplan__topology_parse_yaml(text, source, out, err);
 	case FORM_BLOCK:
@@ -90,6 +90,18 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 	default:
 		return dtplan__topology_parse_tree(text, source, out, err);
 	}
+}
+
+enum dtplan_err dtplan_topology_parse_string(const char *text, const char *source_name,
+					     struct dtplan_topology **out, struct dtplan_error *err)
+{
+	return parse_text(text, source_name, true, out, err);
+}
+
+enum dtplan_err dtplan_topology_parse_conf(const char *text, const char *source_name,
+					   struct dtplan_topology **out, struct dtplan_error *err)
+{
+	return parse_text(text, source_name, false, out, err);
 }
 
 enum dtplan_err dtplan_topology_parse_file(const char *path, struct dtplan_topology **out,
