@@ -795,6 +795,37 @@ static void both_readers__mistake_in_parallelism__same_error(void **state)
 	}
 }
 
+/* The runner-up's degrees are read as "parallelism" is: an EP that does not
+ * divide its DP used to pass there. */
+static void plan_from_json__runner_up_ep_not_dividing_dp__refused(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL, *back = NULL;
+	struct dtplan_error err = {0};
+	char *json = NULL, *ru, *ep;
+
+	(void)state;
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 64;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
+	assert_true(p->have_runner_up);
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_OK);
+	dtplan_plan_destroy(back);
+	back = NULL;
+	ru = strstr(json, "\"runner_up\"");
+	assert_non_null(ru);
+	ep = strstr(ru, "\"ep\": 1,");
+	assert_non_null(ep);
+	ep[6] = '7'; /* no DP of a 64-GPU split is a multiple of 7 */
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
+	assert_null(back);
+	assert_non_null(strstr(err.text, ": ep 7 does not divide dp "));
+	free(json);
+	dtplan_plan_destroy(p);
+}
+
 /* text with n copies of unit between head and tail (caller frees). */
 static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
 {
@@ -923,6 +954,7 @@ int main(void)
 		cmocka_unit_test(plan_from_json__deepseek_recipe__renders_as_made),
 		cmocka_unit_test(plan_from_json__bad_documents__error_names_member),
 		cmocka_unit_test(both_readers__mistake_in_parallelism__same_error),
+		cmocka_unit_test(plan_from_json__runner_up_ep_not_dividing_dp__refused),
 		cmocka_unit_test(plan_from_json__hostile_members__bounded_and_named),
 		cmocka_unit_test(json_readers__hostile_shapes__refused_before_a_tree),
 	};

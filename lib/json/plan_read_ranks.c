@@ -152,17 +152,12 @@ static enum dtplan_err read_stages(struct dtplan__rd *r, struct dtplan_candidate
 	return ret;
 }
 
-/* The checks that need every member of "parallelism", then the members
- * that need pp. */
-static enum dtplan_err finish_split(struct dtplan__rd *r, const struct split_read *s,
-				    struct dtplan_candidate *b)
+enum dtplan_err dtplan__plan_read_degrees(struct dtplan_candidate *b, const char *where,
+					  struct dtplan_error *err)
 {
-	enum dtplan_err ret;
-	struct dtplan__rd sub;
-
 	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism: tp, pp and dp must be whole numbers >= 1");
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s: tp, pp and dp must be whole numbers >= 1", where);
 	/* plans from before interleaving, EP and CP carry none */
 	if (b->vp < 1)
 		b->vp = 1;
@@ -171,8 +166,22 @@ static enum dtplan_err finish_split(struct dtplan__rd *r, const struct split_rea
 	if (b->cp < 1)
 		b->cp = 1;
 	if (b->dp % b->ep != 0)
-		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "parallelism: ep %d does not divide dp %d", b->ep, b->dp);
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s: ep %d does not divide dp %d", where, b->ep, b->dp);
+	return DTPLAN_OK;
+}
+
+/* The checks that need every member of "parallelism", then the members
+ * that need pp. */
+static enum dtplan_err finish_split(struct dtplan__rd *r, const struct split_read *s,
+				    struct dtplan_candidate *b)
+{
+	enum dtplan_err ret;
+	struct dtplan__rd sub;
+
+	ret = dtplan__plan_read_degrees(b, "parallelism", r->err);
+	if (ret != DTPLAN_OK)
+		return ret;
 	if (s->recompute_named) {
 		ret = dtplan_recompute_parse(s->recompute, &b->recompute, r->err);
 		if (ret != DTPLAN_OK)

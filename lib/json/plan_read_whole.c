@@ -99,15 +99,10 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
-	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s: tp, pp and dp must be whole numbers >= 1", where);
-	if (b->vp < 1)
-		b->vp = 1;
-	if (b->ep < 1)
-		b->ep = 1;
-	if (b->cp < 1)
-		b->cp = 1;
+	/* the degrees as "parallelism" reads them, ep dividing dp included */
+	ret = dtplan__plan_read_degrees(b, where, err);
+	if (ret != DTPLAN_OK)
+		return ret;
 	off = json_object_get(obj, "offload");
 	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
