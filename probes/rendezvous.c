@@ -124,126 +124,185 @@ static void progress(struct engine *e)
 }
 
 /* ------------------------------------------------------------------------
+ * Deadlines
+ * ---------------------------------------------------------------------- */
+
+/* Closes the connections whose deadline passed; the earliest other one. */
+static double conns_expire(struct engine *e, double t, double wake)
+{
+	for (size_t k = 0; k < e->max_conns; k++) {
+		struct conn *c = &e->conns[k];
+		/* a begun message's deadline; a child may be silent between messages */
+		double d = c->msg_deadline > 0  ? c->msg_deadline
+			   : c->kind == C_CHILD ? 0
+						: c->idle_deadline;
+
+		if (c->kind == C_FREE || d == 0)
+			continue;
+		if (t >= d && c->kind == C_PROBE) {
+			struct dtplan_error err = {0};
+
+			/* the report is due: what arrived is the measurement */
+			if (dtprobe__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
+						     c->round_end, &err) < 0)
+				dtplan__log(DTPLAN_LOG_INFO,
+					    "probe: node %u: probe of "
+					    "node %u: %s",
+					    e->self, c->node, err.text);
+			dtprobe__rdv_conn_close(c);
+			continue;
+		}
+		if (t >= d) {
+			struct dtplan_error err = {0};
+
+			dtplan__error(&err, DTPLAN_ERR_PARSE, "probe", 0,
+				      "%s (a %s message of %zu header, %zu credential and "
+				      "%zu body bytes so far)",
+				      c->kind == C_PROBE ? "the prober went quiet"
+							 : "timed out: truncated or silent",
+				      c->head_got >= DTPLAN_WIRE_HEADER_LEN
+					      ? dtplan_wire_type_name(c->h.type)
+					      : "?",
+				      c->head_got, c->cred_got, c->body_got);
+			if (c->kind == C_PROBE)
+				dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: %s", e->self,
+					    err.text);
+			else
+				dtprobe__rdv_reject(e, c->where, &err);
+			dtprobe__rdv_conn_close(c);
+			continue;
+		}
+		wake = fmin(wake, d);
+	}
+	return wake;
+}
+
+/* Tries the uplink again or drops it when its deadline passed; the earliest
+ * of its next try and its deadline. */
+static double up_expire(struct engine *e, double t, double wake)
+{
+	if (e->self != 0 && e->up.state == U_IDLE && t >= e->up.next_try)
+		dtprobe__rdv_up_try(e);
+	if ((e->up.state == U_CONNECTING || e->up.state == U_JOINING) && t >= e->up.deadline)
+		dtprobe__rdv_up_fail(e, "no answer");
+	if (e->self != 0 && e->up.state == U_IDLE)
+		wake = fmin(wake, e->up.next_try);
+	if (e->up.state == U_CONNECTING || e->up.state == U_JOINING)
+		wake = fmin(wake, e->up.deadline);
+	return wake;
+}
+
+/* ------------------------------------------------------------------------
+ * The poll set
+ * ---------------------------------------------------------------------- */
+
+/* What an entry of the poll array stands for; 0 and up: that slot of conns[]. */
+enum { PS_LISTEN = -1, PS_DISCOVERY = -2, PS_UPLINK = -3 };
+
+/* The most entries pollset_build() writes. */
+static size_t pollset_max(const struct engine *e)
+{
+	return e->max_conns + 3;
+}
+
+/*
+ * The poll array's layout, written here only: the listener (its fd -1 when
+ * there is none, which poll() skips), discovery's pipe while it runs, the
+ * uplink while it is open, then every open connection in slot order.  who[i]
+ * says what p[i] is; the count of entries is returned.
+ */
+static size_t pollset_build(const struct engine *e, struct pollfd *p, long *who)
+{
+	size_t np = 0;
+
+	p[np] = (struct pollfd){.fd = e->lfd, .events = POLLIN};
+	who[np++] = PS_LISTEN;
+	if (!e->disc_done && e->thread_started) {
+		p[np] = (struct pollfd){.fd = e->pipe[0], .events = POLLIN};
+		who[np++] = PS_DISCOVERY;
+	}
+	if (e->up.state == U_CONNECTING || e->up.state == U_JOINING || e->up.state == U_UP) {
+		p[np] = (struct pollfd){.fd = e->up.rx.fd,
+					.events = e->up.state == U_CONNECTING ? POLLOUT : POLLIN};
+		who[np++] = PS_UPLINK;
+	}
+	for (size_t k = 0; k < e->max_conns; k++) {
+		if (e->conns[k].kind == C_FREE)
+			continue;
+		p[np] = (struct pollfd){.fd = e->conns[k].fd, .events = POLLIN};
+		who[np++] = (long)k;
+	}
+	return np;
+}
+
+/* Hands what poll() said to each entry's handler, in the array's order. */
+static void pollset_dispatch(struct engine *e, const struct pollfd *p, const long *who, size_t np)
+{
+	for (size_t i = 0; i < np; i++) {
+		struct conn *c;
+
+		switch (who[i]) {
+		case PS_LISTEN:
+			if (p[i].revents & POLLIN)
+				dtprobe__rdv_accept_all(e);
+			break;
+		case PS_DISCOVERY:
+			if (p[i].revents & POLLIN)
+				on_discovered(e);
+			break;
+		case PS_UPLINK:
+			if (p[i].revents)
+				dtprobe__rdv_up_event(e, p[i].revents);
+			break;
+		default:
+			c = &e->conns[who[i]];
+			/* closed during this turn (and a slot taken during it is
+			 * not in p[] yet) */
+			if (c->kind == C_FREE || c->fd != p[i].fd)
+				break;
+			if (p[i].revents)
+				conn_event(e, c);
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
  * The event loop
  * ---------------------------------------------------------------------- */
 
 /* Runs the loop until `until` or stop(e). */
 static void serve(struct engine *e, double until, bool (*stop)(const struct engine *))
 {
-	struct pollfd *p = calloc(e->max_conns + 3, sizeof(*p));
+	struct pollfd *p = calloc(pollset_max(e), sizeof(*p));
+	long *who = calloc(pollset_max(e), sizeof(*who));
 
-	if (p == NULL)
-		return;
+	if (p == NULL || who == NULL)
+		goto out;
 	for (;;) {
 		double t = dtprobe__rdv_now(), wake = until;
-		size_t np = 0, up_ix = SIZE_MAX, disc_ix = SIZE_MAX;
+		size_t np;
 		int rc;
 
 		progress(e);
 		if (t >= until || (stop != NULL && stop(e)))
 			break;
-		/* timers */
-		for (size_t k = 0; k < e->max_conns; k++) {
-			struct conn *c = &e->conns[k];
-			/* a begun message's deadline; a child may be silent between messages */
-			double d = c->msg_deadline > 0  ? c->msg_deadline
-				   : c->kind == C_CHILD ? 0
-							: c->idle_deadline;
-
-			if (c->kind == C_FREE || d == 0)
-				continue;
-			if (t >= d && c->kind == C_PROBE) {
-				struct dtplan_error err = {0};
-
-				/* the report is due: what arrived is the measurement */
-				if (dtprobe__link_srv_finish(c->srv, c->fd, &e->rules, e->self,
-							     c->round_end, &err) < 0)
-					dtplan__log(DTPLAN_LOG_INFO,
-						    "probe: node %u: probe of "
-						    "node %u: %s",
-						    e->self, c->node, err.text);
-				dtprobe__rdv_conn_close(c);
-				continue;
-			}
-			if (t >= d) {
-				struct dtplan_error err = {0};
-
-				dtplan__error(&err, DTPLAN_ERR_PARSE, "probe", 0,
-					      "%s (a %s message of %zu header, %zu credential and "
-					      "%zu body bytes so far)",
-					      c->kind == C_PROBE ? "the prober went quiet"
-								 : "timed out: truncated or silent",
-					      c->head_got >= DTPLAN_WIRE_HEADER_LEN
-						      ? dtplan_wire_type_name(c->h.type)
-						      : "?",
-					      c->head_got, c->cred_got, c->body_got);
-				if (c->kind == C_PROBE)
-					dtplan__log(DTPLAN_LOG_INFO, "probe: node %u: %s", e->self,
-						    err.text);
-				else
-					dtprobe__rdv_reject(e, c->where, &err);
-				dtprobe__rdv_conn_close(c);
-				continue;
-			}
-			wake = fmin(wake, d);
-		}
-		if (e->self != 0 && e->up.state == U_IDLE && t >= e->up.next_try)
-			dtprobe__rdv_up_try(e);
-		if ((e->up.state == U_CONNECTING || e->up.state == U_JOINING) &&
-		    t >= e->up.deadline)
-			dtprobe__rdv_up_fail(e, "no answer");
-		if (e->self != 0 && e->up.state == U_IDLE)
-			wake = fmin(wake, e->up.next_try);
-		if (e->up.state == U_CONNECTING || e->up.state == U_JOINING)
-			wake = fmin(wake, e->up.deadline);
+		wake = conns_expire(e, t, wake);
+		wake = up_expire(e, t, wake);
 		if (!e->have_go)
 			wake = fmin(wake, e->inv_deadline);
 		wake = fmin(wake, t + RDV_TICK_S); /* progress() checks its own clocks */
-		p[np].fd = e->lfd;
-		p[np++].events = POLLIN;
-		if (!e->disc_done && e->thread_started) {
-			disc_ix = np;
-			p[np].fd = e->pipe[0];
-			p[np++].events = POLLIN;
-		}
-		if (e->up.state == U_CONNECTING || e->up.state == U_JOINING ||
-		    e->up.state == U_UP) {
-			up_ix = np;
-			p[np].fd = e->up.rx.fd;
-			p[np++].events = e->up.state == U_CONNECTING ? POLLOUT : POLLIN;
-		}
-		for (size_t k = 0; k < e->max_conns; k++) {
-			if (e->conns[k].kind == C_FREE)
-				continue;
-			p[np].fd = e->conns[k].fd;
-			p[np++].events = POLLIN;
-		}
+		np = pollset_build(e, p, who);
 		rc = poll(p, np, dtprobe__poll_ms(wake));
 		if (rc < 0 && errno != EINTR)
 			break;
 		if (rc <= 0)
 			continue;
-		if (p[0].revents & POLLIN)
-			dtprobe__rdv_accept_all(e);
-		if (disc_ix != SIZE_MAX && (p[disc_ix].revents & POLLIN))
-			on_discovered(e);
-		if (up_ix != SIZE_MAX && p[up_ix].revents)
-			dtprobe__rdv_up_event(e, p[up_ix].revents);
-		for (size_t k = 0,
-			    i = up_ix != SIZE_MAX ? up_ix + 1 : (disc_ix != SIZE_MAX ? 2 : 1);
-		     k < e->max_conns; k++) {
-			struct conn *c = &e->conns[k];
-
-			if (c->kind == C_FREE)
-				continue;
-			/* connections accepted during this turn are not in p[] yet */
-			if (i >= np || p[i].fd != c->fd)
-				continue;
-			if (p[i++].revents)
-				conn_event(e, c);
-		}
+		pollset_dispatch(e, p, who, np);
 	}
+out:
 	free(p);
+	free(who);
 }
 
 static bool has_go(const struct engine *e)
