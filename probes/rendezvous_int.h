@@ -66,9 +66,10 @@
 #define RDV_GO_DELAY_S 0.03
 #define RDV_GO_DELAY_LEVEL_S 0.01
 
-/* Rounds (step 6): a slot shrunk to fit the budget is at least 150 ms; the
- * pings take at most a quarter of it; the bulk leaves room for the drain
- * allowance (probes/links.c's DRAIN_S) and 50 ms for the report */
+/* The rounds' timing (steps 5 and 6): a slot is shrunk to fit what the
+ * budget leaves, and below 150 ms there are no link probes; the pings take
+ * at most a quarter of a slot; the bulk leaves room for the drain allowance
+ * (probes/links.c's DRAIN_S) and 50 ms for the report */
 #define RDV_MIN_SLOT_S 0.15
 #define RDV_PING_SLOT_FRAC 0.25
 #define RDV_DRAIN_S 0.06
