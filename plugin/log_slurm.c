@@ -10,6 +10,8 @@
 
 #include "plugin.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +51,13 @@ void dtspank__log_block(const char *text)
 		if (*line == '\n')
 			line++;
 	}
+}
+
+void dtspank__bprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
 }

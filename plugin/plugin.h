@@ -19,6 +19,8 @@
 
 #include "dtplan.h"
 
+#include <sys/types.h>
+
 /* Every message the plugin logs starts with this. */
 #define DTPLAN_LOG_PREFIX "dtplan: "
 
@@ -183,5 +185,37 @@ int dtspank__measure_load(spank_t sp, const struct dtplan_config *c);
 const char *dtspank__measure_text(const char **why);
 
 void dtspank__measure_reset(void);
+
+/* snprintf where truncation is acceptable (a reason quoting a long path) or
+ * ruled out by the caller, without -Wformat-truncation guessing otherwise
+ * (plugin/log_slurm.c). */
+void dtspank__bprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Where torchrun meets, as the job says or else the plan. */
+struct rendezvous {
+	char master_addr[256]; /* the job's own MASTER_ADDR, "" when unset */
+	char master_port[32];
+	struct dtplan_launch_in launch; /* points into the above and the plan */
+};
+
+/* The plan's files: the JSON, and beside it what the frameworks read. */
+struct plan_files {
+	char json[4096];
+	char hosts[4096];
+	char deepspeed[4096];
+	char svg[4096];
+	struct rendezvous rdv; /* rdv.launch names the files written */
+};
+
+/*
+ * Writes the plan's files as the job's user: the hostfile in rank order, the
+ * DeepSpeed fragment and the SVG picture beside pf->json, then the JSON,
+ * whose launch object names those written.  A file beside it that cannot be
+ * written marks the plan degraded; without the JSON the others go too.
+ * Returns 0 when the JSON was written, else -1 with the reason.
+ */
+int dtspank__write_plan_files(struct dtplan_plan *plan, struct plan_files *pf, uid_t uid,
+			      char *reason, size_t size);
 
 #endif /* DTPLAN_PLUGIN_H */
