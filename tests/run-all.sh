@@ -19,7 +19,9 @@ tests/build.sh
 make check -j"$(nproc)" || {
 	# Show what failed, then fail.
 	for f in $(find tests -name '*.log' ! -name 'test-suite.log'); do
-		grep -q -E '^(FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null && { echo "== $f"; cat "$f"; }
+		# automake's .trs says ":test-result: FAIL" (or ERROR, XPASS)
+		grep -q -E '^:test-result: (FAIL|ERROR|XPASS)' "${f%.log}.trs" 2>/dev/null &&
+			{ echo "== $f"; cat "$f"; }
 	done
 	exit 1
 }
