@@ -100,12 +100,18 @@ for rel in "$dir"/*/; do
 	# core.c once more as dtplan_submit.so builds it (Makefile.am)
 	compile "$top_srcdir/plugin/core.c" -DDTPLAN_CORE_SUBMIT ||
 		bad="$bad core.c(-DDTPLAN_CORE_SUBMIT)"
+	# and the unit tests' SPANK mock and driver, which include Slurm's
+	# headers too (issue 24: the mock's hostlist_t broke from 23.11 on)
+	for t in mock_spank.c test_plugin.c; do
+		compile "$top_srcdir/tests/$t" -I"$top_srcdir/tests" -DDTPLAN_CORE_STATIC ||
+			bad="$bad tests/$t"
+	done
 	if [ -n "$bad" ]; then
 		echo "FAIL: Slurm $name ($got):$bad"
 		rc=1
 	else
 		echo "ok - Slurm $name ($got): $(echo "$sources" | wc -w) plugin sources," \
-			"core.c for dtplan_submit.so"
+			"core.c for dtplan_submit.so, the test mock and driver"
 	fi
 done
 [ $n -gt 0 ] || { echo "FAIL: no header sets in $dir"; rc=1; }

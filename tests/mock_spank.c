@@ -267,13 +267,24 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_SUCCESS;
 }
 
-/* Slurm's hostlist, faked with libdtplan's expansion. */
+/*
+ * Slurm's hostlist, faked with libdtplan's expansion.  Slurm 23.11 made
+ * hostlist_t the struct itself where earlier releases typedef a pointer to
+ * it; the calls take and return a pointer either way (plugin/remote.c does
+ * the same).
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef hostlist_t *hostlist_ref;
+#else
+typedef hostlist_t hostlist_ref;
+#endif
+
 struct hostlist {
 	char (*names)[64];
 	size_t n, next;
 };
 
-hostlist_t slurm_hostlist_create(const char *hostlist)
+hostlist_ref slurm_hostlist_create(const char *hostlist)
 {
 	struct hostlist *hl = calloc(1, sizeof(*hl));
 
@@ -286,19 +297,19 @@ hostlist_t slurm_hostlist_create(const char *hostlist)
 	return hl;
 }
 
-int slurm_hostlist_count(hostlist_t hl)
+int slurm_hostlist_count(hostlist_ref hl)
 {
 	return hl ? (int)(hl->n - hl->next) : -1;
 }
 
-char *slurm_hostlist_shift(hostlist_t hl)
+char *slurm_hostlist_shift(hostlist_ref hl)
 {
 	if (hl == NULL || hl->next >= hl->n)
 		return NULL;
 	return strdup(hl->names[hl->next++]);
 }
 
-void slurm_hostlist_destroy(hostlist_t hl)
+void slurm_hostlist_destroy(hostlist_ref hl)
 {
 	if (hl == NULL)
 		return;
