@@ -366,8 +366,11 @@ our_pids() {
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		{ read -r comm <"/proc/$p/comm"; } 2>/dev/null || continue
+		# Debian's daemons are slurmctld-wlm, slurmd-wlm, ... on disk: a
+		# daemon that re-executes itself (slurmctld 24.11+ on scontrol
+		# reconfigure) takes that name (issue 24)
 		case $comm in
-		munged | slurmctld | slurmd | slurmstepd) ;;
+		munged | slurmctld | slurmctld-* | slurmd | slurmd-* | slurmstepd | slurmstepd-*) ;;
 		*) continue ;;
 		esac
 		cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)
