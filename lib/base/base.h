@@ -1,7 +1,7 @@
 /*
  * base/base.h: the base every area and libdtprobes use: errors, the log,
- * strings, the string map, Slurm-style lines, the bounded JSON load and
- * SHA-256.
+ * strings, the string map, Slurm-style lines, the Key=Value table engine,
+ * the bounded JSON load and SHA-256.
  *
  * libdtplan's own, never installed; functions carry the dtplan__ prefix.
  * Included by every lib/ area and by libdtprobes, the one internal header
@@ -94,5 +94,72 @@ char *dtplan__conf_line(char **cursor, int *lineno);
 enum dtplan_err dtplan__conf_keys(char *line, const char *const *keys, const char **vals, size_t n,
 				  const char **unknown, const char *source, int lineno,
 				  struct dtplan_error *err);
+
+/*
+ * The Key=Value table engine (lib/base/kv.c): one list of key=value tokens,
+ * split on sep (',' for --dt-train and model dimensions; ' ' for any run of
+ * blanks, Slurm-style lines), each applied to a struct through a table.
+ */
+enum dtplan__kv_kind {
+	DTPLAN__KV_INT,    /* int at offset: a whole number in [min, max] */
+	DTPLAN__KV_LONG,   /* long at offset: a whole number in [min, max] */
+	DTPLAN__KV_DOUBLE, /* double at offset: a number in [dmin, dmax] */
+	DTPLAN__KV_BOOL,   /* bool at offset: dtplan_parse_bool()'s spellings */
+	DTPLAN__KV_NAME,   /* int at offset: index in names (NULL-ended), any case */
+	DTPLAN__KV_STRING, /* char[size] at offset */
+	DTPLAN__KV_CUSTOM, /* parse(obj, key, value, err) does it all */
+};
+
+struct dtplan__kv_key {
+	const char *name;
+	enum dtplan__kv_kind kind;
+	size_t offset;            /* of the field in the struct given to dtplan__kv_parse() */
+	long min, max;            /* INT, LONG */
+	double dmin, dmax;        /* DOUBLE */
+	const char *const *names; /* NAME */
+	size_t size;              /* STRING: the field's size */
+	enum dtplan_err (*parse)(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err); /* CUSTOM */
+};
+
+#define DTPLAN__KV_MAX_KEYS 64
+
+struct dtplan__kv_table {
+	const struct dtplan__kv_key *keys;
+	size_t n;    /* at most DTPLAN__KV_MAX_KEYS */
+	char sep;    /* ',' or ' ' */
+	bool nocase; /* keys match in any case (Slurm-style files) */
+};
+
+/* Where a list came from, for its errors: source and line go to err, prefix
+ * ("" allowed, e.g. "model 'x': ") starts the messages of the table's own
+ * errors below.  NULL: "", "", 0. */
+struct dtplan__kv_where {
+	const char *prefix;
+	const char *source;
+	int line;
+};
+
+/*
+ * Applies text's tokens to obj, in order, and marks seen[i] (NULL allowed;
+ * t->n entries) for each key given.  One convention for every list, each
+ * error naming the token or key:
+ *   a token without '=' (or with an empty key)  DTPLAN_ERR_PARSE
+ *       "'tok' is not key=value (keys: a, b, c)"
+ *   an unknown key        DTPLAN_ERR_PARSE "unknown key 'k' (known: a, b, c)"
+ *   a key given twice     DTPLAN_ERR_PARSE "key 'k' given twice"
+ *   an empty value        DTPLAN_ERR_PARSE "key 'k' has no value"
+ *   an empty field (",,", a leading or trailing ',')  DTPLAN_ERR_PARSE
+ *       "empty field in 'text'"
+ *   a number out of range DTPLAN_ERR_RANGE "k: v is out of range (lo to hi)"
+ * Value errors (not a number, not a name) are the kind's own, without the
+ * prefix.  On error obj may be half-applied: callers parse into a copy.
+ */
+enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *text, void *obj,
+				 bool *seen, const struct dtplan__kv_where *where,
+				 struct dtplan_error *err);
+
+/* Writes "a, b, c" (the table's keys) into buf; returns the length wanted. */
+size_t dtplan__kv_known(const struct dtplan__kv_table *t, char *buf, size_t size);
 
 #endif /* DTPLAN_BASE_BASE_H */
