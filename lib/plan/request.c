@@ -313,118 +313,130 @@ enum dtplan_err dtplan_mode_parse(const char *text, enum dtplan_mode *out, struc
 			     "unknown mode '%s' (expected auto, strict or off)", text ? text : "");
 }
 
-/* One key of --dt-train: where its value goes and its allowed range. */
-enum train_kind {
-	TRAIN_INT,
-	TRAIN_BATCH,
-	TRAIN_RECOMPUTE,
-	TRAIN_GPU,
-	TRAIN_NAME,    /* one of a short list of words (parse at `parse`) */
-	TRAIN_OFFLOAD, /* auto, yes or no */
-	TRAIN_TOKENS,  /* a count: 15T, 2e12 */
-};
-
-struct train_key {
-	const char *name;
-	enum train_kind kind;
-	size_t offset; /* of the int field in struct dtplan_request */
-	long min, max;
-	enum dtplan_err (*parse)(const char *, int *, struct dtplan_error *); /* TRAIN_NAME */
-};
-
-#define TRAIN_INT_KEY(n, field, lo, hi)                                                            \
-	{                                                                                          \
-		n, TRAIN_INT, offsetof(struct dtplan_request, field), lo, hi, NULL                 \
-	}
-#define TRAIN_NAME_KEY(n, field, fn)                                                               \
-	{                                                                                          \
-		n, TRAIN_NAME, offsetof(struct dtplan_request, field), 0, 0, fn                    \
-	}
-
-static const struct train_key train_keys[] = {
-	TRAIN_INT_KEY("seq", seq, 1, 1L << 24),
-	{"gbs", TRAIN_BATCH, 0, 1, DTPLAN_MAX_GLOBAL_BATCH, NULL},
-	TRAIN_INT_KEY("tp", tp, 1, 4096),
-	TRAIN_INT_KEY("pp", pp, 1, 4096),
-	TRAIN_INT_KEY("ep", ep, 1, 4096),
-	TRAIN_INT_KEY("cp", cp, 1, 4096),
-	TRAIN_INT_KEY("zero", zero, 0, 3),
-	TRAIN_INT_KEY("mb", micro_batch, 1, 1L << 16),
-	{"recompute", TRAIN_RECOMPUTE, 0, 0, 0, NULL},
-	{"gpu", TRAIN_GPU, 0, 0, 0, NULL},
-	TRAIN_INT_KEY("vp", vp, 1, 4096),
-	{"offload", TRAIN_OFFLOAD, 0, 0, 0, NULL},
-	TRAIN_NAME_KEY("framework", framework, dtplan_framework_parse),
-	TRAIN_NAME_KEY("attention", attention, dtplan_attention_parse),
-	TRAIN_NAME_KEY("precision", precision, dtplan_precision_parse),
-	TRAIN_NAME_KEY("schedule", schedule, dtplan_schedule_parse),
-	TRAIN_NAME_KEY("moments", moments, dtplan_moments_parse),
-	{"tokens", TRAIN_TOKENS, 0, 0, 0, NULL},
-};
-
-#define TRAIN_KNOWN                                                                                \
-	"seq, gbs, tp, pp, ep, cp, zero, mb, recompute, gpu, vp, offload, framework, "             \
-	"attention, precision, schedule, moments, tokens"
-
-static enum dtplan_err apply_key(struct dtplan_request *r, const struct train_key *k,
-				 const char *value, struct dtplan_error *err)
+/* The keys of --dt-train that are more than a whole number in a range. */
+static enum dtplan_err train_gbs(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err)
 {
-	const struct dtplan_gpu *gpu;
+	return dtplan_parse_global_batch(value, k->name, obj, err);
+}
+
+static enum dtplan_err train_recompute(void *obj, const struct dtplan__kv_key *k, const char *value,
+				       struct dtplan_error *err)
+{
+	struct dtplan_request *r = obj;
 	enum dtplan_recompute rc;
 	enum dtplan_err ret;
-	bool yes;
-	long v;
 
-	switch (k->kind) {
-	case TRAIN_INT:
-		ret = dtplan_parse_long(value, k->name, k->min, k->max, &v, err);
-		if (ret != DTPLAN_OK)
-			return ret;
-		*(int *)((char *)r + k->offset) = (int)v;
+	(void)k;
+	/* "auto" leaves the choice to the search. */
+	if (dtplan__streq_nocase(value, "auto")) {
+		r->recompute = -1;
 		return DTPLAN_OK;
-	case TRAIN_BATCH:
-		return dtplan_parse_global_batch(value, k->name, r, err);
-	case TRAIN_RECOMPUTE:
-		/* "auto" leaves the choice to the search. */
-		if (dtplan__streq_nocase(value, "auto")) {
-			r->recompute = -1;
-			return DTPLAN_OK;
-		}
-		ret = dtplan_recompute_parse(value, &rc, err);
-		if (ret != DTPLAN_OK)
-			return ret;
-		r->recompute = (int)rc;
-		return DTPLAN_OK;
-	case TRAIN_GPU:
-		gpu = dtplan_gpu_find(value, err);
-		if (gpu == NULL)
-			return err ? err->code : DTPLAN_ERR_NOT_FOUND;
-		r->gpu = *gpu;
-		r->gpu_from = DTPLAN_GPU_FROM_USER;
-		return DTPLAN_OK;
-	case TRAIN_NAME:
-		return k->parse(value, (int *)((char *)r + k->offset), err);
-	case TRAIN_OFFLOAD:
-		if (dtplan__streq_nocase(value, "auto")) {
-			r->offload = -1;
-			return DTPLAN_OK;
-		}
-		if (dtplan_parse_bool(value, k->name, &yes, NULL) != DTPLAN_OK)
-			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-					     "offload: '%s' is not auto, yes or no", value);
-		r->offload = yes ? 1 : 0;
-		return DTPLAN_OK;
-	case TRAIN_TOKENS:
-		ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);
-		if (ret == DTPLAN_OK && r->train_tokens > DTPLAN_MAX_TRAIN_TOKENS)
-			ret = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
-					    "tokens=%s is more than the %.0e tokens dtplan "
-					    "plans for",
-					    value, DTPLAN_MAX_TRAIN_TOKENS);
-		return ret;
 	}
-	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
+	ret = dtplan_recompute_parse(value, &rc, err);
+	if (ret != DTPLAN_OK)
+		return ret;
+	r->recompute = (int)rc;
+	return DTPLAN_OK;
 }
+
+static enum dtplan_err train_gpu(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err)
+{
+	struct dtplan_request *r = obj;
+	const struct dtplan_gpu *gpu;
+
+	(void)k;
+	gpu = dtplan_gpu_find(value, err);
+	if (gpu == NULL)
+		return err ? err->code : DTPLAN_ERR_NOT_FOUND;
+	r->gpu = *gpu;
+	r->gpu_from = DTPLAN_GPU_FROM_USER;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err train_offload(void *obj, const struct dtplan__kv_key *k, const char *value,
+				     struct dtplan_error *err)
+{
+	struct dtplan_request *r = obj;
+	bool yes;
+
+	if (dtplan__streq_nocase(value, "auto")) {
+		r->offload = -1;
+		return DTPLAN_OK;
+	}
+	if (dtplan_parse_bool(value, k->name, &yes, NULL) != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "offload: '%s' is not auto, yes or no", value);
+	r->offload = yes ? 1 : 0;
+	return DTPLAN_OK;
+}
+
+static enum dtplan_err train_tokens(void *obj, const struct dtplan__kv_key *k, const char *value,
+				    struct dtplan_error *err)
+{
+	struct dtplan_request *r = obj;
+	enum dtplan_err ret;
+
+	ret = dtplan_parse_count(value, k->name, &r->train_tokens, err);
+	if (ret == DTPLAN_OK && r->train_tokens > DTPLAN_MAX_TRAIN_TOKENS)
+		ret = dtplan__error(err, DTPLAN_ERR_RANGE, "", 0,
+				    "tokens=%s is more than the %.0e tokens dtplan plans for",
+				    value, DTPLAN_MAX_TRAIN_TOKENS);
+	return ret;
+}
+
+/* framework=, attention=, ...: the public name parsers, with their messages. */
+#define TRAIN_NAME_FN(field, fn)                                                                   \
+	static enum dtplan_err train_##field(void *obj, const struct dtplan__kv_key *k,            \
+					     const char *value, struct dtplan_error *err)          \
+	{                                                                                          \
+		(void)k;                                                                           \
+		return fn(value, (int *)&((struct dtplan_request *)obj)->field, err);              \
+	}
+TRAIN_NAME_FN(framework, dtplan_framework_parse)
+TRAIN_NAME_FN(attention, dtplan_attention_parse)
+TRAIN_NAME_FN(precision, dtplan_precision_parse)
+TRAIN_NAME_FN(schedule, dtplan_schedule_parse)
+TRAIN_NAME_FN(moments, dtplan_moments_parse)
+
+#define TRAIN_INT(n, field, lo, hi)                                                                \
+	{                                                                                          \
+		.name = n, .kind = DTPLAN__KV_INT,                                                 \
+		.offset = offsetof(struct dtplan_request, field), .min = lo, .max = hi             \
+	}
+#define TRAIN_CUSTOM(n, fn)                                                                        \
+	{                                                                                          \
+		.name = n, .kind = DTPLAN__KV_CUSTOM, .parse = fn                                  \
+	}
+
+static const struct dtplan__kv_key train_keys[] = {
+	TRAIN_INT("seq", seq, 1, 1L << 24),
+	TRAIN_CUSTOM("gbs", train_gbs),
+	TRAIN_INT("tp", tp, 1, 4096),
+	TRAIN_INT("pp", pp, 1, 4096),
+	TRAIN_INT("ep", ep, 1, 4096),
+	TRAIN_INT("cp", cp, 1, 4096),
+	TRAIN_INT("zero", zero, 0, 3),
+	TRAIN_INT("mb", micro_batch, 1, 1L << 16),
+	TRAIN_CUSTOM("recompute", train_recompute),
+	TRAIN_CUSTOM("gpu", train_gpu),
+	TRAIN_INT("vp", vp, 1, 4096),
+	TRAIN_CUSTOM("offload", train_offload),
+	TRAIN_CUSTOM("framework", train_framework),
+	TRAIN_CUSTOM("attention", train_attention),
+	TRAIN_CUSTOM("precision", train_precision),
+	TRAIN_CUSTOM("schedule", train_schedule),
+	TRAIN_CUSTOM("moments", train_moments),
+	TRAIN_CUSTOM("tokens", train_tokens),
+};
+
+static const struct dtplan__kv_table train_table = {
+	.keys = train_keys,
+	.n = DTPLAN_ARRAY_SIZE(train_keys),
+	.sep = ',',
+	.nocase = false,
+};
 
 enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
 					  struct dtplan_request *r, struct dtplan_error *err)
@@ -453,66 +465,22 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
 					   struct dtplan_error *err)
 {
 	struct dtplan_request tmp;
-	bool seen[DTPLAN_ARRAY_SIZE(train_keys)] = {false};
-	char *copy = NULL, *save = NULL, *tok;
-	enum dtplan_err rv, ret;
+	char known[256];
+	enum dtplan_err rv;
 
 	if (r == NULL || text == NULL || text[0] == '\0') {
-		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				   "empty training spec (expected key=value pairs: " TRAIN_KNOWN
-				   ")");
-		goto out;
-	}
-	/* strtok_r skips empty fields; ",," or a trailing comma is still a typo. */
-	if (strstr(text, ",,") != NULL || text[0] == ',' || text[strlen(text) - 1] == ',') {
-		rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0, "empty field in '%s'", text);
-		goto out;
-	}
-	copy = strdup(text);
-	if (copy == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
-		goto out;
+		dtplan__kv_known(&train_table, known, sizeof(known));
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "empty training spec (expected key=value pairs: %s)", known);
 	}
 	/* Work on a copy so that a bad spec leaves *r untouched. */
 	tmp = *r;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		size_t i;
-
-		if (eq == NULL || eq == tok || eq[1] == '\0') {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "'%s' is not key=value (keys: " TRAIN_KNOWN ")", tok);
-			goto out;
-		}
-		*eq = '\0';
-		for (i = 0; i < DTPLAN_ARRAY_SIZE(train_keys); i++)
-			if (strcmp(tok, train_keys[i].name) == 0)
-				break;
-		if (i == DTPLAN_ARRAY_SIZE(train_keys)) {
-			rv = dtplan__error(err, DTPLAN_ERR_NOT_FOUND, "", 0,
-					   "unknown key '%s' (known: " TRAIN_KNOWN ")", tok);
-			goto out;
-		}
-		if (seen[i]) {
-			rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "key '%s' given twice",
-					   tok);
-			goto out;
-		}
-		seen[i] = true;
-		ret = apply_key(&tmp, &train_keys[i], eq + 1, err);
-		if (ret != DTPLAN_OK) {
-			rv = ret;
-			goto out;
-		}
-	}
-	if (tmp.micro_batch > tmp.global_batch) {
-		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "mb=%d is larger than gbs=%d",
-				   tmp.micro_batch, tmp.global_batch);
-		goto out;
-	}
+	rv = dtplan__kv_parse(&train_table, text, &tmp, NULL, NULL, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (tmp.micro_batch > tmp.global_batch)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "mb=%d is larger than gbs=%d",
+				     tmp.micro_batch, tmp.global_batch);
 	*r = tmp;
-	rv = DTPLAN_OK;
-out:
-	free(copy);
-	return rv;
+	return DTPLAN_OK;
 }
