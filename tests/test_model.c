@@ -268,6 +268,20 @@ static const struct {
 	{"layers=32,hidden=4096,heads=32,mlp=relu", DTPLAN_ERR_PARSE, "relu"},
 	{"layers=32,hidden=4096,heads=32,tied=maybe", DTPLAN_ERR_PARSE, "tied"},
 	{"layers=32,hidden,heads=32", DTPLAN_ERR_PARSE, "key=value"},
+	/* The five list mistakes get the engine's codes and words (lib/base/kv.c,
+	 * issue 20), as --dt-train does.  An empty value was DTPLAN_ERR_INVAL
+	 * ("ffn: missing value"); ",," was skipped and the spec taken. */
+	{"layers=32,hidden,heads=32", DTPLAN_ERR_PARSE,
+	 "model 'layers=32,hidden,heads=32': 'hidden' is not key=value (keys: layers, hidden"},
+	{"layers=32,hidden=4096,heads=32,depth=3", DTPLAN_ERR_PARSE,
+	 "unknown key 'depth' (known: layers, hidden, heads"},
+	{"layers=32,hidden=4096,heads=32,layers=4", DTPLAN_ERR_PARSE, "key 'layers' given twice"},
+	{"layers=32,hidden=4096,heads=32,ffn=", DTPLAN_ERR_PARSE, "key 'ffn' has no value"},
+	{"layers=32,hidden=4096,heads=32,heads=", DTPLAN_ERR_PARSE, "key 'heads' given twice"},
+	{"layers=32,,hidden=4096,heads=32", DTPLAN_ERR_PARSE, "empty field"},
+	{"layers=32,hidden=4096,heads=32,", DTPLAN_ERR_PARSE, "empty field"},
+	{"layers=32,hidden=4096,heads=32,ffn=0", DTPLAN_ERR_RANGE,
+	 "ffn: 0 is out of range (1 to 2147483647)"},
 	{"layers=32,hidden=99999999999999999999,heads=32", DTPLAN_ERR_RANGE, "hidden"},
 	/* hidden > 1<<20 */
 	{"layers=1,hidden=2097152,heads=1", DTPLAN_ERR_RANGE, "hidden"},

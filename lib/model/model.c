@@ -671,123 +671,92 @@ out:
 }
 
 /* Explicit dimensions: "layers=96,hidden=12288,heads=96[,kv_heads=..]...". */
+struct dims {
+	struct dtplan_model m; /* first: the keys' offsets are the model's */
+	const char *spec;
+};
+
+static enum dtplan_err dims_mlp(void *obj, const struct dtplan__kv_key *k, const char *value,
+				struct dtplan_error *err)
+{
+	struct dims *d = obj;
+
+	(void)k;
+	if (dtplan__streq_nocase(value, "gelu")) {
+		d->m.mlp = DTPLAN_MLP_GELU;
+		return DTPLAN_OK;
+	}
+	if (dtplan__streq_nocase(value, "swiglu")) {
+		d->m.mlp = DTPLAN_MLP_SWIGLU;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+			     "model '%s': mlp '%s' is not gelu or swiglu", d->spec, value);
+}
+
+/* seq, shared experts, leading dense layers and ranks may be 0 */
+#define DIM(n, field, lo)                                                                          \
+	{                                                                                          \
+		.name = n, .kind = DTPLAN__KV_INT, .offset = offsetof(struct dtplan_model, field), \
+		.min = lo, .max = INT32_MAX                                                        \
+	}
+
+/* layers, hidden, heads, kv_heads and ffn first: parse_dims() checks them by index */
+static const struct dtplan__kv_key dims_keys[] = {
+	DIM("layers", layers, 1),
+	DIM("hidden", hidden, 1),
+	DIM("heads", heads, 1),
+	DIM("kv_heads", kv_heads, 1),
+	DIM("ffn", ffn, 1),
+	DIM("vocab", vocab, 1),
+	DIM("seq", max_seq, 0),
+	{.name = "mlp", .kind = DTPLAN__KV_CUSTOM, .parse = dims_mlp},
+	{.name = "tied",
+	 .kind = DTPLAN__KV_BOOL,
+	 .offset = offsetof(struct dtplan_model, tied_embeddings)},
+	DIM("experts", experts, 1),
+	DIM("top_k", top_k, 1),
+	DIM("moe_ffn", moe_ffn, 1),
+	DIM("shared_experts", shared_experts, 0),
+	DIM("moe_every", moe_every, 1),
+	DIM("first_dense", first_dense, 0),
+	DIM("q_lora_rank", q_lora_rank, 0),
+	DIM("kv_lora_rank", kv_lora_rank, 0),
+	DIM("qk_nope_dim", qk_nope_dim, 0),
+	DIM("qk_rope_dim", qk_rope_dim, 0),
+	DIM("v_head_dim", v_head_dim, 0),
+};
+
+static const struct dtplan__kv_table dims_table = {
+	.keys = dims_keys,
+	.n = DTPLAN_ARRAY_SIZE(dims_keys),
+	.sep = ',',
+	.nocase = false,
+};
+
 static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 				  struct dtplan_error *err)
 {
-	static const char *const keys[] = {"layers",
-					   "hidden",
-					   "heads",
-					   "kv_heads",
-					   "ffn",
-					   "vocab",
-					   "seq",
-					   "mlp",
-					   "tied",
-					   "experts",
-					   "top_k",
-					   "moe_ffn",
-					   "shared_experts",
-					   "moe_every",
-					   "first_dense",
-					   "q_lora_rank",
-					   "kv_lora_rank",
-					   "qk_nope_dim",
-					   "qk_rope_dim",
-					   "v_head_dim"};
-	int *fields[DTPLAN_ARRAY_SIZE(keys)] = {NULL};
-	struct dtplan_model tmp = {0};
+	struct dims d = {.spec = spec};
+	struct dtplan_model tmp;
+	bool seen[DTPLAN_ARRAY_SIZE(dims_keys)];
+	char prefix[sizeof(err->text)]; /* the spec in full, as the message shows it */
+	struct dtplan__kv_where where = {prefix, "", 0};
 	enum dtplan_err rv;
-	bool seen[DTPLAN_ARRAY_SIZE(keys)] = {false};
-	char *copy = NULL, *tok, *save = NULL;
 
-	copy = strdup(spec);
-	if (copy == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	snprintf(prefix, sizeof(prefix), "model '%s': ", spec);
+	d.m.vocab = 50257;
+	d.m.mlp = DTPLAN_MLP_GELU;
+	rv = dtplan__kv_parse(&dims_table, spec, &d, seen, &where, err);
+	if (rv != DTPLAN_OK)
 		goto out;
-	}
-	tmp.vocab = 50257;
-	tmp.mlp = DTPLAN_MLP_GELU;
-	fields[0] = &tmp.layers;
-	fields[1] = &tmp.hidden;
-	fields[2] = &tmp.heads;
-	fields[3] = &tmp.kv_heads;
-	fields[4] = &tmp.ffn;
-	fields[5] = &tmp.vocab;
-	fields[6] = &tmp.max_seq;
-	fields[9] = &tmp.experts;
-	fields[10] = &tmp.top_k;
-	fields[11] = &tmp.moe_ffn;
-	fields[12] = &tmp.shared_experts;
-	fields[13] = &tmp.moe_every;
-	fields[14] = &tmp.first_dense;
-	fields[15] = &tmp.q_lora_rank;
-	fields[16] = &tmp.kv_lora_rank;
-	fields[17] = &tmp.qk_nope_dim;
-	fields[18] = &tmp.qk_rope_dim;
-	fields[19] = &tmp.v_head_dim;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		size_t k;
-		long x = 0;
-
-		if (eq == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "model '%s': '%s' is not key=value", spec, tok);
-			goto out;
-		}
-		*eq = '\0';
-		for (k = 0; k < DTPLAN_ARRAY_SIZE(keys); k++)
-			if (strcmp(tok, keys[k]) == 0)
-				break;
-		if (k == DTPLAN_ARRAY_SIZE(keys)) {
-			rv = dtplan__error(
-				err, DTPLAN_ERR_PARSE, "", 0,
-				"model '%s': unknown key '%s' (expected layers, hidden, "
-				"heads, kv_heads, ffn, vocab, seq, mlp, tied, experts, "
-				"top_k, moe_ffn, shared_experts, moe_every, first_dense, "
-				"q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, "
-				"v_head_dim)",
-				spec, tok);
-			goto out;
-		}
-		if (seen[k]) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-					   "model '%s': key '%s' given twice", spec, tok);
-			goto out;
-		}
-		seen[k] = true;
-		if (strcmp(tok, "mlp") == 0) {
-			if (dtplan__streq_nocase(eq + 1, "gelu")) {
-				tmp.mlp = DTPLAN_MLP_GELU;
-			} else if (dtplan__streq_nocase(eq + 1, "swiglu")) {
-				tmp.mlp = DTPLAN_MLP_SWIGLU;
-			} else {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
-						   "model '%s': mlp '%s' is not gelu or swiglu",
-						   spec, eq + 1);
-				goto out;
-			}
-			continue;
-		}
-		if (strcmp(tok, "tied") == 0) {
-			rv = dtplan_parse_bool(eq + 1, "tied", &tmp.tied_embeddings, err);
-			if (rv != DTPLAN_OK)
-				goto out;
-			continue;
-		}
-		/* seq, shared experts, leading dense layers and ranks may be 0 */
-		rv = dtplan_parse_long(eq + 1, tok, k < 6 || (k >= 9 && k <= 11) || k == 13 ? 1 : 0,
-				       INT32_MAX, &x, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-		*fields[k] = (int)x;
-	}
+	tmp = d.m;
 	for (size_t k = 0; k < 3; k++) {
 		if (!seen[k]) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
 					   "model '%s': missing key '%s' (layers, hidden and heads "
 					   "are required)",
-					   spec, keys[k]);
+					   spec, dims_keys[k].name);
 			goto out;
 		}
 	}
@@ -809,7 +778,6 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 	*m = tmp;
 	rv = DTPLAN_OK;
 out:
-	free(copy);
 	return rv;
 }
 
