@@ -218,8 +218,18 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		 "GpuType: unknown GPU type 'tpu'"},
 		{"NodeName=n[1-4] NVLinkDomain=rack/1\n", DTPLAN_ERR_PARSE, 1,
 		 "NVLinkDomain: 'rack/1' is not a name"},
+		/* A NodeName= line on the Key=Value engine (lib/base/kv.c, issue 20):
+		 * the five list mistakes as in --dt-train and the model dimensions.
+		 * A key given twice was taken (the last won), an empty value was
+		 * DTPLAN_ERR_INVAL ("Gpus: missing value"). */
 		{"NodeName=n[1-4] Rack=7\n", DTPLAN_ERR_PARSE, 1,
-		 "unknown key 'Rack' on a NodeName="},
+		 "NodeName=n[1-4]: unknown key 'Rack' (known: GpuType, Gpus, NVLinkDomain)"},
+		{"NodeName=n[1-4] Gpus=8 gpus=4\n", DTPLAN_ERR_PARSE, 1,
+		 "NodeName=n[1-4]: key 'gpus' given twice"},
+		{"NodeName=n[1-4] Gpus=\n", DTPLAN_ERR_PARSE, 1,
+		 "NodeName=n[1-4]: key 'Gpus' has no value"},
+		{"NodeName=n[1-4] Gpus\n", DTPLAN_ERR_PARSE, 1,
+		 "NodeName=n[1-4]: 'Gpus' is not Key=Value (keys: GpuType"},
 		{"NodeName=n[1-4]\n", DTPLAN_ERR_PARSE, 1, "NodeName=n[1-4] sets nothing"},
 		{"NodeName=n[1-4] Gpus=8\n\nNodeName=n[4-6] Gpus=4\n", DTPLAN_ERR_PARSE, 3,
 		 "node 'n4' of NodeName=n[4-6] is already in NodeName=n[1-4] (line 1)"},

@@ -126,9 +126,10 @@ struct dtplan__kv_key {
 
 struct dtplan__kv_table {
 	const struct dtplan__kv_key *keys;
-	size_t n;    /* at most DTPLAN__KV_MAX_KEYS */
-	char sep;    /* ',' or ' ' */
-	bool nocase; /* keys match in any case (Slurm-style files) */
+	size_t n;         /* at most DTPLAN__KV_MAX_KEYS */
+	char sep;         /* ',' or ' ' */
+	bool nocase;      /* keys match in any case (Slurm-style files) */
+	const char *form; /* the messages' "key=value" (NULL), or "Key=Value" */
 };
 
 /* Where a list came from, for its errors: source and line go to err, prefix
@@ -153,7 +154,8 @@ struct dtplan__kv_where {
  *       "empty field in 'text'"
  *   a number out of range DTPLAN_ERR_RANGE "k: v is out of range (lo to hi)"
  * Value errors (not a number, not a name) are the kind's own, without the
- * prefix.  On error obj may be half-applied: callers parse into a copy.
+ * prefix, given where's source and line when source is not "".  On error
+ * obj may be half-applied: callers parse into a copy.
  */
 enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *text, void *obj,
 				 bool *seen, const struct dtplan__kv_where *where,

@@ -155,8 +155,8 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 		eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, where->source, where->line,
-					   "%s'%s' is not key=value (keys: %s)", where->prefix, tok,
-					   known);
+					   "%s'%s' is not %s (keys: %s)", where->prefix, tok,
+					   t->form != NULL ? t->form : "key=value", known);
 			goto out;
 		}
 		*eq = '\0';
@@ -182,6 +182,10 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 			seen[i] = true;
 		ret = apply(k, obj, eq + 1, err);
 		if (ret != DTPLAN_OK) {
+			if (err != NULL && where->source[0] != '\0') {
+				dtplan__strlcpy(err->source, where->source, sizeof(err->source));
+				err->line = where->line;
+			}
 			rv = ret;
 			goto out;
 		}

@@ -281,57 +281,72 @@ static enum dtplan_err index_nodeset(struct site_parse *sp, size_t set, struct d
 	return DTPLAN_OK;
 }
 
-static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char *save, int line,
+/* The keys of a NodeName= line, into a struct dtplan_site_nodeset. */
+static enum dtplan_err node_name(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err)
+{
+	char *dst = (char *)obj + k->offset;
+
+	if (strlen(value) >= k->size || !dtplan__config_valid_name(value))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+				     "%s: '%s' is not a name (letters, digits, '-', '_', '.'; at "
+				     "most %zu)",
+				     k->name, value, k->size - 1);
+	if (strcmp(k->name, "GpuType") == 0 &&
+	    dtplan__config_check_gpu("GpuType", value, err) != DTPLAN_OK)
+		return err != NULL ? err->code : DTPLAN_ERR_NOT_FOUND;
+	dtplan__strlcpy(dst, value, k->size);
+	return DTPLAN_OK;
+}
+
+#define NODE_NAME(n, field)                                                                        \
+	{                                                                                          \
+		.name = n, .kind = DTPLAN__KV_CUSTOM,                                              \
+		.offset = offsetof(struct dtplan_site_nodeset, field),                             \
+		.size = sizeof(((struct dtplan_site_nodeset *)0)->field), .parse = node_name       \
+	}
+
+static const struct dtplan__kv_key node_keys[] = {
+	NODE_NAME("GpuType", gpu_type),
+	{.name = "Gpus",
+	 .kind = DTPLAN__KV_INT,
+	 .offset = offsetof(struct dtplan_site_nodeset, gpus_per_node),
+	 .min = 1,
+	 .max = DTPLAN_NODE_MAX_GPUS},
+	NODE_NAME("NVLinkDomain", nvlink_domain),
+};
+
+static const struct dtplan__kv_table node_table = {
+	.keys = node_keys,
+	.n = DTPLAN_ARRAY_SIZE(node_keys),
+	.sep = ' ',
+	.nocase = true,
+	.form = "Key=Value",
+};
+
+/* rest: the line after its NodeName= token */
+static enum dtplan_err parse_node_line(struct site_parse *sp, char *first, char *rest, int line,
 				       struct dtplan_error *err)
 {
 	struct dtplan_site_nodeset ns = {.line = line};
 	struct dtplan_config *c = sp->c;
 	struct dtplan_site_nodeset *tmp;
-	struct dtplan_error e = {0};
-	bool any = false;
-	char *tok;
+	bool seen[DTPLAN_ARRAY_SIZE(node_keys)], any = false;
+	char prefix[sizeof(ns.nodes) + 16];
+	struct dtplan__kv_where where = {prefix, sp->source, line};
+	enum dtplan_err rv;
 
 	if (strlen(first) >= sizeof(ns.nodes))
 		return dtplan__error(err, DTPLAN_ERR_RANGE, sp->source, line,
 				     "NodeName=%.40s...: longer than %zu characters", first,
 				     sizeof(ns.nodes) - 1);
 	dtplan__strlcpy(ns.nodes, first, sizeof(ns.nodes));
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		long gpus;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		any = true;
-		if (dtplan__streq_nocase(tok, "GpuType") ||
-		    dtplan__streq_nocase(tok, "NVLinkDomain")) {
-			bool gpu = dtplan__streq_nocase(tok, "GpuType");
-			char *dst = gpu ? ns.gpu_type : ns.nvlink_domain;
-			size_t size = gpu ? sizeof(ns.gpu_type) : sizeof(ns.nvlink_domain);
-
-			if (strlen(value) >= size || !dtplan__config_valid_name(value))
-				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-						     "%s: '%s' is not a name (letters, digits, "
-						     "'-', '_', '.'; at most %zu)",
-						     gpu ? "GpuType" : "NVLinkDomain", value,
-						     size - 1);
-			if (gpu && dtplan__config_check_gpu("GpuType", value, &e) != DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			dtplan__strlcpy(dst, value, size);
-		} else if (dtplan__streq_nocase(tok, "Gpus")) {
-			if (dtplan_parse_long(value, "Gpus", 1, DTPLAN_NODE_MAX_GPUS, &gpus, &e) !=
-			    DTPLAN_OK)
-				return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-			ns.gpus_per_node = (int)gpus;
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a NodeName= line (in '%s=%s'; "
-					     "expected GpuType, Gpus or NVLinkDomain)",
-					     tok, tok, value);
-		}
-	}
+	snprintf(prefix, sizeof(prefix), "NodeName=%s: ", ns.nodes);
+	rv = dtplan__kv_parse(&node_table, rest != NULL ? rest : "", &ns, seen, &where, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(seen); i++)
+		any = any || seen[i];
 	if (!any)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 				     "NodeName=%s sets nothing (expected GpuType=, Gpus= or "
