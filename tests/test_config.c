@@ -200,8 +200,16 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"SwitchName=leaf1 Oversubscription=-2\n", DTPLAN_ERR_PARSE, 1,
 		 "'-2' is not a ratio"},
 		{"SwitchName=leaf1 UplinkBandwidth=lots\n", DTPLAN_ERR_PARSE, 1, "UplinkBandwidth"},
-		{"SwitchName=leaf1 Speed=1\n", DTPLAN_ERR_PARSE, 1,
-		 "unknown key 'Speed' on a SwitchName= line (in 'Speed=1'"},
+		/* SwitchName= lines on the Key=Value engine too (issue 20): a key
+		 * given twice was taken, the last winning. */
+		{"SwitchName=leaf1 Speed=1\n", DTPLAN_ERR_PARSE,
+		 1, "SwitchName=leaf1: unknown key 'Speed' (known: Oversubscription, UplinkBandwidth)"},
+		{"SwitchName=leaf1 Oversubscription=2 oversubscription=4\n", DTPLAN_ERR_PARSE, 1,
+		 "SwitchName=leaf1: key 'oversubscription' given twice"},
+		{"SwitchName=leaf1 UplinkBandwidth=\n", DTPLAN_ERR_PARSE, 1,
+		 "SwitchName=leaf1: key 'UplinkBandwidth' has no value"},
+		{"SwitchName=leaf1 Oversubscription\n", DTPLAN_ERR_PARSE, 1,
+		 "SwitchName=leaf1: 'Oversubscription' is not Key=Value (keys: Oversubscription"},
 		{"SwitchName=leaf[1-2] Oversubscription=2\nSwitchName=leaf2 Oversubscription=4\n",
 		 DTPLAN_ERR_PARSE, 2,
 		 "switch 'leaf2': Oversubscription 4 conflicts with 2 at line 1"},

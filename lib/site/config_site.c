@@ -183,40 +183,59 @@ static enum dtplan_err count_names(struct site_parse *sp, size_t n, int line, co
 			     DTPLAN_HOSTLIST_MAX);
 }
 
-static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *save, int line,
+/* The keys of a SwitchName= line. */
+struct switch_line {
+	double oversub, uplink;
+};
+
+static enum dtplan_err switch_oversub(void *obj, const struct dtplan__kv_key *k, const char *value,
+				      struct dtplan_error *err)
+{
+	return dtplan__config_parse_oversub(k->name, value, &((struct switch_line *)obj)->oversub,
+					    err);
+}
+
+static enum dtplan_err switch_uplink(void *obj, const struct dtplan__kv_key *k, const char *value,
+				     struct dtplan_error *err)
+{
+	return dtplan__config_parse_link_rate(k->name, value, &((struct switch_line *)obj)->uplink,
+					      err);
+}
+
+static const struct dtplan__kv_key switch_keys[] = {
+	{.name = "Oversubscription", .kind = DTPLAN__KV_CUSTOM, .parse = switch_oversub},
+	{.name = "UplinkBandwidth", .kind = DTPLAN__KV_CUSTOM, .parse = switch_uplink},
+};
+
+static const struct dtplan__kv_table switch_table = {
+	.keys = switch_keys,
+	.n = DTPLAN_ARRAY_SIZE(switch_keys),
+	.sep = ' ',
+	.nocase = true,
+	.form = "Key=Value",
+};
+
+/* rest: the line after its SwitchName= token */
+static enum dtplan_err parse_switch_line(struct site_parse *sp, char *first, char *rest, int line,
 					 struct dtplan_error *err)
 {
 	const char *names_expr = first;
 	char(*names)[64] = NULL;
-	double oversub = 0, uplink = 0;
+	struct switch_line sl = {0, 0};
+	double oversub, uplink;
 	struct dtplan_error e = {0};
+	char prefix[80];
+	struct dtplan__kv_where where = {prefix, sp->source, line};
 	size_t n = 0;
 	enum dtplan_err rv;
-	char *tok;
 
-	for (tok = strtok_r(NULL, " \t\r\v\f", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\r\v\f", &save)) {
-		char *value = split_token(tok);
-		double *slot;
-
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "'%s' is not Key=Value", tok);
-		if (dtplan__streq_nocase(tok, "Oversubscription")) {
-			slot = &oversub;
-			rv = dtplan__config_parse_oversub("Oversubscription", value, slot, &e);
-		} else if (dtplan__streq_nocase(tok, "UplinkBandwidth")) {
-			slot = &uplink;
-			rv = dtplan__config_parse_link_rate("UplinkBandwidth", value, slot, &e);
-		} else {
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-					     "unknown key '%s' on a SwitchName= line (in '%s=%s'; "
-					     "expected Oversubscription or UplinkBandwidth)",
-					     tok, tok, value);
-		}
-		if (rv != DTPLAN_OK)
-			return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
-	}
+	snprintf(prefix, sizeof(prefix), "SwitchName=%.*s%s: ", strlen(first) > 40 ? 37 : 40, first,
+		 strlen(first) > 40 ? "..." : "");
+	rv = dtplan__kv_parse(&switch_table, rest != NULL ? rest : "", &sl, NULL, &where, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	oversub = sl.oversub;
+	uplink = sl.uplink;
 	if (oversub == 0 && uplink == 0)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
 				     "SwitchName=%s sets nothing (expected Oversubscription= or "
