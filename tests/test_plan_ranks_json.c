@@ -691,6 +691,19 @@ static void plan_from_json__bad_documents__error_names_member(void **state)
 		 " \"model\": {\"layers\": \"many\"}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": "
 		 "1}",
 		 "model.layers: expected a whole number"},
+		/* the member getters' wording (lib/base/json_get.c): out of range
+		 * was "expected a whole number", a long name was cut short */
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "1},"
+		 " \"model\": {\"layers\": 2000000000}, \"gpu\": {}, \"gpus\": 1, "
+		 "\"gpus_per_node\": 1}",
+		 "model.layers: 2000000000 is out of range (-1 to 1000000000)"},
+		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
+		 "1},"
+		 " \"model\": {\"layers\": 1}, \"gpu\": {\"name\": "
+		 "\"0123456789012345678901234567890123456789\"}, \"gpus\": 1, \"gpus_per_node\": "
+		 "1}",
+		 "gpu.name: longer than 31 characters or holds a NUL"},
 		{"{\"schema\": \"dtplan.plan/1\", \"parallelism\": {\"tp\": 1, \"pp\": 1, \"dp\": "
 		 "1},"
 		 " \"model\": {\"layers\": 1}, \"gpu\": {}, \"gpus\": 1, \"gpus_per_node\": 1, "

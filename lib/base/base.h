@@ -1,7 +1,7 @@
 /*
  * base/base.h: the base every area and libdtprobes use: errors, the log,
  * strings, the string map, Slurm-style lines, the Key=Value table engine,
- * the bounded JSON load and SHA-256.
+ * the bounded JSON load, the JSON member getters and SHA-256.
  *
  * libdtplan's own, never installed; functions carry the dtplan__ prefix.
  * Included by every lib/ area and by libdtprobes, the one internal header
@@ -47,6 +47,44 @@ struct json_t;
  */
 struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
 				 const char *source, const char *prefix, struct dtplan_error *err);
+
+/*
+ * The member getters (lib/base/json_get.c): member key of the object obj
+ * (borrowed; a non-object reads as one without members), named PATH.KEY in
+ * messages: path names obj ("" at the top level, "gpus[0]" or "gpus[0].";
+ * a path ending in '.' is used as is).  flags:
+ *   DTPLAN_JGET_REQUIRED  an absent member is an error; otherwise absent
+ *                         returns DTPLAN_OK with *out left as it is
+ *   DTPLAN_JGET_NULLABLE  null is taken as absent-but-allowed: DTPLAN_OK,
+ *                         *out left as it is; otherwise null is a wrong type
+ * Returns DTPLAN_OK, or DTPLAN_ERR_PARSE from source (line 0) for every
+ * failure, *out left as it is, with one message per kind:
+ *   missing (required)  "PATH.KEY: missing"
+ *   wrong type          "PATH.KEY: expected a whole number" (a number,
+ *                       a string, true or false)
+ *   out of range        "PATH.KEY: N is out of range (MIN to MAX)"; for a
+ *                       number also NaN and infinities, printed with %g
+ *   too long string     "PATH.KEY: longer than N characters or holds a NUL"
+ * Integers are taken in [min, max], numbers in [lo, hi]; a string is copied
+ * with its NUL into dst, which holds size (at least 1) bytes.
+ */
+#define DTPLAN_JGET_REQUIRED 1u
+#define DTPLAN_JGET_NULLABLE 2u
+enum dtplan_err dtplan__jget_long(const struct json_t *obj, const char *source, const char *path,
+				  const char *key, unsigned flags, long min, long max, long *out,
+				  struct dtplan_error *err);
+enum dtplan_err dtplan__jget_int(const struct json_t *obj, const char *source, const char *path,
+				 const char *key, unsigned flags, int min, int max, int *out,
+				 struct dtplan_error *err);
+enum dtplan_err dtplan__jget_num(const struct json_t *obj, const char *source, const char *path,
+				 const char *key, unsigned flags, double lo, double hi, double *out,
+				 struct dtplan_error *err);
+enum dtplan_err dtplan__jget_str(const struct json_t *obj, const char *source, const char *path,
+				 const char *key, unsigned flags, char *dst, size_t size,
+				 struct dtplan_error *err);
+enum dtplan_err dtplan__jget_bool(const struct json_t *obj, const char *source, const char *path,
+				  const char *key, unsigned flags, bool *out,
+				  struct dtplan_error *err);
 
 /* SHA-256 of len bytes at data into out (lib/base/sha256.c). */
 void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);

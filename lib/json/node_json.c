@@ -177,59 +177,6 @@ out:
  * From JSON
  * ---------------------------------------------------------------------- */
 
-/* Copies a required string member that must fit size (with its NUL). */
-static enum dtplan_err get_string(json_t *obj, const char *path, const char *key, char *dst,
-				  size_t size, struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!json_is_string(v))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "%s%s: missing or not a string",
-				     path, key);
-	if (json_string_length(v) >= size)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, SRC, 0,
-				     "%s%s: '%s' is longer than %zu characters", path, key,
-				     json_string_value(v), size - 1);
-	dtplan__strlcpy(dst, json_string_value(v), size);
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err get_int(json_t *obj, const char *path, const char *key, long min, long max,
-			       int *dst, struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-	json_int_t x;
-
-	if (!json_is_integer(v))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0,
-				     "%s%s: missing or not an integer", path, key);
-	x = json_integer_value(v);
-	if (x < min || x > max)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, SRC, 0,
-				     "%s%s: %lld is out of range [%ld, %ld]", path, key,
-				     (long long)x, min, max);
-	*dst = (int)x;
-	return DTPLAN_OK;
-}
-
-/* Optional "memory_bytes": a finite number from 0 (unknown) to 1 PB. */
-static enum dtplan_err get_memory(json_t *obj, const char *path, double *dst,
-				  struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, "memory_bytes");
-
-	*dst = 0;
-	if (v == NULL)
-		return DTPLAN_OK;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
-	    json_number_value(v) > 1e15)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, SRC, 0,
-				     "%smemory_bytes: must be a number from 0 (unknown) to 1e15",
-				     path);
-	*dst = json_number_value(v);
-	return DTPLAN_OK;
-}
-
 static enum dtplan_err get_array(json_t *obj, const char *key, size_t max, json_t **arr,
 				 struct dtplan_error *err)
 {
@@ -254,14 +201,17 @@ static enum dtplan_err read_nic(json_t *o, int i, struct dtplan_node_nic *nic,
 	snprintf(path, sizeof(path), "nics[%d].", i);
 	if (!json_is_object(o))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "nics[%d]: not an object", i);
-	ret = get_string(o, path, "name", nic->name, sizeof(nic->name), err);
+	ret = dtplan__jget_str(o, SRC, path, "name", DTPLAN_JGET_REQUIRED, nic->name,
+			       sizeof(nic->name), err);
 	if (ret == DTPLAN_OK)
-		ret = get_string(o, path, "kind", kind, sizeof(kind), err);
+		ret = dtplan__jget_str(o, SRC, path, "kind", DTPLAN_JGET_REQUIRED, kind,
+				       sizeof(kind), err);
 	if (ret == DTPLAN_OK)
-		ret = get_string(o, path, "pci_bus_id", nic->pci_bus_id, sizeof(nic->pci_bus_id),
-				 err);
+		ret = dtplan__jget_str(o, SRC, path, "pci_bus_id", DTPLAN_JGET_REQUIRED,
+				       nic->pci_bus_id, sizeof(nic->pci_bus_id), err);
 	if (ret == DTPLAN_OK)
-		ret = get_int(o, path, "numa", -1, 1 << 20, &nic->numa, err);
+		ret = dtplan__jget_int(o, SRC, path, "numa", DTPLAN_JGET_REQUIRED, -1, 1 << 20,
+				       &nic->numa, err);
 	if (ret != DTPLAN_OK)
 		return ret;
 	for (size_t k = 0; k < DTPLAN_ARRAY_SIZE(nic_kind_names); k++) {
@@ -288,19 +238,26 @@ static enum dtplan_err read_gpu(json_t *o, int i, struct dtplan_node *n, struct 
 	snprintf(path, sizeof(path), "gpus[%d].", i);
 	if (!json_is_object(o))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "gpus[%d]: not an object", i);
-	ret = get_string(o, path, "vendor", g->vendor, sizeof(g->vendor), err);
+	ret = dtplan__jget_str(o, SRC, path, "vendor", DTPLAN_JGET_REQUIRED, g->vendor,
+			       sizeof(g->vendor), err);
 	if (ret == DTPLAN_OK)
-		ret = get_string(o, path, "model", g->model, sizeof(g->model), err);
+		ret = dtplan__jget_str(o, SRC, path, "model", DTPLAN_JGET_REQUIRED, g->model,
+				       sizeof(g->model), err);
 	if (ret == DTPLAN_OK)
-		ret = get_string(o, path, "pci_bus_id", g->pci_bus_id, sizeof(g->pci_bus_id), err);
-	if (ret == DTPLAN_OK && json_object_get(o, "os_name") != NULL)
-		ret = get_string(o, path, "os_name", g->os_name, sizeof(g->os_name), err);
+		ret = dtplan__jget_str(o, SRC, path, "pci_bus_id", DTPLAN_JGET_REQUIRED,
+				       g->pci_bus_id, sizeof(g->pci_bus_id), err);
 	if (ret == DTPLAN_OK)
-		ret = get_memory(o, path, &g->memory_bytes, err);
+		ret = dtplan__jget_str(o, SRC, path, "os_name", 0, g->os_name, sizeof(g->os_name),
+				       err);
 	if (ret == DTPLAN_OK)
-		ret = get_int(o, path, "numa", -1, 1 << 20, &g->numa, err);
+		ret = dtplan__jget_num(o, SRC, path, "memory_bytes", 0, 0, 1e15, &g->memory_bytes,
+				       err);
 	if (ret == DTPLAN_OK)
-		ret = get_int(o, path, "domain", 0, n->n_domains - 1, &g->domain, err);
+		ret = dtplan__jget_int(o, SRC, path, "numa", DTPLAN_JGET_REQUIRED, -1, 1 << 20,
+				       &g->numa, err);
+	if (ret == DTPLAN_OK)
+		ret = dtplan__jget_int(o, SRC, path, "domain", DTPLAN_JGET_REQUIRED, 0,
+				       n->n_domains - 1, &g->domain, err);
 	if (ret != DTPLAN_OK)
 		return ret;
 	nic = json_object_get(o, "nic");
@@ -325,7 +282,6 @@ static enum dtplan_err read_domain(json_t *o, int i, struct dtplan_node *n, int 
 {
 	struct dtplan_node_domain *d = &n->domains[i];
 	json_t *gpus, *bw;
-	enum dtplan_err ret;
 	char path[32];
 	size_t k;
 	json_t *v;
@@ -360,10 +316,8 @@ static enum dtplan_err read_domain(json_t *o, int i, struct dtplan_node *n, int 
 		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0,
 				     "%sbandwidth_bytes_per_s: must be a number >= 0", path);
 	d->bandwidth_bytes_per_s = json_number_value(bw);
-	ret = DTPLAN_OK;
-	if (json_object_get(o, "fabric_id") != NULL)
-		ret = get_string(o, path, "fabric_id", d->fabric_id, sizeof(d->fabric_id), err);
-	return ret;
+	return dtplan__jget_str(o, SRC, path, "fabric_id", 0, d->fabric_id, sizeof(d->fabric_id),
+				err);
 }
 
 static enum dtplan_err read_node(json_t *root, struct dtplan_node *n, struct dtplan_error *err)
@@ -374,15 +328,19 @@ static enum dtplan_err read_node(json_t *root, struct dtplan_node *n, struct dtp
 
 	if (!json_is_object(root))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, SRC, 0, "top level: not an object");
-	ret = get_string(root, "", "hostname", n->hostname, sizeof(n->hostname), err);
+	ret = dtplan__jget_str(root, SRC, "", "hostname", DTPLAN_JGET_REQUIRED, n->hostname,
+			       sizeof(n->hostname), err);
 	if (ret == DTPLAN_OK)
-		ret = get_string(root, "", "source", n->source, sizeof(n->source), err);
-	if (ret == DTPLAN_OK && json_object_get(root, "note") != NULL)
-		ret = get_string(root, "", "note", n->note, sizeof(n->note), err);
+		ret = dtplan__jget_str(root, SRC, "", "source", DTPLAN_JGET_REQUIRED, n->source,
+				       sizeof(n->source), err);
 	if (ret == DTPLAN_OK)
-		ret = get_int(root, "", "cores", 0, 1 << 24, &n->cores, err);
+		ret = dtplan__jget_str(root, SRC, "", "note", 0, n->note, sizeof(n->note), err);
 	if (ret == DTPLAN_OK)
-		ret = get_int(root, "", "numa_nodes", 0, 1 << 20, &n->numa_nodes, err);
+		ret = dtplan__jget_int(root, SRC, "", "cores", DTPLAN_JGET_REQUIRED, 0, 1 << 24,
+				       &n->cores, err);
+	if (ret == DTPLAN_OK)
+		ret = dtplan__jget_int(root, SRC, "", "numa_nodes", DTPLAN_JGET_REQUIRED, 0,
+				       1 << 20, &n->numa_nodes, err);
 	if (ret == DTPLAN_OK)
 		ret = get_array(root, "gpus", DTPLAN_NODE_MAX_GPUS, &gpus, err);
 	if (ret == DTPLAN_OK)

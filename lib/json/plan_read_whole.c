@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "json/plan_read_int.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <string.h>
@@ -23,50 +24,14 @@
  * The small members of the whole plan, as Jansson trees
  * ---------------------------------------------------------------------- */
 
-/* Optional integer member: absent leaves *out; present must be an integer. */
-static enum dtplan_err get_int(json_t *obj, const char *where, const char *key, int *out,
-			       struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (v == NULL || json_is_null(v))
-		return DTPLAN_OK;
-	if (!json_is_integer(v) || json_integer_value(v) < -1 || json_integer_value(v) > 1000000000)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s.%s: expected a whole number", where, key);
-	*out = (int)json_integer_value(v);
-	return DTPLAN_OK;
-}
-
-/* Optional number member: absent or null leaves *out; present must be a number. */
-static enum dtplan_err get_num(json_t *obj, const char *where, const char *key, double *out,
-			       struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (v == NULL || json_is_null(v))
-		return DTPLAN_OK;
-	if (!json_is_number(v))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a number",
-				     where, key);
-	*out = json_number_value(v);
-	return DTPLAN_OK;
-}
-
-/* Optional string member into buf (truncated to size); absent leaves buf. */
-static enum dtplan_err get_str(json_t *obj, const char *where, const char *key, char *buf,
-			       size_t size, struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (v == NULL || json_is_null(v))
-		return DTPLAN_OK;
-	if (!json_is_string(v))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.%s: expected a string",
-				     where, key);
-	dtplan__strlcpy(buf, json_string_value(v), size);
-	return DTPLAN_OK;
-}
+/*
+ * Every member here may be absent or null (a plan older than it, or a figure
+ * not known), which leaves what was there; whole numbers are -1 (none) to
+ * 10^9.  dtplan__jget_*() (base/base.h) read them.
+ */
+#define OPT DTPLAN_JGET_NULLABLE
+#define WHOLE_MIN (-1)
+#define WHOLE_MAX 1000000000
 
 /* A split: tp, pp, dp, ZeRO, micro-batches and recomputation of obj (the
  * runner-up's; the plan's own is dtplan__plan_read_parallelism()'s). */
@@ -88,14 +53,15 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"ep", offsetof(struct dtplan_candidate, ep)},
 		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
-	json_t *rc, *off, *sch;
+	json_t *rc, *sch;
 	enum dtplan_err ret;
 	int n;
 
 	if (!json_is_object(obj))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"%s\" object", where);
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(ints); i++) {
-		ret = get_int(obj, where, ints[i].key, (int *)((char *)b + ints[i].offset), err);
+		ret = dtplan__jget_int(obj, SRC, where, ints[i].key, OPT, WHOLE_MIN, WHOLE_MAX,
+				       (int *)((char *)b + ints[i].offset), err);
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
@@ -103,11 +69,10 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 	ret = dtplan__plan_read_degrees(b, where, err);
 	if (ret != DTPLAN_OK)
 		return ret;
-	off = json_object_get(obj, "offload");
-	if (off != NULL && !json_is_null(off) && !json_is_boolean(off))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s.offload: expected true or false", where);
-	b->offload = json_is_true(off);
+	b->offload = false;
+	ret = dtplan__jget_bool(obj, SRC, where, "offload", OPT, &b->offload, err);
+	if (ret != DTPLAN_OK)
+		return ret;
 	/* written only for DualPipe */
 	sch = json_object_get(obj, "schedule");
 	if (sch != NULL) {
@@ -124,7 +89,7 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 	if (json_is_string(rc))
 		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
 	n = (int)b->recompute;
-	ret = get_int(obj, where, "recompute", &n, err);
+	ret = dtplan__jget_int(obj, SRC, where, "recompute", OPT, WHOLE_MIN, WHOLE_MAX, &n, err);
 	if (ret != DTPLAN_OK)
 		return ret;
 	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
@@ -147,19 +112,32 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 	if (!json_is_object(model) || !json_is_object(gpu))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "no \"model\" or \"gpu\" object: not a whole plan");
-	if ((ret = get_str(model, "model", "name", m->name, sizeof(m->name), err)) != DTPLAN_OK ||
-	    (ret = get_num(model, "model", "params", &m->params, err)) != DTPLAN_OK ||
-	    (ret = get_num(model, "model", "active_params", &m->active_params, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "experts", &m->experts, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "top_k", &m->top_k, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "first_dense", &m->first_dense, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "moe_every", &m->moe_every, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "layers", &m->layers, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "hidden", &m->hidden, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "heads", &m->heads, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "kv_heads", &m->kv_heads, err)) != DTPLAN_OK ||
-	    (ret = get_int(model, "model", "seq", &r->seq, err)) != DTPLAN_OK ||
-	    (ret = get_str(gpu, "gpu", "name", name, sizeof(name), err)) != DTPLAN_OK)
+	if ((ret = dtplan__jget_str(model, SRC, "model", "name", OPT, m->name, sizeof(m->name),
+				    err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(model, SRC, "model", "params", OPT, -DBL_MAX, DBL_MAX,
+				    &m->params, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(model, SRC, "model", "active_params", OPT, -DBL_MAX, DBL_MAX,
+				    &m->active_params, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "experts", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->experts, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "top_k", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->top_k, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "first_dense", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->first_dense, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "moe_every", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->moe_every, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "layers", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->layers, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "hidden", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->hidden, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "heads", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->heads, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "kv_heads", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &m->kv_heads, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(model, SRC, "model", "seq", OPT, WHOLE_MIN, WHOLE_MAX, &r->seq,
+				    err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_str(gpu, SRC, "gpu", "name", OPT, name, sizeof(name), err)) !=
+		    DTPLAN_OK)
 		return ret;
 	m->moe_every_from_zero = json_is_true(json_object_get(model, "moe_every_from_zero"));
 	/* the catalog's entry for what the JSON does not carry */
@@ -167,11 +145,14 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 	if (known != NULL)
 		r->gpu = *known;
 	dtplan__strlcpy(r->gpu.name, name, sizeof(r->gpu.name));
-	if ((ret = get_num(gpu, "gpu", "memory_bytes", &r->gpu.memory_bytes, err)) != DTPLAN_OK ||
-	    (ret = get_int(root, "plan", "gpus", &r->gpus, err)) != DTPLAN_OK ||
-	    (ret = get_int(root, "plan", "gpus_per_node", &r->gpus_per_node, err)) != DTPLAN_OK ||
-	    (ret = get_int(root, "plan", "global_batch_requested", &r->global_batch, err)) !=
-		    DTPLAN_OK)
+	if ((ret = dtplan__jget_num(gpu, SRC, "gpu", "memory_bytes", OPT, -DBL_MAX, DBL_MAX,
+				    &r->gpu.memory_bytes, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(root, SRC, "plan", "gpus", OPT, WHOLE_MIN, WHOLE_MAX, &r->gpus,
+				    err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(root, SRC, "plan", "gpus_per_node", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &r->gpus_per_node, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(root, SRC, "plan", "global_batch_requested", OPT, WHOLE_MIN,
+				    WHOLE_MAX, &r->global_batch, err)) != DTPLAN_OK)
 		return ret;
 	r->exact_batch = json_is_true(json_object_get(root, "global_batch_exact"));
 	/* what the kernels line shows: absent in plans older than it */
@@ -218,18 +199,22 @@ static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p, struct d
 
 	if (!json_is_object(mem))
 		return DTPLAN_OK;
-	if ((ret = get_num(b, "memory.bytes_per_gpu", "weights", &l->weights, err)) != DTPLAN_OK ||
-	    (ret = get_num(b, "memory.bytes_per_gpu", "gradients", &l->gradients, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(b, "memory.bytes_per_gpu", "optimizer", &l->optimizer, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(b, "memory.bytes_per_gpu", "activations", &l->activations, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(b, "memory.bytes_per_gpu", "total", &l->total, err)) != DTPLAN_OK ||
-	    (ret = get_num(mem, "memory", "capacity_bytes", &capacity, err)) != DTPLAN_OK ||
-	    (ret = get_int(mem, "memory", "fullest_stage", &l->stage, err)) != DTPLAN_OK ||
-	    (ret = get_int(mem, "memory", "fullest_stage_layers", &l->stage_layers, err)) !=
-		    DTPLAN_OK)
+	if ((ret = dtplan__jget_num(b, SRC, "memory.bytes_per_gpu", "weights", OPT, -DBL_MAX,
+				    DBL_MAX, &l->weights, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(b, SRC, "memory.bytes_per_gpu", "gradients", OPT, -DBL_MAX,
+				    DBL_MAX, &l->gradients, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(b, SRC, "memory.bytes_per_gpu", "optimizer", OPT, -DBL_MAX,
+				    DBL_MAX, &l->optimizer, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(b, SRC, "memory.bytes_per_gpu", "activations", OPT, -DBL_MAX,
+				    DBL_MAX, &l->activations, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(b, SRC, "memory.bytes_per_gpu", "total", OPT, -DBL_MAX, DBL_MAX,
+				    &l->total, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(mem, SRC, "memory", "capacity_bytes", OPT, -DBL_MAX, DBL_MAX,
+				    &capacity, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(mem, SRC, "memory", "fullest_stage", OPT, WHOLE_MIN, WHOLE_MAX,
+				    &l->stage, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(mem, SRC, "memory", "fullest_stage_layers", OPT, WHOLE_MIN,
+				    WHOLE_MAX, &l->stage_layers, err)) != DTPLAN_OK)
 		return ret;
 	/* the headroom is what the capacity leaves of the GPU's memory */
 	if (capacity > 0.0 && p->request.gpu.memory_bytes >= capacity)
@@ -267,8 +252,8 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 	const char *t;
 
 	for (size_t i = 0; json_is_object(pr) && i < DTPLAN_ARRAY_SIZE(nums); i++) {
-		ret = get_num(pr, "prediction", nums[i].key, (double *)((char *)c + nums[i].offset),
-			      err);
+		ret = dtplan__jget_num(pr, SRC, "prediction", nums[i].key, OPT, -DBL_MAX, DBL_MAX,
+				       (double *)((char *)c + nums[i].offset), err);
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
@@ -295,13 +280,14 @@ static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struc
 	if (ru == NULL || json_is_null(ru))
 		return DTPLAN_OK;
 	if ((ret = read_split(ru, "runner_up", c, err)) != DTPLAN_OK ||
-	    (ret = get_num(ru, "runner_up", "step_seconds", &c->step.total, err)) != DTPLAN_OK ||
-	    (ret = get_num(ru, "runner_up", "memory_bytes_per_gpu", &c->memory.total, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(ru, "runner_up", "net_bytes_per_gpu", &c->net_bytes_per_gpu, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_str(ru, "runner_up", "reason", p->runner_up_reason,
-			   sizeof(p->runner_up_reason), err)) != DTPLAN_OK)
+	    (ret = dtplan__jget_num(ru, SRC, "runner_up", "step_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &c->step.total, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ru, SRC, "runner_up", "memory_bytes_per_gpu", OPT, -DBL_MAX,
+				    DBL_MAX, &c->memory.total, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ru, SRC, "runner_up", "net_bytes_per_gpu", OPT, -DBL_MAX,
+				    DBL_MAX, &c->net_bytes_per_gpu, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_str(ru, SRC, "runner_up", "reason", OPT, p->runner_up_reason,
+				    sizeof(p->runner_up_reason), err)) != DTPLAN_OK)
 		return ret;
 	p->have_runner_up = true;
 	return DTPLAN_OK;
@@ -317,15 +303,18 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct
 
 	if (!json_is_object(ck))
 		return DTPLAN_OK;
-	if ((ret = get_num(ck, "checkpoint", "young_seconds", &c->young_seconds, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(ck, "checkpoint", "daly_seconds", &c->daly_seconds, err)) != DTPLAN_OK ||
-	    (ret = get_num(ck, "checkpoint", "write_seconds", &write, err)) != DTPLAN_OK ||
-	    (ret = get_num(ck, "checkpoint", "job_mtbf_seconds", &c->job_mtbf_seconds, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(ck, "checkpoint", "waste_fraction", &c->waste_fraction, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(ck, "checkpoint", "bytes", &p->ckpt_bytes, err)) != DTPLAN_OK)
+	if ((ret = dtplan__jget_num(ck, SRC, "checkpoint", "young_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &c->young_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "daly_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &c->daly_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "write_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &write, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "job_mtbf_seconds", OPT, -DBL_MAX,
+				    DBL_MAX, &c->job_mtbf_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "waste_fraction", OPT, -DBL_MAX, DBL_MAX,
+				    &c->waste_fraction, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "bytes", OPT, -DBL_MAX, DBL_MAX,
+				    &p->ckpt_bytes, err)) != DTPLAN_OK)
 		return ret;
 	if (write > 0.0 && p->ckpt_bytes > 0.0)
 		p->request.ckpt_write_bytes_per_s = p->ckpt_bytes / write;
@@ -347,12 +336,16 @@ static enum dtplan_err read_training(json_t *root, struct dtplan_plan *p, struct
 	if (!json_is_object(tr))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "training: expected an object or null");
-	if ((ret = get_num(tr, "training", "tokens", &t->tokens, err)) != DTPLAN_OK ||
-	    (ret = get_num(tr, "training", "steps", &t->steps, err)) != DTPLAN_OK ||
-	    (ret = get_num(tr, "training", "compute_seconds", &t->compute_seconds, err)) !=
-		    DTPLAN_OK ||
-	    (ret = get_num(tr, "training", "wall_seconds", &t->wall_seconds, err)) != DTPLAN_OK ||
-	    (ret = get_num(tr, "training", "goodput", &t->goodput, err)) != DTPLAN_OK)
+	if ((ret = dtplan__jget_num(tr, SRC, "training", "tokens", OPT, -DBL_MAX, DBL_MAX,
+				    &t->tokens, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(tr, SRC, "training", "steps", OPT, -DBL_MAX, DBL_MAX, &t->steps,
+				    err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(tr, SRC, "training", "compute_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &t->compute_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(tr, SRC, "training", "wall_seconds", OPT, -DBL_MAX, DBL_MAX,
+				    &t->wall_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(tr, SRC, "training", "goodput", OPT, -DBL_MAX, DBL_MAX,
+				    &t->goodput, err)) != DTPLAN_OK)
 		return ret;
 	p->request.train_tokens = t->tokens;
 	p->have_training = t->tokens > 0.0;

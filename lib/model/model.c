@@ -439,39 +439,12 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 	return DTPLAN_OK;
 }
 
-/* Reads an integer member of at least min; a missing (or null) one is an
- * error only when required. */
-static enum dtplan_err json_int_min(json_t *root, const char *key, bool required, int min, int *out,
-				    const char *path, struct dtplan_error *err)
-{
-	json_t *v = json_object_get(root, key);
-	json_int_t x;
-
-	if (v == NULL || json_is_null(v)) {
-		if (required)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0, "missing key '%s'",
-					     key);
-		return DTPLAN_OK;
-	}
-	if (!json_is_integer(v))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-				     "key '%s' must be a whole number", key);
-	x = json_integer_value(v);
-	if (x < min || x > INT32_MAX)
-		return dtplan__error(err, DTPLAN_ERR_RANGE, path, 0,
-				     "key '%s': %" JSON_INTEGER_FORMAT
-				     " is out of range (%d to %d)",
-				     key, x, min, INT32_MAX);
-	*out = (int)x;
-	return DTPLAN_OK;
-}
-
-/* A positive integer member. */
-static enum dtplan_err json_int(json_t *root, const char *key, bool required, int *out,
-				const char *path, struct dtplan_error *err)
-{
-	return json_int_min(root, key, required, 1, out, path, err);
-}
+/*
+ * config.json's integers, read by dtplan__jget_int() from 1 (or 0) to
+ * INT32_MAX: a required key must be there, an optional one may be null.
+ */
+#define HF_REQ DTPLAN_JGET_REQUIRED
+#define HF_OPT DTPLAN_JGET_NULLABLE
 
 /*
  * The mixture-of-experts and latent-attention keys of the three families
@@ -509,24 +482,36 @@ static enum dtplan_err hf_moe(json_t *root, struct dtplan_model *m, const char *
 					     experts_key, experts_keys[k]);
 		experts_key = experts_keys[k];
 	}
-	if ((rv = json_int_min(root, "num_local_experts", false, 0, &m->experts, path, err)) ||
-	    (rv = json_int_min(root, "num_experts", false, 0, &m->experts, path, err)) ||
-	    (rv = json_int_min(root, "n_routed_experts", false, 0, &m->experts, path, err)) ||
-	    (rv = json_int_min(root, "num_experts_per_tok", false, 0, &m->top_k, path, err)) ||
-	    (rv = json_int(root, "moe_intermediate_size", false, &m->moe_ffn, path, err)) ||
-	    (rv = json_int_min(root, "n_shared_experts", false, 0, &m->shared_experts, path,
-			       err)) ||
-	    (rv = json_int_min(root, "shared_expert_intermediate_size", false, 0, &shared_width,
-			       path, err)) ||
-	    (rv = json_int_min(root, "first_k_dense_replace", false, 0, &m->first_dense, path,
-			       err)) ||
-	    (rv = json_int(root, "moe_layer_freq", false, &layer_freq, path, err)) ||
-	    (rv = json_int(root, "decoder_sparse_step", false, &sparse_step, path, err)) ||
-	    (rv = json_int_min(root, "q_lora_rank", false, 0, &m->q_lora_rank, path, err)) ||
-	    (rv = json_int_min(root, "kv_lora_rank", false, 0, &m->kv_lora_rank, path, err)) ||
-	    (rv = json_int(root, "qk_nope_head_dim", false, &m->qk_nope_dim, path, err)) ||
-	    (rv = json_int_min(root, "qk_rope_head_dim", false, 0, &m->qk_rope_dim, path, err)) ||
-	    (rv = json_int(root, "v_head_dim", false, &m->v_head_dim, path, err)))
+	if ((rv = dtplan__jget_int(root, path, "", "num_local_experts", HF_OPT, 0, INT32_MAX,
+				   &m->experts, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "num_experts", HF_OPT, 0, INT32_MAX, &m->experts,
+				   err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "n_routed_experts", HF_OPT, 0, INT32_MAX,
+				   &m->experts, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "num_experts_per_tok", HF_OPT, 0, INT32_MAX,
+				   &m->top_k, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "moe_intermediate_size", HF_OPT, 1, INT32_MAX,
+				   &m->moe_ffn, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "n_shared_experts", HF_OPT, 0, INT32_MAX,
+				   &m->shared_experts, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "shared_expert_intermediate_size", HF_OPT, 0,
+				   INT32_MAX, &shared_width, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "first_k_dense_replace", HF_OPT, 0, INT32_MAX,
+				   &m->first_dense, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "moe_layer_freq", HF_OPT, 1, INT32_MAX,
+				   &layer_freq, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "decoder_sparse_step", HF_OPT, 1, INT32_MAX,
+				   &sparse_step, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "q_lora_rank", HF_OPT, 0, INT32_MAX,
+				   &m->q_lora_rank, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "kv_lora_rank", HF_OPT, 0, INT32_MAX,
+				   &m->kv_lora_rank, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "qk_nope_head_dim", HF_OPT, 1, INT32_MAX,
+				   &m->qk_nope_dim, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "qk_rope_head_dim", HF_OPT, 0, INT32_MAX,
+				   &m->qk_rope_dim, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "v_head_dim", HF_OPT, 1, INT32_MAX,
+				   &m->v_head_dim, err)))
 		return rv;
 	if (m->experts == 0) {
 		m->top_k = m->shared_experts = m->moe_ffn = m->first_dense = m->moe_every = 0;
@@ -616,28 +601,30 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 				   "expected a JSON object at the top level");
 		goto out;
 	}
-	if ((rv = json_int(root, "num_hidden_layers", true, &tmp.layers, path, err)) ||
-	    (rv = json_int(root, "hidden_size", true, &tmp.hidden, path, err)) ||
-	    (rv = json_int(root, "num_attention_heads", true, &tmp.heads, path, err)) ||
-	    (rv = json_int(root, "vocab_size", true, &tmp.vocab, path, err)))
+	if ((rv = dtplan__jget_int(root, path, "", "num_hidden_layers", HF_REQ, 1, INT32_MAX,
+				   &tmp.layers, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "hidden_size", HF_REQ, 1, INT32_MAX, &tmp.hidden,
+				   err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "num_attention_heads", HF_REQ, 1, INT32_MAX,
+				   &tmp.heads, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "vocab_size", HF_REQ, 1, INT32_MAX, &tmp.vocab,
+				   err)))
 		goto out;
 	tmp.kv_heads = tmp.heads;
 	tmp.ffn = tmp.hidden <= INT32_MAX / 4 ? 4 * tmp.hidden : 0;
-	if ((rv = json_int(root, "num_key_value_heads", false, &tmp.kv_heads, path, err)) ||
-	    (rv = json_int(root, "intermediate_size", false, &tmp.ffn, path, err)) ||
-	    (rv = json_int(root, "max_position_embeddings", false, &tmp.max_seq, path, err)) ||
+	if ((rv = dtplan__jget_int(root, path, "", "num_key_value_heads", HF_OPT, 1, INT32_MAX,
+				   &tmp.kv_heads, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "intermediate_size", HF_OPT, 1, INT32_MAX,
+				   &tmp.ffn, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "max_position_embeddings", HF_OPT, 1, INT32_MAX,
+				   &tmp.max_seq, err)) ||
 	    (rv = hf_moe(root, &tmp, path, err)))
 		goto out;
 	tmp.tied_embeddings = true;
-	v = json_object_get(root, "tie_word_embeddings");
-	if (v != NULL && !json_is_null(v)) {
-		if (!json_is_boolean(v)) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
-					   "key 'tie_word_embeddings' must be true or false");
-			goto out;
-		}
-		tmp.tied_embeddings = json_is_true(v);
-	}
+	rv = dtplan__jget_bool(root, path, "", "tie_word_embeddings", HF_OPT, &tmp.tied_embeddings,
+			       err);
+	if (rv != DTPLAN_OK)
+		goto out;
 	tmp.mlp = DTPLAN_MLP_GELU;
 	v = json_object_get(root, "hidden_act");
 	if (v != NULL && !json_is_null(v)) {
