@@ -70,6 +70,22 @@ static inline unsigned test_bound_s(unsigned seconds)
 	return getenv("DTPLAN_TEST_UNDER_VALGRIND") != NULL ? 10 * seconds : seconds;
 }
 
+/*
+ * Under valgrind a large input's size and a sweep's share are cut: n / 20
+ * of it, and every 8th case of a sweep (test_stride()).  The code paths
+ * are the same, so memcheck still sees them; make check runs the full sizes,
+ * which are what catch a reader gone quadratic.
+ */
+static inline size_t test_scaled(size_t n)
+{
+	return getenv("DTPLAN_TEST_UNDER_VALGRIND") != NULL && n >= 20 ? n / 20 : n;
+}
+
+static inline size_t test_stride(void)
+{
+	return getenv("DTPLAN_TEST_UNDER_VALGRIND") != NULL ? 8 : 1;
+}
+
 /* Unbuffered stdio so that output interleaves with cmocka's. */
 static inline void test_setup_stdio(void)
 {

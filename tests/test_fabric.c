@@ -298,7 +298,7 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
  */
 static void fabric_parse__large_and_hostile_answers__linear_and_bounded(void **state)
 {
-	size_t n = 200000, size = n * 64 + 256, len = 0;
+	size_t n = test_scaled(200000), size = 200000 * 64 + 256, len = 0;
 	char *text = malloc(size);
 	struct dtplan_fabric_desc *f = NULL;
 	struct dtplan_error err = {0};

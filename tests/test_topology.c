@@ -571,7 +571,7 @@ static void topology_parse_string__yaml_nested_deep__refused(void **state)
  */
 static void topology_parse_string__yaml_large_mapping_and_flow_list__linear(void **state)
 {
-	size_t n = 400000, size = n * 24 + 4096, used = 0;
+	size_t n = test_scaled(400000), size = 400000 * 24 + 4096, used = 0, wide;
 	char *text = malloc(size);
 	struct dtplan_topology *t = NULL;
 	struct dtplan_error err = {0};
@@ -591,12 +591,14 @@ static void topology_parse_string__yaml_large_mapping_and_flow_list__linear(void
 	used = (size_t)snprintf(text, size,
 				"- topology: wide\n  cluster_default: true\n  tree:\n"
 				"    switches:\n      - switch: leaf1\n        nodes: [n0");
-	for (size_t i = 1; i < 200000; i++)
+	wide = test_scaled(200000);
+	for (size_t i = 1; i < wide; i++)
 		used += (size_t)snprintf(text + used, size - used, ", n%zu", i);
 	snprintf(text + used, size - used, "]\n");
 	assert_int_equal(dtplan_topology_parse_string(text, "wide.yaml", &t, &err), DTPLAN_OK);
-	assert_int_equal(t->n_nodes, 200000);
-	assert_int_equal(dtplan_topology_node_index(t, "n199999"), 199999);
+	assert_int_equal(t->n_nodes, wide);
+	snprintf(text, size, "n%zu", wide - 1);
+	assert_int_equal(dtplan_topology_node_index(t, text), (int)(wide - 1));
 	dtplan_topology_destroy(t);
 	free(text);
 }
