@@ -120,6 +120,7 @@ struct jparse {
 	const char **names;    /* borrowed from the JSON document */
 	char (**children)[64]; /* owned arrays */
 	size_t *n_children;
+	size_t *cap_children;        /* room in children[i] (0: exactly n_children[i]) */
 	int *parent;                 /* index of the switch listing it, -1 none */
 	struct dtplan__strmap index; /* name -> first switch of that name */
 };
@@ -303,8 +304,9 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 	p->children = calloc(p->n_switches + 1, sizeof(*p->children));
 	p->n_children = calloc(p->n_switches + 1, sizeof(*p->n_children));
 	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
+	p->cap_children = calloc(p->n_switches + 1, sizeof(*p->cap_children));
 	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL ||
-	    dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
+	    p->cap_children == NULL || dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
 	json_array_foreach(arr, i, sw)
 	{
@@ -409,10 +411,19 @@ static enum dtplan_err link_parent(struct jparse *p, size_t i, json_t *sw)
 		return DTPLAN_OK;
 	if (strlen(p->names[i]) >= sizeof(tmp[0]))
 		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
-	tmp = realloc(p->children[q], (p->n_children[q] + 1) * sizeof(*tmp));
-	if (tmp == NULL)
-		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	p->children[q] = tmp;
+	if (p->n_children[q] >= p->cap_children[q]) {
+		/* doubling: 200,000 leaves naming one spine grew it one by one,
+		 * quadratic where realloc copies */
+		size_t cap = 2 * p->n_children[q] < 8 ? 8 : 2 * p->n_children[q];
+
+		tmp = realloc(p->children[q], cap * sizeof(*tmp));
+		if (tmp == NULL)
+			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
+					     "out of memory");
+		p->children[q] = tmp;
+		p->cap_children[q] = cap;
+	}
+	tmp = p->children[q];
 	dtplan__strlcpy(tmp[p->n_children[q]++], p->names[i], sizeof(tmp[0]));
 	p->parent[i] = q;
 	return DTPLAN_OK;
@@ -661,6 +672,7 @@ out:
 		free(p.children[i]);
 	free(p.children);
 	free(p.n_children);
+	free(p.cap_children);
 	free(p.parent);
 	dtplan__strmap_fini(&p.index);
 	free(p.names);

@@ -226,19 +226,26 @@ static struct ynode *ynode_new(enum ykind kind, int line)
 /* Appends item (and key, for a map; both taken) to y. */
 static bool ynode_add(struct ynode *y, char *key, struct ynode *item)
 {
-	struct ynode **items = realloc(y->items, (y->n + 1) * sizeof(*items));
+	/* the arrays hold the next power of two of n: they double when n
+	 * reaches one (growing by one was quadratic where realloc copies) */
+	size_t cap = y->n == 0 ? 1 : 2 * y->n;
+	struct ynode **items;
 	char **keys;
 
-	if (items == NULL)
-		return false;
-	y->items = items;
-	if (y->kind == Y_MAP) {
-		keys = realloc(y->keys, (y->n + 1) * sizeof(*keys));
-		if (keys == NULL)
+	if ((y->n & (y->n - 1)) == 0) {
+		items = realloc(y->items, cap * sizeof(*items));
+		if (items == NULL)
 			return false;
-		y->keys = keys;
-		y->keys[y->n] = key;
+		y->items = items;
+		if (y->kind == Y_MAP) {
+			keys = realloc(y->keys, cap * sizeof(*keys));
+			if (keys == NULL)
+				return false;
+			y->keys = keys;
+		}
 	}
+	if (y->kind == Y_MAP)
+		y->keys[y->n] = key;
 	y->items[y->n++] = item;
 	return true;
 }
