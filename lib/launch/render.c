@@ -89,6 +89,7 @@ static void text_memory(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_ledger *l = &p->best.memory;
 	const struct dtplan_request *r = &p->request;
+	double usable = dtplan_request_usable_memory(r);
 	char a[32], b[32], c[32], d[32], t[32], cap[32], mem[32];
 
 	fprintf(f,
@@ -107,9 +108,9 @@ static void text_memory(FILE *f, const struct dtplan_plan *p)
 		fprintf(f, "               stage %d is the fullest (%d layers)\n", l->stage,
 			l->stage_layers);
 	fprintf(f, "               of %s usable (%s, %.0f%% kept free), %.0f%% used\n",
-		dtplan_format_bytes(dtplan_request_usable_memory(r), cap, sizeof(cap)),
+		dtplan_format_bytes(usable, cap, sizeof(cap)),
 		dtplan_format_bytes(r->gpu.memory_bytes, mem, sizeof(mem)),
-		r->memory_headroom * 100.0, l->total / (dtplan_request_usable_memory(r)) * 100.0);
+		r->memory_headroom * 100.0, l->total / usable * 100.0);
 }
 
 static void text_step(FILE *f, const struct dtplan_candidate *c)
