@@ -225,21 +225,19 @@ struct cli_node_spec {
 struct dtplan_fabric_fetch; /* dtprobes.h */
 
 struct cli_cluster {
-	struct dtplan_config config;
+	struct dtplan_config config; /* the site's (--site) */
 	bool have_site;
-	struct dtplan_topology *topology;
 	/* --fabric-url: what the service (or its cache) gave; fabric->desc NULL
 	 * when neither did.  Owned (cli_cluster_fabric()). */
 	struct dtplan_fabric_fetch *fabric;
-	const char *topology_path;          /* borrowed: the --topology file read, NULL none */
-	struct dtplan_fabric_source source; /* the tree planned on (dtplan_fabric_source_choose()) */
 	struct cli_node_spec *specs;
 	size_t n_specs;
 	struct dtplan_measure_file measured; /* --measurements; m NULL when none */
 	char (*hosts)[64];
 	size_t n_hosts;
-	struct dtplan_inventory *inventory; /* probes/inventory.c */
-	struct dtplan_cluster cl;           /* borrows everything above */
+	/* the allocation (probes/allocation.c, strict): alloc.cluster is what
+	 * the plan is made on */
+	struct dtplan_allocation alloc;
 };
 
 void cli_cluster_init(struct cli_cluster *c);
@@ -251,7 +249,7 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 			  bool json);
 /* Reads a measurement file (--measurements): the prolog's or dtplan probe's. */
 int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char *path);
-/* Expands hosts, reads the topology and inventories, fills c->cl. */
+/* Expands hosts, reads the topology and inventories, fills c->alloc.cluster. */
 int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		     const char *topology);
 /*
@@ -264,9 +262,13 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
  * status after a message.
  */
 int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url);
-/* Adds the "assumed-nodes" warning for hosts that took the first inventory,
- * and the "fabric-service" warning of cli_cluster_fabric(). */
-int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
+/* The effective settings: the site's, with the fabric's over them once
+ * cli_cluster_fabric() applied one. */
+const struct dtplan_config *cli_cluster_config(const struct cli_cluster *c);
+/* Hands the measurement to p and adds the "fabric-service" warning of
+ * cli_cluster_fabric() and the "assumed-nodes" warning for hosts that took
+ * the first inventory (dtplan_allocation_note()). */
+int cli_cluster_note(const char *cmd, struct cli_cluster *c, struct dtplan_plan *p);
 
 /* ------------------------------------------------------------------------
  * Reports for a collector (cli/report.c)

@@ -17,15 +17,15 @@ void cli_cluster_init(struct cli_cluster *c)
 {
 	memset(c, 0, sizeof(*c));
 	dtplan_config_init(&c->config);
+	dtplan_allocation_init(&c->alloc, true);
 }
 
 void cli_cluster_fini(struct cli_cluster *c)
 {
 	if (c == NULL)
 		return;
+	dtplan_allocation_fini(&c->alloc);
 	dtplan_config_fini(&c->config);
-	dtplan_topology_destroy(c->topology);
-	dtplan_inventory_destroy(c->inventory);
 	dtplan_measure_file_fini(&c->measured);
 	dtplan_fabric_fetch_fini(c->fabric);
 	free(c->fabric);
@@ -38,7 +38,6 @@ void cli_cluster_fini(struct cli_cluster *c)
 
 int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
 {
-	struct dtplan_config applied;
 	struct dtplan_error err = {0};
 
 	if (strlen(url) >= sizeof(c->config.fabric_url))
@@ -55,14 +54,15 @@ int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
 		return cli_usage_error(cmd, "out of memory");
 	if (dtplan_fabric_fetch(&c->config, false, c->fabric, &err) != DTPLAN_OK)
 		return cli_report(cmd, &err, false);
-	if (c->fabric->desc == NULL)
-		return CLI_EXIT_OK;
 	/* the site's settings with the fabric's over them, as the plugin does */
-	if (dtplan_fabric_desc_apply(c->fabric->desc, &c->config, &applied, &err) != DTPLAN_OK)
+	if (dtplan_allocation_config(&c->alloc, &c->config, c->fabric, &err) != DTPLAN_OK)
 		return cli_report(cmd, &err, true);
-	dtplan_config_fini(&c->config);
-	c->config = applied;
 	return CLI_EXIT_OK;
+}
+
+const struct dtplan_config *cli_cluster_config(const struct cli_cluster *c)
+{
+	return c->alloc.base != NULL ? c->alloc.base : &c->config;
 }
 
 int cli_cluster_site(const char *cmd, struct cli_cluster *c, const char *path)
@@ -169,15 +169,12 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
+	if (c->alloc.base == NULL &&
+	    dtplan_allocation_config(&c->alloc, &c->config, NULL, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, false);
 	/* the fabric service's tree, else topology.conf */
-	if (topology != NULL && (c->fabric == NULL || c->fabric->desc == NULL)) {
-		if (dtplan_topology_parse_file(topology, &c->topology, &err) != DTPLAN_OK)
-			return cli_report(cmd, &err, true);
-		if (c->have_site &&
-		    dtplan_config_apply_topology(&c->config, c->topology, &err) != DTPLAN_OK)
-			return cli_report(cmd, &err, true);
-		c->topology_path = topology;
-	}
+	if (dtplan_allocation_topology(&c->alloc, topology, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
 	if (nodes != NULL) {
 		if (dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &err) !=
 		    DTPLAN_OK)
@@ -217,33 +214,21 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 	io.files = files;
 	io.measured = c->measured.m != NULL ? &c->measured : NULL;
 	io.assumed_why = "";
-	if (c->n_hosts > 0 && dtplan_inventory_assemble(&io, &c->inventory, &err) != DTPLAN_OK) {
+	if (dtplan_allocation_nodes(&c->alloc, &io, &err) != DTPLAN_OK) {
 		/* a host not in --nodes is a usage error, as is a bad file */
 		rc = err.code == DTPLAN_ERR_INVAL && err.source[0] == '-'
 			     ? cli_usage_error(cmd, "%s: %s", err.source, err.text)
 			     : cli_report(cmd, &err, true);
 		goto out;
 	}
-	if (c->inventory != NULL)
-		dtplan_inventory_cluster(c->inventory, &c->cl);
-	dtplan_fabric_source_choose(c->fabric != NULL ? c->fabric->desc : NULL, c->topology,
-				    c->topology_path, &c->source);
-	c->cl.topology = c->source.tree;
-	c->cl.config = &c->config;
 out:
 	free(files);
 	return rc;
 }
 
-int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p)
+int cli_cluster_note(const char *cmd, struct cli_cluster *c, struct dtplan_plan *p)
 {
-	/* the tree cli_cluster_load() planned on, in the one order */
-	dtplan_fabric_source_choose(c->fabric != NULL ? c->fabric->desc : NULL, c->topology,
-				    c->topology_path, &c->source);
-	if (c->fabric != NULL &&
-	    dtplan_plan_note_fabric(p, c->fabric->warning, &c->source) != DTPLAN_OK)
-		return CLI_EXIT_FAIL;
-	if (c->inventory == NULL)
-		return CLI_EXIT_OK;
-	return dtplan_inventory_note(c->inventory, p) == DTPLAN_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (dtplan_allocation_note(&c->alloc, p, &c->measured, NULL) != DTPLAN_OK)
+		return cli_usage_error(cmd, "out of memory");
+	return CLI_EXIT_OK;
 }

@@ -105,7 +105,7 @@ static int use_fabric(struct plan_args *a, const char *url)
 
 	if (rc != CLI_EXIT_OK || a->cluster.fabric->desc == NULL)
 		return rc;
-	dtplan_request_apply_config(&a->req, &a->cluster.config);
+	dtplan_request_apply_config(&a->req, cli_cluster_config(&a->cluster));
 	if (a->have_gpu) {
 		a->req.gpu = gpu;
 		a->req.gpu_from = DTPLAN_GPU_FROM_USER;
@@ -116,7 +116,7 @@ static int use_fabric(struct plan_args *a, const char *url)
 /* --report-url: one report of the plan; a failure is only a warning. */
 static void report(const struct plan_args *a, const char *plan_json)
 {
-	const struct dtplan_config *c = &a->cluster.config;
+	const struct dtplan_config *c = cli_cluster_config(&a->cluster);
 	struct dtplan_error err = {0};
 	char buf[1024];
 
@@ -274,21 +274,17 @@ int cmd_plan(int argc, char **argv)
 			goto out;
 		/* like a job holding G of each node's GPUs */
 		if (a.have_gpus_per_node)
-			a.cluster.cl.gpus_per_node = req->gpus_per_node;
+			a.cluster.alloc.cluster.gpus_per_node = req->gpus_per_node;
 		/* the measured ratios (and tiers on the training fabric) are the
 		 * inputs, in the tree the plan uses (the service's or --topology) */
-		if (a.cluster.measured.m != NULL &&
-		    dtplan_measurements_apply(a.cluster.measured.m, req, &a.cluster.config,
-					      a.cluster.fabric != NULL &&
-							      a.cluster.fabric->desc != NULL
-						      ? a.cluster.fabric->desc->topology
-						      : a.cluster.topology,
-					      &err) != DTPLAN_OK) {
+		if (dtplan_allocation_measure(&a.cluster.alloc, &a.cluster.measured, req, &err) !=
+		    DTPLAN_OK) {
 			rc = cli_report(CMD, &err, false);
 			goto out;
 		}
 	}
-	if (dtplan_plan_create(req, placed ? &a.cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
+	if (dtplan_plan_create(req, placed ? &a.cluster.alloc.cluster : NULL, &plan, &err) !=
+	    DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
 		if (err.code == DTPLAN_ERR_INVAL && err.source[0] != '\0' && err.source[0] != '-') {
 			char field[64];
@@ -299,18 +295,9 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
-	if (a.cluster.measured.m != NULL) {
-		rc = dtplan_plan_take_measurements(plan, a.cluster.measured.m, &err);
-		a.cluster.measured.m = NULL; /* the plan's now */
-		if (rc != DTPLAN_OK) {
-			rc = cli_report(CMD, &err, false);
-			goto out;
-		}
-	}
-	if (cli_cluster_note(&a.cluster, plan) != CLI_EXIT_OK) {
-		rc = cli_usage_error(CMD, "out of memory");
+	rc = cli_cluster_note(CMD, &a.cluster, plan);
+	if (rc != CLI_EXIT_OK)
 		goto out;
-	}
 	/* JSON for --json and for the report, the text block otherwise */
 	rv = DTPLAN_OK;
 	if (a.json || a.report_url != NULL)

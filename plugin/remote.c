@@ -253,26 +253,11 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
 		dtplan_measurements_add_note(file->m, "nothing measured%s", why);
 }
 
-/* A copy of c that the measurement may change (its switches); free
- * copy->switches, nothing else. */
-static int config_copy(const struct dtplan_config *c, struct dtplan_config *copy)
-{
-	*copy = *c;
-	copy->switches = NULL;
-	if (c->n_switches == 0)
-		return 0;
-	copy->switches = malloc(c->n_switches * sizeof(*copy->switches));
-	if (copy->switches == NULL)
-		return -1;
-	memcpy(copy->switches, c->switches, c->n_switches * sizeof(*copy->switches));
-	return 0;
-}
-
 /*
- * Makes the plan for the job's allocation from the prolog's measurement
- * (probes/inventory.c assembles the nodes).  Returns it, or NULL with the
- * reason.  Problems that still leave a plan (no topology file) mark it
- * degraded instead.
+ * Makes the plan for the job's allocation from the prolog's measurement,
+ * assembled by probes/allocation.c as the CLI's is.  Returns it, or NULL
+ * with the reason.  Problems that still leave a plan (no topology file)
+ * mark it degraded instead.
  */
 static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
 				     char (*names)[64], size_t n, bool may_ask, char *reason,
@@ -280,62 +265,40 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 {
 	const struct dtplan_opts *o = dtspank__opts();
 	const struct dtplan_fabric_fetch *fab = dtspank__service_fabric(site, may_ask);
-	const struct dtplan_config *c = site;
-	struct dtplan_config fabric_config;
-	char fabric_warning[DTPLAN_WARN_TEXT_MAX] = "";
-	struct dtplan_topology *topo = NULL;
-	/* the fabric service's tree (this process's, for this job only), else topo; the
-	 * measured ratios replace its configured ones */
-	struct dtplan_topology *tree = NULL;
-	struct dtplan_fabric_source src = {0};
-	struct dtplan_inventory *inv = NULL;
+	struct dtplan_allocation a;
 	struct dtplan_inventory_opts io = {0};
 	struct dtplan_measure_file file = {0};
 	struct dtplan_plan *plan = NULL;
-	struct dtplan_cluster cluster = {0};
-	struct dtplan_config cc;
 	struct dtplan_request req;
-	struct dtplan_error err = {0}, terr = {0};
-	char buf[1024], why[600];
-	bool topo_failed = false, have_cc = false;
+	struct dtplan_error err = {0};
+	char why[600];
 	int self;
 
 	/* The service's fabric replaces topology.conf (and, as JSON, the site
 	 * file's fabric part); without it, the files and a warning. */
-	dtplan_config_init(&fabric_config);
-	if (fab != NULL)
-		bprintf(fabric_warning, sizeof(fabric_warning), "%s", fab->warning);
-	if (fab != NULL && fab->desc != NULL) {
-		if (dtplan_fabric_desc_apply(fab->desc, site, &fabric_config, &terr) == DTPLAN_OK)
-			c = &fabric_config;
-		else
-			bprintf(fabric_warning, sizeof(fabric_warning), "fabric service %s: %s",
-				site->fabric_url, dtplan_error_format(&terr, buf, sizeof(buf)));
-	}
-	if (dtspank__opts_request(o, c, &req, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
+	dtplan_allocation_init(&a, false);
+	if (dtplan_allocation_config(&a, site, fab, &err) != DTPLAN_OK ||
+	    dtspank__opts_request(o, a.base, &req, &err) != DTPLAN_OK ||
+	    dtplan_allocation_topology(&a, a.base->topology_file, &err) != DTPLAN_OK)
+		goto failed;
 	measurement(f, names, n, &file, why, sizeof(why));
 	io.n_hosts = n;
 	io.hosts = (const char(*)[64])names;
 	io.measured = file.m != NULL ? &file : NULL;
-	io.node_xml = c->node_xml;
-	io.cache_dir = c->cache_dir;
+	io.node_xml = a.base->node_xml;
+	io.cache_dir = a.base->cache_dir;
 	io.self = f->host;
-	io.timeout_s = c->probe_timeout_s;
+	io.timeout_s = a.base->probe_timeout_s;
 	io.assume_like = f->host;
 	io.assumed_why = why[0] ? why : " (not measured by the prolog)";
-	if (dtplan_inventory_assemble(&io, &inv, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
+	if (dtplan_allocation_nodes(&a, &io, &err) != DTPLAN_OK)
+		goto failed;
 	self = -1;
 	for (size_t i = 0; i < n && self < 0; i++)
 		if (strcmp(names[i], f->host) == 0)
-			self = inv->host_record[i];
+			self = a.inventory->host_record[i];
 	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node
-			    : self >= 0         ? inv->records[self].n_gpus
+			    : self >= 0         ? a.inventory->records[self].n_gpus
 						: 0;
 	if (req.gpus_per_node <= 0) {
 		bprintf(reason, size, "the job has no GPUs");
@@ -343,48 +306,20 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	}
 	/* every GPU the allocation's nodes hold (the smallest node decides) */
 	req.gpus = 0;
-	if (config_copy(c, &cc) != 0) {
-		bprintf(reason, size, "out of memory");
-		goto out;
-	}
-	have_cc = true;
-	if (c != &fabric_config && c->topology_file[0] != '\0' &&
-	    (dtplan_topology_parse_file(c->topology_file, &topo, &terr) != DTPLAN_OK ||
-	     dtplan_config_apply_topology(&cc, topo, &terr) != DTPLAN_OK))
-		topo_failed = true;
-	dtplan_fabric_source_choose(c == &fabric_config ? fab->desc : NULL,
-				    topo_failed ? NULL : topo, c->topology_file, &src);
-	tree = src.tree;
-	if (file.m != NULL &&
-	    dtplan_measurements_apply(file.m, &req, &cc, tree, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
-		goto out;
-	}
-	dtplan_inventory_cluster(inv, &cluster);
-	cluster.topology = tree;
-	cluster.config = &cc;
-	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
-	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
-		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
+	if (dtplan_allocation_measure(&a, &file, &req, &err) != DTPLAN_OK)
+		goto failed;
+	a.cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
+	if (dtplan_plan_create(&req, &a.cluster, &plan, &err) != DTPLAN_OK) {
 		plan = NULL;
-		goto out;
+		goto failed;
 	}
-	if (dtplan_plan_take_measurements(plan, file.m, &err) != DTPLAN_OK ||
-	    dtplan_inventory_note(inv, plan) != DTPLAN_OK)
-		dtplan_plan_set_degraded(plan, "out of memory");
-	file.m = NULL; /* the plan's now */
-	if (dtplan_plan_note_fabric(plan, fabric_warning, &src) != DTPLAN_OK)
-		dtplan_plan_set_degraded(plan, "out of memory");
-	if (topo_failed)
-		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
-					 dtplan_error_format(&terr, buf, sizeof(buf)));
+	dtplan_allocation_note(&a, plan, &file, NULL); /* degrades plan on failure */
+	goto out;
+failed:
+	dtplan_error_format(&err, reason, size);
 out:
-	if (have_cc)
-		free(cc.switches);
 	dtplan_measure_file_fini(&file);
-	dtplan_inventory_destroy(inv);
-	dtplan_topology_destroy(topo);
-	dtplan_config_fini(&fabric_config);
+	dtplan_allocation_fini(&a);
 	return plan;
 }
 

@@ -388,6 +388,96 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 				    struct dtplan_fabric_fetch *out, struct dtplan_error *err);
 void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
 
+/* ------------------------------------------------------------------------
+ * The allocation a plan is made on (probes/allocation.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * The one assembler of an allocation, for the plugin (the job's steps) and
+ * the CLI (dtplan plan): the site's settings with the fabric service's
+ * answer (or its cached copy) over them, topology.conf when the service
+ * gave no tree, the inventories (dtplan_inventory_assemble()), the
+ * measurement's ratios and tiers, and afterwards the plan's notes about all
+ * of them.  Five steps, in this order, each after the caller's own work
+ * between them (the request from the effective settings, the host names,
+ * the request's GPUs per node from the inventory):
+ *
+ *   dtplan_allocation_config()    the effective configuration
+ *   dtplan_allocation_topology()  topology.conf, unless the service's tree
+ *   dtplan_allocation_nodes()     the inventories, the tree, the cluster
+ *   dtplan_allocation_measure()   the measurement into request and config
+ *   dtplan_allocation_note()      the plan's measurement and warnings
+ *
+ * strict (the CLI): a fabric answer that does not apply and a topology.conf
+ * that does not read are errors, and the "fabric-service" warning comes
+ * before the "assumed-nodes" one.  Otherwise (the plugin, which must not
+ * stop a job): the fabric's fault becomes the warning, a bad topology.conf
+ * plans without a switch tree and marks the plan degraded, and the notes'
+ * failures degrade the plan.
+ */
+struct dtplan_allocation {
+	bool strict;
+	/* the effective settings: the site's, or applied (site + fabric) */
+	const struct dtplan_config *base;
+	struct dtplan_config applied; /* owned */
+	/* what the plan uses: base with its own switches, which the
+	 * measurement may change (cluster.config points here) */
+	struct dtplan_config config;
+	struct dtplan_fabric_desc *service;        /* borrowed: the answer applied, NULL none */
+	struct dtplan_topology *topology;          /* owned: topology.conf, NULL none or failed */
+	const char *topology_path;                 /* borrowed: the topology.conf read */
+	struct dtplan_fabric_source source;        /* the tree planned on */
+	struct dtplan_inventory *inventory;        /* owned; NULL without hosts */
+	struct dtplan_cluster cluster;             /* borrows everything above */
+	char fabric_warning[DTPLAN_WARN_TEXT_MAX]; /* "" none */
+	char topology_fault[1024];                 /* not strict: why topology.conf is not used */
+};
+
+void dtplan_allocation_init(struct dtplan_allocation *a, bool strict);
+void dtplan_allocation_fini(struct dtplan_allocation *a);
+
+/*
+ * a's effective configuration: site (borrowed: it outlives a) with, when
+ * fab gave a fabric (fab NULL: none asked), that fabric applied
+ * (dtplan_fabric_desc_apply()); fab's warning becomes the plan's
+ * "fabric-service" one.  Errors: DTPLAN_ERR_NOMEM; strict, the fabric's
+ * that does not apply (not strict: the warning says it, and the site's
+ * settings are used).
+ */
+enum dtplan_err dtplan_allocation_config(struct dtplan_allocation *a,
+					 const struct dtplan_config *site,
+					 const struct dtplan_fabric_fetch *fab,
+					 struct dtplan_error *err);
+
+/* Reads topology.conf from path (NULL or "": none) and applies the
+ * configuration's switch settings to it, unless the fabric service's tree is
+ * used.  Errors (strict only): the file's. */
+enum dtplan_err dtplan_allocation_topology(struct dtplan_allocation *a, const char *path,
+					   struct dtplan_error *err);
+
+/* Assembles io's hosts (io NULL or no hosts: none), chooses the tree
+ * (dtplan_fabric_source_choose()) and fills a->cluster.  Errors:
+ * dtplan_inventory_assemble()'s. */
+enum dtplan_err dtplan_allocation_nodes(struct dtplan_allocation *a,
+					const struct dtplan_inventory_opts *io,
+					struct dtplan_error *err);
+
+/* The measurement of mf (NULL, or mf->m NULL: none) into req and a's
+ * configuration, on the tree planned on (dtplan_measurements_apply()). */
+enum dtplan_err dtplan_allocation_measure(struct dtplan_allocation *a,
+					  const struct dtplan_measure_file *mf,
+					  struct dtplan_request *req, struct dtplan_error *err);
+
+/*
+ * After dtplan_plan_create() on a->cluster: mf's measurement becomes p's
+ * (mf->m NULL afterwards), then the inventory's "assumed-nodes" warning,
+ * the "fabric-service" warning, and (not strict) the topology's fault as
+ * the degraded reason.  Strict: the first failure is returned (NOMEM);
+ * otherwise failures degrade p and DTPLAN_OK is returned.
+ */
+enum dtplan_err dtplan_allocation_note(struct dtplan_allocation *a, struct dtplan_plan *p,
+				       struct dtplan_measure_file *mf, struct dtplan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

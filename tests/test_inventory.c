@@ -1,7 +1,9 @@
 /*
  * test_inventory.c: the inventory of an allocation (probes/inventory.c):
  * the order of the sources, records shared among equal nodes, the assumed
- * hosts and their one warning, node_xml= patterns.
+ * hosts and their one warning, node_xml= patterns; and the allocation
+ * assembled over it (probes/allocation.c), strict (the CLI) or degrading
+ * (the plugin).
  */
 #include "test_common.h"
 
@@ -272,6 +274,118 @@ static void node_xml__pattern__expanded_and_checked(void **state)
 	assert_string_equal(dtplan_inventory_origin_name(99), "?");
 }
 
+/* The warning codes of p in order, "a,b,..". */
+static void codes(const struct dtplan_plan *p, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_warnings; i++)
+		if (strcmp(p->warnings[i].code, "assumed-nodes") == 0 ||
+		    strcmp(p->warnings[i].code, "fabric-service") == 0)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 p->warnings[i].code);
+}
+
+/*
+ * One allocation, both ways: the site file's switch settings reach the
+ * tree topology.conf gives, hosts without a file are assumed, the fabric's
+ * fault is the "fabric-service" warning naming topology.conf; a
+ * topology.conf that does not read is the CLI's error and the plugin's
+ * degraded plan without a switch tree.
+ */
+static void allocation__strict_or_degrading(void **state)
+{
+	char(*hosts)[64] = names(8, "node", 1), xml[4096], site_path[4096], topo[4096], bad[4096],
+	got[128];
+	struct dtplan_inventory_file file = {"node1", NULL, false, "--node-xml"};
+	struct dtplan_fabric_fetch fab = {.origin = DTPLAN_FABRIC_ORIGIN_NONE};
+	struct dtplan_config site;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	snprintf(xml, sizeof(xml), "%s", test_data_path("hgx-h100-8gpu.xml"));
+	snprintf(site_path, sizeof(site_path), "%s", test_data_path("dtplan-two-racks.conf"));
+	snprintf(topo, sizeof(topo), "%s", test_data_path("topology-two-leaves.conf"));
+	snprintf(bad, sizeof(bad), "%s", test_data_path("topology-bad-cycle.conf"));
+	file.path = xml;
+	snprintf(fab.warning, sizeof(fab.warning), "fabric service http://x/: down");
+	dtplan_config_init(&site);
+	assert_int_equal(dtplan_config_parse_file(&site, site_path, &err), DTPLAN_OK);
+	for (int strict = 0; strict <= 1; strict++)
+		for (int good = 0; good <= 1; good++) {
+			struct dtplan_inventory_opts o = {0};
+			struct dtplan_allocation a;
+			struct dtplan_request req;
+			struct dtplan_plan *p = NULL;
+			enum dtplan_err rv;
+
+			o.n_hosts = 8;
+			o.hosts = (const char(*)[64])hosts;
+			o.files = &file;
+			o.n_files = 1;
+			o.assumed_why = "";
+			dtplan_allocation_init(&a, strict);
+			assert_int_equal(dtplan_allocation_config(&a, &site, &fab, &err),
+					 DTPLAN_OK);
+			assert_ptr_equal(a.base, &site);
+			rv = dtplan_allocation_topology(&a, good ? topo : bad, &err);
+			if (strict && !good) {
+				/* the CLI: the file's own error */
+				assert_int_not_equal(rv, DTPLAN_OK);
+				assert_string_equal(err.source, bad);
+				dtplan_allocation_fini(&a);
+				continue;
+			}
+			assert_int_equal(rv, DTPLAN_OK);
+			assert_int_equal(dtplan_allocation_nodes(&a, &o, &err), DTPLAN_OK);
+			assert_int_equal(a.cluster.n_hosts, 8);
+			assert_ptr_equal(a.cluster.config, &a.config);
+			if (good) {
+				/* leaf1's Oversubscription=4:1 from the site file */
+				int k = dtplan_topology_switch_index(a.cluster.topology, "leaf1");
+
+				assert_true(k >= 0);
+				assert_true(a.cluster.topology->switches[k].oversubscription ==
+					    4.0);
+			} else {
+				assert_null(a.cluster.topology);
+			}
+			dtplan_request_init(&req);
+			dtplan_request_apply_config(&req, a.base);
+			assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL),
+					 DTPLAN_OK);
+			assert_int_equal(dtplan_allocation_measure(&a, NULL, &req, &err),
+					 DTPLAN_OK);
+			assert_int_equal(dtplan_plan_create(&req, &a.cluster, &p, &err), DTPLAN_OK);
+			assert_int_equal(dtplan_allocation_note(&a, p, NULL, &err), DTPLAN_OK);
+			/* the CLI has named the fabric first, the plugin the nodes */
+			codes(p, got, sizeof(got));
+			assert_string_equal(got, strict ? "fabric-service,assumed-nodes"
+							: "assumed-nodes,fabric-service");
+			for (size_t i = 0; i < p->n_warnings; i++) {
+				char want[8300];
+
+				if (strcmp(p->warnings[i].code, "fabric-service") != 0)
+					continue;
+				if (good)
+					snprintf(want, sizeof(want), "%s; using topology.conf %s",
+						 fab.warning, topo);
+				else
+					snprintf(want, sizeof(want),
+						 "%s; planning without a switch tree", fab.warning);
+				assert_string_equal(p->warnings[i].message, want);
+			}
+			assert_int_equal(p->degraded, !good);
+			if (!good) {
+				assert_non_null(strstr(p->degraded_reason, "topology "));
+				assert_non_null(strstr(p->degraded_reason, bad));
+			}
+			dtplan_plan_destroy(p);
+			dtplan_allocation_fini(&a);
+		}
+	dtplan_config_fini(&site);
+	free(hosts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +395,7 @@ int main(void)
 		cmocka_unit_test(assemble__files_and_the_warning),
 		cmocka_unit_test(assemble__self_live__or_cannot_discover),
 		cmocka_unit_test(node_xml__pattern__expanded_and_checked),
+		cmocka_unit_test(allocation__strict_or_degrading),
 	};
 
 	test_setup_stdio();
