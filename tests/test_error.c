@@ -78,9 +78,10 @@ static void version__macros__equal_library_and_configure(void **state)
 static void jget__table__one_code_and_message_per_failure(void **state)
 {
 	static const char doc[] = "{\"i\": 7, \"big\": 70, \"f\": 1.5, \"s\": \"abc\", "
-				  "\"nul\": \"a\\u0000b\", \"b\": true, \"z\": null}";
+				  "\"nul\": \"a\\u0000b\", \"b\": true, \"z\": null, "
+				  "\"obj\": {}, \"arr\": []}";
 	static const struct {
-		char kind; /* l(ong), i(nt), n(um), s(tr), b(ool) */
+		char kind; /* l(ong), i(nt), n(um), s(tr), b(ool), o(bject), a(rray) */
 		const char *path, *key;
 		unsigned flags;
 		enum dtplan_err code;
@@ -106,6 +107,12 @@ static void jget__table__one_code_and_message_per_failure(void **state)
 		 "o.nul: longer than 3 characters or holds a NUL"},
 		{'b', "o", "b", 0, DTPLAN_OK, ""},
 		{'b', "o", "s", 0, DTPLAN_ERR_PARSE, "o.s: expected true or false"},
+		{'o', "o", "obj", 0, DTPLAN_OK, ""},
+		{'o', "o", "arr", 0, DTPLAN_ERR_PARSE, "o.arr: expected an object"},
+		{'o', "o", "gone", DTPLAN_JGET_REQUIRED, DTPLAN_ERR_PARSE, "o.gone: missing"},
+		{'a', "o", "arr", 0, DTPLAN_OK, ""},
+		{'a', "o", "obj", 0, DTPLAN_ERR_PARSE, "o.obj: expected an array"},
+		{'a', "o", "z", DTPLAN_JGET_NULLABLE, DTPLAN_OK, ""},
 	};
 	json_t *root = json_loads(doc, JSON_ALLOW_NUL, NULL);
 
@@ -119,6 +126,7 @@ static void jget__table__one_code_and_message_per_failure(void **state)
 		double d = -5;
 		char s[4] = "";
 		bool b = false;
+		json_t *j = NULL;
 
 		switch (cases[i].kind) {
 		case 'l':
@@ -141,13 +149,25 @@ static void jget__table__one_code_and_message_per_failure(void **state)
 			rc = dtplan__jget_bool(root, "src", cases[i].path, cases[i].key,
 					       cases[i].flags, &b, &err);
 			break;
+		case 'o':
+			rc = dtplan__jget_obj(root, "src", cases[i].path, cases[i].key,
+					      cases[i].flags, &j, &err);
+			break;
+		case 'a':
+			rc = dtplan__jget_array(root, "src", cases[i].path, cases[i].key,
+						cases[i].flags, &j, &err);
+			break;
 		}
+		/* a container is borrowed from root, and only when it is one */
+		if (j != NULL)
+			assert_ptr_equal(j, json_object_get(root, cases[i].key));
 		if (rc != cases[i].code || strcmp(err.text, cases[i].text) != 0)
 			fail_msg("case %zu: got %s '%s', expected %s '%s'", i, dtplan_strerror(rc),
 				 err.text, dtplan_strerror(cases[i].code), cases[i].text);
 		if (rc != DTPLAN_OK) {
 			assert_string_equal(err.source, "src");
-			assert_true(l == -5 && n == -5 && d == -5 && s[0] == '\0' && !b);
+			assert_true(l == -5 && n == -5 && d == -5 && s[0] == '\0' && !b &&
+				    j == NULL);
 		}
 	}
 	/* what was read, and what was left as it was */

@@ -555,6 +555,25 @@ static void file__bad__named(void **state)
 		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": false}}}",
 		 "bandwidth_bytes_per_s: 1e-300 is out of range (0, or at least 1e+06 B/s"},
 		{"{\"a\": 1, \"a\": 2}", "duplicate object key"},
+		/* the members' types in the getters' one wording (base/base.h) */
+		{"{\"hosts\": {}}", "hosts: expected an array"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1.5}", "nodes: expected a whole number"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": 3}",
+		 "source: expected a string"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": \"5\"}",
+		 "budget_seconds: expected a number"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": 5, \"elapsed_seconds\": 1, \"interface\": null, \"tiers\": "
+		 "[]}",
+		 "tiers: expected an object"},
+		{"{\"hosts\": [\"a\"], \"nodes\": 1, \"nodes_reported\": 1, \"source\": \"probe\", "
+		 "\"budget_seconds\": 5, \"elapsed_seconds\": 1, \"interface\": null, \"tiers\": "
+		 "{\"intra_leaf\": {\"bandwidth_bytes_per_s\": null, \"latency_us\": null, "
+		 "\"latency_spread_us\": null, \"links\": 0, \"measured\": 1}}}",
+		 "tiers.intra_leaf.measured: expected true or false"},
+		{"{\"schema\": \"dtplan.measurements/1\", \"job_id\": -1}",
+		 "job_id: -1 is out of range (0 to 4294967295)"},
 	};
 
 	(void)state;

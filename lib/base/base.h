@@ -61,7 +61,7 @@ struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values
  * failure, *out left as it is, with one message per kind:
  *   missing (required)  "PATH.KEY: missing"
  *   wrong type          "PATH.KEY: expected a whole number" (a number,
- *                       a string, true or false)
+ *                       a string, true or false, an object, an array)
  *   out of range        "PATH.KEY: N is out of range (MIN to MAX)"; for a
  *                       number also NaN and infinities, printed with %g
  *   too long string     "PATH.KEY: longer than N characters or holds a NUL"
@@ -85,6 +85,14 @@ enum dtplan_err dtplan__jget_str(const struct json_t *obj, const char *source, c
 enum dtplan_err dtplan__jget_bool(const struct json_t *obj, const char *source, const char *path,
 				  const char *key, unsigned flags, bool *out,
 				  struct dtplan_error *err);
+/* An object or an array ("expected an object", "an array"): *out borrows
+ * it from obj. */
+enum dtplan_err dtplan__jget_obj(const struct json_t *obj, const char *source, const char *path,
+				 const char *key, unsigned flags, struct json_t **out,
+				 struct dtplan_error *err);
+enum dtplan_err dtplan__jget_array(const struct json_t *obj, const char *source, const char *path,
+				   const char *key, unsigned flags, struct json_t **out,
+				   struct dtplan_error *err);
 
 /* SHA-256 of len bytes at data into out (lib/base/sha256.c). */
 void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);

@@ -138,3 +138,33 @@ enum dtplan_err dtplan__jget_bool(const struct json_t *obj, const char *source, 
 	*out = json_is_true(v);
 	return DTPLAN_OK;
 }
+
+/* An object or an array member: the same convention, the value borrowed. */
+static enum dtplan_err get_container(const struct json_t *obj, const char *source, const char *path,
+				     const char *key, unsigned flags, bool array,
+				     struct json_t **out, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+	json_t *v = member(obj, source, path, key, flags, &rv, err);
+
+	if (v == NULL)
+		return rv;
+	if (array ? !json_is_array(v) : !json_is_object(v))
+		return wrong_type(source, path, key, array ? "an array" : "an object", err);
+	*out = v;
+	return DTPLAN_OK;
+}
+
+enum dtplan_err dtplan__jget_obj(const struct json_t *obj, const char *source, const char *path,
+				 const char *key, unsigned flags, struct json_t **out,
+				 struct dtplan_error *err)
+{
+	return get_container(obj, source, path, key, flags, false, out, err);
+}
+
+enum dtplan_err dtplan__jget_array(const struct json_t *obj, const char *source, const char *path,
+				   const char *key, unsigned flags, struct json_t **out,
+				   struct dtplan_error *err)
+{
+	return get_container(obj, source, path, key, flags, true, out, err);
+}

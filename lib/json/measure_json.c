@@ -14,6 +14,7 @@
 #include "base/base.h"
 #include "json/json_int.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -288,30 +289,35 @@ out:
  * Reading
  * ---------------------------------------------------------------------- */
 
-/* The member key of obj with the type wanted; NULL (and err) otherwise. */
-static json_t *member(json_t *obj, const char *path, const char *key, json_type type, bool nullable,
-		      enum dtplan_err *rv, struct dtplan_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-	static const char *const names[] = {"an object", "an array", "a string", "an integer",
-					    "a number",  "true",     "false",    "null"};
+/*
+ * The members are read through the one getter family (base/base.h:
+ * dtplan__jget_*(), "PATH.KEY: missing", "expected a number", ...), each
+ * only while *rv is still DTPLAN_OK, so that the first fault is the one
+ * reported.  Every member is required; null is allowed where nullable.
+ */
+#define REQ DTPLAN_JGET_REQUIRED
+#define NUL(nullable) ((nullable) ? DTPLAN_JGET_NULLABLE : 0u)
 
-	if (*rv != DTPLAN_OK)
-		return NULL;
-	if (v == NULL) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: missing", path, key);
-		return NULL;
-	}
-	if (nullable && json_is_null(v))
-		return v;
-	if (type == JSON_REAL   ? !json_is_number(v)
-	    : type == JSON_TRUE ? !json_is_boolean(v)
-				: json_typeof(v) != type) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s%s: not %s", path, key,
-				    type == JSON_TRUE ? "a boolean" : names[type]);
-		return NULL;
-	}
-	return v;
+/* An object (array false) or an array member; NULL when *rv is set. */
+static json_t *get_node(json_t *obj, const char *path, const char *key, bool array,
+			enum dtplan_err *rv, struct dtplan_error *err)
+{
+	json_t *v = NULL;
+
+	if (*rv == DTPLAN_OK)
+		*rv = array ? dtplan__jget_array(obj, SRC, path, key, REQ, &v, err)
+			    : dtplan__jget_obj(obj, SRC, path, key, REQ, &v, err);
+	return *rv == DTPLAN_OK ? v : NULL;
+}
+
+static bool get_bool(json_t *obj, const char *path, const char *key, enum dtplan_err *rv,
+		     struct dtplan_error *err)
+{
+	bool b = false;
+
+	if (*rv == DTPLAN_OK)
+		*rv = dtplan__jget_bool(obj, SRC, path, key, REQ, &b, err);
+	return *rv == DTPLAN_OK && b;
 }
 
 /*
@@ -339,12 +345,15 @@ static double get_num(json_t *obj, const char *path, const char *key, bool nulla
 		[FIG_RATIO] = {0.1, 1000, ""},    [FIG_BUDGET] = {0.5, 120, " s"},
 		[FIG_ELAPSED] = {0, 3600, " s"},
 	};
-	json_t *v = member(obj, path, key, JSON_REAL, nullable, rv, err);
-	double d;
+	double d = 0.0;
 
-	if (v == NULL || json_is_null(v))
+	if (*rv != DTPLAN_OK)
 		return 0.0;
-	d = json_number_value(v);
+	/* the type here, the figure's bounds below */
+	*rv = dtplan__jget_num(obj, SRC, path, key, REQ | NUL(nullable), -DBL_MAX, DBL_MAX, &d,
+			       err);
+	if (*rv != DTPLAN_OK)
+		return 0.0;
 	if (!isfinite(d) || d < 0 || (d != 0 && (d < bounds[fig].lo || d > bounds[fig].hi))) {
 		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				    "%s%s: %g is out of range (0, or at least %g%s and at most "
@@ -359,37 +368,22 @@ static double get_num(json_t *obj, const char *path, const char *key, bool nulla
 static long get_int(json_t *obj, const char *path, const char *key, long min, long max,
 		    enum dtplan_err *rv, struct dtplan_error *err)
 {
-	json_t *v = member(obj, path, key, JSON_INTEGER, false, rv, err);
-	json_int_t i;
+	long i = 0;
 
-	if (v == NULL)
-		return 0;
-	i = json_integer_value(v);
-	if (i < min || i > max) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				    "%s%s: %lld is out of range (%ld to %ld)", path, key,
-				    (long long)i, min, max);
-		return 0;
-	}
-	return (long)i;
+	if (*rv == DTPLAN_OK)
+		*rv = dtplan__jget_long(obj, SRC, path, key, REQ, min, max, &i, err);
+	return *rv == DTPLAN_OK ? i : 0;
 }
 
-static void get_str(json_t *obj, const char *path, const char *key, bool nullable, char *dst,
+/* flags: DTPLAN_JGET_*; dst "" unless the member gives a string */
+static void get_str(json_t *obj, const char *path, const char *key, unsigned flags, char *dst,
 		    size_t size, enum dtplan_err *rv, struct dtplan_error *err)
 {
-	json_t *v = member(obj, path, key, JSON_STRING, nullable, rv, err);
-
 	dst[0] = '\0';
-	if (v == NULL || json_is_null(v))
-		return;
-	if (json_string_length(v) >= size ||
-	    strlen(json_string_value(v)) != json_string_length(v)) {
-		*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				    "%s%s: longer than %zu characters or holds a NUL", path, key,
-				    size - 1);
-		return;
-	}
-	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+	if (*rv == DTPLAN_OK)
+		*rv = dtplan__jget_str(obj, SRC, path, key, flags, dst, size, err);
+	if (*rv != DTPLAN_OK)
+		dst[0] = '\0';
 }
 
 /* The index of a host name; -1 (and err) when it is not one of the hosts. */
@@ -414,7 +408,7 @@ static int32_t host_index(const struct dtplan__strmap *map, json_t *v, const cha
 static void read_tier(json_t *tiers, const char *key, struct dtplan_tier *t, enum dtplan_err *rv,
 		      struct dtplan_error *err)
 {
-	json_t *o = member(tiers, "tiers.", key, JSON_OBJECT, false, rv, err);
+	json_t *o = get_node(tiers, "tiers.", key, false, rv, err);
 	char path[64];
 
 	memset(t, 0, sizeof(*t));
@@ -427,13 +421,13 @@ static void read_tier(json_t *tiers, const char *key, struct dtplan_tier *t, enu
 	t->latency_spread_s =
 		get_num(o, path, "latency_spread_us", true, FIG_LATENCY, rv, err) * 1e-6;
 	t->links = (size_t)get_int(o, path, "links", 0, 1L << 40, rv, err);
-	t->measured = json_is_true(member(o, path, "measured", JSON_TRUE, false, rv, err));
+	t->measured = get_bool(o, path, "measured", rv, err);
 }
 
 static void read_links(json_t *root, const struct dtplan__strmap *map,
 		       struct dtplan_measurements *m, enum dtplan_err *rv, struct dtplan_error *err)
 {
-	json_t *a = member(root, "", "links", JSON_ARRAY, false, rv, err), *o;
+	json_t *a = get_node(root, "", "links", true, rv, err), *o;
 	size_t i;
 	char path[48];
 
@@ -448,8 +442,7 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 	{
 		struct dtplan_link_result *l = &m->links[i];
 		int32_t from, to;
-		const char *tier;
-		json_t *t;
+		char tier[1024];
 
 		snprintf(path, sizeof(path), "links[%zu].", i);
 		if (*rv == DTPLAN_OK && !json_is_object(o))
@@ -466,8 +459,7 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 			get_num(o, path, "latency_spread_us", true, FIG_LATENCY, rv, err) * 1e-6;
 		l->bandwidth_bytes_per_s =
 			get_num(o, path, "bandwidth_bytes_per_s", true, FIG_RATE, rv, err);
-		t = member(o, path, "tier", JSON_STRING, false, rv, err);
-		tier = t != NULL ? json_string_value(t) : "";
+		get_str(o, path, "tier", REQ, tier, sizeof(tier), rv, err);
 		if (*rv == DTPLAN_OK && strcmp(tier, "intra_leaf") != 0 &&
 		    strcmp(tier, "cross_leaf") != 0)
 			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
@@ -480,12 +472,8 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 			return;
 		l->from = (uint32_t)from;
 		l->to = (uint32_t)to;
-		l->flags = (json_is_true(member(o, path, "ok", JSON_TRUE, false, rv, err))
-				    ? DTPLAN_LINK_OK
-				    : 0) |
-			   (json_is_true(member(o, path, "concurrent", JSON_TRUE, false, rv, err))
-				    ? DTPLAN_LINK_CONCURRENT
-				    : 0) |
+		l->flags = (get_bool(o, path, "ok", rv, err) ? DTPLAN_LINK_OK : 0) |
+			   (get_bool(o, path, "concurrent", rv, err) ? DTPLAN_LINK_CONCURRENT : 0) |
 			   (strcmp(tier, "cross_leaf") == 0 ? DTPLAN_LINK_CROSS : 0);
 		m->n_links++;
 	}
@@ -494,7 +482,7 @@ static void read_links(json_t *root, const struct dtplan__strmap *map,
 static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtplan_err *rv,
 			 struct dtplan_error *err)
 {
-	json_t *a = member(root, "", "uplinks", JSON_ARRAY, false, rv, err), *o;
+	json_t *a = get_node(root, "", "uplinks", true, rv, err), *o;
 	size_t i;
 	char path[48];
 
@@ -513,7 +501,7 @@ static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtpla
 		if (*rv == DTPLAN_OK && !json_is_object(o))
 			*rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s: not an object",
 					    path);
-		get_str(o, path, "switch", false, u->name, sizeof(u->name), rv, err);
+		get_str(o, path, "switch", REQ, u->name, sizeof(u->name), rv, err);
 		u->oversubscription =
 			get_num(o, path, "oversubscription", false, FIG_RATIO, rv, err);
 		u->configured = get_num(o, path, "configured", true, FIG_RATIO, rv, err);
@@ -522,8 +510,7 @@ static void read_uplinks(json_t *root, struct dtplan_measurements *m, enum dtpla
 		u->downlink_bytes_per_s =
 			get_num(o, path, "downlink_bytes_per_s", false, FIG_RATE, rv, err);
 		u->flows = (size_t)get_int(o, path, "flows", 0, 1L << 40, rv, err);
-		u->saturated =
-			json_is_true(member(o, path, "saturated", JSON_TRUE, false, rv, err));
+		u->saturated = get_bool(o, path, "saturated", rv, err);
 		if (*rv != DTPLAN_OK)
 			return;
 		m->n_uplinks++;
@@ -534,7 +521,7 @@ static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
 			    struct dtplan_measurements *m, enum dtplan_err *rv,
 			    struct dtplan_error *err)
 {
-	json_t *a = member(root, "", "stragglers", JSON_ARRAY, false, rv, err), *o;
+	json_t *a = get_node(root, "", "stragglers", true, rv, err), *o;
 	size_t i;
 	char path[48];
 
@@ -556,7 +543,7 @@ static void read_stragglers(json_t *root, const struct dtplan__strmap *map,
 		if (*rv != DTPLAN_OK)
 			return;
 		host_index(map, json_object_get(o, "node"), "stragglers[].node", rv, err);
-		get_str(o, path, "node", false, s->node, sizeof(s->node), rv, err);
+		get_str(o, path, "node", REQ, s->node, sizeof(s->node), rv, err);
 		s->bandwidth_bytes_per_s =
 			get_num(o, path, "bandwidth_bytes_per_s", false, FIG_RATE, rv, err);
 		s->tier_median_bytes_per_s =
@@ -571,7 +558,7 @@ static void read_strings(json_t *root, const char *key, const struct dtplan__str
 			 struct dtplan_measurements *m, enum dtplan_err *rv,
 			 struct dtplan_error *err)
 {
-	json_t *a = member(root, "", key, JSON_ARRAY, false, rv, err), *o;
+	json_t *a = get_node(root, "", key, true, rv, err), *o;
 	size_t i;
 
 	if (a == NULL)
@@ -614,7 +601,7 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	*out = NULL;
 	if (!json_is_object(root))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "not a JSON object");
-	hosts = member(root, "", "hosts", JSON_ARRAY, false, &rv, err);
+	hosts = get_node(root, "", "hosts", true, &rv, err);
 	if (hosts == NULL)
 		return rv;
 	n = json_array_size(hosts);
@@ -647,15 +634,16 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	    rv == DTPLAN_OK)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "nodes: not the %zu hosts", n);
 	m->n_reported = (size_t)get_int(root, "", "nodes_reported", 0, (long)n, &rv, err);
-	get_str(root, "", "source", false, m->source, sizeof(m->source), &rv, err);
+	get_str(root, "", "source", REQ, m->source, sizeof(m->source), &rv, err);
 	if (rv == DTPLAN_OK && strcmp(m->source, "prolog") != 0 &&
 	    strcmp(m->source, "probe") != 0 && strcmp(m->source, "none") != 0)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 				   "source: '%s' is not prolog, probe or none", m->source);
 	m->budget_s = get_num(root, "", "budget_seconds", true, FIG_BUDGET, &rv, err);
 	m->elapsed_s = get_num(root, "", "elapsed_seconds", true, FIG_ELAPSED, &rv, err);
-	get_str(root, "", "interface", true, m->interface, sizeof(m->interface), &rv, err);
-	tiers = member(root, "", "tiers", JSON_OBJECT, false, &rv, err);
+	get_str(root, "", "interface", REQ | DTPLAN_JGET_NULLABLE, m->interface,
+		sizeof(m->interface), &rv, err);
+	tiers = get_node(root, "", "tiers", false, &rv, err);
 	if (tiers != NULL) {
 		read_tier(tiers, "intra_leaf", &m->intra, &rv, err);
 		read_tier(tiers, "cross_leaf", &m->cross, &rv, err);
@@ -666,8 +654,7 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	read_strings(root, "missing", &map, m, &rv, err);
 	read_strings(root, "notes", NULL, m, &rv, err);
 	/* only a measurement that failed says why (and files before it do not) */
-	if (json_object_get(root, "failed") != NULL)
-		get_str(root, "", "failed", true, m->failed, sizeof(m->failed), &rv, err);
+	get_str(root, "", "failed", DTPLAN_JGET_NULLABLE, m->failed, sizeof(m->failed), &rv, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	*out = m;
@@ -718,14 +705,14 @@ enum dtplan_err dtplan_measure_file_from_json(const char *text, struct dtplan_me
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "not a JSON object");
 		goto out;
 	}
-	get_str(root, "", "schema", false, schema, sizeof(schema), &rv, err);
+	get_str(root, "", "schema", REQ, schema, sizeof(schema), &rv, err);
 	if (rv == DTPLAN_OK && strcmp(schema, DTPLAN_MEASURE_SCHEMA) != 0)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "schema: '%s' (expected %s)",
 				   schema, DTPLAN_MEASURE_SCHEMA);
 	f->job_id = (uint32_t)get_int(root, "", "job_id", 0, UINT32_MAX, &rv, err);
-	meas = member(root, "", "measurements", JSON_OBJECT, false, &rv, err);
-	records = member(root, "", "records", JSON_ARRAY, false, &rv, err);
-	map = member(root, "", "host_record", JSON_ARRAY, false, &rv, err);
+	meas = get_node(root, "", "measurements", false, &rv, err);
+	records = get_node(root, "", "records", true, &rv, err);
+	map = get_node(root, "", "host_record", true, &rv, err);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = measurements_from(meas, &f->m, err);
