@@ -126,7 +126,15 @@ static void topology_parse_string__bad_files__error_names_file_and_line(void **s
 		{"# nothing here\n\n", DTPLAN_ERR_PARSE, 0, "no switches defined"},
 		{"", DTPLAN_ERR_PARSE, 0, "no switches defined"},
 		{"Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "no SwitchName="},
-		{"SwitchName=a Nodes=n1 junk\n", DTPLAN_ERR_PARSE, 1, "'junk' is not Key=Value"},
+		/* topology.conf lines on the one Key=Value engine (lib/base/kv.c):
+		 * the list mistakes in the words of the site file's SwitchName=
+		 * and NodeName= lines, --dt-train and the model dimensions (the
+		 * codes were the same; "X= given twice on one line", "X= has no
+		 * value" and "(expected A, B or C)" were this file's own) */
+		{"SwitchName=a Nodes=n1 junk\n", DTPLAN_ERR_PARSE, 1,
+		 "'junk' is not Key=Value (keys: SwitchName, Switches, Nodes, LinkSpeed)"},
+		{"SwitchName=a Nodes=n1 Speed=1\n", DTPLAN_ERR_PARSE, 1,
+		 "unknown key 'Speed' (known: SwitchName, Switches, Nodes, LinkSpeed)"},
 		{"SwitchName=a Nodes=n1 Switches=b\n", DTPLAN_ERR_PARSE, 1,
 		 "both Nodes= and Switches="},
 		{"SwitchName=a LinkSpeed=10\n", DTPLAN_ERR_PARSE, 1,
@@ -137,8 +145,9 @@ static void topology_parse_string__bad_files__error_names_file_and_line(void **s
 		 "Switches=a[: hostlist 'a[': '[' at offset 1 has no ']'"},
 		{"SwitchName=a Nodes=n1 LinkSpeed=fast\n", DTPLAN_ERR_PARSE, 1,
 		 "LinkSpeed: 'fast' is not a number"},
-		{"SwitchName=a Nodes=n1 nodes=n2\n", DTPLAN_ERR_PARSE, 1, "nodes= given twice"},
-		{"SwitchName=a Nodes=\n", DTPLAN_ERR_PARSE, 1, "Nodes= has no value"},
+		{"SwitchName=a Nodes=n1 nodes=n2\n", DTPLAN_ERR_PARSE, 1,
+		 "key 'nodes' given twice"},
+		{"SwitchName=a Nodes=\n", DTPLAN_ERR_PARSE, 1, "key 'Nodes' has no value"},
 		{"SwitchName=a.b Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "not a valid switch name"},
 		{"SwitchName=a Nodes=n[1-2000000]\n", DTPLAN_ERR_RANGE, 1, "names more than"},
 	};
@@ -391,8 +400,16 @@ static void topology_parse_string__bad_blocks__error_names_file_and_line(void **
 		 "block 'a' is defined twice (first at line 1)"},
 		{"BlockName=a Nodes=n1\nSwitchName=s Switches=a\n", DTPLAN_ERR_PARSE, 2,
 		 "SwitchName= in a file of BlockName= lines"},
+		/* the same list mistakes as a tree's lines (lib/base/kv.c) */
 		{"BlockName=a Nodes=n1 LinkSpeed=1\n", DTPLAN_ERR_PARSE, 1,
-		 "unknown key 'LinkSpeed' (expected BlockName, Nodes or BlockSizes)"},
+		 "unknown key 'LinkSpeed' (known: BlockName, Nodes, BlockSizes)"},
+		{"BlockName=a Nodes=n1 blockname=b\n", DTPLAN_ERR_PARSE, 1,
+		 "key 'blockname' given twice"},
+		{"BlockName=a Nodes=\n", DTPLAN_ERR_PARSE, 1, "key 'Nodes' has no value"},
+		{"BlockName=a Nodes=n1 x\n", DTPLAN_ERR_PARSE, 1,
+		 "'x' is not Key=Value (keys: BlockName, Nodes, BlockSizes)"},
+		{"BlockName=a Nodes=n1\nswitches=a\n", DTPLAN_ERR_PARSE, 2,
+		 "Switches= in a file of BlockName= lines"},
 		{"BlockSizes=4\n", DTPLAN_ERR_PARSE, 0, "no blocks defined"},
 		{"BlockName=a:b Nodes=n1\n", DTPLAN_ERR_PARSE, 1, "not a valid block name"},
 	};

@@ -130,18 +130,6 @@ int dtplan__strmap_get(const struct dtplan__strmap *m, const char *key);
 char *dtplan__conf_line(char **cursor, int *lineno);
 
 /*
- * Splits one such line, in place, into Key=Value tokens: the value of
- * keys[i] (case-insensitive) goes to vals[i] (NULL when absent).  Errors
- * name source and lineno: a token that is not Key=Value, a key given twice,
- * an empty value.  A key not in keys ends the line with DTPLAN_ERR_PARSE,
- * *unknown pointing at it and err left to the caller, who knows what was
- * expected.  Returns DTPLAN_OK when every token was taken.
- */
-enum dtplan_err dtplan__conf_keys(char *line, const char *const *keys, const char **vals, size_t n,
-				  const char **unknown, const char *source, int lineno,
-				  struct dtplan_error *err);
-
-/*
  * The Key=Value table engine (lib/base/kv.c): one list of key=value tokens,
  * split on sep (',' for --dt-train and model dimensions; ' ' for any run of
  * blanks, Slurm-style lines), each applied to a struct through a table.
@@ -154,6 +142,7 @@ enum dtplan__kv_kind {
 	DTPLAN__KV_NAME,   /* int at offset: index in names (NULL-ended), any case */
 	DTPLAN__KV_STRING, /* char[size] at offset */
 	DTPLAN__KV_CUSTOM, /* parse(obj, key, value, err) does it all */
+	DTPLAN__KV_TEXT,   /* char * at offset: a malloc()ed copy, the caller frees it */
 };
 
 struct dtplan__kv_key {
@@ -166,6 +155,8 @@ struct dtplan__kv_key {
 	size_t size;              /* STRING: the field's size */
 	enum dtplan_err (*parse)(void *obj, const struct dtplan__kv_key *k, const char *value,
 				 struct dtplan_error *err); /* CUSTOM */
+	bool hidden;   /* left out of the messages' key lists (a key refused by its parse) */
+	bool empty_ok; /* an empty value goes to the kind (a path that is cleared) */
 };
 
 #define DTPLAN__KV_MAX_KEYS 64
@@ -176,6 +167,11 @@ struct dtplan__kv_table {
 	char sep;         /* ',' or ' ' */
 	bool nocase;      /* keys match in any case (Slurm-style files) */
 	const char *form; /* the messages' "key=value" (NULL), or "Key=Value" */
+	/* the messages' list of keys when too long to print (NULL: the keys) */
+	const char *known;
+	/* a key given again goes to its kind (a CUSTOM parse that keeps the
+	 * first value), not "given twice" */
+	bool repeat;
 };
 
 /* Where a list came from, for its errors: source and line go to err, prefix
@@ -207,7 +203,8 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 				 bool *seen, const struct dtplan__kv_where *where,
 				 struct dtplan_error *err);
 
-/* Writes "a, b, c" (the table's keys) into buf; returns the length wanted. */
+/* Writes "a, b, c" (the table's keys, hidden ones left out) into buf;
+ * returns the length wanted. */
 size_t dtplan__kv_known(const struct dtplan__kv_table *t, char *buf, size_t size);
 
 #endif /* DTPLAN_BASE_BASE_H */

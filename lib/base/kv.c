@@ -19,9 +19,12 @@ size_t dtplan__kv_known(const struct dtplan__kv_table *t, char *buf, size_t size
 	if (size > 0)
 		buf[0] = '\0';
 	for (size_t i = 0; i < t->n; i++) {
-		int w = snprintf(buf + len, size > len ? size - len : 0, "%s%s", i ? ", " : "",
-				 t->keys[i].name);
+		int w;
 
+		if (t->keys[i].hidden)
+			continue;
+		w = snprintf(buf + len, size > len ? size - len : 0, "%s%s", len ? ", " : "",
+			     t->keys[i].name);
 		if (w < 0)
 			break;
 		len += (size_t)w;
@@ -94,6 +97,11 @@ static enum dtplan_err apply(const struct dtplan__kv_key *k, void *obj, const ch
 		return DTPLAN_OK;
 	case DTPLAN__KV_CUSTOM:
 		return k->parse(obj, k, value, err);
+	case DTPLAN__KV_TEXT:
+		*(char **)(void *)field = strdup(value);
+		if (*(char **)(void *)field == NULL)
+			return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+		return DTPLAN_OK;
 	}
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
 }
@@ -124,7 +132,10 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 				   t->n, DTPLAN__KV_MAX_KEYS);
 		goto out;
 	}
-	dtplan__kv_known(t, known, sizeof(known));
+	if (t->known != NULL)
+		dtplan__strlcpy(known, t->known, sizeof(known));
+	else
+		dtplan__kv_known(t, known, sizeof(known));
 	copy = strdup(text != NULL ? text : "");
 	if (copy == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
@@ -167,12 +178,12 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 					   known);
 			goto out;
 		}
-		if (given[i]) {
+		if (given[i] && !t->repeat) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, where->source, where->line,
 					   "%skey '%s' given twice", where->prefix, tok);
 			goto out;
 		}
-		if (eq[1] == '\0') {
+		if (eq[1] == '\0' && !k->empty_ok) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, where->source, where->line,
 					   "%skey '%s' has no value", where->prefix, tok);
 			goto out;

@@ -20,6 +20,7 @@
 #include "base/base.h"
 #include "topology/topology_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,31 +79,59 @@ static enum dtplan_err parse_sizes(struct parser *p, const char *text, int linen
 	return DTPLAN_OK;
 }
 
-/* One line (comment already cut), in place. */
-static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
-				  struct dtplan_error *err)
-{
-	static const char *const keys[] = {"BlockName", "Nodes", "BlockSizes"};
-	const char *v[3], *unknown, *name, *nodes, *sizes;
-	struct dtplan__topo_entry *b;
-	enum dtplan_err rv;
+/* A line's values, each a copy (line_fini()). */
+struct block_line {
+	char *name, *nodes, *sizes;
+};
 
-	rv = dtplan__conf_keys(line, keys, v, 3, &unknown, p->source, lineno, err);
-	if (unknown != NULL && (dtplan__streq_nocase(unknown, "SwitchName") ||
-				dtplan__streq_nocase(unknown, "Switches")))
-		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-				     "%s= in a file of BlockName= lines: a topology.conf "
-				     "describes a tree or blocks, not both",
-				     unknown);
-	if (unknown != NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-				     "unknown key '%s' (expected BlockName, Nodes or BlockSizes)",
-				     unknown);
-	if (rv != DTPLAN_OK)
-		return rv;
-	name = v[0];
-	nodes = v[1];
-	sizes = v[2];
+#define BLOCK_KEY(key, field)                                                                      \
+	{                                                                                          \
+		.name = key, .kind = DTPLAN__KV_TEXT, .offset = offsetof(struct block_line, field) \
+	}
+
+/* SwitchName= and Switches= are the tree's: refused with the reason */
+static enum dtplan_err tree_key(void *obj, const struct dtplan__kv_key *k, const char *value,
+				struct dtplan_error *err)
+{
+	(void)obj;
+	(void)value;
+	return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+			     "%s= in a file of BlockName= lines: a topology.conf describes a tree "
+			     "or blocks, not both",
+			     k->name);
+}
+
+static const struct dtplan__kv_key block_keys[] = {
+	BLOCK_KEY("BlockName", name),
+	BLOCK_KEY("Nodes", nodes),
+	BLOCK_KEY("BlockSizes", sizes),
+	{.name = "SwitchName", .kind = DTPLAN__KV_CUSTOM, .parse = tree_key, .hidden = true},
+	{.name = "Switches", .kind = DTPLAN__KV_CUSTOM, .parse = tree_key, .hidden = true},
+};
+
+/* topology/block's lines, on the one Key=Value engine (base/base.h). */
+static const struct dtplan__kv_table block_table = {
+	.keys = block_keys,
+	.n = DTPLAN_ARRAY_SIZE(block_keys),
+	.sep = ' ',
+	.nocase = true,
+	.form = "Key=Value",
+};
+
+static void line_fini(struct block_line *l)
+{
+	free(l->name);
+	free(l->nodes);
+	free(l->sizes);
+}
+
+/* One line's values into p, which takes its node list. */
+static enum dtplan_err take_line(struct parser *p, struct block_line *l, int lineno,
+				 struct dtplan_error *err)
+{
+	const char *name = l->name, *nodes = l->nodes, *sizes = l->sizes;
+	struct dtplan__topo_entry *b;
+
 	if (sizes != NULL && (name != NULL || nodes != NULL))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
 				     "BlockSizes= goes on a line of its own");
@@ -125,10 +154,23 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, lineno, "out of memory");
 	dtplan__strlcpy(b->name, name, sizeof(b->name));
 	b->line = lineno;
-	b->nodes = strdup(nodes);
-	if (b->nodes == NULL)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, lineno, "out of memory");
+	b->nodes = l->nodes;
+	l->nodes = NULL;
 	return DTPLAN_OK;
+}
+
+/* One line (comment already cut). */
+static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
+				  struct dtplan_error *err)
+{
+	struct block_line l = {0};
+	const struct dtplan__kv_where where = {"", p->source, lineno};
+	enum dtplan_err rv = dtplan__kv_parse(&block_table, line, &l, NULL, &where, err);
+
+	if (rv == DTPLAN_OK)
+		rv = take_line(p, &l, lineno, err);
+	line_fini(&l);
+	return rv;
 }
 
 /* Checks the sizes as Slurm does: a power-of-two multiple of the base each. */

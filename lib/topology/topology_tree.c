@@ -13,6 +13,7 @@
 #include "base/base.h"
 #include "topology/topology_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,28 +38,49 @@ static enum dtplan_err parse_link_speed(const char *value, double *out, struct d
 	return DTPLAN_OK;
 }
 
-/* Parses one line (comment already cut) in place. */
-static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
-				  struct dtplan_error *err)
+/* A line's values, each a copy (line_fini()). */
+struct tree_line {
+	char *name, *switches, *nodes, *speed;
+};
+
+#define TREE_KEY(key, field)                                                                       \
+	{                                                                                          \
+		.name = key, .kind = DTPLAN__KV_TEXT, .offset = offsetof(struct tree_line, field)  \
+	}
+
+static const struct dtplan__kv_key tree_keys[] = {
+	TREE_KEY("SwitchName", name),
+	TREE_KEY("Switches", switches),
+	TREE_KEY("Nodes", nodes),
+	TREE_KEY("LinkSpeed", speed),
+};
+
+/* Slurm's topology.conf lines, on the one Key=Value engine (base/base.h). */
+static const struct dtplan__kv_table tree_table = {
+	.keys = tree_keys,
+	.n = DTPLAN_ARRAY_SIZE(tree_keys),
+	.sep = ' ',
+	.nocase = true,
+	.form = "Key=Value",
+};
+
+static void line_fini(struct tree_line *l)
 {
-	static const char *const keys[] = {"SwitchName", "Switches", "Nodes", "LinkSpeed"};
-	const char *v[4], *unknown, *name, *switches, *nodes, *speed;
+	free(l->name);
+	free(l->switches);
+	free(l->nodes);
+	free(l->speed);
+}
+
+/* One line's values into p, which takes its lists. */
+static enum dtplan_err take_line(struct parser *p, struct tree_line *l, int lineno,
+				 struct dtplan_error *err)
+{
+	const char *name = l->name, *switches = l->switches, *nodes = l->nodes, *speed = l->speed;
 	struct dtplan_error e = {0};
 	struct dtplan__topo_entry *r;
 	enum dtplan_err rv;
 
-	rv = dtplan__conf_keys(line, keys, v, 4, &unknown, p->source, lineno, err);
-	if (unknown != NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, p->source, lineno,
-				     "unknown key '%s' (expected SwitchName, Switches, Nodes or "
-				     "LinkSpeed)",
-				     unknown);
-	if (rv != DTPLAN_OK)
-		return rv;
-	name = v[0];
-	switches = v[1];
-	nodes = v[2];
-	speed = v[3];
 	if (name == NULL && switches == NULL && nodes == NULL && speed == NULL)
 		return DTPLAN_OK; /* blank line */
 	if (name == NULL)
@@ -84,11 +106,24 @@ static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
 	r->line = lineno;
 	if (speed != NULL && parse_link_speed(speed, &r->link_speed, &e) != DTPLAN_OK)
 		return dtplan__error(err, e.code, p->source, lineno, "%s", e.text);
-	r->switches = switches ? strdup(switches) : NULL;
-	r->nodes = nodes ? strdup(nodes) : NULL;
-	if ((switches != NULL && r->switches == NULL) || (nodes != NULL && r->nodes == NULL))
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, p->source, lineno, "out of memory");
+	r->switches = l->switches;
+	r->nodes = l->nodes;
+	l->switches = l->nodes = NULL;
 	return DTPLAN_OK;
+}
+
+/* Parses one line (comment already cut). */
+static enum dtplan_err parse_line(struct parser *p, char *line, int lineno,
+				  struct dtplan_error *err)
+{
+	struct tree_line l = {0};
+	const struct dtplan__kv_where where = {"", p->source, lineno};
+	enum dtplan_err rv = dtplan__kv_parse(&tree_table, line, &l, NULL, &where, err);
+
+	if (rv == DTPLAN_OK)
+		rv = take_line(p, &l, lineno, err);
+	line_fini(&l);
+	return rv;
 }
 
 enum dtplan_err dtplan__topology_parse_tree(const char *text, const char *source,
