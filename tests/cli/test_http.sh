@@ -247,6 +247,43 @@ for c in "$url/collect/status/500|HTTP 500" "$url/collect/slow?delay=5|no answer
 	if [ "$(nreports)" -eq "$n0" ]; then _pass "nothing stored"; else _fail "stored anyway"; fi
 done
 
+# A large plan is posted as text, never built into a tree: the report holds
+# the plan and its warnings, so dtplan report's peak memory is a small
+# multiple of the plan (a Jansson tree costs about 100 bytes a value: these
+# 8 million values took over 1 GB).  The bound, 3 plans and 100 MB for the
+# program and its libraries, holds under AddressSanitizer too.
+python3 - "$tmp/files.json" "$tmp/big-plan.json" <<-'EOF'
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["warnings"] += [{"code": "measurement", "message": "node n%d: no inventory" % i}
+	                  for i in range(20000)]
+	p["annotations"] = [0] * 8000000
+	json.dump(p, open(sys.argv[2], "w"), indent=1)
+EOF
+n0=$(nreports)
+got=$(python3 - "$DTPLAN" "$url/collect" "$tmp/big-plan.json" <<-'EOF'
+	import os, resource, subprocess, sys
+	rc = subprocess.call([sys.argv[1], "report", "--url", sys.argv[2], "--plan", sys.argv[3],
+	                      "--timeout", "60s"])
+	peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+	size = os.path.getsize(sys.argv[3])
+	bound = 3 * size + 100 * 2**20
+	print(rc, "peak %.0f MB for a %.0f MB plan, bound %.0f MB:" % (peak / 2**20, size / 2**20, bound / 2**20),
+	      "under" if peak < bound else "over")
+EOF
+)
+case $got in
+"0 "*" under") _pass "large plan reported: $got" ;;
+*) _fail "large plan: $got" ;;
+esac
+if [ "$(nreports)" -eq $((n0 + 1)) ]; then _pass "one report of the large plan"; else _fail "$(nreports) reports after $n0"; fi
+got=$(python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+p = json.load(open(sys.argv[2]))
+print(r["plan"] == p, r["warnings"] == p["warnings"], len(r["warnings"]) >= 20000)' "$reports" "$tmp/big-plan.json" 2>&1)
+if [ "$got" = "True True True" ]; then _pass "the large plan as saved"; else _fail "the large plan's report: $got"; fi
+rm -f "$tmp/big-plan.json"
+
 # bad plans and usage
 printf '{"schema": "dtplan.fabric/1"}\n' >"$tmp/notaplan.json"
 run 1 report --url "$url/collect" --plan "$tmp/notaplan.json"; stderr_has "$tmp/notaplan.json: not a dtplan.plan/1 document"
