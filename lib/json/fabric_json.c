@@ -684,7 +684,50 @@ out:
 	return rv;
 }
 
-enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+/* The media type of a Content-Type value ("application/json; charset=utf-8"
+ * is application/json), in lower case, cut to size. */
+static void media_type(const char *value, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (*value == ' ' || *value == '\t')
+		value++;
+	for (; *value != '\0' && *value != ';' && *value != ' ' && *value != '\t'; value++)
+		if (n + 1 < size)
+			buf[n++] = (char)tolower((unsigned char)*value);
+	buf[n] = '\0';
+}
+
+enum dtplan_err dtplan_fabric_format_of_type(const char *content_type, const char *source,
+					     enum dtplan_fabric_format *format,
+					     struct dtplan_error *err)
+{
+	const char *name = source ? source : "fabric";
+	char type[128];
+
+	if (content_type == NULL || content_type[0] == '\0')
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, name, 0,
+				     "the answer has no Content-Type: application/json "
+				     "(dtplan.fabric/1) or text/plain (topology.conf) expected, "
+				     "or FabricFormat= set");
+	media_type(content_type, type, sizeof(type));
+	if (strcmp(type, "application/json") == 0) {
+		*format = DTPLAN_FABRIC_JSON;
+		return DTPLAN_OK;
+	}
+	if (strcmp(type, "text/plain") == 0) {
+		*format = DTPLAN_FABRIC_TOPOLOGY_CONF;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, name, 0,
+			     "the answer's Content-Type is '%.100s', neither application/json "
+			     "(dtplan.fabric/1) nor text/plain (topology.conf); FabricFormat= "
+			     "can name the format",
+			     content_type);
+}
+
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
+					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
 	struct dtplan_fabric_desc *f = NULL;
@@ -715,11 +758,13 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const cha
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, name, 0, "the answer is empty");
 		goto out;
 	}
-	if (text[i] == '{') {
-		f->format = DTPLAN_FABRIC_JSON;
+	f->format = format;
+	if (format == DTPLAN_FABRIC_JSON) {
 		rv = parse_json(text, len, f, err);
+	} else if (format != DTPLAN_FABRIC_TOPOLOGY_CONF) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, name, 0, "no such fabric format (%d)",
+				   (int)format);
 	} else {
-		f->format = DTPLAN_FABRIC_TOPOLOGY_CONF;
 		copy = strndup(text, len);
 		rv = copy != NULL ? dtplan_topology_parse_conf(copy, name, &f->topology, err)
 				  : dtplan__error(err, DTPLAN_ERR_NOMEM, name, 0, "out of memory");

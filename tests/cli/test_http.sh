@@ -107,12 +107,25 @@ echo "FabricURL=$url/files/fabric.json" >>"$tmp/site-noswitch.conf"
 run 0 plan $alloc --site "$tmp/site-noswitch.conf" --json
 if cmp -s "$out" "$tmp/files.json"; then _pass "FabricURL= in the site file"; else _fail "FabricURL= ignored"; fi
 
+# The format is the answer's Content-Type, or FabricFormat='s: a JSON fabric
+# served as text/html is a fault, and read as JSON when the site says so.
+# shellcheck disable=SC2086
+run 0 plan $alloc --site "$tmp/site-noswitch.conf" --fabric-url "$url/files/fabric.json?type=text/html" --json
+fabric_warning "the answer's Content-Type is 'text/html', neither application/json (dtplan.fabric/1) nor text/plain (topology.conf)"
+{ cat "$tmp/site-noswitch.conf"; echo "FabricFormat=json"; } >"$tmp/site-format.conf"
+# shellcheck disable=SC2086
+run 0 plan $alloc --site "$tmp/site-format.conf" --fabric-url "$url/files/fabric.json?type=text/html" --json
+if cmp -s "$out" "$tmp/files.json"; then _pass "FabricFormat=json: the answer read as JSON"; else _fail "FabricFormat=json ignored"; fi
+echo "FabricFormat=yaml" >"$tmp/site-format.conf"
+run 2 plan --model 7B --gpus 8 --site "$tmp/site-format.conf"
+stderr_has "FabricFormat: 'yaml' is not a format (expected auto, by the answer's Content-Type, json or topology.conf)"
+
 # topology.conf text: the tree; the site file's switch lines apply to it
 rm -f "$cache"
 # shellcheck disable=SC2086
 run 0 plan $alloc --site "$tmp/site.conf" --fabric-url "$url/files/topology.conf" --json
 if cmp -s "$out" "$tmp/files.json"; then _pass "topology.conf fabric: the plan of the files"; else _fail "topology.conf fabric: plan differs"; fi
-if head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/1 [0-9]* $url/files/topology.conf\$"; then
+if head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/2 [0-9]* topology.conf $url/files/topology.conf\$"; then
 	_pass "the answer is cached"
 else
 	_fail "no cache written"
@@ -153,7 +166,7 @@ for fault in "slow|no answer within 1.00 s" "500|HTTP 500" \
 	fabric_warning "; using topology.conf $topo"
 done
 # refused: a cache written for that address, then none
-{ echo "dtplan-fabric-cache/1 $(($(date +%s) - 3600)) $closed"; cat "$srv/fabric.json"; } >"$cache"
+{ echo "dtplan-fabric-cache/2 $(($(date +%s) - 3600)) dtplan.fabric/1 $closed"; cat "$srv/fabric.json"; } >"$cache"
 t0=$(now_ms)
 # shellcheck disable=SC2086
 run 0 plan $alloc --site "$tmp/site.conf" --fabric-url "$closed" --json
