@@ -192,7 +192,8 @@ static const struct {
 	 "not valid JSON"},
 	{"{\"schema\": \"dtplan.fabric/2\", \"switches\": []}", DTPLAN_ERR_PARSE,
 	 "schema: 'dtplan.fabric/2' is not dtplan.fabric/1"},
-	{"{\"switches\": []}", DTPLAN_ERR_PARSE, "schema: '(missing)' is not dtplan.fabric/1"},
+	{"{\"switches\": []}", DTPLAN_ERR_PARSE, "schema: missing"},
+	{"{\"schema\": 1, \"switches\": []}", DTPLAN_ERR_PARSE, "schema: expected a string"},
 	{"[1, 2]", DTPLAN_ERR_PARSE, "'[1,' is not Key=Value"}, /* not '{': topology.conf */
 	{"<html><body>502 Bad Gateway</body></html>", DTPLAN_ERR_PARSE, "is not Key=Value"},
 	/* issue 26: an answer that looks like YAML is topology.conf text, as
@@ -205,7 +206,15 @@ static const struct {
 	 "\"nodes\": \"n1\"}]}",
 	 DTPLAN_ERR_PARSE, "document: unknown key 'switch'"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}]}", DTPLAN_ERR_PARSE,
-	 "switches[0]: \"name\" must be a switch name"},
+	 "switches[0].name: missing"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": 7, \"nodes\": \"n1\"}]}",
+	 DTPLAN_ERR_PARSE, "switches[0].name: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a b\", \"nodes\": "
+	 "\"n1\"}]}",
+	 DTPLAN_ERR_PARSE, "switches[0]: \"name\" must be a switch name"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\", "
+	 "\"parent\": [\"b\"]}]}",
+	 DTPLAN_ERR_PARSE, "switches[0] (a).parent: expected a string"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\", "
 	 "\"uplink\": 5}]}",
 	 DTPLAN_ERR_PARSE, "switches[0] (a): unknown key 'uplink'"},
@@ -272,7 +281,13 @@ static const struct {
 	 DTPLAN_ERR_PARSE, "node_sets[0]: \"nodes\" (a hostlist) is required"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
 	 "\"node_sets\": [{\"nodes\": \"n1\", \"gpus\": 1.5}]}",
-	 DTPLAN_ERR_PARSE, "node_sets[0]: \"gpus\" must be a whole number"},
+	 DTPLAN_ERR_PARSE, "node_sets[0].gpus: expected a whole number"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
+	 "\"node_sets\": [{\"nodes\": \"n1\", \"gpu_type\": false}]}",
+	 DTPLAN_ERR_PARSE, "node_sets[0].gpu_type: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
+	 "\"gpu_type\": 3}",
+	 DTPLAN_ERR_PARSE, "gpu_type: expected a string"},
 };
 
 static void fabric_parse__bad_answers__error_names_the_element(void **state)
