@@ -167,6 +167,8 @@ static void print_text(const struct dtplan_measurements *m)
 		printf("  missing      %s\n", m->hosts[m->missing[i]]);
 	for (size_t i = 0; i < m->n_notes; i++)
 		printf("  note         %s\n", m->notes[i]);
+	if (m->n_notes_more > 0)
+		printf("  note         and %zu more\n", m->n_notes_more);
 	if (m->n_links > 0)
 		printf("  links        round a -> b: latency one way, bandwidth\n");
 	for (size_t i = 0; i < m->n_links; i++) {

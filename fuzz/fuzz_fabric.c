@@ -1,8 +1,10 @@
 /*
  * fuzz_fabric.c: a fabric description as the fabric service (FabricURL=)
- * or its cache hands it back (dtplan_fabric_desc_parse(): dtplan.fabric/1
- * JSON, or topology.conf), then applied to the site's defaults
- * (dtplan_fabric_desc_apply()).  Property: a parsed fabric has a tree.
+ * or its cache hands it back (dtplan_fabric_desc_parse()), read in both
+ * formats (dtplan.fabric/1 JSON and topology.conf: the service's
+ * Content-Type or FabricFormat= choose, not the text), then applied to the
+ * site's defaults (dtplan_fabric_desc_apply()).  Property: a parsed fabric
+ * has a tree.
  */
 #include "fuzz.h"
 
@@ -14,15 +16,22 @@ DTPLAN_FUZZ_TARGET(fabric)
 
 	if (text == NULL)
 		return 0;
-	if (dtplan_fabric_desc_parse(text, strlen(text), "fuzz", &f, NULL) == DTPLAN_OK) {
-		DTPLAN_FUZZ_CHECK(f != NULL && f->topology != NULL);
-		dtplan_config_init(&base);
-		dtplan_config_init(&out);
-		dtplan_fabric_desc_apply(f, &base, &out, NULL);
-		dtplan_config_fini(&out);
-		dtplan_config_fini(&base);
+	for (int k = 0; k < 2; k++) {
+		enum dtplan_fabric_format fmt =
+			k == 0 ? DTPLAN_FABRIC_JSON : DTPLAN_FABRIC_TOPOLOGY_CONF;
+
+		if (dtplan_fabric_desc_parse(text, strlen(text), fmt, "fuzz", &f, NULL) ==
+		    DTPLAN_OK) {
+			DTPLAN_FUZZ_CHECK(f != NULL && f->topology != NULL && f->format == fmt);
+			dtplan_config_init(&base);
+			dtplan_config_init(&out);
+			dtplan_fabric_desc_apply(f, &base, &out, NULL);
+			dtplan_config_fini(&out);
+			dtplan_config_fini(&base);
+		}
+		dtplan_fabric_desc_destroy(f);
+		f = NULL;
 	}
-	dtplan_fabric_desc_destroy(f);
 	free(text);
 	return 0;
 }

@@ -6,7 +6,11 @@
  *     $top_srcdir/tests/fuzz/regressions/NAME/  inputs found by fuzzing, fixed since
  *
  * Each input gets 60 s (alarm()): a hang fails the test like a crash.
- * Usage: replay [NAME...] (default: every harness).
+ *
+ * Usage: replay [-s BYTES] [-d DIR] [NAME...] (default: every harness)
+ *   -s BYTES  largest input read (default 4 MiB; longer ones are cut)
+ *   -d DIR    also every file of DIR/NAME/, such as the big inputs that
+ *             bench/bench_parse --write DIR makes (fuzz/run.sh -M)
  */
 #include "fuzz.h"
 
@@ -45,8 +49,10 @@ static const struct target {
 #define ENTRY(name) {#name, dtplan_fuzz_##name},
 	TARGETS(ENTRY)};
 
-/* Largest input replayed (the corpora hold small files). */
+/* Largest input replayed by default (the corpora hold small files). */
 #define REPLAY_MAX_INPUT ((size_t)4 << 20)
+
+static size_t max_input = REPLAY_MAX_INPUT; /* -s */
 
 static const char *current; /* the input running, for the alarm */
 
@@ -68,12 +74,12 @@ static int replay_file(const struct target *t, const char *path)
 		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	buf = malloc(REPLAY_MAX_INPUT);
+	buf = malloc(max_input);
 	if (buf == NULL) {
 		fclose(f);
 		return -1;
 	}
-	n = fread(buf, 1, REPLAY_MAX_INPUT, f);
+	n = fread(buf, 1, max_input, f);
 	fclose(f);
 	current = path;
 	alarm(60);
@@ -109,17 +115,35 @@ static int replay_dir(const struct target *t, const char *dir, int *n)
 
 int main(int argc, char **argv)
 {
-	const char *top = getenv("top_srcdir");
-	char dir[4096];
-	int rv = 0, seeds, regressions;
+	const char *top = getenv("top_srcdir"), *big = NULL;
+	char dir[4096], *end;
+	int rv = 0, seeds, regressions, more = 0, first = 1;
 
 	signal(SIGALRM, on_alarm);
 	if (top == NULL)
 		top = ".";
-	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
-		bool wanted = argc < 2;
+	while (first + 1 < argc && argv[first][0] == '-') {
+		if (strcmp(argv[first], "-s") == 0) {
+			unsigned long long v = strtoull(argv[first + 1], &end, 10);
 
-		for (int a = 1; a < argc; a++)
+			if (*end != '\0' || v == 0 || v > ((size_t)1 << 30)) {
+				fprintf(stderr, "replay: -s %s: 1 to 2^30 bytes\n",
+					argv[first + 1]);
+				return 2;
+			}
+			max_input = (size_t)v;
+		} else if (strcmp(argv[first], "-d") == 0) {
+			big = argv[first + 1];
+		} else {
+			fprintf(stderr, "usage: replay [-s BYTES] [-d DIR] [NAME...]\n");
+			return 2;
+		}
+		first += 2;
+	}
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		bool wanted = argc <= first;
+
+		for (int a = first; a < argc; a++)
 			wanted = wanted || strcmp(argv[a], targets[i].name) == 0;
 		if (!wanted)
 			continue;
@@ -129,12 +153,20 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s/tests/fuzz/regressions/%s", top, targets[i].name);
 		if (replay_dir(&targets[i], dir, &regressions) != 0)
 			rv = 1;
+		if (big != NULL) {
+			snprintf(dir, sizeof(dir), "%s/%s", big, targets[i].name);
+			if (replay_dir(&targets[i], dir, &more) != 0)
+				rv = 1;
+		}
 		if (seeds == 0) {
 			fprintf(stderr, "replay: %s: no seeds in tests/fuzz/corpus/%s\n",
 				targets[i].name, targets[i].name);
 			rv = 1;
 		}
-		printf("%-13s %3d seeds, %3d regressions\n", targets[i].name, seeds, regressions);
+		printf("%-13s %3d seeds, %3d regressions", targets[i].name, seeds, regressions);
+		if (big != NULL)
+			printf(", %d in %s", more, big);
+		printf("\n");
 	}
 	return rv;
 }

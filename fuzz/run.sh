@@ -6,7 +6,15 @@
 # where the input is.  Run by `make fuzz` (FUZZ_SECONDS each, default 60)
 # and by .ci/run (a few seconds each).
 #
-# Usage: fuzz/run.sh [-s SECONDS] [-b BUILDDIR] [-j JOBS] [NAME...]
+# -m BYTES is every harness's -max_len (default 65536: small inputs mutate
+# quickly).  -M BYTES runs the harnesses that have big inputs (topology,
+# fabric, report) with that -max_len instead and with those inputs in their
+# corpus: bench/bench_parse --write makes them (a YAML mapping of 400,000
+# keys, a flow list of a million items, fabric JSON of 200,000 switches,
+# topology.conf of 200,000 leaves, a plan of 8 million values), which the
+# 64 KB cap never reaches.
+#
+# Usage: fuzz/run.sh [-s SECONDS] [-b BUILDDIR] [-j JOBS] [-m BYTES] [-M BYTES] [NAME...]
 #
 # Environment: FUZZ_CC (default clang), top_srcdir (default: this script's
 # parent), top_builddir (where config.h is; default top_srcdir).
@@ -14,17 +22,21 @@ set -eu
 
 seconds=60
 jobs=2
+max_len=65536
+big_len=
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 build=$top_builddir/fuzz-build
 cc=${FUZZ_CC:-clang}
 
-while getopts s:b:j: o; do
+while getopts s:b:j:m:M: o; do
 	case $o in
 	s) seconds=$OPTARG ;;
 	b) build=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) echo "usage: $0 [-s SECONDS] [-b BUILDDIR] [-j JOBS] [NAME...]" >&2; exit 2 ;;
+	m) max_len=$OPTARG ;;
+	M) big_len=$OPTARG ;;
+	*) echo "usage: $0 [-s SECONDS] [-b BUILDDIR] [-j JOBS] [-m BYTES] [-M BYTES] [NAME...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -74,6 +86,14 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1:halt_on_error=1}
 HWLOC_HIDE_ERRORS=2
 export ASAN_OPTIONS UBSAN_OPTIONS HWLOC_HIDE_ERRORS
 
+# The big inputs, made by the project's own build of bench_parse.
+big=
+if [ -n "$big_len" ]; then
+	big=$build/big
+	"$top_builddir/bench/bench_parse" --write "$big" >/dev/null ||
+		{ echo "fuzz: -M needs bench/bench_parse built (make)" >&2; exit 2; }
+fi
+
 failed=
 for name in $names; do
 	work=$build/corpus/$name
@@ -81,14 +101,18 @@ for name in $names; do
 	seeds=$top_srcdir/tests/fuzz/corpus/$name
 	regressions=$top_srcdir/tests/fuzz/regressions/$name
 	[ -d "$regressions" ] || regressions=
+	len=$max_len extra=
+	if [ -n "$big" ] && [ -d "$big/$name" ]; then
+		len=$big_len extra=$big/$name
+	fi
 	log=$build/$name.log
 	printf 'fuzz: %-13s %ss ... ' "$name" "$seconds"
-	# -timeout: one input; -rss_limit_mb: the whole process; -max_len: inputs
-	# stay small enough to mutate quickly (the parsers' own limits are tested
-	# by the unit tests).
+	# -timeout: one input; -rss_limit_mb: the whole process; -max_len: -m, or
+	# -M for the harnesses with big inputs.
+	# shellcheck disable=SC2086
 	if "$build/bin/fuzz_$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
-		-max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" \
-		"$work" "$seeds" $regressions >"$log" 2>&1; then
+		-max_len="$len" -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" \
+		"$work" "$seeds" $regressions $extra >"$log" 2>&1; then
 		sed -n 's/^stat::number_of_executed_units: */runs /p' "$log" | tr '\n' ' '
 		echo ok
 	else

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 static struct plugin_ctx {
 	bool loaded;   /* read (or found missing) */
+	bool fault;    /* why names a spool no prolog can write in */
 	char *text;    /* owned: the file, NULL when none */
 	char why[512]; /* why there is none, "" when found */
 } ctx;
@@ -32,6 +34,55 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx.why, sizeof(ctx.why), fmt, ap);
 	va_end(ap);
+}
+
+/* Less free room than this in the spool is a full one: a measurement
+ * file of a few hundred nodes does not fit. */
+#define SPOOL_MIN_FREE (64 * 1024)
+
+/*
+ * Why the prolog could have written no file in dir, as the prolog checks it
+ * (plugin/prolog.c, spool_ready()) and as the disk allows: a link, not a
+ * folder of root's only root may write, read-only, full.  True with ctx.why
+ * said; false when the spool looks usable (or missing: a prolog that never
+ * ran made none).
+ */
+static bool spool_fault(const char *dir)
+{
+	struct statvfs fs;
+	struct stat st;
+
+	if (lstat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			return false;
+		say("spool_dir %s: %s", dir, strerror(errno));
+		return true;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		say("spool_dir %s is a symbolic link, which the prolog does not write through",
+		    dir);
+		return true;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		say("spool_dir %s is not a folder of root's that only root may write: the prolog "
+		    "does not use it",
+		    dir);
+		return true;
+	}
+	if (statvfs(dir, &fs) != 0)
+		return false;
+	if (fs.f_flag & ST_RDONLY) {
+		say("spool_dir %s is on a read-only file system", dir);
+		return true;
+	}
+	if ((double)fs.f_bavail * (double)fs.f_frsize < SPOOL_MIN_FREE ||
+	    (fs.f_files > 0 && fs.f_favail == 0)) {
+		say("spool_dir %s is full (%.0f KiB and %llu inodes free)", dir,
+		    (double)fs.f_bavail * (double)fs.f_frsize / 1024.0,
+		    (unsigned long long)fs.f_favail);
+		return true;
+	}
+	return false;
 }
 
 int dtspank__measure_load(spank_t sp, const struct dtplan_config *c)
@@ -50,7 +101,9 @@ int dtspank__measure_load(spank_t sp, const struct dtplan_config *c)
 		return 0;
 	}
 	if (lstat(path, &st) != 0) {
-		say("no measurement from the prolog in %s", c->spool_dir);
+		ctx.fault = errno == ENOENT && spool_fault(c->spool_dir);
+		if (!ctx.fault)
+			say("no measurement from the prolog in %s", c->spool_dir);
 		return 0;
 	}
 	if (st.st_uid != 0) {
@@ -70,6 +123,11 @@ const char *dtspank__measure_text(const char **why)
 	if (why != NULL)
 		*why = ctx.loaded ? ctx.why : "the measurement was not read (not the batch step)";
 	return ctx.text;
+}
+
+bool dtspank__measure_fault(void)
+{
+	return ctx.fault;
 }
 
 void dtspank__measure_reset(void)

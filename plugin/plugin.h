@@ -184,6 +184,10 @@ int dtspank__measure_load(spank_t sp, const struct dtplan_config *c);
 /* The file's text (owned here; NULL when there is none, *why says why). */
 const char *dtspank__measure_text(const char **why);
 
+/* True when there is none because no prolog could write it: *why names
+ * the spool's fault (a link, full, not root's), not a missing prolog. */
+bool dtspank__measure_fault(void);
+
 void dtspank__measure_reset(void);
 
 /* snprintf where truncation is acceptable (a reason quoting a long path) or

@@ -245,6 +245,15 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
 			" (the prolog's measurement stays on %s, the job's first node; "
 			"the batch step runs on %s)",
 			names[0], f->host);
+	} else if (dtspank__measure_fault()) {
+		/* a measurement that failed: the plan is degraded naming the spool */
+		bprintf(why, size, " (%s)", reason);
+		file->m = dtplan_measurements_create(n, (const char(*)[64])names);
+		if (file->m != NULL) {
+			snprintf(file->m->source, sizeof(file->m->source), "prolog");
+			bprintf(file->m->failed, sizeof(file->m->failed), "%s", reason);
+		}
+		return;
 	} else {
 		bprintf(why, size, " (%s: is PrologFlags=Alloc set in slurm.conf?)", reason);
 	}

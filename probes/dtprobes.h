@@ -317,7 +317,8 @@ void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtpla
 
 /*
  * GETs url into *body (NUL-terminated, caller frees with free()) and *len
- * (NULL allowed).  Only a 2xx answer is a success.  Errors name the URL as
+ * (NULL allowed), and the answer's Content-Type into type (type_size bytes,
+ * cut; "" when it sent none; NULL: not wanted).  Only a 2xx answer is a success.  Errors name the URL as
  * err->source and the fault in err->text: DTPLAN_ERR_TIMEOUT (no connection
  * or no complete answer in time), DTPLAN_ERR_RANGE (an answer larger than
  * max_bytes), DTPLAN_ERR_IO (connection refused, name not resolved, TLS,
@@ -325,7 +326,8 @@ void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtpla
  * http:// or https://).  *body is NULL on error.
  */
 enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *o, char **body,
-				size_t *len, struct dtplan_error *err);
+				size_t *len, char *type, size_t type_size,
+				struct dtplan_error *err);
 
 /*
  * POSTs json (Content-Type: application/json, with the bearer token when

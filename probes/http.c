@@ -44,8 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* First line of a cache file: magic, fetch time, URL. */
-#define CACHE_MAGIC "dtplan-fabric-cache/1"
+/* First line of a cache file: magic, fetch time, format, URL. */
+#define CACHE_MAGIC "dtplan-fabric-cache/2"
 
 /* Largest token file read. */
 #define TOKEN_MAX 4096
@@ -306,9 +306,9 @@ static enum dtplan_err open_handle(const char *url, const struct dtplan_http_opt
 }
 
 enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *o, char **body,
-				size_t *len, struct dtplan_error *err)
+				size_t *len, char *type, size_t type_size, struct dtplan_error *err)
 {
-	char errbuf[CURL_ERROR_SIZE] = "";
+	char errbuf[CURL_ERROR_SIZE] = "", *ct = NULL;
 	struct sink s = {0};
 	enum dtplan_err rv;
 	CURL *h;
@@ -317,6 +317,8 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 		*body = NULL;
 	if (len != NULL)
 		*len = 0;
+	if (type != NULL && type_size > 0)
+		type[0] = '\0';
 	if (body == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, url ? url : "", 0, "no output pointer");
 	rv = open_handle(url, o, &h, err);
@@ -332,6 +334,10 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 	rv = perform(h, url, o, &s, errbuf, err);
 	if (rv != DTPLAN_OK)
 		goto out;
+	/* the last answer's (after redirects); NULL when it sent none */
+	if (type != NULL && type_size > 0 &&
+	    curl.easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct != NULL)
+		dtplan__strlcpy(type, ct, type_size);
 	if (s.buf == NULL) {
 		s.buf = strdup("");
 		if (s.buf == NULL) {
@@ -484,18 +490,36 @@ static void say(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A cached answer: its body (owned) and when it was fetched. */
+/* A cached answer: its body (owned), its format and when it was fetched. */
 struct cached {
 	char *body;
 	size_t len;
+	enum dtplan_fabric_format format;
 	double age_s;
 };
+
+/* The format named word (dtplan_fabric_format_name()); false for none. */
+static bool format_named(const char *word, size_t n, enum dtplan_fabric_format *f)
+{
+	static const enum dtplan_fabric_format all[] = {DTPLAN_FABRIC_JSON,
+							DTPLAN_FABRIC_TOPOLOGY_CONF};
+
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(all); i++) {
+		const char *name = dtplan_fabric_format_name(all[i]);
+
+		if (strlen(name) == n && strncmp(word, name, n) == 0) {
+			*f = all[i];
+			return true;
+		}
+	}
+	return false;
+}
 
 /* Reads the cache file for c's URL.  False with why (for the warning). */
 static bool cache_read(const struct dtplan_config *c, struct cached *out, char *why, size_t size)
 {
 	struct dtplan_error e = {0};
-	char *text = NULL, *nl, *url, *end, buf[600];
+	char *text = NULL, *nl, *url, *fmt, *end, buf[600];
 	long long fetched;
 	size_t len = 0;
 	bool ok = false;
@@ -518,11 +542,13 @@ static bool cache_read(const struct dtplan_config *c, struct cached *out, char *
 	*nl = '\0';
 	errno = 0;
 	fetched = strtoll(text + strlen(CACHE_MAGIC) + 1, &end, 10);
-	url = end + 1;
-	if (errno != 0 || *end != ' ') {
+	fmt = end + 1;
+	url = *end == ' ' ? strchr(fmt, ' ') : NULL;
+	if (errno != 0 || url == NULL || !format_named(fmt, (size_t)(url - fmt), &out->format)) {
 		say(why, size, "%s is not a dtplan fabric cache", c->fabric_cache);
 		goto out;
 	}
+	url++;
 	if (strcmp(url, c->fabric_url) != 0) {
 		say(why, size, "the cache %s holds the answer of another URL (%.200s)",
 		    c->fabric_cache, url);
@@ -543,7 +569,8 @@ out:
 }
 
 /* Writes body as the cache of c's URL: a temporary file renamed over it. */
-static void cache_write(const struct dtplan_config *c, const char *body, size_t len)
+static void cache_write(const struct dtplan_config *c, const char *body, size_t len,
+			enum dtplan_fabric_format format)
 {
 	char tmp[sizeof(c->fabric_cache) + 16], head[512];
 	size_t hlen, done = 0;
@@ -559,8 +586,9 @@ static void cache_write(const struct dtplan_config *c, const char *body, size_t 
 			    c->fabric_cache, strerror(errno));
 		return;
 	}
-	hlen = (size_t)snprintf(head, sizeof(head), "%s %lld %s\n", CACHE_MAGIC,
-				(long long)time(NULL), c->fabric_url);
+	hlen = (size_t)snprintf(head, sizeof(head), "%s %lld %s %s\n", CACHE_MAGIC,
+				(long long)time(NULL), dtplan_fabric_format_name(format),
+				c->fabric_url);
 	ok = fchmod(fd, 0644) == 0 && write(fd, head, hlen) == (ssize_t)hlen;
 	while (ok && done < len) {
 		ssize_t w = write(fd, body + done, len - done);
@@ -607,7 +635,8 @@ static bool parse_cache(const struct dtplan_config *c, const struct cached *k,
 	struct dtplan_error e = {0};
 	char buf[600];
 
-	if (dtplan_fabric_desc_parse(k->body, k->len, c->fabric_cache, desc, &e) != DTPLAN_OK) {
+	if (dtplan_fabric_desc_parse(k->body, k->len, k->format, c->fabric_cache, desc, &e) !=
+	    DTPLAN_OK) {
 		say(why, size, "the cached answer does not parse: %s",
 		    dtplan_error_format(&e, buf, sizeof(buf)));
 		return false;
@@ -624,7 +653,8 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	struct dtplan_http_opts o;
 	struct dtplan_error e = {0};
 	struct cached k = {0};
-	char why[600] = "", fault[700] = "", age[64] = "", ttl[64], *body = NULL;
+	char why[600] = "", fault[700] = "", age[64] = "", ttl[64], type[256], *body = NULL;
+	enum dtplan_fabric_format format = DTPLAN_FABRIC_JSON;
 	size_t len = 0;
 	enum dtplan_err rv;
 
@@ -651,12 +681,19 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	}
 	/* 2. ask */
 	dtplan_http_opts_from_config(&o, c, c->fabric_timeout_s);
-	rv = dtplan_http_get(c->fabric_url, &o, &body, &len, &e);
+	rv = dtplan_http_get(c->fabric_url, &o, &body, &len, type, sizeof(type), &e);
+	/* the format the site names, else the one the answer's type names */
+	if (rv == DTPLAN_OK && c->fabric_format == DTPLAN_FABRIC_ANSWER_JSON)
+		format = DTPLAN_FABRIC_JSON;
+	else if (rv == DTPLAN_OK && c->fabric_format == DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF)
+		format = DTPLAN_FABRIC_TOPOLOGY_CONF;
+	else if (rv == DTPLAN_OK)
+		rv = dtplan_fabric_format_of_type(type, c->fabric_url, &format, &e);
 	if (rv == DTPLAN_OK) {
-		rv = dtplan_fabric_desc_parse(body, len, c->fabric_url, &out->desc, &e);
+		rv = dtplan_fabric_desc_parse(body, len, format, c->fabric_url, &out->desc, &e);
 		if (rv == DTPLAN_OK) {
 			out->origin = DTPLAN_FABRIC_ORIGIN_SERVICE;
-			cache_write(c, body, len);
+			cache_write(c, body, len, format);
 			goto done;
 		}
 		/* the URL is said once, below */

@@ -233,6 +233,7 @@ enum dtplan_err dtprobe__rdv_measure(struct engine *e, struct dtplan_measure_fil
 		goto out;
 	for (size_t k = 0; k < e->notes->n_notes; k++)
 		dtplan_measurements_add_note(m, "%s", e->notes->notes[k]);
+	m->n_notes_more += e->notes->n_notes_more;
 	if (e->rejected > 0)
 		dtplan_measurements_add_note(m, "%zu message%s rejected on %s (see its slurmd log)",
 					     e->rejected, e->rejected == 1 ? "" : "s",

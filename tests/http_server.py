@@ -9,10 +9,14 @@ DIR/port (and the number of a port where nothing listens to DIR/closed_port)
 once it accepts connections.  Every request is appended to DIR/requests.log
 as "METHOD PATH".  What it answers:
 
-  GET  /files/NAME           DIR/NAME, 200 (404 when missing)
+  GET  /files/NAME           DIR/NAME, 200 (404 when missing), with the Content-Type of
+                             its extension (.json application/json, .conf and .txt
+                             text/plain, .html text/html, else application/octet-stream);
+                             ?type=T sends T instead, ?type= none
   GET  /svc                  a service whose behaviour DIR/svc.mode says, read at each
                              request: ok (DIR/fabric.json), slow (after 5 s), 500,
-                             malformed (half of a JSON document), big (1 MB, no
+                             malformed (half of a JSON document, as application/json),
+                             big (1 MB, no
                              Content-Length), loop (302 to itself)
   GET  /slow/NAME?delay=S    the same after S seconds
   GET  /status/CODE          that status with a short body
@@ -40,6 +44,8 @@ import time
 import urllib.parse
 
 ROOT = sys.argv[1]
+TYPES = {".json": "application/json", ".conf": "text/plain", ".txt": "text/plain",
+         ".html": "text/html"}
 ADDRESS = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
 LOCK = threading.Lock()
 
@@ -71,7 +77,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def query(self):
-        return urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        return urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query, keep_blank_values=True)
 
     def do_GET(self):
         append("requests.log", "GET " + self.path)
@@ -91,7 +97,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.answer(500, b"something broke\n")
                 return
             elif mode == "malformed":
-                self.answer(200, b'{"schema": "dtplan.fabric/1",\n "switches": [{"name": ')
+                self.answer(200, b'{"schema": "dtplan.fabric/1",\n "switches": [{"name": ',
+                            {"Content-Type": "application/json"})
                 return
             elif mode == "big":
                 self.answer(200, b" " * 1000000, length=False)
@@ -110,7 +117,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 self.answer(404, b"no such file\n")
                 return
-            self.answer(200, body, {"Content-Type": "application/octet-stream"})
+            ctype = TYPES.get(os.path.splitext(name)[1], "application/octet-stream")
+            ctype = q.get("type", [ctype])[0] if "type" in q else ctype
+            self.answer(200, body, {"Content-Type": ctype} if ctype else {})
         elif path.startswith("/status/"):
             self.answer(int(path.split("/")[2]), b"something broke\n")
         elif path in ("/big", "/big-stream"):

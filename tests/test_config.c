@@ -159,6 +159,10 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"Policy=warn\n#\nPolicy=deny\n", DTPLAN_ERR_PARSE, 3,
 		 "Policy=deny conflicts with Policy=warn at line 1"},
 		{"Policy=maybe\n", DTPLAN_ERR_PARSE, 1, "Policy: 'maybe' is not a policy"},
+		{"FabricFormat=yaml\n", DTPLAN_ERR_PARSE, 1,
+		 "FabricFormat: 'yaml' is not a format (expected auto, by the answer's "
+		 "Content-Type, "
+		 "json or topology.conf)"},
 		{"Default=sometimes\n", DTPLAN_ERR_PARSE, 1, "Default: 'sometimes' is not a mode"},
 		{"BubbleThreshold=1.5\n", DTPLAN_ERR_RANGE, 1,
 		 "BubbleThreshold: '1.5' is out of range"},
@@ -886,14 +890,18 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_true(def);
 		} else if (strcmp(arg, "site") == 0) {
 			assert_string_equal(key, "");
+		} else if (strcmp(arg, "fabric_format") == 0) {
+			assert_string_equal(key, "FabricFormat");
+			assert_string_equal(value, "auto");
+			assert_true(def);
 		} else if (strcmp(arg, "nccl_ib_hca") == 0) {
 			assert_string_equal(key, ""); /* plugstack.conf only */
 			assert_string_equal(value, "node");
 			assert_false(def);
 		}
 	}
-	/* 38 settings: 35 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 38);
+	/* 39 settings: 36 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 39);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");

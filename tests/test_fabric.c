@@ -74,7 +74,8 @@ static void fabric_to_json__files__parse_and_apply_give_the_same_fabric(void **s
 		load_files(export_cases[k].topology, export_cases[k].site, &t, &c);
 		assert_int_equal(dtplan_fabric_to_json(t, &c, true, &json, &err), DTPLAN_OK);
 		assert_non_null(strstr(json, "\"schema\": \"dtplan.fabric/1\""));
-		if (dtplan_fabric_desc_parse(json, strlen(json), "export", &f, &err) != DTPLAN_OK)
+		if (dtplan_fabric_desc_parse(json, strlen(json), DTPLAN_FABRIC_JSON, "export", &f,
+					     &err) != DTPLAN_OK)
 			fail_msg("%s: %s\n%s", export_cases[k].topology, err.text, json);
 		assert_int_equal(f->format, DTPLAN_FABRIC_JSON);
 		assert_non_null(f->site_text);
@@ -120,8 +121,8 @@ static void fabric_parse__hand_written_json__same_as_files(void **state)
 
 	(void)state;
 	load_files("topology-two-racks.conf", "dtplan-two-racks.conf", &t, &c);
-	if (dtplan_fabric_desc_parse(two_racks_json, strlen(two_racks_json), "svc", &f, &err) !=
-	    DTPLAN_OK)
+	if (dtplan_fabric_desc_parse(two_racks_json, strlen(two_racks_json), DTPLAN_FABRIC_JSON,
+				     "svc", &f, &err) != DTPLAN_OK)
 		fail_msg("%s", err.text);
 	dtplan_config_init(&base);
 	base.oversub_threshold = 2; /* as dtplan-two-racks.conf: not a fabric value */
@@ -149,7 +150,9 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 	struct dtplan_error err = {0};
 
 	(void)state;
-	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), "svc", &f, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), DTPLAN_FABRIC_TOPOLOGY_CONF,
+						  "svc", &f, &err),
+			 DTPLAN_OK);
 	assert_int_equal(f->format, DTPLAN_FABRIC_TOPOLOGY_CONF);
 	assert_string_equal(dtplan_fabric_format_name(f->format), "topology.conf");
 	assert_null(f->site_text);
@@ -168,8 +171,8 @@ static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **st
 	dtplan_fabric_desc_destroy(f);
 
 	/* A site switch the served tree lacks is an error naming the site file. */
-	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27, "svc", &f,
-						  &err),
+	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=s1 Nodes=a[1-2]\n", 27,
+						  DTPLAN_FABRIC_TOPOLOGY_CONF, "svc", &f, &err),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_fabric_desc_apply(f, &site, &applied, &err), DTPLAN_ERR_NOT_FOUND);
 	assert_non_null(strstr(err.text, "SwitchName=leaf1: no switch 'leaf1' in the topology"));
@@ -189,7 +192,8 @@ static const struct {
 	 "not valid JSON"},
 	{"{\"schema\": \"dtplan.fabric/2\", \"switches\": []}", DTPLAN_ERR_PARSE,
 	 "schema: 'dtplan.fabric/2' is not dtplan.fabric/1"},
-	{"{\"switches\": []}", DTPLAN_ERR_PARSE, "schema: '(missing)' is not dtplan.fabric/1"},
+	{"{\"switches\": []}", DTPLAN_ERR_PARSE, "schema: missing"},
+	{"{\"schema\": 1, \"switches\": []}", DTPLAN_ERR_PARSE, "schema: expected a string"},
 	{"[1, 2]", DTPLAN_ERR_PARSE, "'[1,' is not Key=Value"}, /* not '{': topology.conf */
 	{"<html><body>502 Bad Gateway</body></html>", DTPLAN_ERR_PARSE, "is not Key=Value"},
 	/* issue 26: an answer that looks like YAML is topology.conf text, as
@@ -202,7 +206,15 @@ static const struct {
 	 "\"nodes\": \"n1\"}]}",
 	 DTPLAN_ERR_PARSE, "document: unknown key 'switch'"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}]}", DTPLAN_ERR_PARSE,
-	 "switches[0]: \"name\" must be a switch name"},
+	 "switches[0].name: missing"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": 7, \"nodes\": \"n1\"}]}",
+	 DTPLAN_ERR_PARSE, "switches[0].name: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a b\", \"nodes\": "
+	 "\"n1\"}]}",
+	 DTPLAN_ERR_PARSE, "switches[0]: \"name\" must be a switch name"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\", "
+	 "\"parent\": [\"b\"]}]}",
+	 DTPLAN_ERR_PARSE, "switches[0] (a).parent: expected a string"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\", "
 	 "\"uplink\": 5}]}",
 	 DTPLAN_ERR_PARSE, "switches[0] (a): unknown key 'uplink'"},
@@ -269,7 +281,13 @@ static const struct {
 	 DTPLAN_ERR_PARSE, "node_sets[0]: \"nodes\" (a hostlist) is required"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
 	 "\"node_sets\": [{\"nodes\": \"n1\", \"gpus\": 1.5}]}",
-	 DTPLAN_ERR_PARSE, "node_sets[0]: \"gpus\" must be a whole number"},
+	 DTPLAN_ERR_PARSE, "node_sets[0].gpus: expected a whole number"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
+	 "\"node_sets\": [{\"nodes\": \"n1\", \"gpu_type\": false}]}",
+	 DTPLAN_ERR_PARSE, "node_sets[0].gpu_type: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], "
+	 "\"gpu_type\": 3}",
+	 DTPLAN_ERR_PARSE, "gpu_type: expected a string"},
 };
 
 static void fabric_parse__bad_answers__error_names_the_element(void **state)
@@ -281,6 +299,9 @@ static void fabric_parse__bad_answers__error_names_the_element(void **state)
 		enum dtplan_err rv;
 
 		rv = dtplan_fabric_desc_parse(bad_cases[i].text, strlen(bad_cases[i].text),
+					      bad_cases[i].text[0] == '{'
+						      ? DTPLAN_FABRIC_JSON
+						      : DTPLAN_FABRIC_TOPOLOGY_CONF,
 					      "http://svc/f", &f, &err);
 		if (rv != bad_cases[i].code || strstr(err.text, bad_cases[i].message) == NULL)
 			fail_msg("case %zu: got %d '%s', expected %d '%s'", i, rv, err.text,
@@ -313,7 +334,8 @@ static void fabric_parse__large_and_hostile_answers__linear_and_bounded(void **s
 			text + len, size - len,
 			",{\"name\":\"l%zu\",\"nodes\":\"n%zu\",\"parent\":\"spine\"}", i, i);
 	len += (size_t)snprintf(text + len, size - len, "]}");
-	assert_int_equal(dtplan_fabric_desc_parse(text, len, "svc", &f, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_fabric_desc_parse(text, len, DTPLAN_FABRIC_JSON, "svc", &f, &err),
+			 DTPLAN_OK);
 	assert_int_equal(f->topology->n_switches, n);
 	assert_int_equal(f->topology->n_nodes, n - 1);
 	dtplan_fabric_desc_destroy(f);
@@ -327,7 +349,8 @@ static void fabric_parse__large_and_hostile_answers__linear_and_bounded(void **s
 					",{\"name\":\"s%d\",\"switches\":\"c[1-1000000]\"}", i);
 	len += (size_t)snprintf(text + len, size - len, "]}");
 	assert_true(len < 2048);
-	assert_int_equal(dtplan_fabric_desc_parse(text, len, "svc", &f, &err), DTPLAN_ERR_PARSE);
+	assert_int_equal(dtplan_fabric_desc_parse(text, len, DTPLAN_FABRIC_JSON, "svc", &f, &err),
+			 DTPLAN_ERR_PARSE);
 	assert_non_null(strstr(err.text, "the answer's lists name more than its 31 switches"));
 	assert_null(f);
 	free(text);
@@ -339,11 +362,15 @@ static void fabric_parse__nul_byte_or_null__refused(void **state)
 	struct dtplan_error err = {0};
 
 	(void)state;
-	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=a Nodes=n1\0x", 23, "svc", &f, &err),
+	assert_int_equal(dtplan_fabric_desc_parse("SwitchName=a Nodes=n1\0x", 23,
+						  DTPLAN_FABRIC_TOPOLOGY_CONF, "svc", &f, &err),
 			 DTPLAN_ERR_PARSE);
 	assert_string_equal(err.text, "the answer holds a NUL byte");
-	assert_int_equal(dtplan_fabric_desc_parse(NULL, 0, "svc", &f, &err), DTPLAN_ERR_INVAL);
-	assert_int_equal(dtplan_fabric_desc_parse("x", 1, "svc", NULL, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_fabric_desc_parse(NULL, 0, DTPLAN_FABRIC_JSON, "svc", &f, &err),
+			 DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_fabric_desc_parse("x", 1, DTPLAN_FABRIC_TOPOLOGY_CONF, "svc", NULL,
+						  &err),
+			 DTPLAN_ERR_INVAL);
 	dtplan_fabric_desc_destroy(NULL);
 }
 

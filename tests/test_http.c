@@ -70,28 +70,36 @@ static void get__file__body_and_length(void **state)
 {
 	struct dtplan_http_opts o;
 	struct dtplan_error err = {0};
-	char *body = NULL;
+	char *body = NULL, type[64];
 	size_t len = 0;
 
 	need_server(state);
 	test_server_put(&server, "hello.txt", "hello, fabric\n");
 	opts(&o, 5, 1000);
 	assert_int_equal(dtplan_http_get(test_server_url(&server, "/files/hello.txt"), &o, &body,
-					 &len, &err),
+					 &len, type, sizeof(type), &err),
 			 DTPLAN_OK);
 	assert_string_equal(body, "hello, fabric\n");
 	assert_int_equal(len, 14);
+	assert_string_equal(type, "text/plain");
+	free(body);
+	/* an answer without a Content-Type: "" */
+	assert_int_equal(dtplan_http_get(test_server_url(&server, "/files/hello.txt?type="), &o,
+					 &body, NULL, type, sizeof(type), &err),
+			 DTPLAN_OK);
+	assert_string_equal(type, "");
 	free(body);
 	/* one redirect is followed */
 	assert_int_equal(dtplan_http_get(test_server_url(&server, "/redirect/hello.txt"), &o, &body,
-					 NULL, &err),
+					 NULL, type, sizeof(type), &err),
 			 DTPLAN_OK);
 	assert_string_equal(body, "hello, fabric\n");
+	assert_string_equal(type, "text/plain"); /* the last answer's */
 	free(body);
 	/* exactly the cap is fine: 14 bytes */
 	opts(&o, 5, 14);
 	assert_int_equal(dtplan_http_get(test_server_url(&server, "/files/hello.txt"), &o, &body,
-					 NULL, &err),
+					 NULL, NULL, 0, &err),
 			 DTPLAN_OK);
 	free(body);
 }
@@ -130,7 +138,7 @@ static void get__faults__error_names_fault_within_bound(void **state)
 		enum dtplan_err rv;
 
 		opts(&o, get_faults[i].timeout_s, get_faults[i].max);
-		rv = dtplan_http_get(url, &o, &body, NULL, &err);
+		rv = dtplan_http_get(url, &o, &body, NULL, NULL, 0, &err);
 		dt = test_now() - t0;
 		if (rv != get_faults[i].code || strstr(err.text, get_faults[i].message) == NULL)
 			fail_msg("%s: got %d '%s', expected %d '%s'", get_faults[i].path, rv,
@@ -153,16 +161,16 @@ static void get__refused_or_bad_url__fails_at_once(void **state)
 	need_server(state);
 	opts(&o, 2, 1000);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/fabric", server.closed_port);
-	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, &err), DTPLAN_ERR_IO);
+	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, NULL, 0, &err), DTPLAN_ERR_IO);
 	assert_non_null(strstr(err.text, "onnect")); /* "Couldn't connect", "Connection refused" */
 	assert_true(test_now() - t0 < 2);
-	assert_int_equal(dtplan_http_get("ftp://127.0.0.1/x", &o, &body, NULL, &err),
+	assert_int_equal(dtplan_http_get("ftp://127.0.0.1/x", &o, &body, NULL, NULL, 0, &err),
 			 DTPLAN_ERR_INVAL);
 	assert_string_equal(err.text, "not an http:// or https:// URL");
-	assert_int_equal(dtplan_http_get("file:///etc/passwd", &o, &body, NULL, &err),
+	assert_int_equal(dtplan_http_get("file:///etc/passwd", &o, &body, NULL, NULL, 0, &err),
 			 DTPLAN_ERR_INVAL);
 	o.timeout_s = 0;
-	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, &err), DTPLAN_ERR_INVAL);
+	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, NULL, 0, &err), DTPLAN_ERR_INVAL);
 	assert_null(body);
 }
 
@@ -176,7 +184,7 @@ static void get__https_to_plain_server__tls_error(void **state)
 	opts(&o, 3, 1000);
 	o.ca_path = "/nonexistent/ca.pem";
 	snprintf(url, sizeof(url), "https://127.0.0.1:%d/files/hello.txt", server.port);
-	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, &err), DTPLAN_ERR_IO);
+	assert_int_equal(dtplan_http_get(url, &o, &body, NULL, NULL, 0, &err), DTPLAN_ERR_IO);
 	assert_null(body);
 }
 
@@ -188,7 +196,7 @@ static void *get_thread(void *arg)
 	intptr_t ok;
 
 	opts(&o, 5, 1000);
-	ok = dtplan_http_get((const char *)arg, &o, &body, NULL, NULL) == DTPLAN_OK &&
+	ok = dtplan_http_get((const char *)arg, &o, &body, NULL, NULL, 0, NULL) == DTPLAN_OK &&
 	     strcmp(body, "hello, fabric\n") == 0;
 	free(body);
 	return (void *)ok;
@@ -375,7 +383,8 @@ static void fabric_fetch__service_then_fresh_cache__no_second_request(void **sta
 	/* the cache: a header naming the URL, then the answer as it came */
 	cache = test_server_read(&server, "cache-a");
 	assert_non_null(cache);
-	assert_true(strncmp(cache, "dtplan-fabric-cache/1 ", 22) == 0);
+	assert_true(strncmp(cache, "dtplan-fabric-cache/2 ", 22) == 0);
+	assert_non_null(strstr(cache, " dtplan.fabric/1 "));
 	assert_non_null(strstr(cache, c.fabric_url));
 	assert_string_equal(strchr(cache, '\n') + 1, fabric_json);
 	free(cache);
@@ -396,6 +405,78 @@ static void fabric_fetch__service_then_fresh_cache__no_second_request(void **sta
 	dtplan_fabric_fetch_fini(&f);
 }
 
+/*
+ * The answer's format is the one its Content-Type names (parameters and
+ * case aside), or the one FabricFormat= names, never guessed from the text;
+ * the cache keeps the format the answer was read in.
+ */
+static void fabric_fetch__format__by_content_type_or_site(void **state)
+{
+	static const struct {
+		const char *path;
+		enum dtplan_fabric_answer site;
+		enum dtplan_fabric_format format;
+	} cases[] = {
+		{"/files/fabric.json?type=Application/JSON%3B%20charset=utf-8",
+		 DTPLAN_FABRIC_ANSWER_BY_TYPE, DTPLAN_FABRIC_JSON},
+		{"/files/topology.conf", DTPLAN_FABRIC_ANSWER_BY_TYPE, DTPLAN_FABRIC_TOPOLOGY_CONF},
+		{"/files/fabric.json?type=application/octet-stream", DTPLAN_FABRIC_ANSWER_JSON,
+		 DTPLAN_FABRIC_JSON},
+		{"/files/fabric.json?type=", DTPLAN_FABRIC_ANSWER_JSON, DTPLAN_FABRIC_JSON},
+		{"/files/topology.conf?type=text/html", DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF,
+		 DTPLAN_FABRIC_TOPOLOGY_CONF},
+		{"/files/topology.conf?type=application/json", DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF,
+		 DTPLAN_FABRIC_TOPOLOGY_CONF},
+	};
+	struct dtplan_fabric_fetch f;
+	struct dtplan_config c;
+	char *cache;
+
+	need_server(state);
+	test_server_put(&server, "fabric.json", fabric_json);
+	test_server_put(&server, "topology.conf", fabric_conf);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		site(&c, cases[i].path, "cache-f");
+		test_server_forget(&server, "cache-f");
+		c.fabric_format = cases[i].site;
+		c.fabric_cache_ttl_s = 3600;
+		assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
+		if (f.origin != DTPLAN_FABRIC_ORIGIN_SERVICE)
+			fail_msg("%s: %s", cases[i].path, f.warning);
+		assert_int_equal(f.desc->format, cases[i].format);
+		assert_int_equal(f.desc->topology->n_nodes, 16);
+		dtplan_fabric_fetch_fini(&f);
+		/* the cache says the format, and is read back in it */
+		cache = test_server_read(&server, "cache-f");
+		assert_non_null(cache);
+		assert_non_null(strstr(cache, cases[i].format == DTPLAN_FABRIC_JSON
+						      ? " dtplan.fabric/1 http://"
+						      : " topology.conf http://"));
+		free(cache);
+		c.fabric_format = DTPLAN_FABRIC_ANSWER_BY_TYPE;
+		assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
+		assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_CACHE);
+		assert_int_equal(f.desc->format, cases[i].format);
+		dtplan_fabric_fetch_fini(&f);
+	}
+	/* JSON served as text is topology.conf, whatever it looks like */
+	site(&c, "/files/fabric.json?type=text/plain", NULL);
+	assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
+	assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
+	assert_non_null(strstr(f.warning, "the answer is not a fabric: line 1: "));
+	dtplan_fabric_fetch_fini(&f);
+	/* a cache of the former format, without one, is not used */
+	site(&c, "/status/503", "cache-f");
+	assert_true(asprintf(&cache, "dtplan-fabric-cache/1 %lld %s\n%s", (long long)time(NULL),
+			     c.fabric_url, fabric_json) > 0);
+	test_server_put(&server, "cache-f", cache);
+	free(cache);
+	assert_int_equal(dtplan_fabric_fetch(&c, false, &f, NULL), DTPLAN_OK);
+	assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
+	assert_non_null(strstr(f.warning, "cache-f is not a dtplan fabric cache"));
+	dtplan_fabric_fetch_fini(&f);
+}
+
 static const struct {
 	const char *path;
 	const char *fault;
@@ -403,7 +484,14 @@ static const struct {
 	{"/slow/fabric.json?delay=4", "no answer within 1.00 s"},
 	{"/status/500", ": HTTP 500;"},
 	{"/files/bad.json", "the answer is not a fabric: line 2: not valid JSON"},
-	{"/files/html", "the answer is not a fabric: line 1: '<html>' is not Key=Value"},
+	{"/files/page.html", "the answer's Content-Type is 'text/html', neither application/json "
+			     "(dtplan.fabric/1) nor text/plain (topology.conf); FabricFormat= can "
+			     "name the format"},
+	{"/files/fabric.json?type=", "the answer has no Content-Type: application/json "
+				     "(dtplan.fabric/1) or text/plain (topology.conf) expected"},
+	{"/files/page.html?type=text/plain%3B%20charset=utf-8",
+	 "the answer is not a fabric: line 1: '<html>' is not Key=Value"},
+	{"/files/fabric.json?type=text/plain", "the answer is not a fabric: line 1: "},
 	{"/big-stream?bytes=300000", "the answer is larger than the 4096 bytes allowed"},
 	{"/loop", "more than 3 redirects"},
 	{"refused", "onnect"},
@@ -417,7 +505,7 @@ static void fabric_fetch__faults__cache_or_none_with_warning_within_bound(void *
 	test_server_put(&server, "fabric.json", fabric_json);
 	test_server_put(&server, "bad.json",
 			"{\"schema\": \"dtplan.fabric/1\",\n \"switches\": [}\n");
-	test_server_put(&server, "html", "<html> 502 Bad Gateway </html>\n");
+	test_server_put(&server, "page.html", "<html> 502 Bad Gateway </html>\n");
 	for (size_t i = 0; i < sizeof(fabric_faults) / sizeof(fabric_faults[0]); i++) {
 		for (int cached = 1; cached >= 0; cached--) {
 			struct dtplan_fabric_fetch f;
@@ -437,9 +525,12 @@ static void fabric_fetch__faults__cache_or_none_with_warning_within_bound(void *
 				char *text;
 
 				/* the cache as a good fetch of this URL 2 h ago left it */
-				assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld %s\n%s",
-						     (long long)time(NULL) - 7200, url,
-						     fabric_json) > 0);
+				assert_true(
+					asprintf(
+						&text,
+						"dtplan-fabric-cache/2 %lld dtplan.fabric/1 %s\n%s",
+						(long long)time(NULL) - 7200, url,
+						fabric_json) > 0);
 				test_server_put(&server, "cache-b", text);
 				free(text);
 			}
@@ -480,7 +571,8 @@ static void fabric_fetch__cache_kinds__used_or_named(void **state)
 	need_server(state);
 	/* a cache of another URL is not used */
 	site(&c, "/status/503", "cache-c");
-	assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld http://elsewhere/f\n%s",
+	assert_true(asprintf(&text,
+			     "dtplan-fabric-cache/2 %lld dtplan.fabric/1 http://elsewhere/f\n%s",
 			     (long long)time(NULL), fabric_json) > 0);
 	test_server_put(&server, "cache-c", text);
 	free(text);
@@ -490,8 +582,8 @@ static void fabric_fetch__cache_kinds__used_or_named(void **state)
 	assert_non_null(strstr(f.warning, " holds the answer of another URL (http://elsewhere/f)"));
 	dtplan_fabric_fetch_fini(&f);
 	/* a link is not followed, even to a good cache */
-	assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld %s\n%s", (long long)time(NULL),
-			     c.fabric_url, fabric_json) > 0);
+	assert_true(asprintf(&text, "dtplan-fabric-cache/2 %lld dtplan.fabric/1 %s\n%s",
+			     (long long)time(NULL), c.fabric_url, fabric_json) > 0);
 	test_server_put(&server, "cache-good", text);
 	free(text);
 	test_server_forget(&server, "cache-c");
@@ -531,7 +623,7 @@ static void fabric_fetch__offline__cache_only_and_said(void **state)
 	assert_int_equal(f.origin, DTPLAN_FABRIC_ORIGIN_NONE);
 	assert_non_null(strstr(f.warning, "not asked from an srun step; no cached answer: "));
 	dtplan_fabric_fetch_fini(&f);
-	assert_true(asprintf(&text, "dtplan-fabric-cache/1 %lld %s\n%s",
+	assert_true(asprintf(&text, "dtplan-fabric-cache/2 %lld dtplan.fabric/1 %s\n%s",
 			     (long long)time(NULL) - 600, c.fabric_url, fabric_json) > 0);
 	test_server_put(&server, "cache-d", text);
 	free(text);
@@ -575,6 +667,7 @@ int main(void)
 		T(post__collector_long_answer__report_delivered),
 		T(read_token__modes_and_contents__only_private_files),
 		T(fabric_fetch__service_then_fresh_cache__no_second_request),
+		T(fabric_fetch__format__by_content_type_or_site),
 		T(fabric_fetch__faults__cache_or_none_with_warning_within_bound),
 		T(fabric_fetch__cache_kinds__used_or_named),
 		T(fabric_fetch__offline__cache_only_and_said),

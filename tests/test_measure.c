@@ -402,10 +402,76 @@ static void plan__many_notes__first_ones_then_a_count(void **state)
 		notes += strcmp(p->warnings[i].code, "measurement") == 0;
 	assert_int_equal(notes, 16 + 1);
 	assert_string_equal(p->warnings[p->n_warnings - 1].message,
-			    "4984 more notes of the measurement, as the 16 above; the plan's "
-			    "measurements hold them all");
-	assert_int_equal(p->measurements->n_notes, 5000);
+			    "4984 more notes of the measurement, as the 16 above");
+	assert_int_equal(p->measurements->n_notes, 16);
+	assert_int_equal(p->measurements->n_notes_more, 4984);
 	dtplan_plan_destroy(p);
+}
+
+/*
+ * Nor does the plan carry every note (2 million took 3 GB, and a plan of
+ * them was tens of MB): the measurement keeps the first 16 and counts the
+ * rest, its JSON says the count, the measurement file keeps it, and the
+ * plan stays the size of a plan with 16 notes, which dtplan show reads.
+ */
+static void plan__two_million_notes__summary_small_plan_reads(void **state)
+{
+	static const char hosts[1][64] = {"node1"};
+	struct dtplan_measurements *m = dtplan_measurements_create(1, hosts), *m16;
+	struct dtplan_measure_file a = {0}, b = {0};
+	struct dtplan_request req;
+	struct dtplan_plan *p = NULL, *q = NULL, *p16 = NULL;
+	char *json = NULL, *json16 = NULL, *text = NULL;
+	size_t n = 2000000;
+
+	(void)state;
+	if (getenv("DTPLAN_TEST_UNDER_VALGRIND") != NULL)
+		n = 20000; /* the same path, at valgrind's pace */
+	m16 = dtplan_measurements_create(1, hosts);
+	assert_non_null(m);
+	assert_non_null(m16);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(dtplan_measurements_add_note(m, "node%zu has no inventory", i),
+				 DTPLAN_OK);
+	for (size_t i = 0; i < 16; i++)
+		assert_int_equal(dtplan_measurements_add_note(m16, "node%zu has no inventory", i),
+				 DTPLAN_OK);
+	assert_int_equal(m->n_notes, DTPLAN_MEASURE_MAX_NOTES);
+	assert_int_equal(m->n_notes_more, n - 16);
+	/* the measurement file between prolog and batch step keeps the count */
+	a.job_id = 7;
+	a.m = m;
+	assert_int_equal(dtplan_measure_file_to_json(&a, &text, NULL), DTPLAN_OK);
+	assert_true(strlen(text) < 4096);
+	assert_int_equal(dtplan_measure_file_from_json(text, &b, NULL), DTPLAN_OK);
+	assert_int_equal(b.m->n_notes, 16);
+	assert_int_equal(b.m->n_notes_more, n - 16);
+	free(text);
+	dtplan_measurements_destroy(m);
+	dtplan_request_init(&req);
+	req.gpus = 8;
+	assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&req, NULL, &p, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&req, NULL, &p16, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_take_measurements(p, b.m, NULL), DTPLAN_OK);
+	b.m = NULL; /* the plan's now */
+	dtplan_measure_file_fini(&b);
+	assert_int_equal(dtplan_plan_take_measurements(p16, m16, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_to_json(p16, true, &json16, NULL), DTPLAN_OK);
+	/* the 16-note plan, one warning and the count longer */
+	if (strlen(json) > strlen(json16) + 256)
+		fail_msg("a plan of %zu notes takes %zu bytes, of 16 notes %zu", n, strlen(json),
+			 strlen(json16));
+	assert_non_null(strstr(json, "\"notes_more\": "));
+	/* what dtplan show reads */
+	assert_int_equal(dtplan_plan_from_json(json, &q, NULL), DTPLAN_OK);
+	assert_int_equal(q->n_warnings, p->n_warnings);
+	dtplan_plan_destroy(q);
+	dtplan_plan_destroy(p);
+	dtplan_plan_destroy(p16);
+	free(json);
+	free(json16);
 }
 
 static void plan__failed_measurement__degraded_names_the_cause(void **state)
@@ -601,6 +667,7 @@ int main(void)
 		cmocka_unit_test(plan__without__source_none),
 		cmocka_unit_test(plan__failed_measurement__degraded_names_the_cause),
 		cmocka_unit_test(plan__many_notes__first_ones_then_a_count),
+		cmocka_unit_test(plan__two_million_notes__summary_small_plan_reads),
 		cmocka_unit_test(file__round_trip__same_measurements_and_records),
 		cmocka_unit_test(file__bad__named),
 	};

@@ -933,7 +933,8 @@ static void json_readers__hostile_shapes__refused_before_a_tree(void **state)
 	free(text);
 	/* the fabric service's answer */
 	text = repeat("{\"schema\": \"dtplan.fabric/1\", \"switches\": ", "[", 40, "");
-	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), "fabric", &fab, &err),
+	assert_int_equal(dtplan_fabric_desc_parse(text, strlen(text), DTPLAN_FABRIC_JSON, "fabric",
+						  &fab, &err),
 			 DTPLAN_ERR_PARSE);
 	assert_null(fab);
 	assert_string_equal(err.text, "not valid JSON: nested more than 32 levels deep");

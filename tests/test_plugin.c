@@ -1994,6 +1994,74 @@ static void prolog_batch__ports_taken__plan_degraded_names_them(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* A spool no prolog can write in (a link, a folder others may write, one
+ * on a full disk): there is no file, and the batch step's plan is degraded
+ * naming the spool, not PrologFlags (issue 26). */
+static void spool_unusable(size_t i)
+{
+	static const struct {
+		const char *name;
+		const char *why;
+	} cases[] = {
+		{"spool-link", "is a symbolic link, which the prolog does not write through"},
+		{"spool-open", "is not a folder of root's that only root may write: the prolog "
+			       "does not use it"},
+	};
+	char a1[300], a2[4200], a3[64], *av[3] = {a1, a2, a3}, dir[300], real[300], want[700];
+
+	if (geteuid() != 0)
+		skip(); /* the spool must be root's */
+	snprintf(real, sizeof(real), "%s/spool-real", tmpdir);
+	assert_int_equal(mkdir(real, 0700), 0);
+	{
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, cases[i].name);
+		if (i == 0) {
+			assert_int_equal(symlink(real, dir), 0);
+		} else {
+			assert_int_equal(mkdir(dir, 0700), 0);
+			assert_int_equal(chmod(dir, 0777), 0);
+		}
+		snprintf(a1, sizeof(a1), "spool_dir=%.280s", dir);
+		snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+		snprintf(a3, sizeof(a3), "probe_budget=%us", test_bound_s(3));
+		mock_items.job_id = JOB_ID;
+		setenv("SLURM_NODELIST", "n1", 1);
+		mock_getopt_set("dt-plan", "auto");
+		assert_int_equal(slurm_spank_job_prolog(MOCK_SP, 3, av), 0);
+		unsetenv("SLURM_NODELIST");
+		canned_batch_job();
+		mock_env_set("SLURM_JOB_NODELIST", "n1");
+		mock_env_set("SLURM_JOB_NUM_NODES", "1");
+		assert_int_equal(start_plugin(S_CTX_REMOTE, 3, av), 0);
+		assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+		assert_int_equal(give_option("dt-model", "7B", 1), 0);
+		assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+		assert_env("DTPLAN_PLAN_STATE", "degraded");
+		snprintf(want, sizeof(want),
+			 "dtplan: plan degraded: nothing measured by the prolog: spool_dir %s %s",
+			 dir, cases[i].why);
+		assert_log_has(want);
+		assert_false(mock_log_has("PrologFlags"));
+		/* nothing written through the link */
+		snprintf(want, sizeof(want), "%s/%d.json", real, JOB_ID);
+		assert_int_equal(access(want, F_OK), -1);
+		assert_int_equal(slurm_spank_job_epilog(MOCK_SP, 3, av), 0);
+	}
+}
+
+static void prolog_batch__spool_a_link__plan_degraded_names_it(void **state)
+{
+	(void)state;
+	spool_unusable(0);
+}
+
+static void prolog_batch__spool_others_may_write__plan_degraded_names_it(void **state)
+{
+	(void)state;
+	spool_unusable(1);
+}
+
 static void prolog__cache_dir__writes_node_xml(void **state)
 {
 	char arg[300], path[512], *av[1] = {arg};
@@ -2373,6 +2441,8 @@ int main(void)
 		T(prolog__no_node_list__logged_never_fails),
 		T(prolog_batch_epilog__one_node__measured_planned_removed),
 		T(prolog_batch__ports_taken__plan_degraded_names_them),
+		T(prolog_batch__spool_a_link__plan_degraded_names_it),
+		T(prolog_batch__spool_others_may_write__plan_degraded_names_it),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),

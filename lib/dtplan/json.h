@@ -17,8 +17,9 @@ extern "C" {
 /* ------------------------------------------------------------------------
  * Fabric descriptions from a service (lib/json/fabric_json.c)
  *
- * What a fabric service (FabricURL=) answers, in one of two formats chosen
- * by content: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
+ * What a fabric service (FabricURL=) answers, in one of two formats that
+ * its Content-Type or the site (FabricFormat=) names, never guessed from
+ * the text: dtplan's own JSON (schema DTPLAN_FABRIC_SCHEMA, documented in
  * dtplan.conf(5)), which holds the switch tree and the site file's fabric
  * part, or Slurm's topology.conf text, which holds the tree only.  No I/O
  * here: probes/http.c fetches and caches the text.
@@ -45,12 +46,22 @@ struct dtplan_fabric_desc {
 };
 
 /*
- * Parses a fabric description.  Text whose first non-blank character is
- * '{' is dtplan.fabric/1 JSON, anything else topology.conf.  Errors name
+ * The format a Content-Type value names: application/json is
+ * dtplan.fabric/1, text/plain topology.conf, parameters (";charset=...")
+ * and case aside.  DTPLAN_ERR_UNSUPPORTED naming source for none or any
+ * other type (*format unchanged).
+ */
+enum dtplan_err dtplan_fabric_format_of_type(const char *content_type, const char *source,
+					     enum dtplan_fabric_format *format,
+					     struct dtplan_error *err);
+
+/*
+ * Parses a fabric description of the given format.  Errors name
  * source and, for JSON, the line or the element ("switches[3] (leaf4): ...").
  * Caller frees *out with dtplan_fabric_desc_destroy(); *out is NULL on error.
  */
-enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
+					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
 void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
 

@@ -391,7 +391,9 @@ struct dtplan_measurements {
 	size_t n_missing;
 	uint32_t *missing; /* owned: hosts that did not report (inventory or results) */
 	size_t n_notes;
-	char (*notes)[256]; /* owned: what the run wants people to know */
+	char (*notes)[256];  /* owned: what the run wants people to know, the
+			     * first DTPLAN_MEASURE_MAX_NOTES of them */
+	size_t n_notes_more; /* notes past those: counted, not kept */
 	/* Why the run measured nothing at all, "" when it ran: its cause (the
 	 * leader could not listen on its ports, make credentials, or finish
 	 * within the budget), which a plan taking it names as degraded. */
@@ -435,7 +437,12 @@ enum dtplan_err dtplan_measurements_analyze(const struct dtplan_measure_in *in,
 struct dtplan_measurements *dtplan_measurements_create(size_t n, const char (*hosts)[64]);
 void dtplan_measurements_destroy(struct dtplan_measurements *m);
 
-/* Appends a note (formatted, cut at 255 characters). */
+/* Notes kept in full: a big job writes one per node without an inventory,
+ * and 2 million of them took 3 GB and a plan dtplan show refused. */
+#define DTPLAN_MEASURE_MAX_NOTES 16
+
+/* Appends a note (formatted, cut at 255 characters); past the first
+ * DTPLAN_MEASURE_MAX_NOTES, counts it in n_notes_more. */
 enum dtplan_err dtplan_measurements_add_note(struct dtplan_measurements *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

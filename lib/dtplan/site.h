@@ -70,8 +70,8 @@ enum dtplan_err dtplan_topology_parse_string(const char *text, const char *sourc
 					     struct dtplan_error *err);
 
 /* The same for topology.conf text only (switches or blocks, never YAML,
- * whatever it looks like): what the fabric service's non-JSON answer is,
- * as dtplan.conf(5) says. */
+ * whatever it looks like): what the fabric service's text/plain answer
+ * (or FabricFormat=topology.conf) is, as dtplan.conf(5) says. */
 enum dtplan_err dtplan_topology_parse_conf(const char *text, const char *source_name,
 					   struct dtplan_topology **out, struct dtplan_error *err);
 
@@ -131,6 +131,13 @@ enum dtplan_policy {
 	DTPLAN_POLICY_DENY,
 };
 
+/* The fabric service's answer format (FabricFormat=). */
+enum dtplan_fabric_answer {
+	DTPLAN_FABRIC_ANSWER_BY_TYPE = 0,   /* auto: by its Content-Type */
+	DTPLAN_FABRIC_ANSWER_JSON,          /* json: dtplan.fabric/1 */
+	DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF, /* topology.conf: Slurm's text */
+};
+
 /* NCCL_IB_HCA in each task (plugstack nccl_ib_hca=). */
 enum dtplan_nccl_ib_hca {
 	DTPLAN_NCCL_IB_HCA_OFF = 0, /* not set: NCCL picks its NICs, rails and PXN itself */
@@ -177,13 +184,14 @@ struct dtplan_config {
 				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;         /* achievable fraction of peak for compute */
 	/* HTTP (probes/http.c): the fabric service and the plans' collector */
-	char fabric_url[256];        /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
-	char fabric_cache[256];      /* file holding the last good answer; "" no cache */
-	double fabric_cache_ttl_s;   /* a cached answer younger than this is used without asking */
-	double fabric_timeout_s;     /* bound on one fetch of the fabric, connection included */
-	char report_url[256];        /* ReportURL: where each plan is POSTed; "" none */
-	char report_token_file[256]; /* root-only file holding a bearer token; "" none */
-	double report_timeout_s;     /* bound on one report, connection included */
+	char fabric_url[256];      /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
+	char fabric_cache[256];    /* file holding the last good answer; "" no cache */
+	double fabric_cache_ttl_s; /* a cached answer younger than this is used without asking */
+	double fabric_timeout_s;   /* bound on one fetch of the fabric, connection included */
+	enum dtplan_fabric_answer fabric_format; /* how its answer is read */
+	char report_url[256];                    /* ReportURL: where each plan is POSTed; "" none */
+	char report_token_file[256];   /* root-only file holding a bearer token; "" none */
+	double report_timeout_s;       /* bound on one report, connection included */
 	double http_connect_timeout_s; /* bound on connecting (within the two above) */
 	double http_max_bytes;         /* largest answer accepted */
 	char http_ca_path[256];        /* CA bundle file or hashed folder; "" libcurl's default */
@@ -250,6 +258,8 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 const char *dtplan_mode_name(enum dtplan_mode mode);
 const char *dtplan_policy_name(enum dtplan_policy policy);
 const char *dtplan_nccl_ib_hca_name(enum dtplan_nccl_ib_hca nccl_ib_hca);
+/* "auto", "json" or "topology.conf" (static strings). */
+const char *dtplan_fabric_answer_name(enum dtplan_fabric_answer f);
 
 #ifdef __cplusplus
 }

@@ -196,21 +196,24 @@ static enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *o
 	return DTPLAN_OK;
 }
 
-/* A string value for a token, or NULL with the error set; absent: *out NULL. */
+/*
+ * A string value for a token into buf (size bytes), through the member
+ * getter (base/base.h: "WHERE.KEY: expected a string", "... longer than N
+ * characters"); *out buf, or NULL when absent.
+ */
 static enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, const char *key,
-				  const char **out)
+				  char *buf, size_t size, const char **out)
 {
-	json_t *v = json_object_get(obj, key);
-
 	*out = NULL;
-	if (v == NULL)
+	buf[0] = '\0';
+	if (json_object_get(obj, key) == NULL)
 		return DTPLAN_OK;
-	if (!json_is_string(v))
-		return jfail(p, where, "\"%s\" must be a string", key);
-	if (!token_safe(json_string_value(v)))
+	if (dtplan__jget_str(obj, p->source, where, key, 0, buf, size, p->err) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (!token_safe(buf))
 		return jfail(p, where, "\"%s\": '%s' is empty or holds blanks, '=' or '#'", key,
-			     json_string_value(v));
-	*out = json_string_value(v);
+			     buf);
+	*out = buf;
 	return DTPLAN_OK;
 }
 
@@ -310,15 +313,19 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
 	json_array_foreach(arr, i, sw)
 	{
-		json_t *name = json_object_get(sw, "name");
+		char name[64];
 
 		p->parent[i] = -1;
 		snprintf(where, sizeof(where), "switches[%zu]", i);
 		if (!json_is_object(sw))
 			return jfail(p, where, "must be an object");
-		if (!json_is_string(name) || !token_safe(json_string_value(name)))
+		if (dtplan__jget_str(sw, p->source, where, "name", DTPLAN_JGET_REQUIRED, name,
+				     sizeof(name), p->err) != DTPLAN_OK)
+			return DTPLAN_ERR_PARSE;
+		if (!token_safe(name))
 			return jfail(p, where, "\"name\" must be a switch name");
-		p->names[i] = json_string_value(name);
+		/* borrowed from the document: it lives as long as p */
+		p->names[i] = json_string_value(json_object_get(sw, "name"));
 		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 		if (check_keys(p, where, sw, keys) != DTPLAN_OK)
 			return DTPLAN_ERR_PARSE;
@@ -393,11 +400,11 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 static enum dtplan_err link_parent(struct jparse *p, size_t i, json_t *sw)
 {
 	const char *parent = NULL;
-	char where[128], (*tmp)[64];
+	char where[128], (*tmp)[64], buf[64];
 	int q;
 
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	if (get_string(p, where, sw, "parent", &parent) != DTPLAN_OK)
+	if (get_string(p, where, sw, "parent", buf, sizeof(buf), &parent) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
 	if (parent == NULL)
 		return DTPLAN_OK;
@@ -513,26 +520,28 @@ static enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
 {
 	static const char *const keys[] = {"nodes", "gpu_type", "gpus", "nvlink_domain", NULL};
 	const char *nodes = NULL, *gpu = NULL, *domain = NULL;
-	json_t *gpus = json_object_get(ns, "gpus");
-	char where[64];
+	char where[64], nodes_buf[4096], gpu_buf[64], domain_buf[64];
+	long gpus = -1;
 
 	snprintf(where, sizeof(where), "node_sets[%zu]", i);
 	if (!json_is_object(ns))
 		return jfail(p, where, "must be an object");
-	if (check_keys(p, where, ns, keys) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nodes", &nodes) != DTPLAN_OK ||
-	    get_string(p, where, ns, "gpu_type", &gpu) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nvlink_domain", &domain) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (nodes == NULL)
+	if (json_object_get(ns, "nodes") == NULL)
 		return jfail(p, where, "\"nodes\" (a hostlist) is required");
-	if (gpus != NULL && !json_is_integer(gpus))
-		return jfail(p, where, "\"gpus\" must be a whole number");
+	/* the site file's NodeName= line checks the count's range */
+	if (check_keys(p, where, ns, keys) != DTPLAN_OK ||
+	    get_string(p, where, ns, "nodes", nodes_buf, sizeof(nodes_buf), &nodes) != DTPLAN_OK ||
+	    get_string(p, where, ns, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK ||
+	    get_string(p, where, ns, "nvlink_domain", domain_buf, sizeof(domain_buf), &domain) !=
+		    DTPLAN_OK ||
+	    dtplan__jget_long(ns, p->source, where, "gpus", 0, 0, 1L << 30, &gpus, p->err) !=
+		    DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
 	text_add(&p->site, "NodeName=%s", nodes);
 	if (gpu != NULL)
 		text_add(&p->site, " GpuType=%s", gpu);
-	if (gpus != NULL)
-		text_add(&p->site, " Gpus=%" JSON_INTEGER_FORMAT, json_integer_value(gpus));
+	if (gpus >= 0)
+		text_add(&p->site, " Gpus=%ld", gpus);
 	if (domain != NULL)
 		text_add(&p->site, " NVLinkDomain=%s", domain);
 	text_add(&p->site, "\n");
@@ -588,7 +597,8 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 	struct jparse p = {.source = f->source, .err = err};
 	struct dtplan_config check;
 	struct dtplan_error e = {0};
-	json_t *root, *schema, *switches, *sets, *v;
+	json_t *root, *switches, *sets, *v;
+	char schema[64], gpu_buf[64];
 	const char *gpu = NULL;
 	enum dtplan_err rv = DTPLAN_ERR_PARSE;
 	size_t i;
@@ -602,12 +612,11 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		rv = jfail(&p, "document", "must be a JSON object");
 		goto out;
 	}
-	schema = json_object_get(root, "schema");
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), DTPLAN_FABRIC_SCHEMA))
-		rv = jfail(&p, "schema", "'%s' is not %s",
-			   json_is_string(schema) ? json_string_value(schema) : "(missing)",
-			   DTPLAN_FABRIC_SCHEMA);
-	else
+	rv = dtplan__jget_str(root, f->source, "", "schema", DTPLAN_JGET_REQUIRED, schema,
+			      sizeof(schema), err);
+	if (rv == DTPLAN_OK && strcmp(schema, DTPLAN_FABRIC_SCHEMA) != 0)
+		rv = jfail(&p, "schema", "'%s' is not %s", schema, DTPLAN_FABRIC_SCHEMA);
+	if (rv == DTPLAN_OK)
 		rv = check_keys(&p, "document", root, keys);
 	if (rv != DTPLAN_OK)
 		goto out;
@@ -633,7 +642,7 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 	rv = DTPLAN_ERR_PARSE;
 	if (emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") != DTPLAN_OK ||
 	    emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") != DTPLAN_OK ||
-	    get_string(&p, "document", root, "gpu_type", &gpu) != DTPLAN_OK)
+	    get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK)
 		goto out;
 	if (gpu != NULL) {
 		text_add(&p.site, "GpuType=%s\n", gpu);
@@ -684,7 +693,50 @@ out:
 	return rv;
 }
 
-enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const char *source,
+/* The media type of a Content-Type value ("application/json; charset=utf-8"
+ * is application/json), in lower case, cut to size. */
+static void media_type(const char *value, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (*value == ' ' || *value == '\t')
+		value++;
+	for (; *value != '\0' && *value != ';' && *value != ' ' && *value != '\t'; value++)
+		if (n + 1 < size)
+			buf[n++] = (char)tolower((unsigned char)*value);
+	buf[n] = '\0';
+}
+
+enum dtplan_err dtplan_fabric_format_of_type(const char *content_type, const char *source,
+					     enum dtplan_fabric_format *format,
+					     struct dtplan_error *err)
+{
+	const char *name = source ? source : "fabric";
+	char type[128];
+
+	if (content_type == NULL || content_type[0] == '\0')
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, name, 0,
+				     "the answer has no Content-Type: application/json "
+				     "(dtplan.fabric/1) or text/plain (topology.conf) expected, "
+				     "or FabricFormat= set");
+	media_type(content_type, type, sizeof(type));
+	if (strcmp(type, "application/json") == 0) {
+		*format = DTPLAN_FABRIC_JSON;
+		return DTPLAN_OK;
+	}
+	if (strcmp(type, "text/plain") == 0) {
+		*format = DTPLAN_FABRIC_TOPOLOGY_CONF;
+		return DTPLAN_OK;
+	}
+	return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, name, 0,
+			     "the answer's Content-Type is '%.100s', neither application/json "
+			     "(dtplan.fabric/1) nor text/plain (topology.conf); FabricFormat= "
+			     "can name the format",
+			     content_type);
+}
+
+enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
+					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
 	struct dtplan_fabric_desc *f = NULL;
@@ -715,11 +767,13 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len, const cha
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, name, 0, "the answer is empty");
 		goto out;
 	}
-	if (text[i] == '{') {
-		f->format = DTPLAN_FABRIC_JSON;
+	f->format = format;
+	if (format == DTPLAN_FABRIC_JSON) {
 		rv = parse_json(text, len, f, err);
+	} else if (format != DTPLAN_FABRIC_TOPOLOGY_CONF) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, name, 0, "no such fabric format (%d)",
+				   (int)format);
 	} else {
-		f->format = DTPLAN_FABRIC_TOPOLOGY_CONF;
 		copy = strndup(text, len);
 		rv = copy != NULL ? dtplan_topology_parse_conf(copy, name, &f->topology, err)
 				  : dtplan__error(err, DTPLAN_ERR_NOMEM, name, 0, "out of memory");

@@ -199,6 +199,8 @@ json_t *dtplan__measurements_json(const struct dtplan_measurements *m, size_t n_
 	    !put(o, "stragglers", stragglers_json(m)) ||
 	    !put(o, "missing", names_json(m, m->missing, m->n_missing)) ||
 	    !put(o, "hosts", names_json(m, NULL, m->n_nodes)) || !put(o, "notes", notes_json(m)) ||
+	    (m->n_notes_more > 0 &&
+	     !put(o, "notes_more", json_integer((json_int_t)m->n_notes_more))) ||
 	    !put(o, "used", used_json(m)) ||
 	    (m->failed[0] != '\0' && !put(o, "failed", json_string(m->failed)))) {
 		json_decref(o);
@@ -653,6 +655,10 @@ static enum dtplan_err measurements_from(json_t *root, struct dtplan_measurement
 	read_stragglers(root, &map, m, &rv, err);
 	read_strings(root, "missing", &map, m, &rv, err);
 	read_strings(root, "notes", NULL, m, &rv, err);
+	/* the notes past the first DTPLAN_MEASURE_MAX_NOTES, counted */
+	if (json_object_get(root, "notes_more") != NULL)
+		m->n_notes_more +=
+			(size_t)get_int(root, "", "notes_more", 1, 1000000000L, &rv, err);
 	/* only a measurement that failed says why (and files before it do not) */
 	get_str(root, "", "failed", DTPLAN_JGET_NULLABLE, m->failed, sizeof(m->failed), &rv, err);
 	if (rv != DTPLAN_OK)

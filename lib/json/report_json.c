@@ -3,11 +3,19 @@
  * "dtplan.report/1": who, where and when, the plan's state and warnings,
  * and the plan itself.  Keys keep their order, so reports of the same plan
  * are the same text.
+ *
+ * The plan is never built into a tree: the plan reader's tokenizer
+ * (plan_read_stream.c) checks it and finds its schema, "degraded",
+ * "warnings" and "placement.nodes", and the plan and its warnings are
+ * copied as text without their white space.  A report takes about twice
+ * the plan's text, where a Jansson tree took about 100 bytes a value
+ * (1.9 GB for a 32 MB plan).
  */
 #include "config.h"
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "json/plan_read_int.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -43,25 +51,125 @@ static json_t *time_json(double t)
 	return json_string(buf);
 }
 
-/* The plan's node names in hostlist form, or null. */
-static json_t *plan_nodes(json_t *plan)
-{
-	json_t *nodes = json_object_get(json_object_get(plan, "placement"), "nodes"), *v;
-	char(*names)[64] = NULL, *buf = NULL;
-	json_t *out = json_null();
-	size_t n = json_array_size(nodes), i;
+/* What the report takes from the plan's text: spans of the whole plan, its
+ * warnings and its placement's nodes, its schema and "degraded". */
+struct plan_scan {
+	struct dtplan__span plan, warnings, nodes;
+	char schema[64];
+	bool schema_is_string, degraded;
+};
 
-	if (n == 0)
-		return out;
+/* "placement" at the reader: the span of its "nodes" (the last one). */
+static enum dtplan_err scan_placement(struct dtplan__rd *r, struct plan_scan *ps)
+{
+	enum dtplan_err ret;
+	bool first = true, more = true;
+	char key[16];
+
+	if (dtplan__rd_peek(r) != '{')
+		return dtplan__rd_skip_value(r);
+	if ((ret = dtplan__rd_open_container(r, '{')) != DTPLAN_OK)
+		return ret;
+	while ((ret = dtplan__rd_next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK &&
+	       more) {
+		bool nodes = strcmp(key, "nodes") == 0;
+		size_t pos = (dtplan__rd_peek(r), r->pos);
+
+		if ((ret = dtplan__rd_skip_value(r)) != DTPLAN_OK)
+			return ret;
+		if (nodes)
+			ps->nodes = (struct dtplan__span){.found = true, .pos = pos, .end = r->pos};
+	}
+	return ret;
+}
+
+/*
+ * The whole plan checked, as the plan reader checks JSON (one value, UTF-8,
+ * nesting bounded), and the members the report repeats found.  A member
+ * given twice counts as Jansson counts it: the last one.
+ */
+static enum dtplan_err scan_plan(struct dtplan__rd *r, struct plan_scan *ps)
+{
+	enum dtplan_err ret;
+	bool first = true, more = true;
+	char key[16];
+
+	memset(ps, 0, sizeof(*ps));
+	if (dtplan__rd_peek(r) != '{') {
+		if ((ret = dtplan__rd_skip_value(r)) != DTPLAN_OK)
+			return ret;
+		goto end;
+	}
+	ps->plan = (struct dtplan__span){.found = true, .pos = r->pos};
+	if ((ret = dtplan__rd_open_container(r, '{')) != DTPLAN_OK)
+		return ret;
+	while ((ret = dtplan__rd_next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK &&
+	       more) {
+		size_t pos = (dtplan__rd_peek(r), r->pos);
+		char c = r->s[pos];
+
+		if (strcmp(key, "schema") == 0) {
+			ps->schema_is_string = c == '"';
+			ps->schema[0] = '\0';
+			ret = c == '"' ? dtplan__rd_string(r, ps->schema, sizeof(ps->schema), NULL)
+				       : dtplan__rd_skip_value(r);
+		} else if (strcmp(key, "placement") == 0) {
+			ps->nodes.found = false;
+			ret = scan_placement(r, ps);
+		} else {
+			ret = dtplan__rd_skip_value(r);
+		}
+		if (ret != DTPLAN_OK)
+			return ret;
+		if (strcmp(key, "degraded") == 0)
+			ps->degraded = c == 't';
+		else if (strcmp(key, "warnings") == 0)
+			ps->warnings =
+				(struct dtplan__span){.found = c == '[', .pos = pos, .end = r->pos};
+	}
+	if (ret != DTPLAN_OK)
+		return ret;
+	ps->plan.end = r->pos;
+end:
+	if (dtplan__rd_peek(r) != '\0')
+		return dtplan__rd_syntax(r, "end of text expected after the plan");
+	return DTPLAN_OK;
+}
+
+/* The plan's node names in hostlist form, or null. */
+static json_t *plan_nodes(const struct dtplan__rd *r, const struct plan_scan *ps)
+{
+	struct dtplan__rd rd;
+	char(*names)[64] = NULL, *buf = NULL;
+	json_t *out = NULL;
+	size_t n = 0, i = 0;
+	bool first = true, more = true;
+
+	if (!ps->nodes.found || r->s[ps->nodes.pos] != '[')
+		return json_null();
+	rd = dtplan__rd_at(r, ps->nodes);
+	rd.err = NULL;
+	if (dtplan__rd_count_elements(&rd, &n) != DTPLAN_OK || n == 0)
+		return json_null();
 	names = calloc(n, sizeof(*names));
 	buf = malloc(n * 68 + 16);
 	if (names == NULL || buf == NULL)
 		goto done;
-	json_array_foreach(nodes, i, v)
-		dtplan__strlcpy(names[i], json_is_string(v) ? json_string_value(v) : "?",
-				sizeof(names[0]));
+	rd = dtplan__rd_at(r, ps->nodes);
+	rd.err = NULL;
+	if (dtplan__rd_open_container(&rd, '[') != DTPLAN_OK)
+		goto done;
+	while (i < n && dtplan__rd_next_element(&rd, &first, &more) == DTPLAN_OK && more) {
+		if (dtplan__rd_peek(&rd) == '"' &&
+		    dtplan__rd_string(&rd, names[i], sizeof(names[0]), NULL) == DTPLAN_OK) {
+			i++;
+			continue;
+		}
+		dtplan__strlcpy(names[i++], "?", sizeof(names[0]));
+		if (dtplan__rd_skip_value(&rd) != DTPLAN_OK)
+			goto done;
+	}
 	dtplan_hostlist_compress((const char(*)[64])names, n, buf, n * 68 + 16);
-	json_decref(out);
 	out = json_string(buf);
 done:
 	free(names);
@@ -69,11 +177,39 @@ done:
 	return out;
 }
 
+/* Appends span sp of text s to out at *len, without the white space
+ * between tokens; the text was checked by scan_plan(). */
+static void put_compact(char *out, size_t *len, const char *s, struct dtplan__span sp)
+{
+	bool in_string = false;
+
+	for (size_t i = sp.pos; i < sp.end; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			out[(*len)++] = c;
+			if (c == '\\')
+				out[(*len)++] = s[++i];
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		in_string = c == '"';
+		out[(*len)++] = c;
+	}
+}
+
 enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 				      struct dtplan_error *err)
 {
-	json_t *root = NULL, *plan = NULL, *warnings, *schema;
+	struct dtplan__rd rd = {.err = err};
+	struct plan_scan ps = {0};
+	json_t *root = NULL;
+	char *head = NULL, *body = NULL;
 	const char *state;
+	size_t n, len, size;
 	enum dtplan_err rv;
 
 	if (out != NULL)
@@ -83,30 +219,30 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 		goto out;
 	}
 	if (r->plan_json != NULL) {
-		/* a plan of DTPLAN_PLAN_MAX_RANKS ranks takes about 12 values a rank */
-		plan = dtplan__json_load(r->plan_json, strlen(r->plan_json), (size_t)1 << 24,
-					 "plan", "not valid JSON: ", err);
-		if (plan == NULL) {
-			rv = DTPLAN_ERR_PARSE;
+		rd.s = r->plan_json;
+		rv = scan_plan(&rd, &ps);
+		if (rv != DTPLAN_OK) {
+			if (err != NULL) {
+				char text[sizeof(err->text)];
+
+				snprintf(text, sizeof(text), "not valid JSON: %.480s", err->text);
+				dtplan__error(err, rv, "plan", err->line, "%s", text);
+			}
 			goto out;
 		}
-		schema = json_object_get(plan, "schema");
-		if (!json_is_string(schema) ||
-		    strcmp(json_string_value(schema), DTPLAN_PLAN_SCHEMA) != 0) {
+		if (!ps.plan.found || !ps.schema_is_string ||
+		    strcmp(ps.schema, DTPLAN_PLAN_SCHEMA) != 0) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, "plan", 0,
 					   "not a %s document (schema %s)", DTPLAN_PLAN_SCHEMA,
-					   json_is_string(schema) ? json_string_value(schema)
-								  : "missing");
+					   ps.schema_is_string ? ps.schema : "missing");
 			goto out;
 		}
 	}
 	state = r->state;
-	if (state == NULL && plan != NULL && !json_is_true(json_object_get(plan, "degraded")))
+	if (state == NULL && ps.plan.found && !ps.degraded)
 		state = "ok";
 	else if (state == NULL)
 		state = "degraded";
-	warnings = plan != NULL ? json_object_get(plan, "warnings") : NULL;
-	warnings = json_is_array(warnings) ? json_deep_copy(warnings) : json_array();
 	rv = DTPLAN_ERR_NOMEM;
 	root = json_object();
 	if (!put(root, "schema", json_string(DTPLAN_REPORT_SCHEMA)) ||
@@ -117,17 +253,46 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 	    !put(root, "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null()) ||
 	    !put(root, "user", str_or_null(r->user)) ||
 	    !put(root, "uid", r->uid >= 0 ? json_integer(r->uid) : json_null()) ||
-	    !put(root, "nodes", r->nodes != NULL ? json_string(r->nodes) : plan_nodes(plan)) ||
+	    !put(root, "nodes", r->nodes != NULL ? json_string(r->nodes) : plan_nodes(&rd, &ps)) ||
 	    !put(root, "host", str_or_null(r->host)) || !put(root, "state", json_string(state)) ||
 	    !put(root, "reason",
-		 r->reason != NULL && r->reason[0] != '\0' ? json_string(r->reason)
-							   : json_null()) ||
-	    !put(root, "warnings", warnings) ||
-	    !put(root, "plan", plan != NULL ? json_incref(plan) : json_null()))
+		 r->reason != NULL && r->reason[0] != '\0' ? json_string(r->reason) : json_null()))
 		goto fail;
-	*out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (*out == NULL)
+	head = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (head == NULL)
 		goto fail;
+	/* head is "{...}": its '}' makes way for the warnings and the plan */
+	n = strlen(head) - 1;
+	size = n + sizeof(",\"warnings\":[],\"plan\":null}");
+	if (ps.warnings.found)
+		size += ps.warnings.end - ps.warnings.pos;
+	if (ps.plan.found)
+		size += ps.plan.end - ps.plan.pos;
+	body = malloc(size);
+	if (body == NULL)
+		goto fail;
+	memcpy(body, head, n);
+	len = n;
+	memcpy(body + len, ",\"warnings\":", 12);
+	len += 12;
+	if (ps.warnings.found) {
+		put_compact(body, &len, rd.s, ps.warnings);
+	} else {
+		memcpy(body + len, "[]", 2);
+		len += 2;
+	}
+	memcpy(body + len, ",\"plan\":", 8);
+	len += 8;
+	if (ps.plan.found) {
+		put_compact(body, &len, rd.s, ps.plan);
+	} else {
+		memcpy(body + len, "null", 4);
+		len += 4;
+	}
+	body[len++] = '}';
+	body[len] = '\0';
+	*out = body;
+	body = NULL;
 	rv = DTPLAN_OK;
 	goto out;
 fail:
@@ -135,6 +300,7 @@ fail:
 			   "cannot write the report: out of memory, or a value that is not UTF-8");
 out:
 	json_decref(root);
-	json_decref(plan);
+	free(head);
+	free(body);
 	return rv;
 }

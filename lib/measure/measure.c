@@ -52,6 +52,10 @@ enum dtplan_err dtplan_measurements_add_note(struct dtplan_measurements *m, cons
 
 	if (m == NULL || fmt == NULL)
 		return DTPLAN_ERR_INVAL;
+	if (m->n_notes >= DTPLAN_MEASURE_MAX_NOTES) {
+		m->n_notes_more++;
+		return DTPLAN_OK;
+	}
 	notes = realloc(m->notes, (m->n_notes + 1) * sizeof(*notes));
 	if (notes == NULL)
 		return DTPLAN_ERR_NOMEM;

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 /* Notes of a measurement a plan repeats as warnings; the rest are counted. */
-#define MAX_NOTE_WARNINGS 16
+#define MAX_NOTE_WARNINGS DTPLAN_MEASURE_MAX_NOTES
 
 /* "node7 (no inventory), node8 (no link results), ..." */
 static void list_missing(const struct dtplan_measurements *m, char *buf, size_t size)
@@ -40,6 +40,7 @@ enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtpl
 {
 	enum dtplan_err rv = DTPLAN_OK;
 	char a[32], b[32], c[32], names[320];
+	size_t more;
 
 	if (p == NULL) {
 		dtplan_measurements_destroy(m);
@@ -90,15 +91,16 @@ enum dtplan_err dtplan_plan_take_measurements(struct dtplan_plan *p, struct dtpl
 	}
 	/* The first notes as they are, then their count: a big job writes one
 	 * per node without an inventory, and a plan of more than 1,024 warnings
-	 * was one dtplan show refused (issue 26).  The plan's measurements keep
-	 * them all. */
+	 * was one dtplan show refused (issue 26).  The measurement keeps those
+	 * and the count of the rest. */
 	for (size_t i = 0; rv == DTPLAN_OK && i < m->n_notes && i < MAX_NOTE_WARNINGS; i++)
 		rv = dtplan_plan_add_warning(p, "measurement", "%s", m->notes[i]);
-	if (rv == DTPLAN_OK && m->n_notes > MAX_NOTE_WARNINGS)
+	more = m->n_notes_more +
+	       (m->n_notes > MAX_NOTE_WARNINGS ? m->n_notes - MAX_NOTE_WARNINGS : 0);
+	if (rv == DTPLAN_OK && more > 0)
 		rv = dtplan_plan_add_warning(p, "measurement",
-					     "%zu more notes of the measurement, as the %d above; "
-					     "the plan's measurements hold them all",
-					     m->n_notes - MAX_NOTE_WARNINGS, MAX_NOTE_WARNINGS);
+					     "%zu more notes of the measurement, as the %d above",
+					     more, MAX_NOTE_WARNINGS);
 	/* a measurement that could not run is a failure of the plan's, not a note */
 	if (m->failed[0] != '\0')
 		dtplan_plan_set_degraded(p, "nothing measured by the %s: %s", m->source, m->failed);

@@ -45,6 +45,7 @@ enum kind {
 	K_PORTS,     /* "LO-HI", two ports in [min, max], LO <= HI (int[2]) */
 	K_URL,       /* an http:// or https:// URL, "" allowed */
 	K_BYTES,     /* dtplan_parse_bytes, in [min, max] */
+	K_FORMAT,    /* auto|json|topology.conf (enum dtplan_fabric_answer) */
 };
 
 struct dtplan__config_setting {
@@ -111,6 +112,7 @@ static const struct dtplan__config_setting settings[] = {
 	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
 	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
 	{"FabricTimeout", "fabric_timeout", K_TIME, OFF(fabric_timeout_s), 0, 1e-3, 600, false},
+	{"FabricFormat", "fabric_format", K_FORMAT, OFF(fabric_format), 0, 0, 0, false},
 	{"ReportURL", "report_url", K_URL, STR(report_url), 0, 0, false},
 	{"ReportTokenFile", "report_token_file", K_PATH, STR(report_token_file), 0, 0, false},
 	{"ReportTimeout", "report_timeout", K_TIME, OFF(report_timeout_s), 0, 1e-3, 600, false},
@@ -191,6 +193,20 @@ const char *dtplan_policy_name(enum dtplan_policy policy)
 		return "warn";
 	case DTPLAN_POLICY_DENY:
 		return "deny";
+	default:
+		return "?";
+	}
+}
+
+const char *dtplan_fabric_answer_name(enum dtplan_fabric_answer f)
+{
+	switch (f) {
+	case DTPLAN_FABRIC_ANSWER_BY_TYPE:
+		return "auto";
+	case DTPLAN_FABRIC_ANSWER_JSON:
+		return "json";
+	case DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF:
+		return "topology.conf";
 	default:
 		return "?";
 	}
@@ -386,6 +402,19 @@ static enum dtplan_err parse_value(const struct dtplan__config_setting *s, const
 					     "every NIC of the node)",
 					     name, text);
 		return DTPLAN_OK;
+	case K_FORMAT:
+		if (dtplan__streq_nocase(text, "auto"))
+			v->i = DTPLAN_FABRIC_ANSWER_BY_TYPE;
+		else if (dtplan__streq_nocase(text, "json"))
+			v->i = DTPLAN_FABRIC_ANSWER_JSON;
+		else if (dtplan__streq_nocase(text, "topology.conf"))
+			v->i = DTPLAN_FABRIC_ANSWER_TOPOLOGY_CONF;
+		else
+			return dtplan__error(err, DTPLAN_ERR_PARSE, "", 0,
+					     "%s: '%s' is not a format (expected auto, by the "
+					     "answer's Content-Type, json or topology.conf)",
+					     name, text);
+		return DTPLAN_OK;
 	case K_PATH:
 	case K_GPU:
 	case K_URL:
@@ -447,6 +476,7 @@ static void store_value(struct dtplan_config *c, const struct dtplan__config_set
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_FORMAT:
 	case K_INT:
 		memcpy(field, &v->i, sizeof(int));
 		break;
@@ -477,6 +507,7 @@ static bool values_same(const struct dtplan__config_setting *s,
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_FORMAT:
 	case K_INT:
 		return a->i == b->i;
 	case K_PATH:
@@ -502,6 +533,7 @@ static void load_value(const struct dtplan_config *c, const struct dtplan__confi
 	case K_MODE:
 	case K_POLICY:
 	case K_HCA:
+	case K_FORMAT:
 	case K_INT:
 		memcpy(&v->i, field, sizeof(int));
 		break;
@@ -694,6 +726,9 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		break;
 	case K_HCA:
 		dtplan__strlcpy(buf, dtplan_nccl_ib_hca_name(cur.i), sizeof(buf));
+		break;
+	case K_FORMAT:
+		dtplan__strlcpy(buf, dtplan_fabric_answer_name(cur.i), sizeof(buf));
 		break;
 	case K_PATH:
 	case K_GPU:

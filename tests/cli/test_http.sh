@@ -107,12 +107,25 @@ echo "FabricURL=$url/files/fabric.json" >>"$tmp/site-noswitch.conf"
 run 0 plan $alloc --site "$tmp/site-noswitch.conf" --json
 if cmp -s "$out" "$tmp/files.json"; then _pass "FabricURL= in the site file"; else _fail "FabricURL= ignored"; fi
 
+# The format is the answer's Content-Type, or FabricFormat='s: a JSON fabric
+# served as text/html is a fault, and read as JSON when the site says so.
+# shellcheck disable=SC2086
+run 0 plan $alloc --site "$tmp/site-noswitch.conf" --fabric-url "$url/files/fabric.json?type=text/html" --json
+fabric_warning "the answer's Content-Type is 'text/html', neither application/json (dtplan.fabric/1) nor text/plain (topology.conf)"
+{ cat "$tmp/site-noswitch.conf"; echo "FabricFormat=json"; } >"$tmp/site-format.conf"
+# shellcheck disable=SC2086
+run 0 plan $alloc --site "$tmp/site-format.conf" --fabric-url "$url/files/fabric.json?type=text/html" --json
+if cmp -s "$out" "$tmp/files.json"; then _pass "FabricFormat=json: the answer read as JSON"; else _fail "FabricFormat=json ignored"; fi
+echo "FabricFormat=yaml" >"$tmp/site-format.conf"
+run 2 plan --model 7B --gpus 8 --site "$tmp/site-format.conf"
+stderr_has "FabricFormat: 'yaml' is not a format (expected auto, by the answer's Content-Type, json or topology.conf)"
+
 # topology.conf text: the tree; the site file's switch lines apply to it
 rm -f "$cache"
 # shellcheck disable=SC2086
 run 0 plan $alloc --site "$tmp/site.conf" --fabric-url "$url/files/topology.conf" --json
 if cmp -s "$out" "$tmp/files.json"; then _pass "topology.conf fabric: the plan of the files"; else _fail "topology.conf fabric: plan differs"; fi
-if head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/1 [0-9]* $url/files/topology.conf\$"; then
+if head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/2 [0-9]* topology.conf $url/files/topology.conf\$"; then
 	_pass "the answer is cached"
 else
 	_fail "no cache written"
@@ -153,7 +166,7 @@ for fault in "slow|no answer within 1.00 s" "500|HTTP 500" \
 	fabric_warning "; using topology.conf $topo"
 done
 # refused: a cache written for that address, then none
-{ echo "dtplan-fabric-cache/1 $(($(date +%s) - 3600)) $closed"; cat "$srv/fabric.json"; } >"$cache"
+{ echo "dtplan-fabric-cache/2 $(($(date +%s) - 3600)) dtplan.fabric/1 $closed"; cat "$srv/fabric.json"; } >"$cache"
 t0=$(now_ms)
 # shellcheck disable=SC2086
 run 0 plan $alloc --site "$tmp/site.conf" --fabric-url "$closed" --json
@@ -246,6 +259,43 @@ for c in "$url/collect/status/500|HTTP 500" "$url/collect/slow?delay=5|no answer
 	stderr_has "$text"
 	if [ "$(nreports)" -eq "$n0" ]; then _pass "nothing stored"; else _fail "stored anyway"; fi
 done
+
+# A large plan is posted as text, never built into a tree: the report holds
+# the plan and its warnings, so dtplan report's peak memory is a small
+# multiple of the plan (a Jansson tree costs about 100 bytes a value: these
+# 8 million values took over 1 GB).  The bound, 3 plans and 100 MB for the
+# program and its libraries, holds under AddressSanitizer too.
+python3 - "$tmp/files.json" "$tmp/big-plan.json" <<-'EOF'
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["warnings"] += [{"code": "measurement", "message": "node n%d: no inventory" % i}
+	                  for i in range(20000)]
+	p["annotations"] = [0] * 8000000
+	json.dump(p, open(sys.argv[2], "w"), indent=1)
+EOF
+n0=$(nreports)
+got=$(python3 - "$DTPLAN" "$url/collect" "$tmp/big-plan.json" <<-'EOF'
+	import os, resource, subprocess, sys
+	rc = subprocess.call([sys.argv[1], "report", "--url", sys.argv[2], "--plan", sys.argv[3],
+	                      "--timeout", "60s"])
+	peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+	size = os.path.getsize(sys.argv[3])
+	bound = 3 * size + 100 * 2**20
+	print(rc, "peak %.0f MB for a %.0f MB plan, bound %.0f MB:" % (peak / 2**20, size / 2**20, bound / 2**20),
+	      "under" if peak < bound else "over")
+EOF
+)
+case $got in
+"0 "*" under") _pass "large plan reported: $got" ;;
+*) _fail "large plan: $got" ;;
+esac
+if [ "$(nreports)" -eq $((n0 + 1)) ]; then _pass "one report of the large plan"; else _fail "$(nreports) reports after $n0"; fi
+got=$(python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+p = json.load(open(sys.argv[2]))
+print(r["plan"] == p, r["warnings"] == p["warnings"], len(r["warnings"]) >= 20000)' "$reports" "$tmp/big-plan.json" 2>&1)
+if [ "$got" = "True True True" ]; then _pass "the large plan as saved"; else _fail "the large plan's report: $got"; fi
+rm -f "$tmp/big-plan.json"
 
 # bad plans and usage
 printf '{"schema": "dtplan.fabric/1"}\n' >"$tmp/notaplan.json"

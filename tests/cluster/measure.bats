@@ -3,8 +3,8 @@
 # doc/internals/probe.md) on the test cluster: every node's own hwloc XML,
 # link tiers against the tbf shaping, a cross-leaf delay, a straggler, a node
 # killed mid-probe or cut off, forged messages at the leader's port, a user
-# holding the probe's ports before the job (issue 26), and the epilog
-# removing the measurement.
+# holding the probe's ports before the job (issue 26), munged unreachable
+# and a full spool, and the epilog removing the measurement.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that) and a link per node for its hwloc XML (run.sh's xml/nodeI.xml).
@@ -74,6 +74,9 @@ teardown() {
 		wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
 	fi
 	cancel_all_wait 20
+	if [ -f "$BATS_TEST_TMPDIR/mounted" ]; then
+		in_node_mounts node1 umount "$(cat "$BATS_TEST_TMPDIR/mounted")"
+	fi
 	plugstack_restore
 }
 
@@ -400,4 +403,55 @@ holder_done() {
 		"('probe', 'measured', 'measured')" ]
 	[ "$(meas 'p["placement"]["nodes"]')" = "['node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7', 'node8']" ]
 	[ "$(meas '[w["code"] for w in p["warnings"]].count("measured-oversubscription")')" = 2 ]
+}
+
+# in_node_mounts NODE CMD...: CMD in NODE's slurmd's mount namespace.
+in_node_mounts() {
+	local pid
+	pid=$(cat "$CL_DIR/run/slurmd-$1.pid") || return 1
+	shift
+	nsenter --mount="/proc/$pid/ns/mnt" -- "$@"
+}
+
+# probe_args_with KEY=VALUE...: cluster_probe_args with those settings in
+# place of its own (a plugstack argument given twice is refused).
+probe_args_with() {
+	local a out=
+	for a in $(cluster_probe_args); do
+		case " $* " in *" ${a%%=*}="*) continue ;; esac
+		out="$out $a"
+	done
+	echo "$out $*"
+}
+
+@test "munged unreachable (the plugin's MungeSocket names no daemon): the plan is degraded naming MUNGE, not PrologFlags; no drain" {
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(probe_args_with munge_socket="$BATS_TEST_TMPDIR/no-munged.socket") probe_budget=${BUDGET}s" >"$PLUGSTACK"
+	measure_job
+	echo "$LOG" | grep -E '^(dtplan: plan degraded|  (measured|degraded|warning) )' || true
+	[ "$(meas 'p["degraded"]')" = True ]
+	meas 'p["degraded_reason"]' | grep -qi munge
+	grep -qi "dtplan: plan degraded: .*munge" <<<"$LOG"
+	! grep -q PrologFlags <<<"$LOG"
+	no_drain
+}
+
+@test "spool_dir on a full file system: no measurement file, the plan is degraded naming the spool, not PrologFlags; no drain" {
+	local spool=$BATS_TEST_TMPDIR/full-spool
+	mkdir -m 700 "$spool"
+	# in node1's own mounts (cluster.sh: each slurmd has private ones), where
+	# its prolog leads the measurement and its batch step reads it
+	in_node_mounts node1 mount -t tmpfs -o size=64k,mode=0700 dtplan-full "$spool" ||
+		skip "cannot mount a tmpfs in node1's mounts"
+	echo "$spool" >"$BATS_TEST_TMPDIR/mounted"
+	in_node_mounts node1 dd if=/dev/zero of="$spool/fill" bs=4k 2>/dev/null || true
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(probe_args_with spool_dir="$spool") probe_budget=${BUDGET}s" >"$PLUGSTACK"
+	measure_job
+	in_node_mounts node1 umount "$spool" && rm -f "$BATS_TEST_TMPDIR/mounted"
+	echo "$LOG" | grep -E '^(dtplan: plan degraded|  (measured|degraded|warning) )' || true
+	[ "$(meas 'p["degraded"]')" = True ]
+	[[ "$(meas 'p["degraded_reason"]')" == "nothing measured by the prolog: spool_dir $spool is full ("* ]]
+	! grep -q PrologFlags <<<"$LOG"
+	no_drain
 }

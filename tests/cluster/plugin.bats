@@ -728,7 +728,7 @@ report_check() {
 	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
 	# asked once, by the batch step (as root, before the job's user takes over)
 	[ "$(grep -c '^GET /files/fabric.json' "$SRV_DIR/requests.log")" -eq 1 ]
-	head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/1 [0-9]* $SRV_URL/files/fabric.json\$"
+	head -n 1 "$cache" | grep -q "^dtplan-fabric-cache/2 [0-9]* dtplan.fabric/1 $SRV_URL/files/fabric.json\$"
 	[ "$(stat -c %u "$cache")" -eq 0 ]
 
 	# The service gone: the same plan from the cache, and the plan says so.
