@@ -4,6 +4,11 @@
  * oversubscribed).  Prints the median time of dtplan_plan_create() over a
  * few runs and the peak resident set size.  Target: under 200 ms and 256 MiB.
  *
+ * Then the same 131,072 GPUs spread: half of each leaf of a tree twice as
+ * large (1,024 leaves), where 512 would hold them, so that the allocation
+ * warnings search the best plan again on the packed leaves (lib/plan/
+ * warnings.c): the cost of that second search.
+ *
  * Usage: bench_place [RUNS]   (default 7)
  */
 #include "config.h"
@@ -19,6 +24,7 @@
 #define PER_LEAF 32
 #define LEAVES (NODES / PER_LEAF)
 #define LEAVES_PER_SPINE 32
+#define SPREAD 2 /* the spread run: leaves twice as many, each half allocated */
 
 /* An HGX H100 board: 8 GPUs in one NVLink domain, NIC i nearest to GPU i. */
 static void hgx(struct dtplan_node *n)
@@ -39,87 +45,73 @@ static void hgx(struct dtplan_node *n)
 	}
 }
 
-static char *topology_text(void)
+/* `leaves` leaves of PER_LEAF nodes, LEAVES_PER_SPINE leaves per spine. */
+static char *topology_text(int leaves)
 {
-	size_t cap = (size_t)LEAVES * 64 + (size_t)(LEAVES / LEAVES_PER_SPINE) * 64 + 64, len = 0;
+	size_t cap = (size_t)leaves * 64 + (size_t)(leaves / LEAVES_PER_SPINE) * 64 + 64, len = 0;
 	char *t = malloc(cap);
 
 	if (t == NULL)
 		return NULL;
-	for (int l = 0; l < LEAVES; l++)
+	for (int l = 0; l < leaves; l++)
 		len += (size_t)snprintf(t + len, cap - len,
 					"SwitchName=leaf%d Nodes=n[%05d-%05d]\n", l + 1,
 					l * PER_LEAF + 1, (l + 1) * PER_LEAF);
-	for (int s = 0; s < LEAVES / LEAVES_PER_SPINE; s++)
+	for (int s = 0; s < leaves / LEAVES_PER_SPINE; s++)
 		len += (size_t)snprintf(t + len, cap - len,
 					"SwitchName=spine%d Switches=leaf[%d-%d]\n", s + 1,
 					s * LEAVES_PER_SPINE + 1, (s + 1) * LEAVES_PER_SPINE);
 	snprintf(t + len, cap - len, "SwitchName=core Switches=spine[1-%d]\n",
-		 LEAVES / LEAVES_PER_SPINE);
+		 leaves / LEAVES_PER_SPINE);
 	return t;
 }
 
-int main(int argc, char **argv)
+/*
+ * Plans req on the NODES hosts `names` of topology text `text` (its `leaves`
+ * leaves 2:1 oversubscribed) `runs` times; prints what `what` is, the plan and the
+ * median.  0 on success.
+ */
+static int bench(const char *what, int leaves, const char *text, const char (*names)[64],
+		 const struct dtplan_node *node, struct dtplan_request *req, int runs, double *ms,
+		 struct dtplan_error *err)
 {
-	int runs = argc > 1 ? atoi(argv[1]) : 7, rc = 1;
 	struct dtplan_topology *topo = NULL;
 	struct dtplan_config conf;
-	struct dtplan_request req;
-	struct dtplan_error err = {0};
-	struct dtplan_node node;
-	char(*names)[64] = NULL, *text = NULL, msg[1024];
-	double *ms = NULL, t0;
+	double t0 = bench_now();
+	char site[64];
+	int rc = 1;
 
 	dtplan_config_init(&conf);
-	if (runs < 1)
-		runs = 1;
-	names = malloc(NODES * sizeof(*names));
-	ms = malloc((size_t)runs * sizeof(*ms));
-	text = topology_text();
-	if (names == NULL || ms == NULL || text == NULL)
+	snprintf(site, sizeof(site), "SwitchName=leaf[1-%d] Oversubscription=2:1\n", leaves);
+	if (dtplan_topology_parse_string(text, "bench", &topo, err) != DTPLAN_OK ||
+	    dtplan_config_parse_string(&conf, site, "bench-site", err) != DTPLAN_OK ||
+	    dtplan_config_apply_topology(&conf, topo, err) != DTPLAN_OK)
 		goto out;
-	for (int i = 0; i < NODES; i++)
-		snprintf(names[i], sizeof(names[i]), "n%05d", i + 1);
-	hgx(&node);
-	t0 = bench_now();
-	if (dtplan_topology_parse_string(text, "bench", &topo, &err) != DTPLAN_OK ||
-	    dtplan_config_parse_string(&conf, "SwitchName=leaf[1-512] Oversubscription=2:1\n",
-				       "bench-site", &err) != DTPLAN_OK ||
-	    dtplan_config_apply_topology(&conf, topo, &err) != DTPLAN_OK)
-		goto out;
-	printf("bench_place: topology of %zu switches, %zu nodes parsed in %.1f ms\n",
+	printf("bench_place: %s: topology of %zu switches, %zu nodes parsed in %.1f ms\n", what,
 	       topo->n_switches, topo->n_nodes, (bench_now() - t0) * 1e3);
-	dtplan_request_init(&req);
-	dtplan_request_apply_config(&req, &conf);
-	if (dtplan_model_parse("llama3-405b", &req.model, &err) != DTPLAN_OK)
-		goto out;
-	req.gpus = 0;
-	req.global_batch = 16384;
-	/* Llama 3 405B's pre-training length: its 131072-token context trains
-	 * with context parallelism, which the search does not have */
-	req.seq = 8192;
+	dtplan_request_apply_config(req, &conf);
 	{
 		struct dtplan_cluster cl = {.n_nodes = 1,
-					    .nodes = &node,
+					    .nodes = node,
 					    .topology = topo,
 					    .config = &conf,
 					    .n_hosts = NODES,
-					    .host_names = (const char(*)[64])names};
+					    .host_names = names};
 
 		for (int r = 0; r < runs; r++) {
 			struct dtplan_plan *p = NULL;
 
 			t0 = bench_now();
-			if (dtplan_plan_create(&req, &cl, &p, &err) != DTPLAN_OK)
+			if (dtplan_plan_create(req, &cl, &p, err) != DTPLAN_OK)
 				goto out;
 			ms[r] = (bench_now() - t0) * 1e3;
 			if (r == runs - 1)
-				printf("bench_place: %zu ranks on %zu nodes, %zu leaves (%zu "
+				printf("bench_place: %s: %zu ranks on %zu nodes, %zu leaves (%zu "
 				       "needed): "
 				       "TP %d x PP %d x DP %d, order %s, crosses %s, uplink "
 				       "slowdown %.3f, %zu warnings\n",
-				       p->n_ranks, p->n_nodes, p->n_leaves_used, p->n_leaves_needed,
-				       p->best.tp, p->best.pp, p->best.dp,
+				       what, p->n_ranks, p->n_nodes, p->n_leaves_used,
+				       p->n_leaves_needed, p->best.tp, p->best.pp, p->best.dp,
 				       dtplan_rank_order_name(p->best.rank_order),
 				       p->best.crosses_uplinks, p->best.uplink_slowdown,
 				       p->n_warnings);
@@ -127,15 +119,59 @@ int main(int argc, char **argv)
 		}
 	}
 	qsort(ms, (size_t)runs, sizeof(*ms), bench_cmp_double);
-	printf("bench_place: search + placement of %d GPUs: median %.1f ms (min %.1f, max %.1f, "
-	       "%d runs); peak RSS %.1f MiB\n",
-	       NODES * 8, ms[runs / 2], ms[0], ms[runs - 1], runs, bench_peak_rss_mib());
+	printf("bench_place: %s: search + placement of %d GPUs: median %.1f ms (min %.1f, max "
+	       "%.1f, %d runs); peak RSS %.1f MiB\n",
+	       what, NODES * 8, ms[runs / 2], ms[0], ms[runs - 1], runs, bench_peak_rss_mib());
+	rc = 0;
+out:
+	dtplan_topology_destroy(topo);
+	dtplan_config_fini(&conf);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = argc > 1 ? atoi(argv[1]) : 7, rc = 1;
+	struct dtplan_request req;
+	struct dtplan_error err = {0};
+	struct dtplan_node node;
+	char(*names)[64] = NULL, *text = NULL, msg[1024];
+	double *ms = NULL;
+
+	if (runs < 1)
+		runs = 1;
+	names = malloc(NODES * sizeof(*names));
+	ms = malloc((size_t)runs * sizeof(*ms));
+	if (names == NULL || ms == NULL)
+		goto out;
+	hgx(&node);
+	dtplan_request_init(&req);
+	if (dtplan_model_parse("llama3-405b", &req.model, &err) != DTPLAN_OK)
+		goto out;
+	req.gpus = 0;
+	req.global_batch = 16384;
+	/* Llama 3 405B's pre-training length (arXiv 2407.21783, section 3.4.1) */
+	req.seq = 8192;
+	/* every node of the tree's 512 leaves */
+	for (int i = 0; i < NODES; i++)
+		snprintf(names[i], sizeof(names[i]), "n%05d", i + 1);
+	text = topology_text(LEAVES);
+	if (text == NULL || bench("packed", LEAVES, text, (const char(*)[64])names, &node, &req,
+				  runs, ms, &err) != 0)
+		goto out;
+	/* the first half of each of the 1,024 leaves */
+	for (int i = 0; i < NODES; i++)
+		snprintf(names[i], sizeof(names[i]), "n%05d",
+			 (i / (PER_LEAF / SPREAD)) * PER_LEAF + i % (PER_LEAF / SPREAD) + 1);
+	free(text);
+	text = topology_text(LEAVES * SPREAD);
+	if (text == NULL || bench("spread", LEAVES * SPREAD, text, (const char(*)[64])names, &node,
+				  &req, runs, ms, &err) != 0)
+		goto out;
 	rc = 0;
 out:
 	if (rc != 0)
 		fprintf(stderr, "bench_place: %s\n", dtplan_error_format(&err, msg, sizeof(msg)));
-	dtplan_topology_destroy(topo);
-	dtplan_config_fini(&conf);
 	free(names);
 	free(ms);
 	free(text);

@@ -69,6 +69,8 @@ static void model_presets__table__params_match_count(void **state)
 		assert_int_equal(t[i].hidden % t[i].heads, 0);
 		assert_int_equal(t[i].heads % t[i].kv_heads, 0);
 		assert_true(t[i].max_seq > 0);
+		/* a model trains within its context */
+		assert_true(t[i].train_seq >= 0 && t[i].train_seq <= t[i].max_seq);
 	}
 	assert_non_null(dtplan_model_presets(NULL));
 }

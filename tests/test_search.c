@@ -589,7 +589,7 @@ static void request_init__defaults(void **state)
 	dtplan_request_init(&r);
 	assert_string_equal(r.gpu.name, "h100-sxm");
 	assert_int_equal(r.gpus_per_node, 8);
-	assert_int_equal(r.seq, 0); /* the model's context length */
+	assert_int_equal(r.seq, 0); /* dtplan_request_seq(): the model's */
 	assert_int_equal(r.global_batch, 1024);
 	assert_int_equal(r.tp, 0);
 	assert_int_equal(r.zero, -1);
@@ -1258,9 +1258,11 @@ static void search_run__131072_gpus__finds_a_plan(void **state)
 	assert_int_equal(s.best.global_batch, 1024);
 	/* 405B has 126 layers, which no power of two divides past 2: uneven stages
 	 * of 126 / 16 = 7.9 layers make TP 8 x PP 16 x DP 1024 possible.  At its
-	 * 128K context CP splits the sequences too (Llama 3's long-context stage
-	 * ran CP 16, arXiv 2407.21783, section 3.3.1) */
+	 * 128K context, asked for (the default is its 8192 of pre-training), CP
+	 * splits the sequences too (Llama 3's long-context stage ran CP 16, arXiv
+	 * 2407.21783, section 3.3.1) */
 	preset_request(&r, "llama3-405b", "h100-sxm", 131072);
+	r.seq = 131072;
 	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
 	assert_true(s.have_best);
 	assert_int_equal(s.best.tp, 8);
@@ -1282,7 +1284,7 @@ static void plan_create__seq_unset__uses_model_context_length(void **state)
 	struct dtplan_plan *p = NULL;
 
 	(void)state;
-	/* llama3-70b's max_position_embeddings is 8192: with seq unset the plan
+	/* llama3-70b's pre-training length is 8192: with seq unset the plan
 	 * trains at 8192.  32 H100s shard its 70.55e9 parameters with ZeRO-3
 	 * (16 B * 70.55e9 / 32 = 35.3 GB each) and no model parallelism; one
 	 * sequence of 8192 keeps 34 s h = 1.14 GB a layer, 91 GB for 80 layers,
@@ -1303,6 +1305,65 @@ static void plan_create__seq_unset__uses_model_context_length(void **state)
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, NULL), DTPLAN_OK);
 	assert_int_equal(p->request.seq, DTPLAN_DEFAULT_SEQ);
 	dtplan_plan_destroy(p);
+}
+
+/*
+ * A preset's default sequence is the length it was pre-trained at, as its
+ * paper says, not its longest context; a model without one trains at its
+ * context length, a bare size at DTPLAN_DEFAULT_SEQ; a given length stays.
+ */
+static void request_seq__unset__pretraining_then_context_then_default(void **state)
+{
+	static const struct {
+		const char *model;
+		int seq;
+		enum dtplan_seq_from from;
+		const char *source;
+	} t[] = {
+		/* Brown et al. 2020 (arXiv 2005.14165), section 2.1 */
+		{"gpt3-175b", 2048, DTPLAN_SEQ_FROM_PRETRAINING, "gpt3-175b's pre-training length"},
+		/* Touvron et al. 2023 (arXiv 2307.09288), Table 1: 4k */
+		{"llama2-70b", 4096, DTPLAN_SEQ_FROM_PRETRAINING,
+		 "llama2-70b's pre-training length"},
+		/* Llama 3 Herd (arXiv 2407.21783), section 3.4.1: 8,192 tokens,
+		 * where the 405B's config.json says 131072 */
+		{"llama3-8b", 8192, DTPLAN_SEQ_FROM_PRETRAINING, "llama3-8b's pre-training length"},
+		{"llama3-405b", 8192, DTPLAN_SEQ_FROM_PRETRAINING,
+		 "llama3-405b's pre-training length"},
+		/* Jiang et al. 2024 (arXiv 2401.04088), abstract: 32k */
+		{"mixtral-8x7b", 32768, DTPLAN_SEQ_FROM_PRETRAINING,
+		 "mixtral-8x7b's pre-training length"},
+		/* no pre-training length published: the 64K context window */
+		{"mixtral-8x22b", 65536, DTPLAN_SEQ_FROM_CONTEXT, "the model's context length"},
+		/* DeepSeek-V3 report (arXiv 2412.19437), section 4.2: 4K in
+		 * pre-training, where its config.json says 163840 */
+		{"deepseek-v3", 4096, DTPLAN_SEQ_FROM_PRETRAINING,
+		 "deepseek-v3's pre-training length"},
+		{"layers=4,hidden=512,heads=8,seq=1024", 1024, DTPLAN_SEQ_FROM_CONTEXT,
+		 "the model's context length"},
+		{"7B", DTPLAN_DEFAULT_SEQ, DTPLAN_SEQ_FROM_DEFAULT, "dtplan's default"},
+	};
+	struct dtplan_request r;
+	enum dtplan_seq_from from;
+	char buf[96];
+
+	(void)state;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(t); i++) {
+		dtplan_request_init(&r);
+		assert_int_equal(dtplan_model_parse(t[i].model, &r.model, NULL), DTPLAN_OK);
+		assert_int_equal(dtplan_request_seq(&r, &from), t[i].seq);
+		assert_int_equal(from, t[i].from);
+		assert_string_equal(dtplan_request_seq_source(&r, buf, sizeof(buf)), t[i].source);
+		assert_true(dtplan_seq_from_parse(dtplan_seq_from_name(from), &from));
+		assert_int_equal(from, t[i].from);
+		/* given: kept, and said to be */
+		r.seq = 2048;
+		assert_int_equal(dtplan_request_seq(&r, &from), 2048);
+		assert_int_equal(from, DTPLAN_SEQ_FROM_USER);
+		assert_string_equal(dtplan_request_seq_source(&r, buf, sizeof(buf)), "");
+	}
+	assert_false(dtplan_seq_from_parse("long", &from));
+	assert_false(dtplan_seq_from_parse(NULL, &from));
 }
 
 static void request_init__fabric_defaults__equal_the_site_defaults(void **state)
@@ -1351,6 +1412,7 @@ int main(void)
 		cmocka_unit_test(plan_create__checkpoint__from_params_and_step),
 		cmocka_unit_test(plan_create__bad_requests__inval),
 		cmocka_unit_test(request_init__defaults),
+		cmocka_unit_test(request_seq__unset__pretraining_then_context_then_default),
 		cmocka_unit_test(request_init__fabric_defaults__equal_the_site_defaults),
 		cmocka_unit_test(plan_create__seq_unset__uses_model_context_length),
 		cmocka_unit_test(request_apply_config__set_fields__copied_unset_kept),

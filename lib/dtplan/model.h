@@ -31,6 +31,8 @@ struct dtplan_model {
 	int ffn;       /* MLP inner width */
 	int vocab;     /* vocabulary size V */
 	int max_seq;   /* max position embeddings (0: unknown) */
+	int train_seq; /* the sequence length it was pre-trained at, as its
+			* paper or card says (presets; 0: unknown) */
 	enum dtplan_mlp mlp;
 	bool tied_embeddings; /* output head shares the input embedding */
 	double params;        /* parameter count used by the ledger: every expert */

@@ -37,15 +37,24 @@ enum dtplan_gpu_from {
 	DTPLAN_GPU_FROM_USER,        /* --dt-train gpu=, dtplan plan --gpu */
 };
 
+/* Where a request's sequence length came from (dtplan_request_seq()). */
+enum dtplan_seq_from {
+	DTPLAN_SEQ_FROM_USER = 0,    /* given: seq=, --seq, or a plan read back */
+	DTPLAN_SEQ_FROM_PRETRAINING, /* the preset's pre-training length */
+	DTPLAN_SEQ_FROM_CONTEXT,     /* the model's context length (max_position_embeddings) */
+	DTPLAN_SEQ_FROM_DEFAULT,     /* DTPLAN_DEFAULT_SEQ: the model says neither */
+};
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu; /* copied from the catalog or the site */
 	enum dtplan_gpu_from gpu_from;
-	int gpus;          /* total GPUs */
-	int gpus_per_node; /* >= 1 */
-	int seq;           /* sequence length; 0: the model's max_seq, else DTPLAN_DEFAULT_SEQ */
-	int global_batch;  /* sequences per step, as asked */
-	bool exact_batch;  /* train exactly global_batch (else within
+	int gpus;                      /* total GPUs */
+	int gpus_per_node;             /* >= 1 */
+	int seq;                       /* sequence length; 0: dtplan_request_seq() */
+	enum dtplan_seq_from seq_from; /* set when seq 0 is resolved */
+	int global_batch;              /* sequences per step, as asked */
+	bool exact_batch;              /* train exactly global_batch (else within
 				    * DTPLAN_BATCH_TOLERANCE of it) */
 	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
 	int tp, pp, zero, micro_batch;
@@ -81,7 +90,7 @@ struct dtplan_request {
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
- * node, seq 0 (the model's context length), global batch 1024, all
+ * node, seq 0 (dtplan_request_seq()), global batch 1024, all
  * "search", 50 GB/s and 5 us across nodes, efficiency 0.5, headroom 0.1, Llama 3 MTBF, 100 GB/s checkpoint
  * write bandwidth, 300 s restart; flash attention, bf16, DeepSpeed's memory
  * count, ZeRO-Offload only when nothing fits without it. */
@@ -93,6 +102,27 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
 /* Bytes of a GPU's memory a plan may fill: its memory less the request's
  * headroom.  The one place this is computed (lib/plan/request.c). */
 double dtplan_request_usable_memory(const struct dtplan_request *r);
+
+/*
+ * The sequence length r trains: its seq when given, else the model's
+ * pre-training length (presets), else its context length (config.json's
+ * max_position_embeddings, seq=), else DTPLAN_DEFAULT_SEQ.  *from (may be
+ * NULL) says which.  The one place the default is decided.
+ */
+int dtplan_request_seq(const struct dtplan_request *r, enum dtplan_seq_from *from);
+
+/*
+ * Where r's sequence length came from, for people: "llama3-405b's
+ * pre-training length", "the model's context length", "dtplan's default";
+ * "" when it was given.  Written into buf; returns buf.
+ */
+const char *dtplan_request_seq_source(const struct dtplan_request *r, char *buf, size_t size);
+
+/* "given", "pretraining", "context", "default" (the plan JSON's
+ * model.seq_from); static strings.  dtplan_seq_from_parse() reads them back:
+ * false for another name. */
+const char *dtplan_seq_from_name(enum dtplan_seq_from from);
+bool dtplan_seq_from_parse(const char *name, enum dtplan_seq_from *from);
 
 /*
  * The model's state held whole on one GPU (no TP, PP, DP or ZeRO, no

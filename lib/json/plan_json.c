@@ -32,8 +32,11 @@ static bool put(json_t *obj, const char *key, json_t *value)
 	return value != NULL && json_object_set_new(obj, key, value) == 0;
 }
 
-static json_t *model_json(const struct dtplan_model *m, int seq)
+static json_t *model_json(const struct dtplan_request *r)
 {
+	const struct dtplan_model *m = &r->model;
+	enum dtplan_seq_from from;
+	int seq = dtplan_request_seq(r, &from);
 	json_t *o = json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name", m->name,
 			      "params", count(m->params), "active_params",
 			      count(m->active_params > 0.0 ? m->active_params : m->params),
@@ -43,6 +46,10 @@ static json_t *model_json(const struct dtplan_model *m, int seq)
 
 	/* which layers are MoE layers, for MoE models only (dense plans read
 	 * as before) */
+	if (o != NULL && !put(o, "seq_from", json_string(dtplan_seq_from_name(from)))) {
+		json_decref(o);
+		return NULL;
+	}
 	if (o != NULL && m->experts > 0 &&
 	    (!put(o, "first_dense", json_integer(m->first_dense)) ||
 	     !put(o, "moe_every", json_integer(m->moe_every > 1 ? m->moe_every : 1)) ||
@@ -319,7 +326,7 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	if (root == NULL)
 		return NULL;
 	if (!put(root, "schema", json_string(DTPLAN_PLAN_SCHEMA)) ||
-	    !put(root, "model", model_json(&r->model, r->seq)) ||
+	    !put(root, "model", model_json(r)) ||
 	    !put(root, "gpu",
 		 json_pack("{s:s, s:o}", "name", r->gpu.name, "memory_bytes",
 			   num(r->gpu.memory_bytes))) ||

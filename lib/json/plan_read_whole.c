@@ -107,7 +107,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 	json_t *model = json_object_get(root, "model"), *gpu = json_object_get(root, "gpu");
 	const struct dtplan_gpu *known;
 	enum dtplan_err ret;
-	char name[32] = "";
+	char name[32] = "", from[32] = "";
 
 	if (!json_is_object(model) || !json_is_object(gpu))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
@@ -140,6 +140,14 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 		    DTPLAN_OK)
 		return ret;
 	m->moe_every_from_zero = json_is_true(json_object_get(model, "moe_every_from_zero"));
+	if ((ret = dtplan__jget_str(model, SRC, "model", "seq_from", OPT, from, sizeof(from),
+				    err)) != DTPLAN_OK)
+		return ret;
+	if (from[0] != '\0' && !dtplan_seq_from_parse(from, &r->seq_from))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "model.seq_from: '%s' is not given, pretraining, context or "
+				     "default",
+				     from);
 	/* the catalog's entry for what the JSON does not carry */
 	known = dtplan_gpu_find(name, NULL);
 	if (known != NULL)

@@ -123,9 +123,7 @@ static enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struc
 /* The sequence length the plan trains (the request's, resolved as the search does). */
 static int plan_seq(const struct dtplan_plan *p)
 {
-	if (p->request.seq > 0)
-		return p->request.seq;
-	return p->request.model.max_seq > 0 ? p->request.model.max_seq : DTPLAN_DEFAULT_SEQ;
+	return dtplan_request_seq(&p->request, NULL);
 }
 
 /* The trained global batch: dp x micro-batch x micro-batches. */

@@ -317,7 +317,7 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 	const struct dtplan_request *r;
 	const struct dtplan_candidate *c;
 	struct sink s = {0};
-	char count[32], buf[256];
+	char count[32], buf[256], from[96];
 
 	if (out != NULL)
 		*out = NULL;
@@ -327,13 +327,15 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
 	r = &p->request;
 	c = &p->best;
+	dtplan_request_seq_source(r, from, sizeof(from));
 	fprintf(s.f, "dtplan plan\n");
 	fprintf(s.f,
 		"  model        %s: %s parameters, %d layers, hidden %d, %d heads (%d kv), "
-		"seq %d\n",
+		"seq %d%s%s%s\n",
 		r->model.name, dtplan_format_count(r->model.params, count, sizeof(count)),
 		r->model.layers, r->model.hidden, r->model.heads,
-		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads, r->seq);
+		r->model.kv_heads > 0 ? r->model.kv_heads : r->model.heads,
+		dtplan_request_seq(r, NULL), from[0] ? " (" : "", from, from[0] ? ")" : "");
 	if (r->model.experts > 0)
 		fprintf(s.f,
 			"               %s active: %d experts (%d per token) in %d MoE layers\n",

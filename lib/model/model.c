@@ -51,6 +51,11 @@
  * Published dimensions (HuggingFace config.json of each model; GPT-3 from
  * Brown et al., arXiv 2005.14165, Table 2.1).  params is
  * dtplan_model_param_count() of the row; test_model checks that it stays so.
+ *
+ * train_seq, the default sequence a plan trains, is the length each model
+ * was pre-trained at, from its paper or card (named at each row); max_seq
+ * is its context length, which long-context variants reach only in a short
+ * final phase of training.
  */
 static const struct dtplan_model presets[] = {
 	{.name = "gpt3-175b",
@@ -61,6 +66,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 49152,
 	 .vocab = 50257,
 	 .max_seq = 2048,
+	 /* Brown et al. 2020 (arXiv 2005.14165), section 2.1: context window 2048 */
+	 .train_seq = 2048,
 	 .mlp = DTPLAN_MLP_GELU,
 	 .tied_embeddings = true,
 	 .params = 174579093504.0},
@@ -72,6 +79,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 11008,
 	 .vocab = 32000,
 	 .max_seq = 4096,
+	 /* Touvron et al. 2023 (arXiv 2307.09288), Table 1: context length 4k */
+	 .train_seq = 4096,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 6738415616.0},
 	{.name = "llama2-13b",
@@ -82,6 +91,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 13824,
 	 .vocab = 32000,
 	 .max_seq = 4096,
+	 /* Touvron et al. 2023 (arXiv 2307.09288), Table 1: context length 4k */
+	 .train_seq = 4096,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 13015864320.0},
 	{.name = "llama2-70b",
@@ -92,6 +103,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 28672,
 	 .vocab = 32000,
 	 .max_seq = 4096,
+	 /* Touvron et al. 2023 (arXiv 2307.09288), Table 1: context length 4k */
+	 .train_seq = 4096,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 68976648192.0},
 	{.name = "llama3-8b",
@@ -102,6 +115,9 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 14336,
 	 .vocab = 128256,
 	 .max_seq = 8192,
+	 /* Llama 3 Herd (arXiv 2407.21783), section 3.4.1: sequences of 8,192
+	  * tokens */
+	 .train_seq = 8192,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 8030261248.0},
 	{.name = "llama3-70b",
@@ -112,6 +128,9 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 28672,
 	 .vocab = 128256,
 	 .max_seq = 8192,
+	 /* Llama 3 Herd (arXiv 2407.21783), section 3.4.1: sequences of 8,192
+	  * tokens */
+	 .train_seq = 8192,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 70553706496.0},
 	/* Llama 3.1 405B, the first 405B release: 128K context. */
@@ -123,6 +142,10 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 53248,
 	 .vocab = 128256,
 	 .max_seq = 131072,
+	 /* Llama 3 Herd (arXiv 2407.21783), section 3.4.1: 4,096 for the first
+	  * 252M tokens, then 8,192; 128K only in the final long-context phase
+	  * (section 3.4.2) */
+	 .train_seq = 8192,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 405853388800.0},
 	{.name = "bloom-176b",
@@ -133,6 +156,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 57344,
 	 .vocab = 250880,
 	 .max_seq = 2048,
+	 /* BigScience 2022 (arXiv 2211.05100), its hyperparameters: sequence 2048 */
+	 .train_seq = 2048,
 	 .mlp = DTPLAN_MLP_GELU,
 	 .tied_embeddings = true,
 	 .params = 176247242752.0},
@@ -144,6 +169,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 24576,
 	 .vocab = 50432,
 	 .max_seq = 2048,
+	 /* Black et al. 2022 (arXiv 2204.06745), its hyperparameters: sequence 2048 */
+	 .train_seq = 2048,
 	 .mlp = DTPLAN_MLP_GELU,
 	 .params = 20554567680.0},
 	/* mistralai/Mixtral-8x7B-v0.1 and Mixtral-8x22B-v0.1: every layer 8
@@ -156,6 +183,9 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 14336,
 	 .vocab = 32000,
 	 .max_seq = 32768,
+	 /* Jiang et al. 2024 (arXiv 2401.04088), abstract: "trained with a
+	  * context size of 32k tokens" */
+	 .train_seq = 32768,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 46702792704.0,
 	 .experts = 8,
@@ -171,6 +201,8 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 16384,
 	 .vocab = 32768,
 	 .max_seq = 65536,
+	 /* no pre-training length published (Mistral AI's release: a 64K
+	  * context window): plans default to the context length */
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 140630071296.0,
 	 .experts = 8,
@@ -188,6 +220,10 @@ static const struct dtplan_model presets[] = {
 	 .ffn = 18432,
 	 .vocab = 129280,
 	 .max_seq = 163840,
+	 /* DeepSeek-V3 report (arXiv 2412.19437), section 4.2: maximum sequence
+	  * length 4K in pre-training, extended to 32K and 128K afterwards
+	  * (section 4.3) */
+	 .train_seq = 4096,
 	 .mlp = DTPLAN_MLP_SWIGLU,
 	 .params = 671026404352.0,
 	 .experts = 256,

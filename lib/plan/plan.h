@@ -17,8 +17,8 @@
  * ---------------------------------------------------------------------- */
 
 /*
- * Fills what a request leaves to the model: seq 0 becomes the model's
- * max_seq (DTPLAN_DEFAULT_SEQ when unknown).  Returns req itself when nothing
+ * Fills what a request leaves to the model: seq 0 becomes
+ * dtplan_request_seq()'s length, and seq_from says where it came from.  Returns req itself when nothing
  * is left open, else buf holding the resolved copy.
  */
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,

@@ -32,7 +32,7 @@ void dtplan_request_init(struct dtplan_request *r)
 	if (gpu != NULL)
 		r->gpu = *gpu;
 	r->gpus_per_node = 8;
-	r->seq = 0; /* the model's context length, else DTPLAN_DEFAULT_SEQ */
+	r->seq = 0; /* dtplan_request_seq() */
 	r->global_batch = 1024;
 	r->zero = -1;
 	r->recompute = -1;
@@ -144,13 +144,85 @@ enum dtplan_err dtplan_request_model_state(const struct dtplan_request *r,
 	return DTPLAN_OK;
 }
 
+int dtplan_request_seq(const struct dtplan_request *r, enum dtplan_seq_from *from)
+{
+	enum dtplan_seq_from f = DTPLAN_SEQ_FROM_USER;
+	int seq = r != NULL ? r->seq : 0;
+
+	if (r != NULL && seq == 0) {
+		f = r->model.train_seq > 0 ? DTPLAN_SEQ_FROM_PRETRAINING
+		    : r->model.max_seq > 0 ? DTPLAN_SEQ_FROM_CONTEXT
+					   : DTPLAN_SEQ_FROM_DEFAULT;
+		seq = r->model.train_seq > 0 ? r->model.train_seq
+		      : r->model.max_seq > 0 ? r->model.max_seq
+					     : DTPLAN_DEFAULT_SEQ;
+	} else if (r != NULL) {
+		f = r->seq_from;
+	}
+	if (from != NULL)
+		*from = f;
+	return seq;
+}
+
+const char *dtplan_request_seq_source(const struct dtplan_request *r, char *buf, size_t size)
+{
+	enum dtplan_seq_from from;
+
+	if (buf == NULL || size == 0)
+		return buf;
+	buf[0] = '\0';
+	if (r == NULL)
+		return buf;
+	dtplan_request_seq(r, &from);
+	switch (from) {
+	case DTPLAN_SEQ_FROM_USER:
+		break;
+	case DTPLAN_SEQ_FROM_PRETRAINING:
+		snprintf(buf, size, "%s's pre-training length", r->model.name);
+		break;
+	case DTPLAN_SEQ_FROM_CONTEXT:
+		snprintf(buf, size, "the model's context length");
+		break;
+	case DTPLAN_SEQ_FROM_DEFAULT:
+		snprintf(buf, size, "dtplan's default");
+		break;
+	}
+	return buf;
+}
+
+static const char *const seq_from_names[] = {
+	[DTPLAN_SEQ_FROM_USER] = "given",
+	[DTPLAN_SEQ_FROM_PRETRAINING] = "pretraining",
+	[DTPLAN_SEQ_FROM_CONTEXT] = "context",
+	[DTPLAN_SEQ_FROM_DEFAULT] = "default",
+};
+
+const char *dtplan_seq_from_name(enum dtplan_seq_from from)
+{
+	if ((size_t)from >= DTPLAN_ARRAY_SIZE(seq_from_names))
+		return "given";
+	return seq_from_names[from];
+}
+
+bool dtplan_seq_from_parse(const char *name, enum dtplan_seq_from *from)
+{
+	for (size_t i = 0; name != NULL && i < DTPLAN_ARRAY_SIZE(seq_from_names); i++) {
+		if (strcmp(name, seq_from_names[i]) == 0) {
+			if (from != NULL)
+				*from = (enum dtplan_seq_from)i;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct dtplan_request *dtplan__request_resolve(const struct dtplan_request *req,
 						     struct dtplan_request *buf)
 {
 	if (req == NULL || req->seq != 0)
 		return req;
 	*buf = *req;
-	buf->seq = req->model.max_seq > 0 ? req->model.max_seq : DTPLAN_DEFAULT_SEQ;
+	buf->seq = dtplan_request_seq(req, &buf->seq_from);
 	return buf;
 }
 

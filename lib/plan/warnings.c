@@ -6,8 +6,8 @@
  *
  * The allocation's warnings, the ones strict mode and policy=deny refuse,
  * come only when a better allocation exists: the same nodes on fewer leaves,
- * where the plan's configuration is predicted faster by more than the site's
- * SlowdownThreshold.  A job on as few leaves as its size allows is never
+ * where the best plan is predicted faster than this one by more than the
+ * site's SlowdownThreshold.  A job on as few leaves as its size allows is never
  * told to ask for them (doc/internals/placement.md, "Enforcement").
  */
 #include "config.h"
@@ -133,29 +133,30 @@ static const char *list_runs(const struct dtplan__fabric *f, const bool *pick, c
 }
 
 /*
- * The step the plan's configuration (dtplan__request_pin(): its TP, PP, EP,
- * CP, interleaving, ZeRO, offload, micro-batch and recomputation; either
- * rank order) is predicted to take on the same nodes
- * packed on the fewest leaves of the tree (f->packed); 0 when the job is on
- * that few already or nothing could be predicted.  Fixing the configuration
- * bounds the gain from below: a search free to choose would do no worse.
+ * The best plan on the same GPUs packed on the fewest leaves of the tree
+ * (f->packed): a full search there, under the request as the user made it
+ * (only the user's own pins stay pinned), ranked as the plan itself was.
+ * *out stays untouched and false comes back when the job is on that few
+ * leaves already or nothing fits there.  Not the plan's configuration
+ * costed again: a split that suits thin uplinks (a pipeline across them) is
+ * rarely the one a single leaf would choose, and only the best plan on each
+ * layout says what the spread allocation costs.
  */
-static double packed_step(const struct dtplan_plan *p, const struct dtplan__fabric *f)
+static bool packed_best(const struct dtplan_plan *p, const struct dtplan__fabric *f,
+			struct dtplan_candidate *out)
 {
-	const struct dtplan_candidate *c = &p->best;
 	struct dtplan__fabric alt = *f;
-	struct dtplan_request r = p->request;
 	struct dtplan__search s;
 
 	if (f->flat || f->packed == NULL || f->n_packed >= f->n_runs)
-		return 0.0;
+		return false;
 	alt.runs = f->packed;
 	alt.n_runs = f->n_packed;
-	dtplan__request_pin(&r, c);
-	if (dtplan__search_run_fabric(&r, &alt, false, &s, NULL) != DTPLAN_OK || !s.have_best ||
-	    !(s.best.step.total > 0.0))
-		return 0.0;
-	return s.best.step.total;
+	if (dtplan__search_run_fabric(&p->request, &alt, false, &s, NULL) != DTPLAN_OK ||
+	    !s.have_best || !(s.best.step.total > 0.0))
+		return false;
+	*out = s.best;
+	return true;
 }
 
 /* "leaf switch"/"leaf switches" on a tree, "block"/"blocks" on topology/block. */
@@ -192,9 +193,23 @@ static const char *ask_for(const struct dtplan__fabric *f, char *buf, size_t siz
 /* What the fewest-leaves allocation would gain, for the fabric's warnings. */
 struct better {
 	bool exists;     /* fewer leaves, predicted faster by more than the threshold */
-	double step;     /* its predicted step (s) */
+	double step;     /* its best plan's predicted step (s) */
 	double slowdown; /* this plan's step over it, minus 1 */
+	char there[64];  /* its best plan's split, "TP 4 x PP 1 x DP 8" */
+	char here[64];   /* this plan's */
 };
+
+/* "TP 4 x PP 2 x DP 4", with CP and EP when they are used. */
+static const char *split_text(const struct dtplan_candidate *c, char *buf, size_t size)
+{
+	int w = c->cp > 1 ? snprintf(buf, size, "TP %d x CP %d x PP %d x DP %d", c->tp, c->cp,
+				     c->pp, c->dp)
+			  : snprintf(buf, size, "TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
+
+	if (c->ep > 1 && w > 0 && (size_t)w < size)
+		snprintf(buf + w, size - (size_t)w, " (EP %d)", c->ep);
+	return buf;
+}
 
 static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__fabric *f,
 				   const struct better *b, const char *kind,
@@ -203,7 +218,7 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 {
 	const struct dtplan_request *r = &p->request;
 	const struct dtplan__run *worst;
-	char names[256], by[32], then[32], ask[64];
+	char names[256], by[32], then[32], now[32], ask[64];
 	double ratio = 0.0;
 	size_t n = 0;
 
@@ -228,13 +243,15 @@ static enum dtplan_err warn_uplink(struct dtplan_plan *p, const struct dtplan__f
 		p, "oversubscribed-uplink",
 		"%s groups cross the uplinks of %s, oversubscribed up to %.1f:1 (threshold "
 		"%.1f:1): %s per step each way over %s's uplink (%.0f flows of %s), %.1f%% of "
-		"the step; on %zu %s%s%s%s a step is predicted to take %s",
+		"the step; on %zu %s%s%s%s the best plan (%s) is predicted to take %s a step "
+		"against %s here (%s)",
 		kind, list_runs(f, pick, names, sizeof(names)), ratio, r->oversub_threshold,
 		dtplan_format_bytes(gl->worst_flows * flow_bytes, by, sizeof(by)),
 		worst->name[0] ? worst->name : "flat", gl->worst_flows, kind,
 		(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0, f->n_leaves_needed,
 		leaves_word(f, f->n_leaves_needed), ask[0] ? " (" : "", ask, ask[0] ? ")" : "",
-		dtplan_format_time(b->step, then, sizeof(then)));
+		b->there, dtplan_format_time(b->step, then, sizeof(then)),
+		dtplan_format_time(p->best.step.total, now, sizeof(now)), b->here);
 }
 
 static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtplan__fabric *f)
@@ -246,15 +263,18 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 	size_t t = (size_t)c->tp, pp = (size_t)c->pp, dp = (size_t)c->dp;
 	enum dtplan_err rv = DTPLAN_OK;
 	struct better b = {0};
+	struct dtplan_candidate there;
 	char names[256], now[32], then[32], ask[64];
 	bool *pick;
 
 	pick = calloc(f->n_runs + 1, sizeof(*pick));
 	if (pick == NULL)
 		return DTPLAN_ERR_NOMEM;
-	b.step = packed_step(p, f);
 	ask_for(f, ask, sizeof(ask));
-	if (b.step > 0.0) {
+	if (packed_best(p, f, &there)) {
+		b.step = there.step.total;
+		split_text(&there, b.there, sizeof(b.there));
+		split_text(c, b.here, sizeof(b.here));
 		b.slowdown = c->step.total / b.step - 1.0;
 		/* a hair above the threshold: equal steps never differ by rounding */
 		b.exists = b.slowdown > r->slowdown_threshold + 1e-9;
@@ -285,15 +305,16 @@ static enum dtplan_err fabric_warnings(struct dtplan_plan *p, const struct dtpla
 	if (rv == DTPLAN_OK && b.exists)
 		rv = dtplan_plan_add_warning(p, "too-many-leaves",
 					     "the %zu nodes span %zu %s (%s) where %zu "
-					     "would hold them; a step is predicted to take %s "
-					     "there against %s here (%.1f%% longer, threshold "
-					     "%.0f%%)%s%s",
+					     "would hold them; the best plan there (%s) is "
+					     "predicted to take %s a step against %s here (%s, "
+					     "%.1f%% longer, threshold %.0f%%)%s%s",
 					     f->n_nodes, f->n_runs, leaves_word(f, f->n_runs),
 					     list_runs(f, NULL, names, sizeof(names)),
-					     f->n_leaves_needed,
+					     f->n_leaves_needed, b.there,
 					     dtplan_format_time(b.step, then, sizeof(then)),
 					     dtplan_format_time(c->step.total, now, sizeof(now)),
-					     b.slowdown * 100.0, r->slowdown_threshold * 100.0,
+					     b.here, b.slowdown * 100.0,
+					     r->slowdown_threshold * 100.0,
 					     ask[0] ? ": ask for " : "", ask);
 	dtplan__fabric_eval(f, c->tp, c->pp, c->dp, o, 1.0, &ev);
 	if (rv == DTPLAN_OK)

@@ -328,7 +328,8 @@ eight_node_job() {
 
 # A pipeline that gains from one leaf: 7B, 64 sequences, on 2 + 2 nodes of
 # both leaves where one leaf would hold them, behind the thin uplinks of
-# dtplan-site-thin.conf (the plan predicts about 30% longer steps).
+# dtplan-site-thin.conf (the plan predicts steps about 1.6x those of the
+# best plan on one leaf).
 # The site file's uplinks are these tests' premise: the prolog's measurement,
 # which would replace them with the shaped network's ratio, is off
 # (spool_dir= empty; the nodes' inventories come from node_xml=).
@@ -360,7 +361,7 @@ SPLIT=(-N4 -w node1,node2,node5,node6 --switches=2 --gres=gpu:8 --dt-model=7B --
 		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done'
 	echo "$LOG"
 	grep -q '^done$' <<<"$LOG"
-	grep -q '\[too-many-leaves\] the 4 nodes span 2 leaf switches (leaf1 (2 nodes), leaf2 (2 nodes)) where 1 would hold them; a step is predicted to take .* longer, threshold 5%): ask for --switches=1' <<<"$LOG"
+	grep -q '\[too-many-leaves\] the 4 nodes span 2 leaf switches (leaf1 (2 nodes), leaf2 (2 nodes)) where 1 would hold them; the best plan there (TP [0-9]* x PP [0-9]* x DP [0-9]*) is predicted to take .* a step against .* here (TP 1 x PP 2 x DP 16, .* longer, threshold 5%): ask for --switches=1' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	no_drain
 }
@@ -376,6 +377,55 @@ SPLIT=(-N4 -w node1,node2,node5,node6 --switches=2 --gres=gpu:8 --dt-model=7B --
 	[ "$status" -eq 1 ]
 	[ "$(job_state "$JOB")" = FAILED ]
 	grep -q '^dtplan: job refused: too-many-leaves: .*ask for --switches=1' <<<"$LOG"
+	! grep -q '^ran$' <<<"$LOG"
+	no_drain
+}
+
+# Best plan against best plan: llama3-8b at 8 sequences a step on 2 + 2 nodes
+# behind 16:1 uplinks (tests/data/dtplan-site-16to1.conf).  Its best plan there
+# pipelines across the uplinks and is about 1.4x slower than the best plan on
+# one leaf, though its own configuration costed again on one leaf would gain
+# under the 5% threshold (tests/cli/test_plan_topology.sh).  The warning names
+# both plans and both steps, as `dtplan plan` says them for the same nodes,
+# and policy=deny refuses the job.
+SITE16=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-16to1.conf
+SPREAD=(-N4 -w node1,node2,node5,node6 --switches=2 --gres=gpu:8 --dt-model=llama3-8b --dt-train=gbs=8)
+
+# cli_warning CODE: the CODE warning `dtplan plan` gives for the SPREAD job.
+cli_warning() {
+	local xml="" n
+	for n in node1 node2 node5 node6; do
+		[ -z "$CL_NODE_XML" ] || xml="$xml${xml:+,}$n=$(node_xml "$n")"
+	done
+	"$DTPLAN_CLI" plan --model llama3-8b --global-batch 8 --nodes 'node[1-2,5-6]' \
+		--topology "$CL_DIR/etc/topology.conf" --site "$SITE16" ${xml:+--node-xml "$xml"} --json |
+		/usr/bin/python3 -c 'import json,sys; print(*[w["message"] for w in json.load(sys.stdin)["warnings"] if w["code"] == sys.argv[1]])' "$1"
+}
+
+@test "2 + 2 nodes behind 16:1 uplinks: warned with both plans' steps, refused under policy=deny" {
+	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
+	want=$(cli_warning too-many-leaves)
+	echo "dtplan plan: $want"
+	[[ "$want" == *"the best plan there (TP "*") is predicted to take "*" a step against "*" here (TP "*"longer, threshold 5%): ask for --switches=1" ]]
+	echo "optional $CL_PLUGIN $(unmeasured_args) site=$SITE16 topology=$CL_DIR/etc/topology.conf" >"$PLUGSTACK"
+	run_job 120 "${SPREAD[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"; srun -K true; echo done'
+	echo "$LOG"
+	grep -q '^done$' <<<"$LOG"
+	grep -qF "[too-many-leaves] $want" <<<"$LOG"
+	grep -qF "[oversubscribed-uplink] $(cli_warning oversubscribed-uplink)" <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	# policy=deny: the job fails before its script runs, the reason in its log
+	echo "optional $CL_PLUGIN $(unmeasured_args) site=$SITE16 topology=$CL_DIR/etc/topology.conf policy=deny" \
+		>"$PLUGSTACK"
+	JOB=$(sbatch --parsable "${SPREAD[@]}" --ntasks-per-node=8 --dt-plan=auto \
+		--wrap 'echo ran; srun -K true; echo done')
+	run submit_wait "$JOB" 120
+	LOG=$(job_log "$JOB")
+	echo "$LOG"
+	[ "$status" -eq 1 ]
+	[ "$(job_state "$JOB")" = FAILED ]
+	grep -qF "dtplan: job refused: too-many-leaves: $want" <<<"$LOG"
 	! grep -q '^ran$' <<<"$LOG"
 	no_drain
 }
