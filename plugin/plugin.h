@@ -113,6 +113,10 @@ enum dtplan_err dtspank__opts_request(const struct dtplan_opts *o, const struct 
  * which the caller initialised.  Logs and returns -1 on a bad configuration.
  */
 int dtspank__config_load(struct dtplan_config *c, int ac, char **av);
+/* Slurm's slurm.conf as dtplan reads it (AuthInfo's socket, NodeAddr=):
+ * $SLURM_CONF, else slurm.conf in c's configuration folder.  0 when read;
+ * -1 when not (logged at info: the caller goes on without). */
+int dtspank__slurm_conf(const struct dtplan_config *c, struct dtplan_slurm_conf *s);
 
 /* ---- log_slurm.c ----------------------------------------------------- */
 

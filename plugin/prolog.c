@@ -241,11 +241,26 @@ static int measure_child(const struct prolog_work *w)
 	/* root's messages, for root's prologs only */
 	struct dtplan_auth_munge_opts ao = {w->c->munge_socket, 0,
 					    dtplan_auth_ttl(w->c->probe_budget_s)};
+	struct dtplan_slurm_conf sc = {0};
+	char(*addrs)[64] = NULL;
 	struct dtplan_error err = {0};
 	char *text = NULL, buf[1024];
 	int rc = 1;
 
 	prctl(PR_SET_NAME, "dtplan-probe", 0, 0, 0);
+	/* Slurm's own MUNGE socket when the site names none; the nodes'
+	 * NodeAddr for names that do not resolve */
+	if (dtspank__slurm_conf(w->c, &sc) == 0) {
+		if (ao.socket[0] == '\0')
+			ao.socket = sc.auth_socket;
+		if (sc.n_nodes > 0 && (addrs = calloc(w->n_hosts, sizeof(*addrs))) != NULL)
+			for (size_t i = 0; i < w->n_hosts; i++) {
+				const char *a = dtplan_slurm_conf_node_addr(&sc, w->hosts[i]);
+
+				if (a != NULL)
+					snprintf(addrs[i], sizeof(addrs[i]), "%s", a);
+			}
+	}
 	if (dtplan_auth_munge_create(&ao, &auth, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
@@ -276,6 +291,7 @@ static int measure_child(const struct prolog_work *w)
 	o.discover = discover;
 	o.discover_arg = (void *)w;
 	o.topology = topo;
+	o.node_addrs = (const char(*)[64])addrs;
 	if (dtplan_probe_run(&o, &f, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "prolog: job %u: %s", w->job_id,
 			    dtplan_error_format(&err, buf, sizeof(buf)));
@@ -298,6 +314,8 @@ out:
 	dtplan_measure_file_fini(&f);
 	dtplan_topology_destroy(topo);
 	dtplan_auth_destroy(auth);
+	free(addrs);
+	dtplan_slurm_conf_fini(&sc);
 	return rc;
 }
 

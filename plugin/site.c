@@ -8,6 +8,7 @@
 
 #include "plugin.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -42,6 +43,28 @@ int dtspank__config_load(struct dtplan_config *c, int ac, char **av)
 	if (dtplan_config_parse_args(c, ac, av, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "configuration: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
+		return -1;
+	}
+	return 0;
+}
+
+int dtspank__slurm_conf(const struct dtplan_config *c, struct dtplan_slurm_conf *s)
+{
+	struct dtplan_error err = {0};
+	const char *env = getenv("SLURM_CONF");
+	char path[4096], buf[1024];
+
+	int n;
+
+	if (env != NULL && env[0] != '\0')
+		n = snprintf(path, sizeof(path), "%s", env);
+	else
+		n = snprintf(path, sizeof(path), "%s/slurm.conf",
+			     c->conf_dir[0] != '\0' ? c->conf_dir : DTPLAN_SLURM_SYSCONFDIR);
+	if (n < 0 || n >= (int)sizeof(path))
+		return -1;
+	if (dtplan_slurm_conf_read(path, s, &err) != DTPLAN_OK) {
+		slurm_info(DTPLAN_LOG_PREFIX "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		return -1;
 	}
 	return 0;

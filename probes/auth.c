@@ -22,13 +22,15 @@
 
 #include <math.h>
 #include <munge.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct munge_auth {
 	munge_ctx_t enc; /* munge_decode() rewrites its context: one each */
 	munge_ctx_t dec;
-	uid_t decoder; /* who may decode what enc makes, and what dec takes */
+	char socket[256]; /* "" libmunge's default */
+	uid_t decoder;    /* who may decode what enc makes, and what dec takes */
 };
 
 int dtplan_auth_ttl(double budget_s)
@@ -38,6 +40,35 @@ int dtplan_auth_ttl(double budget_s)
 	if (!(t >= DTPLAN_AUTH_TTL_MIN_S))
 		return DTPLAN_AUTH_TTL_MIN_S;
 	return t > DTPLAN_AUTH_TTL_MAX_S ? DTPLAN_AUTH_TTL_MAX_S : (int)t;
+}
+
+/* The socket a context talks to, for messages. */
+static const char *socket_name(const struct munge_auth *m)
+{
+	return m->socket[0] != '\0' ? m->socket : "libmunge's default";
+}
+
+/*
+ * What a failed decode most likely means, for the note a site reads: the
+ * clocks (MUNGE refuses a credential older than its time to live or made
+ * in this node's future), the keys, or this node's munged.
+ */
+static const char *decode_hint(munge_err_t e)
+{
+	switch (e) {
+	case EMUNGE_CRED_EXPIRED:
+		return " (older than its time to live: is the sender's clock behind this node's?)";
+	case EMUNGE_CRED_REWOUND:
+		return " (made in this node's future: is the sender's clock ahead of this node's?)";
+	case EMUNGE_CRED_INVALID:
+	case EMUNGE_CRED_UNAUTHORIZED:
+		return " (not made with this node's MUNGE key: do all nodes' munged share one "
+		       "key?)";
+	case EMUNGE_SOCKET:
+		return " (this node's munged does not answer on its socket)";
+	default:
+		return "";
+	}
 }
 
 static enum dtplan_err munge_enc(struct dtplan_auth *a, const void *payload, size_t len,
@@ -51,9 +82,16 @@ static enum dtplan_err munge_enc(struct dtplan_auth *a, const void *payload, siz
 	if (e != EMUNGE_SUCCESS) {
 		free(*cred);
 		*cred = NULL;
-		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "cannot make a credential: %s",
+		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0,
+				     "cannot make a credential: %s%s%s%s",
 				     munge_ctx_strerror(m->enc) ? munge_ctx_strerror(m->enc)
-								: munge_strerror(e));
+								: munge_strerror(e),
+				     e == EMUNGE_SOCKET ? " (munged's socket " : "",
+				     e == EMUNGE_SOCKET ? socket_name(m) : "",
+				     e == EMUNGE_SOCKET
+					     ? ": is munged running, and is it the socket "
+					       "Slurm's AuthInfo=socket= names?)"
+					     : "");
 	}
 	return DTPLAN_OK;
 }
@@ -85,7 +123,7 @@ static enum dtplan_err munge_dec(struct dtplan_auth *a, const char *cred, size_t
 		bool ours = e == EMUNGE_SOCKET || e == EMUNGE_SNAFU;
 
 		return dtplan__error(err, ours ? DTPLAN_ERR_IO : DTPLAN_ERR_POLICY, "munge", 0,
-				     "invalid credential: %s", munge_strerror(e));
+				     "invalid credential: %s%s", munge_strerror(e), decode_hint(e));
 	}
 	*len = n > 0 ? (size_t)n : 0;
 	if (munge_ctx_get(m->dec, MUNGE_OPT_UID_RESTRICTION, &restricted) != EMUNGE_SUCCESS ||
@@ -154,6 +192,8 @@ enum dtplan_err dtplan_auth_munge_create(const struct dtplan_auth_munge_opts *o,
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "munge", 0,
 				   "cannot restrict credentials to uid %u with a %d s time to live",
 				   (unsigned)o->decoder_uid, o->ttl_s);
+	if (socket != NULL)
+		snprintf(m->socket, sizeof(m->socket), "%s", socket);
 	if (rv == DTPLAN_OK && socket != NULL && socket[0] != '\0' &&
 	    (munge_ctx_set(m->enc, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS ||
 	     munge_ctx_set(m->dec, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS))

@@ -261,6 +261,9 @@ struct dtplan_probe_opts {
 	const struct dtplan_topology *topology; /* the leader's switch tree (leaves); NULL flat */
 	const struct sockaddr_storage *addrs;   /* tests: node i listens at addrs[i] exactly,
 						 * with no name lookup and no port range */
+	const char (*node_addrs)[64];           /* NULL, or per host Slurm's NodeAddr ("" none):
+						 * where a host's name does not resolve, its
+						 * parent is reached there */
 };
 
 /*

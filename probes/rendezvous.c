@@ -103,11 +103,20 @@ static void progress(struct engine *e)
 		     (!e->any_join && e->n > 1 &&
 		      t >= e->start + fmin(RDV_ALONE_MAX_S,
 					   RDV_ALONE_FRAC * e->o->params.budget_s)))) {
-			if (!e->any_join && e->n > 1)
+			if (!e->any_join && e->n > 1 && e->refused[0] != '\0')
+				dtprobe__rdv_note(
+					e,
+					"no other node joined within %.1f s: MUNGE refused "
+					"their credentials: %s",
+					t - e->start, e->refused);
+			else if (!e->any_join && e->n > 1)
 				dtprobe__rdv_note(
 					e,
 					"no other node joined within %.1f s: the prolog ran on %s "
-					"only (is PrologFlags=Alloc set in slurm.conf?)",
+					"only, or the others could not make MUNGE credentials (is "
+					"PrologFlags=Alloc set in slurm.conf, and munged running "
+					"on "
+					"every node at the socket Slurm's AuthInfo=socket= names?)",
 					t - e->start, e->o->hosts[0]);
 			dtprobe__rdv_plan_rounds(e);
 			if (e->assign != NULL)

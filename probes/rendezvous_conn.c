@@ -23,6 +23,15 @@
 void dtprobe__rdv_reject(struct engine *e, const char *where, const struct dtplan_error *err)
 {
 	e->rejected++;
+	if (e->refused[0] == '\0' && strcmp(err->source, "munge") == 0) {
+		/* cut to the field: the where first, then as much of the reason */
+		size_t n = dtplan__strlcpy(e->refused, where, sizeof(e->refused));
+
+		if (n + 2 < sizeof(e->refused)) {
+			memcpy(e->refused + n, ": ", 3);
+			dtplan__strlcpy(e->refused + n + 2, err->text, sizeof(e->refused) - n - 2);
+		}
+	}
 	dtplan__log(DTPLAN_LOG_WARNING, "probe: job %u node %u: rejected %s: %s", e->o->job_id,
 		    e->self, where, err->text);
 }

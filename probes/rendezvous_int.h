@@ -171,6 +171,8 @@ struct engine {
 	uint8_t *have_entry;
 	double inv_deadline; /* dtplan_probe_run() */
 	bool any_join;       /* rendezvous_tree.c: a child joined */
+	char refused[256];   /* rendezvous_conn.c: the first message refused for its
+			      * MUNGE credential, and why ("" none) */
 	/* the rounds: set once, by the leader's schedule (rendezvous_lead.c) or
 	 * the parent's go (rendezvous_up.c); rounds_over by the driver */
 	bool have_go;

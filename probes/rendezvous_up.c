@@ -98,6 +98,27 @@ void dtprobe__rdv_up_fail(struct engine *e, const char *why)
 	}
 }
 
+/*
+ * Where target's name did not resolve: Slurm's NodeAddr for it, when the
+ * caller gave one (a cluster whose slurmd are reached by address only).
+ * true with *addr set; false with err saying both why.
+ */
+static bool by_node_addr(struct engine *e, uint32_t target, struct sockaddr_storage *addr,
+			 struct dtplan_error *err)
+{
+	const char *a = e->o->node_addrs != NULL ? e->o->node_addrs[target] : "";
+	struct dtplan_error e2 = {0};
+	char name_err[sizeof(err->text)];
+
+	if (a[0] == '\0')
+		return false;
+	if (dtprobe__resolve(a, 0, addr, &e2) == DTPLAN_OK)
+		return true;
+	dtplan__strlcpy(name_err, err->text, sizeof(name_err));
+	dtplan__error(err, e2.code, "probe", 0, "%s, nor its NodeAddr: %s", name_err, e2.text);
+	return false;
+}
+
 void dtprobe__rdv_up_try(struct engine *e)
 {
 	struct uplink *u = &e->up;
@@ -107,7 +128,8 @@ void dtprobe__rdv_up_try(struct engine *e)
 		if (e->o->addrs != NULL) {
 			u->addr = e->o->addrs[u->target];
 		} else if (dtprobe__resolve(e->o->hosts[u->target], 0, &u->addr, &err) !=
-			   DTPLAN_OK) {
+				   DTPLAN_OK &&
+			   !by_node_addr(e, u->target, &u->addr, &err)) {
 			u->next_try = dtprobe__rdv_now() + RDV_RESOLVE_RETRY_S;
 			u->fallback_at = fmin(u->fallback_at, dtprobe__rdv_now());
 			dtprobe__rdv_up_fail(e, err.text);

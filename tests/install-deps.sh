@@ -3,6 +3,11 @@
 # Debian 12 / Ubuntu (as root).  Already-installed packages cost nothing.
 #
 # Usage: tests/install-deps.sh [PACKAGE...]   (default: everything)
+#        tests/install-deps.sh --list           prints the default list
+#
+# A word A|B means the first of A, B that the release's archive has (Debian
+# 12 has clang-format-14, the house format's; Debian 13 and sid only
+# clang-format, whose other version tests/check_format.sh then skips).
 #
 # Packages' maintainer scripts are kept from starting system daemons
 # (slurmctld, slurmd, munge): the tests start their own.
@@ -12,21 +17,30 @@ all="build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev libmunge-dev
 	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
-	valgrind clang clang-format-14 debhelper"
-# What a test only uses when it is there (it then skips): installed where the
-# release has it.  clang-format-14 is the house format's (tests/check_format.sh)
-# and neither Debian 13 nor sid has it (issue 24).
-optional="clang-format-14"
+	valgrind clang clang-format-14|clang-format debhelper git"
 packages=${*:-$all}
+if [ "$packages" = --list ]; then
+	echo $all
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: must run as root (apt-get); try: sudo $0" >&2
 	exit 1
 fi
+installed() { dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii'; }
 missing=
 for p in $packages; do
-	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
-		missing="$missing $p"
+	case $p in
+	*'|'*)
+		have=
+		for a in $(echo "$p" | tr '|' ' '); do
+			installed "$a" && have=$a && break
+		done
+		[ -n "$have" ] || missing="$missing $p"
+		;;
+	*) installed "$p" || missing="$missing $p" ;;
+	esac
 done
 if [ -z "$missing" ]; then
 	exit 0
@@ -44,12 +58,18 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 wanted=
 for p in $missing; do
-	case " $(echo $optional) " in
-	*" $p "*)
-		if ! apt-cache show "$p" >/dev/null 2>&1; then
-			echo "install-deps: $p is not in this release's archive; what needs it skips"
-			continue
-		fi
+	case $p in
+	*'|'*)
+		pick=
+		for a in $(echo "$p" | tr '|' ' '); do
+			# apt-cache show succeeds for a name only other packages mention
+			if apt-cache show "$a" 2>/dev/null | grep -q '^Package:'; then
+				pick=$a
+				break
+			fi
+		done
+		[ -n "$pick" ] || { echo "install-deps: none of $p is in this release's archive" >&2; exit 1; }
+		p=$pick
 		;;
 	esac
 	wanted="$wanted $p"

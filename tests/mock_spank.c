@@ -166,7 +166,7 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 	const char *name = opt ? opt->name : NULL;
 
 	assert_ptr_equal(sp, MOCK_SP);
-	check_expected(name);
+	check_expected_ptr(name);
 	for (size_t i = 0; i < MOCK_MAX_OPTS; i++) {
 		if (registered[i] == NULL) {
 			registered[i] = opt;

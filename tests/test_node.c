@@ -98,7 +98,7 @@ static void node_from_xml__hgx_fixture__one_domain_eight_rails(void **state)
 		assert_int_equal(g->domain, 0);
 		assert_int_equal(node.domains[0].gpus[i], i);
 		/* GPU i shares its PCIe switch with mlx5_i. */
-		assert_in_range(g->nic, 0, 7);
+		dt_assert_in_range(g->nic, 0, 7);
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		assert_string_equal(node.nics[g->nic].name, name);
 		assert_int_equal(node.nics[g->nic].kind, DTPLAN_NIC_INFINIBAND);

@@ -140,9 +140,9 @@ static void check_schedule(const struct dtplan_pipeline *pl, int p, int m, int v
 		const struct dtplan_pipeline_op *op = &pl->ops[i];
 		int k = op->chunk * p + op->stage;
 
-		assert_in_range(op->stage, 0, p - 1);
-		assert_in_range(op->chunk, 0, v - 1);
-		assert_in_range(op->microbatch, 0, m - 1);
+		dt_assert_in_range(op->stage, 0, p - 1);
+		dt_assert_in_range(op->chunk, 0, v - 1);
+		dt_assert_in_range(op->microbatch, 0, m - 1);
 		assert_near(op->end - op->start, (op->backward ? b : f) / v, 1e-12);
 		if (i > 0 && pl->ops[i - 1].stage == op->stage)
 			assert_true(op->start >= pl->ops[i - 1].end - 1e-12);

@@ -641,7 +641,7 @@ static bool accept_setup(struct accept *a, const char *topology, const char *sit
 	assert_int_equal(dtplan_config_parse_file(&a->c, test_data_path(site), &err), DTPLAN_OK);
 	assert_int_equal(dtplan_config_apply_topology(&a->c, a->t, &err), DTPLAN_OK);
 	assert_int_equal(dtplan_hostlist_expand(hosts, 16, &names, &n, &err), DTPLAN_OK);
-	assert_in_range(n, 1, 16);
+	dt_assert_in_range(n, 1, 16);
 	memcpy(a->names, names, n * sizeof(names[0]));
 	free(names);
 	a->cl = (struct dtplan_cluster){.n_nodes = 1,
@@ -989,8 +989,8 @@ static void plan_create__job_holds_2_of_8_gpus__ranks_on_every_node(void **state
 	assert_int_equal(p->n_ranks, 8);
 	assert_int_equal(p->n_nodes, 4);
 	for (size_t r = 0; r < p->n_ranks; r++) {
-		assert_in_range(p->ranks[r].node, 0, 3);
-		assert_in_range(p->ranks[r].gpu, 0, 7);
+		dt_assert_in_range(p->ranks[r].node, 0, 3);
+		dt_assert_in_range(p->ranks[r].gpu, 0, 7);
 		per_node[p->ranks[r].node]++;
 	}
 	for (int i = 0; i < 4; i++)

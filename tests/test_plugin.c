@@ -78,12 +78,12 @@ static int teardown(void **state)
 static int start_plugin(spank_context_t ctx, int ac, char **av)
 {
 	if (!context_queued)
-		will_return_maybe(spank_context, ctx);
+		dt_will_return_maybe(spank_context, ctx);
 	context_queued = true;
 	expect_string(spank_option_register, name, "dt-plan");
 	expect_string(spank_option_register, name, "dt-model");
 	expect_string(spank_option_register, name, "dt-train");
-	will_return_count(spank_option_register, ESPANK_SUCCESS, 3);
+	dt_will_return_count(spank_option_register, ESPANK_SUCCESS, 3);
 	return slurm_spank_init(MOCK_SP, ac, av);
 }
 
@@ -168,7 +168,7 @@ static void init__allocator__registers_options_with_dtplan_usage(void **state)
 static void init__slurmd__registers_nothing(void **state)
 {
 	(void)state;
-	will_return_maybe(spank_context, S_CTX_SLURMD);
+	dt_will_return_maybe(spank_context, S_CTX_SLURMD);
 	assert_int_equal(slurm_spank_init(MOCK_SP, 0, NULL), 0);
 	assert_null(mock_registered("dt-plan"));
 }
@@ -176,7 +176,7 @@ static void init__slurmd__registers_nothing(void **state)
 static void init__register_fails__minus_one_logged(void **state)
 {
 	(void)state;
-	will_return_maybe(spank_context, S_CTX_LOCAL);
+	dt_will_return_maybe(spank_context, S_CTX_LOCAL);
 	expect_string(spank_option_register, name, "dt-plan");
 	will_return(spank_option_register, ESPANK_BAD_ARG);
 	assert_int_equal(slurm_spank_init(MOCK_SP, 0, NULL), -1);

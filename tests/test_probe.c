@@ -310,6 +310,50 @@ static void run__alone__note_on_prolog_flags(void **state)
 	dtplan_measure_file_fini(&f);
 }
 
+/* MUNGE refuses every other node's credential (here: expired, as when
+ * their clocks are behind the leader's): the note says MUNGE and why, not
+ * PrologFlags. */
+static enum dtplan_err expired_decode(struct dtplan_auth *a, const char *cred, size_t cred_len,
+				      void **payload, size_t *len, uid_t *uid,
+				      struct dtplan_error *err)
+{
+	(void)a, (void)cred, (void)cred_len, (void)uid;
+	*payload = NULL;
+	*len = 0;
+	/* what probes/auth.c says for EMUNGE_CRED_EXPIRED */
+	if (err != NULL) {
+		err->code = DTPLAN_ERR_POLICY;
+		snprintf(err->source, sizeof(err->source), "munge");
+		snprintf(err->text, sizeof(err->text),
+			 "invalid credential: Expired credential (older than its time to live: "
+			 "is the sender's clock behind this node's?)");
+	}
+	return DTPLAN_ERR_POLICY;
+}
+
+static void run__credentials_refused__note_names_munge_not_prolog_flags(void **state)
+{
+	struct dtplan_auth clock_auth = {fake_encode, expired_decode, NULL, NULL};
+	struct dtplan_probe_opts o;
+	struct dtplan_measure_file f;
+	pid_t pids[N];
+	double t0 = dtplan_probe_clock();
+
+	(void)state;
+	start_nodes(pids, -1, t0);
+	opts_for(&o, 0, t0);
+	o.auth = &clock_auth;
+	assert_int_equal(dtplan_probe_run(&o, &f, NULL), DTPLAN_OK);
+	wait_nodes(pids);
+	assert_int_equal(f.m->n_reported, 1);
+	assert_true(f.m->n_notes >= 1);
+	assert_non_null(strstr(f.m->notes[0], "no other node joined within"));
+	assert_non_null(strstr(f.m->notes[0], "MUNGE refused their credentials"));
+	assert_non_null(strstr(f.m->notes[0], "clock"));
+	assert_null(strstr(f.m->notes[0], "PrologFlags"));
+	dtplan_measure_file_fini(&f);
+}
+
 /* ---- forged messages ---- */
 
 static int connect_leader(void)
@@ -745,6 +789,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(run__a_node_never_comes__missing_within_budget,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			run__credentials_refused__note_names_munge_not_prolog_flags, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(run__alone__note_on_prolog_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			run__forged_messages__rejected_logged_measurements_unchanged, setup,

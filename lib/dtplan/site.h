@@ -104,6 +104,26 @@ enum dtplan_err dtplan_hostlist_match(const char *expr, const char *name, bool *
  */
 const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *buf, size_t size);
 
+/*
+ * What dtplan reads in Slurm's slurm.conf (lib/site/slurm_conf.c): MUNGE's
+ * socket from AuthInfo=socket= (Slurm's auth/munge and cred/munge use it),
+ * and each node's NodeAddr= where one is given.  Other keys pass unread.
+ */
+struct dtplan_slurm_conf {
+	char auth_socket[256]; /* "" when AuthInfo names none */
+	size_t n_nodes;        /* nodes with a NodeAddr= */
+	char (*node_names)[64];
+	char (*node_addrs)[64];
+};
+enum dtplan_err dtplan_slurm_conf_read(const char *path, struct dtplan_slurm_conf *s,
+				       struct dtplan_error *err);
+enum dtplan_err dtplan_slurm_conf_parse_string(const char *text, const char *source,
+					       struct dtplan_slurm_conf *s,
+					       struct dtplan_error *err);
+/* The NodeAddr of node, NULL when slurm.conf gives it none. */
+const char *dtplan_slurm_conf_node_addr(const struct dtplan_slurm_conf *s, const char *node);
+void dtplan_slurm_conf_fini(struct dtplan_slurm_conf *s);
+
 /* Per node set settings from the site file. */
 struct dtplan_site_nodeset {
 	char nodes[256];        /* hostlist expression */

@@ -178,7 +178,7 @@ net_up() {
 # ----------------------------------------------------------------------
 
 write_configs() {
-	local etc=$CL_DIR/etc node r g nodes
+	local etc=$CL_DIR/etc node r g nodes v
 	mkdir -p "$etc" "$CL_DIR/state" "$CL_DIR/run" "$CL_DIR/log" "$CL_DIR/jobs" "$CL_DIR/dev" || return 1
 	for node in $(cluster_nodes); do mkdir -p "$CL_DIR/spool/$node" || return 1; done
 
@@ -248,6 +248,15 @@ write_configs() {
 		echo "$CL_CTLD_ADDR $(hostname -s)"
 		for node in $(cluster_nodes); do echo "$(node_addr "$node") $node"; done
 	} >"$etc/hosts" || return 1
+
+	# slurmd 24.05+ loads a cgroup plugin even with proctrack/linuxproc and
+	# task/none, and dies where /sys/fs/cgroup is not mounted (a chroot);
+	# CgroupPlugin=disabled is 24.05's, older releases refuse it.
+	v=$(slurm_version) || v=
+	[ -n "$v" ] || { say "cannot tell Slurm's version from slurmd -V"; return 1; }
+	if [ "$v" -ge 2405 ]; then
+		echo "CgroupPlugin=disabled" >"$etc/cgroup.conf" || return 1
+	fi
 
 	: >"$etc/gres.conf"
 	if [ "$CL_GPUS" -gt 0 ]; then

@@ -81,6 +81,32 @@ node_netns() { echo "${CL_PREFIX}$1"; }
 # node_xml NODE: the hwloc XML of NODE ("" when the cluster runs without one).
 node_xml() { local x=$CL_NODE_XML; echo "${x//%n/$1}"; }
 
+# slurm_version: the installed Slurm's major.minor as one number, e.g. 2405
+# for 24.05 (from `slurmd -V`: "slurm-wlm 24.11.5", "slurm 26.05.5").
+slurm_version() {
+	slurmd -V 2>/dev/null | sed -n 's/^slurm[a-z-]* \([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p' |
+		{ read -r a b && printf '%d%02d\n' "$a" "$b"; }
+}
+
+# torch_store_env: "USE_LIBUV=0" where /usr/bin/python3's torch makes its
+# TCPStore (init_method="env://") with libuv by default but was built
+# without it (Debian 13's and sid's torch), nothing where the store has no
+# libuv choice (Debian 12's torch 1.13 has no use_libuv argument) or has
+# libuv.  Decided by making a store, not by the version.
+torch_store_env() {
+	/usr/bin/python3 - 2>/dev/null <<-'EOF'
+		import datetime, torch.distributed as d
+		try:
+		    d.TCPStore("127.0.0.1", 0, 1, True, datetime.timedelta(seconds=10), use_libuv=True)
+		except TypeError:
+		    pass
+		except RuntimeError as e:
+		    if "libuv" in str(e):
+		        print("USE_LIBUV=0")
+	EOF
+	return 0
+}
+
 # cluster_probe_args: the plugstack arguments the prolog's measurement needs
 # on this cluster: each node's hwloc XML (node_xml=, the prolog's environment
 # has no HWLOC_XMLFILE), the cluster's munged and a spool of its own.

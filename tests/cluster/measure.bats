@@ -73,6 +73,9 @@ teardown() {
 		kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
 		wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
 	fi
+	if [ -f "$BATS_TEST_TMPDIR/hosts.orig" ]; then
+		cat "$BATS_TEST_TMPDIR/hosts.orig" >"$CL_DIR/etc/hosts"
+	fi
 	cancel_all_wait 20
 	if [ -f "$BATS_TEST_TMPDIR/mounted" ]; then
 		in_node_mounts node1 umount "$(cat "$BATS_TEST_TMPDIR/mounted")"
@@ -148,6 +151,49 @@ print(eval(sys.argv[2]))' "$PLAN" "$1"
 	grep -q '\[heterogeneous-nodes\] nodes differ: .* but node6 has 4 x AD102GL \[L40S\] (domain 1)' <<<"$LOG"
 	! grep -q 'assumed-nodes' <<<"$LOG"
 	grep -q "^SPOOL $CL_DIR/spool-dtplan/$JOB.json\$" <<<"$LOG"
+}
+
+# probe_args_without_socket: the plugstack line of setup() with no
+# munge_socket=: the prolog must find munged's socket in slurm.conf's
+# AuthInfo=socket= (cluster.sh writes the cluster's own, not libmunge's
+# default).
+probe_args_without_socket() {
+	grep -q "^AuthInfo=socket=$CL_MUNGE_SOCKET\$" "$CL_DIR/etc/slurm.conf" ||
+		{ echo "slurm.conf has no AuthInfo=socket=$CL_MUNGE_SOCKET" >&2; return 1; }
+	# the test means something only where the default socket answers no one
+	! munge -n </dev/null >/dev/null 2>&1 ||
+		skip "a munged answers on libmunge's default socket: it would stand in for the cluster's"
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"spool_dir=$CL_DIR/spool-dtplan node_xml=$CL_NODE_XML probe_budget=${BUDGET}s" >"$PLUGSTACK"
+	! grep -q munge_socket "$PLUGSTACK"
+}
+
+@test "munged on a socket of its own, no munge_socket=: the prolog takes Slurm's AuthInfo=socket=, all 8 measured" {
+	probe_args_without_socket
+	measure_job
+	echo "$LOG"
+	[ "$(meas 'm["nodes_reported"]')" = 8 ]
+	[ "$(meas 'm["missing"]')" = "[]" ]
+	grep -q '^  measured     8 of 8 nodes by the prolog in ' <<<"$LOG"
+}
+
+@test "node names that do not resolve on the nodes: the prolog reaches them at slurm.conf's NodeAddr, all 8 measured" {
+	probe_args_without_socket
+	# every node's /etc/hosts is a bind of this file: cut its node lines in
+	# place (same inode), put back in teardown
+	local slurmd
+	slurmd=$(cat "$CL_DIR/run/slurmd-node2.pid")
+	run -0 nsenter -t "$slurmd" -m -n getent hosts node1
+	cp "$CL_DIR/etc/hosts" "$BATS_TEST_TMPDIR/hosts.orig"
+	grep -v ' node[0-9]*$' "$BATS_TEST_TMPDIR/hosts.orig" >"$BATS_TEST_TMPDIR/hosts.cut"
+	cat "$BATS_TEST_TMPDIR/hosts.cut" >"$CL_DIR/etc/hosts"
+	# as node2's slurmd (and its prologs) see it: node1 no longer resolves
+	run ! nsenter -t "$slurmd" -m -n getent hosts node1
+	measure_job
+	echo "$LOG"
+	[ "$(meas 'm["nodes_reported"]')" = 8 ]
+	[ "$(meas 'm["missing"]')" = "[]" ]
+	grep -q '^  measured     8 of 8 nodes by the prolog in ' <<<"$LOG"
 }
 
 @test "links: intra-leaf within 15% of 1 Gbit/s, cross-leaf within 15% of 200 Mbit/s, both uplinks oversubscribed" {

@@ -620,7 +620,7 @@ ENV_JOB='env | sed "s/=.*//" | sort | sed "s/^/batch /"; srun -N1 -n1 sh -c "env
 	# No rank is set by hand: RANK, DT_*_RANK, MASTER_* come from the plugin.
 	cat >"$CL_DIR/jobs/torch-plan.sh" <<-EOF
 		#!/bin/sh
-		export GLOO_SOCKET_IFNAME=eth0 DTPLAN_TORCH_TIMEOUT=60
+		export GLOO_SOCKET_IFNAME=eth0 DTPLAN_TORCH_TIMEOUT=60 $(torch_store_env)
 		exec srun -K sh -c 'if [ -z "\${RANK-}" ] || [ -z "\${DT_TP_RANK-}" ]; then
 				echo "task \$SLURM_PROCID: no RANK/DT_TP_RANK from dtplan" >&2; exit 3
 			fi
