@@ -116,4 +116,18 @@ else
 fi
 run 0 plan --model layers=100003,hidden=128,heads=1,ffn=512,vocab=1000 --gpus 64 --global-batch 8
 stdout_has "  stages       "
+# DTPLAN_CALIBRATION replaces the calibrated constants (tests/calibrate.py):
+# the GEMMs at half the share take longer; a malformed value is refused
+run 0 plan --model llama2-7b --gpus 8 --tp 1 --pp 1 --zero 1 --micro-batch 1 --recompute none --json
+base=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['prediction']['compute_seconds'])" "$out")
+export DTPLAN_CALIBRATION="gemm=0.4,attention=0.5,overlap=0.1,zero3=1"
+run 0 plan --model llama2-7b --gpus 8 --tp 1 --pp 1 --zero 1 --micro-batch 1 --recompute none --json
+json_eq "j['prediction']['compute_seconds'] > 1.5 * $base" True
+DTPLAN_CALIBRATION="gemm=0.8,attention=0.5,overlap=2,zero3=1"
+run 2 plan --model llama2-7b --gpus 8
+stderr_has "DTPLAN_CALIBRATION: 'gemm=0.8,attention=0.5,overlap=2,zero3=1': gemm and attention must be > 0, overlap and zero3 at most 1"
+DTPLAN_CALIBRATION="gemm=0.8,attention=0.5"
+run 2 plan --model llama2-7b --gpus 8
+stderr_has "attention= needs a number in [0, 10] and a comma"
+unset DTPLAN_CALIBRATION
 finish
