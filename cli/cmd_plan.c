@@ -157,6 +157,43 @@ static int set_train(const char *cmd, const struct cli_opt *o, const char *value
 	return CLI_EXIT_OK;
 }
 
+/*
+ * DTPLAN_CALIBRATION="gemm=G,attention=A,overlap=T,zero3=Z": the
+ * step-time model's calibrated constants replaced, all four (tests/calibrate.py fits
+ * them with it; doc/internals/cost-model.md, "Calibration").
+ */
+static int set_calibration(struct dtplan_request *req, const char *spec)
+{
+	static const char *const keys[] = {"gemm", "attention", "overlap", "zero3"};
+	double v[4];
+	const char *p = spec;
+
+	for (int i = 0; i < 4; i++) {
+		size_t n = strlen(keys[i]);
+		char *end;
+
+		if (strncmp(p, keys[i], n) != 0 || p[n] != '=')
+			return cli_usage_error(CMD,
+					       "DTPLAN_CALIBRATION: '%s': expected %s= at '%s'",
+					       spec, keys[i], p);
+		v[i] = strtod(p + n + 1, &end);
+		if (end == p + n + 1 || !(v[i] >= 0.0 && v[i] <= 10.0) ||
+		    *end != (i < 3 ? ',' : '\0'))
+			return cli_usage_error(CMD,
+					       "DTPLAN_CALIBRATION: '%s': %s= needs a number in "
+					       "[0, 10]%s",
+					       spec, keys[i], i < 3 ? " and a comma" : "");
+		p = end + (i < 3);
+	}
+	if (!(v[0] > 0.0 && v[1] > 0.0 && v[2] <= 1.0 && v[3] <= 1.0))
+		return cli_usage_error(CMD,
+				       "DTPLAN_CALIBRATION: '%s': gemm and attention must be "
+				       "> 0, overlap and zero3 at most 1",
+				       spec);
+	req->calibration = (struct dtplan_calibration){true, v[0], v[1], v[2], v[3]};
+	return CLI_EXIT_OK;
+}
+
 /* --tokens N: a count such as 15T, through the tokens= key of --train */
 static int set_tokens(const char *cmd, const struct cli_opt *o, const char *value)
 {
@@ -227,6 +264,11 @@ int cmd_plan(int argc, char **argv)
 
 	dtplan_request_init(req);
 	cli_cluster_init(&a.cluster);
+	if (getenv("DTPLAN_CALIBRATION") != NULL) {
+		rc = set_calibration(req, getenv("DTPLAN_CALIBRATION"));
+		if (rc != CLI_EXIT_OK)
+			goto out;
+	}
 	if (!cli_parse(&cs, argc, argv, &rc))
 		goto out;
 	if (a.have_recompute)

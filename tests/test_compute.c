@@ -32,6 +32,9 @@ static void toy(struct dtplan_request *r)
 	r->gpu.hbm_bytes_per_s = 1e12;
 	r->gpu.sms = 128;
 	r->gpu.host_bytes_per_s = 10e9;
+	/* round shares for hand computation (the catalog's are fitted) */
+	r->gpu.gemm_sustained = 0.8;
+	r->gpu.attention_efficiency = 0.56;
 	r->efficiency = 0.5;
 }
 
@@ -210,6 +213,37 @@ static void kernels_init__efficiency__scales_every_rate(void **state)
 	assert_near(k.gemm_in_bytes, 2.0, 0.0);
 }
 
+/* The shares: the GPU's own, Hopper's when it has none, and a request's
+ * calibration replacing them (tests/calibrate.py takes the model apart
+ * with it). */
+static void kernels_init__calibration__gpu_shares_and_override(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__kernels k;
+	const struct dtplan_gpu *h100 = dtplan_gpu_find("h100-sxm", NULL);
+
+	(void)state;
+	toy(&r);
+	dtplan__kernels_init(&r, &k);
+	assert_rel(k.bf16_rate, 100e12 * 0.5 * 0.8, 1e-12);
+	assert_rel(k.attn_rate, 100e12 * 0.5 * 0.56, 1e-12);
+	r.gpu.gemm_sustained = 0.0;
+	r.gpu.attention_efficiency = 0.0;
+	dtplan__kernels_init(&r, &k);
+	assert_rel(k.bf16_rate, 100e12 * 0.5 * h100->gemm_sustained, 1e-12);
+	assert_rel(k.attn_rate, 100e12 * 0.5 * h100->attention_efficiency, 1e-12);
+	r.calibration = (struct dtplan_calibration){true, 0.5, 0.25, 0.0, 0.0};
+	r.precision = DTPLAN_PRECISION_FP8;
+	dtplan__kernels_init(&r, &k);
+	assert_rel(k.bf16_rate, 100e12 * 0.5 * 0.5, 1e-12);
+	assert_rel(k.gemm_rate, 200e12 * 0.5 * 0.5, 1e-12);
+	assert_rel(k.attn_rate, 100e12 * 0.5 * 0.25, 1e-12);
+	/* the catalog's generations differ */
+	assert_true(dtplan_gpu_find("a100-80gb", NULL)->gemm_sustained > 0.0);
+	assert_true(dtplan_gpu_find("a100-80gb", NULL)->attention_efficiency !=
+		    h100->attention_efficiency);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +253,7 @@ int main(void)
 		cmocka_unit_test(head_seconds__output_layer_loss_and_embedding),
 		cmocka_unit_test(optimizer_seconds__gpu_and_offloaded),
 		cmocka_unit_test(kernels_init__efficiency__scales_every_rate),
+		cmocka_unit_test(kernels_init__calibration__gpu_shares_and_override),
 	};
 
 	test_setup_stdio();

@@ -6,24 +6,18 @@
  * loss, and the optimizer step.  Every constant and formula is derived in
  * doc/internals/cost-model.md ("Compute"); keep the two in step.
  *
- * Pure arithmetic: no allocation, no other module.
+ * Pure arithmetic, no allocation; the GPU's calibrated shares come from
+ * lib/model/gpu.c.
  */
 #include "config.h"
 
 #include "dtplan.h"
 #include "cost/cost.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <string.h>
 
-/*
- * Fraction of the measured matmul ceiling (struct dtplan_gpu's
- * matmul_efficiency) that training kernels sustain end to end, at the
- * request's efficiency of DTPLAN__EFFICIENCY_REF: the one constant fitted to
- * tests/data/reference-runs.json.  Power-capped clocks alone give 0.905
- * (ml-engineering: H200 755 TFLOPS sustained against 834 in a burst).
- */
-#define SUSTAINED 0.8
 /* The site's compute_efficiency that means "the calibrated model". */
 #define DTPLAN__EFFICIENCY_REF 0.5
 
@@ -31,11 +25,6 @@
  * expected idle share of the last wave of tiles (half of one wave). */
 #define TILE 128.0
 #define WAVE_TAIL 0.5
-
-/* FlashAttention's rate over the GEMM rate: FlashAttention-2 reaches 50-73%
- * of A100 peak forward (Dao, arXiv 2307.08691), FlashAttention-3 75% of H100
- * peak (arXiv 2407.08608), against 80-86% for plain GEMMs. */
-#define FLASH_FRACTION 0.7
 
 /* Bytes per attention score of unfused attention: forward QK^T writes it (2),
  * the fused scale-mask-softmax reads and writes it (4), dropout reads,
@@ -61,20 +50,25 @@
 void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k)
 {
 	const struct dtplan_gpu *g = &r->gpu;
+	const struct dtplan_calibration *cal = &r->calibration;
 	double scale = r->efficiency / DTPLAN__EFFICIENCY_REF;
+	double sustained = cal->set ? cal->gemm_sustained : dtplan__gpu_gemm_sustained(g);
+	double attention =
+		cal->set ? cal->attention_efficiency : dtplan__gpu_attention_efficiency(g);
 
 	/* a site's efficiency scales every rate, never past the datasheet */
 	memset(k, 0, sizeof(*k));
-	k->bf16_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * SUSTAINED * scale,
+	k->bf16_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * sustained * scale,
 			    g->peak_bf16_flops);
 	k->gemm_rate = k->bf16_rate;
 	k->gemm_in_bytes = 2.0;
 	if (r->precision == DTPLAN_PRECISION_FP8 && g->peak_fp8_flops > 0.0) {
-		k->gemm_rate = fmin(g->peak_fp8_flops * g->fp8_efficiency * SUSTAINED * scale,
+		k->gemm_rate = fmin(g->peak_fp8_flops * g->fp8_efficiency * sustained * scale,
 				    g->peak_fp8_flops);
 		k->gemm_in_bytes = 1.0;
 	}
-	k->attn_rate = k->bf16_rate * FLASH_FRACTION;
+	k->attn_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * attention * scale,
+			    g->peak_bf16_flops);
 	k->hbm = fmin(g->hbm_bytes_per_s * HBM_EFFICIENCY * scale, g->hbm_bytes_per_s);
 	k->sms = g->sms > 0 ? g->sms : 1;
 	k->host_link = g->host_bytes_per_s;

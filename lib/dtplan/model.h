@@ -130,6 +130,10 @@ struct dtplan_gpu {
 	double fp8_efficiency;    /* best fp8 matmul measured / peak_fp8_flops */
 	int sms;                  /* streaming multiprocessors (compute units) */
 	double host_bytes_per_s;  /* host link per direction (PCIe, C2C): ZeRO-Offload */
+	/* Calibrated on tests/data/reference-runs.json (lib/model/gpu.c); 0:
+	 * the Hopper figures */
+	double gemm_sustained;       /* share of the MAMF training GEMMs sustain */
+	double attention_efficiency; /* FlashAttention's rate over the MAMF */
 };
 
 /* Finds a GPU type by name (case-insensitive).  Returns NULL and fills err

@@ -45,6 +45,21 @@ enum dtplan_seq_from {
 	DTPLAN_SEQ_FROM_DEFAULT,     /* DTPLAN_DEFAULT_SEQ: the model says neither */
 };
 
+/*
+ * The calibrated constants of the step-time model, replaced as a whole when
+ * `set` (tests/calibrate.py fits them through the CLI's DTPLAN_CALIBRATION;
+ * doc/internals/cost-model.md, "Calibration").  Unset: the GPU's own
+ * gemm_sustained and attention_efficiency and the built-in overlap taxes
+ * (lib/plan/plan.h).
+ */
+struct dtplan_calibration {
+	bool set;
+	double gemm_sustained;       /* share of the MAMF GEMMs sustain */
+	double attention_efficiency; /* FlashAttention's rate over the MAMF */
+	double overlap_tax;          /* share of hidden communication still charged */
+	double zero3_overlap_tax;    /* the same for ZeRO-3's gathers and reductions */
+};
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu; /* copied from the catalog or the site */
@@ -78,6 +93,7 @@ struct dtplan_request {
 	double efficiency;      /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
 	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
+	struct dtplan_calibration calibration; /* unset: the built-in constants */
 	/* checkpoint */
 	double mtbf_gpu_hours;
 	double ckpt_write_bytes_per_s; /* aggregate */

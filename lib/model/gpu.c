@@ -22,6 +22,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "model/model.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -30,38 +31,68 @@
 
 #define MIB (1024.0 * 1024.0)
 
+/*
+ * Calibrated on the published runs of tests/data/reference-runs.json by
+ * tests/calibrate.py (doc/internals/cost-model.md, "Calibration"), with
+ * DTPLAN__ZERO3_OVERLAP_TAX (lib/plan/plan.h); one pair per GPU
+ * generation, never per run:
+ *
+ *   *_GEMM    the share of the measured matmul ceiling (matmul_efficiency)
+ *             that training GEMMs sustain: clocks under power capping and the
+ *             gaps between kernels;
+ *   *_ATTN    FlashAttention's rate over that ceiling.
+ *
+ * Ampere: the A100 rows (Narayanan et al. 2021, Korthikanti et al. 2022,
+ * BLOOM, GPT-NeoX, llm-foundry); Hopper: the H100, H200 and H800 rows (Llama
+ * 3, NeMo, Megatron-Bridge, dgxc-benchmarking, llm-foundry, torchtitan,
+ * DeepSeek-V3).  Blackwell (B200, GB200) and the AMD parts have too few
+ * published runs to fit: B200, GB200 and MI300X take Hopper's, MI250X (an
+ * A100 contemporary) Ampere's.
+ */
+#define AMPERE_GEMM 0.832
+#define AMPERE_ATTN 0.451
+#define HOPPER_GEMM 0.814
+#define HOPPER_ATTN 0.232
+
 static const struct dtplan_gpu catalog[] = {
 	/* A100 SXM4 datasheet: 312 TFLOPS bf16 dense, NVLink 3 600 GB/s, HGX 8,
 	 * HBM2 1,555 GB/s (40 GB) and HBM2e 2,039 GB/s (80 GB), 108 SMs, PCIe Gen4
 	 * 64 GB/s (32 each way).  nvidia-smi: 40960 MiB and 81920 MiB. */
-	{"a100-40gb", "nvidia", 40960 * MIB, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 32e9},
-	{"a100-80gb", "nvidia", 81920 * MIB, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 32e9},
+	{"a100-40gb", "nvidia", 40960 * MIB, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 32e9,
+	 AMPERE_GEMM, AMPERE_ATTN},
+	{"a100-80gb", "nvidia", 81920 * MIB, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 32e9,
+	 AMPERE_GEMM, AMPERE_ATTN},
 	/* H100 SXM5: 989 TFLOPS bf16 and 1979 fp8 dense, NVLink 4 900 GB/s, HGX 8,
 	 * HBM3 3.35 TB/s, 132 SMs, PCIe Gen5 128 GB/s.  nvidia-smi: 81559 MiB. */
 	{"h100-sxm", "nvidia", 81559 * MIB, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
-	 64e9},
+	 64e9, HOPPER_GEMM, HOPPER_ATTN},
 	/* H800 SXM: the H100 part sold where the H100 was not, NVLink cut to 400
 	 * GB/s (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.1:
 	 * "about 160 GB/s" achieved one way); the rest H100's. */
-	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 64e9},
+	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 64e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 	/* H200 SXM: the H100 die with 141 GB HBM3e at 4.8 TB/s; matmul as GH200's
 	 * (the same die and memory); fp8 as H100's.  nvidia-smi: 143771 MiB. */
-	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132,
-	 64e9},
+	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132, 64e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 	/* DGX B200: 1,440 GB over 8 GPUs, 2.25 PFLOPS bf16 and 4.5 fp8 dense, NVLink 5
 	 * 1.8 TB/s, HBM3e 8 TB/s, 148 SMs.  No bf16 measurement in the table:
 	 * H100's; fp8 as GB200's. */
-	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148, 64e9},
+	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148, 64e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 	/* GB200 NVL72: 13.5 TB HBM3e over 72 GPUs (about 186 GB each), one NVLink
 	 * domain; 2.45 PFLOPS bf16 and 4.9 fp8 (NVIDIA's dgxc-benchmarking
 	 * recipes); NVLink-C2C 900 GB/s to the Grace CPU.  bf16 matmul: H100's. */
-	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148, 450e9},
+	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148, 450e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 	/* MI250X: 128 GB HBM2e at 3.2768 TB/s, 383 TFLOPS bf16 over 2 GCDs of 110
 	 * CUs, 8 Infinity Fabric links of 100 GB/s, PCIe Gen4. */
-	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 32e9},
+	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 32e9, AMPERE_GEMM,
+	 AMPERE_ATTN},
 	/* MI300X: 192 GB HBM3 at 5.3 TB/s, 1307 TFLOPS bf16 and 2615 fp8 dense, 304
 	 * CUs, 7 links of 128 GB/s = 896 GB/s, PCIe Gen5.  fp8: its bf16 figure. */
-	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 64e9},
+	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 64e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 };
 
 /* Other spellings people use for a catalog entry. */
@@ -74,6 +105,16 @@ static const struct {
 	{"h800-sxm", "h800"},
 	{"gb200-nvl72", "gb200"},
 };
+
+double dtplan__gpu_gemm_sustained(const struct dtplan_gpu *g)
+{
+	return g->gemm_sustained > 0.0 ? g->gemm_sustained : HOPPER_GEMM;
+}
+
+double dtplan__gpu_attention_efficiency(const struct dtplan_gpu *g)
+{
+	return g->attention_efficiency > 0.0 ? g->attention_efficiency : HOPPER_ATTN;
+}
 
 const struct dtplan_gpu *dtplan_gpu_catalog(size_t *n)
 {

@@ -33,6 +33,11 @@ void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_part
 /* Parameters of the attention's projections of one layer (GQA or MLA). */
 double dtplan__model_attn_params(const struct dtplan_model *m);
 
+/* The GPU's calibrated shares (lib/model/gpu.c): its own, or Hopper's where
+ * the entry has none. */
+double dtplan__gpu_gemm_sustained(const struct dtplan_gpu *g);
+double dtplan__gpu_attention_efficiency(const struct dtplan_gpu *g);
+
 /* MoE layers among layers [first, first + n) (O(1)). */
 int dtplan__model_moe_in(const struct dtplan_model *m, int first, int n);
 

@@ -58,6 +58,13 @@ enum dtplan_err dtplan__request_check_fixed(const struct dtplan_request *r,
  * still charged: the collectives' kernels slow the compute they overlap. */
 #define DTPLAN__OVERLAP_TAX 0.1
 
+/* The same for ZeRO-3's per-micro-batch weight gathers and gradient
+ * reductions (FSDP): fitted by tests/calibrate.py on the published FSDP
+ * runs (llm-foundry, torchtitan), it reaches its bound, 1: what the model
+ * hides behind compute is charged in full (doc/internals/cost-model.md,
+ * "Calibration"). */
+#define DTPLAN__ZERO3_OVERLAP_TAX 1.0
+
 /* Outcome of one search over a request. */
 struct dtplan__search {
 	struct dtplan_candidate best;

@@ -140,6 +140,20 @@ void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
 	}
 }
 
+/* The share of hidden communication still charged (DTPLAN__OVERLAP_TAX, or
+ * the request's calibration). */
+static double overlap_tax(const struct ctx *x)
+{
+	return x->req->calibration.set ? x->req->calibration.overlap_tax : DTPLAN__OVERLAP_TAX;
+}
+
+/* The same for ZeRO-3's (DTPLAN__ZERO3_OVERLAP_TAX). */
+static double zero3_overlap_tax(const struct ctx *x)
+{
+	return x->req->calibration.set ? x->req->calibration.zero3_overlap_tax
+				       : DTPLAN__ZERO3_OVERLAP_TAX;
+}
+
 /* Bytes one rank sends per step in its DP/ZeRO collectives (see dtplan__predict()). */
 static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 {
@@ -282,7 +296,7 @@ static double ep_part(const struct ctx *x, const struct links *l, struct dtplan_
 		double hidden =
 			fmin(st->ep_comm, st->compute) * (c->dualpipe ? 1.0 : (m - c->pp) / m);
 
-		st->ep_comm -= (1.0 - DTPLAN__OVERLAP_TAX) * hidden;
+		st->ep_comm -= (1.0 - overlap_tax(x)) * hidden;
 	}
 	return ep_net;
 }
@@ -316,7 +330,7 @@ static void cp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	double per_layer =
 		(c->cp - 1.0) * (fmax(0.0, step - step_attn) + fmax(0.0, step_b - 2.5 * step_attn));
 
-	per_layer += DTPLAN__OVERLAP_TAX * (c->cp - 1.0) *
+	per_layer += overlap_tax(x) * (c->cp - 1.0) *
 		     (fmin(step, step_attn) + fmin(step_b, 2.5 * step_attn));
 	c->step.cp_comm = per_layer * r->model.layers * p->share * m *
 			  (c->recompute == DTPLAN_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
@@ -426,7 +440,7 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	/* Overlap is not free: NCCL's channels take SMs and HBM bandwidth from
 	 * the kernels they hide behind. */
 	hidden = st->dp_comm - st->dp_exposed;
-	st->dp_exposed += DTPLAN__OVERLAP_TAX * hidden;
+	st->dp_exposed += (c->zero >= 3 ? zero3_overlap_tax(x) : overlap_tax(x)) * hidden;
 	if (l->dp_net)
 		p->net_bytes += c->dp_bytes / l->dp_rails;
 }

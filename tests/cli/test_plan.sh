@@ -7,13 +7,14 @@ run 0 --help; stdout_has "plan "
 
 # 70B on 128 A100-80GB (16 nodes of 8).  The seed recipe was TP 8 x PP 4 x DP 4;
 # published 70B runs use fewer model-parallel GPUs (doc/internals/cost-model.md,
-# "Choosing"): DeepSpeed's memory count lets ZeRO-3 shard it under TP 2
+# "Choosing"): DeepSpeed's memory count lets ZeRO-2 shard it under TP 4 (ZeRO-3's
+# per-micro-batch gathers are charged in full, "Calibration")
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb
 golden plan_70b_128_a100.txt
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --json
 golden_json plan_70b_128_a100.json
 json_eq "j['schema']" dtplan.plan/1
-json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['zero'])" "(2, 1, 3)"
+json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['zero'])" "(4, 1, 2)"
 json_eq "j['memory']['bytes_per_gpu']['total'] <= j['memory']['capacity_bytes']" True
 json_eq "j['gpus_per_node']" 8
 json_eq "sorted(j['prediction'].keys())[:4]" "['bubble_seconds', 'compute_seconds', 'cp_comm_seconds', 'dp_comm_seconds']"
@@ -25,7 +26,7 @@ json_eq "(j['framework'], j['attention'], j['precision'], j['training'])" "('dee
 # whole counts are JSON integers
 json_eq "type(j['model']['params']).__name__, type(j['checkpoint']['interval_steps']).__name__" "('int', 'int')"
 # the frameworks' words: sizes and the trained batch (doc/launchers.md)
-json_eq "j['launch']['megatron_args'].split()[:10]" "['--tensor-model-parallel-size', '2', '--pipeline-model-parallel-size', '1', '--micro-batch-size', '1', '--global-batch-size', '1024', '--seq-length', '4096']"
+json_eq "j['launch']['megatron_args'].split()[:10]" "['--tensor-model-parallel-size', '4', '--pipeline-model-parallel-size', '1', '--micro-batch-size', '1', '--global-batch-size', '1024', '--seq-length', '4096']"
 json_eq "j['launch']['deepspeed']['train_batch_size'] == j['parallelism']['global_batch']" True
 json_eq "j['launch']['torchrun'], j['launch']['files']" "(None, {'hostfile': None, 'deepspeed_config': None, 'svg': None})"
 # Megatron-LM's count (fp32 main gradients, no ZeRO-2/3): NeMo's Llama 2 70B split
@@ -115,4 +116,18 @@ else
 fi
 run 0 plan --model layers=100003,hidden=128,heads=1,ffn=512,vocab=1000 --gpus 64 --global-batch 8
 stdout_has "  stages       "
+# DTPLAN_CALIBRATION replaces the calibrated constants (tests/calibrate.py):
+# the GEMMs at half the share take longer; a malformed value is refused
+run 0 plan --model llama2-7b --gpus 8 --tp 1 --pp 1 --zero 1 --micro-batch 1 --recompute none --json
+base=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['prediction']['compute_seconds'])" "$out")
+export DTPLAN_CALIBRATION="gemm=0.4,attention=0.5,overlap=0.1,zero3=1"
+run 0 plan --model llama2-7b --gpus 8 --tp 1 --pp 1 --zero 1 --micro-batch 1 --recompute none --json
+json_eq "j['prediction']['compute_seconds'] > 1.5 * $base" True
+DTPLAN_CALIBRATION="gemm=0.8,attention=0.5,overlap=2,zero3=1"
+run 2 plan --model llama2-7b --gpus 8
+stderr_has "DTPLAN_CALIBRATION: 'gemm=0.8,attention=0.5,overlap=2,zero3=1': gemm and attention must be > 0, overlap and zero3 at most 1"
+DTPLAN_CALIBRATION="gemm=0.8,attention=0.5"
+run 2 plan --model llama2-7b --gpus 8
+stderr_has "attention= needs a number in [0, 10] and a comma"
+unset DTPLAN_CALIBRATION
 finish

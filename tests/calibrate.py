@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""tests/calibrate.py: fit the step-time model's calibrated constants, and
+check them out of sample.
+
+Usage: calibrate.py [--dtplan PATH] [--table FILE] [--check] [--rows]
+                    [--max-median F] [--min-within10 F] [--min-within25 F]
+
+The constants (doc/internals/cost-model.md, "Calibration"), each a physical
+share, one per GPU generation where the hardware differs, never one per row:
+
+  gemm.ampere, gemm.hopper   the share of the measured matmul ceiling that
+                             training GEMMs sustain (lib/model/gpu.c *_GEMM)
+  attn.ampere, attn.hopper   FlashAttention's rate over that ceiling
+                             (lib/model/gpu.c *_ATTN)
+  zero3                      the share of ZeRO-3's hidden gathers and
+                             reductions still charged (lib/plan/plan.h
+                             DTPLAN__ZERO3_OVERLAP_TAX)
+
+DTPLAN__OVERLAP_TAX (0.1, the other overlaps) is not fitted.
+
+For every row of tests/data/reference-runs.json whose published configuration
+plans (see tests/reference_table.py), the pinned plan is taken apart with the
+CLI's DTPLAN_CALIBRATION: at gemm 1 and at 0.5 (the difference is the GEMM
+time at the full ceiling), at attention 1 and 0.5 (the attention time), with
+the overlap taxes 0 and 1 (the hidden communication); the rest of the compute
+is memory-bound and does not move.  The step under any constants is then
+
+  compute = GEMM / gemm + attention / attn + memory-bound
+  step    = compute + TP + (compute + TP) bubble share + PP + optimizer
+            + exposed DP, EP and CP + zero3 x ZeRO-3's hidden part
+            + 0.1 x the other hidden part
+
+(the bubble is a share of compute and TP, as in lib/plan/predict.c; the
+exposed communication is taken at the uncalibrated compute).  The fit
+minimises the sum of |log(predicted / measured)| over the rows, each row of
+a source of n rows weighing 1 / sqrt(n) (a source's weight grows with its
+rows, but slower), by Nelder-Mead from three starts.
+
+Prints the fit on all rows (in sample) and leave-one-source-out: for each
+source, the constants fitted without it predict its rows.  With --check,
+exits 1 when the out-of-sample agreement is below the thresholds (what the
+model reaches, rounded down; raise them when it improves).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import reference_table as ref  # noqa: E402
+
+NAMES = ("gemm.ampere", "gemm.hopper", "attn.ampere", "attn.hopper", "zero3")
+STARTS = ((0.8, 0.8, 0.56, 0.56, 0.5), (0.85, 0.85, 0.5, 0.4, 0.2), (0.75, 0.75, 0.4, 0.3, 0.8))
+LOW = (0.3, 0.3, 0.1, 0.1, 0.0)
+HIGH = (1.15, 1.15, 1.15, 1.15, 1.0)
+OVERLAP_TAX = 0.1  # DTPLAN__OVERLAP_TAX
+AMPERE = ("a100-40gb", "a100-80gb", "mi250x")
+
+
+def pinned_args(dtplan, row, site, j):
+    """The command that plans exactly the split, stage and micro-batch j chose."""
+    m, c = row["model"], j["parallelism"]
+    args = [dtplan, "plan", "--json", "--model", ref.model_spec(m), "--gpu", row["gpu"],
+            "--gpus", str(row["gpus"]), "--gpus-per-node", str(row["gpus_per_node"]),
+            "--seq", str(m["seq"]), "--global-batch", str(row["published"]["global_batch"]),
+            "--site", site, "--tp", str(c["tp"]), "--pp", str(c["pp"]), "--cp", str(c["cp"]),
+            "--ep", str(c["ep"]), "--micro-batch", str(c["micro_batch"]),
+            "--recompute", c["recompute"]]
+    train = [row["software"]] if row.get("software") else []
+    if "zero=" not in row.get("software", ""):
+        args += ["--zero", str(c["zero"])]
+    train.append("vp=%d" % c["vp"])
+    return args + ["--train", ",".join(train)]
+
+
+def run(args, cal):
+    env = dict(os.environ, DTPLAN_CALIBRATION="gemm=%g,attention=%g,overlap=%g,zero3=%g" % cal)
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(args), r.stderr.strip()))
+    return json.loads(r.stdout)["prediction"]
+
+
+def parts(dtplan, results, tmp):
+    """Each planned row taken apart into the terms of the step."""
+    out = []
+    for res in results:
+        row, free, pinned = res["row"], res["free"], res["pinned"]
+        if pinned is None:
+            continue
+        site = os.path.join(tmp, row["id"] + ".conf")
+        with open(site, "w") as f:
+            f.write("NetworkBandwidth=%s\n" % row["net"])
+        args = pinned_args(dtplan, row, site, pinned)
+        base = run(args, (1, 1, 0, 0))
+        g = run(args, (0.5, 1, 0, 0))
+        a = run(args, (1, 0.5, 0, 0))
+        t = run(args, (1, 1, 1, 1))
+        gemm = g["compute_seconds"] - base["compute_seconds"]
+        attn = a["compute_seconds"] - base["compute_seconds"]
+        comp, tp = base["compute_seconds"], base["tp_comm_seconds"]
+        exposed = base["dp_exposed_seconds"] + base["ep_comm_seconds"] + base["cp_comm_seconds"]
+        hidden = (t["dp_exposed_seconds"] + t["ep_comm_seconds"] + t["cp_comm_seconds"]) - exposed
+        zero3 = pinned["parallelism"]["zero"] >= 3
+        hidden_z3 = t["dp_exposed_seconds"] - base["dp_exposed_seconds"] if zero3 else 0.0
+        out.append({
+            "row": row, "source": ref.source_of(row),
+            "ampere": row["gpu"] in AMPERE,
+            "gemm": gemm, "attn": attn, "mem": comp - gemm - attn, "tp": tp,
+            "bubble": base["bubble_seconds"] / (comp + tp) if comp + tp > 0 else 0.0,
+            "fixed": base["pp_comm_seconds"] + base["optimizer_seconds"] + exposed,
+            "hidden_z3": hidden_z3, "hidden": hidden - hidden_z3,
+            "tokens": pinned["global_batch"] * pinned["model"]["seq"] / pinned["gpus"],
+            "measured": ref.published_tokens(row, free["model"]["params"]),
+        })
+    return out
+
+
+def predict(p, th):
+    """Predicted tokens per second per GPU of one row under constants th."""
+    sg, sa = (th[0], th[2]) if p["ampere"] else (th[1], th[3])
+    comp = p["gemm"] / sg + p["attn"] / sa + p["mem"]
+    step = ((comp + p["tp"]) * (1.0 + p["bubble"]) + p["fixed"] + th[4] * p["hidden_z3"]
+            + OVERLAP_TAX * p["hidden"])
+    return p["tokens"] / step
+
+
+def loss(ps, th):
+    w = {}
+    for p in ps:
+        w[p["source"]] = w.get(p["source"], 0) + 1
+    return sum(abs(math.log(predict(p, th) / p["measured"])) / math.sqrt(w[p["source"]])
+               for p in ps)
+
+
+def clip(th):
+    return [min(max(v, lo), hi) for v, lo, hi in zip(th, LOW, HIGH)]
+
+
+def nelder_mead(f, x0, step=0.05, iters=1500, tol=1e-10):
+    n = len(x0)
+    pts = [clip(x0)] + [clip([x + (step if i == j else 0.0) for j, x in enumerate(x0)])
+                        for i in range(n)]
+    vals = [f(x) for x in pts]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        if vals[-1] - vals[0] < tol:
+            break
+        cen = [sum(p[i] for p in pts[:-1]) / n for i in range(n)]
+        refl = clip([c + (c - w) for c, w in zip(cen, pts[-1])])
+        fr = f(refl)
+        if fr < vals[0]:
+            exp = clip([c + 2 * (c - w) for c, w in zip(cen, pts[-1])])
+            fe = f(exp)
+            pts[-1], vals[-1] = (exp, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = refl, fr
+        else:
+            con = clip([c + 0.5 * (w - c) for c, w in zip(cen, pts[-1])])
+            fc = f(con)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = con, fc
+            else:
+                pts = [pts[0]] + [clip([b + 0.5 * (x - b) for b, x in zip(pts[0], p)])
+                                  for p in pts[1:]]
+                vals = [vals[0]] + [f(p) for p in pts[1:]]
+    best = min(range(n + 1), key=lambda i: vals[i])
+    return pts[best]
+
+
+def fit(ps):
+    """The constants of the least loss over ps, from three starts."""
+    best = None
+    for start in STARTS:
+        th = nelder_mead(lambda t: loss(ps, t), list(start))
+        th = nelder_mead(lambda t: loss(ps, t), th, step=0.02)
+        if best is None or loss(ps, th) < loss(ps, best):
+            best = th
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dtplan", default=os.environ.get("DTPLAN",
+                                                        os.path.join(HERE, "..", "cli", "dtplan")))
+    ap.add_argument("--table", default=os.path.join(HERE, "data", "reference-runs.json"))
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--rows", action="store_true", help="print every row's errors")
+    ap.add_argument("--max-median", type=float, default=0.06)
+    ap.add_argument("--min-within10", type=float, default=0.65)
+    ap.add_argument("--min-within25", type=float, default=0.88)
+    a = ap.parse_args()
+
+    with open(a.table) as f:
+        rows = json.load(f)["rows"]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = ref.run_table(a.dtplan, rows, tmp)
+        ps = parts(a.dtplan, results, tmp)
+    sources = sorted({p["source"] for p in ps})
+    th = fit(ps)
+    print("fitted on %d rows from %d sources:" % (len(ps), len(sources)))
+    for name, v in zip(NAMES, th):
+        print("  %-12s %.3f" % (name, v))
+    ins = [predict(p, th) / p["measured"] - 1.0 for p in ps]
+    if a.rows:
+        for p, e in zip(ps, ins):
+            print("  %-40s %+6.1f%%" % (p["row"]["id"], 100 * e))
+    med, w10, w25 = ref.agreement(ins)
+    print("in sample: median |error| %.1f%%, within 10%% %.0f%%, within 25%% %.0f%%"
+          % (100 * med, 100 * w10, 100 * w25))
+    out = []
+    print("leave one source out (the constants fitted without it):")
+    for s in sources:
+        held = [p for p in ps if p["source"] == s]
+        t = fit([p for p in ps if p["source"] != s])
+        errs = [predict(p, t) / p["measured"] - 1.0 for p in held]
+        out += errs
+        m, s10, s25 = ref.agreement(errs)
+        print("  %-36s %3d rows: median |error| %5.1f%%, within 10%% %3.0f%%, within 25%% %3.0f%%"
+              "  (%s)" % (s, len(held), 100 * m, 100 * s10, 100 * s25,
+                          " ".join("%.2f" % v for v in t)))
+    med, w10, w25 = ref.agreement(out)
+    print("out of sample (%d rows, %d sources): median |error| %.1f%%, within 10%% %.0f%%, "
+          "within 25%% %.0f%%" % (len(out), len(sources), 100 * med, 100 * w10, 100 * w25))
+    if not a.check:
+        return 0
+    bad = []
+    if med > a.max_median:
+        bad.append("out of sample: median |error| %.1f%%, above %.1f%%"
+                   % (100 * med, 100 * a.max_median))
+    for share, least, what in ((w10, a.min_within10, "10%"), (w25, a.min_within25, "25%")):
+        if share < least:
+            bad.append("out of sample: within %s %.0f%% of rows, below %.0f%%"
+                       % (what, 100 * share, 100 * least))
+    for b in bad:
+        print("FAIL " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
