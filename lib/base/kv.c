@@ -108,6 +108,8 @@ static enum dtplan_err apply(const struct dtplan__kv_key *k, void *obj, const ch
 
 static bool is_sep(const struct dtplan__kv_table *t, char c)
 {
+	if (t->sep == '\0')
+		return false; /* the whole text is one token */
 	if (t->sep == ' ')
 		return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 	return c == t->sep;
