@@ -149,8 +149,17 @@ struct bad_case {
 static void config_parse_string__bad_lines__error_names_file_line_key_value(void **state)
 {
 	static const struct bad_case cases[] = {
+		/* the global settings on the Key=Value engine (lib/base/kv.c): the
+		 * list mistakes in the words of the site file's other lines,
+		 * topology.conf, --dt-train and the model dimensions (the codes
+		 * were the same; "unknown key 'K' (in 'K=V')" and "K: missing
+		 * value" were these lines' own) */
 		{"Policy=warn\nNetworkBandwith=400Gb/s\n", DTPLAN_ERR_PARSE, 2,
-		 "unknown key 'NetworkBandwith' (in 'NetworkBandwith=400Gb/s')"},
+		 "unknown key 'NetworkBandwith' (known: the settings of dtplan.conf(5))"},
+		{"Policy=warn Colour=blue\n", DTPLAN_ERR_PARSE, 1,
+		 "unknown key 'Colour' (known: the settings of dtplan.conf(5))"},
+		{"Policy=warn Policy=deny\n", DTPLAN_ERR_PARSE, 1,
+		 "Policy=deny conflicts with Policy=warn at line 1"},
 		{"NetworkBandwidth=fast\n", DTPLAN_ERR_PARSE, 1,
 		 "NetworkBandwidth: 'fast' is not a number"},
 		{"NetworkBandwidth=400Gbit\n", DTPLAN_ERR_PARSE, 1, "unknown unit 'Gbit'"},
@@ -193,9 +202,14 @@ static void config_parse_string__bad_lines__error_names_file_line_key_value(void
 		{"GpuType=h100/sxm\n", DTPLAN_ERR_NOT_FOUND, 1,
 		 "GpuType: unknown GPU type 'h100/sxm' (known: a100-40gb"},
 		{"\nGpuType=v100\n", DTPLAN_ERR_NOT_FOUND, 2, "GpuType: unknown GPU type 'v100'"},
-		{"Policy\n", DTPLAN_ERR_PARSE, 1, "'Policy' is not Key=Value"},
-		{"Policy=\n", DTPLAN_ERR_PARSE, 1, "Policy: missing value"},
-		{"Policy=warn SwitchName=a\n", DTPLAN_ERR_PARSE, 1, "must start its own line"},
+		{"Policy\n", DTPLAN_ERR_PARSE, 1,
+		 "'Policy' is not Key=Value (keys: the settings of dtplan.conf(5))"},
+		{"Policy=\n", DTPLAN_ERR_PARSE, 1, "key 'Policy' has no value"},
+		{"ProbeTimeout=\n", DTPLAN_ERR_PARSE, 1, "key 'ProbeTimeout' has no value"},
+		{"Policy=warn SwitchName=a\n", DTPLAN_ERR_PARSE, 1,
+		 "SwitchName= must start its own line"},
+		{"Policy=warn nodename=a\n", DTPLAN_ERR_PARSE, 1,
+		 "NodeName= must start its own line"},
 		{"SwitchName=leaf1\n", DTPLAN_ERR_PARSE, 1, "SwitchName=leaf1 sets nothing"},
 		{"SwitchName=leaf1 Oversubscription=4:0\n", DTPLAN_ERR_PARSE, 1,
 		 "Oversubscription: '4:0' is not a ratio"},
@@ -297,15 +311,16 @@ static void config_parse_string__repeats_and_blank__accepted(void **state)
 	(void)state;
 	dtplan_config_init(&c);
 	/* 400Gb/s and 50GB/s are the same rate; the switch gains its uplink later */
-	assert_int_equal(dtplan_config_parse_string(&c,
-						    "\n   \n# only comments\n"
-						    "NetworkBandwidth=400Gb/s\n"
-						    "NetworkBandwidth=50GB/s\n"
-						    "NVLinkBandwidth=0 JsonDir=\n"
-						    "SwitchName=s1 Oversubscription=2\n"
-						    "SwitchName=s1 UplinkBandwidth=100GB/s\n",
-						    NULL, NULL),
-			 DTPLAN_OK);
+	assert_int_equal(
+		dtplan_config_parse_string(&c,
+					   "\n   \n# only comments\n"
+					   "NetworkBandwidth=400Gb/s\n"
+					   "NetworkBandwidth=50GB/s\n"
+					   "NVLinkBandwidth=0 JsonDir= policy=warn Policy=WARN\n"
+					   "SwitchName=s1 Oversubscription=2\n"
+					   "SwitchName=s1 UplinkBandwidth=100GB/s\n",
+					   NULL, NULL),
+		DTPLAN_OK);
 	assert_near(c.net_bytes_per_s, 50e9, 1);
 	assert_int_equal(c.n_switches, 1);
 	assert_near(c.switches[0].oversubscription, 2, 0);
@@ -664,19 +679,27 @@ struct args_case {
 static void config_parse_args__bad_tokens__error_names_token(void **state)
 {
 	static const struct args_case cases[] = {
+		/* each argument on the Key=Value engine (lib/base/kv.c): the list
+		 * mistakes in the words of the site file's lines, topology.conf,
+		 * --dt-train and the model dimensions (the codes were the same;
+		 * "argument 'A' is not key=value" and "K: missing value" were the
+		 * arguments' own) */
 		{{"default"},
 		 1,
 		 DTPLAN_ERR_PARSE,
 		 "plugstack.conf",
 		 0,
-		 "argument 'default' is not key=value"},
+		 "argument 'default': 'default' is not key=value (keys: the arguments of "
+		 "spank_dtplan(8))"},
+		{{""}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0, "argument '': empty field in ''"},
 		{{"=auto"}, 1, DTPLAN_ERR_PARSE, "plugstack.conf", 0, "'=auto' is not key=value"},
 		{{"colour=blue"},
 		 1,
 		 DTPLAN_ERR_PARSE,
 		 "plugstack.conf",
 		 0,
-		 "argument 'colour=blue': unknown key 'colour'"},
+		 "argument 'colour=blue': unknown key 'colour' (known: the arguments of "
+		 "spank_dtplan(8))"},
 		{{"NetworkBandwidth=1GB/s"},
 		 1,
 		 DTPLAN_ERR_PARSE,
@@ -713,7 +736,7 @@ static void config_parse_args__bad_tokens__error_names_token(void **state)
 		 DTPLAN_ERR_PARSE,
 		 "plugstack.conf",
 		 0,
-		 "argument 'nccl_ib_hca=': nccl_ib_hca: missing value"},
+		 "argument 'nccl_ib_hca=': key 'nccl_ib_hca' has no value"},
 		{{"nccl_ib_hca=node", "nccl_ib_hca=off"},
 		 2,
 		 DTPLAN_ERR_PARSE,

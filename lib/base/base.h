@@ -132,7 +132,8 @@ char *dtplan__conf_line(char **cursor, int *lineno);
 /*
  * The Key=Value table engine (lib/base/kv.c): one list of key=value tokens,
  * split on sep (',' for --dt-train and model dimensions; ' ' for any run of
- * blanks, Slurm-style lines), each applied to a struct through a table.
+ * blanks, Slurm-style lines; '\0' for one token, a plugstack argument),
+ * each applied to a struct through a table.
  */
 enum dtplan__kv_kind {
 	DTPLAN__KV_INT,    /* int at offset: a whole number in [min, max] */
@@ -164,7 +165,7 @@ struct dtplan__kv_key {
 struct dtplan__kv_table {
 	const struct dtplan__kv_key *keys;
 	size_t n;         /* at most DTPLAN__KV_MAX_KEYS */
-	char sep;         /* ',' or ' ' */
+	char sep;         /* ',', ' ', or '\0': the whole text is one token */
 	bool nocase;      /* keys match in any case (Slurm-style files) */
 	const char *form; /* the messages' "key=value" (NULL), or "Key=Value" */
 	/* the messages' list of keys when too long to print (NULL: the keys) */

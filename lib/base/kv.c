@@ -106,8 +106,21 @@ static enum dtplan_err apply(const struct dtplan__kv_key *k, void *obj, const ch
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: unhandled key", k->name);
 }
 
+/* The messages' list of keys, made only for a message: a topology.conf of
+ * 100,000 lines must not print it 100,000 times. */
+static const char *known_keys(const struct dtplan__kv_table *t, char *buf, size_t size)
+{
+	if (t->known != NULL)
+		dtplan__strlcpy(buf, t->known, size);
+	else
+		dtplan__kv_known(t, buf, size);
+	return buf;
+}
+
 static bool is_sep(const struct dtplan__kv_table *t, char c)
 {
+	if (t->sep == '\0')
+		return false; /* the whole text is one token */
 	if (t->sep == ' ')
 		return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 	return c == t->sep;
@@ -132,10 +145,6 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 				   t->n, DTPLAN__KV_MAX_KEYS);
 		goto out;
 	}
-	if (t->known != NULL)
-		dtplan__strlcpy(known, t->known, sizeof(known));
-	else
-		dtplan__kv_known(t, known, sizeof(known));
 	copy = strdup(text != NULL ? text : "");
 	if (copy == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
@@ -167,7 +176,8 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 		if (eq == NULL || eq == tok) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, where->source, where->line,
 					   "%s'%s' is not %s (keys: %s)", where->prefix, tok,
-					   t->form != NULL ? t->form : "key=value", known);
+					   t->form != NULL ? t->form : "key=value",
+					   known_keys(t, known, sizeof(known)));
 			goto out;
 		}
 		*eq = '\0';
@@ -175,7 +185,7 @@ enum dtplan_err dtplan__kv_parse(const struct dtplan__kv_table *t, const char *t
 		if (k == NULL) {
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, where->source, where->line,
 					   "%sunknown key '%s' (known: %s)", where->prefix, tok,
-					   known);
+					   known_keys(t, known, sizeof(known)));
 			goto out;
 		}
 		if (given[i] && !t->repeat) {

@@ -648,6 +648,33 @@ const char *dtplan__config_key(const struct dtplan__config_value *v)
 	return v->setting->key;
 }
 
+static bool is_text(const struct dtplan__config_setting *s);
+
+/* the site file's two line kinds come on top of the settings */
+_Static_assert(N_SETTINGS + 2 <= DTPLAN__KV_MAX_KEYS, "raise DTPLAN__KV_MAX_KEYS");
+
+size_t dtplan__config_kv_keys(bool site,
+			      enum dtplan_err (*parse)(void *obj, const struct dtplan__kv_key *k,
+						       const char *value, struct dtplan_error *err),
+			      struct dtplan__kv_key *keys)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const char *name = site ? settings[i].key : settings[i].arg;
+
+		if (name == NULL)
+			continue;
+		memset(&keys[n], 0, sizeof(keys[n]));
+		keys[n].name = name;
+		keys[n].kind = DTPLAN__KV_CUSTOM;
+		keys[n].parse = parse;
+		keys[n].empty_ok = is_text(&settings[i]);
+		n++;
+	}
+	return n;
+}
+
 const char *dtplan__config_arg(const struct dtplan__config_value *v)
 {
 	return v->setting->arg;

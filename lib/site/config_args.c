@@ -60,76 +60,86 @@ static enum dtplan_err in_conf_dir(const struct dtplan_config *c, const char *to
 	return DTPLAN_OK;
 }
 
+/* One parse of the arguments. */
+struct args_parse {
+	struct dtplan_config *c;
+	char *const *argv;
+	int i;                               /* the argument being read */
+	struct dtplan__config_value *values; /* one per argument */
+	const char *site;                    /* site=, NULL none */
+};
+
+/* An argument's value (the engine's CUSTOM parse): checked, and kept equal
+ * to the same argument's earlier value. */
+static enum dtplan_err arg_value(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err)
+{
+	struct args_parse *ap = obj;
+	const char *tok = ap->argv[ap->i];
+	struct dtplan__config_value *v = &ap->values[ap->i];
+	struct dtplan_error e = {0};
+	enum dtplan_err rv = dtplan__config_parse_setting(k->name, false, value, v, &e);
+
+	if (rv != DTPLAN_OK)
+		return dtplan__error(err, e.code, ARGS_SOURCE, 0, "argument '%s': %s", tok, e.text);
+	rv = in_conf_dir(ap->c, tok, v, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	for (int j = 0; j < ap->i; j++)
+		if (ap->values[j].setting == v->setting && !dtplan__config_same(&ap->values[j], v))
+			return dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
+					     "argument '%s' conflicts with '%s'", tok, ap->argv[j]);
+	if (strcmp(dtplan__config_arg(v), "site") == 0)
+		ap->site = v->s;
+	return DTPLAN_OK;
+}
+
 enum dtplan_err dtplan_config_parse_args(struct dtplan_config *c, int argc, char *const *argv,
 					 struct dtplan_error *err)
 {
-	struct dtplan__config_value *values = NULL;
-	const char *site = NULL;
-	struct dtplan_error e = {0};
+	struct dtplan__kv_key keys[DTPLAN__KV_MAX_KEYS];
+	/* each argument one key=value on the one engine (base/base.h) */
+	const struct dtplan__kv_table table = {
+		.keys = keys,
+		.n = dtplan__config_kv_keys(false, arg_value, keys),
+		.sep = '\0',
+		.nocase = true,
+		.known = "the arguments of spank_dtplan(8)",
+		.repeat = true,
+	};
+	struct args_parse ap = {.c = c, .argv = argv};
+	char prefix[1024];
+	struct dtplan__kv_where where = {prefix, ARGS_SOURCE, 0};
 	enum dtplan_err rv;
 
 	if (c == NULL || argc < 0 || (argv == NULL && argc > 0))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, ARGS_SOURCE, 0, "no arguments given");
 	if (argc == 0)
 		return DTPLAN_OK;
-	values = calloc((size_t)argc, sizeof(*values));
-	if (values == NULL) {
+	ap.values = calloc((size_t)argc, sizeof(*ap.values));
+	if (ap.values == NULL) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, ARGS_SOURCE, 0, "out of memory");
 		goto out;
 	}
-	/* First pass: every token is a known key with a valid value. */
-	for (int i = 0; i < argc; i++) {
-		const char *tok = argv[i], *eq = tok ? strchr(tok, '=') : NULL;
-		char key[64];
+	/* First pass: every argument is a known key with a valid value. */
+	for (ap.i = 0; ap.i < argc; ap.i++) {
+		const char *tok = argv[ap.i] != NULL ? argv[ap.i] : "(null)";
 
-		if (tok == NULL || eq == NULL || eq == tok) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s' is not key=value", tok ? tok : "(null)");
-			goto out;
-		}
-		if ((size_t)(eq - tok) >= sizeof(key)) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key", tok);
-			goto out;
-		}
-		memcpy(key, tok, (size_t)(eq - tok));
-		key[eq - tok] = '\0';
-		rv = dtplan__config_parse_setting(key, false, eq + 1, &values[i], &e);
-		if (values[i].setting == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-					   "argument '%s': unknown key '%s'", tok, key);
-			goto out;
-		}
-		if (rv != DTPLAN_OK) {
-			rv = dtplan__error(err, e.code, ARGS_SOURCE, 0, "argument '%s': %s", tok,
-					   e.text);
-			goto out;
-		}
-		rv = in_conf_dir(c, tok, &values[i], err);
+		snprintf(prefix, sizeof(prefix), "argument '%s': ", tok);
+		rv = dtplan__kv_parse(&table, tok, &ap, NULL, &where, err);
 		if (rv != DTPLAN_OK)
 			goto out;
-		for (int k = 0; k < i; k++) {
-			if (values[k].setting == values[i].setting &&
-			    !dtplan__config_same(&values[k], &values[i])) {
-				rv = dtplan__error(err, DTPLAN_ERR_PARSE, ARGS_SOURCE, 0,
-						   "argument '%s' conflicts with '%s'", tok,
-						   argv[k]);
-				goto out;
-			}
-		}
-		if (strcmp(dtplan__config_arg(&values[i]), "site") == 0)
-			site = values[i].s;
 	}
 	/* The site file, then the arguments over it. */
-	if (site != NULL && site[0] != '\0') {
-		rv = dtplan_config_parse_file(c, site, err);
+	if (ap.site != NULL && ap.site[0] != '\0') {
+		rv = dtplan_config_parse_file(c, ap.site, err);
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
 	for (int i = 0; i < argc; i++)
-		dtplan__config_store(c, &values[i]);
+		dtplan__config_store(c, &ap.values[i]);
 	rv = DTPLAN_OK;
 out:
-	free(values);
+	free(ap.values);
 	return rv;
 }

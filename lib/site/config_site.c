@@ -34,6 +34,11 @@ struct site_parse {
 	size_t switches_cap; /* entries allocated in c->switches */
 	size_t n_expanded;   /* switch and node names the file's hostlists named */
 	size_t nodesets_cap; /* entries allocated in c->nodesets */
+	/* the global settings on the Key=Value engine: the settings' site
+	 * names, then SwitchName and NodeName (refused after a line's start) */
+	struct dtplan__kv_key keys[DTPLAN__KV_MAX_KEYS];
+	struct dtplan__kv_table globals;
+	int line; /* of the line the engine is on */
 };
 
 /* Most switches a configuration may describe (across its files). */
@@ -53,10 +58,8 @@ static enum dtplan_err set_global(struct site_parse *sp, const char *key, const 
 	struct dtplan__config_value v;
 	enum dtplan_err rv;
 
+	/* key is one of the engine's table: a setting's site name */
 	rv = dtplan__config_parse_setting(key, true, value, &v, &e);
-	if (v.setting == NULL)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, line,
-				     "unknown key '%s' (in '%s=%s')", key, key, value);
 	if (rv != DTPLAN_OK)
 		return dtplan__error(err, e.code, sp->source, line, "%s", e.text);
 	if (sp->seen.line[v.index] != 0) {
@@ -390,26 +393,65 @@ static bool starts_a_set(const char *key)
 	return dtplan__streq_nocase(key, "SwitchName") || dtplan__streq_nocase(key, "NodeName");
 }
 
+/* A global setting's value (the engine's CUSTOM parse). */
+static enum dtplan_err global_value(void *obj, const struct dtplan__kv_key *k, const char *value,
+				    struct dtplan_error *err)
+{
+	struct site_parse *sp = obj;
+
+	return set_global(sp, k->name, value, sp->line, err);
+}
+
+/* SwitchName= or NodeName= after a line's first token. */
+static enum dtplan_err not_first(void *obj, const struct dtplan__kv_key *k, const char *value,
+				 struct dtplan_error *err)
+{
+	struct site_parse *sp = obj;
+
+	(void)value;
+	return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, sp->line,
+			     "%s= must start its own line", k->name);
+}
+
+static void globals_init(struct site_parse *sp)
+{
+	size_t n = dtplan__config_kv_keys(true, global_value, sp->keys);
+
+	sp->keys[n++] = (struct dtplan__kv_key){.name = "SwitchName",
+						.kind = DTPLAN__KV_CUSTOM,
+						.parse = not_first,
+						.hidden = true};
+	sp->keys[n++] = (struct dtplan__kv_key){.name = "NodeName",
+						.kind = DTPLAN__KV_CUSTOM,
+						.parse = not_first,
+						.hidden = true};
+	sp->globals = (struct dtplan__kv_table){
+		.keys = sp->keys,
+		.n = n,
+		.sep = ' ',
+		.nocase = true,
+		.form = "Key=Value",
+		.known = "the settings of dtplan.conf(5)",
+		.repeat = true,
+	};
+}
+
 /* A SwitchName= or NodeName= line (its first token decides), or global
- * Key=Value settings. */
+ * Key=Value settings on the one engine (base/base.h): a setting given again
+ * must keep its value (set_global()). */
 static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int lineno,
 				       struct dtplan_error *err)
 {
-	char *save = NULL, *tok, *value;
-	enum dtplan_err rv;
+	const struct dtplan__kv_where where = {"", sp->source, lineno};
+	size_t skip = strspn(line, " \t\r\v\f"), len = strcspn(line + skip, " \t\r\v\f=");
+	char key[16], *save = NULL, *tok, *value;
 
-	for (bool first = true;; first = false) {
-		tok = strtok_r(first ? line : NULL, " \t\r\v\f", &save);
-		if (tok == NULL)
-			return DTPLAN_OK;
-		value = split_token(tok);
-		if (value == NULL)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-					     "'%s' is not Key=Value", tok);
-		if (starts_a_set(tok)) {
-			if (!first)
-				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
-						     "%s= must start its own line", tok);
+	if (line[skip + len] == '=' && len < sizeof(key)) {
+		memcpy(key, line + skip, len);
+		key[len] = '\0';
+		if (starts_a_set(key)) {
+			tok = strtok_r(line, " \t\r\v\f", &save);
+			value = split_token(tok);
 			if (value[0] == '\0')
 				return dtplan__error(err, DTPLAN_ERR_PARSE, sp->source, lineno,
 						     "%s= has no value", tok);
@@ -417,10 +459,9 @@ static enum dtplan_err parse_site_line(struct site_parse *sp, char *line, int li
 				return parse_switch_line(sp, value, save, lineno, err);
 			return parse_node_line(sp, value, save, lineno, err);
 		}
-		rv = set_global(sp, tok, value, lineno, err);
-		if (rv != DTPLAN_OK)
-			return rv;
 	}
+	sp->line = lineno;
+	return dtplan__kv_parse(&sp->globals, line, sp, NULL, &where, err);
 }
 
 enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *text,
@@ -442,6 +483,7 @@ enum dtplan_err dtplan_config_parse_string(struct dtplan_config *c, const char *
 	}
 	sp->c = c;
 	sp->source = source;
+	globals_init(sp);
 	/* Arrays from earlier files are exactly full: the first addition grows them. */
 	sp->switches_cap = c->n_switches;
 	sp->nodesets_cap = c->n_nodesets;

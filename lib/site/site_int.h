@@ -53,6 +53,17 @@ bool dtplan__config_same(const struct dtplan__config_value *a,
 /* v's setting's site-file key (NULL for plugstack-only settings) and its
  * plugstack argument name (static strings). */
 const char *dtplan__config_key(const struct dtplan__config_value *v);
+/*
+ * The settings as Key=Value engine keys (base/base.h), CUSTOM through parse:
+ * their site file names (site; settings only plugstack arguments take are
+ * left out) or their plugstack argument names; a text setting (a path, a
+ * URL, a GPU type) may be empty.  Returns how many were written to keys,
+ * which holds DTPLAN__KV_MAX_KEYS.
+ */
+size_t dtplan__config_kv_keys(bool site,
+			      enum dtplan_err (*parse)(void *obj, const struct dtplan__kv_key *k,
+						       const char *value, struct dtplan_error *err),
+			      struct dtplan__kv_key *keys);
 const char *dtplan__config_arg(const struct dtplan__config_value *v);
 
 /* A switch or NVLink domain name: letters, digits, '-', '_', '.'. */

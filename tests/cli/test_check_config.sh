@@ -45,7 +45,7 @@ stderr_has "$data/no-such-topology.conf: cannot open"
 
 # Bad site files.
 run 1 check-config --site "$data/dtplan-bad-key.conf"
-stderr_has "$data/dtplan-bad-key.conf:3: unknown key 'NetworkBandwith' (in 'NetworkBandwith=400Gb/s')"
+stderr_has "$data/dtplan-bad-key.conf:3: unknown key 'NetworkBandwith' (known: the settings of dtplan.conf(5))"
 run 1 check-config --site "$data/dtplan-bad-value.conf"
 stderr_has "$data/dtplan-bad-value.conf:3: NetworkBandwidth: 'fast' is not a number"
 run 1 check-config --site "$data/dtplan-conflict.conf"
@@ -62,7 +62,7 @@ stderr_has "topology-bad-key.conf:1:"
 run 1 check-config --args "default=off colour=blue"
 stderr_has "plugstack.conf: argument 'colour=blue': unknown key 'colour'"
 run 1 check-config --args "policy"
-stderr_has "argument 'policy' is not key=value"
+stderr_has "argument 'policy': 'policy' is not key=value"
 run 1 check-config --args "policy=warn policy=deny"
 stderr_has "argument 'policy=deny' conflicts with 'policy=warn'"
 
