@@ -792,6 +792,66 @@ report_check() {
 	rm -f "$cache"
 }
 
+# big_fabric_job: an 8-node planned job whose script prints when it started
+# and its batch step's peak memory (slurmstepd's VmHWM); sets JOB, LOG,
+# DELAY_MS (sbatch to the script's first line) and HWM_KB.
+big_fabric_job() {
+	local t0 start
+	t0=$(($(date +%s%N) / 1000000))
+	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		--wrap 'echo "START $(($(date +%s%N) / 1000000))"
+			p=$PPID
+			while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != slurmstepd ]; do
+				p=$(awk "{print \$4}" /proc/$p/stat)
+			done
+			echo "HWM $(awk "/^VmHWM:/ {print \$2}" /proc/$p/status) $(cat /proc/$p/comm)"
+			echo "BATCH DTPLAN_PLAN_STATE=${DTPLAN_PLAN_STATE-}"') || return 1
+	JOB=${JOB%%;*}
+	submit_wait "$JOB" 120 || { job_log "$JOB"; return 1; }
+	LOG=$(job_log "$JOB")
+	start=$(sed -n 's/^START //p' <<<"$LOG")
+	DELAY_MS=$((start - t0))
+	HWM_KB=$(sed -n 's/^HWM \([0-9]*\) slurmstepd$/\1/p' <<<"$LOG")
+	[ -n "$HWM_KB" ] || { grep '^HWM' <<<"$LOG"; return 1; }
+}
+
+@test "fabric: 200,000 switches from the service, and the 1.8 KB answer naming c[1-1000000]: the job starts, the delay and memory said" {
+	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
+	server_start
+	# the cluster's two leaves and their spine, then 199,997 leaves more
+	/usr/bin/python3 - "$SRV_DIR/big.json" "$SRV_DIR/hostile.json" <<-'EOF'
+		import json, sys
+		sw = [{"name": "spine"},
+		      {"name": "leaf1", "nodes": "node[1-4]", "parent": "spine", "oversubscription": 4},
+		      {"name": "leaf2", "nodes": "node[5-8]", "parent": "spine", "oversubscription": 4}]
+		sw += [{"name": "l%d" % i, "nodes": "x%d" % i, "parent": "spine"} for i in range(199997)]
+		json.dump({"schema": "dtplan.fabric/1", "switches": sw}, open(sys.argv[1], "w"))
+		sw = [{"name": "leaf1", "nodes": "node[1-8]"}]
+		sw += [{"name": "s%d" % i, "switches": "c[1-1000000]"} for i in range(30)]
+		json.dump({"schema": "dtplan.fabric/1", "switches": sw}, open(sys.argv[2], "w"))
+	EOF
+	# the same job without a service: what the rest of job start takes
+	plugstack
+	big_fabric_job
+	base=$DELAY_MS base_hwm=$HWM_KB
+	echo "topology.conf: started $base ms after sbatch, batch step peak $base_hwm kB"
+	plugstack "fabric_url=$SRV_URL/files/big.json" fabric_cache_ttl=0 http_max_size=64MB \
+		fabric_timeout=60s topology=/nonexistent/topology.conf
+	big_fabric_job
+	echo "200,000 switches ($(stat -c %s "$SRV_DIR/big.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB"
+	grep -q '^BATCH DTPLAN_PLAN_STATE=ok$' <<<"$LOG"
+	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
+	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
+	plugstack "fabric_url=$SRV_URL/files/hostile.json" fabric_cache_ttl=0
+	big_fabric_job
+	echo "hostile answer ($(stat -c %s "$SRV_DIR/hostile.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB"
+	grep -q "the answer's lists name more than its 31 switches" <<<"$LOG"
+	grep -q '^BATCH DTPLAN_PLAN_STATE=ok$' <<<"$LOG"
+	# a refused answer costs no memory worth naming
+	[ "$HWM_KB" -lt $((base_hwm + 100000)) ]
+	no_drain
+}
+
 @test "fabric: a service that is not there falls back on topology.conf; the plan says so" {
 	server_start
 	plugstack "fabric_url=http://$CL_CTLD_ADDR:$SRV_CLOSED/fabric" fabric_timeout=1s
