@@ -354,7 +354,7 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 {
 	struct dtplan_http_opts post;
 	struct curl_slist *headers = NULL, *tmp;
-	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, *cred = NULL;
 	struct sink s = {0};
 	enum dtplan_err rv;
 	CURL *h;
@@ -389,6 +389,16 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 			goto out;
 		headers = tmp;
 	}
+	if (post.credential != NULL && post.credential[0] != '\0') {
+		if (asprintf(&cred, "%s: %s", DTPLAN_REPORT_CRED_HEADER, post.credential) < 0) {
+			cred = NULL;
+			goto out;
+		}
+		tmp = curl.slist_append(headers, cred);
+		if (tmp == NULL)
+			goto out;
+		headers = tmp;
+	}
 	if (!common_options(h, url, &post, &s, errbuf) ||
 	    curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
 	    curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json)) !=
@@ -406,6 +416,7 @@ out:
 		memset(auth, 0, strlen(auth));
 		free(auth);
 	}
+	free(cred);
 	free(s.buf);
 	return rv;
 }
