@@ -45,6 +45,8 @@ int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *out);
 int cmd_fabric(int argc, char **argv);
 void cmd_fabric_usage(FILE *out);
+int cmd_serve(int argc, char **argv);
+void cmd_serve_usage(FILE *out);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),

@@ -12,7 +12,8 @@ all="build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev libmunge-dev
 	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
-	valgrind clang clang-format-14 debhelper"
+	valgrind clang clang-format-14 debhelper
+	libmicrohttpd-dev libsqlite3-dev sqlite3 curl prometheus chromium"
 # What a test only uses when it is there (it then skips): installed where the
 # release has it.  clang-format-14 is the house format's (tests/check_format.sh)
 # and neither Debian 13 nor sid has it (issue 24).
