@@ -235,6 +235,20 @@ json_eq 'round(j["records"][0]["correction"], 9)' 1.2
 page_has '<svg id="step-plot"'
 page_has 'class="point"'
 
+# --- a prolog's measurement file, posted whole: root's only -----------------
+python3 - "$tmp/slow.json" "$tmp/meas.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+json.dump({"schema": "dtplan.measurements/1", "job_id": 54, "records": [], "host_record": [],
+           "measurements": p["measurements"]}, open(sys.argv[2], "w"))
+EOF
+post 200 - "$url/" "$tmp/meas.json" --socket "$sock"
+metric 'dtplan_reports_accepted_total{kind="measurement"} 1'
+metric 'dtplan_node_straggler_reports{node="gpu04"} 4'
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	post 403 user "$url/" "$tmp/meas.json" --socket "$sock" --as-user nobody
+fi
+
 # --- limits: size, rate, retention ------------------------------------------
 serve small --max-body 64KiB --rate 0.5
 python3 -c 'import sys; open(sys.argv[1], "w").write("{\"pad\": \"" + "x" * 100000 + "\"}")' "$tmp/big.json"
