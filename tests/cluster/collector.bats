@@ -62,11 +62,12 @@ setup_file() {
 
 teardown_file() {
 	local f
-	for f in prometheus serve; do
+	for f in prometheus serve full; do
 		[ -f "$BATS_FILE_TMPDIR/$f.pid" ] || continue
 		kill "$(cat "$BATS_FILE_TMPDIR/$f.pid")" 2>/dev/null
 		wait "$(cat "$BATS_FILE_TMPDIR/$f.pid")" 2>/dev/null || :
 	done
+	[ ! -f "$BATS_FILE_TMPDIR/full.mount" ] || umount "$(cat "$BATS_FILE_TMPDIR/full.mount")"
 	shape_node node6 "$CL_RACK_RATE"
 	plugstack_restore
 }
@@ -243,4 +244,31 @@ prom_wait() {
 		assert w == 1400 and red > 100 and green > 100
 	EOF
 	echo "$output"
+}
+
+@test "collector: a collector whose store is full answers 503 at once; the job starts within its budget" {
+	local full=$D/full t0 start
+	mkdir -p "$full"
+	mount -t tmpfs -o size=256k tmpfs "$full" || skip "cannot mount a tmpfs"
+	echo "$full" >"$D/full.mount"
+	"$DTPLAN" serve --listen "$CL_CTLD_ADDR:0" --db "$full/reports.db" \
+		--munge-socket "$CL_MUNGE_SOCKET" 3>&- 2>"$D/full.log" &
+	echo $! >"$D/full.pid"
+	for ((i = 0; i < 100; i++)); do grep -qs 'listening on port' "$D/full.log" && break; sleep 0.1; done
+	port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$D/full.log")
+	# fill the file system to the last byte
+	dd if=/dev/zero of="$full/fill" bs=4k 2>/dev/null || :
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(cluster_probe_args) probe_budget=5s report_url=http://$CL_CTLD_ADDR:$port/" \
+		"report_timeout=1s" >"$PLUGSTACK"
+	t0=$(($(date +%s%N) / 1000000))
+	run_job 90 -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		--wrap 'echo "START $(($(date +%s%N) / 1000000))"'
+	start=$(sed -n 's/^START //p' <<<"$LOG")
+	echo "job $JOB started $((start - t0)) ms after sbatch (budget: probe 5 s, report 1 s)"
+	[ $((start - t0)) -lt 9000 ]
+	host=$(job_field "$JOB" BatchHost)
+	grep "dtplan: report: cannot post the plan of job $JOB: .*HTTP 503" "$CL_DIR/log/slurmd-$host.log"
+	curl -s --noproxy '*' "http://$CL_CTLD_ADDR:$port/metrics" | grep -qx 'dtplan_reports_refused_total{reason="storage"} 1'
+	[ "$(job_state "$JOB")" = COMPLETED ]
 }
