@@ -280,9 +280,9 @@ int cli_cluster_note(struct cli_cluster *c, struct dtplan_plan *p);
  * uid and host name, $SLURM_CLUSTER_NAME, job_id (0: none) and the time now;
  * bounded by timeout_s and the site's HTTP settings of c, with the bearer
  * token in token (NULL: none) and a MUNGE credential for the body from
- * munged at c->munge_socket (none when munged cannot make one; the whole
- * post, the credential included, stays within timeout_s).  Returns
- * DTPLAN_OK or fills err.
+ * munged at c->munge_socket (dtplan_http_post_json(); none when munged
+ * cannot make one, and the whole post, the credential included, stays
+ * within timeout_s).  Returns DTPLAN_OK or fills err.
  */
 enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, const char *sender,
 				const char *plan_json, uint32_t job_id, const char *token,

@@ -20,10 +20,7 @@ enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, 
 	struct dtplan_report r = {0};
 	struct dtplan_http_opts o;
 	struct passwd pw, *found = NULL;
-	struct dtplan_error cerr = {0};
-	char pwbuf[4096], host[256], *body = NULL, *cred = NULL;
-	struct timespec t0, t1;
-	double spent;
+	char pwbuf[4096], host[256], *body = NULL;
 	enum dtplan_err rv;
 
 	r.plan_json = plan_json;
@@ -41,36 +38,10 @@ enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, 
 	rv = dtplan_report_to_json(&r, &body, err);
 	if (rv != DTPLAN_OK)
 		goto out;
-	/* the credential binds this body; without munged the post goes without
-	 * one, and a collector that wants one says so */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (dtplan_report_cred_make(c->munge_socket, body, strlen(body), &cred, &cerr) != DTPLAN_OK)
-		cred = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	spent = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (spent >= timeout_s) {
-		rv = DTPLAN_ERR_TIMEOUT;
-		if (err != NULL) {
-			memset(err, 0, sizeof(*err));
-			err->code = rv;
-			snprintf(err->source, sizeof(err->source), "%s", url);
-			snprintf(err->text, sizeof(err->text),
-				 "no credential within %g s (munged is slow)", timeout_s);
-		}
-		goto out;
-	}
-	dtplan_http_opts_from_config(&o, c, timeout_s - spent);
+	dtplan_http_opts_from_config(&o, c, timeout_s);
 	o.bearer_token = token;
-	o.credential = cred;
 	rv = dtplan_http_post_json(url, &o, body, err);
-	if (rv != DTPLAN_OK && cred == NULL && err != NULL) {
-		size_t n = strlen(err->text);
-
-		snprintf(err->text + n, sizeof(err->text) - n, " (posted without a credential: %s)",
-			 cerr.text);
-	}
 out:
-	free(cred);
 	free(body);
 	return rv;
 }

@@ -12,6 +12,11 @@
  *   then hands the outcome to dtspank__service_report(), which posts it,
  *   bounded by ReportTimeout=.
  *
+ * The post carries a MUNGE credential for its body (probes/http.c, from
+ * MungeSocket=), made as this step runs: as the user in user_init, which a
+ * collector takes for that user's reports.  Its making counts against
+ * ReportTimeout=.
+ *
  * Nothing here fails a job: a fault of the service is a warning in the plan,
  * a fault of the collector a line in the slurmd log.
  */
@@ -116,9 +121,7 @@ void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 	struct dtplan_report r = *in;
 	struct dtplan_http_opts o;
 	struct dtplan_error err = {0};
-	char user[256], cluster[256], buf[1024], *body = NULL, *cred = NULL;
-	struct timespec t0, t1;
-	double left;
+	char user[256], cluster[256], buf[1024], *body = NULL;
 
 	if (c->report_url[0] == '\0')
 		return;
@@ -136,24 +139,8 @@ void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	/* the credential (root's or the user's, as this step runs) binds the
-	 * body; making it counts against the post's bound */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (dtplan_report_cred_make(c->munge_socket, body, strlen(body), &cred, &err) != DTPLAN_OK)
-		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: posted without a credential: %s",
-			   r.job_id, dtplan_error_format(&err, buf, sizeof(buf)));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	left = c->report_timeout_s -
-	       ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	if (!(left > 0.001)) {
-		slurm_info(DTPLAN_LOG_PREFIX "report: job %u: not posted: munged took the whole "
-					     "ReportTimeout=",
-			   r.job_id);
-		goto out;
-	}
-	dtplan_http_opts_from_config(&o, c, left);
+	dtplan_http_opts_from_config(&o, c, c->report_timeout_s);
 	o.bearer_token = ctx.token;
-	o.credential = cred;
 	if (dtplan_http_post_json(c->report_url, &o, body, &err) != DTPLAN_OK)
 		slurm_info(DTPLAN_LOG_PREFIX "report: cannot post the plan of job %u: %s", r.job_id,
 			   dtplan_error_format(&err, buf, sizeof(buf)));
@@ -161,7 +148,6 @@ void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 		slurm_debug(DTPLAN_LOG_PREFIX "report: plan of job %u posted to %s", r.job_id,
 			    c->report_url);
 out:
-	free(cred);
 	free(body);
 }
 

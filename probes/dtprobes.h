@@ -344,13 +344,14 @@ struct dtplan_http_opts {
 	size_t max_bytes;         /* largest answer body read (> 0) */
 	const char *ca_path;      /* CA bundle file or hashed folder; NULL or "": libcurl's */
 	const char *bearer_token; /* "Authorization: Bearer" value; NULL or "": none */
-	const char *credential;   /* a post's DTPLAN_REPORT_CRED_HEADER; NULL or "": none */
+	bool sign;                /* a post: with a report credential for its body */
+	const char *munge_socket; /* munged's, for it; NULL or "": libmunge's default */
 	bool follow_redirects;    /* GET: follow up to DTPLAN_HTTP_MAX_REDIRECTS */
 };
 
 /* Options from a site configuration: HttpConnectTimeout=, HttpMaxSize=,
- * HttpCAPath= and the given whole-transfer bound; no token, redirects
- * followed. */
+ * HttpCAPath=, MungeSocket= (posts are signed) and the given whole-transfer
+ * bound; no token, redirects followed. */
 void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtplan_config *c,
 				  double timeout_s);
 
@@ -367,9 +368,12 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 				size_t *len, struct dtplan_error *err);
 
 /*
- * POSTs json (Content-Type: application/json, with the bearer token and
- * the report credential when set) to url.  Only a 2xx answer is a success;
- * redirects are not followed (a token is never sent anywhere else).  Errors as dtplan_http_get().
+ * POSTs json (Content-Type: application/json, with the bearer token when
+ * set) to url.  With o->sign, a report credential for json
+ * (dtplan_report_cred_make()) goes in DTPLAN_REPORT_CRED_HEADER; making it
+ * counts against o->timeout_s, and without munged the post goes without one
+ * (a failure then says so).  Only a 2xx answer is a success; redirects are
+ * not followed (a token is never sent anywhere else).  Errors as dtplan_http_get().
  */
 enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_opts *o,
 				      const char *json, struct dtplan_error *err);
