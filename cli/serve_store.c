@@ -232,8 +232,16 @@ bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reas
 		return true;
 	}
 	if (strcmp(schema, "dtplan.observation/1") == 0) {
+		const char *fp;
+
 		*kind = SERVE_OBSERVATION;
-		return check_members(doc, observation_members, reason, err);
+		if (!check_members(doc, observation_members, reason, err))
+			return false;
+		fp = json_string_value(json_object_get(doc, "fingerprint"));
+		if (fp[0] == '\0' || strspn(fp, "0123456789abcdef") != strlen(fp))
+			return bad(err, reason, SERVE_MALFORMED,
+				   "\"fingerprint\" must be lowercase hex, not '%.64s'", fp);
+		return true;
 	}
 	if (strcmp(schema, DTPLAN_MEASURE_SCHEMA) == 0) {
 		*kind = SERVE_MEASUREMENT;

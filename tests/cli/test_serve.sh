@@ -219,11 +219,16 @@ for job, pred, meas in ((61, 2.0, 2.5), (62, 2.0, 2.3)):
 obs = json.load(open(sys.argv[1] + "/obs61.json"))
 del obs["steps"]
 json.dump(obs, open(sys.argv[1] + "/obs-bad.json", "w"))
+obs = json.load(open(sys.argv[1] + "/obs61.json"))
+obs["fingerprint"] = "AB<12>"
+json.dump(obs, open(sys.argv[1] + "/obs-fp.json", "w"))
 EOF
 post 200 - "$url/" "$tmp/obs61.json" --socket "$sock"
 post 200 - "$url/" "$tmp/obs62.json" --socket "$sock"
 post 400 malformed "$url/" "$tmp/obs-bad.json" --socket "$sock"
 stdout_has 'no member \"steps\"'
+post 400 malformed "$url/" "$tmp/obs-fp.json" --socket "$sock"
+stdout_has '\"fingerprint\" must be lowercase hex'
 metric 'dtplan_reports_accepted_total{kind="observation"} 2'
 metric 'dtplan_step_predicted_seconds{gpu="h100-sxm",model="llama3-8b",framework="megatron"} 2'
 metric 'dtplan_step_measured_seconds{gpu="h100-sxm",model="llama3-8b",framework="megatron"} 2.4'
