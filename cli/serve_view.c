@@ -210,6 +210,12 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 			  "Warnings in the plan reports kept, by kind.",
 			  "SELECT code, COUNT(*) FROM warnings GROUP BY 1 ORDER BY 1", "kind", NULL,
 			  NULL);
+	ok = ok && metric(&b, st->db, from, "dtplan_plan_refusals", "gauge",
+			  "Refused plans kept (policy=deny, --dt-plan=strict), by the kind of"
+			  " warning in them.",
+			  "SELECT w.code, COUNT(*) FROM warnings w JOIN reports r ON r.id ="
+			  " w.report_id WHERE r.state = 'refused' GROUP BY 1 ORDER BY 1",
+			  "kind", NULL, NULL);
 	ok = ok &&
 	     metric(&b, st->db, from, "dtplan_link_bandwidth_bytes_per_second", "gauge",
 		    "Measured bandwidth per link tier, mean of the recent reports.",

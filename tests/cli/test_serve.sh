@@ -115,6 +115,9 @@ json.dump(report(46, "root", 0, cluster="<script>alert(1)</script>"), open(t + "
 r = report(47, "root", 0); r["job_id"] = "47"
 json.dump(r, open(t + "/badtype.json", "w"))
 json.dump({"schema": "something/else"}, open(t + "/schema.json", "w"))
+r = report(48, "root", 0); r["state"] = "refused"
+r["warnings"] = [{"code": "oversubscribed-uplinks", "message": "m"}, {"code": "spread", "message": "m"}]
+json.dump(r, open(t + "/refused.json", "w"))
 open(t + "/garbage.json", "w").write("{not json")
 EOF
 post 401 unauthenticated "$url/" "$tmp/r42.json" --cred none
@@ -139,6 +142,10 @@ metric 'dtplan_reports_refused_total{reason="forged"} 2'
 metric 'dtplan_reports_refused_total{reason="replayed"} 1'
 metric 'dtplan_reports_refused_total{reason="malformed"} 2'
 metric 'dtplan_reports_refused_total{reason="schema"} 1'
+post 200 - "$url/" "$tmp/refused.json" --socket "$sock"
+metric 'dtplan_plans{state="refused"} 1'
+metric 'dtplan_plan_refusals{kind="oversubscribed-uplinks"} 1'
+metric 'dtplan_plan_warnings{kind="spread"} 1'
 
 # --- nothing a report says is rendered unescaped ---------------------------
 post 200 - "$url/" "$tmp/xss.json" --socket "$sock"
