@@ -45,6 +45,8 @@ int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *out);
 int cmd_fabric(int argc, char **argv);
 void cmd_fabric_usage(FILE *out);
+int cmd_serve(int argc, char **argv);
+void cmd_serve_usage(FILE *out);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),
@@ -279,7 +281,10 @@ int cli_cluster_note(const char *cmd, struct cli_cluster *c, struct dtplan_plan 
  * report from sender ("dtplan plan", "dtplan report"): the caller's user,
  * uid and host name, $SLURM_CLUSTER_NAME, job_id (0: none) and the time now;
  * bounded by timeout_s and the site's HTTP settings of c, with the bearer
- * token in token (NULL: none).  Returns DTPLAN_OK or fills err.
+ * token in token (NULL: none) and a MUNGE credential for the body from
+ * munged at c->munge_socket (dtplan_http_post_json(); none when munged
+ * cannot make one, and the whole post, the credential included, stays
+ * within timeout_s).  Returns DTPLAN_OK or fills err.
  */
 enum dtplan_err cli_report_post(const struct dtplan_config *c, const char *url, const char *sender,
 				const char *plan_json, uint32_t job_id, const char *token,

@@ -17,7 +17,7 @@ void cmd_report_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: dtplan report --plan FILE [--url URL] [--site FILE] [--token-file FILE]\n"
-		"                     [--job-id N] [--timeout TIME]\n"
+		"                     [--job-id N] [--timeout TIME] [--munge-socket PATH]\n"
 		"\n"
 		"Posts a plan saved by \"dtplan plan --json\" or by the plugin\n"
 		"(dtplan-JOBID.json) to a collector, once, as %s JSON: the plan, its\n"
@@ -33,6 +33,9 @@ void cmd_report_usage(FILE *out)
 		"  --job-id N         the job the plan is for (default: $SLURM_JOB_ID, else none)\n"
 		"  --timeout TIME     bound on the post, connecting included (default: the\n"
 		"                     site file's ReportTimeout=, 2s)\n"
+		"  --munge-socket PATH  munged's socket for the credential that proves who\n"
+		"                     posted (default: the site file's MungeSocket=, else\n"
+		"                     libmunge's); without munged the post has none\n"
 		"  -h, --help         show this help\n"
 		"\n"
 		"Exit status: 0 when the collector took the report (HTTP 2xx), 1 when it could\n"
@@ -68,7 +71,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct dtplan_config c;
 	struct dtplan_error err = {0};
-	const char *plan_path = NULL, *url = NULL, *token_file = NULL;
+	const char *plan_path = NULL, *url = NULL, *token_file = NULL, *munge = NULL;
 	char *plan = NULL, *token = NULL, buf[1024];
 	double timeout = 0;
 	int id = 0, rc;
@@ -77,6 +80,7 @@ int cmd_report(int argc, char **argv)
 		{.name = "url", .kind = CLI_OPT_STRING, .dest = &url},
 		{.name = "site", .kind = CLI_OPT_CALL, .dest = &c, .early = true, .call = set_site},
 		{.name = "token-file", .kind = CLI_OPT_STRING, .dest = &token_file},
+		{.name = "munge-socket", .kind = CLI_OPT_STRING, .dest = &munge},
 		{.name = "job-id", .kind = CLI_OPT_INT, .dest = &id, .min = 1, .max = 2147483647},
 		{.name = "timeout",
 		 .kind = CLI_OPT_TIME,
@@ -99,6 +103,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
 		rc = cli_usage_error(CMD, "--url: '%s' is not an http:// or https:// URL", url);
+		goto out;
+	}
+	if (munge != NULL && snprintf(c.munge_socket, sizeof(c.munge_socket), "%s", munge) >=
+				     (int)sizeof(c.munge_socket)) {
+		rc = cli_usage_error(CMD, "--munge-socket: '%s' is too long", munge);
 		goto out;
 	}
 	if (token_file == NULL && c.report_token_file[0] != '\0')

@@ -32,6 +32,8 @@ static const struct cli_command commands[] = {
 	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},
 	{"fabric", "export topology.conf and the site file as fabric JSON", cmd_fabric,
 	 cmd_fabric_usage},
+	{"serve", "run the collector: reports in, page and /metrics out", cmd_serve,
+	 cmd_serve_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

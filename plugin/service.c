@@ -12,6 +12,11 @@
  *   then hands the outcome to dtspank__service_report(), which posts it,
  *   bounded by ReportTimeout=.
  *
+ * The post carries a MUNGE credential for its body (probes/http.c, from
+ * MungeSocket=), made as this step runs: as the user in user_init, which a
+ * collector takes for that user's reports.  Its making counts against
+ * ReportTimeout=.
+ *
  * Nothing here fails a job: a fault of the service is a warning in the plan,
  * a fault of the collector a line in the slurmd log.
  */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct munge_auth {
 	munge_ctx_t enc; /* munge_decode() rewrites its context: one each */
@@ -211,4 +212,132 @@ void dtplan_auth_destroy(struct dtplan_auth *a)
 {
 	if (a != NULL && a->destroy != NULL)
 		a->destroy(a);
+}
+
+/* ------------------------------------------------------------------------
+ * Report credentials (dtplan serve)
+ * ---------------------------------------------------------------------- */
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* The payload that binds body: the prefix and its SHA-256 in hex. */
+static void body_payload(const void *body, size_t len,
+			 char out[sizeof(DTPLAN_REPORT_CRED_PREFIX) + 64])
+{
+	uint8_t sum[32];
+
+	dtplan__sha256(body, len, sum);
+	memcpy(out, DTPLAN_REPORT_CRED_PREFIX, sizeof(DTPLAN_REPORT_CRED_PREFIX) - 1);
+	hex(sum, sizeof(sum), out + sizeof(DTPLAN_REPORT_CRED_PREFIX) - 1);
+}
+
+enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
+					char **cred, struct dtplan_error *err)
+{
+	char payload[sizeof(DTPLAN_REPORT_CRED_PREFIX) + 64];
+	munge_ctx_t c = munge_ctx_create();
+	enum dtplan_err rv = DTPLAN_OK;
+	munge_err_t e;
+
+	*cred = NULL;
+	if (c == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "cannot create a context");
+	body_payload(body, len, payload);
+	if ((socket != NULL && socket[0] != '\0' &&
+	     munge_ctx_set(c, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS) ||
+	    munge_ctx_set(c, MUNGE_OPT_TTL, DTPLAN_REPORT_CRED_TTL_S) != EMUNGE_SUCCESS) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "munge", 0, "cannot use socket %s",
+				   socket != NULL ? socket : "(default)");
+		goto out;
+	}
+	e = munge_encode(cred, c, payload, (int)strlen(payload));
+	if (e != EMUNGE_SUCCESS) {
+		free(*cred);
+		*cred = NULL;
+		rv = dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "cannot make a credential: %s",
+				   munge_ctx_strerror(c) ? munge_ctx_strerror(c)
+							 : munge_strerror(e));
+	}
+out:
+	munge_ctx_destroy(c);
+	return rv;
+}
+
+enum dtplan_err dtplan_report_cred_check(const char *socket, const char *cred, const void *body,
+					 size_t len, struct dtplan_report_cred *out,
+					 const char **reason, struct dtplan_error *err)
+{
+	char want[sizeof(DTPLAN_REPORT_CRED_PREFIX) + 64];
+	munge_ctx_t c = munge_ctx_create();
+	void *payload = NULL;
+	int n = 0, ttl = 0;
+	time_t encoded = 0;
+	uint8_t sum[32];
+	enum dtplan_err rv = DTPLAN_OK;
+	munge_err_t e;
+	gid_t gid;
+
+	memset(out, 0, sizeof(*out));
+	*reason = "munge";
+	if (c == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "cannot create a context");
+	if (socket != NULL && socket[0] != '\0' &&
+	    munge_ctx_set(c, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS) {
+		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "munge", 0, "cannot use socket %s",
+				   socket);
+		goto out;
+	}
+	e = munge_decode(cred, c, &payload, &n, &out->uid, &gid);
+	switch (e) {
+	case EMUNGE_SUCCESS:
+		break;
+	case EMUNGE_SOCKET:
+	case EMUNGE_SNAFU:
+	case EMUNGE_NO_MEMORY:
+		rv = dtplan__error(err, DTPLAN_ERR_IO, "munge", 0,
+				   "cannot check the credential: %s", munge_strerror(e));
+		goto out;
+	case EMUNGE_CRED_EXPIRED:
+	case EMUNGE_CRED_REWOUND:
+		*reason = "expired";
+		rv = dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0, "credential: %s",
+				   munge_strerror(e));
+		goto out;
+	case EMUNGE_CRED_REPLAYED:
+		*reason = "replayed";
+		rv = dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0, "credential: %s",
+				   munge_strerror(e));
+		goto out;
+	default:
+		*reason = "forged";
+		rv = dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0, "credential: %s",
+				   munge_strerror(e));
+		goto out;
+	}
+	body_payload(body, len, want);
+	if (n != (int)strlen(want) || memcmp(payload, want, (size_t)n) != 0) {
+		*reason = "forged";
+		rv = dtplan__error(err, DTPLAN_ERR_POLICY, "munge", 0,
+				   "the credential is for another body");
+		goto out;
+	}
+	munge_ctx_get(c, MUNGE_OPT_ENCODE_TIME, &encoded);
+	munge_ctx_get(c, MUNGE_OPT_TTL, &ttl);
+	out->expires = (long long)encoded + (ttl > 0 ? ttl : DTPLAN_AUTH_TTL_MAX_S);
+	dtplan__sha256(cred, strlen(cred), sum);
+	hex(sum, sizeof(sum), out->id);
+	*reason = NULL;
+out:
+	free(payload);
+	munge_ctx_destroy(c);
+	return rv;
 }

@@ -229,6 +229,44 @@ int dtplan_auth_ttl(double budget_s);
 void dtplan_auth_destroy(struct dtplan_auth *a);
 
 /* ------------------------------------------------------------------------
+ * Report credentials (probes/auth.c): what a collector (dtplan serve) takes
+ * as proof of who posted a report.  The credential's payload is
+ * DTPLAN_REPORT_CRED_PREFIX and the body's SHA-256 in lowercase hex, so it
+ * is good for that body only; it names no decoder (the collector's uid is
+ * the site's choice) and lives DTPLAN_REPORT_CRED_TTL_S, within which the
+ * collector remembers it and refuses it a second time.
+ * ---------------------------------------------------------------------- */
+#define DTPLAN_REPORT_CRED_HEADER "X-Dtplan-Munge"
+#define DTPLAN_REPORT_CRED_PREFIX "dtplan.report-body/1 sha256="
+#define DTPLAN_REPORT_CRED_TTL_S 120
+
+/* A credential for body (len bytes) from munged at socket (NULL or "":
+ * libmunge's default).  *cred: caller frees with free(); NULL on error
+ * (DTPLAN_ERR_IO naming munged's fault). */
+enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
+					char **cred, struct dtplan_error *err);
+
+/* What a checked report credential says. */
+struct dtplan_report_cred {
+	uid_t uid;         /* who made it */
+	long long expires; /* when it stops being valid (encode time + TTL, epoch s) */
+	char id[65];       /* the SHA-256 of the credential's text, hex: its name */
+};
+
+/*
+ * Checks cred against body: munged at socket must decode it (made with the
+ * same key, neither expired nor already decoded there), and its payload must
+ * be DTPLAN_REPORT_CRED_PREFIX and body's SHA-256.  On success fills *out.
+ * Else *reason (static text) is "forged" (not a credential of this key, or
+ * one for another body), "expired", "replayed" (munged has decoded it
+ * before) or "munge" (munged cannot be asked: DTPLAN_ERR_IO), and the error
+ * says what munged said (DTPLAN_ERR_POLICY).
+ */
+enum dtplan_err dtplan_report_cred_check(const char *socket, const char *cred, const void *body,
+					 size_t len, struct dtplan_report_cred *out,
+					 const char **reason, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Measuring the allocation (probes/rendezvous.c, probes/links.c,
  * probes/net.c; doc/internals/probe.md)
  * ---------------------------------------------------------------------- */
@@ -309,12 +347,14 @@ struct dtplan_http_opts {
 	size_t max_bytes;         /* largest answer body read (> 0) */
 	const char *ca_path;      /* CA bundle file or hashed folder; NULL or "": libcurl's */
 	const char *bearer_token; /* "Authorization: Bearer" value; NULL or "": none */
+	bool sign;                /* a post: with a report credential for its body */
+	const char *munge_socket; /* munged's, for it; NULL or "": libmunge's default */
 	bool follow_redirects;    /* GET: follow up to DTPLAN_HTTP_MAX_REDIRECTS */
 };
 
 /* Options from a site configuration: HttpConnectTimeout=, HttpMaxSize=,
- * HttpCAPath= and the given whole-transfer bound; no token, redirects
- * followed. */
+ * HttpCAPath=, MungeSocket= (posts are signed) and the given whole-transfer
+ * bound; no token, redirects followed. */
 void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtplan_config *c,
 				  double timeout_s);
 
@@ -334,8 +374,11 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 
 /*
  * POSTs json (Content-Type: application/json, with the bearer token when
- * set) to url.  Only a 2xx answer is a success; redirects are not followed
- * (a token is never sent anywhere else).  Errors as dtplan_http_get().
+ * set) to url.  With o->sign, a report credential for json
+ * (dtplan_report_cred_make()) goes in DTPLAN_REPORT_CRED_HEADER; making it
+ * counts against o->timeout_s, and without munged the post goes without one
+ * (a failure then says so).  Only a 2xx answer is a success; redirects are
+ * not followed (a token is never sent anywhere else).  Errors as dtplan_http_get().
  */
 enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_opts *o,
 				      const char *json, struct dtplan_error *err);

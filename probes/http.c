@@ -135,6 +135,8 @@ void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtpla
 			       : 16000000;
 	o->ca_path = c->http_ca_path;
 	o->follow_redirects = true;
+	o->sign = true;
+	o->munge_socket = c->munge_socket;
 }
 
 /* The answer as it arrives, capped. */
@@ -360,7 +362,8 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 {
 	struct dtplan_http_opts post;
 	struct curl_slist *headers = NULL, *tmp;
-	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, *cred = NULL, *signature = NULL;
+	struct dtplan_error cerr = {0};
 	struct sink s = {0};
 	enum dtplan_err rv;
 	CURL *h;
@@ -372,6 +375,26 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 	rv = open_handle(url, &post, &h, err);
 	if (rv != DTPLAN_OK)
 		return rv;
+	if (post.sign) {
+		/* the credential binds this body; its making counts against the bound */
+		struct timespec t0, t1;
+		double spent;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (dtplan_report_cred_make(post.munge_socket, json, strlen(json), &signature,
+					    &cerr) != DTPLAN_OK)
+			dtplan__log(DTPLAN_LOG_DEBUG, "%s: posting without a credential: %s",
+				    url != NULL ? url : "", cerr.text);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		spent = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!(post.timeout_s - spent >= 0.001)) {
+			rv = dtplan__error(err, DTPLAN_ERR_TIMEOUT, url, 0,
+					   "munged took the whole %.2f s of the post",
+					   post.timeout_s);
+			goto out;
+		}
+		post.timeout_s -= spent;
+	}
 	s.max = post.max_bytes; /* the collector's answer is read and dropped */
 	s.discard = true;
 	rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
@@ -395,6 +418,16 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 			goto out;
 		headers = tmp;
 	}
+	if (signature != NULL) {
+		if (asprintf(&cred, "%s: %s", DTPLAN_REPORT_CRED_HEADER, signature) < 0) {
+			cred = NULL;
+			goto out;
+		}
+		tmp = curl.slist_append(headers, cred);
+		if (tmp == NULL)
+			goto out;
+		headers = tmp;
+	}
 	if (!common_options(h, url, &post, &s, errbuf) ||
 	    curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers) != CURLE_OK ||
 	    curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json)) !=
@@ -405,6 +438,12 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 		goto out;
 	}
 	rv = perform(h, url, &post, &s, errbuf, err);
+	if (rv != DTPLAN_OK && post.sign && signature == NULL && err != NULL) {
+		size_t n = strlen(err->text);
+
+		snprintf(err->text + n, sizeof(err->text) - n, " (posted without a credential: %s)",
+			 cerr.text);
+	}
 out:
 	curl.easy_cleanup(h);
 	curl.slist_free_all(headers);
@@ -412,6 +451,8 @@ out:
 		memset(auth, 0, strlen(auth));
 		free(auth);
 	}
+	free(cred);
+	free(signature);
 	free(s.buf);
 	return rv;
 }

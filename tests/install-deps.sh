@@ -17,7 +17,8 @@ all="build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev libmunge-dev
 	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
-	valgrind clang clang-format-14|clang-format debhelper git"
+	valgrind clang clang-format-14|clang-format debhelper git
+	libmicrohttpd-dev libsqlite3-dev sqlite3 curl prometheus chromium"
 packages=${*:-$all}
 if [ "$packages" = --list ]; then
 	echo $all

@@ -321,6 +321,58 @@ static void create__any_uid_or_no_options__refused(void **state)
 	assert_null(a);
 }
 
+/* A report credential binds the body: the same body passes once, with the
+ * maker's uid and an expiry DTPLAN_REPORT_CRED_TTL_S after now; another body
+ * is "forged", a second check "replayed" (munged's replay cache), a
+ * credential that is not one "forged", and no munged "munge". */
+static void report_cred__body_bound__once(void **state)
+{
+	const char body[] = "{\"schema\":\"dtplan.report/1\"}", other[] = "{}";
+	struct dtplan_report_cred rc;
+	struct dtplan_error err = {0};
+	const char *reason = "unset";
+	long long now = (long long)time(NULL);
+	char *cred = NULL, *cred2 = NULL;
+
+	(void)state;
+	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), &cred, &err), DTPLAN_OK);
+	assert_non_null(cred);
+	assert_int_equal(dtplan_report_cred_check(sock, cred, other, strlen(other), &rc, &reason,
+						  &err),
+			 DTPLAN_ERR_POLICY);
+	assert_string_equal(reason, "forged");
+	assert_string_equal(err.text, "the credential is for another body");
+	/* that check decoded it: munged now says it is replayed */
+	assert_int_equal(dtplan_report_cred_check(sock, cred, body, strlen(body), &rc, &reason,
+						  &err),
+			 DTPLAN_ERR_POLICY);
+	assert_string_equal(reason, "replayed");
+	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), &cred2, &err),
+			 DTPLAN_OK);
+	assert_int_equal(dtplan_report_cred_check(sock, cred2, body, strlen(body), &rc, &reason,
+						  &err),
+			 DTPLAN_OK);
+	assert_null(reason);
+	assert_int_equal(rc.uid, getuid());
+	assert_true(rc.expires >= now + DTPLAN_REPORT_CRED_TTL_S - 1);
+	assert_true(rc.expires <= now + DTPLAN_REPORT_CRED_TTL_S + 2);
+	assert_int_equal(strlen(rc.id), 64);
+	assert_int_equal(dtplan_report_cred_check(sock, "MUNGE:garbage:", body, strlen(body), &rc,
+						  &reason, &err),
+			 DTPLAN_ERR_POLICY);
+	assert_string_equal(reason, "forged");
+	free(cred);
+	assert_int_equal(dtplan_report_cred_make("/nonexistent/munge.socket", body, strlen(body),
+						 &cred, &err),
+			 DTPLAN_ERR_IO);
+	assert_null(cred);
+	assert_int_equal(dtplan_report_cred_check("/nonexistent/munge.socket", cred2, body,
+						  strlen(body), &rc, &reason, &err),
+			 DTPLAN_ERR_IO);
+	assert_string_equal(reason, "munge");
+	free(cred2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +382,7 @@ int main(void)
 		cmocka_unit_test(decode__another_uid__refused_by_munged),
 		cmocka_unit_test(decode__not_restricted_to_the_receiver__refused),
 		cmocka_unit_test(create__any_uid_or_no_options__refused),
+		cmocka_unit_test(report_cred__body_bound__once),
 	};
 
 	test_setup_stdio();

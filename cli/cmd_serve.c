@@ -1,0 +1,165 @@
+/*
+ * cmd_serve.c: "dtplan serve", the collector (serve.h): keeps the reports
+ * the plugin and "dtplan report" post, and answers the page, /metrics,
+ * /fabric and /calibration.  Runs in the foreground until SIGTERM or
+ * SIGINT (a systemd unit starts it, etc/dtplan-collector.service).
+ */
+#include "config.h"
+
+#include "cli.h"
+#include "serve.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "serve"
+
+void cmd_serve_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dtplan serve [--listen ADDR:PORT] --db FILE [--munge-socket PATH]\n"
+		"                    [--fabric FILE] [--max-body SIZE] [--rate N]\n"
+		"                    [--keep-reports N] [--keep-days N] [--threads N]\n"
+		"\n"
+		"The collector: keeps the plans (%s), step-time observations\n"
+		"(dtplan.observation/1) and measurements (%s) that jobs post\n"
+		"to ReportURL=, each with a MUNGE credential from root or the user it names,\n"
+		"and answers / (a page for admins), /metrics (Prometheus), /fabric (the\n"
+		"--fabric file with what was measured, for FabricURL=) and /calibration.\n"
+		"Runs in the foreground until SIGTERM or SIGINT.\n"
+		"\n"
+		"Options:\n"
+		"  --listen ADDR:PORT   where to listen, [ADDR6]:PORT for IPv6 (default %s;\n"
+		"                       port 0: any, printed on stderr)\n"
+		"  --db FILE            the SQLite store (created when missing)\n"
+		"  --munge-socket PATH  munged's socket (default: libmunge's)\n"
+		"  --fabric FILE        a %s file served at /fabric, enriched\n"
+		"  --max-body SIZE      largest report taken (default 4MiB)\n"
+		"  --rate N             reports a second taken from one address (default %g)\n"
+		"  --keep-reports N     reports kept (default %ld)\n"
+		"  --keep-days N        days a report is kept (default %g)\n"
+		"  --threads N          threads answering (default %d)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start, 2 for bad "
+		"usage.\n",
+		DTPLAN_REPORT_SCHEMA, DTPLAN_MEASURE_SCHEMA, SERVE_LISTEN, DTPLAN_FABRIC_SCHEMA,
+		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS);
+}
+
+/* The --fabric file: a fabric the planner reads, kept as JSON. */
+static json_t *load_fabric(const char *path, struct dtplan_error *err)
+{
+	struct dtplan_fabric_desc *f = NULL;
+	char *text = NULL;
+	json_t *j = NULL;
+	size_t len = 0;
+
+	if (dtplan_file_read(path, DTPLAN_FILE_FABRIC_CACHE, &text, &len, err) != DTPLAN_OK)
+		return NULL;
+	if (dtplan_fabric_desc_parse(text, len, path, &f, err) != DTPLAN_OK)
+		goto out;
+	if (f->format != DTPLAN_FABRIC_JSON) {
+		memset(err, 0, sizeof(*err));
+		err->code = DTPLAN_ERR_PARSE;
+		snprintf(err->source, sizeof(err->source), "%s", path);
+		snprintf(err->text, sizeof(err->text),
+			 "not %s JSON (dtplan fabric writes it from topology.conf)",
+			 DTPLAN_FABRIC_SCHEMA);
+		goto out;
+	}
+	j = json_loadb(text, len, 0, NULL);
+out:
+	dtplan_fabric_desc_destroy(f);
+	free(text);
+	return j;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_opts o = {
+		.listen = SERVE_LISTEN,
+		.rate = SERVE_RATE,
+		.keep_days = SERVE_KEEP_DAYS,
+	};
+	struct dtplan_error err = {0};
+	struct serve_store *st = NULL;
+	struct server *srv = NULL;
+	json_t *fabric = NULL;
+	double max_body = (double)SERVE_MAX_BODY;
+	int keep = (int)SERVE_KEEP_REPORTS, threads = SERVE_THREADS, rc, sig;
+	unsigned port = 0;
+	sigset_t set;
+	const struct cli_opt opts[] = {
+		{.name = "listen", .kind = CLI_OPT_STRING, .dest = &o.listen},
+		{.name = "db", .kind = CLI_OPT_STRING, .dest = &o.db, .required = true},
+		{.name = "munge-socket", .kind = CLI_OPT_STRING, .dest = &o.munge_socket},
+		{.name = "fabric", .kind = CLI_OPT_STRING, .dest = &o.fabric},
+		{.name = "max-body",
+		 .kind = CLI_OPT_BYTES,
+		 .dest = &max_body,
+		 .positive = true,
+		 .max = 1 << 30,
+		 .limit = "must be more than 0 and at most 1GiB"},
+		{.name = "rate", .kind = CLI_OPT_DOUBLE, .dest = &o.rate, .min = 0.01, .max = 1e6},
+		{.name = "keep-reports",
+		 .kind = CLI_OPT_INT,
+		 .dest = &keep,
+		 .min = 1,
+		 .max = 2147483647},
+		{.name = "keep-days",
+		 .kind = CLI_OPT_DOUBLE,
+		 .dest = &o.keep_days,
+		 .min = 0.001,
+		 .max = 36500},
+		{.name = "threads", .kind = CLI_OPT_INT, .dest = &threads, .min = 1, .max = 256},
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_serve_usage, .opts = opts};
+
+	if (!cli_parse(&cs, argc, argv, &rc))
+		return rc;
+	if (!serve_listen_valid(o.listen))
+		return cli_usage_error(CMD, "--listen: '%s' is not ADDR:PORT or [ADDR6]:PORT",
+				       o.listen);
+	o.max_body = (size_t)max_body;
+	o.keep_reports = keep;
+	o.threads = threads;
+	rc = CLI_EXIT_FAIL;
+	if (o.fabric != NULL && (fabric = load_fabric(o.fabric, &err)) == NULL) {
+		cli_report(CMD, &err, false);
+		goto out;
+	}
+	if (serve_store_open(o.db, o.keep_reports, o.keep_days, &st, &err) != DTPLAN_OK) {
+		cli_report(CMD, &err, false);
+		goto out;
+	}
+	/* the signals are taken here, by sigwait(), never by the server's threads */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	srv = serve_start(&o, st, fabric, &port, &err);
+	if (srv == NULL) {
+		cli_report(CMD, &err, false);
+		goto out;
+	}
+	fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port, o.listen,
+		o.db);
+	fflush(stderr);
+	do {
+		if (sigwait(&set, &sig) != 0)
+			break;
+	} while (sig == SIGHUP);
+	fprintf(stderr, "dtplan serve: stopping\n");
+	rc = CLI_EXIT_OK;
+out:
+	serve_stop(srv);
+	serve_store_close(st);
+	json_decref(fabric);
+	return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * serve.h: "dtplan serve", the collector, in four files over this header:
+ * cmd_serve.c the command (options, signals), serve_http.c the HTTP server
+ * (libmicrohttpd: limits, rates, routes) and the trust a report needs,
+ * serve_store.c the SQLite store (schema, retention, what a report holds),
+ * serve_view.c what it answers (/metrics, the page, the fabric, the
+ * calibration).  Each uses only the ones after it in this list.
+ */
+#ifndef DTPLAN_CLI_SERVE_H
+#define DTPLAN_CLI_SERVE_H
+
+#include "dtplan.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The collector's defaults (dtplan-serve(1)). */
+#define SERVE_LISTEN "127.0.0.1:8390"
+#define SERVE_MAX_BODY ((size_t)4 << 20) /* a report of a 64k-rank plan fits */
+#define SERVE_RATE 20.0                  /* reports a second from one address */
+#define SERVE_KEEP_REPORTS 200000L
+#define SERVE_KEEP_DAYS 90.0
+#define SERVE_TIMEOUT_S 10    /* an idle or trickling connection is closed */
+#define SERVE_THREADS 4       /* libmicrohttpd's thread pool */
+#define SERVE_CONNECTIONS 512 /* open connections at once */
+#define SERVE_PER_ADDRESS 64  /* of which from one address */
+#define SERVE_RECENT_JOBS 20  /* jobs on the page */
+#define SERVE_WINDOW 2000     /* reports the figures are taken over */
+#define SERVE_SLOW_REPORTS 3  /* a link slow this often is slow on the map */
+
+/* What the command was given; strings borrowed from argv. */
+struct serve_opts {
+	const char *listen;       /* ADDR:PORT, [ADDR6]:PORT */
+	const char *db;           /* the SQLite file */
+	const char *munge_socket; /* NULL or "": libmunge's default */
+	const char *fabric;       /* a dtplan.fabric/1 file to enrich; NULL: none */
+	size_t max_body;
+	double rate;
+	long keep_reports;
+	double keep_days;
+	int threads;
+};
+
+/* Why a report was refused: the label of dtplan_reports_refused_total. */
+enum serve_reason {
+	SERVE_MALFORMED,       /* not JSON, or a member of the wrong type */
+	SERVE_SCHEMA,          /* JSON of no schema the collector takes */
+	SERVE_OVERSIZED,       /* larger than --max-body */
+	SERVE_RATE_LIMITED,    /* the address posts faster than --rate */
+	SERVE_UNAUTHENTICATED, /* no credential */
+	SERVE_FORGED,          /* a credential of another key or body */
+	SERVE_REPLAYED,        /* a credential seen before */
+	SERVE_EXPIRED,         /* a credential past its time to live */
+	SERVE_USER,            /* a credential of neither root nor the user named */
+	SERVE_MUNGE,           /* munged cannot check it */
+	SERVE_STORAGE,         /* the store cannot keep it */
+	SERVE_N_REASONS
+};
+
+/* The label of a reason ("forged"). */
+const char *serve_reason_name(enum serve_reason r);
+
+/* The kinds of document taken. */
+enum serve_kind { SERVE_PLAN, SERVE_OBSERVATION, SERVE_MEASUREMENT, SERVE_N_KINDS };
+const char *serve_kind_name(enum serve_kind k);
+
+/* The process's counters (Prometheus counters: they start at 0). */
+struct serve_counters {
+	unsigned long long accepted[SERVE_N_KINDS];
+	unsigned long long refused[SERVE_N_REASONS];
+};
+
+/* ------------------------------------------------------------------------
+ * The server (serve_http.c)
+ * ---------------------------------------------------------------------- */
+
+struct server;
+struct serve_store;
+
+/* True when text is ADDR:PORT or [ADDR6]:PORT with numeric addresses. */
+bool serve_listen_valid(const char *text);
+
+/* Starts serving on o->listen with its own threads; *port receives the
+ * port bound (for port 0).  st and fabric stay borrowed.  NULL and err
+ * (naming --listen) when it cannot.  serve_stop() ends and frees it. */
+struct server *serve_start(const struct serve_opts *o, struct serve_store *st, json_t *fabric,
+			   unsigned *port, struct dtplan_error *err);
+void serve_stop(struct server *s);
+
+/* ------------------------------------------------------------------------
+ * The store (serve_store.c).  One SQLite connection behind one mutex:
+ * every call below takes it.
+ * ---------------------------------------------------------------------- */
+
+#define SERVE_SCHEMA_VERSION 1
+
+struct serve_store {
+	sqlite3 *db;
+	pthread_mutex_t lock;
+	long keep_reports;
+	double keep_days;
+};
+
+/* Opens (creating or upgrading) the store at path.  Caller closes with
+ * serve_store_close().  Errors name the file. */
+enum dtplan_err serve_store_open(const char *path, long keep_reports, double keep_days,
+				 struct serve_store **out, struct dtplan_error *err);
+void serve_store_close(struct serve_store *st);
+
+/* Remembers credential id until expires: 1 when new, 0 when seen before,
+ * -1 when the store failed. */
+int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
+			      long long now);
+
+/*
+ * Keeps document doc (its text body) of kind k received at now: the report
+ * row and what the figures need (warnings, tiers, links, uplinks,
+ * stragglers, the observation).  *id receives the report's id.  The caller
+ * has checked doc's members (serve_doc_check()).
+ */
+enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_t *doc,
+				const char *body, long long now, long long *id,
+				struct dtplan_error *err);
+
+/*
+ * Checks that doc is a document of kind k with its members of the right
+ * types; *kind receives it.  False with err naming the member otherwise,
+ * *reason SERVE_SCHEMA or SERVE_MALFORMED.
+ */
+bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reason,
+		     struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
+ * Answers (serve_view.c).  Each returns malloc'ed text (caller frees) or
+ * NULL when out of memory or the store failed; they take the store's lock.
+ * ---------------------------------------------------------------------- */
+
+/* A growing text. */
+struct serve_buf {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+void serve_buf_add(struct serve_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s escaped for HTML text and attribute values (& < > " '). */
+void serve_buf_html(struct serve_buf *b, const char *s);
+/* The text, handed over (NULL after a failure). */
+char *serve_buf_take(struct serve_buf *b);
+
+char *serve_metrics(struct serve_store *st, const struct serve_counters *c);
+char *serve_page(struct serve_store *st, json_t *fabric);
+/* The fabric file with what was measured: NULL without one. */
+char *serve_fabric(struct serve_store *st, json_t *fabric);
+char *serve_calibration(struct serve_store *st);
+/* Report id's plan as SVG; NULL (and *missing) when it has none. */
+char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
+
+#endif /* DTPLAN_CLI_SERVE_H */

@@ -1,0 +1,525 @@
+/*
+ * serve_http.c: the collector's HTTP server (libmicrohttpd) and the trust a
+ * report needs.
+ *
+ * POST / takes one document: a plan report (dtplan.report/1), a job's
+ * observed step times (dtplan.observation/1) or a prolog's measurements
+ * (dtplan.measurements/1).  In order, a report is refused (and counted
+ * under its reason) when its address posts faster than the rate (429), its
+ * body is larger than max_body (413, before it is read when Content-Length
+ * says so), it has no MUNGE credential in DTPLAN_REPORT_CRED_HEADER (401),
+ * the credential is not one of munged's key for this body, has expired or
+ * was seen before (403, 403, 409: remembered in the store until its time to
+ * live has passed, on top of munged's own replay cache), the body is not a
+ * document of those kinds (400), or the credential's uid is neither root (a
+ * node's plugin) nor the uid of the user the report names (403).
+ *
+ * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
+ * /calibration and /plan/ID.svg.  Nothing else is served.
+ *
+ * Every connection is bounded: idle or trickling ones close after
+ * SERVE_TIMEOUT_S, at most SERVE_CONNECTIONS at once (SERVE_PER_ADDRESS per
+ * address), so a client that holds connections open costs the others
+ * nothing but its share.
+ */
+#include "config.h"
+
+#include "serve.h"
+#include "dtprobes.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/* Addresses the rate is kept for (a table; the oldest slot is reused). */
+#define RATE_SLOTS 1024
+
+/* One address's token bucket. */
+struct rate_slot {
+	char addr[INET6_ADDRSTRLEN];
+	double tokens, last;
+};
+
+struct server {
+	const struct serve_opts *o;
+	struct serve_store *st;
+	json_t *fabric; /* the --fabric file; NULL: none */
+	struct MHD_Daemon *d;
+	pthread_mutex_t lock; /* counters and rates */
+	struct serve_counters counters;
+	struct rate_slot rates[RATE_SLOTS];
+};
+
+/* A request's state, from its first call to its completion. */
+struct request {
+	char *body;
+	size_t len, cap;
+	bool over;    /* more than max_body: read and dropped */
+	bool limited; /* refused by the rate */
+	char addr[INET6_ADDRSTRLEN];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void count_refused(struct server *s, enum serve_reason r)
+{
+	pthread_mutex_lock(&s->lock);
+	s->counters.refused[r]++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* True when addr may post now: a bucket of 2 x rate tokens (at least one),
+ * refilled at rate a second. */
+static bool rate_take(struct server *s, const char *addr)
+{
+	unsigned long h = 5381;
+	struct rate_slot *slot;
+	double t = now_s(), burst = fmax(1.0, 2.0 * s->o->rate);
+	bool ok;
+
+	for (const char *p = addr; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	slot = &s->rates[h % RATE_SLOTS];
+	pthread_mutex_lock(&s->lock);
+	if (strcmp(slot->addr, addr) != 0) {
+		snprintf(slot->addr, sizeof(slot->addr), "%s", addr);
+		slot->tokens = burst;
+		slot->last = t;
+	}
+	slot->tokens = fmin(burst, slot->tokens + (t - slot->last) * s->o->rate);
+	slot->last = t;
+	ok = slot->tokens >= 1.0;
+	if (ok)
+		slot->tokens -= 1.0;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void client_addr(struct MHD_Connection *c, char *buf, size_t size)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci != NULL ? ci->client_addr : NULL;
+
+	snprintf(buf, size, "?");
+	if (sa != NULL && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf,
+			  (socklen_t)size);
+	else if (sa != NULL && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf,
+			  (socklen_t)size);
+}
+
+/* Queues text (copied) with the status and type; the security headers on all. */
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
+			      const char *text, size_t len)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result rc;
+
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* the page runs no script; pictures come from here only */
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result answer_take(struct MHD_Connection *c, unsigned status, const char *type,
+				   char *text)
+{
+	enum MHD_Result rc;
+
+	if (text == NULL)
+		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "store unavailable\n",
+			      18);
+	rc = answer(c, status, type, text, strlen(text));
+	free(text);
+	return rc;
+}
+
+/* A refusal: counted, and said as JSON {"refused": reason, "message": ...}. */
+static enum MHD_Result refuse(struct server *s, struct MHD_Connection *c, unsigned status,
+			      enum serve_reason r, const char *message)
+{
+	json_t *j = json_pack("{s:s, s:s}", "refused", serve_reason_name(r), "message",
+			      message != NULL ? message : "");
+	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	enum MHD_Result rc;
+
+	json_decref(j);
+	count_refused(s, r);
+	if (text == NULL)
+		return answer(c, status, "text/plain", serve_reason_name(r),
+			      strlen(serve_reason_name(r)));
+	rc = answer(c, status, "application/json", text, strlen(text));
+	free(text);
+	return rc;
+}
+
+/* The uid of user name; false when the system has no such user. */
+static bool uid_of(const char *name, uid_t *uid)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &found) != 0 || found == NULL)
+		return false;
+	*uid = found->pw_uid;
+	return true;
+}
+
+/* Root, or the uid of the user the document names (its "uid", and the uid
+ * of its "user" on this host): false with why in msg otherwise. */
+static bool user_may(json_t *doc, uid_t cred_uid, char *msg, size_t size)
+{
+	json_t *uid = json_object_get(doc, "uid");
+	const char *user = json_string_value(json_object_get(doc, "user"));
+	uid_t named;
+
+	if (cred_uid == 0)
+		return true;
+	if (json_is_integer(uid) && json_integer_value(uid) != (json_int_t)cred_uid) {
+		snprintf(msg, size, "the credential is uid %u's, the report names uid %lld",
+			 (unsigned)cred_uid, (long long)json_integer_value(uid));
+		return false;
+	}
+	if (user == NULL) {
+		snprintf(msg, size, "the report names no user, and uid %u is not root",
+			 (unsigned)cred_uid);
+		return false;
+	}
+	if (!uid_of(user, &named)) {
+		snprintf(msg, size, "user '%s' is not known here", user);
+		return false;
+	}
+	if (named != cred_uid) {
+		snprintf(msg, size, "the credential is uid %u's, user '%s' is uid %u",
+			 (unsigned)cred_uid, user, (unsigned)named);
+		return false;
+	}
+	return true;
+}
+
+static enum serve_reason reason_of(const char *r)
+{
+	if (r != NULL && strcmp(r, "replayed") == 0)
+		return SERVE_REPLAYED;
+	if (r != NULL && strcmp(r, "expired") == 0)
+		return SERVE_EXPIRED;
+	if (r != NULL && strcmp(r, "munge") == 0)
+		return SERVE_MUNGE;
+	return SERVE_FORGED;
+}
+
+/* The whole body has arrived: check it, keep it, answer. */
+static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, struct request *q)
+{
+	const char *cred =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, DTPLAN_REPORT_CRED_HEADER);
+	struct dtplan_report_cred rc;
+	struct dtplan_error err = {0};
+	enum serve_reason reason;
+	enum serve_kind kind;
+	const char *why = NULL;
+	json_error_t jerr;
+	json_t *doc = NULL;
+	char msg[600], ok[64];
+	long long id = 0, now = (long long)time(NULL);
+	enum MHD_Result r;
+	int seen;
+
+	if (cred == NULL || cred[0] == '\0')
+		return refuse(s, c, MHD_HTTP_UNAUTHORIZED, SERVE_UNAUTHENTICATED,
+			      "no MUNGE credential (" DTPLAN_REPORT_CRED_HEADER ")");
+	if (dtplan_report_cred_check(s->o->munge_socket, cred, q->body, q->len, &rc, &why, &err) !=
+	    DTPLAN_OK) {
+		reason = reason_of(why);
+		return refuse(s, c,
+			      reason == SERVE_MUNGE      ? MHD_HTTP_SERVICE_UNAVAILABLE
+			      : reason == SERVE_REPLAYED ? MHD_HTTP_CONFLICT
+							 : MHD_HTTP_FORBIDDEN,
+			      reason, err.text);
+	}
+	seen = serve_store_cred_remember(s->st, rc.id, rc.expires, now);
+	if (seen < 0)
+		return refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE,
+			      "cannot remember the credential");
+	if (seen == 0)
+		return refuse(s, c, MHD_HTTP_CONFLICT, SERVE_REPLAYED,
+			      "this credential was taken before");
+	doc = json_loadb(q->body, q->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (doc == NULL) {
+		snprintf(msg, sizeof(msg), "not JSON: line %d: %s", jerr.line, jerr.text);
+		return refuse(s, c, MHD_HTTP_BAD_REQUEST, SERVE_MALFORMED, msg);
+	}
+	if (!serve_doc_check(doc, &kind, &reason, &err)) {
+		r = refuse(s, c, MHD_HTTP_BAD_REQUEST, reason, err.text);
+		goto out;
+	}
+	if (!user_may(doc, rc.uid, msg, sizeof(msg))) {
+		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
+		goto out;
+	}
+	if (serve_store_add(s->st, kind, doc, q->body, now, &id, &err) != DTPLAN_OK) {
+		r = refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
+		goto out;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->counters.accepted[kind]++;
+	pthread_mutex_unlock(&s->lock);
+	snprintf(ok, sizeof(ok), "{\"accepted\":\"%s\",\"id\":%lld}", serve_kind_name(kind), id);
+	r = answer(c, MHD_HTTP_OK, "application/json", ok, strlen(ok));
+out:
+	json_decref(doc);
+	return r;
+}
+
+static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const char *url)
+{
+	struct serve_counters snap;
+	long long id;
+	char tail[8];
+	bool missing = false;
+
+	if (strcmp(url, "/") == 0)
+		return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8",
+				   serve_page(s->st, s->fabric));
+	if (strcmp(url, "/metrics") == 0) {
+		pthread_mutex_lock(&s->lock);
+		snap = s->counters;
+		pthread_mutex_unlock(&s->lock);
+		return answer_take(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+				   serve_metrics(s->st, &snap));
+	}
+	if (strcmp(url, "/fabric") == 0) {
+		if (s->fabric == NULL)
+			return answer(c, MHD_HTTP_NOT_FOUND, "text/plain",
+				      "no fabric (dtplan serve --fabric)\n", 35);
+		return answer_take(c, MHD_HTTP_OK, "application/json",
+				   serve_fabric(s->st, s->fabric));
+	}
+	if (strcmp(url, "/calibration") == 0)
+		return answer_take(c, MHD_HTTP_OK, "application/json", serve_calibration(s->st));
+	if (sscanf(url, "/plan/%lld%7s", &id, tail) == 2 && strcmp(tail, ".svg") == 0 && id > 0) {
+		char *svg = serve_plan_svg(s->st, id, &missing);
+
+		if (svg == NULL && missing)
+			return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", "no such plan\n", 13);
+		return answer_take(c, MHD_HTTP_OK, "image/svg+xml", svg);
+	}
+	return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", 10);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *data,
+				  size_t *size, void **state)
+{
+	struct server *s = cls;
+	struct request *q = *state;
+	const char *cl;
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return get(s, c, url);
+	if (strcmp(method, "POST") != 0)
+		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET or POST\n", 12);
+	if (strcmp(url, "/") != 0)
+		return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", "reports go to /\n", 16);
+	if (q == NULL) {
+		/* first call: the headers only */
+		q = calloc(1, sizeof(*q));
+		if (q == NULL)
+			return MHD_NO;
+		*state = q;
+		client_addr(c, q->addr, sizeof(q->addr));
+		if (!rate_take(s, q->addr))
+			return refuse(s, c, MHD_HTTP_TOO_MANY_REQUESTS, SERVE_RATE_LIMITED,
+				      "this address posts faster than the collector takes");
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl != NULL && strtoull(cl, NULL, 10) > s->o->max_body)
+			return refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_OVERSIZED,
+				      "the body is larger than the collector takes");
+		return MHD_YES;
+	}
+	if (*size > 0) {
+		if (!q->over && *size > s->o->max_body - q->len) {
+			q->over = true;
+			free(q->body);
+			q->body = NULL;
+			q->len = q->cap = 0;
+		}
+		if (!q->over) {
+			if (q->len + *size + 1 > q->cap) {
+				size_t cap = q->cap ? q->cap : 16384;
+				char *tmp;
+
+				while (cap < q->len + *size + 1)
+					cap *= 2;
+				tmp = realloc(q->body, cap);
+				if (tmp == NULL)
+					return MHD_NO;
+				q->body = tmp;
+				q->cap = cap;
+			}
+			memcpy(q->body + q->len, data, *size);
+			q->len += *size;
+			q->body[q->len] = '\0';
+		}
+		*size = 0;
+		return MHD_YES;
+	}
+	if (q->over)
+		return refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_OVERSIZED,
+			      "the body is larger than the collector takes");
+	if (q->body == NULL)
+		return refuse(s, c, MHD_HTTP_BAD_REQUEST, SERVE_MALFORMED, "no body");
+	return take_report(s, c, q);
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **state,
+		    enum MHD_RequestTerminationCode why)
+{
+	struct request *q = *state;
+
+	if (q != NULL) {
+		free(q->body);
+		free(q);
+	}
+	*state = NULL;
+}
+
+/* ADDR:PORT or [ADDR6]:PORT into ss. */
+static bool parse_listen(const char *text, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[128];
+	const char *colon;
+	char *end;
+	unsigned long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+
+		if (close == NULL || close[1] != ':' || (size_t)(close - text - 1) >= sizeof(host))
+			return false;
+		memcpy(host, text + 1, (size_t)(close - text - 1));
+		host[close - text - 1] = '\0';
+		colon = close + 1;
+	} else {
+		colon = strrchr(text, ':');
+		if (colon == NULL || (size_t)(colon - text) >= sizeof(host))
+			return false;
+		memcpy(host, text, (size_t)(colon - text));
+		host[colon - text] = '\0';
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port > 65535)
+		return false;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in6);
+		return true;
+	}
+	return false;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	fputs("dtplan serve: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+bool serve_listen_valid(const char *text)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	return parse_listen(text, &ss, &len);
+}
+
+struct server *serve_start(const struct serve_opts *o, struct serve_store *st, json_t *fabric,
+			   unsigned *port, struct dtplan_error *err)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *di;
+	socklen_t len;
+	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	if (s == NULL || !parse_listen(o->listen, &ss, &len)) {
+		free(s);
+		if (err != NULL) {
+			memset(err, 0, sizeof(*err));
+			err->code = DTPLAN_ERR_INVAL;
+			snprintf(err->source, sizeof(err->source), "--listen");
+			snprintf(err->text, sizeof(err->text), "'%s' is not ADDR:PORT", o->listen);
+		}
+		return NULL;
+	}
+	s->o = o;
+	s->st = st;
+	s->fabric = fabric;
+	pthread_mutex_init(&s->lock, NULL);
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+				on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_PER_ADDRESS,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_END);
+	if (s->d == NULL) {
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		if (err != NULL) {
+			memset(err, 0, sizeof(*err));
+			err->code = DTPLAN_ERR_IO;
+			snprintf(err->source, sizeof(err->source), "--listen");
+			snprintf(err->text, sizeof(err->text), "cannot listen on %s: %s", o->listen,
+				 strerror(errno));
+		}
+		return NULL;
+	}
+	di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	*port = di != NULL ? di->port : 0;
+	return s;
+}
+
+void serve_stop(struct server *s)
+{
+	if (s == NULL)
+		return;
+	MHD_stop_daemon(s->d);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}

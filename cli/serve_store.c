@@ -1,0 +1,641 @@
+/*
+ * serve_store.c: the collector's SQLite store.  One file, in WAL mode (the
+ * page and /metrics read while reports are written), its schema versioned
+ * in PRAGMA user_version.  Each report is kept whole (its text) with the
+ * rows the figures are computed from; those rows go with their report
+ * (ON DELETE CASCADE) when retention removes it: more than keep_reports
+ * reports, or older than keep_days.  Credentials are remembered until their
+ * time to live has passed.
+ *
+ * What a document must hold is checked here too (serve_doc_check()), so
+ * that what is stored and what is checked are one list.
+ */
+#include "config.h"
+
+#include "serve.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const schema_sql =
+	"CREATE TABLE reports (id INTEGER PRIMARY KEY, received INTEGER NOT NULL,"
+	" kind TEXT NOT NULL, cluster TEXT, job_id INTEGER, user TEXT, uid INTEGER,"
+	" sender TEXT, state TEXT, degraded INTEGER NOT NULL DEFAULT 0, nodes TEXT,"
+	" step_s REAL, body TEXT NOT NULL);"
+	"CREATE INDEX reports_received ON reports (received);"
+	"CREATE TABLE warnings (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, code TEXT NOT NULL);"
+	"CREATE INDEX warnings_report ON warnings (report_id);"
+	"CREATE TABLE tiers (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, tier TEXT NOT NULL, bandwidth REAL, latency_s REAL);"
+	"CREATE INDEX tiers_report ON tiers (report_id);"
+	"CREATE TABLE links (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, a TEXT NOT NULL, b TEXT NOT NULL, tier TEXT NOT NULL,"
+	" bandwidth REAL, latency_s REAL, slow INTEGER NOT NULL);"
+	"CREATE INDEX links_report ON links (report_id);"
+	"CREATE TABLE uplinks (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, switch TEXT NOT NULL, oversubscription REAL, configured REAL,"
+	" bandwidth REAL, saturated INTEGER NOT NULL);"
+	"CREATE INDEX uplinks_report ON uplinks (report_id);"
+	"CREATE TABLE stragglers (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, node TEXT NOT NULL);"
+	"CREATE INDEX stragglers_report ON stragglers (report_id);"
+	"CREATE TABLE node_leaf (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, node TEXT NOT NULL, leaf TEXT NOT NULL);"
+	"CREATE INDEX node_leaf_report ON node_leaf (report_id);"
+	"CREATE TABLE observations (report_id INTEGER NOT NULL REFERENCES reports (id)"
+	" ON DELETE CASCADE, job_id INTEGER, user TEXT, cluster TEXT, fingerprint TEXT,"
+	" gpu TEXT, model TEXT, framework TEXT, predicted_s REAL, measured_s REAL,"
+	" spread_s REAL, steps INTEGER, checkpoint_s REAL, time TEXT);"
+	"CREATE INDEX observations_report ON observations (report_id);"
+	"CREATE TABLE credentials (id TEXT PRIMARY KEY, expires INTEGER NOT NULL);"
+	"CREATE INDEX credentials_expires ON credentials (expires);";
+
+static enum dtplan_err fail(struct dtplan_error *err, enum dtplan_err code, sqlite3 *db,
+			    const char *what)
+{
+	if (err != NULL) {
+		memset(err, 0, sizeof(*err));
+		err->code = code;
+		snprintf(err->source, sizeof(err->source), "store");
+		snprintf(err->text, sizeof(err->text), "%s: %s", what,
+			 db != NULL ? sqlite3_errmsg(db) : "out of memory");
+	}
+	return code;
+}
+
+/* ------------------------------------------------------------------------
+ * Documents
+ * ---------------------------------------------------------------------- */
+
+const char *serve_reason_name(enum serve_reason r)
+{
+	switch (r) {
+	case SERVE_MALFORMED:
+		return "malformed";
+	case SERVE_SCHEMA:
+		return "schema";
+	case SERVE_OVERSIZED:
+		return "oversized";
+	case SERVE_RATE_LIMITED:
+		return "rate";
+	case SERVE_UNAUTHENTICATED:
+		return "unauthenticated";
+	case SERVE_FORGED:
+		return "forged";
+	case SERVE_REPLAYED:
+		return "replayed";
+	case SERVE_EXPIRED:
+		return "expired";
+	case SERVE_USER:
+		return "user";
+	case SERVE_MUNGE:
+		return "munge";
+	case SERVE_STORAGE:
+		return "storage";
+	case SERVE_N_REASONS:
+		break;
+	}
+	return "?";
+}
+
+const char *serve_kind_name(enum serve_kind k)
+{
+	switch (k) {
+	case SERVE_PLAN:
+		return "plan";
+	case SERVE_OBSERVATION:
+		return "observation";
+	case SERVE_MEASUREMENT:
+		return "measurement";
+	case SERVE_N_KINDS:
+		break;
+	}
+	return "?";
+}
+
+/* A member's expected type: its name, what it may be. */
+enum want { W_STR = 1, W_INT = 2, W_NUM = 4, W_NULL = 8, W_OBJ = 16, W_ARR = 32, W_BOOL = 64 };
+
+struct member {
+	const char *key;
+	unsigned want;
+};
+
+static const struct member report_members[] = {
+	{"sender", W_STR | W_NULL}, {"time", W_STR | W_NULL}, {"cluster", W_STR | W_NULL},
+	{"job_id", W_INT | W_NULL}, {"user", W_STR | W_NULL}, {"uid", W_INT | W_NULL},
+	{"nodes", W_STR | W_NULL},  {"host", W_STR | W_NULL}, {"state", W_STR},
+	{"warnings", W_ARR},        {"plan", W_OBJ | W_NULL}, {NULL, 0},
+};
+
+/* The observation's members (the contract with the poster of step times). */
+static const struct member observation_members[] = {
+	{"job_id", W_INT},
+	{"user", W_STR},
+	{"cluster", W_STR},
+	{"fingerprint", W_STR},
+	{"gpu", W_STR},
+	{"model", W_STR},
+	{"framework", W_STR},
+	{"predicted_step_s", W_NUM},
+	{"measured_step_s", W_NUM},
+	{"measured_step_spread_s", W_NUM},
+	{"steps", W_INT},
+	{"checkpoint_s", W_NUM | W_NULL},
+	{"time", W_STR},
+	{NULL, 0},
+};
+
+static const struct member measurement_members[] = {
+	{"job_id", W_INT},
+	{"measurements", W_OBJ},
+	{NULL, 0},
+};
+
+static bool is(json_t *v, unsigned want)
+{
+	return ((want & W_STR) && json_is_string(v)) || ((want & W_INT) && json_is_integer(v)) ||
+	       ((want & W_NUM) && json_is_number(v)) || ((want & W_NULL) && json_is_null(v)) ||
+	       ((want & W_OBJ) && json_is_object(v)) || ((want & W_ARR) && json_is_array(v)) ||
+	       ((want & W_BOOL) && json_is_boolean(v));
+}
+
+static const char *want_name(unsigned want)
+{
+	if (want & W_OBJ)
+		return want & W_NULL ? "an object or null" : "an object";
+	if (want & W_ARR)
+		return "an array";
+	if (want & W_STR)
+		return want & W_NULL ? "a string or null" : "a string";
+	if (want & W_INT)
+		return want & W_NULL ? "an integer or null" : "an integer";
+	return want & W_NULL ? "a number or null" : "a number";
+}
+
+static bool bad(struct dtplan_error *err, enum serve_reason *reason, enum serve_reason r,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool bad(struct dtplan_error *err, enum serve_reason *reason, enum serve_reason r,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	*reason = r;
+	if (err != NULL) {
+		memset(err, 0, sizeof(*err));
+		err->code = DTPLAN_ERR_PARSE;
+		snprintf(err->source, sizeof(err->source), "report");
+		va_start(ap, fmt);
+		vsnprintf(err->text, sizeof(err->text), fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static bool check_members(json_t *doc, const struct member *m, enum serve_reason *reason,
+			  struct dtplan_error *err)
+{
+	for (; m->key != NULL; m++) {
+		json_t *v = json_object_get(doc, m->key);
+
+		if (v == NULL)
+			return bad(err, reason, SERVE_MALFORMED, "no member \"%s\"", m->key);
+		if (!is(v, m->want))
+			return bad(err, reason, SERVE_MALFORMED, "\"%s\" must be %s", m->key,
+				   want_name(m->want));
+	}
+	return true;
+}
+
+bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reason,
+		     struct dtplan_error *err)
+{
+	const char *schema;
+
+	if (!json_is_object(doc))
+		return bad(err, reason, SERVE_MALFORMED, "must be a JSON object");
+	schema = json_string_value(json_object_get(doc, "schema"));
+	if (schema == NULL)
+		return bad(err, reason, SERVE_SCHEMA, "no \"schema\" string");
+	if (strcmp(schema, DTPLAN_REPORT_SCHEMA) == 0) {
+		json_t *plan = json_object_get(doc, "plan");
+
+		*kind = SERVE_PLAN;
+		if (!check_members(doc, report_members, reason, err))
+			return false;
+		if (json_is_object(plan) && !json_is_string(json_object_get(plan, "schema")))
+			return bad(err, reason, SERVE_MALFORMED, "\"plan\" has no \"schema\"");
+		return true;
+	}
+	if (strcmp(schema, "dtplan.observation/1") == 0) {
+		const char *fp;
+
+		*kind = SERVE_OBSERVATION;
+		if (!check_members(doc, observation_members, reason, err))
+			return false;
+		fp = json_string_value(json_object_get(doc, "fingerprint"));
+		if (fp[0] == '\0' || strspn(fp, "0123456789abcdef") != strlen(fp))
+			return bad(err, reason, SERVE_MALFORMED,
+				   "\"fingerprint\" must be lowercase hex, not '%.64s'", fp);
+		return true;
+	}
+	if (strcmp(schema, DTPLAN_MEASURE_SCHEMA) == 0) {
+		*kind = SERVE_MEASUREMENT;
+		return check_members(doc, measurement_members, reason, err);
+	}
+	return bad(err, reason, SERVE_SCHEMA, "schema '%s' is not one the collector takes", schema);
+}
+
+/* ------------------------------------------------------------------------
+ * Opening
+ * ---------------------------------------------------------------------- */
+
+static int user_version(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+enum dtplan_err serve_store_open(const char *path, long keep_reports, double keep_days,
+				 struct serve_store **out, struct dtplan_error *err)
+{
+	struct serve_store *st = calloc(1, sizeof(*st));
+	char *sql = NULL;
+	enum dtplan_err rv;
+	int v;
+
+	*out = NULL;
+	if (st == NULL)
+		return fail(err, DTPLAN_ERR_NOMEM, NULL, path);
+	pthread_mutex_init(&st->lock, NULL);
+	st->keep_reports = keep_reports;
+	st->keep_days = keep_days;
+	if (sqlite3_open_v2(path, &st->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		rv = fail(err, DTPLAN_ERR_IO, st->db, path);
+		goto out;
+	}
+	/* a busy reader (sqlite3 on the same file) delays a write, briefly */
+	sqlite3_busy_timeout(st->db, 2000);
+	if (sqlite3_exec(st->db,
+			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+			 " PRAGMA foreign_keys=ON;",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		rv = fail(err, DTPLAN_ERR_IO, st->db, path);
+		goto out;
+	}
+	v = user_version(st->db);
+	if (v < 0) {
+		rv = fail(err, DTPLAN_ERR_IO, st->db, path);
+		goto out;
+	}
+	if (v > SERVE_SCHEMA_VERSION) {
+		rv = DTPLAN_ERR_UNSUPPORTED;
+		if (err != NULL) {
+			memset(err, 0, sizeof(*err));
+			err->code = rv;
+			snprintf(err->source, sizeof(err->source), "%s", path);
+			snprintf(err->text, sizeof(err->text),
+				 "store schema %d is newer than this dtplan's (%d)", v,
+				 SERVE_SCHEMA_VERSION);
+		}
+		goto out;
+	}
+	if (v == 0) {
+		if (asprintf(&sql, "BEGIN; %s PRAGMA user_version=%d; COMMIT;", schema_sql,
+			     SERVE_SCHEMA_VERSION) < 0) {
+			sql = NULL;
+			rv = fail(err, DTPLAN_ERR_NOMEM, NULL, path);
+			goto out;
+		}
+		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+			rv = fail(err, DTPLAN_ERR_IO, st->db, path);
+			goto out;
+		}
+	}
+	rv = DTPLAN_OK;
+	*out = st;
+	st = NULL;
+out:
+	free(sql);
+	serve_store_close(st);
+	return rv;
+}
+
+void serve_store_close(struct serve_store *st)
+{
+	if (st == NULL)
+		return;
+	sqlite3_close(st->db);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+/* ------------------------------------------------------------------------
+ * Writing
+ * ---------------------------------------------------------------------- */
+
+int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
+			      long long now)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = -1, step;
+
+	pthread_mutex_lock(&st->lock);
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO credentials (id, expires) VALUES (?1, ?2)"
+			       " ON CONFLICT (id) DO NOTHING",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, expires > now ? expires : now);
+	step = sqlite3_step(s);
+	if (step == SQLITE_DONE)
+		rc = sqlite3_changes(st->db) == 1 ? 1 : 0;
+out:
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+/* Binds v (a JSON string, number or null) to parameter i. */
+static void bind_json(sqlite3_stmt *s, int i, json_t *v)
+{
+	if (json_is_string(v))
+		sqlite3_bind_text(s, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+	else if (json_is_integer(v))
+		sqlite3_bind_int64(s, i, (sqlite3_int64)json_integer_value(v));
+	else if (json_is_number(v) && isfinite(json_number_value(v)))
+		sqlite3_bind_double(s, i, json_number_value(v));
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Runs sql with the parameters bound from vals (n of them). */
+static bool run(sqlite3 *db, const char *sql, json_t *const *vals, int n, long long id)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(s, 1, id);
+	for (int i = 0; i < n; i++)
+		bind_json(s, i + 2, vals[i]);
+	ok = sqlite3_step(s) == SQLITE_DONE;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+#define RUN(db, sql, id, ...)                                                                      \
+	run((db), (sql), (json_t *const[]){__VA_ARGS__},                                           \
+	    (int)(sizeof((json_t *const[]){__VA_ARGS__}) / sizeof(json_t *)), (id))
+
+static json_t *get(json_t *o, const char *k)
+{
+	return json_object_get(o, k);
+}
+
+/* Bandwidth below DTPLAN_STRAGGLER_FRACTION of its tier's: the straggler
+ * rule of lib/measure, applied to one link. */
+static json_t *slow_of(json_t *link, json_t *tiers)
+{
+	json_t *bw = get(link, "bandwidth_bytes_per_s");
+	const char *tier = json_string_value(get(link, "tier"));
+	json_t *tbw = get(get(tiers, tier != NULL ? tier : ""), "bandwidth_bytes_per_s");
+
+	if (json_is_false(get(link, "ok")))
+		return json_integer(1);
+	if (!json_is_number(bw) || !json_is_number(tbw) || !(json_number_value(tbw) > 0))
+		return json_integer(0);
+	return json_integer(json_number_value(bw) <
+			    DTPLAN_STRAGGLER_FRACTION * json_number_value(tbw));
+}
+
+/* Microseconds (JSON) to seconds (stored). */
+static json_t *us_to_s(json_t *v)
+{
+	return json_is_number(v) ? json_real(json_number_value(v) / 1e6) : json_null();
+}
+
+/* The measurements' rows: tiers, links, uplinks, stragglers. */
+static bool add_measurements(sqlite3 *db, long long id, json_t *m)
+{
+	json_t *tiers = get(m, "tiers"), *v, *tmp[3];
+	const char *key;
+	size_t i;
+	bool ok = true;
+
+	if (!json_is_object(m))
+		return true;
+	json_object_foreach(tiers, key, v)
+	{
+		json_t *name = json_string(key);
+
+		if (!json_is_object(v) || !json_is_true(get(v, "measured"))) {
+			json_decref(name);
+			continue;
+		}
+		tmp[0] = us_to_s(get(v, "latency_us"));
+		ok = ok && RUN(db,
+			       "INSERT INTO tiers (report_id, tier, bandwidth, latency_s)"
+			       " VALUES (?1, ?2, ?3, ?4)",
+			       id, name, get(v, "bandwidth_bytes_per_s"), tmp[0]);
+		json_decref(name);
+		json_decref(tmp[0]);
+	}
+	json_array_foreach(get(m, "links"), i, v)
+	{
+		json_t *a = get(v, "a"), *b = get(v, "b");
+
+		if (!json_is_string(a) || !json_is_string(b) || !json_is_string(get(v, "tier")))
+			continue;
+		/* one name per pair: the smaller node first */
+		if (strcmp(json_string_value(a), json_string_value(b)) > 0) {
+			json_t *t = a;
+
+			a = b;
+			b = t;
+		}
+		tmp[0] = us_to_s(get(v, "latency_us"));
+		tmp[1] = slow_of(v, tiers);
+		ok = ok &&
+		     RUN(db,
+			 "INSERT INTO links (report_id, a, b, tier, bandwidth, latency_s, slow)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			 id, a, b, get(v, "tier"), get(v, "bandwidth_bytes_per_s"), tmp[0], tmp[1]);
+		json_decref(tmp[0]);
+		json_decref(tmp[1]);
+	}
+	json_array_foreach(get(m, "uplinks"), i, v)
+	{
+		if (!json_is_string(get(v, "switch")))
+			continue;
+		tmp[0] = json_integer(json_is_true(get(v, "saturated")));
+		ok = ok &&
+		     RUN(db,
+			 "INSERT INTO uplinks (report_id, switch, oversubscription, configured,"
+			 " bandwidth, saturated) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+			 id, get(v, "switch"), get(v, "oversubscription"), get(v, "configured"),
+			 get(v, "aggregate_bytes_per_s"), tmp[0]);
+		json_decref(tmp[0]);
+	}
+	json_array_foreach(get(m, "stragglers"), i, v)
+	{
+		if (json_is_string(get(v, "node")))
+			ok = ok &&
+			     RUN(db, "INSERT INTO stragglers (report_id, node) VALUES (?1, ?2)", id,
+				 get(v, "node"));
+	}
+	return ok;
+}
+
+/* The plan's nodes under its leaves: placement.nodes are in topology
+ * order, placement.leaves name the leaves with their counts. */
+static bool add_leaves(sqlite3 *db, long long id, json_t *placement)
+{
+	json_t *nodes = get(placement, "nodes"), *leaf;
+	size_t next = 0, i;
+	bool ok = true;
+
+	json_array_foreach(get(placement, "leaves"), i, leaf)
+	{
+		json_int_t n = json_integer_value(get(leaf, "nodes"));
+
+		if (!json_is_string(get(leaf, "name")))
+			continue;
+		for (json_int_t k = 0; k < n && next < json_array_size(nodes); k++, next++)
+			if (json_is_string(json_array_get(nodes, next)))
+				ok = ok && RUN(db,
+					       "INSERT INTO node_leaf (report_id, node, leaf)"
+					       " VALUES (?1, ?2, ?3)",
+					       id, json_array_get(nodes, next), get(leaf, "name"));
+	}
+	return ok;
+}
+
+static bool add_plan(sqlite3 *db, long long id, json_t *doc)
+{
+	json_t *plan = get(doc, "plan"), *w;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(get(doc, "warnings"), i, w)
+	{
+		if (json_is_string(get(w, "code")))
+			ok = ok && RUN(db, "INSERT INTO warnings (report_id, code) VALUES (?1, ?2)",
+				       id, get(w, "code"));
+	}
+	if (!json_is_object(plan))
+		return ok;
+	return ok && add_measurements(db, id, get(plan, "measurements")) &&
+	       add_leaves(db, id, get(plan, "placement"));
+}
+
+static bool add_observation(sqlite3 *db, long long id, json_t *d)
+{
+	return RUN(
+		db,
+		"INSERT INTO observations (report_id, job_id, user, cluster, fingerprint, gpu,"
+		" model, framework, predicted_s, measured_s, spread_s, steps, checkpoint_s, time)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		id, get(d, "job_id"), get(d, "user"), get(d, "cluster"), get(d, "fingerprint"),
+		get(d, "gpu"), get(d, "model"), get(d, "framework"), get(d, "predicted_step_s"),
+		get(d, "measured_step_s"), get(d, "measured_step_spread_s"), get(d, "steps"),
+		get(d, "checkpoint_s"), get(d, "time"));
+}
+
+/* Retention: the oldest reports past keep_reports, and those past keep_days;
+ * credentials past their time. */
+static bool prune(struct serve_store *st, long long now)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok = false;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "DELETE FROM reports WHERE received < ?1 OR id <= (SELECT MAX(id)"
+			       " FROM reports) - ?2",
+			       -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(s, 1, now - (sqlite3_int64)(st->keep_days * 86400.0));
+	sqlite3_bind_int64(s, 2, st->keep_reports);
+	ok = sqlite3_step(s) == SQLITE_DONE;
+	sqlite3_finalize(s);
+	if (!ok || sqlite3_prepare_v2(st->db, "DELETE FROM credentials WHERE expires < ?1", -1, &s,
+				      NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(s, 1, now);
+	ok = sqlite3_step(s) == SQLITE_DONE;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_t *doc,
+				const char *body, long long now, long long *id,
+				struct dtplan_error *err)
+{
+	json_t *plan = get(doc, "plan"), *kind = json_string(serve_kind_name(k)), *deg;
+	enum dtplan_err rv = DTPLAN_OK;
+	bool ok;
+
+	pthread_mutex_lock(&st->lock);
+	deg = json_integer(json_is_true(get(plan, "degraded")) ||
+			   json_is_true(get(doc, "degraded")));
+	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+	{
+		sqlite3_stmt *s = NULL;
+
+		ok = sqlite3_prepare_v2(
+			     st->db,
+			     "INSERT INTO reports (received, kind, cluster, job_id, user,"
+			     " uid, sender, state, degraded, nodes, step_s, body)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+			     -1, &s, NULL) == SQLITE_OK;
+		if (ok) {
+			sqlite3_bind_int64(s, 1, now);
+			bind_json(s, 2, kind);
+			bind_json(s, 3, get(doc, "cluster"));
+			bind_json(s, 4, get(doc, "job_id"));
+			bind_json(s, 5, get(doc, "user"));
+			bind_json(s, 6, get(doc, "uid"));
+			bind_json(s, 7, get(doc, "sender"));
+			bind_json(s, 8, get(doc, "state"));
+			bind_json(s, 9, deg);
+			bind_json(s, 10, get(doc, "nodes"));
+			bind_json(s, 11, get(plan, "step_seconds"));
+			sqlite3_bind_text(s, 12, body, -1, SQLITE_STATIC);
+			ok = sqlite3_step(s) == SQLITE_DONE;
+		}
+		sqlite3_finalize(s);
+	}
+	*id = sqlite3_last_insert_rowid(st->db);
+	if (ok && k == SERVE_PLAN)
+		ok = add_plan(st->db, *id, doc);
+	else if (ok && k == SERVE_OBSERVATION)
+		ok = add_observation(st->db, *id, doc);
+	else if (ok && k == SERVE_MEASUREMENT)
+		ok = add_measurements(st->db, *id, get(doc, "measurements"));
+	/* two range deletes over indexed columns: cheap enough for each report */
+	if (ok)
+		ok = prune(st, now);
+	if (!ok || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rv = fail(err, DTPLAN_ERR_IO, st->db, "cannot keep the report");
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		*id = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	json_decref(kind);
+	json_decref(deg);
+	return rv;
+}

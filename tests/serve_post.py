@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Posts a file to a dtplan collector with a MUNGE credential made by the
+munge(1) command, the way probes/auth.c binds a body: the payload is
+"dtplan.report-body/1 sha256=" and the body's SHA-256 in hex.
+
+usage: serve_post.py URL BODY_FILE [--socket S] [--cred auto|none|FILE]
+                     [--for-body FILE] [--save-cred FILE] [--as-user NAME]
+Prints the HTTP status on the first line and the answer's body after it.
+--for-body makes the credential for another file's body (a forged binding),
+--save-cred keeps the credential used (to replay it), --as-user makes it as
+that user (setpriv; the test runs as root)."""
+import argparse
+import hashlib
+import pwd
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+PREFIX = "dtplan.report-body/1 sha256="
+
+
+def credential(body, socket, user):
+    cmd = ["munge", "-s", PREFIX + hashlib.sha256(body).hexdigest(), "-t", "120"]
+    if socket:
+        cmd += ["-S", socket]
+    if user:
+        pw = pwd.getpwnam(user)
+        cmd = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+               "--clear-groups"] + cmd
+    return subprocess.run(cmd, check=True, capture_output=True).stdout.decode().strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("url")
+    ap.add_argument("body")
+    ap.add_argument("--socket")
+    ap.add_argument("--cred", default="auto")
+    ap.add_argument("--for-body")
+    ap.add_argument("--save-cred")
+    ap.add_argument("--as-user")
+    a = ap.parse_args()
+    body = open(a.body, "rb").read()
+    cred = None
+    if a.cred == "auto":
+        signed = open(a.for_body, "rb").read() if a.for_body else body
+        cred = credential(signed, a.socket, a.as_user)
+    elif a.cred != "none":
+        cred = open(a.cred).read().strip()
+    if a.save_cred and cred:
+        with open(a.save_cred, "w") as f:
+            f.write(cred)
+    req = urllib.request.Request(a.url, data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    if cred:
+        req.add_header("X-Dtplan-Munge", cred)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status, text = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode()
+    print(status)
+    print(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
