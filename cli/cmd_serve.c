@@ -59,17 +59,9 @@ static json_t *load_fabric(const char *path, struct dtplan_error *err)
 
 	if (dtplan_file_read(path, DTPLAN_FILE_FABRIC_CACHE, &text, &len, err) != DTPLAN_OK)
 		return NULL;
-	if (dtplan_fabric_desc_parse(text, len, path, &f, err) != DTPLAN_OK)
+	/* JSON only: what the collector serves is enriched member by member. */
+	if (dtplan_fabric_desc_parse(text, len, DTPLAN_FABRIC_JSON, path, &f, err) != DTPLAN_OK)
 		goto out;
-	if (f->format != DTPLAN_FABRIC_JSON) {
-		memset(err, 0, sizeof(*err));
-		err->code = DTPLAN_ERR_PARSE;
-		snprintf(err->source, sizeof(err->source), "%s", path);
-		snprintf(err->text, sizeof(err->text),
-			 "not %s JSON (dtplan fabric writes it from topology.conf)",
-			 DTPLAN_FABRIC_SCHEMA);
-		goto out;
-	}
 	j = json_loadb(text, len, 0, NULL);
 out:
 	dtplan_fabric_desc_destroy(f);
