@@ -188,6 +188,17 @@ static const struct {
 			      "++model.use_tp_pp_dp_mapping=true "
 			      "++exp_manager.checkpoint_callback_params.every_n_train_steps=412 "
 			      "++exp_manager.checkpoint_callback_params.every_n_epochs=0"},
+	/* Megatron-Bridge's ConfigContainer fields; no DT_TORCHTITAN_ARGS:
+	 * torchtitan has no tp-pp-dp order */
+	{"DT_MEGATRON_BRIDGE_OVERRIDES",
+	 "model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=2 "
+	 "model.context_parallel_size=1 model.expert_model_parallel_size=1 "
+	 "model.sequence_parallel=true dataset.seq_length=4096 train.micro_batch_size=2 "
+	 "train.global_batch_size=128 model.num_layers_in_first_pipeline_stage=15 "
+	 "model.num_layers_in_last_pipeline_stage=17 model.recompute_granularity=selective "
+	 "ddp.grad_reduce_in_fp32=true ddp.use_distributed_optimizer=true "
+	 "optimizer.use_distributed_optimizer=true dist.use_tp_pp_dp_mapping=true "
+	 "checkpoint.save_interval=412"},
 	/* torchrun meets where MASTER_ADDR and MASTER_PORT say */
 	{"PET_NNODES", "2"},
 	{"PET_NPROC_PER_NODE", "4"},

@@ -401,11 +401,17 @@ static void launch_env__files_and_rendezvous__every_variable(void **state)
 				     .hostfile = "/w/dtplan-7.hosts",
 				     .deepspeed_config = "/w/dtplan-7.deepspeed.json",
 				     .svg = "/w/dtplan-7.svg"};
-	static const char *const names[] = {
-		"DT_MEGATRON_ARGS",   "DT_NEMO_OVERRIDES", "PET_NNODES",
-		"PET_NPROC_PER_NODE", "PET_RDZV_BACKEND",  "PET_MASTER_ADDR",
-		"PET_MASTER_PORT",    "DTPLAN_HOSTFILE",   "DTPLAN_DEEPSPEED_CONFIG",
-		"DTPLAN_SVG"};
+	static const char *const names[] = {"DT_MEGATRON_ARGS",
+					    "DT_NEMO_OVERRIDES",
+					    "DT_MEGATRON_BRIDGE_OVERRIDES",
+					    "PET_NNODES",
+					    "PET_NPROC_PER_NODE",
+					    "PET_RDZV_BACKEND",
+					    "PET_MASTER_ADDR",
+					    "PET_MASTER_PORT",
+					    "DTPLAN_HOSTFILE",
+					    "DTPLAN_DEEPSPEED_CONFIG",
+					    "DTPLAN_SVG"};
 	char *megatron = NULL;
 	struct dtplan_env e;
 
@@ -433,9 +439,10 @@ static void launch_env__files_and_rendezvous__every_variable(void **state)
 	interleave(f);
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_launch_env(&f->plan, NULL, &e, NULL), DTPLAN_OK);
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.n, 3);
 	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_ARGS"));
 	assert_non_null(dtplan_env_get(&e, "DT_NEMO_OVERRIDES"));
+	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_BRIDGE_OVERRIDES"));
 	dtplan_env_fini(&e);
 }
 

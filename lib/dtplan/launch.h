@@ -203,6 +203,20 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 					     struct dtplan_error *err);
 
 /*
+ * Megatron-Bridge's (NeMo 2's) ConfigContainer overrides for p, KEY=VALUE,
+ * every key a field of its config dataclasses (struct mode): model.* the
+ * split, sequence parallelism, fp8, interleaving, uneven stages and
+ * recomputation; dataset.seq_length; train.micro_batch_size and
+ * global_batch_size; ddp.* and optimizer.* the gradients' dtype, the
+ * distributed optimizer, Megatron-FSDP and offload; checkpoint.* its format
+ * and interval; dist.use_tp_pp_dp_mapping.  DTPLAN_ERR_UNSUPPORTED where
+ * Bridge cannot run the plan as it is (Megatron-FSDP with tp-pp-dp, bf16
+ * moments).  Caller frees *out.
+ */
+enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
+							struct dtplan_error *err);
+
+/*
  * torchtitan's options for p (torchtitan/config/configs.py,
  * ParallelismConfig and TrainingConfig; the activation-checkpoint
  * subcommand last): the DP, TP, CP, PP and EP degrees, FSDP2's resharding,
@@ -239,8 +253,8 @@ bool dtplan_launch_torchrun(const struct dtplan_plan *p, int *nnodes, int *nproc
 
 /*
  * Job-wide launch variables, appended to e: DT_MEGATRON_ARGS,
- * DT_NEMO_OVERRIDES, DT_TORCHTITAN_ARGS (where torchtitan can run the
- * plan), with dtplan_launch_torchrun() PET_NNODES,
+ * DT_NEMO_OVERRIDES, DT_TORCHTITAN_ARGS and DT_MEGATRON_BRIDGE_OVERRIDES
+ * (where the framework can run the plan), with dtplan_launch_torchrun() PET_NNODES,
  * PET_NPROC_PER_NODE, PET_RDZV_BACKEND=static and (when known)
  * PET_MASTER_ADDR, PET_MASTER_PORT, and DTPLAN_HOSTFILE,
  * DTPLAN_DEEPSPEED_CONFIG, DTPLAN_SVG for the files in l (NULL allowed).

@@ -366,6 +366,95 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 	return text_finish(&t, out, err);
 }
 
+/*
+ * Megatron-Bridge's ConfigContainer overrides (KEY=VALUE after
+ * scripts/training/run_recipe.py's options), each a field of its config
+ * dataclasses, so that they apply in OmegaConf's struct mode: model.* the
+ * model provider's TransformerConfig / ModelParallelConfig fields, train.*
+ * TrainingConfig's, dataset.seq_length (the dataset owns the sequence;
+ * model.seq_length follows it), ddp.* DistributedDataParallelConfig's,
+ * optimizer.* OptimizerConfig's, checkpoint.* CheckpointConfig's, dist.*
+ * DistributedInitConfig's (src/megatron/bridge/training/config.py,
+ * 067f987, over Megatron-LM d98e8a6's dataclasses).
+ */
+enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
+							struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	bool fsdp, deepspeed;
+	struct text t;
+	enum dtplan_err rv;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	fsdp = c->zero >= 2;
+	deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
+	 * with Megatron FSDP"; the optimizer's moments are torch.dtype fields,
+	 * which its OmegaConf conversion leaves out */
+	if (fsdp && pp_inner(c))
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
+				     "with rank order tp-pp-dp");
+	if (p->request.moments == DTPLAN_MOMENTS_BF16)
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "Megatron-Bridge cannot run this plan as it is: Adam's moment "
+				     "dtypes are not overrides");
+	if ((rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	fprintf(t.f,
+		"model.tensor_model_parallel_size=%d model.pipeline_model_parallel_size=%d "
+		"model.context_parallel_size=%d model.expert_model_parallel_size=%d "
+		"model.sequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
+		"train.global_batch_size=%ld",
+		c->tp, c->pp, c->cp > 1 ? c->cp : 1, c->ep > 1 ? c->ep : 1,
+		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
+	if (p->request.precision == DTPLAN_PRECISION_FP8)
+		fputs(blackwell(p) ? " model.fp8=e4m3 model.fp8_recipe=mxfp8"
+				   : " model.fp8=hybrid model.fp8_recipe=tensorwise",
+		      t.f);
+	if (c->vp > 1)
+		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
+	if (stages_uneven(c))
+		fprintf(t.f,
+			" model.num_layers_in_first_pipeline_stage=%d "
+			"model.num_layers_in_last_pipeline_stage=%d",
+			c->stages.first, c->stages.last);
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
+		fputs(" model.recompute_granularity=selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
+		put_fine_modules(t.f, p,
+				 " model.recompute_granularity=selective model.recompute_modules=[",
+				 ',', "]");
+	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
+		fputs(" model.recompute_granularity=full model.recompute_method=uniform "
+		      "model.recompute_num_layers=1",
+		      t.f);
+	/* the gradients as the plan counts them: fp32 main gradients
+	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
+	fprintf(t.f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
+	if (c->zero >= 1)
+		fputs(" ddp.use_distributed_optimizer=true "
+		      "optimizer.use_distributed_optimizer=true",
+		      t.f);
+	if (fsdp)
+		fprintf(t.f,
+			" ddp.use_megatron_fsdp=true ddp.data_parallel_sharding_strategy=%s "
+			"checkpoint.ckpt_format=fsdp_dtensor",
+			c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	if (c->offload)
+		fputs(" optimizer.use_precision_aware_optimizer=true "
+		      "optimizer.optimizer_cpu_offload=true",
+		      t.f);
+	if (pp_inner(c))
+		fputs(" dist.use_tp_pp_dp_mapping=true", t.f);
+	if (ckpt_steps(p) > 0)
+		fprintf(t.f, " checkpoint.save_interval=%ld", ckpt_steps(p));
+	return text_finish(&t, out, err);
+}
+
 /* Largest shortfall of the first or last stage tried for torchtitan. */
 #define TORCHTITAN_LESS_MAX 16
 
@@ -617,7 +706,7 @@ enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtpl
 				  struct dtplan_env *e, struct dtplan_error *err)
 {
 	enum dtplan_err ret = DTPLAN_OK;
-	char *megatron = NULL, *nemo = NULL, *titan = NULL;
+	char *megatron = NULL, *nemo = NULL, *titan = NULL, *bridge = NULL;
 	int nnodes, per;
 
 	if (e == NULL)
@@ -631,9 +720,11 @@ enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtpl
 	}
 	ret |= set_take(e, "DT_MEGATRON_ARGS", megatron);
 	ret |= set_take(e, "DT_NEMO_OVERRIDES", nemo);
-	/* only where torchtitan can say the plan */
+	/* only where the framework can say the plan */
 	if (dtplan_launch_torchtitan_args(p, &titan, NULL) == DTPLAN_OK)
 		ret |= set_take(e, "DT_TORCHTITAN_ARGS", titan);
+	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, NULL) == DTPLAN_OK)
+		ret |= set_take(e, "DT_MEGATRON_BRIDGE_OVERRIDES", bridge);
 	if (dtplan_launch_torchrun(p, &nnodes, &per)) {
 		ret |= dtplan_env_set(e, "PET_NNODES", "%d", nnodes);
 		ret |= dtplan_env_set(e, "PET_NPROC_PER_NODE", "%d", per);
