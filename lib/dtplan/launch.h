@@ -229,6 +229,11 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char **out,
 					      struct dtplan_error *err);
 
+/* Why DeepSpeed would refuse p's fragment (ZeRO-2/3 with its pipeline
+ * engine, ZeRO-3 with MoE layers: a plan of another framework), NULL when
+ * it runs it.  A static string. */
+const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p);
+
 /* A DeepSpeed configuration fragment (JSON text): train_batch_size,
  * train_micro_batch_size_per_gpu, gradient_accumulation_steps,
  * zero_optimization.stage, bf16.enabled.  Caller frees *out. */

@@ -316,6 +316,12 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 		      path_or_null(l->deepspeed_config), "svg", path_or_null(l->svg), "env",
 		      launch_env_json(p, l));
 	megatron = nemo = titan = bridge = NULL; /* taken by string_take() */
+	if (o != NULL && dtplan_launch_deepspeed_unsupported(p) != NULL &&
+	    json_object_set_new(o, "deepspeed_unsupported",
+				json_string(dtplan_launch_deepspeed_unsupported(p))) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o != NULL && titan_why != NULL &&
 	    json_object_set(o, "torchtitan_unsupported", titan_why) != 0) {
 		json_decref(o);

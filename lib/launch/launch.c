@@ -598,6 +598,22 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 	return text_finish(&t, out, err);
 }
 
+const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c;
+
+	if (p == NULL)
+		return NULL;
+	c = &p->best;
+	/* DeepSpeed's engine: "MoE not supported with Stage 3"; its pipeline
+	 * engine takes ZeRO-1 at most (deepspeed/runtime/engine.py, edaa722) */
+	if (c->zero >= 2 && c->pp > 1)
+		return "DeepSpeed's pipeline engine does not run ZeRO-2/3";
+	if (c->zero == 3 && p->request.model.experts > 0)
+		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
+	return NULL;
+}
+
 enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,
 					       struct dtplan_error *err)
 {

@@ -28,6 +28,12 @@ json_eq "'model.virtual_pipeline_model_parallel_size=5' in j['launch']['megatron
 # what torchtitan cannot say is said, and no options
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron --json
 json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported'].startswith('torchtitan cannot run this plan as it is: it has no ZeRO-1')" "(None, True)"
+# a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
+# refuse it (its pipeline engine runs ZeRO-1 at most)
+run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4 --json
+json_eq "j['launch']['deepspeed_unsupported']" "DeepSpeed's pipeline engine does not run ZeRO-2/3"
+run 0 plan --model llama3-70b --gpus 64 --json
+json_eq "'deepspeed_unsupported' in j['launch']" False
 # ZeRO-3 with DeepSpeed's MoE layers is refused by name
 run 2 plan --model mixtral-8x7b --gpus 64 --train zero=3
 stderr_has "ZeRO-3 with the experts of mixtral-8x7b: DeepSpeed refuses MoE layers with stage 3"
