@@ -22,6 +22,13 @@ static void request_for(struct dtplan_request *r, const struct dtplan_model *m, 
 	r->seq = 4096;
 	/* the bounds below are the GPUs' own memory: no ZeRO-Offload */
 	r->offload = 0;
+	/* DeepSpeed refuses ZeRO-3 with MoE layers: on a prime node count
+	 * (PP 1 or one stage per node) an MoE model fits only with it, which
+	 * Megatron-LM runs as Megatron-FSDP (asked for: never searched) */
+	if (m->experts > 0) {
+		r->framework = DTPLAN_FRAMEWORK_MEGATRON;
+		r->zero = 3;
+	}
 }
 
 /* Checks a plan's own arithmetic: the degrees multiply to the GPUs, the
@@ -66,7 +73,11 @@ static void plan_create__every_preset_every_node_count__plans_or_names_fewest(vo
 		for (size_t k = 0; k < n_presets; k++) {
 			const struct dtplan_gpu *gpu = dtplan_gpu_find(gpus[g], NULL);
 			double usable_node = GPN * gpu->memory_bytes * 0.9;
-			int bound = (int)ceil(16.0 * presets[k].params / usable_node);
+			/* the model state per parameter: 16 bytes as DeepSpeed
+			 * holds it, 18 with Megatron-LM's fp32 main gradients
+			 * (request_for()'s framework for an MoE model) */
+			double held = presets[k].experts > 0 ? 18.0 : 16.0;
+			int bound = (int)ceil(held * presets[k].params / usable_node);
 			int fewest = 0, planned = 0;
 			char want[64];
 

@@ -36,6 +36,7 @@ static int setup(void **state)
 	/* Ranks 0..3 are stage 0 and 4..7 stage 1: the one pipeline replica is
 	 * tp * pp = 8 consecutive ranks. */
 	f->plan.best.rank_order = DTPLAN_ORDER_TP_PP_DP;
+	f->plan.request.framework = DTPLAN_FRAMEWORK_MEGATRON;
 	f->plan.ckpt.interval_seconds = 3725.9;
 	f->plan.ckpt.interval_steps = 412.7;
 	f->plan.n_nodes = 2;
@@ -112,6 +113,8 @@ static const struct {
 	{"WORLD_SIZE", true},
 	{"LOCAL_RANK", true},
 	{"LOCAL_WORLD_SIZE", true},
+	{"SLURM_NTASKS_PER_NODE", true}, /* srun's, when it sets it */
+	{"SLURM_NTASKS", false},
 	{"PET_NNODES", true}, /* torchrun's options */
 	{"PET_NODE_RANK", true},
 	{"DT_TP", false},
@@ -183,7 +186,19 @@ static const struct {
 			      "++model.num_layers_in_first_pipeline_stage=15 "
 			      "++model.num_layers_in_last_pipeline_stage=17 "
 			      "++model.use_tp_pp_dp_mapping=true "
-			      "++exp_manager.checkpoint_callback_params.every_n_train_steps=412"},
+			      "++exp_manager.checkpoint_callback_params.every_n_train_steps=412 "
+			      "++exp_manager.checkpoint_callback_params.every_n_epochs=0"},
+	/* Megatron-Bridge's ConfigContainer fields; no DT_TORCHTITAN_ARGS:
+	 * torchtitan has no tp-pp-dp order */
+	{"DT_MEGATRON_BRIDGE_OVERRIDES",
+	 "model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=2 "
+	 "model.context_parallel_size=1 model.expert_model_parallel_size=1 "
+	 "model.sequence_parallel=true dataset.seq_length=4096 train.micro_batch_size=2 "
+	 "train.global_batch_size=128 model.num_layers_in_first_pipeline_stage=15 "
+	 "model.num_layers_in_last_pipeline_stage=17 model.recompute_granularity=selective "
+	 "ddp.grad_reduce_in_fp32=true ddp.use_distributed_optimizer=true "
+	 "optimizer.use_distributed_optimizer=true dist.use_tp_pp_dp_mapping=true "
+	 "checkpoint.save_interval=412"},
 	/* torchrun meets where MASTER_ADDR and MASTER_PORT say */
 	{"PET_NNODES", "2"},
 	{"PET_NPROC_PER_NODE", "4"},
@@ -458,6 +473,8 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "WORLD_SIZE"), "8");
 	assert_string_equal(dtplan_env_get(&e, "LOCAL_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "LOCAL_WORLD_SIZE"), "4");
+	/* Lightning's SLURMEnvironment needs it under srun -m arbitrary -n 8 */
+	assert_string_equal(dtplan_env_get(&e, "SLURM_NTASKS_PER_NODE"), "4");
 	assert_string_equal(dtplan_env_get(&e, "DT_TP_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_PP_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
@@ -468,7 +485,7 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "PET_NODE_RANK"), "1");
 	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
-	assert_int_equal(e.n, 12);
+	assert_int_equal(e.n, 13);
 	dtplan_env_fini(&e);
 
 	/* A dotted host name matches the plan's short one. */

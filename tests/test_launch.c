@@ -19,8 +19,8 @@ struct fixture {
  * Llama 3 70B's shape on 16 nodes of 8: TP 8 x PP 4 x DP 4, ZeRO-1,
  * micro-batch 1 x 128 (global batch 4 x 1 x 128 = 512), sequence 8192,
  * selective recompute, stages of 19, 21, 21 and 19 layers, rank order
- * tp-pp-dp, a checkpoint every 250.9 steps.  Rank r on node gpu<r/8 + 1>,
- * local rank r % 8.
+ * tp-pp-dp, a checkpoint every 250.9 steps, Megatron-LM's memory count.
+ * Rank r on node gpu<r/8 + 1>, local rank r % 8.
  */
 static int setup(void **state)
 {
@@ -41,6 +41,7 @@ static int setup(void **state)
 	c->stages.middle = 21;
 	c->stages.last = 19;
 	c->rank_order = DTPLAN_ORDER_TP_PP_DP;
+	f->plan.request.framework = DTPLAN_FRAMEWORK_MEGATRON;
 	f->plan.request.seq = 8192;
 	f->plan.request.gpus = 128;
 	f->plan.request.gpus_per_node = 8;
@@ -105,7 +106,8 @@ static void nemo_overrides__tp8_pp4_uneven_tp_pp_dp__every_key(void **state)
 		"model.optim.name=distributed_fused_adam "
 		"++model.num_layers_in_first_pipeline_stage=19 "
 		"++model.num_layers_in_last_pipeline_stage=19 ++model.use_tp_pp_dp_mapping=true "
-		"++exp_manager.checkpoint_callback_params.every_n_train_steps=250");
+		"++exp_manager.checkpoint_callback_params.every_n_train_steps=250 "
+		"++exp_manager.checkpoint_callback_params.every_n_epochs=0");
 }
 
 static void deepspeed_config__tp8_pp4__batch_identity(void **state)
@@ -273,7 +275,8 @@ static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(voi
 		    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
 		    "--micro-batch-size 2 --global-batch-size 64 --seq-length 131072 --bf16 "
 		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
-		    "--data-parallel-sharding-strategy optim_grads --recompute-granularity full "
+		    "--data-parallel-sharding-strategy optim_grads --ckpt-format fsdp_dtensor "
+		    "--megatron-fsdp-main-grads-dtype fp32 --recompute-granularity full "
 		    "--recompute-method uniform --recompute-num-layers 1 --save-interval 1");
 	assert_text(dtplan_launch_nemo_overrides, &f->plan,
 		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=2 "
@@ -283,7 +286,8 @@ static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(voi
 		    "model.activations_checkpoint_method=uniform "
 		    "model.activations_checkpoint_num_layers=1 "
 		    "model.optim.name=distributed_fused_adam "
-		    "++exp_manager.checkpoint_callback_params.every_n_train_steps=1");
+		    "++exp_manager.checkpoint_callback_params.every_n_train_steps=1 "
+		    "++exp_manager.checkpoint_callback_params.every_n_epochs=0");
 	/* ZeRO-3 (PP 1): parameters sharded too. */
 	c->pp = 1;
 	c->dp = 4;
@@ -292,11 +296,13 @@ static void megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags(voi
 	c->recompute = DTPLAN_RECOMPUTE_NONE;
 	c->stages = (struct dtplan_stage_layers){.first = 32};
 	f->plan.ckpt.interval_steps = 0.5; /* under one step: no interval */
-	assert_text(dtplan_launch_megatron_args, &f->plan,
-		    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 "
-		    "--micro-batch-size 2 --global-batch-size 128 --seq-length 131072 --bf16 "
-		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
-		    "--data-parallel-sharding-strategy optim_grads_params");
+	assert_text(
+		dtplan_launch_megatron_args, &f->plan,
+		"--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 "
+		"--micro-batch-size 2 --global-batch-size 128 --seq-length 131072 --bf16 "
+		"--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
+		"--data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor "
+		"--megatron-fsdp-main-grads-dtype fp32");
 	assert_text(dtplan_launch_nemo_overrides, &f->plan,
 		    "trainer.num_nodes=16 trainer.devices=8 model.tensor_model_parallel_size=2 "
 		    "model.pipeline_model_parallel_size=1 model.micro_batch_size=2 "
@@ -395,11 +401,17 @@ static void launch_env__files_and_rendezvous__every_variable(void **state)
 				     .hostfile = "/w/dtplan-7.hosts",
 				     .deepspeed_config = "/w/dtplan-7.deepspeed.json",
 				     .svg = "/w/dtplan-7.svg"};
-	static const char *const names[] = {
-		"DT_MEGATRON_ARGS",   "DT_NEMO_OVERRIDES", "PET_NNODES",
-		"PET_NPROC_PER_NODE", "PET_RDZV_BACKEND",  "PET_MASTER_ADDR",
-		"PET_MASTER_PORT",    "DTPLAN_HOSTFILE",   "DTPLAN_DEEPSPEED_CONFIG",
-		"DTPLAN_SVG"};
+	static const char *const names[] = {"DT_MEGATRON_ARGS",
+					    "DT_NEMO_OVERRIDES",
+					    "DT_MEGATRON_BRIDGE_OVERRIDES",
+					    "PET_NNODES",
+					    "PET_NPROC_PER_NODE",
+					    "PET_RDZV_BACKEND",
+					    "PET_MASTER_ADDR",
+					    "PET_MASTER_PORT",
+					    "DTPLAN_HOSTFILE",
+					    "DTPLAN_DEEPSPEED_CONFIG",
+					    "DTPLAN_SVG"};
 	char *megatron = NULL;
 	struct dtplan_env e;
 
@@ -427,9 +439,10 @@ static void launch_env__files_and_rendezvous__every_variable(void **state)
 	interleave(f);
 	dtplan_env_init(&e);
 	assert_int_equal(dtplan_launch_env(&f->plan, NULL, &e, NULL), DTPLAN_OK);
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.n, 3);
 	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_ARGS"));
 	assert_non_null(dtplan_env_get(&e, "DT_NEMO_OVERRIDES"));
+	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_BRIDGE_OVERRIDES"));
 	dtplan_env_fini(&e);
 }
 
@@ -496,6 +509,170 @@ static void launch__bad_plans__inval_naming_why(void **state)
 	assert_false(dtplan_launch_torchrun(NULL, NULL, NULL));
 }
 
+/*
+ * Megatron-LM's spelling, type and constraints for what the plan adds, as
+ * megatron/training/arguments.py (validate_args()), megatron/core/
+ * transformer/transformer_config.py and megatron/training/config/
+ * training_config.py read at d98e8a64ddf34856e74b24714e3bedb2f5a39553 have
+ * them:
+ *   --use-megatron-fsdp asserts ckpt_format == "fsdp_dtensor" (choices
+ *   torch, torch_dist, torch_dcp, fsdp_dtensor; default torch_dist) and
+ *   turns the distributed optimizer on; --data-parallel-sharding-strategy
+ *   choices no_shard, optim, optim_grads, optim_grads_params;
+ *   --megatron-fsdp-main-grads-dtype choices fp32, bf16, fp16, auto
+ *   (default auto: the model's bf16);
+ *   --fp8-format (TransformerConfig.fp8) choices e4m3, hybrid;
+ *   --fp8-recipe choices tensorwise, delayed, mxfp8, blockwise, custom;
+ *   --optimizer-cpu-offload asserts --use-precision-aware-optimizer, which
+ *   needs the distributed optimizer (megatron/core/optimizer/__init__.py);
+ *   --optimizer-offload-fraction is a float;
+ *   --grad-reduce-in-bf16 (store_true) keeps main gradients and their
+ *   reduction in bf16.
+ */
+static void megatron_args__fsdp_fp8_offload_deepspeed_count__as_megatron_spells_them(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+
+	/* Megatron-FSDP ZeRO-3 with PP (no PP assertion), fp8 on Hopper */
+	c->zero = 3;
+	c->stages = (struct dtplan_stage_layers){.first = 20, .middle = 20, .last = 20};
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	c->recompute = DTPLAN_RECOMPUTE_NONE;
+	f->plan.request.precision = DTPLAN_PRECISION_FP8;
+	snprintf(f->plan.request.gpu.name, sizeof(f->plan.request.gpu.name), "h100-sxm");
+	assert_text(
+		dtplan_launch_megatron_args, &f->plan,
+		"--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+		"--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		"--fp8-format hybrid --fp8-recipe tensorwise --sequence-parallel "
+		"--use-distributed-optimizer --use-megatron-fsdp "
+		"--data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor "
+		"--megatron-fsdp-main-grads-dtype fp32 --save-interval 250");
+	/* MXFP8 blocks on Blackwell */
+	snprintf(f->plan.request.gpu.name, sizeof(f->plan.request.gpu.name), "b200");
+	c->zero = 1;
+	c->offload = true;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--fp8-format e4m3 --fp8-recipe mxfp8 --sequence-parallel "
+		    "--use-distributed-optimizer --use-precision-aware-optimizer "
+		    "--optimizer-cpu-offload --optimizer-offload-fraction 1.0 --save-interval 250");
+	/* counted as DeepSpeed holds gradients (2 bytes): bf16 main gradients,
+	 * reduced in bf16; under Megatron-FSDP its own main-gradient dtype */
+	f->plan.request.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	f->plan.request.precision = DTPLAN_PRECISION_BF16;
+	c->offload = false;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --grad-reduce-in-bf16 "
+		    "--save-interval 250");
+	c->zero = 2;
+	c->pp = 1;
+	c->dp = 16;
+	c->num_microbatches = 32;
+	c->stages = (struct dtplan_stage_layers){.first = 80};
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
+		    "--data-parallel-sharding-strategy optim_grads --ckpt-format fsdp_dtensor "
+		    "--megatron-fsdp-main-grads-dtype bf16 --save-interval 250");
+}
+
+/*
+ * torchtitan's options as torchtitan/config/configs.py (ParallelismConfig,
+ * TrainingConfig), components/checkpointer/base.py (interval) and
+ * distributed/activation_checkpoint.py (the "full"/"none" subcommands) at
+ * b5bcd76c66d0acb1a08b176d9639425bc55e0b2a spell them; the pipeline split
+ * as _generate_llm_fqn_per_model_part() makes it: 81 effective layers (80,
+ * the last stage one short) over 4 stages of 21 (the first gets the
+ * remainder) are 21 + 20 + 20 + 19.
+ */
+static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	struct dtplan_error err = {0};
+	char *out = NULL;
+
+	f->plan.request.framework = DTPLAN_FRAMEWORK_TORCHTITAN;
+	f->plan.request.model.layers = 80;
+	c->tp = 4;
+	c->zero = 2;
+	c->stages = (struct dtplan_stage_layers){.first = 21, .middle = 20, .last = 19};
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	c->recompute = DTPLAN_RECOMPUTE_FULL;
+	f->plan.best.dp = 8;
+	c->num_microbatches = 64; /* 8 x 1 x 64 = 512 */
+	assert_text(
+		dtplan_launch_torchtitan_args, &f->plan,
+		"--parallelism.data_parallel_replicate_degree 1 "
+		"--parallelism.data_parallel_shard_degree 8 "
+		"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "
+		"--parallelism.pipeline_parallel_degree 4 "
+		"--parallelism.fsdp_reshard_after_forward never "
+		"--parallelism.pipeline_parallel_schedule 1F1B "
+		"--parallelism.num_pp_microbatches 64 "
+		"--parallelism.pipeline_parallel_layers_per_stage 21 "
+		"--parallelism.pipeline_parallel_first_stage_less_layers 0 "
+		"--parallelism.pipeline_parallel_last_stage_less_layers 1 "
+		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
+		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
+		"--checkpoint.interval 250 activation-checkpoint:full");
+	/* interleaved, 5 chunks of 4 layers on each of 4 stages */
+	c->vp = 5;
+	c->zero = 3;
+	c->stages = (struct dtplan_stage_layers){.first = 20, .middle = 20, .last = 20};
+	c->recompute = DTPLAN_RECOMPUTE_NONE;
+	f->plan.ckpt.interval_steps = 0.0;
+	assert_text(
+		dtplan_launch_torchtitan_args, &f->plan,
+		"--parallelism.data_parallel_replicate_degree 1 "
+		"--parallelism.data_parallel_shard_degree 8 "
+		"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "
+		"--parallelism.pipeline_parallel_degree 4 "
+		"--parallelism.fsdp_reshard_after_forward always "
+		"--parallelism.pipeline_parallel_schedule Interleaved1F1B "
+		"--parallelism.num_pp_microbatches 64 "
+		"--parallelism.pipeline_parallel_layers_per_stage 4 "
+		"--parallelism.pipeline_parallel_first_stage_less_layers 0 "
+		"--parallelism.pipeline_parallel_last_stage_less_layers 0 "
+		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
+		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
+		"activation-checkpoint:none");
+	/* DDP for ZeRO-0 (dp_replicate), no pipeline flags with PP 1 */
+	c->vp = 1;
+	c->pp = 1;
+	c->zero = 0;
+	c->dp = 32;
+	c->num_microbatches = 16;
+	c->stages = (struct dtplan_stage_layers){.first = 80};
+	assert_text(
+		dtplan_launch_torchtitan_args, &f->plan,
+		"--parallelism.data_parallel_replicate_degree 32 "
+		"--parallelism.data_parallel_shard_degree 1 "
+		"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "
+		"--parallelism.pipeline_parallel_degree 1 "
+		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
+		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
+		"activation-checkpoint:none");
+	/* what its mesh cannot hold: said, no options */
+	c->rank_order = DTPLAN_ORDER_TP_PP_DP;
+	assert_int_equal(dtplan_launch_torchtitan_args(&f->plan, &out, &err),
+			 DTPLAN_ERR_UNSUPPORTED);
+	assert_null(out);
+	assert_string_equal(err.text, "torchtitan cannot run this plan as it is: its mesh is pp, "
+				      "dp_replicate, dp_shard, cp, tp: no tp-pp-dp rank order");
+	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	c->zero = 1;
+	assert_int_equal(dtplan_launch_torchtitan_args(&f->plan, &out, &err),
+			 DTPLAN_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err.text, "no ZeRO-1"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -516,6 +693,8 @@ int main(void)
 		T(launch_env__files_and_rendezvous__every_variable),
 		T(launch_hint__with_and_without_files__one_line),
 		T(launch__bad_plans__inval_naming_why),
+		T(megatron_args__fsdp_fp8_offload_deepspeed_count__as_megatron_spells_them),
+		T(torchtitan_args__fsdp2_tp_pp__options_it_has),
 	};
 
 	test_setup_stdio();

@@ -282,8 +282,8 @@ static const struct {
 	{"pp=3,schedule=dualpipe", "dtplan: --dt-train: schedule: DualPipe runs an even PP "
 				   "without interleaving: PP 3"},
 	{"zero=2,pp=2", "dtplan: --dt-train: zero: ZeRO-2 needs PP 1"},
-	{"framework=megatron,offload=yes", "dtplan: --dt-train: zero: Megatron-LM shards "
-					   "optimizer state only"},
+	{"framework=torchtitan,offload=yes", "dtplan: --dt-train: zero: offload=yes: "
+					     "torchtitan's CPU offload"},
 	{"pp=1,vp=2", "dtplan: --dt-train: vp: 2 interleaved stages need pipeline parallelism"},
 	{"cp=2,attention=unfused", "dtplan: --dt-train: cp: CP 2 needs flash attention"},
 	{"precision=fp8,gpu=a100-80gb", "dtplan: --dt-train: precision: a100-80gb has no fp8 "

@@ -150,6 +150,7 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 
 	(void)state;
 	request_base(&r);
+	r.zero = -1; /* searched: bf16 moments refuse ZeRO-0 */
 	assert_int_equal(r.schedule, DTPLAN_SCHEDULE_1F1B);
 	assert_int_equal(r.moments, DTPLAN_MOMENTS_FP32);
 	assert_int_equal(dtplan_request_parse_train(
@@ -249,7 +250,8 @@ static const struct {
 	{"gbs=!", DTPLAN_ERR_INVAL, "gbs"},
 	{"vp=0", DTPLAN_ERR_RANGE, "vp: 0 is out of range"},
 	{"offload=maybe", DTPLAN_ERR_INVAL, "offload: 'maybe' is not auto, yes or no"},
-	{"framework=jax", DTPLAN_ERR_INVAL, "framework: 'jax' is not deepspeed or megatron"},
+	{"framework=jax", DTPLAN_ERR_INVAL,
+	 "framework: 'jax' is not deepspeed, megatron or torchtitan"},
 	{"attention=sparse", DTPLAN_ERR_INVAL, "attention: 'sparse' is not unfused or flash"},
 	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16 or fp8"},
 	{"schedule=zb", DTPLAN_ERR_INVAL, "schedule: 'zb' is not 1f1b or dualpipe"},

@@ -47,11 +47,33 @@ static void split_check__each_rule__key_and_reason(void **state)
 		 "ZeRO-3 needs PP 1"},
 		{"interleaving with PP 1", 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, -1, -1, -1, "vp",
 		 "2 interleaved stages need pipeline parallelism"},
-		{"Megatron-LM ZeRO-2", 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, -1, -1, "zero",
-		 "Megatron-LM shards optimizer state only"},
-		{"Megatron-LM offload", 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, -1, "zero",
-		 "Megatron-LM shards optimizer state only (its distributed optimizer is ZeRO-1) "
-		 "and offloads nothing: offload=yes"},
+		/* Megatron-FSDP (--use-megatron-fsdp, validate_args(),
+		 * megatron/training/arguments.py, d98e8a6: no PP assertion) and
+		 * --optimizer-cpu-offload */
+		{"Megatron-LM ZeRO-2 with PP", 0, 1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 2, -1, -1, NULL,
+		 NULL},
+		{"Megatron-LM ZeRO-3 with PP", 0, 1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 3, -1, -1, NULL,
+		 NULL},
+		{"Megatron-LM offload", 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, -1, NULL, NULL},
+		/* torchtitan: FSDP2 with any PP, no ZeRO-1, FSDP over CP, EP
+		 * borrowing TP (torchtitan/distributed/parallel_dims.py, b5bcd76) */
+		{"torchtitan ZeRO-3 with PP", 0, 2, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 3, -1, -1, NULL,
+		 NULL},
+		{"torchtitan ZeRO-1", 0, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, -1, "zero",
+		 "torchtitan has no ZeRO-1"},
+		{"torchtitan offload", 0, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, 1, -1, "zero",
+		 "offload=yes: torchtitan's CPU offload moves parameters"},
+		{"torchtitan CP without FSDP", 0, 2, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, -1, -1,
+		 "zero", "CP 2 with ZeRO-0: torchtitan always shards with FSDP over CP"},
+		{"torchtitan EP with TP", 1, 2, 1, 0, 0, 0, 2, 1, 8, 0, 2, 0, 3, -1, -1, "ep",
+		 "EP 2 with TP 2: torchtitan's EP takes TP ranks"},
+		{"torchtitan DualPipe", 0, 2, 1, 1, 0, 0, 0, 4, 0, 0, 0, 0, 3, -1, -1, "schedule",
+		 "schedule=dualpipe: torchtitan has no DualPipe"},
+		/* DeepSpeed: "MoE not supported with Stage 3" */
+		{"DeepSpeed ZeRO-3 with experts", 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, -1, -1,
+		 "zero", "ZeRO-3 with the experts of mixtral-8x7b: DeepSpeed refuses"},
+		{"Megatron-LM ZeRO-3 with experts", 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, -1, -1,
+		 NULL, NULL},
 		{"DualPipe with PP 3", 0, 1, 1, 1, 0, 0, 0, 3, 0, 0, 0, 0, -1, -1, -1, "schedule",
 		 "DualPipe runs an even PP without interleaving"},
 		{"DualPipe with PP 4", 0, 1, 1, 1, 0, 0, 0, 4, 0, 0, 0, 0, -1, -1, -1, NULL, NULL},
@@ -64,7 +86,9 @@ static void split_check__each_rule__key_and_reason(void **state)
 		{"CP with unfused attention", 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, -1, -1, -1, "cp",
 		 "CP 2 needs flash attention"},
 		{"EP 8 of DP 4", 1, 0, 1, 0, 0, 0, 0, 0, 4, 0, 8, 0, -1, -1, -1, "ep",
-		 "EP 8 does not divide DP 4"},
+		 "EP 8 does not divide CP x DP 4"},
+		/* Megatron-LM's expert DP is world / (tp ep pp): EP over CP x DP */
+		{"EP 8 of CP 2 x DP 4", 1, 0, 1, 0, 0, 0, 0, 0, 4, 2, 8, 0, -1, -1, -1, NULL, NULL},
 		{"TP 8 of 12 GPUs", 0, 0, 1, 0, 0, 12, 8, 0, 0, 0, 0, 0, -1, -1, -1, "tp",
 		 "TP 8 does not divide 12 GPUs"},
 		{"TP 4 x PP 4 of 24 GPUs", 0, 0, 1, 0, 0, 24, 4, 4, 0, 0, 0, 0, -1, -1, -1, "pp",
@@ -228,10 +252,10 @@ static void request_and_ledger__same_mistake__same_error(void **state)
 	}
 }
 
-/* The ledger counts what it is asked (ZeRO-3 over 8 ranks shards the bf16
- * weights 8 ways: 70.6e9 x 2 / 8 bytes); whether a framework runs the split
- * is the request's and the search's question, so Megatron-LM's ZeRO-1 limit
- * is theirs, not the ledger's. */
+/* The ledger counts what it is asked (ZeRO-2 with PP 2 shards the fp32 main
+ * gradients 8 ways: 70.6e9 x 4 / 8 bytes on 2 stages); whether a framework
+ * runs the split is the request's and the search's question, so DeepSpeed's
+ * refusal of ZeRO-2 with PP is theirs, not the ledger's. */
 static void ledger__framework_rule__not_the_ledgers(void **state)
 {
 	struct dtplan_ledger_in in = {0};
@@ -241,17 +265,22 @@ static void ledger__framework_rule__not_the_ledgers(void **state)
 
 	(void)state;
 	in.model = &llama70;
-	in.tp = in.pp = 1;
+	in.tp = 1;
+	in.pp = 1;
 	in.dp = 8;
 	in.zero = 3;
-	in.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	in.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
 	in.attention = DTPLAN_ATTENTION_FLASH;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	assert_true(fabs(l.weights - llama70.params * 2.0 / 8.0) < 1.0);
+	in.pp = 2;
+	in.zero = 2;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	dtplan_request_init(&r);
 	r.model = llama70;
-	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
-	r.zero = 3;
+	r.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	r.zero = 2;
+	r.pp = 2;
 	assert_int_equal(dtplan_request_check_train(&r, &err), DTPLAN_ERR_INVAL);
 	assert_string_equal(err.source, "zero");
 }

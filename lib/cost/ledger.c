@@ -45,6 +45,7 @@ enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *
 static const char *const framework_names[] = {
 	[DTPLAN_FRAMEWORK_DEEPSPEED] = "deepspeed",
 	[DTPLAN_FRAMEWORK_MEGATRON] = "megatron",
+	[DTPLAN_FRAMEWORK_TORCHTITAN] = "torchtitan",
 };
 
 static const char *const attention_names[] = {
@@ -76,13 +77,19 @@ double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_mome
 
 double dtplan__grad_bytes(enum dtplan_framework f)
 {
-	return f == DTPLAN_FRAMEWORK_MEGATRON ? 4.0 : 2.0;
+	return f == DTPLAN_FRAMEWORK_DEEPSPEED ? 2.0 : 4.0;
 }
 
+/* torchtitan reduces in fp32 (TrainingConfig.mixed_precision_reduce,
+ * torchtitan/config/configs.py, b5bcd76); DeepSpeed in bf16.  Megatron-LM
+ * with --bf16 reduces its fp32 main gradients in fp32 unless told
+ * --grad-reduce-in-bf16 (validate_args(), megatron/training/arguments.py,
+ * d98e8a6), which also makes them bf16: counted here as 4 bytes held and 2
+ * on the wire, its memory exact and its DP time a lower bound
+ * (doc/launchers.md). */
 double dtplan__grad_wire_bytes(enum dtplan_framework f)
 {
-	(void)f;
-	return 2.0;
+	return f == DTPLAN_FRAMEWORK_TORCHTITAN ? 4.0 : 2.0;
 }
 
 static const char *name_of(const char *const *names, size_t n, int i)
@@ -101,6 +108,9 @@ static enum dtplan_err parse_name(const char *const *names, size_t n, const char
 			return DTPLAN_OK;
 		}
 	}
+	if (n > 2)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: '%s' is not %s, %s or %s",
+				     what, text ? text : "", names[0], names[1], names[2]);
 	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: '%s' is not %s or %s", what,
 			     text ? text : "", names[0], names[1]);
 }

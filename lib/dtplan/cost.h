@@ -44,12 +44,16 @@ enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *
  * How the framework holds a parameter's training state (bytes per parameter):
  * DeepSpeed (the ZeRO paper's count): bf16 weights 2, bf16 gradients 2, fp32
  * master 4, Adam 8; Megatron-LM: bf16 weights 2, fp32 main gradients 4 (not
- * sharded by its distributed optimizer), fp32 master 4, Adam 8, and no
- * ZeRO-2/3.  doc/internals/cost-model.md, "Memory".
+ * sharded by its distributed optimizer, sharded by Megatron-FSDP as ZeRO-2/3),
+ * fp32 master 4, Adam 8; torchtitan (FSDP2 with MixedPrecisionPolicy bf16
+ * parameters, fp32 reduction): fp32 sharded parameters 4 (the master), fp32
+ * gradients 4, Adam 8, the bf16 copy of the layers being computed.
+ * doc/internals/cost-model.md, "Memory".
  */
 enum dtplan_framework {
 	DTPLAN_FRAMEWORK_DEEPSPEED = 0,
 	DTPLAN_FRAMEWORK_MEGATRON,
+	DTPLAN_FRAMEWORK_TORCHTITAN,
 };
 
 /*
@@ -84,7 +88,7 @@ enum dtplan_schedule {
 	DTPLAN_SCHEDULE_DUALPIPE,
 };
 
-/* "deepspeed"/"megatron", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
+/* "deepspeed"/"megatron"/"torchtitan", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
  * strings, "unknown" out of range).  Parse: case-insensitive,
  * DTPLAN_ERR_INVAL naming the accepted words. */
 const char *dtplan_framework_name(enum dtplan_framework f);

@@ -62,7 +62,7 @@ enum dtplan_err dtplan_env_set(struct dtplan_env *e, const char *name, const cha
 /*
  * True when the user's own value of name wins over the plan's: NCCL_*,
  * MASTER_* (MASTER_ADDR, MASTER_PORT), PET_* (torchrun's options), RANK,
- * WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, which users and launchers set
+ * WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and SLURM_NTASKS_PER_NODE, which users and launchers set
  * themselves.  The host
  * program sets such a variable only where the job has none; every other
  * variable of a dtplan_env (DT_*, DTPLAN_*) replaces the job's.
@@ -111,6 +111,7 @@ struct dtplan_task_env_in {
 /*
  * One task's variables, appended to e.  When the node runs as many tasks as
  * the plan has ranks there: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+ * SLURM_NTASKS_PER_NODE (for Lightning),
  * DT_TP_RANK, DT_PP_RANK, DT_DP_RANK, DT_LOCAL_GPU, DT_NODE_RANK and
  * PET_NODE_RANK.  With one task per node (a launcher such as torchrun per
  * node): DT_NODE_RANK, PET_NODE_RANK (torchrun's --node-rank) and DT_NNODES
@@ -201,6 +202,38 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char **out,
 					     struct dtplan_error *err);
 
+/*
+ * Megatron-Bridge's (NeMo 2's) ConfigContainer overrides for p, KEY=VALUE,
+ * every key a field of its config dataclasses (struct mode): model.* the
+ * split, sequence parallelism, fp8, interleaving, uneven stages and
+ * recomputation; dataset.seq_length; train.micro_batch_size and
+ * global_batch_size; ddp.* and optimizer.* the gradients' dtype, the
+ * distributed optimizer, Megatron-FSDP and offload; checkpoint.* its format
+ * and interval; dist.use_tp_pp_dp_mapping.  DTPLAN_ERR_UNSUPPORTED where
+ * Bridge cannot run the plan as it is (Megatron-FSDP with tp-pp-dp, bf16
+ * moments).  Caller frees *out.
+ */
+enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
+							struct dtplan_error *err);
+
+/*
+ * torchtitan's options for p (torchtitan/config/configs.py,
+ * ParallelismConfig and TrainingConfig; the activation-checkpoint
+ * subcommand last): the DP, TP, CP, PP and EP degrees, FSDP2's resharding,
+ * the pipeline schedule and its split, the batches in tokens, the
+ * checkpoint interval.  DTPLAN_ERR_UNSUPPORTED, err saying why, when
+ * torchtitan cannot run the plan as it is (rank order tp-pp-dp, ZeRO-1,
+ * offload, EP with TP, DualPipe, fp8, bf16 moments, selective or fine
+ * recomputation, stages its split cannot make).  Caller frees *out.
+ */
+enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char **out,
+					      struct dtplan_error *err);
+
+/* Why DeepSpeed would refuse p's fragment (ZeRO-2/3 with its pipeline
+ * engine, ZeRO-3 with MoE layers: a plan of another framework), NULL when
+ * it runs it.  A static string. */
+const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p);
+
 /* A DeepSpeed configuration fragment (JSON text): train_batch_size,
  * train_micro_batch_size_per_gpu, gradient_accumulation_steps,
  * zero_optimization.stage, bf16.enabled.  Caller frees *out. */
@@ -225,7 +258,8 @@ bool dtplan_launch_torchrun(const struct dtplan_plan *p, int *nnodes, int *nproc
 
 /*
  * Job-wide launch variables, appended to e: DT_MEGATRON_ARGS,
- * DT_NEMO_OVERRIDES, with dtplan_launch_torchrun() PET_NNODES,
+ * DT_NEMO_OVERRIDES, DT_TORCHTITAN_ARGS and DT_MEGATRON_BRIDGE_OVERRIDES
+ * (where the framework can run the plan), with dtplan_launch_torchrun() PET_NNODES,
  * PET_NPROC_PER_NODE, PET_RDZV_BACKEND=static and (when known)
  * PET_MASTER_ADDR, PET_MASTER_PORT, and DTPLAN_HOSTFILE,
  * DTPLAN_DEEPSPEED_CONFIG, DTPLAN_SVG for the files in l (NULL allowed).

@@ -46,8 +46,11 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 	}
 	for (size_t rank = 0; rank < f->n_gpus; rank++) {
 		struct dtplan_rank *k = &p->ranks[rank];
-		/* Megatron-LM's order: TP fastest, CP, then DP (EP its inner
-		 * part) and PP in the plan's rank order */
+		/* Megatron-LM's order: TP fastest, CP, then DP and PP in the
+		 * plan's rank order.  Its expert groups come from a second
+		 * generator over tp-ep-dp-pp without CP (RankGenerator,
+		 * megatron/core/parallel_state.py, d98e8a6): EP takes the
+		 * ranks next to TP's, over CP x DP */
 		size_t node = rank / g, l = rank % g, rest = rank / (tp * cp);
 		const struct dtplan_node *inv = f->inv[node];
 		int nic;
@@ -64,7 +67,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 			k->dp_rank = (int)(rest % dp);
 			k->pp_rank = (int)(rest / dp);
 		}
-		k->ep_rank = (int)((size_t)k->dp_rank % ep);
+		k->ep_rank = (int)(rank / tp % ep);
 		k->domain = f->gpu_domain[rank];
 		nic = inv != NULL ? inv->gpus[k->gpu].nic : -1;
 		if (nic >= 0 && nic < inv->n_nics)

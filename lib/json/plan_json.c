@@ -290,8 +290,9 @@ out:
 static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_launch_in *l)
 {
 	const struct dtplan_candidate *c = &p->best;
-	char *megatron = NULL, *nemo = NULL, *ds = NULL;
-	json_t *o = NULL, *deepspeed = NULL;
+	char *megatron = NULL, *nemo = NULL, *ds = NULL, *titan = NULL, *bridge = NULL;
+	json_t *o = NULL, *deepspeed = NULL, *titan_why = NULL;
+	struct dtplan_error why = {0};
 
 	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->micro_batch < 1 || c->num_microbatches < 1)
 		return json_null();
@@ -299,18 +300,44 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 	    dtplan_launch_nemo_overrides(p, &nemo, NULL) != DTPLAN_OK ||
 	    dtplan_launch_deepspeed_config(p, &ds, NULL) != DTPLAN_OK)
 		goto out;
+	/* Megatron-Bridge's overrides and torchtitan's options, or why they
+	 * cannot run the plan as it is */
+	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, NULL) != DTPLAN_OK)
+		bridge = NULL;
+	if (dtplan_launch_torchtitan_args(p, &titan, &why) != DTPLAN_OK) {
+		titan_why = json_string(why.text);
+		if (titan_why == NULL)
+			goto out;
+	}
 	/* One text for the file and the plan: the fragment is parsed back. */
 	deepspeed = json_loads(ds, 0, NULL);
 	if (deepspeed == NULL)
 		goto out;
-	o = json_pack("{s:o, s:o, s:O, s:o, s:{s:o, s:o, s:o}, s:o}", "megatron_args",
-		      string_take(megatron), "nemo_overrides", string_take(nemo), "deepspeed",
-		      deepspeed, "torchrun", torchrun_json(p, l), "files", "hostfile",
+	o = json_pack("{s:o, s:o, s:o, s:o, s:O, s:o, s:{s:o, s:o, s:o}, s:o}", "megatron_args",
+		      string_take(megatron), "nemo_overrides", string_take(nemo),
+		      "megatron_bridge_overrides",
+		      bridge != NULL ? string_take(bridge) : json_null(), "torchtitan_args",
+		      titan != NULL ? string_take(titan) : json_null(), "deepspeed", deepspeed,
+		      "torchrun", torchrun_json(p, l), "files", "hostfile",
 		      path_or_null(l->hostfile), "deepspeed_config",
 		      path_or_null(l->deepspeed_config), "svg", path_or_null(l->svg), "env",
 		      launch_env_json(p, l));
-	megatron = nemo = NULL; /* taken by string_take() */
+	megatron = nemo = titan = bridge = NULL; /* taken by string_take() */
+	if (o != NULL && dtplan_launch_deepspeed_unsupported(p) != NULL &&
+	    json_object_set_new(o, "deepspeed_unsupported",
+				json_string(dtplan_launch_deepspeed_unsupported(p))) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	if (o != NULL && titan_why != NULL &&
+	    json_object_set(o, "torchtitan_unsupported", titan_why) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 out:
+	free(titan);
+	free(bridge);
+	json_decref(titan_why);
 	free(megatron);
 	free(nemo);
 	free(ds);

@@ -25,10 +25,7 @@ static const char *const user_owned_prefixes[] = {
 	"PET_",
 };
 static const char *const user_owned_names[] = {
-	"RANK",
-	"WORLD_SIZE",
-	"LOCAL_RANK",
-	"LOCAL_WORLD_SIZE",
+	"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE",
 };
 
 bool dtplan_env_user_owned(const char *name)
@@ -317,6 +314,10 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	ret |= dtplan_env_set(e, "WORLD_SIZE", "%zu", p->n_ranks);
 	ret |= dtplan_env_set(e, "LOCAL_RANK", "%d", r->local_rank);
 	ret |= dtplan_env_set(e, "LOCAL_WORLD_SIZE", "%d", on_node);
+	/* Lightning's SLURMEnvironment refuses SLURM_NTASKS > 1 without it
+	 * (_validate_srun_variables(), lightning/fabric/plugins/environments/
+	 * slurm.py, 7f0c343), which srun -m arbitrary -n N does not set */
+	ret |= dtplan_env_set(e, "SLURM_NTASKS_PER_NODE", "%d", on_node);
 	ret |= dtplan_env_set(e, "DT_TP_RANK", "%d", r->tp_rank);
 	ret |= dtplan_env_set(e, "DT_PP_RANK", "%d", r->pp_rank);
 	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);

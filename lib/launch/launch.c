@@ -32,7 +32,8 @@
  *   model.pipeline_model_parallel_size, model.micro_batch_size,
  *   model.global_batch_size, model.encoder_seq_length, model.sequence_parallel,
  *   model.virtual_pipeline_model_parallel_size (interleaved chunks per stage),
- *   model.expert_model_parallel_size and model.context_parallel_size (EP, CP > 1),
+ *   model.expert_model_parallel_size (EP > 1), ++model.context_parallel_size
+ *   (CP > 1: the YAML lacks the key and Hydra refuses it without "++"),
  *   model.activations_checkpoint_granularity/_method/_num_layers and
  *   model.optim.name (distributed_fused_adam is the distributed optimizer:
  *   megatron_base_model.py's with_distributed_adam).  megatron_base_model.py
@@ -42,7 +43,11 @@
  *   lacks take Hydra's "++" (add or override).  nemo/utils/exp_manager.py's
  *   CallbackParams (exp_manager.checkpoint_callback_params, handed to
  *   Lightning's ModelCheckpoint) has every_n_train_steps, the interval in
- *   steps.
+ *   steps, and every_n_epochs, 1 by default: ModelCheckpoint's
+ *   __validate_init_configuration() (lightning/pytorch/callbacks/
+ *   model_checkpoint.py, 7f0c343) refuses both >= 1, so every_n_epochs=0.
+ *   Read at NeMo 8cfedd7, the last of NeMo 1.x's LLM path (legacy; NeMo 2
+ *   runs Megatron-Bridge).
  *
  *   DeepSpeed: train_batch_size = train_micro_batch_size_per_gpu x
  *   gradient_accumulation_steps x data-parallel size, zero_optimization.stage,
@@ -179,6 +184,55 @@ static void put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *b
 	fputs(after, f);
 }
 
+/* A Blackwell GPU (its catalog name): Transformer Engine's MXFP8 recipe. */
+static bool blackwell(const struct dtplan_plan *p)
+{
+	const char *g = p->request.gpu.name;
+
+	return strncmp(g, "b2", 2) == 0 || strncmp(g, "b3", 2) == 0 || strncmp(g, "gb", 2) == 0;
+}
+
+/*
+ * Writes the sharding and optimizer arguments of Megatron-LM: the
+ * distributed optimizer (ZeRO-1), Megatron-FSDP (ZeRO-2/3) with the
+ * checkpoint format validate_args() asserts for it, the gradients' dtype
+ * the plan counts, the precision-aware optimizer (bf16 moments, CPU
+ * offload) once.
+ */
+static void put_megatron_optimizer(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = &p->best;
+	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bool bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
+	bool fsdp = c->zero >= 2;
+
+	/* Megatron-FSDP v1 turns the distributed optimizer on itself */
+	if (c->zero >= 1)
+		fputs(" --use-distributed-optimizer", f);
+	if (fsdp)
+		/* its main gradients follow the model's dtype unless told
+		 * ("auto"): the plan counts fp32 (Megatron-LM) or bf16 */
+		fprintf(f,
+			" --use-megatron-fsdp --data-parallel-sharding-strategy %s "
+			"--ckpt-format fsdp_dtensor --megatron-fsdp-main-grads-dtype %s",
+			c->zero == 2 ? "optim_grads" : "optim_grads_params",
+			deepspeed ? "bf16" : "fp32");
+	/* a plan counted as DeepSpeed holds it: bf16 gradients, reduced in
+	 * bf16 (Megatron-LM's DDP buffers follow grad_reduce_in_fp32,
+	 * megatron/core/distributed/param_and_grad_buffer.py) */
+	if (deepspeed && !fsdp)
+		fputs(" --grad-reduce-in-bf16", f);
+	/* the precision-aware optimizer (which needs the distributed one):
+	 * bf16 moments and the CPU optimizer, which validate_args() asserts
+	 * it for */
+	if (bf16_moments || c->offload)
+		fputs(" --use-precision-aware-optimizer", f);
+	if (bf16_moments)
+		fputs(" --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16", f);
+	if (c->offload)
+		fputs(" --optimizer-cpu-offload --optimizer-offload-fraction 1.0", f);
+}
+
 enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **out,
 					    struct dtplan_error *err)
 {
@@ -194,6 +248,13 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		"--tensor-model-parallel-size %d --pipeline-model-parallel-size %d "
 		"--micro-batch-size %d --global-batch-size %ld --seq-length %d --bf16",
 		c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p));
+	/* the matrix multiplies in fp8 through Transformer Engine: e4m3
+	 * forward and e5m2 gradients with per-tensor current scaling, MXFP8
+	 * blocks on Blackwell (TransformerConfig.fp8, .fp8_recipe) */
+	if (p->request.precision == DTPLAN_PRECISION_FP8)
+		fputs(blackwell(p) ? " --fp8-format e4m3 --fp8-recipe mxfp8"
+				   : " --fp8-format hybrid --fp8-recipe tensorwise",
+		      t.f);
 	/* The ledger divides activations by TP with sequence parallelism
 	 * (which Megatron-LM also requires of EP with TP). */
 	if (c->tp > 1)
@@ -202,15 +263,7 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		fprintf(t.f, " --expert-model-parallel-size %d", c->ep);
 	if (c->cp > 1)
 		fprintf(t.f, " --context-parallel-size %d", c->cp);
-	if (c->zero >= 1)
-		fputs(" --use-distributed-optimizer", t.f);
-	if (p->request.moments == DTPLAN_MOMENTS_BF16)
-		fputs(" --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype "
-		      "bf16",
-		      t.f);
-	if (c->zero >= 2)
-		fprintf(t.f, " --use-megatron-fsdp --data-parallel-sharding-strategy %s",
-			c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	put_megatron_optimizer(t.f, p);
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" --recompute-granularity selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
@@ -300,13 +353,263 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 	if (c->ep > 1)
 		fprintf(t.f, " model.expert_model_parallel_size=%d", c->ep);
 	if (c->cp > 1)
-		fprintf(t.f, " model.context_parallel_size=%d", c->cp);
+		fprintf(t.f, " ++model.context_parallel_size=%d", c->cp);
 	if (pp_inner(c))
 		fputs(" ++model.use_tp_pp_dp_mapping=true", t.f);
 	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " ++exp_manager.checkpoint_callback_params.every_n_train_steps=%ld",
+		fprintf(t.f,
+			" ++exp_manager.checkpoint_callback_params.every_n_train_steps=%ld "
+			"++exp_manager.checkpoint_callback_params.every_n_epochs=0",
 			ckpt_steps(p));
 	return text_finish(&t, out, err);
+}
+
+/*
+ * Megatron-Bridge's ConfigContainer overrides (KEY=VALUE after
+ * scripts/training/run_recipe.py's options), each a field of its config
+ * dataclasses, so that they apply in OmegaConf's struct mode: model.* the
+ * model provider's TransformerConfig / ModelParallelConfig fields, train.*
+ * TrainingConfig's, dataset.seq_length (the dataset owns the sequence;
+ * model.seq_length follows it), ddp.* DistributedDataParallelConfig's,
+ * optimizer.* OptimizerConfig's, checkpoint.* CheckpointConfig's, dist.*
+ * DistributedInitConfig's (src/megatron/bridge/training/config.py,
+ * 067f987, over Megatron-LM d98e8a6's dataclasses).
+ */
+enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
+							struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	bool fsdp, deepspeed;
+	struct text t;
+	enum dtplan_err rv;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	fsdp = c->zero >= 2;
+	deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
+	 * with Megatron FSDP"; the optimizer's moments are torch.dtype fields,
+	 * which its OmegaConf conversion leaves out */
+	if (fsdp && pp_inner(c))
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
+				     "with rank order tp-pp-dp");
+	if (p->request.moments == DTPLAN_MOMENTS_BF16)
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "Megatron-Bridge cannot run this plan as it is: Adam's moment "
+				     "dtypes are not overrides");
+	if ((rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	fprintf(t.f,
+		"model.tensor_model_parallel_size=%d model.pipeline_model_parallel_size=%d "
+		"model.context_parallel_size=%d model.expert_model_parallel_size=%d "
+		"model.sequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
+		"train.global_batch_size=%ld",
+		c->tp, c->pp, c->cp > 1 ? c->cp : 1, c->ep > 1 ? c->ep : 1,
+		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
+	if (p->request.precision == DTPLAN_PRECISION_FP8)
+		fputs(blackwell(p) ? " model.fp8=e4m3 model.fp8_recipe=mxfp8"
+				   : " model.fp8=hybrid model.fp8_recipe=tensorwise",
+		      t.f);
+	if (c->vp > 1)
+		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
+	if (stages_uneven(c))
+		fprintf(t.f,
+			" model.num_layers_in_first_pipeline_stage=%d "
+			"model.num_layers_in_last_pipeline_stage=%d",
+			c->stages.first, c->stages.last);
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
+		fputs(" model.recompute_granularity=selective", t.f);
+	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
+		put_fine_modules(t.f, p,
+				 " model.recompute_granularity=selective model.recompute_modules=[",
+				 ',', "]");
+	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
+		fputs(" model.recompute_granularity=full model.recompute_method=uniform "
+		      "model.recompute_num_layers=1",
+		      t.f);
+	/* the gradients as the plan counts them: fp32 main gradients
+	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
+	fprintf(t.f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
+	if (c->zero >= 1)
+		fputs(" ddp.use_distributed_optimizer=true "
+		      "optimizer.use_distributed_optimizer=true",
+		      t.f);
+	if (fsdp)
+		fprintf(t.f,
+			" ddp.use_megatron_fsdp=true ddp.data_parallel_sharding_strategy=%s "
+			"checkpoint.ckpt_format=fsdp_dtensor",
+			c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	if (c->offload)
+		fputs(" optimizer.use_precision_aware_optimizer=true "
+		      "optimizer.optimizer_cpu_offload=true",
+		      t.f);
+	if (pp_inner(c))
+		fputs(" dist.use_tp_pp_dp_mapping=true", t.f);
+	if (ckpt_steps(p) > 0)
+		fprintf(t.f, " checkpoint.save_interval=%ld", ckpt_steps(p));
+	return text_finish(&t, out, err);
+}
+
+/* Largest shortfall of the first or last stage tried for torchtitan. */
+#define TORCHTITAN_LESS_MAX 16
+
+/* Whether torchtitan's split of layers, with the first and last stage a and
+ * b layers short, puts c's stages' layer counts on its ranks. */
+static bool torchtitan_split_is(const struct dtplan_candidate *c, int layers, int a, int b)
+{
+	int v = c->vp > 1 ? c->vp : 1, n = c->pp * v, eff = layers + a + b;
+	int base = eff / n, extra = eff % n;
+
+	if (base < 1 || a > base || b > base)
+		return false;
+	for (int r = 0; r < c->pp; r++) {
+		long sum = 0;
+
+		for (int i = r; i < n; i += c->pp)
+			sum += base + (i < extra) - (i == 0 ? a : 0) - (i == n - 1 ? b : 0);
+		if (sum != dtplan_stage_layers_at(&c->stages, c->pp, r))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * torchtitan's pipeline split of c's stages: *chunk layers per virtual
+ * stage (--parallelism.pipeline_parallel_layers_per_stage), the first and
+ * last stage *less_first and *less_last layers short.  torchtitan makes
+ * ceil((layers + less_first + less_last) / chunk) virtual stages, pp x vp,
+ * of equal effective layers, the remainder one each to the first ones,
+ * rank r holding r, r + pp, ..., and refuses a shortfall above a stage's
+ * share (_generate_llm_fqn_per_model_part(), torchtitan/distributed/
+ * pipeline_parallel.py, b5bcd76).  False when no shortfall up to
+ * TORCHTITAN_LESS_MAX makes c's stages.
+ */
+static bool torchtitan_stages(const struct dtplan_candidate *c, int layers, int *chunk,
+			      int *less_first, int *less_last)
+{
+	int n = c->pp * (c->vp > 1 ? c->vp : 1);
+
+	for (int a = 0; a <= TORCHTITAN_LESS_MAX; a++)
+		for (int b = 0; b <= TORCHTITAN_LESS_MAX; b++) {
+			int eff = layers + a + b, k = (eff + n - 1) / n;
+
+			if (!torchtitan_split_is(c, layers, a, b) || (eff + k - 1) / k != n)
+				continue;
+			*chunk = k;
+			*less_first = a;
+			*less_last = b;
+			return true;
+		}
+	return false;
+}
+
+/* Why torchtitan's options cannot say plan p (NULL: they can). */
+static const char *torchtitan_why_not(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = &p->best;
+	int chunk, a, b;
+
+	if (c->rank_order == DTPLAN_ORDER_TP_PP_DP)
+		return "its mesh is pp, dp_replicate, dp_shard, cp, tp: no tp-pp-dp rank order";
+	if (c->zero == 1)
+		return "it has no ZeRO-1 (DDP or FSDP2)";
+	if (c->offload)
+		return "its CPU offload moves parameters and gradients too";
+	if (c->ep > 1 && c->tp > 1)
+		return "its expert parallelism takes TP ranks";
+	if (c->dualpipe)
+		return "it has no DualPipe schedule";
+	if (c->cp > 1 && c->zero == 0)
+		return "it shards with FSDP over CP";
+	if (p->request.precision == DTPLAN_PRECISION_FP8)
+		return "its Float8 converter is set in the model's configuration, not by an option";
+	if (p->request.moments == DTPLAN_MOMENTS_BF16)
+		return "its Adam keeps fp32 moments";
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE || c->recompute == DTPLAN_RECOMPUTE_FINE)
+		return "its selective recomputation is per-op (it recomputes every second matrix "
+		       "multiply), not Megatron-LM's";
+	if (c->pp > 1 && !torchtitan_stages(c, p->request.model.layers, &chunk, &a, &b))
+		return "its pipeline split cannot make these stages";
+	return NULL;
+}
+
+enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char **out,
+					      struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	const char *why;
+	struct text t;
+	enum dtplan_err rv;
+	long seq;
+	int chunk = 0, a = 0, b = 0;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	why = torchtitan_why_not(p);
+	if (why != NULL)
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "torchtitan cannot run this plan as it is: %s", why);
+	if ((rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	seq = plan_seq(p);
+	/* DDP (dp_replicate) for ZeRO-0, FSDP2 (dp_shard) for ZeRO-2/3 */
+	fprintf(t.f,
+		"--parallelism.data_parallel_replicate_degree %d "
+		"--parallelism.data_parallel_shard_degree %d "
+		"--parallelism.tensor_parallel_degree %d --parallelism.context_parallel_degree %d "
+		"--parallelism.pipeline_parallel_degree %d",
+		c->zero == 0 ? c->dp : 1, c->zero == 0 ? 1 : c->dp, c->tp, c->cp > 1 ? c->cp : 1,
+		c->pp);
+	if (c->zero >= 2)
+		fprintf(t.f, " --parallelism.fsdp_reshard_after_forward %s",
+			c->zero == 3 ? "always" : "never");
+	if (c->ep > 1)
+		fprintf(t.f, " --parallelism.expert_parallel_degree %d", c->ep);
+	if (c->pp > 1) {
+		torchtitan_stages(c, p->request.model.layers, &chunk, &a, &b);
+		fprintf(t.f,
+			" --parallelism.pipeline_parallel_schedule %s "
+			"--parallelism.num_pp_microbatches %d "
+			"--parallelism.pipeline_parallel_layers_per_stage %d "
+			"--parallelism.pipeline_parallel_first_stage_less_layers %d "
+			"--parallelism.pipeline_parallel_last_stage_less_layers %d",
+			c->vp > 1 ? "Interleaved1F1B" : "1F1B", c->num_microbatches, chunk, a, b);
+	}
+	/* batches in tokens: the micro-batch of a DP rank and the step's;
+	 * torchtitan accumulates the rest (Trainer.__init__, torchtitan/
+	 * trainer.py) */
+	fprintf(t.f,
+		" --training.num_tokens_per_microbatch_per_dp_rank %ld "
+		"--training.num_tokens_per_train_step %ld --training.max_context_length %ld",
+		(long)c->micro_batch * seq, plan_global_batch(c) * seq, seq);
+	if (ckpt_steps(p) > 0)
+		fprintf(t.f, " --checkpoint.interval %ld", ckpt_steps(p));
+	/* the activation-checkpoint policy is a subcommand, last */
+	fputs(c->recompute == DTPLAN_RECOMPUTE_FULL ? " activation-checkpoint:full"
+						    : " activation-checkpoint:none",
+	      t.f);
+	return text_finish(&t, out, err);
+}
+
+const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c;
+
+	if (p == NULL)
+		return NULL;
+	c = &p->best;
+	/* DeepSpeed's engine: "MoE not supported with Stage 3"; its pipeline
+	 * engine takes ZeRO-1 at most (deepspeed/runtime/engine.py, edaa722) */
+	if (c->zero >= 2 && c->pp > 1)
+		return "DeepSpeed's pipeline engine does not run ZeRO-2/3";
+	if (c->zero == 3 && p->request.model.experts > 0)
+		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
+	return NULL;
 }
 
 enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,
@@ -417,7 +720,7 @@ enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtpl
 				  struct dtplan_env *e, struct dtplan_error *err)
 {
 	enum dtplan_err ret = DTPLAN_OK;
-	char *megatron = NULL, *nemo = NULL;
+	char *megatron = NULL, *nemo = NULL, *titan = NULL, *bridge = NULL;
 	int nnodes, per;
 
 	if (e == NULL)
@@ -431,6 +734,11 @@ enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtpl
 	}
 	ret |= set_take(e, "DT_MEGATRON_ARGS", megatron);
 	ret |= set_take(e, "DT_NEMO_OVERRIDES", nemo);
+	/* only where the framework can say the plan */
+	if (dtplan_launch_torchtitan_args(p, &titan, NULL) == DTPLAN_OK)
+		ret |= set_take(e, "DT_TORCHTITAN_ARGS", titan);
+	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, NULL) == DTPLAN_OK)
+		ret |= set_take(e, "DT_MEGATRON_BRIDGE_OVERRIDES", bridge);
 	if (dtplan_launch_torchrun(p, &nnodes, &per)) {
 		ret |= dtplan_env_set(e, "PET_NNODES", "%d", nnodes);
 		ret |= dtplan_env_set(e, "PET_NPROC_PER_NODE", "%d", per);

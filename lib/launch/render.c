@@ -344,8 +344,8 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name, nodes_of(r),
 		nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
 	if (c->ep > 1)
-		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of DP)", c->tp,
-			c->cp, c->pp, c->dp, c->ep);
+		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of %s)", c->tp,
+			c->cp, c->pp, c->dp, c->ep, c->cp > 1 ? "CP x DP" : "DP");
 	else if (c->cp > 1)
 		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d", c->tp, c->cp, c->pp,
 			c->dp);

@@ -77,17 +77,17 @@ void dtplan__split_init(struct dtplan__split *s, const struct dtplan_model *m);
 
 /* The rules, in the order they are checked. */
 enum {
-	DTPLAN__RULE_TP_HEADS = 1u << 0,     /* TP divides the heads and key/value heads */
-	DTPLAN__RULE_PP_LAYERS = 1u << 1,    /* PP at most the layers */
-	DTPLAN__RULE_EP_EXPERTS = 1u << 2,   /* EP on a model with experts, dividing them */
-	DTPLAN__RULE_ZERO_PP = 1u << 3,      /* ZeRO-2/3 only with PP 1 (DeepSpeed) */
-	DTPLAN__RULE_VP_PP = 1u << 4,        /* interleaving needs PP >= 2 */
-	DTPLAN__RULE_MEGATRON = 1u << 5,     /* Megatron-LM: ZeRO <= 1, no offload; fine
-					     * recomputation and bf16 moments need it */
-	DTPLAN__RULE_DUALPIPE = 1u << 6,     /* DualPipe: an even PP, no interleaving */
+	DTPLAN__RULE_TP_HEADS = 1u << 0,   /* TP divides the heads and key/value heads */
+	DTPLAN__RULE_PP_LAYERS = 1u << 1,  /* PP at most the layers */
+	DTPLAN__RULE_EP_EXPERTS = 1u << 2, /* EP on a model with experts, dividing them */
+	DTPLAN__RULE_FRAMEWORK = 1u << 3,  /* ZeRO, offload, CP, EP, schedule the framework runs */
+	DTPLAN__RULE_VP_PP = 1u << 4,      /* interleaving needs PP >= 2 */
+	DTPLAN__RULE_MEGATRON = 1u << 5,   /* fine recomputation and bf16 moments need
+					     * Megatron-LM */
+	DTPLAN__RULE_DUALPIPE = 1u << 6,   /* DualPipe: an even PP, no interleaving */
 	DTPLAN__RULE_OFFLOAD_ZERO = 1u << 7, /* ZeRO-Offload needs ZeRO >= 1 */
 	DTPLAN__RULE_CP_FLASH = 1u << 8,     /* CP needs flash attention */
-	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides DP (carved from it) */
+	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides CP x DP (carved from them) */
 	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
 	DTPLAN__RULE_SEQ = 1u << 11,         /* CP and TP split the sequence as Megatron-LM does */
 };
@@ -97,7 +97,7 @@ enum {
 	(DTPLAN__RULE_TP_HEADS | DTPLAN__RULE_PP_LAYERS | DTPLAN__RULE_EP_EXPERTS)
 /* What the framework and schedule run (--dt-train alone). */
 #define DTPLAN__RULES_TRAIN                                                                        \
-	(DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_VP_PP | DTPLAN__RULE_MEGATRON |                       \
+	(DTPLAN__RULE_FRAMEWORK | DTPLAN__RULE_VP_PP | DTPLAN__RULE_MEGATRON |                     \
 	 DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_OFFLOAD_ZERO | DTPLAN__RULE_CP_FLASH |               \
 	 DTPLAN__RULE_SEQ)
 /* What the memory ledger needs for its count to mean a split. */

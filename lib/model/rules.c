@@ -60,25 +60,72 @@ static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules
 	return DTPLAN_OK;
 }
 
+/*
+ * What each framework runs (doc/launchers.md names the versions read):
+ * DeepSpeed refuses ZeRO-2/3 with its pipeline engine and ZeRO-3 with its
+ * MoE layers ("MoE not supported with Stage 3", deepspeed/runtime/engine.py);
+ * Megatron-LM shards gradients and parameters with Megatron-FSDP
+ * (--data-parallel-sharding-strategy optim_grads / optim_grads_params) and
+ * offloads the optimizer with --optimizer-cpu-offload; torchtitan is FSDP2
+ * (dp_shard, with reshard_after_forward "never" for ZeRO-2 and "always" for
+ * ZeRO-3) or DDP (dp_replicate, ZeRO-0), always FSDP over CP (its fsdp mesh
+ * holds dp_shard x cp, torchtitan/distributed/parallel_dims.py), and its EP
+ * borrows TP ranks (efsdp = dp_shard x cp x tp / ep), another expert layout
+ * than the TP-sharded experts counted here.
+ */
+static enum dtplan_err check_framework(const struct dtplan__split *s, struct dtplan_error *err)
+{
+	const struct dtplan_model *m = s->model;
+
+	if (s->framework == DTPLAN_FRAMEWORK_DEEPSPEED && s->zero >= 2 && s->pp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d; framework=megatron or "
+				     "framework=torchtitan shard with any PP",
+				     s->zero, s->pp);
+	if (s->framework == DTPLAN_FRAMEWORK_DEEPSPEED && s->zero == 3 && m != NULL &&
+	    m->experts > 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "ZeRO-3 with the experts of %s: DeepSpeed refuses MoE layers "
+				     "with stage 3",
+				     m->name);
+	if (s->framework != DTPLAN_FRAMEWORK_TORCHTITAN)
+		return DTPLAN_OK;
+	if (s->zero == 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "torchtitan has no ZeRO-1: DDP (ZeRO-0) or FSDP2 (ZeRO-2 "
+				     "without resharding after forward, ZeRO-3 with it)");
+	if (s->offload == 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
+				     "offload=yes: torchtitan's CPU offload moves parameters and "
+				     "gradients too, not only the optimizer state");
+	if (s->cp > 1 && s->zero == 0)
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "zero", 0,
+			"CP %d with ZeRO-0: torchtitan always shards with FSDP over CP", s->cp);
+	if (s->ep > 1 && s->tp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d with TP %d: torchtitan's EP takes TP ranks (experts "
+				     "unsharded by TP), another expert layout than this plan's",
+				     s->ep, s->tp);
+	if (s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
+				     "schedule=dualpipe: torchtitan has no DualPipe schedule");
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules,
 				   struct dtplan_error *err)
 {
 	bool megatron = s->framework == DTPLAN_FRAMEWORK_MEGATRON;
+	enum dtplan_err rv;
 
-	if ((rules & DTPLAN__RULE_ZERO_PP) && s->zero >= 2 && s->pp > 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
-				     "pipeline parallelism), PP is %d",
-				     s->zero, s->pp);
+	if ((rules & DTPLAN__RULE_FRAMEWORK) && (rv = check_framework(s, err)) != DTPLAN_OK)
+		return rv;
 	if ((rules & DTPLAN__RULE_VP_PP) && s->vp > 1 && s->pp == 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
 				     "%d interleaved stages need pipeline parallelism, PP is 1",
 				     s->vp);
-	if ((rules & DTPLAN__RULE_MEGATRON) && megatron && (s->zero > 1 || s->offload == 1))
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "Megatron-LM shards optimizer state only (its distributed "
-				     "optimizer is ZeRO-1) and offloads nothing: %s",
-				     s->offload == 1 ? "offload=yes" : "ZeRO-2/3 asked");
 	if ((rules & DTPLAN__RULE_DUALPIPE) && s->schedule == DTPLAN_SCHEDULE_DUALPIPE &&
 	    s->pp > 1 && s->pp % 2 != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
@@ -102,6 +149,14 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 				     "(fp32 master weights, bf16 Adam moments); it needs "
 				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
 				     "bf16 master weights)");
+	/* TE's precision-aware optimizer runs under the distributed one
+	 * ("--use-precision-aware-optimizer only supported with distributed
+	 * optimizer", megatron/core/optimizer/__init__.py, d98e8a6) */
+	if ((rules & DTPLAN__RULE_MEGATRON) && s->moments == DTPLAN_MOMENTS_BF16 && s->zero == 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
+				     "moments=bf16 is Megatron-Core's precision-aware optimizer, "
+				     "which runs with its distributed optimizer: ZeRO-1 or more, "
+				     "not ZeRO-0");
 	if ((rules & DTPLAN__RULE_OFFLOAD_ZERO) && s->offload == 1 && s->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0");
@@ -137,10 +192,13 @@ static enum dtplan_err check_gpus(const struct dtplan__split *s, unsigned rules,
 {
 	int tp = s->tp > 0 ? s->tp : 1;
 
-	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 && s->dp % s->ep != 0)
+	/* Megatron-LM's expert generator: expert DP = world / (tp ep pp), EP
+	 * taken from CP x DP (parallel_state.py, d98e8a6) */
+	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 &&
+	    ((long)s->dp * (s->cp > 1 ? s->cp : 1)) % s->ep != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d does not divide DP %d (EP is carved from DP)", s->ep,
-				     s->dp);
+				     "EP %d does not divide CP x DP %ld (EP is carved from them)",
+				     s->ep, (long)s->dp * (s->cp > 1 ? s->cp : 1));
 	if (!(rules & DTPLAN__RULE_GPUS) || s->gpus <= 0)
 		return DTPLAN_OK;
 	if (s->tp > 0 && s->gpus % s->tp != 0)

@@ -44,8 +44,28 @@ void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req)
 }
 
 /* Layers per stage for pp stages and the slowest stage's work over the mean. */
-enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, struct dtplan_stage_layers *st,
-				  double *imbalance, struct dtplan_error *err)
+/* The gcd of a split's stage layer counts (the first's alone with pp 1). */
+static int stages_gcd(const struct dtplan_stage_layers *st, int pp)
+{
+	int g = st->first, k[2] = {st->last, st->middle};
+
+	for (int i = 0; i < (pp > 2 ? 2 : pp > 1 ? 1 : 0); i++) {
+		int a = g, b = k[i];
+
+		while (b != 0) {
+			int t = a % b;
+
+			a = b;
+			b = t;
+		}
+		g = a;
+	}
+	return g;
+}
+
+enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, int vp,
+				  struct dtplan_stage_layers *st, double *imbalance,
+				  struct dtplan_error *err)
 {
 	const double *e = x->stage_extra;
 	int layers = x->req->model.layers;
@@ -58,6 +78,24 @@ enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, struct dtplan_sta
 	if (pp == 1) {
 		*imbalance = 1.0;
 		return DTPLAN_OK;
+	}
+	/* Interleaving cuts every stage into vp chunks of whole layers
+	 * (TransformerConfig.__post_init__, megatron/core/transformer/
+	 * transformer_config.py, d98e8a6, refuses first, last and middle
+	 * stages that vp does not divide): where the balanced split does not
+	 * allow it, the balanced split in units of vp layers does. */
+	if (vp > 1 && stages_gcd(st, pp) % vp != 0) {
+		if (layers % vp != 0 || layers / vp < pp)
+			return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
+					     "%d interleaved chunks need the %d layers in whole "
+					     "chunks on each of %d stages",
+					     vp, layers, pp);
+		rv = dtplan_stage_split(layers / vp, pp, e[0] / vp, e[1] / vp, st, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		st->first *= vp;
+		st->middle *= vp;
+		st->last *= vp;
 	}
 	slowest = fmax(st->first + e[0], st->last + e[1]);
 	if (pp > 2)
@@ -127,7 +165,8 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 		c->cp = 1;
 	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
 	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 || c->vp < 1 ||
-	    (c->vp > 1 && c->pp < 2) || c->ep < 1 || c->cp < 1 || c->dp % c->ep != 0 ||
+	    (c->vp > 1 && c->pp < 2) || c->ep < 1 || c->cp < 1 ||
+	    ((long)c->dp * c->cp) % c->ep != 0 ||
 	    !dtplan__batch_of(req, c->dp, c->micro_batch, &c->num_microbatches, &c->global_batch))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3, "
@@ -135,7 +174,7 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 				     "micro-batch count near the global batch");
 	c->dualpipe = req->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1;
 	dtplan__search_ctx_init(&x, req);
-	rv = dtplan__stages_of(&x, c->pp, &c->stages, &c->stage_imbalance, err);
+	rv = dtplan__stages_of(&x, c->pp, c->vp, &c->stages, &c->stage_imbalance, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	return evaluate(&x, NULL, c, fits, err);

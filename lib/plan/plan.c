@@ -87,7 +87,8 @@ static long fewest_fitting(const struct dtplan_request *req)
 {
 	long gpn = req->gpus_per_node, lo, hi = 0;
 
-	for (long g = req->gpus + 1; g < gpn; g++)
+	/* up to a whole node: the node counts below start above it */
+	for (long g = req->gpus + 1; g <= gpn; g++)
 		if (fits_on_gpus(req, g))
 			return g;
 	lo = (req->gpus + gpn - 1) / gpn; /* nodes that do not fit */

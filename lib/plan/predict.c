@@ -60,13 +60,14 @@ void dtplan__flat_links(const struct ctx *x, const struct dtplan_candidate *c, s
 	group_link(x, tc * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
 	group_link(x, tc * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
 	group_link(x, tc, &l->cp_net, &l->cp_bw, &l->cp_lat);
-	group_link(x, tc * c->ep, &l->ep_net, &l->ep_bw, &l->ep_lat);
+	/* Megatron-LM's expert groups: ep ranks tp apart, over CP x DP */
+	group_link(x, c->tp * c->ep, &l->ep_net, &l->ep_bw, &l->ep_lat);
 	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node, tc, c->dp) : 1.0;
 	if (l->dp_net)
 		l->dp_bw = fmin(l->dp_bw * l->dp_rails, x->nvlink_bw);
 	/* an all-to-all leaving the node runs over every rail of its members */
 	if (l->ep_net)
-		l->ep_bw = fmin(l->ep_bw * dp_rails(r->gpus_per_node, tc, c->ep), x->nvlink_bw);
+		l->ep_bw = fmin(l->ep_bw * dp_rails(r->gpus_per_node, c->tp, c->ep), x->nvlink_bw);
 	l->ep_where = l->ep_net ? "network" : "nvlink";
 	l->ep_ratio = 1.0;
 }
@@ -110,10 +111,9 @@ void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
 	}
 	{
 		const struct dtplan__group_links *e = &ep_ev->dp;
-		double rails = dp_rails(r->gpus_per_node,
-					o == DTPLAN_ORDER_TP_DP_PP ? (long)c->tp * c->cp
-								   : (long)c->tp * c->cp * c->pp,
-					c->ep);
+		/* ep ranks tp apart in both orders (with EP, tp-pp-dp runs
+		 * only without PP) */
+		double rails = dp_rails(r->gpus_per_node, c->tp, c->ep);
 
 		l->ep_net = e->net;
 		l->ep_lat = e->net ? r->net_latency_s : r->nvlink_latency_s;
@@ -512,8 +512,10 @@ static void predict_placed(const struct ctx *x, const struct split *sp, struct d
 	/* EP with PP: tp-dp-pp only.  Megatron-LM's tp-pp-dp mapping
 	 * (tp-cp-ep-pp-dp) refuses PP > 1 unless "the data parallel size of the
 	 * attention and moe layers [are] the same" (parallel_state.py), which
-	 * EP > 1 makes them not */
-	if (c->ep > 1 && c->pp > 1)
+	 * EP > 1 makes them not; torchtitan's mesh is pp, dp_replicate,
+	 * dp_shard, cp, tp (ParallelDims.build_mesh(), torchtitan/distributed/
+	 * parallel_dims.py, b5bcd76): tp-cp-dp-pp alone */
+	if ((c->ep > 1 && c->pp > 1) || x->req->framework == DTPLAN_FRAMEWORK_TORCHTITAN)
 		goto chosen;
 	dtplan__fabric_links(x, sp, &alt, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	dtplan__predict(x, &l, &alt);

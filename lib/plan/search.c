@@ -354,15 +354,17 @@ static enum dtplan_err walk_zero(struct split_walk *s, int zero, struct dtplan_e
 {
 	const struct ctx *x = s->w->x;
 
-	/* the rules: DeepSpeed runs ZeRO-2/3 only without pipeline
-	 * parallelism, Megatron-LM's distributed optimizer is ZeRO-1,
-	 * ZeRO-Offload needs ZeRO (DeepSpeed's offload_optimizer) */
+	/* the rules: what the framework shards with the split's PP, CP and
+	 * EP (DeepSpeed runs ZeRO-2/3 only without pipeline parallelism),
+	 * ZeRO-Offload needs ZeRO */
 	s->rules.zero = zero;
 	if (!allowed(&s->rules,
-		     DTPLAN__RULE_ZERO_PP | DTPLAN__RULE_MEGATRON | DTPLAN__RULE_OFFLOAD_ZERO))
+		     DTPLAN__RULE_FRAMEWORK | DTPLAN__RULE_MEGATRON | DTPLAN__RULE_OFFLOAD_ZERO))
 		return DTPLAN_OK;
-	/* ZeRO over one replica is ZeRO-0 */
-	if (zero > 0 && s->base->dp == 1 && x->req->zero < 0 && !x->offload)
+	/* ZeRO over one replica is ZeRO-0 (but for the optimizers that
+	 * need a distributed one: the CPU's, bf16 moments') */
+	if (zero > 0 && s->base->dp == 1 && x->req->zero < 0 && !x->offload &&
+	    x->req->moments != DTPLAN_MOMENTS_BF16)
 		return DTPLAN_OK;
 	s->zero = zero;
 	s->none_fits = false;
@@ -372,14 +374,20 @@ static enum dtplan_err walk_zero(struct split_walk *s, int zero, struct dtplan_e
 	return walk_microbatches(s, err);
 }
 
-/* Visits every ZeRO stage, micro-batch, interleaving and recomputation of
- * one split, in that order (outermost first). */
-static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
-				  const struct split *sp, struct dtplan_error *err)
+/* Visits every ZeRO stage, micro-batch, interleaving of vps and
+ * recomputation of one split, in that order (outermost first). */
+static enum dtplan_err walk_split_vps(struct walk *w, const struct dtplan_candidate *base,
+				      const struct split *sp, const int *vps, int n_vp,
+				      struct dtplan_error *err)
 {
 	const struct ctx *x = w->x;
 	const struct dtplan_request *r = x->req;
 	int zero_lo = r->zero >= 0 ? r->zero : 0, zero_hi = r->zero >= 0 ? r->zero : 3;
+
+	/* Megatron-FSDP is Megatron-LM's opt-in (--use-megatron-fsdp, off by
+	 * default): ZeRO-2/3 under framework=megatron only when asked */
+	if (r->zero < 0 && r->framework == DTPLAN_FRAMEWORK_MEGATRON)
+		zero_hi = 1;
 	struct split_walk s;
 	enum dtplan_err rv;
 
@@ -389,10 +397,14 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 	s.rules = x->rules;
 	/* DualPipe mirrors the stages: an even PP */
 	s.rules.pp = base->pp;
+	s.rules.tp = base->tp;
+	s.rules.cp = base->cp;
+	s.rules.ep = base->ep;
 	if (!allowed(&s.rules, DTPLAN__RULE_DUALPIPE))
 		return DTPLAN_OK;
 	s.rules.offload = x->offload ? 1 : 0;
-	s.n_vp = vp_choices(x, base, s.vps);
+	s.n_vp = n_vp;
+	memcpy(s.vps, vps, (size_t)n_vp * sizeof(vps[0]));
 	/* the ledger's view of the split, once (none: each candidate's own,
 	 * which reports the error) */
 	s.shp = NULL;
@@ -419,6 +431,60 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 			return rv;
 	}
 	return DTPLAN_OK;
+}
+
+/* A new split for the kernel-time memo (its times hold for one split's
+ * stages). */
+static void memo_next(const struct ctx *x)
+{
+	if (x->memo != NULL && ++x->memo->split == 0) {
+		/* wrapped: start over */
+		memset(x->memo, 0, sizeof(*x->memo));
+		x->memo->split = 1;
+	}
+}
+
+/*
+ * Every interleaving of one split: those its balanced stages allow
+ * (vp_choices()), then each other v whose chunks of whole layers the split
+ * can balance instead (dtplan__stages_of()), on those stages.
+ */
+static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
+				  const struct split *sp, struct dtplan_error *err)
+{
+	const struct ctx *x = w->x;
+	const struct dtplan_request *r = x->req;
+	struct dtplan__split rules = x->rules;
+	int vps[MAX_VP], n_vp = vp_choices(x, base, vps);
+	enum dtplan_err rv;
+	bool other = false;
+
+	rv = walk_split_vps(w, base, sp, vps, n_vp, err);
+	rules.pp = base->pp;
+	rules.schedule = base->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
+	for (int v = 2; rv == DTPLAN_OK && !w->stop && base->pp >= 2 && v <= MAX_VP; v++) {
+		struct dtplan_candidate c = *base;
+		bool seen = false;
+
+		for (int k = 0; k < n_vp; k++)
+			seen = seen || vps[k] == v;
+		rules.vp = v;
+		if (seen || (r->vp > 0 && v != r->vp) || r->model.layers % v != 0 ||
+		    r->model.layers / v < base->pp ||
+		    !allowed(&rules, DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE))
+			continue;
+		if (dtplan__stages_of(x, base->pp, v, &c.stages, &c.stage_imbalance, NULL) !=
+		    DTPLAN_OK)
+			continue;
+		/* other stages: other kernel times */
+		memo_next(x);
+		other = true;
+		rv = walk_split_vps(w, &c, sp, &v, 1, err);
+	}
+	/* the split's next walk (another EP) has the balanced stages again */
+	if (other)
+		memo_next(x);
+	return rv;
 }
 
 /* Most CP and EP degrees tried for one split (CP: powers of two). */
@@ -482,8 +548,8 @@ static int cp_choices(const struct ctx *x, int rest, int *cps)
 }
 
 /* Expert-parallel degrees: 1 for a dense model, else every divisor of the
- * experts that divides dp (EP is carved from DP), or the pinned one. */
-static int ep_choices(const struct ctx *x, int dp, int *eps)
+ * experts that divides cp x dp (EP is carved from them), or the pinned one. */
+static int ep_choices(const struct ctx *x, int cp, int dp, int *eps)
 {
 	const struct dtplan_request *r = x->req;
 	int n = 0, e = r->model.experts;
@@ -491,6 +557,7 @@ static int ep_choices(const struct ctx *x, int dp, int *eps)
 	unsigned ep_rules = DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP;
 
 	rules.dp = dp;
+	rules.cp = cp;
 	if (r->ep > 0) {
 		rules.ep = r->ep;
 		if (allowed(&rules, ep_rules))
@@ -502,7 +569,7 @@ static int ep_choices(const struct ctx *x, int dp, int *eps)
 		return n;
 	{
 		int ds[MAX_DIVISORS];
-		size_t n_d = divisors(e, dp, ds);
+		size_t n_d = divisors(e, cp * dp, ds);
 
 		for (size_t i = 0; i < n_d && n < MAX_EP; i++) {
 			rules.ep = ds[i];
@@ -580,7 +647,8 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 					w->out->min_dp = c.dp;
 				if (c.dp > most)
 					continue;
-				rv = dtplan__stages_of(x, pp, &c.stages, &c.stage_imbalance, err);
+				rv = dtplan__stages_of(x, pp, 1, &c.stages, &c.stage_imbalance,
+						       err);
 				if (rv != DTPLAN_OK)
 					return rv;
 				if (x->fab != NULL) {
@@ -593,25 +661,21 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 					sp.tp_on_nvlink = dtplan__fabric_tp_fits(x->fab, tp);
 				}
 				/* the kernel times do not depend on EP */
-				if (x->memo != NULL && ++x->memo->split == 0) {
-					/* wrapped: start over */
-					memset(x->memo, 0, sizeof(*x->memo));
-					x->memo->split = 1;
-				}
-				n_ep = ep_choices(x, c.dp, eps);
+				memo_next(x);
+				n_ep = ep_choices(x, cp, c.dp, eps);
 				for (int ke = 0; ke < n_ep && !w->stop; ke++) {
 					c.ep = eps[ke];
 					if (x->fab != NULL) {
-						/* the EP groups: ep ranks tc apart (tc pp
-						 * with PP inner), as a DP group */
+						/* the EP groups: ep ranks tp apart over
+						 * CP x DP, as Megatron-LM's expert rank
+						 * generator forms them (tp-pp-dp only
+						 * without PP: the same groups) */
 						dtplan__fabric_eval(
-							x->fab, tc, pp * (c.dp / c.ep), c.ep,
+							x->fab, tp, pp * (cp * c.dp / c.ep), c.ep,
 							DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
 							&sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
-						dtplan__fabric_eval(
-							x->fab, tc * pp, c.dp / c.ep, c.ep,
-							DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
-							&sp.ep_ev[DTPLAN_ORDER_TP_PP_DP]);
+						sp.ep_ev[DTPLAN_ORDER_TP_PP_DP] =
+							sp.ep_ev[DTPLAN_ORDER_TP_DP_PP];
 					}
 					rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
 					if (rv != DTPLAN_OK)
@@ -654,10 +718,10 @@ static enum dtplan_err search(const struct dtplan_request *req, const struct dtp
 	x.offload = req->offload == 1;
 	w.out = out;
 	rv = walk_all(&w, err);
-	/* ZeRO-Offload when the GPUs are too few for anything else (DeepSpeed's,
-	 * over a host link) */
+	/* ZeRO-Offload when the GPUs are too few for anything else (DeepSpeed's
+	 * offload_optimizer, Megatron-LM's --optimizer-cpu-offload), over a host link */
 	if (rv == DTPLAN_OK && out->n_fit == 0 && req->offload < 0 &&
-	    req->framework == DTPLAN_FRAMEWORK_DEEPSPEED && req->gpu.host_bytes_per_s > 0.0) {
+	    req->framework != DTPLAN_FRAMEWORK_TORCHTITAN && req->gpu.host_bytes_per_s > 0.0) {
 		x.offload = true;
 		rv = walk_all(&w, err);
 	}

@@ -144,9 +144,12 @@ static inline bool dtplan__batch_of(const struct dtplan_request *r, int dp, int 
 }
 
 /* Layers per stage for pp stages into *st, and *imbalance the slowest
- * stage's work over the mean (1 with pp 1). */
-enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, struct dtplan_stage_layers *st,
-				  double *imbalance, struct dtplan_error *err);
+ * stage's work over the mean (1 with pp 1): the balanced split, or with vp > 1
+ * where vp does not divide its stages the balanced split in chunks of vp
+ * layers (DTPLAN_ERR_INVAL when the layers make no whole chunks). */
+enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, int vp,
+				  struct dtplan_stage_layers *st, double *imbalance,
+				  struct dtplan_error *err);
 
 /* The memory of c into c->memory (its split's stages shaped in sh, or
  * NULL); *fits when it is within the GPU's. */

@@ -36,11 +36,12 @@ json_eq "j['framework']" megatron
 # 7B on one node of 8: plain data parallelism with ZeRO-1 (the seed recipe)
 run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(1, 1, 8, 1)"
-# pinned choices; interleaving is searched unless pinned too
+# pinned choices; interleaving is searched unless pinned too: v of 1, 2, 4, 5,
+# 8, 10, 20 on the 40 + 40 layers, and 16 on chunks of 5 layers (48 + 32)
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(4, 2, 16, 1)"
 json_eq "j['parallelism']['num_microbatches']" 32
-json_eq "j['considered']" 7
+json_eq "j['considered']" 8
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --train vp=5 --json
 json_eq "(j['parallelism']['vp'], j['considered'])" "(5, 1)"
 json_eq "'--num-layers-per-virtual-pipeline-stage 8' in j['launch']['megatron_args']" True

@@ -61,17 +61,20 @@ write_moe_script() {
 	grep -q '^done$' <<<"$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	ep=$(batch_var DT_EP)
-	# Mixtral's 8 experts over 2, 4 or 8 GPUs, and EP carved from DP
+	# Mixtral's 8 experts over 2, 4 or 8 GPUs, and EP carved from CP x DP
 	[[ "$ep" =~ ^(2|4|8)$ ]]
 	dp=$(batch_var DT_DP)
-	[ $((dp % ep)) -eq 0 ]
+	cp=$(batch_var DT_CP)
+	tp=$(batch_var DT_TP)
+	[ $((cp * dp % ep)) -eq 0 ]
 	grep -q '^  model        mixtral-8x7b: 46.70B parameters' <<<"$LOG"
 	grep -q '12.88B active: 8 experts (2 per token) in 32 MoE layers' <<<"$LOG"
-	grep -q "(EP $ep of DP)" <<<"$LOG"
-	# every task: an EP rank, the DP rank modulo EP
+	grep -Eq "\(EP $ep of (CP x )?DP\)" <<<"$LOG"
+	# every task: an EP rank as Megatron-LM's expert rank generator forms
+	# it (tp-ep-dp-pp without CP, parallel_state.py): RANK / TP % EP
 	[ "$(grep -c '^TASK ' <<<"$LOG")" -eq 32 ]
-	while read -r _ _ _ dpr epr _; do
-		[ "${epr#DT_EP_RANK=}" -eq $((${dpr#DT_DP_RANK=} % ep)) ]
+	while read -r _ _ rk _ epr _; do
+		[ "${epr#DT_EP_RANK=}" -eq $((${rk#RANK=} / tp % ep)) ]
 	done < <(grep '^TASK ' <<<"$LOG")
 	! grep -q 'ep-oversubscribed-uplink' <<<"$LOG"
 }

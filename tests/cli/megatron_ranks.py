@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Checks a plan's ranks against the process groups Megatron-LM forms.
+
+An independent re-implementation, from reading it, of Megatron-LM's
+RankGenerator and generate_masked_orthogonal_rank_groups()
+(megatron/core/parallel_state.py at commit
+d98e8a64ddf34856e74b24714e3bedb2f5a39553): the decoder generator over
+tp, cp, dp, pp (ep 1) in the order "tp-cp-ep-dp-pp" (or "tp-cp-ep-pp-dp"
+with --use-tp-pp-dp-mapping), and the expert generator over expert-tp (tp),
+ep, expert-dp = world / (tp ep pp), pp with cp 1 in the same order.  A
+rank's coordinate in a kind of group is its index in the group that holds
+it (torch.distributed.new_group() ranks in ascending order).
+
+Usage: megatron_ranks.py PLAN.json   (dtplan plan --json on an allocation)
+Prints "ok N" after checking N ranks, or every mismatch and exits 1.
+"""
+import json
+import sys
+
+
+def groups(sizes, order, token):
+    """The groups of `token` ("tp", "ep", "tp-ep", ...) for `sizes` (name ->
+    degree) in `order`: each group lists the ranks whose coordinates outside
+    the token agree, the token's coordinates running fastest-first."""
+    names = order.split("-")
+    for n in sizes:
+        if n not in names:
+            if sizes[n] != 1:
+                raise ValueError(f"{n} = {sizes[n]} is not in the order {order}")
+            names.append(n)
+    shape = [sizes[n] for n in names]
+    stride = [1]
+    for s in shape:
+        stride.append(stride[-1] * s)
+    world = stride[-1]
+    inside = [n in token.split("-") for n in names]
+    # every rank's coordinates, then grouped by those outside the token
+    by_key = {}
+    for r in range(world):
+        coord = [(r // stride[i]) % shape[i] for i in range(len(names))]
+        key = tuple(c for c, m in zip(coord, inside) if not m)
+        by_key.setdefault(key, []).append(r)
+    return [sorted(g) for g in by_key.values()]
+
+
+def index_in(gs):
+    """rank -> its position in the group that holds it."""
+    at = {}
+    for g in gs:
+        for i, r in enumerate(g):
+            if r in at:
+                raise ValueError(f"rank {r} in two groups")
+            at[r] = i
+    return at
+
+
+def main():
+    j = json.load(open(sys.argv[1]))
+    par, place = j["parallelism"], j["placement"]
+    tp, pp, dp = par["tp"], par["pp"], par["dp"]
+    cp, ep = max(par.get("cp", 1), 1), max(par.get("ep", 1), 1)
+    world = tp * cp * dp * pp
+    # the order Megatron-LM initialises with (initialize_model_parallel())
+    order = "tp-cp-ep-pp-dp" if place["rank_order"].endswith("-dp") else "tp-cp-ep-dp-pp"
+    dense = {"tp": tp, "cp": cp, "ep": 1, "dp": dp, "pp": pp}
+    if world % (tp * ep * pp) != 0:
+        raise ValueError("world is not a multiple of expert tp x ep x pp")
+    expert = {"tp": tp, "cp": 1, "ep": ep, "dp": world // (tp * ep * pp), "pp": pp}
+    if not order.endswith("pp") and pp > 1 and expert["dp"] != dp:
+        raise ValueError("Megatron-LM refuses this order: expert and dense DP differ")
+    # Megatron asserts the two generators' pipeline groups agree
+    if sorted(groups(dense, order, "pp")) != sorted(groups(expert, order, "pp")):
+        raise ValueError("pipeline groups of the two generators differ")
+    want = {
+        "tp_rank": index_in(groups(dense, order, "tp")),
+        "cp_rank": index_in(groups(dense, order, "cp")),
+        "dp_rank": index_in(groups(dense, order, "dp")),
+        "pp_rank": index_in(groups(dense, order, "pp")),
+        "ep_rank": index_in(groups(expert, order, "ep")),
+    }
+    ranks = place["ranks"]
+    bad = 0
+    if len(ranks) != world:
+        print(f"{len(ranks)} ranks, the split makes {world}")
+        bad += 1
+    for k in ranks:
+        r = k["rank"]
+        for field, at in want.items():
+            if k[field] != at[r]:
+                print(f"rank {r}: {field} {k[field]}, Megatron-LM {at[r]}")
+                bad += 1
+    if bad:
+        sys.exit(1)
+    print(f"ok {len(ranks)}")
+
+
+if __name__ == "__main__":
+    main()

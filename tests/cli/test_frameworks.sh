@@ -1,0 +1,40 @@
+#!/bin/sh
+# Every Megatron-LM argument, Megatron-Bridge override and torchtitan option a
+# plan emits is one the framework defines, of its type, among its choices
+# (tests/cli/framework_keys.py names the sources and commits read).
+. "$(dirname "$0")/lib.sh"
+check="$top_srcdir/tests/cli/framework_keys.py"
+trap 'rm -f "$out" "$err"' EXIT
+
+keys_ok() {
+	run 0 plan "$@" --json
+	if got=$(python3 "$check" "$out" 2>&1); then _pass "$*: the frameworks' own words ($got)"
+	else _fail "$*: $got"; fi
+}
+keys_ok --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5
+keys_ok --model llama3-70b --gpus 64 --train framework=megatron,precision=fp8
+keys_ok --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4
+keys_ok --model llama3-70b --gpus 64 --train framework=torchtitan
+keys_ok --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3
+keys_ok --model llama3-8b --gpus 8 --gpu b200 --train framework=megatron,precision=fp8,offload=yes,zero=1
+keys_ok --model mixtral-8x7b --gpus 64 --train framework=megatron,cp=2,ep=4,recompute=fine
+keys_ok --model deepseek-v3 --gpus 1024 --train framework=megatron,recompute=fine,moments=bf16
+keys_ok --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,zero=3,cp=2
+# the Llama 3 70B interleaved recipe: five chunks of four layers on each stage
+run 0 plan --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3 --json
+json_eq "j['parallelism']['layers_per_stage'], j['parallelism']['vp']" "([20, 20, 20, 20], 5)"
+json_eq "'--parallelism.pipeline_parallel_layers_per_stage 4' in j['launch']['torchtitan_args']" True
+json_eq "'model.virtual_pipeline_model_parallel_size=5' in j['launch']['megatron_bridge_overrides']" True
+# what torchtitan cannot say is said, and no options
+run 0 plan --model llama3-70b --gpus 64 --train framework=megatron --json
+json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported'].startswith('torchtitan cannot run this plan as it is: it has no ZeRO-1')" "(None, True)"
+# a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
+# refuse it (its pipeline engine runs ZeRO-1 at most)
+run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4 --json
+json_eq "j['launch']['deepspeed_unsupported']" "DeepSpeed's pipeline engine does not run ZeRO-2/3"
+run 0 plan --model llama3-70b --gpus 64 --json
+json_eq "'deepspeed_unsupported' in j['launch']" False
+# ZeRO-3 with DeepSpeed's MoE layers is refused by name
+run 2 plan --model mixtral-8x7b --gpus 64 --train zero=3
+stderr_has "ZeRO-3 with the experts of mixtral-8x7b: DeepSpeed refuses MoE layers with stage 3"
+finish
