@@ -32,6 +32,12 @@ static const struct cli_command commands[] = {
 	{"report", "post a saved plan to a collector", cmd_report, cmd_report_usage},
 	{"fabric", "export topology.conf and the site file as fabric JSON", cmd_fabric,
 	 cmd_fabric_usage},
+	{"history", "planned against measured step times of earlier jobs", cmd_history,
+	 cmd_history_usage},
+	{"calibrate", "show the corrections learned from earlier jobs", cmd_calibrate,
+	 cmd_calibrate_usage},
+	{"observe", "keep a finished job's measured step time as its record", cmd_observe,
+	 cmd_observe_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

@@ -37,6 +37,35 @@ enum dtplan_gpu_from {
 	DTPLAN_GPU_FROM_USER,        /* --dt-train gpu=, dtplan plan --gpu */
 };
 
+/*
+ * What the records of earlier runs taught (lib/record/learn.c): the factor
+ * by which measured steps exceeded the model's, for one GPU type, framework
+ * and shape class (dtplan_shape_class()), shrunk toward 1 when the runs are
+ * few and bounded to [DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX].
+ */
+#define DTPLAN_CORRECTION_MIN 0.5
+#define DTPLAN_CORRECTION_MAX 2.0
+
+struct dtplan_correction {
+	char gpu[32];         /* the catalog's name, "h100-sxm" */
+	char framework[16];   /* dtplan_framework_name() */
+	char shape_class[48]; /* dtplan_shape_class() */
+	double factor;        /* applied to the model's step: shrunk and bounded */
+	double observed;      /* geometric mean of measured / model over the runs */
+	double log_sd;        /* spread of log(measured / model) across the runs */
+	double weight;        /* the runs' share against the prior, in [0, 1) */
+	int runs;
+};
+
+/* Corrections for one cluster: every GPU type, framework and class it has
+ * records of.  Borrowed by a request; the caller keeps it alive while it
+ * plans with it. */
+struct dtplan_calibration {
+	char cluster[64]; /* "" any cluster */
+	size_t n;
+	const struct dtplan_correction *corrections; /* n entries */
+};
+
 struct dtplan_request {
 	struct dtplan_model model;
 	struct dtplan_gpu gpu; /* copied from the catalog or the site */
@@ -78,6 +107,9 @@ struct dtplan_request {
 	double bubble_threshold;
 	double exposed_comm_threshold;
 	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
+	/* learned corrections (borrowed; NULL: the model alone, --no-calibration).
+	 * A plan's copy of its request has it NULL. */
+	const struct dtplan_calibration *calibration;
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
@@ -170,6 +202,12 @@ struct dtplan_candidate {
 				    * (one leaf switch), "uplink" (across leaves); static */
 	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
 	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
+	/* the learned correction step.total carries (dtplan_calibration_find()):
+	 * step.total = model_step x correction; 1 and 0 runs without one */
+	double model_step;      /* the model's step, its parts' sum */
+	double correction;      /* factor applied */
+	int correction_runs;    /* runs it was learned from */
+	bool correction_pooled; /* learned from other shape classes (DTPLAN_SHAPE_ANY) */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
@@ -191,6 +229,25 @@ struct dtplan_rank {
 	int domain;   /* global NVLink domain id */
 	char nic[32]; /* nearest NIC, "" unknown */
 };
+
+/*
+ * The candidate's shape class, the key a correction is learned under with
+ * the GPU type and framework: the parallelisms above 1 innermost first, the
+ * ZeRO stage and the recomputation, "tp-pp-dp/z1/selective", "dp/z3/none",
+ * "single/z0/none".  lib/plan/calibrate.c.
+ */
+void dtplan_shape_class(const struct dtplan_candidate *c, char *buf, size_t size);
+
+/* The shape class of a correction learned from every class of one GPU type
+ * and framework: what a class without records of its own gets. */
+#define DTPLAN_SHAPE_ANY "*"
+
+/* The correction of cal for the GPU type, framework and shape class, else
+ * its DTPLAN_SHAPE_ANY one; NULL when cal (NULL allowed) has neither.
+ * Borrowed from cal. */
+const struct dtplan_correction *dtplan_calibration_find(const struct dtplan_calibration *cal,
+							const char *gpu, const char *framework,
+							const char *shape_class);
 
 struct dtplan_measurements; /* dtplan/measure.h */
 /*

@@ -230,6 +230,7 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		size_t offset;
 	} nums[] = {
 		{"step_seconds", offsetof(struct dtplan_candidate, step.total)},
+		{"model_step_seconds", offsetof(struct dtplan_candidate, model_step)},
 		{"compute_seconds", offsetof(struct dtplan_candidate, step.compute)},
 		{"tp_comm_seconds", offsetof(struct dtplan_candidate, step.tp_comm)},
 		{"pp_comm_seconds", offsetof(struct dtplan_candidate, step.pp_comm)},

@@ -121,13 +121,21 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 	fprintf(f,
 		"  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
 		" + optimizer %s\n",
-		dtplan_format_time(s->total, t, sizeof(t)),
+		dtplan_format_time(c->model_step > 0.0 ? c->model_step : s->total, t, sizeof(t)),
 		dtplan_format_time(s->compute, a, sizeof(a)),
 		dtplan_format_time(s->tp_comm, b, sizeof(b)),
 		dtplan_format_time(s->bubble, d, sizeof(d)),
 		dtplan_format_time(s->pp_comm, e, sizeof(e)),
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
+	if (c->correction_runs > 0)
+		fprintf(f,
+			"  predicted    %s = model %s x %.2f learned from %d run%s%s on this "
+			"cluster\n",
+			dtplan_format_time(s->total, t, sizeof(t)),
+			dtplan_format_time(c->model_step, a, sizeof(a)), c->correction,
+			c->correction_runs, c->correction_runs == 1 ? "" : "s",
+			c->correction_pooled ? " of other shapes" : "");
 	if (c->ep > 1 || c->cp > 1)
 		fprintf(f,
 			"               + EP all-to-all %s + CP ring exchange %s (their exposed "

@@ -479,6 +479,10 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
 	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	c->model_step = st->total;
+	c->correction = 1.0;
+	c->correction_runs = 0;
+	c->correction_pooled = false;
 }
 
 /*
@@ -540,9 +544,10 @@ void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dt
 
 	if (sp != NULL) {
 		predict_placed(x, sp, c);
-		return;
+	} else {
+		dtplan__flat_links(x, c, &l);
+		dtplan__predict(x, &l, c);
+		c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
 	}
-	dtplan__flat_links(x, c, &l);
-	dtplan__predict(x, &l, c);
-	c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
+	dtplan__calibrate(x->req, c);
 }

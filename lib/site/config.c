@@ -119,6 +119,7 @@ static const struct dtplan__config_setting settings[] = {
 	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
 	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
 	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
+	{"RecordDB", "record_db", K_PATH, STR(record_db), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
