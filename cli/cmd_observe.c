@@ -46,46 +46,18 @@ static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
 	return CLI_EXIT_OK;
 }
 
-/* One input: read (bounded) and parsed; a refusal is a warning naming it. */
-static int observe_file(struct dtplan_observation *o, const char *path, bool log,
-			const struct dtplan_observe_ctx *ctx)
-{
-	struct dtplan_error err = {0};
-	char *text = NULL, buf[1024];
-	size_t len = 0;
-	bool cut = false;
-	enum dtplan_err rv;
-
-	rv = dtplan_observe_read(path, log ? DTPLAN_OBSERVE_LOG_TAIL : DTPLAN_OBSERVE_MAX_BYTES,
-				 log, &text, &len, &cut, &err);
-	if (rv == DTPLAN_OK)
-		rv = log ? dtplan_observe_parse_log(o, text, len, ctx, &err)
-			 : dtplan_observe_parse_jsonl(o, text, len, &err);
-	free(text);
-	if (rv != DTPLAN_OK) {
-		fprintf(stderr, "dtplan %s: %s not read: %s\n", CMD, path,
-			dtplan_error_format(&err, buf, sizeof(buf)));
-		return rv == DTPLAN_ERR_NOMEM ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	}
-	if (cut)
-		fprintf(stderr, "dtplan %s: %s: only its last %u MiB read\n", CMD, path,
-			DTPLAN_OBSERVE_LOG_TAIL >> 20);
-	return CLI_EXIT_OK;
-}
-
 int cmd_observe(int argc, char **argv)
 {
 	struct dtplan_config config;
-	struct dtplan_observation o = {0};
+	struct dtplan_job_files files = {0};
 	struct dtplan_record r;
 	struct dtplan_error err = {0};
 	struct dtplan_recdb *db = NULL;
-	struct dtplan_plan *plan = NULL;
+	enum dtplan_err rv;
 	const char *plan_path = NULL, *output = NULL, *observe = NULL, *records = NULL,
 		   *cluster = NULL, *job = getenv("SLURM_JOB_ID");
 	double job_id = job != NULL ? strtod(job, NULL) : 0.0, when = (double)time(NULL);
-	char *text = NULL, path[4096], buf[1024], user[64] = "";
-	size_t kept = 0;
+	char path[4096], buf[1024], user[64] = "", source[32], notes[2048];
 	int rc;
 	const struct cli_opt opts[] = {
 		{.name = "plan", .kind = CLI_OPT_STRING, .dest = &plan_path, .required = true},
@@ -115,40 +87,22 @@ int cmd_observe(int argc, char **argv)
 		rc = cli_usage_error(CMD, "--output or --observe is required");
 		goto out;
 	}
-	if (dtplan_file_read(plan_path, DTPLAN_FILE_PLAN, &text, NULL, &err) != DTPLAN_OK ||
-	    dtplan_plan_from_json(text, &plan, &err) != DTPLAN_OK) {
+	files.plan = plan_path;
+	files.observe = observe;
+	files.output = output;
+	rv = dtplan_job_observe(&files, cli_records_cluster(cluster), &r, source, sizeof(source),
+				notes, sizeof(notes), &err);
+	if (notes[0] != '\0')
+		fprintf(stderr, "dtplan %s: %s\n", CMD, notes);
+	if (rv != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	}
-	{
-		const struct dtplan_observe_ctx ctx = {
-			.global_batch = plan->best.global_batch,
-			.seq = plan->request.seq,
-			.gpus = plan->request.gpus,
-		};
-
-		/* the file the job wrote wins over what its framework printed */
-		if ((observe != NULL && (rc = observe_file(&o, observe, false, &ctx)) != 0) ||
-		    (output != NULL && o.n_steps == 0 &&
-		     (rc = observe_file(&o, output, true, &ctx)) != 0))
-			goto out;
-	}
-	if (o.n_rejected > 0)
-		fprintf(stderr, "dtplan %s: %zu observation%s refused, the first at %s\n", CMD,
-			o.n_rejected, o.n_rejected == 1 ? "" : "s", o.rejected);
-	dtplan_record_from_plan(&r, plan, cli_records_cluster(cluster));
 	r.job_id = (int64_t)job_id;
 	r.time = (int64_t)when;
 	if (getlogin_r(user, sizeof(user)) != 0)
 		snprintf(user, sizeof(user), "%u", (unsigned)getuid());
 	snprintf(r.user, sizeof(r.user), "%s", user);
-	if (dtplan_observation_summary(&o, &r.measured_step_s, &r.measured_spread_s, &kept, &err) !=
-	    DTPLAN_OK) {
-		rc = cli_report(CMD, &err, false);
-		goto out;
-	}
-	r.steps = (int64_t)kept;
-	r.checkpoint_s = dtplan_observation_checkpoint(&o);
 	if ((rc = cli_records_path(CMD, records, &config, path, sizeof(path))) != 0)
 		goto out;
 	if (dtplan_recdb_open(path, true, &db, &err) != DTPLAN_OK ||
@@ -159,13 +113,10 @@ int cmd_observe(int argc, char **argv)
 	printf("dtplan: job %lld: planned %s, measured %s (%+.0f%%) from %zu steps (%s)\n",
 	       (long long)r.job_id, dtplan_format_time(r.predicted_step_s, buf, sizeof(buf)),
 	       dtplan_format_time(r.measured_step_s, path, sizeof(path)),
-	       (r.measured_step_s / r.predicted_step_s - 1.0) * 100.0, kept, o.source);
+	       (r.measured_step_s / r.predicted_step_s - 1.0) * 100.0, (size_t)r.steps, source);
 	rc = CLI_EXIT_OK;
 out:
 	dtplan_recdb_close(db);
-	dtplan_plan_destroy(plan);
-	dtplan_observation_fini(&o);
-	free(text);
 	dtplan_config_fini(&config);
 	return rc;
 }

@@ -274,10 +274,11 @@ static int config_copy(const struct dtplan_config *c, struct dtplan_config *copy
  * reason.  Problems that still leave a plan (no topology file) mark it
  * degraded instead.
  */
-static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
-				     char (*names)[64], size_t n, bool may_ask, char *reason,
-				     size_t size)
+static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *site,
+				     const struct job_facts *f, char (*names)[64], size_t n,
+				     bool may_ask, char *reason, size_t size)
 {
+	struct dtplan_calibration cal = {0};
 	const struct dtplan_opts *o = dtspank__opts();
 	const struct dtplan_fabric_fetch *fab = dtspank__service_fabric(site, may_ask);
 	const struct dtplan_config *c = site;
@@ -364,6 +365,9 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	cluster.topology = tree;
 	cluster.config = &cc;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
+	/* what the user's earlier jobs measured (as the user: their records) */
+	if (dtspank__observe_calibration(sp, site, &cal) == 0)
+		req.calibration = &cal;
 	if (dtplan_plan_create(&req, &cluster, &plan, &err) != DTPLAN_OK) {
 		bprintf(reason, size, "%s", dtplan_error_format(&err, buf, sizeof(buf)));
 		plan = NULL;
@@ -379,6 +383,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 		dtplan_plan_set_degraded(plan, "topology %s: %s", c->topology_file,
 					 dtplan_error_format(&terr, buf, sizeof(buf)));
 out:
+	dtplan_calibration_fini(&cal);
 	if (have_cc)
 		free(cc.switches);
 	dtplan_measure_file_fini(&file);
@@ -542,7 +547,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
-	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
+	ctx.plan = make_plan(sp, c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
 	ctx.refused =
@@ -568,6 +573,8 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
 	else if (dtspank__write_plan_files(ctx.plan, pf, f->uid, reason, sizeof(reason)) == 0)
 		file = pf->json;
+	if (file != NULL && !ctx.refused)
+		dtspank__observe_plan(sp, c, file, f->uid, f->submit_dir);
 	if (file == NULL)
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 	if (ctx.plan->degraded)
@@ -660,7 +667,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		return;
 	}
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) == 0)
-		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
+		ctx.plan = make_plan(sp, c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		struct rendezvous rdv;
 

@@ -20,6 +20,7 @@
 #include "test_common.h"
 
 #include <fcntl.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,63 @@ static void read__hostile_files__refused_without_blocking(void **state)
 	assert_non_null(strstr(err.text, "a folder"));
 }
 
+/* The collector's contract: "dtplan.observation/1" with exactly these members. */
+static void observation_json__contract_members(void **state)
+{
+	struct dtplan_record r = {.job_id = 4242,
+				  .time = 1764583200, /* 2025-12-01T10:00:00Z */
+				  .predicted_step_s = 10.3,
+				  .measured_step_s = 12.1,
+				  .measured_spread_s = 0.2,
+				  .steps = 27,
+				  .checkpoint_s = NAN};
+	static const char *const keys[] = {"schema",
+					   "job_id",
+					   "user",
+					   "cluster",
+					   "fingerprint",
+					   "gpu",
+					   "model",
+					   "framework",
+					   "predicted_step_s",
+					   "measured_step_s",
+					   "measured_step_spread_s",
+					   "steps",
+					   "checkpoint_s",
+					   "time"};
+	char *text = NULL;
+	json_t *j;
+	size_t i = 0;
+	const char *k;
+	json_t *v;
+
+	(void)state;
+	snprintf(r.user, sizeof(r.user), "alice");
+	snprintf(r.cluster, sizeof(r.cluster), "c1");
+	snprintf(r.fingerprint, sizeof(r.fingerprint), "%064d", 0);
+	snprintf(r.gpu, sizeof(r.gpu), "h100-sxm");
+	snprintf(r.model, sizeof(r.model), "llama3-8b");
+	snprintf(r.framework, sizeof(r.framework), "megatron");
+	assert_int_equal(dtplan_observation_to_json(&r, &text, NULL), DTPLAN_OK);
+	j = json_loads(text, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_object_size(j), sizeof(keys) / sizeof(keys[0]));
+	json_object_foreach(j, k, v)
+	{
+		assert_string_equal(k, keys[i]);
+		i++;
+	}
+	assert_string_equal(json_string_value(json_object_get(j, "schema")),
+			    "dtplan.observation/1");
+	assert_true(json_is_integer(json_object_get(j, "job_id")));
+	assert_int_equal(json_integer_value(json_object_get(j, "steps")), 27);
+	assert_true(json_is_null(json_object_get(j, "checkpoint_s")));
+	assert_near(json_number_value(json_object_get(j, "measured_step_s")), 12.1, 0.0);
+	assert_string_equal(json_string_value(json_object_get(j, "time")), "2025-12-01T10:00:00Z");
+	json_decref(j);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +374,7 @@ int main(void)
 		cmocka_unit_test(jsonl__million_lines__refused),
 		cmocka_unit_test(summary__one_step__all_warm_up),
 		cmocka_unit_test(read__hostile_files__refused_without_blocking),
+		cmocka_unit_test(observation_json__contract_members),
 	};
 
 	test_setup_stdio();

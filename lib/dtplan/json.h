@@ -134,6 +134,42 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
+ * A finished job's observation (lib/json/observation_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_OBSERVATION_SCHEMA "dtplan.observation/1"
+
+/*
+ * The JSON a collector receives for a job's record (schema
+ * DTPLAN_OBSERVATION_SCHEMA): job_id, user, cluster, fingerprint, gpu,
+ * model, framework, predicted_step_s, measured_step_s,
+ * measured_step_spread_s, steps, checkpoint_s (null without one) and time
+ * (ISO 8601 UTC).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_observation_to_json(const struct dtplan_record *r, char **out,
+					   struct dtplan_error *err);
+
+/* What a finished job left behind; paths NULL when absent, all borrowed. */
+struct dtplan_job_files {
+	const char *plan;    /* its plan (dtplan-JOBID.json) */
+	const char *observe; /* its DTPLAN_OBSERVE file */
+	const char *output;  /* its output (slurm-JOBID.out) */
+};
+
+/*
+ * The record of a finished job: the plan half from its plan, the measured
+ * half from its observation file, else (when that gives no step) the step
+ * lines of its output, read within their bounds (dtplan_observe_read()).
+ * The caller fills job_id, time, cluster and user afterwards (the
+ * fingerprint names the cluster: pass it here).  notes receives what was
+ * refused or cut, for the log ("" when nothing).  DTPLAN_ERR_NOT_FOUND when
+ * no step time is left, else the reading's error.
+ */
+enum dtplan_err dtplan_job_observe(const struct dtplan_job_files *f, const char *cluster,
+				   struct dtplan_record *r, char *source, size_t source_size,
+				   char *notes, size_t notes_size, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Output (lib/json/plan_json.c, lib/launch/render.c)
  * ---------------------------------------------------------------------- */
 
