@@ -308,6 +308,8 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct
 				    &c->young_seconds, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "daly_seconds", OPT, -DBL_MAX, DBL_MAX,
 				    &c->daly_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "availability_seconds", OPT, -DBL_MAX,
+				    DBL_MAX, &c->availability_seconds, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "write_seconds", OPT, -DBL_MAX, DBL_MAX,
 				    &write, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "job_mtbf_seconds", OPT, -DBL_MAX,

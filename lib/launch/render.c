@@ -178,20 +178,24 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_ckpt *k = &p->ckpt;
 	const struct dtplan_request *r = &p->request;
-	char iv[32], mtbf[32], wr[32], by[32], bw[32], y[32];
+	char iv[32], mtbf[32], wr[32], by[32], bw[32], y[32], av[32];
 	double write = p->ckpt_bytes / r->ckpt_write_bytes_per_s;
 
 	fprintf(f, "  checkpoint   every %.1f min (%.0f steps)\n", k->interval_seconds / 60.0,
 		k->interval_steps);
 	fprintf(f,
-		"               why: job MTBF %s (%.0f GPU-hours per GPU / %d GPUs), one "
-		"write %s (%s at %s); Daly %s, Young %s, waste %.1f%%\n",
+		"               why: job MTBF %s (%.0f GPU-hours per GPU, %s, / %d GPUs), one "
+		"write %s (%s at %s); Daly %s, Young %s, availability-optimal %s, waste "
+		"%.1f%%\n",
 		dtplan_format_time(k->job_mtbf_seconds, mtbf, sizeof(mtbf)), r->mtbf_gpu_hours,
-		r->gpus, dtplan_format_time(write, wr, sizeof(wr)),
+		dtplan_mtbf_source(r->mtbf_gpu_hours), r->gpus,
+		dtplan_format_time(write, wr, sizeof(wr)),
 		dtplan_format_bytes(p->ckpt_bytes, by, sizeof(by)),
 		dtplan_format_rate(r->ckpt_write_bytes_per_s, bw, sizeof(bw)),
 		dtplan_format_time(k->daly_seconds, iv, sizeof(iv)),
-		dtplan_format_time(k->young_seconds, y, sizeof(y)), k->waste_fraction * 100.0);
+		dtplan_format_time(k->young_seconds, y, sizeof(y)),
+		dtplan_format_time(k->availability_seconds, av, sizeof(av)),
+		k->waste_fraction * 100.0);
 }
 
 /* One tier for people: "118.75 MB/s, 48 us one way" or "not measured". */
