@@ -51,6 +51,8 @@ int cmd_calibrate(int argc, char **argv);
 void cmd_calibrate_usage(FILE *out);
 int cmd_observe(int argc, char **argv);
 void cmd_observe_usage(FILE *out);
+int cmd_mtbf(int argc, char **argv);
+void cmd_mtbf_usage(FILE *out);
 
 /* ------------------------------------------------------------------------
  * The record database (cli/records.c)

@@ -38,6 +38,8 @@ static const struct cli_command commands[] = {
 	 cmd_calibrate_usage},
 	{"observe", "keep a finished job's measured step time as its record", cmd_observe,
 	 cmd_observe_usage},
+	{"mtbf", "the per-GPU MTBF from Slurm's accounting (node failures)", cmd_mtbf,
+	 cmd_mtbf_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

@@ -218,6 +218,64 @@ double dtplan_observation_checkpoint(const struct dtplan_observation *o);
 
 void dtplan_observation_fini(struct dtplan_observation *o);
 
+/* ------------------------------------------------------------------------
+ * Failures from Slurm's records (lib/record/mtbf.c)
+ * ---------------------------------------------------------------------- */
+
+/* One line of `sacctmgr -P -n show event event=node
+ * format=NodeName,Start,End,State,Reason`. */
+struct dtplan_node_event {
+	char node[64];
+	int64_t start, end; /* seconds since the epoch; end -1 while it lasts */
+	char state[32];
+	char reason[128];
+};
+
+/* One line of `sacct -P -n -X -a --state=NODE_FAIL
+ * --format=JobIDRaw,NodeList,Start,End,State`. */
+struct dtplan_failed_job {
+	int64_t job_id;
+	char nodes[256];
+	int64_t start, end;
+	char state[32];
+};
+
+/* The parsable output of those commands (fields between '|'), times as
+ * Slurm prints them (local time).  DTPLAN_ERR_PARSE naming the line.
+ * Caller frees *out with free(). */
+enum dtplan_err dtplan_slurm_events_parse(const char *text, struct dtplan_node_event **out,
+					  size_t *n, struct dtplan_error *err);
+enum dtplan_err dtplan_slurm_jobs_parse(const char *text, struct dtplan_failed_job **out, size_t *n,
+					struct dtplan_error *err);
+
+struct dtplan_mtbf_in {
+	int64_t window_start, window_end; /* seconds since the epoch */
+	size_t n_nodes;                   /* nodes watched over the window */
+	int gpus_per_node;
+	double confidence; /* of the interval: 0.9 */
+};
+
+struct dtplan_mtbf {
+	int failures;           /* node-down events starting in the window */
+	int node_fail_jobs;     /* jobs NODE_FAIL ended in the window */
+	double gpu_hours;       /* exposure: window x nodes x GPUs per node */
+	double mtbf_gpu_hours;  /* gpu_hours / failures; INFINITY without one */
+	double lower_gpu_hours; /* the exact chi-square interval for a Poisson process */
+	double upper_gpu_hours; /* observed for a fixed time (INFINITY without failure) */
+	double confidence;
+};
+
+/* The per-GPU MTBF over the window: failures are node events whose state
+ * says DOWN or FAIL (a DRAIN is the admin's, not counted). */
+enum dtplan_err dtplan_mtbf_compute(const struct dtplan_mtbf_in *in,
+				    const struct dtplan_node_event *events, size_t n_events,
+				    const struct dtplan_failed_job *jobs, size_t n_jobs,
+				    struct dtplan_mtbf *out, struct dtplan_error *err);
+
+/* The p-quantile of the chi-square distribution with dof degrees of
+ * freedom (NAN outside 0 < p < 1, dof > 0). */
+double dtplan_chi2_quantile(double p, double dof);
+
 #ifdef __cplusplus
 }
 #endif
