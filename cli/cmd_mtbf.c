@@ -28,7 +28,7 @@ void cmd_mtbf_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan mtbf --nodes HOSTLIST [--days D | --start TIME [--end TIME]]\n"
 		"                   [--gpus-per-node G] [--confidence C] [--json]\n"
-		"                   [--events FILE --jobs FILE]\n\n"
+		"                   [--events FILE --jobs FILE] [--write-cache FILE]\n\n"
 		"The per-GPU MTBF of the nodes from Slurm's accounting over a window: the\n"
 		"node-down events of `sacctmgr -P -n show event` and the jobs `sacct -P`\n"
 		"says ended NODE_FAIL, with an exact chi-square confidence interval (a\n"
@@ -41,6 +41,8 @@ void cmd_mtbf_usage(FILE *out)
 		"  --confidence C       of the interval (default 0.9)\n"
 		"  --events FILE, --jobs FILE\n"
 		"                       saved output of those two commands instead of asking\n"
+		"  --write-cache FILE   also keep the result where plans read it with the\n"
+		"                       site's MTBF=slurm (MtbfCache=)\n"
 		"  --json               print it as JSON\n");
 }
 
@@ -120,6 +122,30 @@ static int read_text(const char *path, char **out)
 	return CLI_EXIT_OK;
 }
 
+/* The cache plans read with MTBF=slurm: written beside, then renamed. */
+static int write_cache(const char *path, const struct dtplan_mtbf *m,
+		       const struct dtplan_mtbf_in *in, size_t nodes)
+{
+	struct dtplan_error err = {0};
+	char *text = NULL, tmp[4200];
+	FILE *f;
+	int rc = CLI_EXIT_FAIL;
+
+	if (dtplan_mtbf_to_json(m, in->window_start, in->window_end, nodes, (int64_t)time(NULL),
+				&text, &err) != DTPLAN_OK)
+		return cli_report(CMD, &err, false);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "wx");
+	if (f == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+		fprintf(stderr, "dtplan %s: cannot write %s: %s\n", CMD, path, strerror(errno));
+	else
+		rc = CLI_EXIT_OK;
+	if (rc != CLI_EXIT_OK)
+		(void)unlink(tmp);
+	free(text);
+	return rc;
+}
+
 static void fmt_time(time_t t, char *buf, size_t size)
 {
 	struct tm tm;
@@ -142,7 +168,8 @@ static int parse_time(const char *s, time_t *t)
 
 int cmd_mtbf(int argc, char **argv)
 {
-	const char *nodes = NULL, *start_s = NULL, *end_s = NULL, *events_f = NULL, *jobs_f = NULL;
+	const char *nodes = NULL, *start_s = NULL, *end_s = NULL, *events_f = NULL, *jobs_f = NULL,
+		   *cache_f = NULL;
 	struct dtplan_mtbf_in in = {.gpus_per_node = 8, .confidence = 0.9};
 	struct dtplan_node_event *ev = NULL;
 	struct dtplan_failed_job *jobs = NULL;
@@ -176,6 +203,7 @@ int cmd_mtbf(int argc, char **argv)
 		 .max = 0.999},
 		{.name = "events", .kind = CLI_OPT_STRING, .dest = &events_f},
 		{.name = "jobs", .kind = CLI_OPT_STRING, .dest = &jobs_f},
+		{.name = "write-cache", .kind = CLI_OPT_STRING, .dest = &cache_f},
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};
@@ -252,6 +280,8 @@ int cmd_mtbf(int argc, char **argv)
 		rc = cli_report(CMD, &err, true);
 		goto out;
 	}
+	if (cache_f != NULL && (rc = write_cache(cache_f, &m, &in, n_names)) != 0)
+		goto out;
 	if (json) {
 		json_t *e = json_array(), *j = json_array();
 

@@ -333,6 +333,8 @@ int cmd_plan(int argc, char **argv)
 		}
 	}
 	calibrate(&a);
+	if (dtplan_mtbf_cache_apply(&a.cluster.config, req, &err) != DTPLAN_OK)
+		fprintf(stderr, "dtplan %s: warning: %s\n", CMD, req->mtbf_source);
 	if (dtplan_plan_create(req, placed ? &a.cluster.cl : NULL, &plan, &err) != DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
 		if (err.code == DTPLAN_ERR_INVAL && err.source[0] != '\0' && err.source[0] != '-') {

@@ -365,6 +365,9 @@ static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *sit
 	cluster.topology = tree;
 	cluster.config = &cc;
 	cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
+	/* MTBF=slurm: the cached accounting's; a fault is said in the job's log */
+	if (dtplan_mtbf_cache_apply(site, &req, &err) != DTPLAN_OK)
+		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", req.mtbf_source);
 	/* what the user's earlier jobs measured (as the user: their records) */
 	if (dtspank__observe_calibration(sp, site, &cal) == 0)
 		req.calibration = &cal;

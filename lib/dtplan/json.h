@@ -149,6 +149,28 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 enum dtplan_err dtplan_observation_to_json(const struct dtplan_record *r, char **out,
 					   struct dtplan_error *err);
 
+/*
+ * The cache `dtplan mtbf --write-cache` writes (schema "dtplan.mtbf/1"):
+ * the window, nodes, GPU-hours, failures, the MTBF and its interval, and
+ * when it was computed (now).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_mtbf_to_json(const struct dtplan_mtbf *m, int64_t start, int64_t end,
+				    size_t nodes, int64_t now, char **out,
+				    struct dtplan_error *err);
+
+/*
+ * With the site's MTBF=slurm: the per-GPU MTBF from its MtbfCache= file
+ * (regular, never through a link, 64 KiB at most) into r, and where it came
+ * from into r->mtbf_source ("Slurm accounting: 2 failures in 1536
+ * GPU-hours, 2026-11-01 to 2026-12-01, cached 2026-12-01T10:00:00Z");
+ * without a failure in the window, the interval's lower bound.  Without
+ * MTBF=slurm, DTPLAN_OK and r unchanged.  When the cache cannot be used r
+ * keeps MtbfGpuHours='s value, its source says why, and the error is
+ * returned (the caller warns; nothing fails).
+ */
+enum dtplan_err dtplan_mtbf_cache_apply(const struct dtplan_config *c, struct dtplan_request *r,
+					struct dtplan_error *err);
+
 /* What a finished job left behind; paths NULL when absent, all borrowed. */
 struct dtplan_job_files {
 	const char *plan;    /* its plan (dtplan-JOBID.json) */

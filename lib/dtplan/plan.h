@@ -100,6 +100,7 @@ struct dtplan_request {
 	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
 	/* checkpoint */
 	double mtbf_gpu_hours;
+	char mtbf_source[192]; /* where mtbf_gpu_hours came from; "": dtplan_mtbf_source() */
 	double ckpt_write_bytes_per_s; /* aggregate */
 	double restart_seconds;
 	/* thresholds */

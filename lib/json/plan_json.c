@@ -152,9 +152,11 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			 num(c->interval_seconds), "interval_steps",
 			 count(floor(c->interval_steps)), "young_seconds", num(c->young_seconds),
 			 "daly_seconds", num(c->daly_seconds), "mtbf_source",
-			 dtplan_mtbf_source(p->request.mtbf_gpu_hours), "availability_seconds",
-			 num(c->availability_seconds), "write_seconds", num(write),
-			 "job_mtbf_seconds", num(c->job_mtbf_seconds), "waste_fraction",
+			 p->request.mtbf_source[0] != '\0'
+				 ? p->request.mtbf_source
+				 : dtplan_mtbf_source(p->request.mtbf_gpu_hours),
+			 "availability_seconds", num(c->availability_seconds), "write_seconds",
+			 num(write), "job_mtbf_seconds", num(c->job_mtbf_seconds), "waste_fraction",
 			 num(c->waste_fraction), "bytes", num(p->ckpt_bytes));
 }
 

@@ -298,7 +298,7 @@ static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struc
 static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_ckpt *c = &p->ckpt;
-	json_t *ck = json_object_get(root, "checkpoint");
+	json_t *ck = json_object_get(root, "checkpoint"), *v;
 	double write = 0.0;
 	enum dtplan_err ret;
 
@@ -324,6 +324,10 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct
 	/* M = per-GPU MTBF x 3600 / GPUs */
 	if (c->job_mtbf_seconds > 0.0)
 		p->request.mtbf_gpu_hours = c->job_mtbf_seconds * p->request.gpus / 3600.0;
+	v = json_object_get(ck, "mtbf_source");
+	if (json_is_string(v))
+		dtplan__strlcpy(p->request.mtbf_source, json_string_value(v),
+				sizeof(p->request.mtbf_source));
 	return DTPLAN_OK;
 }
 

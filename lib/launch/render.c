@@ -188,8 +188,8 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 		"write %s (%s at %s); Daly %s, Young %s, availability-optimal %s, waste "
 		"%.1f%%\n",
 		dtplan_format_time(k->job_mtbf_seconds, mtbf, sizeof(mtbf)), r->mtbf_gpu_hours,
-		dtplan_mtbf_source(r->mtbf_gpu_hours), r->gpus,
-		dtplan_format_time(write, wr, sizeof(wr)),
+		r->mtbf_source[0] != '\0' ? r->mtbf_source : dtplan_mtbf_source(r->mtbf_gpu_hours),
+		r->gpus, dtplan_format_time(write, wr, sizeof(wr)),
 		dtplan_format_bytes(p->ckpt_bytes, by, sizeof(by)),
 		dtplan_format_rate(r->ckpt_write_bytes_per_s, bw, sizeof(bw)),
 		dtplan_format_time(k->daly_seconds, iv, sizeof(iv)),

@@ -39,6 +39,22 @@ printf '' >"$tmp/none"
 run 0 mtbf --nodes 'node[1-8]' $w --events "$tmp/none" --jobs "$tmp/none"
 stdout_has "no failure: at least 667 GPU-hours (90% one-sided)"
 
+# MTBF=slurm: plans take the cached figure and say where it came from
+run 0 mtbf --nodes 'node[1-8]' $w --events "$tmp/events" --jobs "$tmp/jobs" --write-cache "$tmp/mtbf.json"
+printf 'MTBF=slurm\nMtbfCache=%s\n' "$tmp/mtbf.json" >"$tmp/site.conf"
+run 0 plan --model llama3-8b --gpus 16 --site "$tmp/site.conf" --json
+json_eq 'int(j["checkpoint"]["job_mtbf_seconds"])' "$((768 * 3600 / 16))"
+json_eq 'j["checkpoint"]["mtbf_source"][:53]' "Slurm accounting: 2 failures in 1536 GPU-hours, 2026-"
+run 0 plan --model llama3-8b --gpus 16 --site "$tmp/site.conf"
+stdout_has "(768 GPU-hours per GPU, Slurm accounting: 2 failures in 1536 GPU-hours, 2026-12-01 to 2026-12-02, cached"
+printf 'MTBF=slurm\nMtbfCache=%s\nMtbfGpuHours=1000\n' "$tmp/missing.json" >"$tmp/site2.conf"
+run 0 plan --model llama3-8b --gpus 16 --site "$tmp/site2.conf" --json
+stderr_has "warning: the site's MtbfGpuHours= (MTBF=slurm:"
+json_eq 'int(j["checkpoint"]["job_mtbf_seconds"])' "$((1000 * 3600 / 16))"
+printf 'MTBF=weekly\n' >"$tmp/site3.conf"
+run 0 plan --model llama3-8b --gpus 16 --site "$tmp/site3.conf"
+stderr_has "MTBF: 'weekly' unknown"
+
 printf 'node3 DOWN Not responding\n' >"$tmp/people"
 run 1 mtbf --nodes node1 $w --events "$tmp/people" --jobs "$tmp/none"
 stderr_has "sacctmgr:1: 5 fields expected (parsable output"
