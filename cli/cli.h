@@ -47,6 +47,30 @@ int cmd_fabric(int argc, char **argv);
 void cmd_fabric_usage(FILE *out);
 int cmd_serve(int argc, char **argv);
 void cmd_serve_usage(FILE *out);
+int cmd_history(int argc, char **argv);
+void cmd_history_usage(FILE *out);
+int cmd_calibrate(int argc, char **argv);
+void cmd_calibrate_usage(FILE *out);
+int cmd_observe(int argc, char **argv);
+void cmd_observe_usage(FILE *out);
+int cmd_mtbf(int argc, char **argv);
+void cmd_mtbf_usage(FILE *out);
+
+/* ------------------------------------------------------------------------
+ * The record database (cli/records.c)
+ * ---------------------------------------------------------------------- */
+
+/* The database path: flag (--records) when given, else c's RecordDB=, else
+ * the per-user default.  CLI_EXIT_OK, or an exit status after a message. */
+int cli_records_path(const char *cmd, const char *flag, const struct dtplan_config *c, char *buf,
+		     size_t size);
+/* The cluster records are read for: flag, else $SLURM_CLUSTER_NAME, else ""
+ * (every cluster).  Borrowed. */
+const char *cli_records_cluster(const char *flag);
+/* The records at path of cluster, read-only; a missing database is no
+ * records when missing_ok.  Caller frees *recs with free(). */
+int cli_records_read(const char *cmd, const char *path, const char *cluster,
+		     struct dtplan_record **recs, size_t *n, bool missing_ok);
 
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),

@@ -31,13 +31,14 @@ static int print_json(const struct dtplan_ckpt_in *in, const struct dtplan_ckpt 
 {
 	json_t *root;
 
-	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", in->gpus,
+	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", in->gpus,
 			 "mtbf_gpu_hours", cli_json_number(in->mtbf_gpu_hours), "write_seconds",
 			 cli_json_number(in->write_seconds), "restart_seconds",
 			 cli_json_number(in->restart_seconds), "job_mtbf_seconds",
 			 cli_json_number(k->job_mtbf_seconds), "young_seconds",
 			 cli_json_number(k->young_seconds), "daly_seconds",
-			 cli_json_number(k->daly_seconds), "interval_seconds",
+			 cli_json_number(k->daly_seconds), "availability_seconds",
+			 cli_json_number(k->availability_seconds), "interval_seconds",
 			 cli_json_number(k->interval_seconds), "waste_fraction",
 			 cli_json_number(k->waste_fraction));
 	if (root == NULL || in->step_seconds <= 0.0)
@@ -104,6 +105,8 @@ int cmd_ckpt(int argc, char **argv)
 	       dtplan_format_time(k.young_seconds, a, sizeof(a)));
 	printf("%-18s %14.1f %14s\n", "Daly interval", k.daly_seconds,
 	       dtplan_format_time(k.daly_seconds, a, sizeof(a)));
+	printf("%-18s %14.1f %14s\n", "Availability opt.", k.availability_seconds,
+	       dtplan_format_time(k.availability_seconds, a, sizeof(a)));
 	printf("%-18s %14.1f %14s\n", "chosen interval", k.interval_seconds,
 	       dtplan_format_time(k.interval_seconds, a, sizeof(a)));
 	if (in.step_seconds > 0.0)

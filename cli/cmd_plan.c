@@ -23,7 +23,8 @@ void cmd_plan_usage(FILE *out)
 		"                   [--train SPEC] [--tokens N] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
-		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n\n"
+		"                   [--measurements FILE] [--fabric-url URL] [--report-url URL]\n"
+		"                   [--records FILE] [--cluster NAME] [--no-calibration]\n\n"
 		"Searches TP, PP, DP, ZeRO stage, micro-batch and recomputation for the model\n"
 		"on N GPUs, and prints the fastest plan that fits in memory, why the runner-up\n"
 		"lost, and the checkpoint interval.\n\n"
@@ -72,6 +73,12 @@ void cmd_plan_usage(FILE *out)
 		"                       it fails, the cache or --topology, and a warning\n"
 		"  --report-url URL     also post the plan to this collector (dtplan.report/1);\n"
 		"                       a failure is a warning on stderr, never an error\n"
+		"  --records FILE       the records of earlier jobs (dtplan history); the step\n"
+		"                       carries the correction learned from them (default: the\n"
+		"                       site's RecordDB=, else $XDG_STATE_HOME/dtplan/records.db)\n"
+		"  --cluster NAME       learn from this cluster's records (default\n"
+		"                       $SLURM_CLUSTER_NAME, else every cluster's)\n"
+		"  --no-calibration     the model alone, whatever the records say\n"
 		"Nodes without an inventory are assumed equal to the first one given (or to\n"
 		"generic nodes of --gpus-per-node GPUs), and the plan says so.\n"
 		"Exit status 1 when nothing fits: the message names the smallest GPU count that\n"
@@ -89,9 +96,43 @@ struct plan_args {
 	struct dtplan_request req;
 	struct cli_cluster cluster;
 	const char *model, *svg, *nodes, *topology, *measurements, *fabric_url, *report_url;
+	const char *records, *cluster_name;
 	enum dtplan_recompute recompute;
-	bool have_recompute, have_gpus_per_node, have_gpu, json;
+	bool have_recompute, have_gpus_per_node, have_gpu, json, no_calibration;
+	struct dtplan_calibration calibration;
 };
+
+/*
+ * The corrections learned from the records, into a->calibration and the
+ * request.  A database that is missing teaches nothing; one that cannot be
+ * read is a warning, and the plan is the model's.
+ */
+static void calibrate(struct plan_args *a)
+{
+	const char *cl = cli_records_cluster(a->cluster_name);
+	struct dtplan_record *recs = NULL;
+	struct dtplan_error err = {0};
+	struct dtplan_recdb *db = NULL;
+	enum dtplan_err rv;
+	char path[4096], buf[1024];
+	size_t n = 0;
+
+	if (a->no_calibration ||
+	    cli_records_path(CMD, a->records, &a->cluster.config, path, sizeof(path)) != 0)
+		return;
+	rv = dtplan_recdb_open(path, false, &db, &err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_recdb_list(db, cl, &recs, &n, &err);
+	if (rv == DTPLAN_OK)
+		rv = dtplan_calibration_learn(recs, n, cl, &a->calibration, &err);
+	if (rv == DTPLAN_OK)
+		a->req.calibration = &a->calibration;
+	else if (rv != DTPLAN_ERR_NOT_FOUND)
+		fprintf(stderr, "dtplan %s: warning: no calibration: %s\n", CMD,
+			dtplan_error_format(&err, buf, sizeof(buf)));
+	dtplan_recdb_close(db);
+	free(recs);
+}
 
 /*
  * --fabric-url (or the site's FabricURL=) with an allocation: the fabric's
@@ -191,7 +232,7 @@ static int set_calibration(struct dtplan_request *req, const char *spec)
 				       "DTPLAN_CALIBRATION: '%s': gemm and attention must be "
 				       "> 0, overlap and zero3 at most 1",
 				       spec);
-	req->calibration = (struct dtplan_calibration){true, v[0], v[1], v[2], v[3]};
+	req->model_fit = (struct dtplan_model_fit){true, v[0], v[1], v[2], v[3]};
 	return CLI_EXIT_OK;
 }
 
@@ -259,6 +300,9 @@ int cmd_plan(int argc, char **argv)
 		 .once = true},
 		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
 		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
+		{.name = "records", .kind = CLI_OPT_STRING, .dest = &a.records},
+		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &a.cluster_name},
+		{.name = "no-calibration", .kind = CLI_OPT_FLAG, .dest = &a.no_calibration},
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_plan_usage, .opts = opts};
@@ -326,6 +370,9 @@ int cmd_plan(int argc, char **argv)
 			goto out;
 		}
 	}
+	calibrate(&a);
+	if (dtplan_mtbf_cache_apply(&a.cluster.config, req, &err) != DTPLAN_OK)
+		fprintf(stderr, "dtplan %s: warning: %s\n", CMD, req->mtbf_source);
 	if (dtplan_plan_create(req, placed ? &a.cluster.alloc.cluster : NULL, &plan, &err) !=
 	    DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */
@@ -362,6 +409,7 @@ out:
 	free(json);
 	free(text);
 	dtplan_plan_destroy(plan);
+	dtplan_calibration_fini(&a.calibration);
 	cli_cluster_fini(&a.cluster);
 	return rc;
 }

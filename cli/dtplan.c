@@ -34,6 +34,14 @@ static const struct cli_command commands[] = {
 	 cmd_fabric_usage},
 	{"serve", "run the collector: reports in, page and /metrics out", cmd_serve,
 	 cmd_serve_usage},
+	{"history", "planned against measured step times of earlier jobs", cmd_history,
+	 cmd_history_usage},
+	{"calibrate", "show the corrections learned from earlier jobs", cmd_calibrate,
+	 cmd_calibrate_usage},
+	{"observe", "keep a finished job's measured step time as its record", cmd_observe,
+	 cmd_observe_usage},
+	{"mtbf", "the per-GPU MTBF from Slurm's accounting (node failures)", cmd_mtbf,
+	 cmd_mtbf_usage},
 	{NULL, NULL, NULL, NULL} /* End of commands */
 };
 

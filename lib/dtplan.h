@@ -34,6 +34,7 @@
 #include "dtplan/node.h"
 #include "dtplan/site.h"
 #include "dtplan/plan.h"
+#include "dtplan/record.h"
 #include "dtplan/launch.h"
 #include "dtplan/json.h"
 #include "dtplan/measure.h"

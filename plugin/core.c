@@ -52,6 +52,7 @@ static int core_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_REMOTE:
 		/* both as root: the prolog's measurement file, then the services */
 		dtspank__measure_load(sp, &ctx.config);
+		dtspank__observe_init_post_opt(sp, &ctx.config);
 		return dtspank__service_init_post_opt(sp, &ctx.config);
 #endif
 	default:
@@ -75,6 +76,7 @@ static int core_task_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (ctx.disabled || !ctx.config_loaded || spank_context() != S_CTX_REMOTE)
 		return 0;
+	dtspank__observe_task(sp);
 	return dtspank__remote_task_init(sp, &ctx.config);
 }
 
@@ -105,6 +107,7 @@ static int core_exit(spank_t sp, int ac, char **av)
 	(void)av;
 #ifndef DTPLAN_CORE_SUBMIT
 	dtspank__remote_exit();
+	dtspank__observe_exit();
 	dtspank__service_exit();
 	dtspank__measure_reset();
 #endif

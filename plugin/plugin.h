@@ -169,6 +169,33 @@ void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 /* Frees the fabric and wipes the token. */
 void dtspank__service_exit(void);
 
+/*
+ * Posts body (JSON) to the site's ReportURL= with the token (NULL: none),
+ * bounded by ReportTimeout=: the one posting path of plans and
+ * observations (service.c).
+ */
+enum dtplan_err dtspank__service_post(const struct dtplan_config *c, const char *body,
+				      const char *token, struct dtplan_error *err);
+
+/* observe.c: a job's record, from its files, in the epilog.  init_post_opt
+ * (root, batch step) opens spool_dir/JOBID.observe; observe_plan
+ * (user_init, once the plan file is written) says where the job's files
+ * are; observe_task (the batch script's task_init) adds its output;
+ * observe_epilog reads it, and as the job's user stores, posts and
+ * appends "planned X, measured Y (+Z%)" to the output. */
+int dtspank__observe_init_post_opt(spank_t sp, const struct dtplan_config *c);
+void dtspank__observe_plan(spank_t sp, const struct dtplan_config *c, const char *plan_path,
+			   uid_t uid, const char *submit_dir);
+void dtspank__observe_task(spank_t sp);
+void dtspank__observe_exit(void);
+void dtspank__observe_epilog(const struct dtplan_config *c, uint32_t job_id);
+/* The corrections learned from the job's user's records (RecordDB=, else
+ * theirs), for the job's cluster, into *cal (free with
+ * dtplan_calibration_fini()).  0 with some; -1 with none: no database yet,
+ * or one refused (said once in the job's log). */
+int dtspank__observe_calibration(spank_t sp, const struct dtplan_config *c,
+				 struct dtplan_calibration *cal);
+
 /* ---- prolog.c: job_script (prolog/epilog) ---------------------------- */
 
 /* The prolog: this node's part in measuring the allocation; the epilog:

@@ -13,8 +13,9 @@
  * batch step reads while still root (plugin/measure.c).  With cache_dir=
  * the node's hwloc XML is also cached there, as before.
  *
- * Epilog: removes the job's measurement file, and files in the spool older
- * than a week (jobs whose epilog never ran).
+ * Epilog: the job's record from what it measured (observe.c), then removes
+ * the job's measurement file, and files in the spool older than a week
+ * (jobs whose epilog never ran).
  */
 #include "config.h"
 
@@ -445,6 +446,7 @@ int dtspank__epilog(spank_t sp, int ac, char **av)
 	if (dtspank__config_load(&config, ac, av) == 0 &&
 	    spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS &&
 	    dtspank__spool_path(&config, job_id, path, sizeof(path)) == 0) {
+		dtspank__observe_epilog(&config, job_id);
 		if (unlink(path) != 0 && errno != ENOENT)
 			slurm_error(DTPLAN_LOG_PREFIX "epilog: cannot remove %s: %s", path,
 				    strerror(errno));

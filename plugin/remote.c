@@ -268,10 +268,11 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
  * with the reason.  Problems that still leave a plan (no topology file)
  * mark it degraded instead.
  */
-static struct dtplan_plan *make_plan(const struct dtplan_config *site, const struct job_facts *f,
-				     char (*names)[64], size_t n, bool may_ask, char *reason,
-				     size_t size)
+static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *site,
+				     const struct job_facts *f, char (*names)[64], size_t n,
+				     bool may_ask, char *reason, size_t size)
 {
+	struct dtplan_calibration cal = {0};
 	const struct dtplan_opts *o = dtspank__opts();
 	const struct dtplan_fabric_fetch *fab = dtspank__service_fabric(site, may_ask);
 	struct dtplan_allocation a;
@@ -318,6 +319,12 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 	if (dtplan_allocation_measure(&a, &file, &req, &err) != DTPLAN_OK)
 		goto failed;
 	a.cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
+	/* MTBF=slurm: the cached accounting's; a fault is said in the job's log */
+	if (dtplan_mtbf_cache_apply(site, &req, &err) != DTPLAN_OK)
+		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", req.mtbf_source);
+	/* what the user's earlier jobs measured (as the user: their records) */
+	if (dtspank__observe_calibration(sp, site, &cal) == 0)
+		req.calibration = &cal;
 	if (dtplan_plan_create(&req, &a.cluster, &plan, &err) != DTPLAN_OK) {
 		plan = NULL;
 		goto failed;
@@ -327,6 +334,7 @@ static struct dtplan_plan *make_plan(const struct dtplan_config *site, const str
 failed:
 	dtplan_error_format(&err, reason, size);
 out:
+	dtplan_calibration_fini(&cal);
 	dtplan_measure_file_fini(&file);
 	dtplan_allocation_fini(&a);
 	return plan;
@@ -486,7 +494,7 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
-	ctx.plan = make_plan(c, f, names, n, true, reason, sizeof(reason));
+	ctx.plan = make_plan(sp, c, f, names, n, true, reason, sizeof(reason));
 	if (ctx.plan == NULL)
 		goto degraded;
 	ctx.refused =
@@ -512,6 +520,8 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 		bprintf(reason, sizeof(reason), "no SLURM_SUBMIT_DIR and no json_dir");
 	else if (dtspank__write_plan_files(ctx.plan, pf, f->uid, reason, sizeof(reason)) == 0)
 		file = pf->json;
+	if (file != NULL && !ctx.refused)
+		dtspank__observe_plan(sp, c, file, f->uid, f->submit_dir);
 	if (file == NULL)
 		dtplan_plan_set_degraded(ctx.plan, "%s", reason);
 	if (ctx.plan->degraded)
@@ -604,7 +614,7 @@ static void step_user_init(spank_t sp, const struct dtplan_config *c, const stru
 		return;
 	}
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) == 0)
-		ctx.plan = make_plan(c, f, names, n, false, reason, sizeof(reason));
+		ctx.plan = make_plan(sp, c, f, names, n, false, reason, sizeof(reason));
 	if (ctx.plan != NULL) {
 		struct rendezvous rdv;
 

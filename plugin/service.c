@@ -115,11 +115,20 @@ static int user_name(uid_t uid, char *buf, size_t size)
 	return 0;
 }
 
+enum dtplan_err dtspank__service_post(const struct dtplan_config *c, const char *body,
+				      const char *token, struct dtplan_error *err)
+{
+	struct dtplan_http_opts o;
+
+	dtplan_http_opts_from_config(&o, c, c->report_timeout_s);
+	o.bearer_token = token;
+	return dtplan_http_post_json(c->report_url, &o, body, err);
+}
+
 void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 			     const struct dtplan_report *in)
 {
 	struct dtplan_report r = *in;
-	struct dtplan_http_opts o;
 	struct dtplan_error err = {0};
 	char user[256], cluster[256], buf[1024], *body = NULL;
 
@@ -139,9 +148,7 @@ void dtspank__service_report(spank_t sp, const struct dtplan_config *c,
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
-	dtplan_http_opts_from_config(&o, c, c->report_timeout_s);
-	o.bearer_token = ctx.token;
-	if (dtplan_http_post_json(c->report_url, &o, body, &err) != DTPLAN_OK)
+	if (dtspank__service_post(c, body, ctx.token, &err) != DTPLAN_OK)
 		slurm_info(DTPLAN_LOG_PREFIX "report: cannot post the plan of job %u: %s", r.job_id,
 			   dtplan_error_format(&err, buf, sizeof(buf)));
 	else

@@ -4,7 +4,7 @@
 # lib/ has one folder per area, in this order from the bottom up (the
 # order of doc/internals/map.md):
 #
-#   base model topology site cost fabric measure plan launch json
+#   base model topology site cost fabric measure plan record launch json
 #
 # Two checks, each printing every offence:
 #
@@ -20,7 +20,7 @@
 # when lib/ is not built.
 set -u
 
-LAYERS="base model topology site cost fabric measure plan launch json"
+LAYERS="base model topology site cost fabric measure plan record launch json"
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"

@@ -25,6 +25,10 @@ static void ckpt__daly_example__117_minutes(void **state)
 	assert_near(c.daly_seconds, 7001.388889, 1e-5);
 	assert_near(c.interval_seconds / 60.0, 117.0, 0.5);
 	assert_near(c.interval_seconds, c.daly_seconds, 0.0);
+	/* availability-optimal (arXiv 2410.18124): Ts + sqrt(2 (Tf + Tr) Ts + Ts^2)
+	 * = 300 + sqrt(2 (86400 + 600) 300 + 90000) = 300 + sqrt(52,290,000)
+	 * = 300 + 7231.1825 = 7531.1825 s */
+	assert_near(c.availability_seconds, 7531.1825, 1e-3);
 	/* waste: 300/7001.389 + (3500.694 + 600)/86400 = 0.0428486 + 0.0474617 = 0.0903104 */
 	assert_near(c.waste_fraction, 0.0903104, 1e-6);
 	/* floor(7001.39 / 10) = 700 */

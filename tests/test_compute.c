@@ -232,7 +232,7 @@ static void kernels_init__calibration__gpu_shares_and_override(void **state)
 	dtplan__kernels_init(&r, &k);
 	assert_rel(k.bf16_rate, 100e12 * 0.5 * h100->gemm_sustained, 1e-12);
 	assert_rel(k.attn_rate, 100e12 * 0.5 * h100->attention_efficiency, 1e-12);
-	r.calibration = (struct dtplan_calibration){true, 0.5, 0.25, 0.0, 0.0};
+	r.model_fit = (struct dtplan_model_fit){true, 0.5, 0.25, 0.0, 0.0};
 	r.precision = DTPLAN_PRECISION_FP8;
 	dtplan__kernels_init(&r, &k);
 	assert_rel(k.bf16_rate, 100e12 * 0.5 * 0.5, 1e-12);

@@ -13,6 +13,14 @@ static bool finite_nonneg(double x)
 	return isfinite(x) && x >= 0.0;
 }
 
+const char *dtplan_mtbf_source(double mtbf_gpu_hours)
+{
+	return fabs(mtbf_gpu_hours - DTPLAN_DEFAULT_MTBF_GPU_HOURS) <=
+			       1e-9 * DTPLAN_DEFAULT_MTBF_GPU_HOURS
+		       ? "Llama 3's, the default"
+		       : "the site's MtbfGpuHours=";
+}
+
 enum dtplan_err dtplan_ckpt_compute(const struct dtplan_ckpt_in *in, struct dtplan_ckpt *out,
 				    struct dtplan_error *err)
 {
@@ -56,6 +64,14 @@ enum dtplan_err dtplan_ckpt_compute(const struct dtplan_ckpt_in *in, struct dtpl
 	else
 		c.daly_seconds = m;
 	c.interval_seconds = c.daly_seconds;
+	/*
+	 * The availability-optimal interval ("Optimal Checkpoint Interval
+	 * with Availability as an Objective Function", arXiv 2410.18124):
+	 * maximising availability rather than minimising lost time gives
+	 * Ts + sqrt(2 (Tf + Tr) Ts + Ts^2), Ts the save time, Tf the mean time
+	 * to failure, Tr the recovery time; shown beside Young/Daly.
+	 */
+	c.availability_seconds = delta + sqrt(2.0 * (m + r) * delta + delta * delta);
 	/*
 	 * Expected fraction of time lost (Daly 2006, first order): writing,
 	 * delta/tau, plus per failure half an interval of lost work and the

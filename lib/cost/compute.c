@@ -50,7 +50,7 @@
 void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k)
 {
 	const struct dtplan_gpu *g = &r->gpu;
-	const struct dtplan_calibration *cal = &r->calibration;
+	const struct dtplan_model_fit *cal = &r->model_fit;
 	double scale = r->efficiency / DTPLAN__EFFICIENCY_REF;
 	double sustained = cal->set ? cal->gemm_sustained : dtplan__gpu_gemm_sustained(g);
 	double attention =

@@ -339,16 +339,23 @@ struct dtplan_ckpt_in {
 };
 
 struct dtplan_ckpt {
-	double job_mtbf_seconds; /* M = mtbf_gpu_hours * 3600 / gpus */
-	double young_seconds;    /* sqrt(2 delta M) */
-	double daly_seconds;     /* Daly 2006, = M when delta >= 2M */
-	double interval_seconds; /* the chosen interval (Daly) */
-	double waste_fraction;   /* delta/tau + (tau/2 + R)/M */
-	double interval_steps;   /* floor(interval / step), >= 1; 0 when step unknown */
+	double job_mtbf_seconds;     /* M = mtbf_gpu_hours * 3600 / gpus */
+	double young_seconds;        /* sqrt(2 delta M) */
+	double daly_seconds;         /* Daly 2006, = M when delta >= 2M */
+	double availability_seconds; /* availability-optimal: delta + sqrt(2 (M + R) delta +
+				      * delta^2) (arXiv 2410.18124) */
+	double interval_seconds;     /* the chosen interval (Daly) */
+	double waste_fraction;       /* delta/tau + (tau/2 + R)/M */
+	double interval_steps;       /* floor(interval / step), >= 1; 0 when step unknown */
 };
 
 enum dtplan_err dtplan_ckpt_compute(const struct dtplan_ckpt_in *in, struct dtplan_ckpt *out,
 				    struct dtplan_error *err);
+
+/* Where a per-GPU MTBF came from, for the plan: "Llama 3's, the default"
+ * for DTPLAN_DEFAULT_MTBF_GPU_HOURS, else "the site's MtbfGpuHours="
+ * (a static string). */
+const char *dtplan_mtbf_source(double mtbf_gpu_hours);
 
 #ifdef __cplusplus
 }

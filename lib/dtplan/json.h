@@ -145,6 +145,64 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
+ * A finished job's observation (lib/json/observation_json.c)
+ * ---------------------------------------------------------------------- */
+
+#define DTPLAN_OBSERVATION_SCHEMA "dtplan.observation/1"
+
+/*
+ * The JSON a collector receives for a job's record (schema
+ * DTPLAN_OBSERVATION_SCHEMA): job_id, user, cluster, fingerprint, gpu,
+ * model, framework, predicted_step_s, measured_step_s,
+ * measured_step_spread_s, steps, checkpoint_s (null without one) and time
+ * (ISO 8601 UTC).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_observation_to_json(const struct dtplan_record *r, char **out,
+					   struct dtplan_error *err);
+
+/*
+ * The cache `dtplan mtbf --write-cache` writes (schema "dtplan.mtbf/1"):
+ * the window, nodes, GPU-hours, failures, the MTBF and its interval, and
+ * when it was computed (now).  Caller frees *out with free().
+ */
+enum dtplan_err dtplan_mtbf_to_json(const struct dtplan_mtbf *m, int64_t start, int64_t end,
+				    size_t nodes, int64_t now, char **out,
+				    struct dtplan_error *err);
+
+/*
+ * With the site's MTBF=slurm: the per-GPU MTBF from its MtbfCache= file
+ * (regular, never through a link, 64 KiB at most) into r, and where it came
+ * from into r->mtbf_source ("Slurm accounting: 2 failures in 1536
+ * GPU-hours, 2026-11-01 to 2026-12-01, cached 2026-12-01T10:00:00Z");
+ * without a failure in the window, the interval's lower bound.  Without
+ * MTBF=slurm, DTPLAN_OK and r unchanged.  When the cache cannot be used r
+ * keeps MtbfGpuHours='s value, its source says why, and the error is
+ * returned (the caller warns; nothing fails).
+ */
+enum dtplan_err dtplan_mtbf_cache_apply(const struct dtplan_config *c, struct dtplan_request *r,
+					struct dtplan_error *err);
+
+/* What a finished job left behind; paths NULL when absent, all borrowed. */
+struct dtplan_job_files {
+	const char *plan;    /* its plan (dtplan-JOBID.json) */
+	const char *observe; /* its DTPLAN_OBSERVE file */
+	const char *output;  /* its output (slurm-JOBID.out) */
+};
+
+/*
+ * The record of a finished job: the plan half from its plan, the measured
+ * half from its observation file, else (when that gives no step) the step
+ * lines of its output, read within their bounds (dtplan_observe_read()).
+ * The caller fills job_id, time, cluster and user afterwards (the
+ * fingerprint names the cluster: pass it here).  notes receives what was
+ * refused or cut, for the log ("" when nothing).  DTPLAN_ERR_NOT_FOUND when
+ * no step time is left, else the reading's error.
+ */
+enum dtplan_err dtplan_job_observe(const struct dtplan_job_files *f, const char *cluster,
+				   struct dtplan_record *r, char *source, size_t source_size,
+				   char *notes, size_t notes_size, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Output (lib/json/plan_json.c, lib/launch/render.c)
  * ---------------------------------------------------------------------- */
 

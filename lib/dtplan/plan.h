@@ -52,12 +52,41 @@ enum dtplan_seq_from {
  * gemm_sustained and attention_efficiency and the built-in overlap taxes
  * (lib/plan/plan.h).
  */
-struct dtplan_calibration {
+struct dtplan_model_fit {
 	bool set;
 	double gemm_sustained;       /* share of the MAMF GEMMs sustain */
 	double attention_efficiency; /* FlashAttention's rate over the MAMF */
 	double overlap_tax;          /* share of hidden communication still charged */
 	double zero3_overlap_tax;    /* the same for ZeRO-3's gathers and reductions */
+};
+
+/*
+ * What the records of earlier runs taught (lib/record/learn.c): the factor
+ * by which measured steps exceeded the model's, for one GPU type, framework
+ * and shape class (dtplan_shape_class()), shrunk toward 1 when the runs are
+ * few and bounded to [DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX].
+ */
+#define DTPLAN_CORRECTION_MIN 0.5
+#define DTPLAN_CORRECTION_MAX 2.0
+
+struct dtplan_correction {
+	char gpu[32];         /* the catalog's name, "h100-sxm" */
+	char framework[16];   /* dtplan_framework_name() */
+	char shape_class[48]; /* dtplan_shape_class() */
+	double factor;        /* applied to the model's step: shrunk and bounded */
+	double observed;      /* geometric mean of measured / model over the runs */
+	double log_sd;        /* spread of log(measured / model) across the runs */
+	double weight;        /* the runs' share against the prior, in [0, 1) */
+	int runs;
+};
+
+/* Corrections for one cluster: every GPU type, framework and class it has
+ * records of.  Borrowed by a request; the caller keeps it alive while it
+ * plans with it. */
+struct dtplan_calibration {
+	char cluster[64]; /* "" any cluster */
+	size_t n;
+	const struct dtplan_correction *corrections; /* n entries */
 };
 
 struct dtplan_request {
@@ -93,9 +122,10 @@ struct dtplan_request {
 	double efficiency;      /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
 	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
-	struct dtplan_calibration calibration; /* unset: the built-in constants */
+	struct dtplan_model_fit model_fit; /* unset: the built-in constants */
 	/* checkpoint */
 	double mtbf_gpu_hours;
+	char mtbf_source[192]; /* where mtbf_gpu_hours came from; "": dtplan_mtbf_source() */
 	double ckpt_write_bytes_per_s; /* aggregate */
 	double restart_seconds;
 	/* thresholds */
@@ -103,6 +133,9 @@ struct dtplan_request {
 	double bubble_threshold;
 	double exposed_comm_threshold;
 	double slowdown_threshold; /* see struct dtplan_config; 0: any slowdown */
+	/* learned corrections (borrowed; NULL: the model alone, --no-calibration).
+	 * A plan's copy of its request has it NULL. */
+	const struct dtplan_calibration *calibration;
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per
@@ -216,6 +249,12 @@ struct dtplan_candidate {
 				    * (one leaf switch), "uplink" (across leaves); static */
 	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
 	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
+	/* the learned correction step.total carries (dtplan_calibration_find()):
+	 * step.total = model_step x correction; 1 and 0 runs without one */
+	double model_step;      /* the model's step, its parts' sum */
+	double correction;      /* factor applied */
+	int correction_runs;    /* runs it was learned from */
+	bool correction_pooled; /* learned from other shape classes (DTPLAN_SHAPE_ANY) */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32
@@ -237,6 +276,25 @@ struct dtplan_rank {
 	int domain;   /* global NVLink domain id */
 	char nic[32]; /* nearest NIC, "" unknown */
 };
+
+/*
+ * The candidate's shape class, the key a correction is learned under with
+ * the GPU type and framework: the parallelisms above 1 innermost first, the
+ * ZeRO stage and the recomputation, "tp-pp-dp/z1/selective", "dp/z3/none",
+ * "single/z0/none".  lib/plan/calibrate.c.
+ */
+void dtplan_shape_class(const struct dtplan_candidate *c, char *buf, size_t size);
+
+/* The shape class of a correction learned from every class of one GPU type
+ * and framework: what a class without records of its own gets. */
+#define DTPLAN_SHAPE_ANY "*"
+
+/* The correction of cal for the GPU type, framework and shape class, else
+ * its DTPLAN_SHAPE_ANY one; NULL when cal (NULL allowed) has neither.
+ * Borrowed from cal. */
+const struct dtplan_correction *dtplan_calibration_find(const struct dtplan_calibration *cal,
+							const char *gpu, const char *framework,
+							const char *shape_class);
 
 struct dtplan_measurements; /* dtplan/measure.h */
 /*

@@ -215,6 +215,14 @@ struct dtplan_config {
 	double http_connect_timeout_s; /* bound on connecting (within the two above) */
 	double http_max_bytes;         /* largest answer accepted */
 	char http_ca_path[256];        /* CA bundle file or hashed folder; "" libcurl's default */
+	/* the records of earlier runs (lib/record/recdb.c): an SQLite file; "" the
+	 * job's user's $XDG_STATE_HOME/dtplan/records.db (dtplan_recdb_default_path()) */
+	char record_db[256];
+	/* MTBF=slurm: the per-GPU MTBF from Slurm's accounting, as `dtplan mtbf
+	 * --write-cache` left it in mtbf_cache (dtplan_mtbf_cache_apply()); ""
+	 * MtbfGpuHours= */
+	char mtbf_from[16];
+	char mtbf_cache[256];
 	size_t n_switches;
 	struct dtplan_site_switch *switches; /* owned */
 	size_t n_nodesets;

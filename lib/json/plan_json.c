@@ -73,18 +73,30 @@ static json_t *prediction_json(const struct dtplan_candidate *c)
 {
 	const struct dtplan_step *s = &c->step;
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-			 "s:s, s:o}",
-			 "step_seconds", num(s->total), "compute_seconds", num(s->compute),
-			 "tp_comm_seconds", num(s->tp_comm), "pp_comm_seconds", num(s->pp_comm),
-			 "bubble_seconds", num(s->bubble), "dp_comm_seconds", num(s->dp_comm),
-			 "dp_exposed_seconds", num(s->dp_exposed), "optimizer_seconds",
-			 num(s->optimizer), "tflops_per_gpu", num(c->tflops_per_gpu), "mfu",
-			 num(c->mfu), "net_bytes_per_gpu", num(c->net_bytes_per_gpu),
-			 "ep_comm_seconds", num(s->ep_comm), "cp_comm_seconds", num(s->cp_comm),
-			 "ep_bytes_per_gpu", num(c->ep_bytes), "ep_links",
-			 c->ep_links != NULL ? c->ep_links : "none", "ep_uplink_ratio",
-			 num(c->ep_uplink_ratio));
+	json_t *o, *cal = json_null();
+	char cls[48];
+
+	if (c->correction_runs > 0) {
+		dtplan_shape_class(c, cls, sizeof(cls));
+		cal = json_pack("{s:o, s:o, s:i, s:s, s:s}", "model_step_seconds",
+				num(c->model_step), "factor", num(c->correction), "runs",
+				c->correction_runs, "shape_class", cls, "learned_from",
+				c->correction_pooled ? "other shapes" : "this shape");
+	}
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+		      "s:s, s:o, s:o, s:o}",
+		      "step_seconds", num(s->total), "compute_seconds", num(s->compute),
+		      "tp_comm_seconds", num(s->tp_comm), "pp_comm_seconds", num(s->pp_comm),
+		      "bubble_seconds", num(s->bubble), "dp_comm_seconds", num(s->dp_comm),
+		      "dp_exposed_seconds", num(s->dp_exposed), "optimizer_seconds",
+		      num(s->optimizer), "tflops_per_gpu", num(c->tflops_per_gpu), "mfu",
+		      num(c->mfu), "net_bytes_per_gpu", num(c->net_bytes_per_gpu),
+		      "ep_comm_seconds", num(s->ep_comm), "cp_comm_seconds", num(s->cp_comm),
+		      "ep_bytes_per_gpu", num(c->ep_bytes), "ep_links",
+		      c->ep_links != NULL ? c->ep_links : "none", "ep_uplink_ratio",
+		      num(c->ep_uplink_ratio), "model_step_seconds",
+		      num(c->model_step > 0.0 ? c->model_step : s->total), "calibration", cal);
+	return o;
 }
 
 static json_t *stages_json(const struct dtplan_candidate *c)
@@ -143,11 +155,15 @@ static json_t *checkpoint_json(const struct dtplan_plan *p)
 			       ? p->ckpt_bytes / p->request.ckpt_write_bytes_per_s
 			       : 0.0;
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
+	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "interval_seconds",
 			 num(c->interval_seconds), "interval_steps",
 			 count(floor(c->interval_steps)), "young_seconds", num(c->young_seconds),
-			 "daly_seconds", num(c->daly_seconds), "write_seconds", num(write),
-			 "job_mtbf_seconds", num(c->job_mtbf_seconds), "waste_fraction",
+			 "daly_seconds", num(c->daly_seconds), "mtbf_source",
+			 p->request.mtbf_source[0] != '\0'
+				 ? p->request.mtbf_source
+				 : dtplan_mtbf_source(p->request.mtbf_gpu_hours),
+			 "availability_seconds", num(c->availability_seconds), "write_seconds",
+			 num(write), "job_mtbf_seconds", num(c->job_mtbf_seconds), "waste_fraction",
 			 num(c->waste_fraction), "bytes", num(p->ckpt_bytes));
 }
 

@@ -238,6 +238,7 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		size_t offset;
 	} nums[] = {
 		{"step_seconds", offsetof(struct dtplan_candidate, step.total)},
+		{"model_step_seconds", offsetof(struct dtplan_candidate, model_step)},
 		{"compute_seconds", offsetof(struct dtplan_candidate, step.compute)},
 		{"tp_comm_seconds", offsetof(struct dtplan_candidate, step.tp_comm)},
 		{"pp_comm_seconds", offsetof(struct dtplan_candidate, step.pp_comm)},
@@ -305,7 +306,7 @@ static enum dtplan_err read_runner_up(json_t *root, struct dtplan_plan *p, struc
 static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct dtplan_error *err)
 {
 	struct dtplan_ckpt *c = &p->ckpt;
-	json_t *ck = json_object_get(root, "checkpoint");
+	json_t *ck = json_object_get(root, "checkpoint"), *v;
 	double write = 0.0;
 	enum dtplan_err ret;
 
@@ -315,6 +316,8 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct
 				    &c->young_seconds, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "daly_seconds", OPT, -DBL_MAX, DBL_MAX,
 				    &c->daly_seconds, err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "availability_seconds", OPT, -DBL_MAX,
+				    DBL_MAX, &c->availability_seconds, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "write_seconds", OPT, -DBL_MAX, DBL_MAX,
 				    &write, err)) != DTPLAN_OK ||
 	    (ret = dtplan__jget_num(ck, SRC, "checkpoint", "job_mtbf_seconds", OPT, -DBL_MAX,
@@ -329,6 +332,10 @@ static enum dtplan_err read_ckpt_all(json_t *root, struct dtplan_plan *p, struct
 	/* M = per-GPU MTBF x 3600 / GPUs */
 	if (c->job_mtbf_seconds > 0.0)
 		p->request.mtbf_gpu_hours = c->job_mtbf_seconds * p->request.gpus / 3600.0;
+	v = json_object_get(ck, "mtbf_source");
+	if (json_is_string(v))
+		dtplan__strlcpy(p->request.mtbf_source, json_string_value(v),
+				sizeof(p->request.mtbf_source));
 	return DTPLAN_OK;
 }
 

@@ -121,13 +121,21 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 	fprintf(f,
 		"  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
 		" + optimizer %s\n",
-		dtplan_format_time(s->total, t, sizeof(t)),
+		dtplan_format_time(c->model_step > 0.0 ? c->model_step : s->total, t, sizeof(t)),
 		dtplan_format_time(s->compute, a, sizeof(a)),
 		dtplan_format_time(s->tp_comm, b, sizeof(b)),
 		dtplan_format_time(s->bubble, d, sizeof(d)),
 		dtplan_format_time(s->pp_comm, e, sizeof(e)),
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
+	if (c->correction_runs > 0)
+		fprintf(f,
+			"  predicted    %s = model %s x %.2f learned from %d run%s%s on this "
+			"cluster\n",
+			dtplan_format_time(s->total, t, sizeof(t)),
+			dtplan_format_time(c->model_step, a, sizeof(a)), c->correction,
+			c->correction_runs, c->correction_runs == 1 ? "" : "s",
+			c->correction_pooled ? " of other shapes" : "");
 	if (c->ep > 1 || c->cp > 1)
 		fprintf(f,
 			"               + EP all-to-all %s + CP ring exchange %s (their exposed "
@@ -170,20 +178,24 @@ static void text_ckpt(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_ckpt *k = &p->ckpt;
 	const struct dtplan_request *r = &p->request;
-	char iv[32], mtbf[32], wr[32], by[32], bw[32], y[32];
+	char iv[32], mtbf[32], wr[32], by[32], bw[32], y[32], av[32];
 	double write = p->ckpt_bytes / r->ckpt_write_bytes_per_s;
 
 	fprintf(f, "  checkpoint   every %.1f min (%.0f steps)\n", k->interval_seconds / 60.0,
 		k->interval_steps);
 	fprintf(f,
-		"               why: job MTBF %s (%.0f GPU-hours per GPU / %d GPUs), one "
-		"write %s (%s at %s); Daly %s, Young %s, waste %.1f%%\n",
+		"               why: job MTBF %s (%.0f GPU-hours per GPU, %s, / %d GPUs), one "
+		"write %s (%s at %s); Daly %s, Young %s, availability-optimal %s, waste "
+		"%.1f%%\n",
 		dtplan_format_time(k->job_mtbf_seconds, mtbf, sizeof(mtbf)), r->mtbf_gpu_hours,
+		r->mtbf_source[0] != '\0' ? r->mtbf_source : dtplan_mtbf_source(r->mtbf_gpu_hours),
 		r->gpus, dtplan_format_time(write, wr, sizeof(wr)),
 		dtplan_format_bytes(p->ckpt_bytes, by, sizeof(by)),
 		dtplan_format_rate(r->ckpt_write_bytes_per_s, bw, sizeof(bw)),
 		dtplan_format_time(k->daly_seconds, iv, sizeof(iv)),
-		dtplan_format_time(k->young_seconds, y, sizeof(y)), k->waste_fraction * 100.0);
+		dtplan_format_time(k->young_seconds, y, sizeof(y)),
+		dtplan_format_time(k->availability_seconds, av, sizeof(av)),
+		k->waste_fraction * 100.0);
 }
 
 /* One tier for people: "118.75 MB/s, 48 us one way" or "not measured". */

@@ -395,6 +395,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 		goto out;
 	}
 	p->request = *req;
+	p->request.calibration = NULL; /* borrowed; the candidates keep what it gave */
 	p->best = s.best;
 	p->have_runner_up = s.have_runner_up;
 	p->runner_up = s.runner_up;

@@ -144,13 +144,13 @@ void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
  * the request's calibration). */
 static double overlap_tax(const struct ctx *x)
 {
-	return x->req->calibration.set ? x->req->calibration.overlap_tax : DTPLAN__OVERLAP_TAX;
+	return x->req->model_fit.set ? x->req->model_fit.overlap_tax : DTPLAN__OVERLAP_TAX;
 }
 
 /* The same for ZeRO-3's (DTPLAN__ZERO3_OVERLAP_TAX). */
 static double zero3_overlap_tax(const struct ctx *x)
 {
-	return x->req->calibration.set ? x->req->calibration.zero3_overlap_tax
+	return x->req->model_fit.set ? x->req->model_fit.zero3_overlap_tax
 				       : DTPLAN__ZERO3_OVERLAP_TAX;
 }
 
@@ -493,6 +493,10 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 	c->uplink_slowdown = 1.0;
 	c->crosses_uplinks = "none";
 	c->rank_order = DTPLAN_ORDER_TP_DP_PP;
+	c->model_step = st->total;
+	c->correction = 1.0;
+	c->correction_runs = 0;
+	c->correction_pooled = false;
 }
 
 /*
@@ -556,9 +560,10 @@ void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dt
 
 	if (sp != NULL) {
 		predict_placed(x, sp, c);
-		return;
+	} else {
+		dtplan__flat_links(x, c, &l);
+		dtplan__predict(x, &l, c);
+		c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
 	}
-	dtplan__flat_links(x, c, &l);
-	dtplan__predict(x, &l, c);
-	c->uplink_bytes = 0.0; /* uniform nodes under one non-blocking switch */
+	dtplan__calibrate(x->req, c);
 }

@@ -171,7 +171,8 @@ static double split_bound(const struct ctx *x, const struct split *sp,
 		if (t < best)
 			best = t;
 	}
-	return best;
+	/* a learned correction below 1 may make a candidate faster than the model */
+	return best * dtplan__calibration_floor(x->req);
 }
 
 /* Most micro-batch sizes one split walks (doubling up to the batch: 2^31 at most). */

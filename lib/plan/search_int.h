@@ -185,6 +185,13 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
  * rank order, with its slowdown from shared uplinks) or, sp NULL, flat. */
 void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dtplan_candidate *c);
 
+/* lib/plan/calibrate.c: applies r's learned correction to c's predicted
+ * step (model_step, correction, correction_runs; the MFU follows), and the
+ * smallest factor r's corrections may apply (1 without any), by which the
+ * search's lower bounds are scaled so that pruning stays sound. */
+void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *c);
+double dtplan__calibration_floor(const struct dtplan_request *r);
+
 /* ------------------------------------------------------------------------
  * The ranking (lib/plan/rank.c)
  * ---------------------------------------------------------------------- */

@@ -121,6 +121,9 @@ static const struct dtplan__config_setting settings[] = {
 	/* at most 64 MB: any answer accepted fits DTPLAN_FILE_FABRIC_CACHE's 64 MiB */
 	{"HttpMaxSize", "http_max_size", K_BYTES, OFF(http_max_bytes), 0, 1e3, 64e6, false},
 	{"HttpCAPath", "http_ca_path", K_PATH, STR(http_ca_path), 0, 0, false},
+	{"RecordDB", "record_db", K_PATH, STR(record_db), 0, 0, false},
+	{"MTBF", "mtbf", K_PATH, STR(mtbf_from), 0, 0, false},
+	{"MtbfCache", "mtbf_cache", K_PATH, STR(mtbf_cache), 0, 0, false},
 };
 
 #define N_SETTINGS DTPLAN_ARRAY_SIZE(settings)
@@ -161,6 +164,7 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->report_timeout_s = 2.0;
 	c->http_connect_timeout_s = 1.0;
 	c->http_max_bytes = 16e6;
+	snprintf(c->mtbf_cache, sizeof(c->mtbf_cache), "/var/cache/dtplan/mtbf.json");
 }
 
 void dtplan_config_fini(struct dtplan_config *c)

@@ -10,7 +10,10 @@ set -u
 DTPLAN="${DTPLAN:-$top_builddir/cli/dtplan}"
 GOLDEN_DIR="$top_srcdir/tests/cli/golden"
 out=$(mktemp) err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+trap 'rm -rf "$out" "$err" "$out.state"' EXIT
+# no test reads the records of earlier jobs of whoever runs it
+XDG_STATE_HOME="$out.state"
+export XDG_STATE_HOME
 n_pass=0 n_fail=0
 
 _fail() {

@@ -17,7 +17,7 @@ json_eq "j['schema']" dtplan.plan/1
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['zero'])" "(4, 1, 2)"
 json_eq "j['memory']['bytes_per_gpu']['total'] <= j['memory']['capacity_bytes']" True
 json_eq "j['gpus_per_node']" 8
-json_eq "sorted(j['prediction'].keys())[:4]" "['bubble_seconds', 'compute_seconds', 'cp_comm_seconds', 'dp_comm_seconds']"
+json_eq "sorted(j['prediction'].keys())[:4]" "['bubble_seconds', 'calibration', 'compute_seconds', 'cp_comm_seconds']"
 json_eq "j['checkpoint']['bytes'] == 16 * j['model']['params']" True
 json_eq "len(j['runner_up']['reason']) > 20" True
 json_eq "j['warnings']" "[]"

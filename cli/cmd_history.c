@@ -1,0 +1,120 @@
+/*
+ * cmd_history.c: dtplan history: planned against measured, one line a job.
+ */
+#include "config.h"
+
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CMD "history"
+
+void cmd_history_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dtplan history [--records FILE] [--cluster NAME] [--site FILE] "
+		"[--json]\n\n"
+		"Lists the records of the jobs dtplan planned and then observed, oldest first:\n"
+		"the shape, the predicted step and the measured one.\n\n"
+		"  --records FILE   the record database (default: the site's RecordDB=, else\n"
+		"                   $XDG_STATE_HOME/dtplan/records.db)\n"
+		"  --cluster NAME   only this cluster's records (default $SLURM_CLUSTER_NAME,\n"
+		"                   else every cluster's)\n"
+		"  --site FILE      dtplan.conf, for RecordDB=\n"
+		"  --json           print the records as a JSON array\n");
+}
+
+static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct dtplan_error err = {0};
+
+	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
+	return CLI_EXIT_OK;
+}
+
+static json_t *record_json(const struct dtplan_record *r)
+{
+	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
+			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o}",
+			 "job_id", (json_int_t)r->job_id, "time", (json_int_t)r->time, "cluster",
+			 r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu, "model",
+			 r->model, "framework", r->framework, "precision", r->precision,
+			 "shape_class", r->shape_class, "tp", r->tp, "pp", r->pp, "dp", r->dp, "cp",
+			 r->cp, "ep", r->ep, "zero", r->zero, "micro_batch", r->micro_batch,
+			 "recompute", r->recompute, "predicted_step_s",
+			 cli_json_number(r->predicted_step_s), "model_step_s",
+			 cli_json_number(r->model_step_s), "measured_step_s",
+			 cli_json_number(r->measured_step_s), "measured_step_spread_s",
+			 cli_json_number(r->measured_spread_s), "steps", (json_int_t)r->steps,
+			 "checkpoint_s", cli_json_number(r->checkpoint_s));
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct dtplan_config config;
+	const char *records = NULL, *cluster = NULL;
+	struct dtplan_record *recs = NULL;
+	size_t n = 0;
+	bool json = false;
+	char path[4096];
+	int rc;
+	const struct cli_opt opts[] = {
+		{.name = "records", .kind = CLI_OPT_STRING, .dest = &records},
+		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &cluster},
+		{.name = "site",
+		 .kind = CLI_OPT_CALL,
+		 .dest = &config,
+		 .early = true,
+		 .call = set_site},
+		CLI_OPT_JSON(&json),
+		CLI_OPT_END,
+	};
+	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_history_usage, .opts = opts};
+
+	dtplan_config_init(&config);
+	if (!cli_parse(&cs, argc, argv, &rc))
+		goto out;
+	if ((rc = cli_records_path(CMD, records, &config, path, sizeof(path))) != CLI_EXIT_OK ||
+	    (rc = cli_records_read(CMD, path, cli_records_cluster(cluster), &recs, &n, true)) !=
+		    CLI_EXIT_OK)
+		goto out;
+	if (json) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; a != NULL && i < n; i++)
+			if (json_array_append_new(a, record_json(&recs[i])) != 0) {
+				json_decref(a);
+				a = NULL;
+			}
+		rc = cli_json_print(CMD, a);
+		goto out;
+	}
+	if (n == 0) {
+		printf("no records in %s\n", path);
+		goto out;
+	}
+	printf("%-10s %-20s %-12s %-14s %-10s %-24s %10s %10s %8s\n", "job", "ended (UTC)",
+	       "cluster", "model", "gpu", "shape", "planned", "measured", "diff");
+	for (size_t i = 0; i < n; i++) {
+		const struct dtplan_record *r = &recs[i];
+		time_t t = (time_t)r->time;
+		struct tm tm;
+		char when[32] = "?", shape[64];
+
+		if (gmtime_r(&t, &tm) != NULL)
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(shape, sizeof(shape), "tp%d pp%d dp%d mb%d z%d", r->tp, r->pp, r->dp,
+			 r->micro_batch, r->zero);
+		printf("%-10lld %-20s %-12.12s %-14.14s %-10.10s %-24s %9.3fs %9.3fs %+7.1f%%\n",
+		       (long long)r->job_id, when, r->cluster, r->model, r->gpu, shape,
+		       r->predicted_step_s, r->measured_step_s,
+		       (r->measured_step_s / r->predicted_step_s - 1.0) * 100.0);
+	}
+out:
+	free(recs);
+	dtplan_config_fini(&config);
+	return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * calibrate.c: a candidate's shape class, and the learned correction its
+ * predicted step carries (lib/record/learn.c learns them from the records
+ * of earlier runs; doc/internals/records.md).
+ */
+#include "config.h"
+
+#include "plan/plan.h"
+#include "plan/search_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void dtplan_shape_class(const struct dtplan_candidate *c, char *buf, size_t size)
+{
+	static const char *const names[] = {"tp", "cp", "ep", "pp", "dp"};
+	int deg[5];
+	char par[32] = "";
+	size_t len = 0;
+
+	if (buf == NULL || size == 0)
+		return;
+	deg[0] = c->tp;
+	deg[1] = c->cp;
+	deg[2] = c->ep;
+	deg[3] = c->pp;
+	deg[4] = c->ep > 1 ? c->dp / c->ep : c->dp; /* EP is carved from DP */
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(names); i++) {
+		if (deg[i] <= 1)
+			continue;
+		len += (size_t)snprintf(par + len, sizeof(par) - len, "%s%s", len > 0 ? "-" : "",
+					names[i]);
+	}
+	snprintf(buf, size, "%s/z%d/%s", len > 0 ? par : "single", c->zero,
+		 dtplan_recompute_name(c->recompute));
+}
+
+const struct dtplan_correction *dtplan_calibration_find(const struct dtplan_calibration *cal,
+							const char *gpu, const char *framework,
+							const char *shape_class)
+{
+	const struct dtplan_correction *any = NULL;
+
+	if (cal == NULL)
+		return NULL;
+	for (size_t i = 0; i < cal->n; i++) {
+		const struct dtplan_correction *k = &cal->corrections[i];
+
+		if (strcmp(k->gpu, gpu) != 0 || strcmp(k->framework, framework) != 0)
+			continue;
+		if (strcmp(k->shape_class, shape_class) == 0)
+			return k;
+		if (strcmp(k->shape_class, DTPLAN_SHAPE_ANY) == 0)
+			any = k;
+	}
+	return any;
+}
+
+double dtplan__calibration_floor(const struct dtplan_request *r)
+{
+	double lo = 1.0;
+
+	if (r->calibration == NULL)
+		return 1.0;
+	for (size_t i = 0; i < r->calibration->n; i++)
+		if (r->calibration->corrections[i].factor < lo)
+			lo = r->calibration->corrections[i].factor;
+	return lo < DTPLAN_CORRECTION_MIN ? DTPLAN_CORRECTION_MIN : lo;
+}
+
+void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *c)
+{
+	const struct dtplan_correction *k;
+	char cls[48];
+	double f;
+
+	c->model_step = c->step.total;
+	c->correction = 1.0;
+	c->correction_runs = 0;
+	c->correction_pooled = false;
+	if (r->calibration == NULL || r->calibration->n == 0)
+		return;
+	dtplan_shape_class(c, cls, sizeof(cls));
+	k = dtplan_calibration_find(r->calibration, r->gpu.name,
+				    dtplan_framework_name(r->framework), cls);
+	if (k == NULL || !(k->factor > 0.0))
+		return;
+	f = k->factor;
+	if (f < DTPLAN_CORRECTION_MIN)
+		f = DTPLAN_CORRECTION_MIN;
+	if (f > DTPLAN_CORRECTION_MAX)
+		f = DTPLAN_CORRECTION_MAX;
+	c->correction = f;
+	c->correction_runs = k->runs;
+	c->correction_pooled = strcmp(k->shape_class, DTPLAN_SHAPE_ANY) == 0;
+	c->step.total *= f;
+	c->tflops_per_gpu /= f;
+	c->mfu /= f;
+}
