@@ -119,9 +119,9 @@ struct dtplan_request {
 	double nvlink_latency_s;
 	double net_bytes_per_s; /* per GPU across nodes */
 	double net_latency_s;
-	double efficiency;      /* kernel speed: 0.5 (the site default) is the calibrated
+	double efficiency;                 /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
-	double memory_headroom; /* fraction of GPU memory kept free (0.1) */
+	double memory_headroom;            /* fraction of GPU memory kept free (0.1) */
 	struct dtplan_model_fit model_fit; /* unset: the built-in constants */
 	/* checkpoint */
 	double mtbf_gpu_hours;

@@ -151,7 +151,7 @@ static double overlap_tax(const struct ctx *x)
 static double zero3_overlap_tax(const struct ctx *x)
 {
 	return x->req->model_fit.set ? x->req->model_fit.zero3_overlap_tax
-				       : DTPLAN__ZERO3_OVERLAP_TAX;
+				     : DTPLAN__ZERO3_OVERLAP_TAX;
 }
 
 /* Bytes one rank sends per step in its DP/ZeRO collectives (see dtplan__predict()). */

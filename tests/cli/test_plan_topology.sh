@@ -65,8 +65,8 @@ stdout_lacks "[oversubscribed-uplink]"
 
 # The test cluster's shape (tests/cluster/cluster.sh: two leaves of four 8-GPU
 # nodes) behind 16:1 uplinks, llama3-8b at 8 sequences a step: on 2 + 2 nodes
-# the best plan (TP 4 x PP 2 x DP 4, its pipeline across the uplinks) is about
-# 1.4x slower than the best on one leaf (TP 4 x PP 1 x DP 8), yet its own
+# the best plan (TP 4 x PP 2 x DP 4, its pipeline across the uplinks) is over
+# 10% slower than the best on one leaf (TP 4 x PP 1 x DP 8), yet its own
 # configuration costed again on one leaf gains under the 5% threshold: only
 # best against best sees it.  Both warnings say both splits and both steps
 # (tests/cluster/plugin.bats refuses the same job under policy=deny).
@@ -87,7 +87,7 @@ run 0 plan $c16 --nodes 'node[1-2,5-6]' --node-xml "node[1-2,5-6]=$xml" --json
 read -r spread spread_split <<EOF2
 $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); $steps" "$out")
 EOF2
-json_eq "$spread / $one > 1.3" True
+json_eq "$spread / $one > 1.1" True
 json_eq '[w["code"] for w in j["warnings"] if w["code"] in ("too-many-leaves", "oversubscribed-uplink")]' "['too-many-leaves', 'oversubscribed-uplink']"
 both=$(python3 -c "print('the best plan there ($one_split) is predicted to take %.2f ms a step against %.2f ms here ($spread_split' % ($one * 1e3, $spread * 1e3))")
 json_eq "'$both, %.1f%% longer, threshold 5%%): ask for --switches=1' % (($spread / $one - 1) * 100) in j['warnings'][0]['message']" True
