@@ -3,7 +3,9 @@
 # in debootstrap chroots on this machine.
 #
 # Usage: tests/chroot.sh build SUITE        make the chroot, or reuse the cached one
-#        tests/chroot.sh shell SUITE [CMD]  run CMD (default: bash) in it, in /build/dtplan
+#        tests/chroot.sh shell SUITE [CMD]  run CMD (default: bash) in it, in a fresh copy
+#                                           of this tree in /build/dtplan (the last
+#                                           copy with DTPLAN_CHROOT_KEEP_TREE=1)
 #        tests/chroot.sh test SUITE         build it, then in a fresh copy of this tree:
 #                                           the -Werror build and make check, and the
 #                                           cluster suite (under the cluster lock)
@@ -32,7 +34,8 @@
 # Environment: DTPLAN_CHROOT_CACHE, DTPLAN_CLUSTER_LOCK, DTPLAN_MIRROR
 # (default http://deb.debian.org/debian), DTPLAN_CHROOT_NO_CLUSTER=1 (test:
 # skip the cluster suite), DTPLAN_CHROOT_BATS (test: the bats files, default
-# all), DTPLAN_CHROOT_PACKAGES=1 (test: make distcheck and dpkg-buildpackage
+# all), DTPLAN_CHROOT_KEEP_TREE=1 (shell: keep the last copy),
+# DTPLAN_CHROOT_PACKAGES=1 (test: make distcheck and dpkg-buildpackage
 # too, in a clone of the copy).
 set -euo pipefail
 export LC_ALL=C
@@ -204,7 +207,8 @@ shell)
 	exec 9>"$cache/lock-$suite"
 	flock 9
 	build
-	copy_tree
+	# DTPLAN_CHROOT_KEEP_TREE=1: the copy (and its build) of the last run
+	[ "${DTPLAN_CHROOT_KEEP_TREE:-0}" = 1 ] && [ -d "$root/build/dtplan" ] || copy_tree
 	mount_all "$root"
 	# shellcheck disable=SC2046
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 $(cluster_env) \
