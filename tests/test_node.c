@@ -10,6 +10,7 @@
 
 #include "dtprobes.h"
 #include "probes_private.h"
+#include "hwloc_expect.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -158,6 +159,14 @@ static void node_from_xml__pu_count_unknown__cores_from_cpuset(void **state)
 	char *json = NULL;
 
 	(void)state;
+	if (DT_HWLOC_REJECTS_INCOMPLETE_SETS) {
+		/* hwloc 2.14+: a PU without its sets is refused, the file named */
+		assert_int_equal(dtplan_node_from_xml(data("pu-nested.xml"), &node, &err),
+				 DTPLAN_ERR_PARSE);
+		assert_string_equal(err.source, data("pu-nested.xml"));
+		assert_non_null(strstr(err.text, "not a valid hwloc XML topology"));
+		return;
+	}
 	load_ok(data("pu-nested.xml"));
 	assert_int_equal(node.cores, 2); /* cpuset 0x3: two PUs */
 	assert_int_equal(node.numa_nodes, 1);
@@ -511,7 +520,17 @@ static void node_from_xml__names_not_utf8__replaced(void **state)
 	assert_int_equal(dtplan_file_read(path, DTPLAN_FILE_NODE_XML, &text, NULL, &err),
 			 DTPLAN_OK);
 	write_replaced(path, text, "value=\"AD102GL", "value=\"L40S \xe2\x84\xa2 AD102GL");
+	if (dt_hwloc_has_libxml2()) {
+		/* libxml2: not UTF-8 is not XML; refused, the file named */
+		assert_int_equal(dtplan_node_from_xml(path, &node, &err), DTPLAN_ERR_PARSE);
+		assert_string_equal(err.source, path);
+		assert_non_null(strstr(err.text, "not a valid hwloc XML topology"));
+	}
+	/* hwloc's minimal parser (the only one without libxml2) takes the
+	 * bytes: dtplan replaces what is not UTF-8 */
+	assert_int_equal(setenv("HWLOC_LIBXML_IMPORT", "0", 1), 0);
 	load_ok(path);
+	unsetenv("HWLOC_LIBXML_IMPORT");
 	assert_string_equal(node.hostname, "?bad?pcie01");
 	assert_string_equal(node.gpus[0].model, "L40S \xe2\x84\xa2 AD102GL [L40S]");
 	assert_int_equal(dtplan_node_to_json(&node, false, &json, &err), DTPLAN_OK);
@@ -531,20 +550,27 @@ static void node_from_xml__hwloc_crashes__error_and_caller_alive(void **state)
 	const char *crash = data("hwloc-crash.xml");
 	char path[512];
 
+	/* hwloc 2.14+ refuses the file instead of crashing on it */
+	enum dtplan_err want = DT_HWLOC_REJECTS_INCOMPLETE_SETS ? DTPLAN_ERR_PARSE : DTPLAN_ERR_IO;
+	const char *says = DT_HWLOC_REJECTS_INCOMPLETE_SETS ? "not a valid hwloc XML topology"
+							    : "hwloc reading";
+
 	(void)state;
 	alarm(test_bound_s(60));
-	assert_int_equal(dtplan_node_from_xml(crash, &node, &err), DTPLAN_ERR_IO);
+	assert_int_equal(dtplan_node_from_xml(crash, &node, &err), want);
 	assert_string_equal(err.source, crash);
-	assert_non_null(strstr(err.text, "hwloc reading"));
+	assert_non_null(strstr(err.text, says));
 	/* the same file as a cache entry, and as the live discovery's XML */
 	snprintf(path, sizeof(path), "%s/myhost.xml", tmpdir);
 	copy_file(crash, path);
-	assert_int_equal(dtplan_node_discover(&o, &node, &err), DTPLAN_ERR_IO);
+	assert_int_equal(dtplan_node_discover(&o, &node, &err), want);
 	assert_string_equal(err.source, path);
 	unlink(path);
 	assert_int_equal(setenv("HWLOC_XMLFILE", crash, 1), 0);
-	assert_int_equal(dtplan_node_discover(NULL, &node, &err), DTPLAN_ERR_IO);
-	assert_non_null(strstr(err.text, "hwloc discovery"));
+	assert_int_equal(dtplan_node_discover(NULL, &node, &err), want);
+	assert_non_null(strstr(err.text, DT_HWLOC_REJECTS_INCOMPLETE_SETS
+						 ? "not a valid hwloc XML topology"
+						 : "hwloc discovery"));
 	unsetenv("HWLOC_XMLFILE");
 	/* and the process still works */
 	load_ok(data("pcie-4gpu.xml"));

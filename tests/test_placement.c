@@ -839,6 +839,51 @@ static void plan_create__on_the_fewest_leaves__never_told_to_ask_for_them(void *
  * --segment=4 (topology/block has no --switches): one segment of 4 nodes
  * lies in one block.
  */
+/* topology/ring (26.05): inside a ring the nodes keep the ring's order, so
+ * that neighbouring ranks sit on neighbouring nodes (the DP ring follows the
+ * physical one, consecutive PP stages are one hop apart); the leaves are
+ * called rings and nothing is asked of Slurm (it places jobs inside one
+ * ring itself). */
+static void fabric_build__rings__ring_order_rings_named(void **state)
+{
+	struct dtplan_topology *t = parse_topology("- topology: r\n  ring:\n    rings:\n"
+						   "      - ring: ring0\n"
+						   "        nodes: n3,n1,n4,n2\n"
+						   "      - ring: ring1\n"
+						   "        nodes: m2,m1\n");
+	const char *alloc[] = {"n1", "n2", "n3", "n4", "m1", "m2"};
+	const char *want[] = {"n3", "n1", "n4", "n2", "m2", "m1"};
+	struct dtplan_node nodes[6];
+	struct dtplan_cluster cl = {.n_nodes = 6, .nodes = nodes, .topology = t};
+	struct dtplan__fabric *f = NULL;
+	struct dtplan_request req;
+	struct dtplan_plan *p;
+	char *json = NULL;
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		make_node(&nodes[i], alloc[i], 8, 8, NULL);
+	request_for(&req, 8);
+	assert_int_equal(dtplan__fabric_build(&req, &cl, &f, NULL), DTPLAN_OK);
+	assert_int_equal(f->leaf_kind, DTPLAN_LEAF_RING);
+	for (int i = 0; i < 6; i++)
+		assert_string_equal(f->host[i], want[i]);
+	assert_int_equal(f->n_runs, 2);
+	assert_string_equal(f->runs[0].name, "ring0");
+	p = place(&req, f, 8, 1, 6, DTPLAN_ORDER_TP_DP_PP);
+	assert_int_equal(p->leaf_kind, DTPLAN_LEAF_RING);
+	/* rank 8 (the second node's first GPU) is on n1, the ring's second */
+	assert_string_equal(p->node_names[p->ranks[8].node], "n1");
+	for (size_t i = 0; i < p->n_warnings; i++)
+		assert_null(strstr(p->warnings[i].message, "--switches"));
+	assert_int_equal(dtplan_plan_to_json(p, false, &json, NULL), DTPLAN_OK);
+	assert_non_null(strstr(json, "\"leaf_kind\":\"ring\""));
+	free(json);
+	dtplan_plan_destroy(p);
+	dtplan__fabric_destroy(f);
+	dtplan_topology_destroy(t);
+}
+
 static void plan_create__blocks__plan_names_blocks_and_asks_for_segment(void **state)
 {
 	static const char *const files[] = {"topology-blocks.conf", "topology.yaml"};
@@ -1043,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(plan_create__three_leaves_4_4_8__small_gain__no_warning),
 		cmocka_unit_test(plan_create__two_leaves_where_one_would_do__warns_with_the_gain),
 		cmocka_unit_test(plan_create__on_the_fewest_leaves__never_told_to_ask_for_them),
+		cmocka_unit_test(fabric_build__rings__ring_order_rings_named),
 		cmocka_unit_test(plan_create__blocks__plan_names_blocks_and_asks_for_segment),
 		cmocka_unit_test(plan_create__blocks__segment_divides_the_nodes),
 		cmocka_unit_test(plan_create__heterogeneous_and_generic__plans_on_smallest),

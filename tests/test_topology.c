@@ -493,6 +493,75 @@ static void topology_parse_string__yaml_forms__tree_blocks_flat(void **state)
 	dtplan_topology_destroy(t);
 }
 
+/* 26.05's forms (doc/man/man5/topology.yaml.5 and the data_parser's
+ * TOPOLOGY_CONF, SchedMD/slurm slurm-26.05 531c4b2): flat: as a mapping of
+ * options, ring: (each ring a leaf, its nodes in ring order) and torus3d:
+ * (each torus a leaf, its nodes in x-major coordinate order, from nodes:
+ * or from regions:). */
+static void topology_parse_string__yaml_26_05__flat_options_rings_toruses(void **state)
+{
+	struct dtplan_topology *t;
+	int r0, r1;
+
+	(void)state;
+	t = yaml_ok("- topology: topo3a\n  cluster_default: true\n  flat:\n"
+		    "    alpha_step_rank: true\n");
+	assert_int_equal(t->n_switches, 0);
+	dtplan_topology_destroy(t);
+
+	/* the ring's order is the file's, not the names' */
+	t = yaml_ok("- topology: topo4\n  ring:\n    rings:\n"
+		    "      - ring: ring0\n        nodes: n[1-2],n4,n3\n"
+		    "      - ring: ring1\n        nodes: [m1, m2]\n");
+	assert_int_equal(t->leaf_kind, DTPLAN_LEAF_RING);
+	assert_false(t->blocks);
+	assert_int_equal(t->n_switches, 2);
+	r0 = dtplan_topology_switch_index(t, "ring0");
+	r1 = dtplan_topology_switch_index(t, "ring1");
+	assert_int_equal(t->switches[r0].parent, -1);
+	assert_int_equal(t->switches[r1].parent, -1);
+	assert_int_equal(t->n_nodes, 6);
+	assert_string_equal(t->node_names[2], "n4");
+	assert_string_equal(t->node_names[3], "n3");
+	assert_int_equal(t->node_leaf[dtplan_topology_node_index(t, "m2")], r1);
+	assert_string_equal(dtplan_leaf_kind_name(t->leaf_kind, true), "rings");
+	dtplan_topology_destroy(t);
+
+	/* a 2x2x1 torus from nodes:, x fastest */
+	t = yaml_ok("- topology: topo5\n  torus3d:\n    toruses:\n      - name: pod1\n"
+		    "        dims:\n          x: 2\n          y: 2\n          z: 1\n"
+		    "        nodes: g[1-4]\n        placements:\n          - dims:\n"
+		    "              x: 2\n              y: 1\n              z: 1\n");
+	assert_int_equal(t->leaf_kind, DTPLAN_LEAF_TORUS);
+	assert_int_equal(t->n_switches, 1);
+	assert_int_equal(t->n_nodes, 4);
+	assert_string_equal(t->node_names[0], "g1");
+	assert_string_equal(t->node_names[3], "g4");
+	dtplan_topology_destroy(t);
+
+	/* from regions: two 1x2x1 columns, the second given first: x-major over
+	 * the whole torus gives a1 b1 a2 b2 */
+	t = yaml_ok("- topology: topo6\n  torus3d:\n    toruses:\n      - name: pod2\n"
+		    "        dims:\n          x: 2\n          y: 2\n          z: 1\n"
+		    "        regions:\n"
+		    "          - anchor:\n              x: 1\n              y: 0\n"
+		    "              z: 0\n"
+		    "            dims:\n              x: 1\n              y: 2\n"
+		    "              z: 1\n"
+		    "            nodes: b[1-2]\n"
+		    "          - anchor:\n              x: 0\n              y: 0\n"
+		    "              z: 0\n"
+		    "            dims:\n              x: 1\n              y: 2\n"
+		    "              z: 1\n"
+		    "            nodes: a[1-2]\n");
+	assert_int_equal(t->n_nodes, 4);
+	assert_string_equal(t->node_names[0], "a1");
+	assert_string_equal(t->node_names[1], "b1");
+	assert_string_equal(t->node_names[2], "a2");
+	assert_string_equal(t->node_names[3], "b2");
+	dtplan_topology_destroy(t);
+}
+
 static void topology_parse_string__bad_yaml__error_names_line(void **state)
 {
 	static const struct bad_case cases[] = {
@@ -518,10 +587,31 @@ static void topology_parse_string__bad_yaml__error_names_line(void **state)
 		 "topology.yaml is a list of topologies"},
 		{"- flat: true\n  topology: a\n", DTPLAN_ERR_PARSE, 1,
 		 "every topology starts with 'topology: NAME'"},
-		{"- topology: a\n  ring:\n    x: 1\n", DTPLAN_ERR_UNSUPPORTED, 2,
-		 "topology 'a' is a ring: dtplan reads tree, block and flat topologies"},
+		{"- topology: a\n  ring:\n    x: 1\n", DTPLAN_ERR_PARSE, 3,
+		 "ring: unknown key 'x' (expected rings)"},
 		{"- topology: a\n  flat: true\n  tree:\n    switches: []\n", DTPLAN_ERR_PARSE, 1,
-		 "needs exactly one of tree:, block: or flat:"},
+		 "needs exactly one of tree:, block:, flat:, ring: or torus3d:"},
+		{"- topology: a\n  flat:\n    alpha_step_rank: maybe\n", DTPLAN_ERR_PARSE, 3,
+		 "alpha_step_rank: expected true or false"},
+		{"- topology: a\n  flat:\n    sort: true\n", DTPLAN_ERR_PARSE, 3,
+		 "flat: unknown key 'sort' (expected alpha_step_rank)"},
+		/* Slurm's MAX_RING_SIZE, src/plugins/topology/ring/ring_record.h */
+		{"- topology: a\n  ring:\n    rings:\n    - ring: r0\n      nodes: n[1-17]\n",
+		 DTPLAN_ERR_PARSE, 5, "ring 'r0': at most 16 nodes"},
+		{"- topology: a\n  ring:\n    rings:\n    - ring: r0\n", DTPLAN_ERR_PARSE, 4,
+		 "ring 'r0' has no nodes:"},
+		{"- topology: a\n  torus3d:\n    toruses:\n    - name: t\n      dims:\n"
+		 "        x: 2\n        y: 2\n        z: 1\n      nodes: n[1-3]\n",
+		 DTPLAN_ERR_PARSE, 9, "torus 't': 2x2x1 needs 4 nodes; nodes: names 3"},
+		{"- topology: a\n  torus3d:\n    toruses:\n    - name: t\n      dims:\n"
+		 "        x: 2\n        y: 0\n        z: 1\n      nodes: n[1-4]\n",
+		 DTPLAN_ERR_PARSE, 7, "dims: y must be a whole number from 1 to 65535"},
+		{"- topology: a\n  torus3d:\n    toruses:\n    - name: t\n      dims:\n"
+		 "        x: 2\n        y: 1\n        z: 1\n      regions:\n"
+		 "      - anchor:\n          x: 1\n          y: 0\n          z: 0\n"
+		 "        dims:\n          x: 2\n          y: 1\n          z: 1\n"
+		 "        nodes: n[1-2]\n",
+		 DTPLAN_ERR_PARSE, 10, "a region reaches past the torus's dims"},
 		{"- topology: a\n  flat: false\n", DTPLAN_ERR_PARSE, 2, "flat: must be true"},
 		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n1\n"
 		 "      children: t\n",
@@ -636,6 +726,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_string__bad_blocks__error_names_file_and_line),
 		cmocka_unit_test(topology_parse_file__yaml__cluster_default_read),
 		cmocka_unit_test(topology_parse_string__yaml_forms__tree_blocks_flat),
+		cmocka_unit_test(topology_parse_string__yaml_26_05__flat_options_rings_toruses),
 		cmocka_unit_test(topology_parse_string__bad_yaml__error_names_line),
 		cmocka_unit_test(topology_parse_string__yaml_nested_deep__refused),
 		cmocka_unit_test(topology_parse_string__yaml_large_mapping_and_flow_list__linear),

@@ -343,6 +343,7 @@ struct dtplan_plan {
 	 * NULL when the plan was made without a measurement */
 	struct dtplan_measurements *measurements;
 	bool blocks; /* the leaves are topology/block blocks (leaf_names name them) */
+	enum dtplan_leaf_kind leaf_kind; /* switches, blocks, rings or toruses */
 };
 
 /*

@@ -28,6 +28,19 @@ struct dtplan_switch {
 
 struct dtplan_topology_index; /* private to lib/topology/topology.c */
 
+/* What a topology's leaves are: switches (topology/tree), blocks
+ * (topology/block), rings (topology/ring, 26.05) or 3-D toruses
+ * (topology/torus3d, 26.05); doc/internals/placement.md. */
+enum dtplan_leaf_kind {
+	DTPLAN_LEAF_SWITCH = 0,
+	DTPLAN_LEAF_BLOCK,
+	DTPLAN_LEAF_RING,
+	DTPLAN_LEAF_TORUS,
+};
+/* "switch", "block", "ring", "torus" (the plan JSON's leaf_kind); plural
+ * "switches", "blocks", "rings", "toruses" with many. */
+const char *dtplan_leaf_kind_name(enum dtplan_leaf_kind k, bool many);
+
 struct dtplan_topology {
 	size_t n_switches;
 	struct dtplan_switch *switches; /* owned */
@@ -42,6 +55,10 @@ struct dtplan_topology {
 	 * (BlockSizes' first, else the first block's).  false and 0 for a tree. */
 	bool blocks;
 	size_t block_size;
+	/* DTPLAN_LEAF_RING, _TORUS: each leaf a ring or torus of topology.yaml,
+	 * its nodes in ring (x-major) order, each a root; SWITCH for a tree,
+	 * BLOCK with blocks */
+	enum dtplan_leaf_kind leaf_kind;
 };
 
 /* Most names one hostlist expression in topology.conf or dtplan.conf may name. */
@@ -57,7 +74,9 @@ struct dtplan_topology {
  *     optional BlockSizes=; blocks become leaves (t->blocks);
  *   - topology.yaml (Slurm 25.05): a list of topologies, the first with
  *     cluster_default: true (else the first) read, in its tree: or block:
- *     form (flat: gives a topology without switches).  A YAML subset:
+ *     form (flat:, true or a mapping of options, gives a topology without
+ *     switches), or 26.05's ring: and torus3d: (each ring or torus a leaf,
+ *     its nodes in ring or x-major order; t->leaf_kind).  A YAML subset:
  *     block mappings and sequences, [a, b] lists, plain and quoted scalars;
  *     anchors, tags, multi-line scalars and {} maps are refused by name.
  * Caller frees with dtplan_topology_destroy().  Errors name the file and

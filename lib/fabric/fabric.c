@@ -41,6 +41,7 @@ struct host {
 	int leaf;                             /* topology leaf switch, -1 unknown */
 	int leaf_rank;    /* depth-first position of the leaf; INT_MAX-like for unknown */
 	const char *dkey; /* multi-node NVLink domain key, "" none */
+	size_t ring_pos;  /* place in its ring or torus (ring, x-major order); 0 else */
 	int n_gpus;       /* GPUs this node has */
 	size_t alloc;     /* allocation order, the last tie-breaker */
 };
@@ -88,6 +89,9 @@ static int cmp_host(const void *pa, const void *pb)
 	c = strcmp(a->dkey, b->dkey);
 	if (c != 0)
 		return c;
+	/* in a ring or torus, its own order: neighbours take neighbouring ranks */
+	if (a->ring_pos != b->ring_pos)
+		return a->ring_pos < b->ring_pos ? -1 : 1;
 	c = natcmp(a->name, b->name);
 	if (c != 0)
 		return c;
@@ -332,6 +336,8 @@ static enum dtplan_err place_in_tree(const struct dtplan_topology *t, struct hos
 		} else {
 			hosts[i].leaf = leaf;
 			hosts[i].leaf_rank = rank[leaf];
+			if (t->leaf_kind == DTPLAN_LEAF_RING || t->leaf_kind == DTPLAN_LEAF_TORUS)
+				hosts[i].ring_pos = (size_t)k;
 		}
 	}
 	free(rank);
@@ -643,6 +649,7 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 	f->flat = cl->topology == NULL || cl->topology->n_switches == 0;
 	f->blocks = !f->flat && cl->topology->blocks;
 	f->block_size = f->blocks ? cl->topology->block_size : 0;
+	f->leaf_kind = f->flat ? DTPLAN_LEAF_SWITCH : cl->topology->leaf_kind;
 	f->net_bw = req->net_bytes_per_s;
 	rv = read_hosts(req, cl, hosts, n, err);
 	if (rv != DTPLAN_OK)

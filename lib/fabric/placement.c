@@ -91,6 +91,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 	}
 	p->n_leaves_used = f->n_runs;
 	p->blocks = f->blocks;
+	p->leaf_kind = f->leaf_kind;
 	p->n_leaves_needed = f->n_leaves_needed;
 	return DTPLAN_OK;
 }

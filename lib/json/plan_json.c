@@ -239,9 +239,10 @@ static json_t *placement_json(const struct dtplan_plan *p)
 	o = json_pack("{s:o, s:s, s:s, s:f, s:s, s:I, s:I, s:o, s:o}", "nodes", nodes,
 		      "crosses_uplinks", p->best.crosses_uplinks ? p->best.crosses_uplinks : "none",
 		      "rank_order", dtplan_candidate_rank_order(&p->best), "uplink_slowdown",
-		      p->best.uplink_slowdown, "leaf_kind", p->blocks ? "block" : "switch",
-		      "leaves_used", (json_int_t)p->n_leaves_used, "leaves_needed",
-		      (json_int_t)p->n_leaves_needed, "leaves", leaves, "ranks", ranks);
+		      p->best.uplink_slowdown, "leaf_kind",
+		      dtplan_leaf_kind_name(p->leaf_kind, false), "leaves_used",
+		      (json_int_t)p->n_leaves_used, "leaves_needed", (json_int_t)p->n_leaves_needed,
+		      "leaves", leaves, "ranks", ranks);
 	return o; /* json_pack stole nodes, leaves and ranks, even on failure */
 fail:
 	json_decref(nodes);

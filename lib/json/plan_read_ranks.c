@@ -622,6 +622,10 @@ static enum dtplan_err read_placement_rest(struct dtplan__rd *r, const struct dt
 				     "tp-cp-ep-dp-pp, tp-pp-dp, ..)",
 				     order);
 	p->blocks = strcmp(kind, "block") == 0;
+	p->leaf_kind = p->blocks                    ? DTPLAN_LEAF_BLOCK
+		       : strcmp(kind, "ring") == 0  ? DTPLAN_LEAF_RING
+		       : strcmp(kind, "torus") == 0 ? DTPLAN_LEAF_TORUS
+						    : DTPLAN_LEAF_SWITCH;
 	if (p->n_leaves_used > 0)
 		p->n_leaves_needed = needed > 0 ? (size_t)needed : 0;
 	return DTPLAN_OK;

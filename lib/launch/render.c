@@ -285,16 +285,21 @@ static void text_ranks(FILE *f, const struct dtplan_plan *p)
 			fprintf(f, " (%.1f%% of the step)",
 				(1.0 - 1.0 / p->best.uplink_slowdown) * 100.0);
 		fprintf(f, "; %zu %s used, %zu needed\n", p->n_leaves_used,
-			p->blocks ? (p->n_leaves_used == 1 ? "block" : "blocks")
-				  : (p->n_leaves_used == 1 ? "leaf switch" : "leaf switches"),
+			p->leaf_kind != DTPLAN_LEAF_SWITCH
+				? dtplan_leaf_kind_name(p->leaf_kind, p->n_leaves_used != 1)
+				: (p->n_leaves_used == 1 ? "leaf switch" : "leaf switches"),
 			p->n_leaves_needed);
 	}
 	if (p->best.ep > 1 || p->best.cp > 1)
 		fprintf(f, "  rank map     %s / node / rank(tp,pp,dp,cp,ep) per GPU\n",
-			p->blocks ? "block" : "leaf switch");
+			p->leaf_kind != DTPLAN_LEAF_SWITCH
+				? dtplan_leaf_kind_name(p->leaf_kind, false)
+				: "leaf switch");
 	else
 		fprintf(f, "  rank map     %s / node / rank(tp,pp,dp) per GPU\n",
-			p->blocks ? "block" : "leaf switch");
+			p->leaf_kind != DTPLAN_LEAF_SWITCH
+				? dtplan_leaf_kind_name(p->leaf_kind, false)
+				: "leaf switch");
 	for (size_t n = 0; n < shown; n++) {
 		if (p->node_run != NULL && p->node_run[n] != run) {
 			run = p->node_run[n];

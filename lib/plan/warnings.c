@@ -159,11 +159,12 @@ static bool packed_best(const struct dtplan_plan *p, const struct dtplan__fabric
 	return true;
 }
 
-/* "leaf switch"/"leaf switches" on a tree, "block"/"blocks" on topology/block. */
+/* "leaf switch"/"leaf switches" on a tree, "block"/"blocks" on topology/block,
+ * "ring"/"rings", "torus"/"toruses" on topology/ring and topology/torus3d. */
 static const char *leaves_word(const struct dtplan__fabric *f, size_t n)
 {
-	if (f->blocks)
-		return n == 1 ? "block" : "blocks";
+	if (f->leaf_kind != DTPLAN_LEAF_SWITCH)
+		return dtplan_leaf_kind_name(f->leaf_kind, n != 1);
 	return n == 1 ? "leaf switch" : "leaf switches";
 }
 
@@ -179,6 +180,10 @@ static const char *ask_for(const struct dtplan__fabric *f, char *buf, size_t siz
 	size_t n = f->n_nodes, s;
 
 	buf[0] = '\0';
+	/* topology/ring and topology/torus3d place a job inside one ring or
+	 * torus by themselves when it fits: there is nothing to ask for */
+	if (f->leaf_kind == DTPLAN_LEAF_RING || f->leaf_kind == DTPLAN_LEAF_TORUS)
+		return buf;
 	if (!f->blocks) {
 		snprintf(buf, size, "--switches=%zu", f->n_leaves_needed);
 		return buf;

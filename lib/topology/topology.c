@@ -386,3 +386,18 @@ size_t dtplan_topology_leaf_size(const struct dtplan_topology *t, int sw)
 		n += t->node_leaf[i] == sw;
 	return n;
 }
+
+const char *dtplan_leaf_kind_name(enum dtplan_leaf_kind k, bool many)
+{
+	switch (k) {
+	case DTPLAN_LEAF_BLOCK:
+		return many ? "blocks" : "block";
+	case DTPLAN_LEAF_RING:
+		return many ? "rings" : "ring";
+	case DTPLAN_LEAF_TORUS:
+		return many ? "toruses" : "torus";
+	case DTPLAN_LEAF_SWITCH:
+	default:
+		return many ? "switches" : "switch";
+	}
+}

@@ -235,6 +235,7 @@ enum dtplan_err dtplan__topology_blocks(const struct dtplan__topo_entry *entries
 		return rv;
 	}
 	t->blocks = true;
+	t->leaf_kind = DTPLAN_LEAF_BLOCK;
 	t->block_size = base;
 	*out = t;
 	return DTPLAN_OK;

@@ -53,8 +53,14 @@ iperf_bps() {
 @test "scontrol show topology has one leaf per rack under the spine" {
 	run -0 scontrol show topology
 	echo "$output"
-	grep -q '^SwitchName=leaf1 .*Nodes=node1,node2,node3,node4$' <<<"$output"
-	grep -q '^SwitchName=leaf2 .*Nodes=node5,node6,node7,node8$' <<<"$output"
+	# 26.05 prints host lists compressed (node[1-4]), earlier releases expanded
+	if [ "$(slurm_version)" -ge 2605 ]; then
+		grep -q '^SwitchName=leaf1 .*Nodes=node\[1-4\]$' <<<"$output"
+		grep -q '^SwitchName=leaf2 .*Nodes=node\[5-8\]$' <<<"$output"
+	else
+		grep -q '^SwitchName=leaf1 .*Nodes=node1,node2,node3,node4$' <<<"$output"
+		grep -q '^SwitchName=leaf2 .*Nodes=node5,node6,node7,node8$' <<<"$output"
+	fi
 	grep -q '^SwitchName=spine Level=1 .*Switches=leaf1,leaf2$' <<<"$output"
 }
 

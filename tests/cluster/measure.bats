@@ -183,12 +183,13 @@ probe_args_without_socket() {
 	# place (same inode), put back in teardown
 	local slurmd
 	slurmd=$(cat "$CL_DIR/run/slurmd-node2.pid")
-	run -0 nsenter -t "$slurmd" -m -n getent hosts node1
+	run -0 nsenter -t "$slurmd" -m -n -r -w getent hosts node1
 	cp "$CL_DIR/etc/hosts" "$BATS_TEST_TMPDIR/hosts.orig"
 	grep -v ' node[0-9]*$' "$BATS_TEST_TMPDIR/hosts.orig" >"$BATS_TEST_TMPDIR/hosts.cut"
 	cat "$BATS_TEST_TMPDIR/hosts.cut" >"$CL_DIR/etc/hosts"
-	# as node2's slurmd (and its prologs) see it: node1 no longer resolves
-	run ! nsenter -t "$slurmd" -m -n getent hosts node1
+	# as node2's slurmd (and its prologs) see it, in its mount namespace and
+	# root (a chroot's): node1 no longer resolves
+	run ! nsenter -t "$slurmd" -m -n -r -w getent hosts node1
 	measure_job
 	echo "$LOG"
 	[ "$(meas 'm["nodes_reported"]')" = 8 ]
