@@ -59,7 +59,8 @@ run 0 calibrate --show --records "$db" --cluster c1
 stdout_has "2 records in $db, cluster c1"
 run 0 calibrate --show --records "$db" --cluster c1 --json
 json_eq 'j["corrections"][0]["runs"]' 2
-json_eq 'round(j["corrections"][0]["observed"], 6)' 1.3
+# (the log prints the step to 0.1 ms: the ratio holds to 1e-4)
+json_eq 'round(j["corrections"][0]["observed"], 4)' 1.3
 
 # the third plan: within 5% of the measured step, and why
 run 0 plan $plan --json
