@@ -389,7 +389,8 @@ holder_done() {
 	# the plan names the ports, not PrologFlags, and the job still starts
 	# within the budget
 	p1=$(probe_port "$JOB" 30500-30599)
-	cause="node1: cannot listen on any of ports $p1, $((p1 + 1)), $((p1 + 2)), $((p1 + 3)) (the job's of probe_ports=30500-30599): Address already in use"
+	# the next ports wrap around the range
+	cause="node1: cannot listen on any of ports $p1, $(((p1 - 30500 + 1) % 100 + 30500)), $(((p1 - 30500 + 2) % 100 + 30500)), $(((p1 - 30500 + 3) % 100 + 30500)) (the job's of probe_ports=30500-30599): Address already in use"
 	[ "$(meas 'p["degraded"]')" = True ]
 	[ "$(meas 'p["degraded_reason"]')" = "nothing measured by the prolog: $cause" ]
 	[ "$(meas 'm["failed"]')" = "$cause" ]
@@ -408,7 +409,8 @@ holder_done() {
 	measure_job
 	holder_done
 	p1=$(probe_port "$JOB" 30500-30599)
-	cause="cannot listen on any of ports $p1, $((p1 + 1)), $((p1 + 2)), $((p1 + 3)) (the job's of probe_ports=30500-30599): Address already in use"
+	# the next ports wrap around the range
+	cause="cannot listen on any of ports $p1, $(((p1 - 30500 + 1) % 100 + 30500)), $(((p1 - 30500 + 2) % 100 + 30500)), $(((p1 - 30500 + 3) % 100 + 30500)) (the job's of probe_ports=30500-30599): Address already in use"
 	meas 'm["notes"]'
 	[ "$(meas 'm["nodes_reported"], m["missing"], p["degraded"]')" = "(8, [], False)" ]
 	[ "$(meas 'any(n == "node5 took no part in the link probes: '"$cause"'" for n in m["notes"])')" = True ]

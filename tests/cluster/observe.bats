@@ -84,7 +84,7 @@ slurmd_log() { cat "$CL_DIR"/log/slurmd-node*.log; }
 	LOG=$(job_log "$JOB")
 	echo "$LOG" | tail -3
 	slurmd_log | grep "epilog: job" | tail -4
-	grep -E '^dtplan: planned [0-9.]+ s, measured [0-9ms .]+ \(\+30%\)$' <<<"$LOG"
+	grep -E '^dtplan: planned [0-9ms .]+, measured [0-9ms .]+ \(\+30%\)$' <<<"$LOG"
 	slow_job 1.3
 	epilog_done
 	run -0 records
