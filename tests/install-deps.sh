@@ -15,7 +15,7 @@ set -eu
 
 all="build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc libjansson-dev libcurl4-openssl-dev libcmocka-dev libmunge-dev libsqlite3-dev
-	libslurm-dev slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
+	libslurm-dev slurmctld slurmd slurmdbd slurm-client slurm-wlm-basic-plugins munge mariadb-server
 	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
 	valgrind clang clang-format-14|clang-format debhelper git
 	libmicrohttpd-dev libsqlite3-dev sqlite3 curl prometheus chromium"

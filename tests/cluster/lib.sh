@@ -18,6 +18,8 @@
 #   DTPLAN_CLUSTER_GPUS           GPUs declared per node (default 8)
 #   DTPLAN_CLUSTER_CTLD_PORT      slurmctld port (default 6817)
 #   DTPLAN_CLUSTER_SLURMD_PORT    slurmd port, inside each namespace (default 6818)
+#   DTPLAN_CLUSTER_DBD_PORT       slurmdbd port, on the spine (default 6819)
+#   DTPLAN_CLUSTER_DB_PORT        the cluster's MariaDB port, on 127.0.0.1 only (default 6820)
 #   DTPLAN_CLUSTER_TIMEOUT        seconds `up` waits for idle nodes (default 30)
 #   DTPLAN_NODE_XML               hwloc XML given to every slurmd as HWLOC_XMLFILE ("%n" becomes
 #                                 the node name; default $top_srcdir/tests/data/hgx-h100-8gpu.xml,
@@ -45,6 +47,8 @@ cluster_config() {
 	CL_GPUS=${DTPLAN_CLUSTER_GPUS:-8}
 	CL_CTLD_PORT=${DTPLAN_CLUSTER_CTLD_PORT:-6817}
 	CL_SLURMD_PORT=${DTPLAN_CLUSTER_SLURMD_PORT:-6818}
+	CL_DBD_PORT=${DTPLAN_CLUSTER_DBD_PORT:-6819}
+	CL_DB_PORT=${DTPLAN_CLUSTER_DB_PORT:-6820}
 	CL_TIMEOUT=${DTPLAN_CLUSTER_TIMEOUT:-30}
 	CL_NODE_XML=${DTPLAN_NODE_XML-}
 	CL_PLUGIN=${DTPLAN_PLUGIN-}
@@ -66,7 +70,7 @@ cluster_save_config() {
 	: >"$CL_DIR/cluster.env"
 	for v in CL_PREFIX CL_NET CL_RACKS CL_NODES_PER_RACK CL_RACK_RATE CL_UPLINK_RATE CL_BURST \
 		CL_CPUS CL_GPUS CL_CTLD_PORT CL_SLURMD_PORT CL_TIMEOUT CL_NODE_XML CL_PLUGIN \
-		CL_PLUGIN_ARGS CL_JOB_SUBMIT_LUA; do
+		CL_PLUGIN_ARGS CL_JOB_SUBMIT_LUA CL_DBD_PORT CL_DB_PORT; do
 		printf '%s=%q\n' "$v" "${!v}" >>"$CL_DIR/cluster.env"
 	done
 }
