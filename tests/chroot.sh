@@ -191,6 +191,8 @@ cluster_env() {
 	echo "DTPLAN_CLUSTER_NET=10.$((213 + n))"
 	echo "DTPLAN_CLUSTER_CTLD_PORT=$((6817 + 10 * n))"
 	echo "DTPLAN_CLUSTER_SLURMD_PORT=$((6818 + 10 * n))"
+	# the accounting daemons (MariaDB, slurmdbd) run in Debian 12's cluster
+	echo "DTPLAN_CLUSTER_ACCOUNTING=0"
 }
 
 mins() { awk -v s="$1" 'BEGIN { printf "%.1f min", s / 60 }'; }

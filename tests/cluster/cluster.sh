@@ -208,11 +208,13 @@ write_configs() {
 		echo "SelectType=select/cons_tres"
 		echo "SelectTypeParameters=CR_Core"
 		echo "SchedulerType=sched/backfill"
-		echo "AccountingStorageType=accounting_storage/slurmdbd"
-		echo "AccountingStorageHost=$CL_CTLD_ADDR"
-		echo "AccountingStoragePort=$CL_DBD_PORT"
-		# for slurmdbd, the munge socket of its connections (slurm.conf(5))
-		echo "AccountingStoragePass=$CL_MUNGE_SOCKET"
+		if [ "$CL_ACCOUNTING" = 1 ]; then
+			echo "AccountingStorageType=accounting_storage/slurmdbd"
+			echo "AccountingStorageHost=$CL_CTLD_ADDR"
+			echo "AccountingStoragePort=$CL_DBD_PORT"
+			# for slurmdbd, the munge socket of its connections (slurm.conf(5))
+			echo "AccountingStoragePass=$CL_MUNGE_SOCKET"
+		fi
 		echo "JobAcctGatherType=jobacct_gather/none"
 		echo "JobCompType=jobcomp/none"
 		echo "MpiDefault=none"
@@ -550,8 +552,10 @@ healthy() {
 	local node
 	proc_alive "$(cat "$CL_DIR/munge/run/munged.pid" 2>/dev/null)" || return 1
 	proc_alive "$(cat "$CL_DIR/run/slurmctld.pid" 2>/dev/null)" || return 1
-	proc_alive "$(cat "$CL_DIR/run/mariadbd.pid" 2>/dev/null)" || return 1
-	proc_alive "$(cat "$CL_DIR/run/slurmdbd.pid" 2>/dev/null)" || return 1
+	if [ "$CL_ACCOUNTING" = 1 ]; then
+		proc_alive "$(cat "$CL_DIR/run/mariadbd.pid" 2>/dev/null)" || return 1
+		proc_alive "$(cat "$CL_DIR/run/slurmdbd.pid" 2>/dev/null)" || return 1
+	fi
 	for node in $(cluster_nodes); do
 		proc_alive "$(cat "$CL_DIR/run/slurmd-$node.pid" 2>/dev/null)" || return 1
 	done
@@ -603,7 +607,8 @@ cmd_up() {
 	net_up || up_fail "network setup"
 	write_configs || up_fail "writing configuration files"
 	munge_up || up_fail "munged"
-	accounting_up || up_fail "accounting (MariaDB, slurmdbd)"
+	# DTPLAN_CLUSTER_ACCOUNTING=0: no slurmdbd (sacct and sacctmgr then have nothing)
+	[ "$CL_ACCOUNTING" != 1 ] || accounting_up || up_fail "accounting (MariaDB, slurmdbd)"
 	slurmctld_up || up_fail "slurmctld"
 	slurmd_up || up_fail "slurmd"
 	wait_nodes_idle "$CL_TIMEOUT" || up_fail "not all $CL_NODES nodes idle within ${CL_TIMEOUT}s"
