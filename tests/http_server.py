@@ -27,7 +27,7 @@ as "METHOD PATH".  What it answers:
   GET  /to-ftp               302 to ftp://127.0.0.1/x
   POST /collect              appends the body as one line to DIR/reports.jsonl and the
                              Authorization header (or "-") to DIR/auth.log; 201
-  POST /collect/slow?delay=S the same after S seconds
+  POST /collect/slow?delay=S 201 after S seconds, body not kept (its client gave up)
   POST /collect/status/CODE  that status, body not kept
   POST /collect/redirect     307 to /collect
   POST /collect/big?bytes=N  stores the body, answers 200 with N bytes (with a length;
@@ -139,8 +139,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if path == "/collect/slow":
+            # answers late and stores nothing: the client has given up by
+            # then, and a line appended seconds later would land among the
+            # next test's reports
             time.sleep(float(self.query().get("delay", ["5"])[0]))
-            path = "/collect"
+            self.answer(201, b"too late\n")
+            return
         if path in ("/collect/big", "/collect/big-stream"):
             append("reports.jsonl", body.decode("utf-8"))
             n = int(self.query().get("bytes", ["1048576"])[0])
