@@ -626,8 +626,11 @@ cmd_status() {
 	echo "nodes:    $CL_NODES in $CL_RACKS racks, links ${CL_RACK_RATE}, uplinks ${CL_UPLINK_RATE}"
 	echo "hwloc:    ${CL_NODE_XML:-(none)}"
 	echo "plugin:   ${CL_PLUGIN:-(none)} ${CL_PLUGIN_ARGS}"
-	for pidf in munged:"$CL_DIR/munge/run/munged.pid" mariadbd:"$CL_DIR/run/mariadbd.pid" \
-		slurmdbd:"$CL_DIR/run/slurmdbd.pid" slurmctld:"$CL_DIR/run/slurmctld.pid" \
+	local db=""
+	[ "$CL_ACCOUNTING" != 1 ] ||
+		db="mariadbd:$CL_DIR/run/mariadbd.pid slurmdbd:$CL_DIR/run/slurmdbd.pid"
+	# shellcheck disable=SC2086
+	for pidf in munged:"$CL_DIR/munge/run/munged.pid" $db slurmctld:"$CL_DIR/run/slurmctld.pid" \
 		$(for node in $(cluster_nodes); do echo "slurmd@$node:$CL_DIR/run/slurmd-$node.pid"; done); do
 		p=$(cat "${pidf#*:}" 2>/dev/null)
 		if proc_alive "$p"; then
