@@ -72,6 +72,11 @@ const char *cli_records_cluster(const char *flag);
 int cli_records_read(const char *cmd, const char *path, const char *cluster,
 		     struct dtplan_record **recs, size_t *n, bool missing_ok);
 
+/* A --site FILE option (CLI_OPT_CALL, .early, .dest a struct dtplan_config):
+ * reads dtplan.conf into dest, so that the other flags override it. */
+struct cli_opt;
+int cli_opt_site(const char *cmd, const struct cli_opt *o, const char *value);
+
 /*
  * Reports a usage error for command cmd on stderr ("dtplan CMD: message"),
  * followed by a hint to run "dtplan help CMD".  Returns CLI_EXIT_USAGE.

@@ -31,15 +31,6 @@ void cmd_calibrate_usage(FILE *out)
 		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX);
 }
 
-static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
-	return CLI_EXIT_OK;
-}
-
 int cmd_calibrate(int argc, char **argv)
 {
 	struct dtplan_config config;
@@ -59,7 +50,7 @@ int cmd_calibrate(int argc, char **argv)
 		 .kind = CLI_OPT_CALL,
 		 .dest = &config,
 		 .early = true,
-		 .call = set_site},
+		 .call = cli_opt_site},
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};

@@ -26,15 +26,6 @@ void cmd_history_usage(FILE *out)
 		"  --json           print the records as a JSON array\n");
 }
 
-static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
-	return CLI_EXIT_OK;
-}
-
 static json_t *record_json(const struct dtplan_record *r)
 {
 	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
@@ -68,7 +59,7 @@ int cmd_history(int argc, char **argv)
 		 .kind = CLI_OPT_CALL,
 		 .dest = &config,
 		 .early = true,
-		 .call = set_site},
+		 .call = cli_opt_site},
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};

@@ -37,15 +37,6 @@ void cmd_observe_usage(FILE *out)
 		DTPLAN_OBSERVE_ENV, DTPLAN_OBSERVE_LOG_TAIL >> 20);
 }
 
-static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
-	return CLI_EXIT_OK;
-}
-
 int cmd_observe(int argc, char **argv)
 {
 	struct dtplan_config config;
@@ -75,7 +66,7 @@ int cmd_observe(int argc, char **argv)
 		 .kind = CLI_OPT_CALL,
 		 .dest = &config,
 		 .early = true,
-		 .call = set_site},
+		 .call = cli_opt_site},
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_observe_usage, .opts = opts};

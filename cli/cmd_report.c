@@ -43,16 +43,6 @@ void cmd_report_usage(FILE *out)
 		DTPLAN_REPORT_SCHEMA, DTPLAN_PLAN_SCHEMA);
 }
 
-/* --site FILE: read first, so that the flags override it. */
-static int set_site(const char *cmd, const struct cli_opt *o, const char *value)
-{
-	struct dtplan_error err = {0};
-
-	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
-	return CLI_EXIT_OK;
-}
-
 /* The job id: --job-id, else $SLURM_JOB_ID when it is a job id, else 0. */
 static uint32_t job_id(int flag)
 {
@@ -78,7 +68,11 @@ int cmd_report(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{.name = "plan", .kind = CLI_OPT_STRING, .dest = &plan_path, .required = true},
 		{.name = "url", .kind = CLI_OPT_STRING, .dest = &url},
-		{.name = "site", .kind = CLI_OPT_CALL, .dest = &c, .early = true, .call = set_site},
+		{.name = "site",
+		 .kind = CLI_OPT_CALL,
+		 .dest = &c,
+		 .early = true,
+		 .call = cli_opt_site},
 		{.name = "token-file", .kind = CLI_OPT_STRING, .dest = &token_file},
 		{.name = "munge-socket", .kind = CLI_OPT_STRING, .dest = &munge},
 		{.name = "job-id", .kind = CLI_OPT_INT, .dest = &id, .min = 1, .max = 2147483647},

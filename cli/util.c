@@ -118,3 +118,12 @@ void cli_log_init(void)
 		max_level = DTPLAN_LOG_DEBUG;
 	dtplan_log_set_sink(log_to_stderr, &max_level);
 }
+
+int cli_opt_site(const char *cmd, const struct cli_opt *o, const char *value)
+{
+	struct dtplan_error err = {0};
+
+	if (dtplan_config_parse_file(o->dest, value, &err) != DTPLAN_OK)
+		return cli_report(cmd, &err, true);
+	return CLI_EXIT_OK;
+}
