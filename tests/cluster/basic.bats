@@ -19,7 +19,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 }
 
 # iperf_bps SRC DST: bits per second from SRC to DST over 2 seconds.

@@ -83,7 +83,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 }
 
 # shape_node NODE RATE: tbf on both ends of NODE's link (as cluster.sh does).

@@ -227,8 +227,7 @@ cancel_all_wait() {
 		sleep 0.2
 	done
 	echo "cancel_all_wait: jobs or busy nodes left after ${timeout}s" >&2
-	squeue >&2
-	sinfo -N >&2
+	busy_nodes_dump >&2
 	return 1
 }
 
@@ -289,9 +288,27 @@ run_job() {
 # batch_var NAME: NAME's value in LOG as the batch script printed it ("BATCH NAME=value").
 batch_var() { sed -n "s/^BATCH $1=//p" <<<"$LOG" | head -n 1; }
 
+# busy_nodes_dump: the state of every node that is not idle, with the tail of
+# its slurmd log and the controller's lines that name it (why it is busy).
+busy_nodes_dump() {
+	local node state
+	sinfo -N -o '%N %T %E'
+	squeue -o '%i %T %M %N %r' 2>/dev/null
+	while read -r node state; do
+		[ "$state" = idle ] && continue
+		echo "==== $node ($state): slurmd log, last 25 lines ===="
+		tail -n 25 "$CL_DIR/log/slurmd-$node.log" 2>/dev/null
+		echo "==== slurmctld lines naming $node, last 15 ===="
+		grep -w "$node" "$CL_DIR/log/slurmctld.log" 2>/dev/null | tail -n 15
+	done < <(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | sed 's/[*~#$@+!%^-]*$//')
+}
+
 # no_drain (bats): every node idle again, none drained or down with a reason.
+# A node may stay COMPLETING for tens of seconds on a loaded machine (seen on
+# Slurm 24.11), which is not a drain: the wait allows a minute, and a node
+# still busy after it is shown with its logs.
 no_drain() {
-	wait_nodes_idle 20 || { sinfo -N -o '%N %T %E'; false; }
+	wait_nodes_idle 60 || { busy_nodes_dump; false; }
 	run -0 sinfo -h -R -o '%N %E'
 	[ -z "$output" ]
 }

@@ -76,7 +76,7 @@ teardown() {
 	if [ -f "$BATS_TEST_TMPDIR/hosts.orig" ]; then
 		cat "$BATS_TEST_TMPDIR/hosts.orig" >"$CL_DIR/etc/hosts"
 	fi
-	cancel_all_wait 20
+	cancel_all_wait 60
 	if [ -f "$BATS_TEST_TMPDIR/mounted" ]; then
 		in_node_mounts node1 umount "$(cat "$BATS_TEST_TMPDIR/mounted")"
 	fi

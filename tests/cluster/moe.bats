@@ -35,7 +35,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 }
 
 # The job: the job-wide EP, CP and DP, then one line per task with its ranks.

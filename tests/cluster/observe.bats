@@ -35,7 +35,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 	plugstack_restore
 }
 

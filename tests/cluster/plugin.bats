@@ -45,7 +45,7 @@ teardown() {
 		read -r x <"$BATS_TEST_TMPDIR/xml.restore"
 		ln -sfn "$x" "$(node_xml node1)"
 	fi
-	cancel_all_wait 20
+	cancel_all_wait 60
 	plugstack_restore
 	server_stop
 }

@@ -43,7 +43,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 }
 
 # reconfigure: slurmctld and every slurmd read slurm.conf and topology.conf

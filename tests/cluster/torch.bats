@@ -36,7 +36,7 @@ setup() {
 }
 
 teardown() {
-	cancel_all_wait 20
+	cancel_all_wait 60
 }
 
 @test "TP=2 PP=2 DP=2 on 4 nodes x 2 tasks: every group all-reduces, OK" {
