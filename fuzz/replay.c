@@ -37,7 +37,8 @@
 	X(fabric)                                                                                  \
 	X(measure_json)                                                                            \
 	X(wire)                                                                                    \
-	X(report)
+	X(report)                                                                                  \
+	X(observe)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
 TARGETS(DECLARE)
