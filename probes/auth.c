@@ -20,12 +20,19 @@
 #include "base/base.h"
 #include "probes_private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <munge.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 struct munge_auth {
 	munge_ctx_t enc; /* munge_decode() rewrites its context: one each */
@@ -240,8 +247,9 @@ static void body_payload(const void *body, size_t len,
 	hex(sum, sizeof(sum), out + sizeof(DTPLAN_REPORT_CRED_PREFIX) - 1);
 }
 
-enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
-					char **cred, struct dtplan_error *err)
+/* munge_encode() of the body's payload, as long as libmunge takes. */
+static enum dtplan_err cred_make_now(const char *socket, const void *body, size_t len, char **cred,
+				     struct dtplan_error *err)
 {
 	char payload[sizeof(DTPLAN_REPORT_CRED_PREFIX) + 64];
 	munge_ctx_t c = munge_ctx_create();
@@ -270,6 +278,115 @@ enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, si
 out:
 	munge_ctx_destroy(c);
 	return rv;
+}
+
+/* The child's answer: "C" and the credential, or "E" and the error's text. */
+#define CRED_ANSWER_MAX 4096
+
+static void cred_child(int fd, const char *socket, const void *body, size_t len)
+{
+	struct dtplan_error err = {0};
+	char out[CRED_ANSWER_MAX];
+	char *cred = NULL;
+	size_t n, off = 0;
+
+	if (cred_make_now(socket, body, len, &cred, &err) == DTPLAN_OK)
+		n = (size_t)snprintf(out, sizeof(out), "C%s", cred);
+	else
+		n = (size_t)snprintf(out, sizeof(out), "E%s", err.text);
+	free(cred);
+	if (n >= sizeof(out))
+		n = sizeof(out) - 1;
+	while (off < n) {
+		ssize_t w = write(fd, out + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	_exit(0);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
+					double timeout_s, char **cred, struct dtplan_error *err)
+{
+	char buf[CRED_ANSWER_MAX + 1];
+	double end = mono_s() + timeout_s;
+	size_t have = 0;
+	bool done = false;
+	int fds[2], status;
+	pid_t pid;
+
+	*cred = NULL;
+	if (!(timeout_s > 0.0))
+		return cred_make_now(socket, body, len, cred, err);
+	/* libmunge bounds a wedged munged only by its own constants (five tries
+	 * of a 2 s read in MUNGE 0.5): the credential is made in a child that
+	 * is stopped at timeout_s */
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		cred_child(fds[1], socket, body, len);
+	}
+	close(fds[1]);
+	while (!done && have < CRED_ANSWER_MAX) {
+		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		double left = end - mono_s();
+		ssize_t n;
+		int r;
+
+		if (left <= 0.0)
+			break;
+		r = poll(&pfd, 1, (int)(left * 1000.0) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n = read(fds[0], buf + have, CRED_ANSWER_MAX - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			done = true; /* the child's end is closed: its answer is whole */
+		else
+			have += (size_t)n;
+	}
+	close(fds[0]);
+	if (!done)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[have] = '\0';
+	if (!done)
+		return dtplan__error(err, DTPLAN_ERR_TIMEOUT, "munge", 0,
+				     "munged at %s did not answer within %.2f s",
+				     socket != NULL && socket[0] != '\0' ? socket : "(default)",
+				     timeout_s);
+	if (have > 1 && buf[0] == 'C') {
+		*cred = strdup(buf + 1);
+		return *cred != NULL
+			       ? DTPLAN_OK
+			       : dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "out of memory");
+	}
+	return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "%s",
+			     have > 1 && buf[0] == 'E' ? buf + 1
+						       : "cannot make a credential: no answer");
 }
 
 enum dtplan_err dtplan_report_cred_check(const char *socket, const char *cred, const void *body,

@@ -241,10 +241,13 @@ void dtplan_auth_destroy(struct dtplan_auth *a);
 #define DTPLAN_REPORT_CRED_TTL_S 120
 
 /* A credential for body (len bytes) from munged at socket (NULL or "":
- * libmunge's default).  *cred: caller frees with free(); NULL on error
- * (DTPLAN_ERR_IO naming munged's fault). */
+ * libmunge's default), within timeout_s (> 0: made in a child process,
+ * stopped then, DTPLAN_ERR_TIMEOUT; else as long as libmunge takes, which
+ * is about 10 s for a munged that takes the connection and never
+ * answers).  *cred: caller frees with free(); NULL on error (DTPLAN_ERR_IO
+ * naming munged's fault). */
 enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
-					char **cred, struct dtplan_error *err);
+					double timeout_s, char **cred, struct dtplan_error *err);
 
 /* What a checked report credential says. */
 struct dtplan_report_cred {

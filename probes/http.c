@@ -381,8 +381,8 @@ enum dtplan_err dtplan_http_post_json(const char *url, const struct dtplan_http_
 		double spent;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (dtplan_report_cred_make(post.munge_socket, json, strlen(json), &signature,
-					    &cerr) != DTPLAN_OK)
+		if (dtplan_report_cred_make(post.munge_socket, json, strlen(json), post.timeout_s,
+					    &signature, &cerr) != DTPLAN_OK)
 			dtplan__log(DTPLAN_LOG_DEBUG, "%s: posting without a credential: %s",
 				    url != NULL ? url : "", cerr.text);
 		clock_gettime(CLOCK_MONOTONIC, &t1);

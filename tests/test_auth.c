@@ -14,7 +14,9 @@
 #include <fcntl.h>
 #include <munge.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -335,7 +337,8 @@ static void report_cred__body_bound__once(void **state)
 	char *cred = NULL, *cred2 = NULL;
 
 	(void)state;
-	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), &cred, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), 0, &cred, &err),
+			 DTPLAN_OK);
 	assert_non_null(cred);
 	assert_int_equal(dtplan_report_cred_check(sock, cred, other, strlen(other), &rc, &reason,
 						  &err),
@@ -347,7 +350,7 @@ static void report_cred__body_bound__once(void **state)
 						  &err),
 			 DTPLAN_ERR_POLICY);
 	assert_string_equal(reason, "replayed");
-	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), &cred2, &err),
+	assert_int_equal(dtplan_report_cred_make(sock, body, strlen(body), 5.0, &cred2, &err),
 			 DTPLAN_OK);
 	assert_int_equal(dtplan_report_cred_check(sock, cred2, body, strlen(body), &rc, &reason,
 						  &err),
@@ -363,7 +366,7 @@ static void report_cred__body_bound__once(void **state)
 	assert_string_equal(reason, "forged");
 	free(cred);
 	assert_int_equal(dtplan_report_cred_make("/nonexistent/munge.socket", body, strlen(body),
-						 &cred, &err),
+						 5.0, &cred, &err),
 			 DTPLAN_ERR_IO);
 	assert_null(cred);
 	assert_int_equal(dtplan_report_cred_check("/nonexistent/munge.socket", cred2, body,
@@ -371,6 +374,42 @@ static void report_cred__body_bound__once(void **state)
 			 DTPLAN_ERR_IO);
 	assert_string_equal(reason, "munge");
 	free(cred2);
+}
+
+/* A munged that takes the connection and never answers: libmunge (MUNGE
+ * 0.5's munge_defs.h: five tries of a 2 s read) gives up after about 10 s,
+ * which a post bounded by ReportTimeout= (2 s by default) must not wait
+ * for.  Here the socket listens and never accepts, so connecting and
+ * sending succeed and the answer never comes; the bound of 0.5 s holds to
+ * within the child's start and stop, far from 10 s. */
+static void report_cred__munged_never_answers__stopped_at_the_bound(void **state)
+{
+	const char body[] = "{\"schema\":\"dtplan.report/1\"}";
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	struct dtplan_error err = {0};
+	struct timespec t0, t1;
+	char *cred = NULL;
+	double took;
+	int fd;
+
+	(void)state;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/wedged.socket", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(dtplan_report_cred_make(addr.sun_path, body, strlen(body), 0.5, &cred,
+						 &err),
+			 DTPLAN_ERR_TIMEOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_null(cred);
+	assert_non_null(strstr(err.text, "did not answer within 0.50 s"));
+	assert_non_null(strstr(err.text, "wedged.socket"));
+	assert_true(took >= 0.5 && took < 4.0);
+	close(fd);
+	unlink(addr.sun_path);
 }
 
 int main(void)
@@ -383,6 +422,7 @@ int main(void)
 		cmocka_unit_test(decode__not_restricted_to_the_receiver__refused),
 		cmocka_unit_test(create__any_uid_or_no_options__refused),
 		cmocka_unit_test(report_cred__body_bound__once),
+		cmocka_unit_test(report_cred__munged_never_answers__stopped_at_the_bound),
 	};
 
 	test_setup_stdio();
