@@ -170,6 +170,20 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
 	{                                                                                          \
 		.name = "json", .kind = CLI_OPT_FLAG, .dest = (p)                                  \
 	}
+/* --site FILE, read before the other flags (cli_opt_site()) into the
+ * struct dtplan_config at p */
+#define CLI_OPT_SITE(p)                                                                            \
+	{                                                                                          \
+		.name = "site", .kind = CLI_OPT_CALL, .dest = (p), .early = true,                  \
+		.call = cli_opt_site                                                               \
+	}
+/* --records FILE and --cluster NAME of the commands that read the records
+ * (cli_records_path(), cli_records_cluster()): two entries */
+#define CLI_OPT_RECORDS(records_p, cluster_p)                                                      \
+	{.name = "records", .kind = CLI_OPT_STRING, .dest = (records_p)},                          \
+	{                                                                                          \
+		.name = "cluster", .kind = CLI_OPT_STRING, .dest = (cluster_p)                     \
+	}
 #define CLI_OPT_MODEL(p)                                                                           \
 	{                                                                                          \
 		.name = "model", .kind = CLI_OPT_STRING, .dest = (p), .required = true             \

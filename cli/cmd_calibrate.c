@@ -44,13 +44,8 @@ int cmd_calibrate(int argc, char **argv)
 	int rc;
 	const struct cli_opt opts[] = {
 		{.name = "show", .kind = CLI_OPT_FLAG, .dest = &show},
-		{.name = "records", .kind = CLI_OPT_STRING, .dest = &records},
-		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &cluster},
-		{.name = "site",
-		 .kind = CLI_OPT_CALL,
-		 .dest = &config,
-		 .early = true,
-		 .call = cli_opt_site},
+		CLI_OPT_RECORDS(&records, &cluster),
+		CLI_OPT_SITE(&config),
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};

@@ -53,13 +53,8 @@ int cmd_history(int argc, char **argv)
 	char path[4096];
 	int rc;
 	const struct cli_opt opts[] = {
-		{.name = "records", .kind = CLI_OPT_STRING, .dest = &records},
-		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &cluster},
-		{.name = "site",
-		 .kind = CLI_OPT_CALL,
-		 .dest = &config,
-		 .early = true,
-		 .call = cli_opt_site},
+		CLI_OPT_RECORDS(&records, &cluster),
+		CLI_OPT_SITE(&config),
 		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};

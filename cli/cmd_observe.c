@@ -60,13 +60,8 @@ int cmd_observe(int argc, char **argv)
 		 .min = 0,
 		 .max = 4294967295.0},
 		{.name = "time", .kind = CLI_OPT_DOUBLE, .dest = &when, .min = 0, .max = 1e11},
-		{.name = "records", .kind = CLI_OPT_STRING, .dest = &records},
-		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &cluster},
-		{.name = "site",
-		 .kind = CLI_OPT_CALL,
-		 .dest = &config,
-		 .early = true,
-		 .call = cli_opt_site},
+		CLI_OPT_RECORDS(&records, &cluster),
+		CLI_OPT_SITE(&config),
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_observe_usage, .opts = opts};

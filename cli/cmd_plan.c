@@ -300,8 +300,7 @@ int cmd_plan(int argc, char **argv)
 		 .once = true},
 		{.name = "fabric-url", .kind = CLI_OPT_STRING, .dest = &a.fabric_url},
 		{.name = "report-url", .kind = CLI_OPT_STRING, .dest = &a.report_url},
-		{.name = "records", .kind = CLI_OPT_STRING, .dest = &a.records},
-		{.name = "cluster", .kind = CLI_OPT_STRING, .dest = &a.cluster_name},
+		CLI_OPT_RECORDS(&a.records, &a.cluster_name),
 		{.name = "no-calibration", .kind = CLI_OPT_FLAG, .dest = &a.no_calibration},
 		CLI_OPT_END,
 	};

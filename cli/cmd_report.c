@@ -68,11 +68,7 @@ int cmd_report(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{.name = "plan", .kind = CLI_OPT_STRING, .dest = &plan_path, .required = true},
 		{.name = "url", .kind = CLI_OPT_STRING, .dest = &url},
-		{.name = "site",
-		 .kind = CLI_OPT_CALL,
-		 .dest = &c,
-		 .early = true,
-		 .call = cli_opt_site},
+		CLI_OPT_SITE(&c),
 		{.name = "token-file", .kind = CLI_OPT_STRING, .dest = &token_file},
 		{.name = "munge-socket", .kind = CLI_OPT_STRING, .dest = &munge},
 		{.name = "job-id", .kind = CLI_OPT_INT, .dest = &id, .min = 1, .max = 2147483647},
