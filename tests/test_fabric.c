@@ -139,6 +139,44 @@ static void fabric_parse__hand_written_json__same_as_files(void **state)
 	dtplan_topology_destroy(t);
 }
 
+/* two_racks_json with strings that hold brackets, quotes and commas, blanks
+ * between every token and "switches" before the other members: the same
+ * fabric (the switches are cut from the text before each is parsed). */
+static const char two_racks_spaced_json[] =
+	"\r\n{ \"switches\" : [ { \"x-note\" : \"]},\\\"[{\" , \"name\":\"leaf1\",\n"
+	"  \"nodes\" : \"gpu[01-08]\", \"parent\": \"sp\\u0069ne\", \"oversubscription\": "
+	"\"4:1\",\n"
+	"  \"x-deep\": {\"a\": [[\"]\", {\"b\": \"}\"}], 1e3, -0.5, true, null]} } ,\n"
+	"  {\"name\": \"leaf2\", \"nodes\": [\"gpu09\", \"gpu10\", \"gpu11\", \"gpu12\",\n"
+	"   \"gpu13\", \"gpu14\", \"gpu15\", \"gpu16\"], \"oversubscription\": 4},\n"
+	"  {\"name\": \"spine\", \"switches\": [\"leaf2\"]}\t] ,\n"
+	" \"schema\": \"dtplan.fabric/1\", \"x-s\": \"\\\\\",\n"
+	" \"network\": {\"bandwidth\": \"400Gb/s\"}, \"x-generated-by\": \"a test\" }\n\n";
+
+static void fabric_parse__blanks_and_brackets_in_strings__same_fabric(void **state)
+{
+	struct dtplan_fabric_desc *a = NULL, *b = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	if (dtplan_fabric_desc_parse(two_racks_json, strlen(two_racks_json), DTPLAN_FABRIC_JSON,
+				     "svc", &a, &err) != DTPLAN_OK ||
+	    dtplan_fabric_desc_parse(two_racks_spaced_json, strlen(two_racks_spaced_json),
+				     DTPLAN_FABRIC_JSON, "svc", &b, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(a->topology->n_switches, b->topology->n_switches);
+	assert_int_equal(a->topology->n_nodes, b->topology->n_nodes);
+	for (size_t i = 0; i < a->topology->n_switches; i++) {
+		assert_string_equal(a->topology->switches[i].name, b->topology->switches[i].name);
+		assert_int_equal(a->topology->switches[i].parent, b->topology->switches[i].parent);
+	}
+	for (size_t i = 0; i < a->topology->n_nodes; i++)
+		assert_string_equal(a->topology->node_names[i], b->topology->node_names[i]);
+	assert_string_equal(a->site_text, b->site_text);
+	dtplan_fabric_desc_destroy(a);
+	dtplan_fabric_desc_destroy(b);
+}
+
 static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **state)
 {
 	static const char text[] = "  # served by a topology service\n"
@@ -202,6 +240,33 @@ static const struct {
 	 "'-' is not Key=Value"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": []}", DTPLAN_ERR_PARSE,
 	 "switches: must be a non-empty array"},
+	/* the switches are read one at a time, and still said as the whole
+	 * document says them: a fault of JSON anywhere before any fault of a
+	 * switch, duplicate keys however written, each pass's fault in its turn */
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}, {\"name\": "
+	 "\"b\" \"nodes\": \"n2\"}]}",
+	 DTPLAN_ERR_PARSE, "not valid JSON"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}], \"sw\\u0069tches\": []}",
+	 DTPLAN_ERR_PARSE, "duplicate object key"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"name\": \"b\"}]}",
+	 DTPLAN_ERR_PARSE, "duplicate object key"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1, \"parent\": 7}, {\"name\": \"b\", \"switches\": 7}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"switches\" must be a hostlist string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1}, {\"name\": \"b\", \"nodes\": \"n2\", \"parent\": 7}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b).parent: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1}, {\"name\": \"b\", \"nodes\": [\"n2\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[0] (a): \"link_speed\": -1 is not a value"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}, {\"name\": \"b\", \"nodes\": [\"n2\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"nodes\"[1] is not a name"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}, {\"name\": \"b\", \"switches\": [\"a\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"switches\"[1] is not a name"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switch\": [], \"switches\": [{\"name\": \"a\", "
 	 "\"nodes\": \"n1\"}]}",
 	 DTPLAN_ERR_PARSE, "document: unknown key 'switch'"},
@@ -477,6 +542,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fabric_to_json__files__parse_and_apply_give_the_same_fabric),
 		cmocka_unit_test(fabric_parse__hand_written_json__same_as_files),
+		cmocka_unit_test(fabric_parse__blanks_and_brackets_in_strings__same_fabric),
 		cmocka_unit_test(fabric_parse__topology_conf__tree_only_site_switches_apply),
 		cmocka_unit_test(fabric_parse__bad_answers__error_names_the_element),
 		cmocka_unit_test(fabric_parse__large_and_hostile_answers__linear_and_bounded),
