@@ -92,12 +92,28 @@ static void text_add(struct text *t, const char *fmt, ...)
 /* Keeps s in t, a store of strings: its offset there, NONE when out of memory. */
 static size_t text_keep(struct text *t, const char *s)
 {
-	size_t at = t->len;
+	size_t at = t->len, n = strlen(s);
 
-	text_add(t, "%s", s);
 	if (t->failed)
 		return NONE;
-	t->len++; /* past the terminating NUL: the string stays whole */
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		char *p;
+
+		while (t->len + n + 1 > cap)
+			cap *= 2;
+		p = realloc(t->s, cap);
+		if (p == NULL) {
+			free(t->s);
+			memset(t, 0, sizeof(*t));
+			t->failed = true;
+			return NONE;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + at, s, n + 1);
+	t->len += n + 1; /* past the terminating NUL: the string stays whole */
 	return at;
 }
 
@@ -183,6 +199,8 @@ struct jparse {
 	struct text strings; /* the switches' strings */
 	struct text scratch; /* one switch's list while it is read */
 	struct late late[N_LATE];
+	bool duplicate;      /* a name given to two switches */
+	unsigned char *keep; /* owned; the switches written out, NULL: all */
 	/* per switch: expanded child names and the parent a child got */
 	size_t n_switches;
 	const char **names;    /* into strings */
@@ -549,18 +567,21 @@ static enum dtplan_err collect_switches(struct jparse *p, bool *whole)
 		p->names[i] = p->strings.s + p->sw[i].name;
 		/* a name given twice keeps its first switch (topology.conf's
 		 * reader then names the second) */
-		if (dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL) == DTPLAN_ERR_NOMEM)
+		enum dtplan_err rv = dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL);
+
+		if (rv == DTPLAN_ERR_NOMEM)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
 					     "out of memory");
+		p->duplicate |= rv == DTPLAN_ERR_INVAL;
 	}
 	/* Children from "switches" (names or hostlists), expanded once. */
 	for (i = 0; i < p->n_switches; i++) {
 		const struct jswitch *r = &p->sw[i];
 		const char *kids = r->kids != NONE ? p->strings.s + r->kids : NULL;
 
-		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 		if (r->kids_kind == KIDS_NONE)
 			continue;
+		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 		if (r->kids_kind == KIDS_HOSTLIST) {
 			/* Bounded before it expands: each switch has one parent, so
 			 * all the lists together name at most the answer's switches
@@ -622,18 +643,18 @@ static enum dtplan_err link_parent(struct jparse *p, size_t i)
 
 	if (p->late[LATE_PARENT].at == i)
 		return say_late(p, LATE_PARENT);
-	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	if (p->sw[i].parent == NONE)
 		return DTPLAN_OK;
 	parent = p->strings.s + p->sw[i].parent;
 	q = find_switch(p, parent);
+	if (q >= 0 && p->parent[i] == q)
+		return DTPLAN_OK;
+	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	if (q < 0)
 		return jfail(p, where, "parent '%s' is not a switch of \"switches\"", parent);
 	if (p->parent[i] >= 0 && p->parent[i] != q)
 		return jfail(p, where, "parent '%s', but '%s' lists it in \"switches\"", parent,
 			     p->names[p->parent[i]]);
-	if (p->parent[i] == q)
-		return DTPLAN_OK;
 	if (strlen(p->names[i]) >= sizeof(tmp[0]))
 		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
 	if (p->n_children[q] >= p->cap_children[q]) {
@@ -705,14 +726,22 @@ static enum dtplan_err emit_switch(struct jparse *p, size_t i)
 	const char *str = p->strings.s;
 	char where[128];
 
+	const char *sep = " Switches=";
+
 	if (p->late[LATE_EMIT].at == i)
 		return say_late(p, LATE_EMIT);
+	if (p->keep != NULL && !p->keep[i])
+		return DTPLAN_OK;
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	text_add(&p->topo, "SwitchName=%s%s", p->names[i], r->nodes != NONE ? str + r->nodes : "");
-	if (p->n_children[i] > 0) {
-		text_add(&p->topo, " Switches=");
-		for (size_t k = 0; k < p->n_children[i]; k++)
-			text_add(&p->topo, "%s%s", k > 0 ? "," : "", p->children[i][k]);
+	for (size_t k = 0; k < p->n_children[i]; k++) {
+		int c = p->keep != NULL ? find_switch(p, p->children[i][k]) : -1;
+
+		/* a child that is no switch stays, for topology.conf's reader to name */
+		if (c >= 0 && !p->keep[c])
+			continue;
+		text_add(&p->topo, "%s%s", sep, p->children[i][k]);
+		sep = ",";
 	}
 	if (r->speed != NONE)
 		text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
@@ -801,6 +830,80 @@ static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
 	if (where == NULL)
 		return dtplan__error(p->err, e->code, p->source, 0, "%s", e->text);
 	return dtplan__error(p->err, e->code, p->source, 0, "%s: %s", where, e->text);
+}
+
+/*
+ * Read for some nodes (a job's allocation, a hostlist): keeps the switches
+ * that hold one of them and those above them, and writes out no other
+ * (p->keep).  Every check of the answer itself has run on all of them;
+ * topology.conf's reader then checks what is written out.  A switch whose
+ * nodes do not read as a hostlist is kept, for that reader to say why; an
+ * answer that names two switches alike, or none of whose switches holds one
+ * of the nodes, is written out whole.
+ */
+static enum dtplan_err mark_kept(struct jparse *p, const char *nodes)
+{
+	struct dtplan__strmap want = {0};
+	char(*names)[64] = NULL;
+	size_t n = 0, kept = 0;
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (nodes == NULL || p->duplicate ||
+	    dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, NULL) != DTPLAN_OK)
+		return DTPLAN_OK;
+	p->keep = calloc(p->n_switches + 1, 1);
+	if (p->keep == NULL || dtplan__strmap_init(&want, n) != DTPLAN_OK) {
+		rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (dtplan__strmap_put(&want, names[k], (int)k, NULL) == DTPLAN_ERR_NOMEM) {
+			rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+			goto out;
+		}
+	for (size_t i = 0; i < p->n_switches; i++) {
+		const char *list = p->sw[i].nodes != NONE ? p->strings.s + p->sw[i].nodes : NULL;
+		bool hit = false;
+
+		if (list == NULL)
+			continue;
+		list += strlen(" Nodes=");
+		if (strchr(list, '[') == NULL) {
+			/* names: each looked up */
+			while (!hit && *list != '\0') {
+				size_t len = strcspn(list, ",");
+				char name[64];
+
+				hit = len >= sizeof(name);
+				if (!hit) {
+					memcpy(name, list, len);
+					name[len] = '\0';
+					hit = dtplan__strmap_get(&want, name) >= 0;
+				}
+				list += len + (list[len] == ',');
+			}
+		} else {
+			for (size_t k = 0; !hit && k < n; k++) {
+				bool match = false;
+
+				hit = dtplan_hostlist_match(list, names[k], &match, NULL) !=
+					      DTPLAN_OK ||
+				      match;
+			}
+		}
+		for (int s = (int)i; hit && s >= 0 && !p->keep[s]; s = p->parent[s]) {
+			p->keep[s] = 1;
+			kept++;
+		}
+	}
+	if (kept == 0) {
+		free(p->keep);
+		p->keep = NULL;
+	}
+out:
+	dtplan__strmap_fini(&want);
+	free(names);
+	return rv;
 }
 
 /* ---- the switches read one at a time ----
@@ -961,6 +1064,7 @@ static void jparse_fini(struct jparse *p)
 	dtplan__strmap_fini(&p->index);
 	free(p->names);
 	free(p->sw);
+	free(p->keep);
 	free(p->spans);
 	free(p->strings.s);
 	free(p->scratch.s);
@@ -978,7 +1082,7 @@ static void jparse_fini(struct jparse *p)
  * when a switch's text did not parse alone (the caller then reads the whole
  * document, whose error names the fault).
  */
-static enum dtplan_err parse_json_as(const char *text, size_t len, bool whole,
+static enum dtplan_err parse_json_as(const char *text, size_t len, const char *nodes, bool whole,
 				     struct dtplan_fabric_desc *f, bool *again,
 				     struct dtplan_error *err)
 {
@@ -1045,6 +1149,8 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, bool whole,
 			goto out;
 	}
 	rv = check_cycles(&p);
+	if (rv == DTPLAN_OK)
+		rv = mark_kept(&p, nodes);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
@@ -1108,17 +1214,17 @@ out:
 	return rv;
 }
 
-static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric_desc *f,
-				  struct dtplan_error *err)
+static enum dtplan_err parse_json(const char *text, size_t len, const char *nodes,
+				  struct dtplan_fabric_desc *f, struct dtplan_error *err)
 {
 	bool again = false;
-	enum dtplan_err rv = parse_json_as(text, len, false, f, &again, err);
+	enum dtplan_err rv = parse_json_as(text, len, nodes, false, f, &again, err);
 
 	if (again) {
 		dtplan_topology_destroy(f->topology);
 		f->topology = NULL;
 		again = false;
-		rv = parse_json_as(text, len, true, f, &again, err);
+		rv = parse_json_as(text, len, nodes, true, f, &again, err);
 	}
 	return rv;
 }
@@ -1169,6 +1275,14 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
 					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
+	return dtplan_fabric_desc_parse_for(text, len, format, source, NULL, out, err);
+}
+
+enum dtplan_err dtplan_fabric_desc_parse_for(const char *text, size_t len,
+					     enum dtplan_fabric_format format, const char *source,
+					     const char *nodes, struct dtplan_fabric_desc **out,
+					     struct dtplan_error *err)
+{
 	struct dtplan_fabric_desc *f = NULL;
 	const char *name = source ? source : "fabric";
 	char *copy = NULL;
@@ -1199,7 +1313,7 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
 	}
 	f->format = format;
 	if (format == DTPLAN_FABRIC_JSON) {
-		rv = parse_json(text, len, f, err);
+		rv = parse_json(text, len, nodes, f, err);
 	} else if (format != DTPLAN_FABRIC_TOPOLOGY_CONF) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, name, 0, "no such fabric format (%d)",
 				   (int)format);
