@@ -19,8 +19,10 @@
  *   yaml flow    topology.yaml, one leaf's nodes as a flow list of
  *                1,000,000 items
  *   fabric JSON  dtplan.fabric/1 of 200,000 switches, each leaf naming its
- *                parent; and the 1.8 KB answer of 30 spines over c[1-1000000]
- *                (refused before anything expands)
+ *                parent, read whole and as a 16-node job's batch step reads
+ *                it (for its nodes: target under 1 s and 100 MB with the
+ *                answer); and the 1.8 KB answer of 30 spines over
+ *                c[1-1000000] (refused before anything expands)
  *   conf         topology.conf of 200,000 leaves and one spine over them
  *   report       dtplan_report_to_json() of a 40 MB plan (8,000,000 values)
  *
@@ -196,6 +198,19 @@ static enum dtplan_err read_fabric(const char *text)
 	return rv;
 }
 
+/* As a 16-node job's batch step reads it (plugin/service.c): for its nodes. */
+static enum dtplan_err read_fabric_for_job(const char *text)
+{
+	struct dtplan_fabric_desc *f = NULL;
+	enum dtplan_err rv = dtplan_fabric_desc_parse_for(text, strlen(text), DTPLAN_FABRIC_JSON,
+							  "bench", "n[1000-1015]", &f, NULL);
+
+	if (rv == DTPLAN_OK && f->topology->n_switches != 17)
+		rv = DTPLAN_ERR_INVAL;
+	dtplan_fabric_desc_destroy(f);
+	return rv;
+}
+
 static enum dtplan_err read_conf(const char *text)
 {
 	struct dtplan_fabric_desc *f = NULL;
@@ -230,6 +245,8 @@ static const struct big_input {
 	 DTPLAN_OK},
 	{"fabric", "fabric JSON, 200,000 switches naming their parent", fabric_big, read_fabric,
 	 DTPLAN_OK},
+	{"fabric", "fabric JSON, 200,000 switches read for a job of 16 nodes", fabric_big,
+	 read_fabric_for_job, DTPLAN_OK},
 	{"fabric", "fabric JSON, 30 spines over c[1-1000000] (refused)", fabric_hostile,
 	 read_fabric, DTPLAN_ERR_PARSE},
 	{"fabric", "topology.conf, 200,000 leaves under one spine", conf_big, read_conf, DTPLAN_OK},

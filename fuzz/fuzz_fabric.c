@@ -3,14 +3,16 @@
  * or its cache hands it back (dtplan_fabric_desc_parse()), read in both
  * formats (dtplan.fabric/1 JSON and topology.conf: the service's
  * Content-Type or FabricFormat= choose, not the text), then applied to the
- * site's defaults (dtplan_fabric_desc_apply()).  Property: a parsed fabric
- * has a tree.
+ * site's defaults (dtplan_fabric_desc_apply()); the JSON also read for some
+ * nodes, as a job's batch step reads it (dtplan_fabric_desc_parse_for()).
+ * Properties: a parsed fabric has a tree; an answer read whole is read for
+ * some nodes too, into a tree of no more switches.
  */
 #include "fuzz.h"
 
 DTPLAN_FUZZ_TARGET(fabric)
 {
-	struct dtplan_fabric_desc *f = NULL;
+	struct dtplan_fabric_desc *f = NULL, *part = NULL;
 	struct dtplan_config base, out;
 	char *text = dtplan_fuzz_text(data, size);
 
@@ -28,6 +30,16 @@ DTPLAN_FUZZ_TARGET(fabric)
 			dtplan_fabric_desc_apply(f, &base, &out, NULL);
 			dtplan_config_fini(&out);
 			dtplan_config_fini(&base);
+			if (k == 0) {
+				DTPLAN_FUZZ_CHECK(
+					dtplan_fabric_desc_parse_for(text, strlen(text), fmt,
+								     "fuzz", "n[1-2],gpu01", &part,
+								     NULL) == DTPLAN_OK);
+				DTPLAN_FUZZ_CHECK(part->topology->n_switches <=
+						  f->topology->n_switches);
+				dtplan_fabric_desc_destroy(part);
+				part = NULL;
+			}
 		}
 		dtplan_fabric_desc_destroy(f);
 		f = NULL;

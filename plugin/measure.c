@@ -41,11 +41,55 @@ static void say(const char *fmt, ...)
 #define SPOOL_MIN_FREE (64 * 1024)
 
 /*
+ * A spool_dir that does not exist: the prolog makes it (plugin/prolog.c,
+ * spool_ready(): mkdir of the folder alone), unless its parent is missing,
+ * no folder or read-only.  True with ctx.why said then; false with ctx.why
+ * naming the folder when the prolog could have made it (so none ran).
+ */
+static bool spool_missing(const char *dir)
+{
+	char parent[4096], *slash;
+	struct statvfs fs;
+	struct stat st;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' && slash > parent)
+		*slash = '\0'; /* "spool/" is "spool" */
+	slash = strrchr(parent, '/');
+	if (slash == NULL)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(parent, &st) != 0) {
+		say("spool_dir %s does not exist, and the prolog cannot make it: %s: %s", dir,
+		    parent, strerror(errno));
+		return true;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		say("spool_dir %s does not exist, and the prolog cannot make it: %s is not a "
+		    "folder",
+		    dir, parent);
+		return true;
+	}
+	if (statvfs(parent, &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
+		say("spool_dir %s does not exist, and the prolog cannot make it: %s is on a "
+		    "read-only file system",
+		    dir, parent);
+		return true;
+	}
+	say("spool_dir %s does not exist, and no prolog made it", dir);
+	return false;
+}
+
+/*
  * Why the prolog could have written no file in dir, as the prolog checks it
  * (plugin/prolog.c, spool_ready()) and as the disk allows: a link, not a
- * folder of root's only root may write, read-only, full.  True with ctx.why
- * said; false when the spool looks usable (or missing: a prolog that never
- * ran made none).
+ * folder of root's only root may write, read-only, full, missing where the
+ * prolog cannot make it.  True with ctx.why said; false when the spool looks
+ * usable (ctx.why untouched) or is missing where a prolog would have made it
+ * (ctx.why names it: none ran).
  */
 static bool spool_fault(const char *dir)
 {
@@ -54,7 +98,7 @@ static bool spool_fault(const char *dir)
 
 	if (lstat(dir, &st) != 0) {
 		if (errno == ENOENT)
-			return false;
+			return spool_missing(dir);
 		say("spool_dir %s: %s", dir, strerror(errno));
 		return true;
 	}
@@ -102,7 +146,7 @@ int dtspank__measure_load(spank_t sp, const struct dtplan_config *c)
 	}
 	if (lstat(path, &st) != 0) {
 		ctx.fault = errno == ENOENT && spool_fault(c->spool_dir);
-		if (!ctx.fault)
+		if (!ctx.fault && ctx.why[0] == '\0')
 			say("no measurement from the prolog in %s", c->spool_dir);
 		return 0;
 	}

@@ -187,6 +187,29 @@ int dtspank__opt_cb(int val, const char *optarg, int remote)
 	return 0;
 }
 
+spank_err_t dtspank__job_getenv_alloc(spank_t sp, const char *name, size_t max, char **out)
+{
+	spank_err_t rc = ESPANK_NOSPACE;
+	size_t size = 4096;
+	char *buf = NULL, *tmp;
+
+	for (; rc == ESPANK_NOSPACE && size <= max; size *= 2) {
+		tmp = realloc(buf, size);
+		if (tmp == NULL) {
+			rc = ESPANK_ERROR;
+			break;
+		}
+		buf = tmp;
+		rc = spank_getenv(sp, name, buf, (int)size);
+	}
+	if (rc != ESPANK_SUCCESS) {
+		free(buf);
+		buf = strdup("");
+	}
+	*out = buf;
+	return buf == NULL ? ESPANK_ERROR : rc;
+}
+
 void dtspank__opts_from_env(spank_t sp)
 {
 	char name[128], value[DTPLAN_OPT_MAX];

@@ -93,6 +93,18 @@ void dtspank__opts_reset(void);
  */
 void dtspank__opts_from_env(spank_t sp);
 
+/* Longest SLURM_JOB_NODELIST read (bytes with the NUL): 65,536 nodes of
+ * 63-character names that no range compresses. */
+#define DTPLAN_NODELIST_MAX (4 << 20)
+
+/*
+ * spank_getenv of a value of any length up to max bytes: *out is malloc()ed
+ * (caller frees), "" when unset or longer (the return says which:
+ * ESPANK_ENV_NOEXIST, ESPANK_NOSPACE).  A large job's SLURM_JOB_NODELIST
+ * can pass any fixed buffer (issue 13, finding 17).
+ */
+spank_err_t dtspank__job_getenv_alloc(spank_t sp, const char *name, size_t max, char **out);
+
 /* True when the user gave any --dt-* option. */
 bool dtspank__opts_any(const struct dtplan_opts *o);
 
@@ -152,11 +164,12 @@ int dtspank__service_init_post_opt(spank_t sp, const struct dtplan_config *c);
 
 /*
  * The fabric for a plan: init_post_opt's outcome, else fetched now (the
- * cache alone unless may_ask).  NULL without FabricURL= or when nothing could
- * be tried (logged).  Owned by service.c until dtspank__service_exit().
+ * cache alone unless may_ask), read for nodes (the job's node list; NULL:
+ * the whole answer).  NULL without FabricURL= or when nothing could be
+ * tried (logged).  Owned by service.c until dtspank__service_exit().
  */
 const struct dtplan_fabric_fetch *dtspank__service_fabric(const struct dtplan_config *c,
-							  bool may_ask);
+							  bool may_ask, const char *nodes);
 
 /*
  * Posts r (its plan_json NULL when no plan could be made) to ReportURL=,

@@ -55,10 +55,6 @@ static struct plugin_ctx {
 
 #define bprintf dtspank__bprintf
 
-/* Longest SLURM_JOB_NODELIST read (bytes with the NUL): 65,536 nodes of
- * 63-character names that no range compresses. */
-#define DTPLAN_NODELIST_MAX (4 << 20)
-
 /* Facts about the job, read once in user_init. */
 struct job_facts {
 	uint32_t job_id;
@@ -78,35 +74,6 @@ static void job_getenv(spank_t sp, const char *name, char *buf, size_t size)
 {
 	if (spank_getenv(sp, name, buf, (int)size) != ESPANK_SUCCESS)
 		buf[0] = '\0';
-}
-
-/*
- * spank_getenv of a value of any length up to max bytes: *out is malloc()ed
- * (caller frees), "" when unset or longer (the return says which:
- * ESPANK_ENV_NOEXIST, ESPANK_NOSPACE).  A large job's SLURM_JOB_NODELIST
- * can pass any fixed buffer (issue 13, finding 17).
- */
-static spank_err_t job_getenv_alloc(spank_t sp, const char *name, size_t max, char **out)
-{
-	spank_err_t rc = ESPANK_NOSPACE;
-	size_t size = 4096;
-	char *buf = NULL, *tmp;
-
-	for (; rc == ESPANK_NOSPACE && size <= max; size *= 2) {
-		tmp = realloc(buf, size);
-		if (tmp == NULL) {
-			rc = ESPANK_ERROR;
-			break;
-		}
-		buf = tmp;
-		rc = spank_getenv(sp, name, buf, (int)size);
-	}
-	if (rc != ESPANK_SUCCESS) {
-		free(buf);
-		buf = strdup("");
-	}
-	*out = buf;
-	return buf == NULL ? ESPANK_ERROR : rc;
 }
 
 /* Logs a job item Slurm did not give; returns rc. */
@@ -147,8 +114,8 @@ static int read_facts(spank_t sp, struct job_facts *f)
 	    DTPLAN_OK)
 		f->gpus_on_node = (int)v;
 	/* S_JOB_NNODES is 0 in the batch step: the node list is the truth. */
-	f->nodelist_rc =
-		job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX, &f->nodelist);
+	f->nodelist_rc = dtspank__job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX,
+						   &f->nodelist);
 	if (f->nodelist == NULL) {
 		slurm_error(DTPLAN_LOG_PREFIX "user_init: out of memory");
 		return -1;
@@ -274,7 +241,8 @@ static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *sit
 {
 	struct dtplan_calibration cal = {0};
 	const struct dtplan_opts *o = dtspank__opts();
-	const struct dtplan_fabric_fetch *fab = dtspank__service_fabric(site, may_ask);
+	const struct dtplan_fabric_fetch *fab =
+		dtspank__service_fabric(site, may_ask, f->nodelist[0] != '\0' ? f->nodelist : NULL);
 	struct dtplan_allocation a;
 	struct dtplan_inventory_opts io = {0};
 	struct dtplan_measure_file file = {0};

@@ -55,12 +55,14 @@ static bool wants_plan(spank_t sp, const struct dtplan_config *c)
 	return strtol(gpus, NULL, 10) > 0;
 }
 
-static void fetch_fabric(const struct dtplan_config *c, bool offline)
+/* The fabric, read for the job's nodes (NULL: all; a job's part of a large
+ * fabric is a small tree, dtplan_fabric_desc_parse_for()). */
+static void fetch_fabric(const struct dtplan_config *c, bool offline, const char *nodes)
 {
 	struct dtplan_error err = {0};
 	char buf[1024];
 
-	if (dtplan_fabric_fetch(c, offline, &ctx.fabric, &err) != DTPLAN_OK) {
+	if (dtplan_fabric_fetch_for(c, offline, nodes, &ctx.fabric, &err) != DTPLAN_OK) {
 		slurm_error(DTPLAN_LOG_PREFIX "fabric: %s",
 			    dtplan_error_format(&err, buf, sizeof(buf)));
 		return;
@@ -83,8 +85,14 @@ int dtspank__service_init_post_opt(spank_t sp, const struct dtplan_config *c)
 	if (step != SLURM_BATCH_SCRIPT &&
 	    (spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0))
 		return 0;
-	if (step == SLURM_BATCH_SCRIPT && c->fabric_url[0] != '\0' && !ctx.fetched)
-		fetch_fabric(c, false);
+	if (step == SLURM_BATCH_SCRIPT && c->fabric_url[0] != '\0' && !ctx.fetched) {
+		char *nodes = NULL;
+
+		/* unset (not a batch job's environment): the whole answer */
+		dtspank__job_getenv_alloc(sp, "SLURM_JOB_NODELIST", DTPLAN_NODELIST_MAX, &nodes);
+		fetch_fabric(c, false, nodes != NULL && nodes[0] != '\0' ? nodes : NULL);
+		free(nodes);
+	}
 	if (c->report_url[0] != '\0' && c->report_token_file[0] != '\0' && ctx.token == NULL &&
 	    dtplan_http_read_token(c->report_token_file, &ctx.token, &err) != DTPLAN_OK)
 		slurm_error(DTPLAN_LOG_PREFIX "report: token not used: %s",
@@ -93,13 +101,13 @@ int dtspank__service_init_post_opt(spank_t sp, const struct dtplan_config *c)
 }
 
 const struct dtplan_fabric_fetch *dtspank__service_fabric(const struct dtplan_config *c,
-							  bool may_ask)
+							  bool may_ask, const char *nodes)
 {
 	if (c->fabric_url[0] == '\0')
 		return NULL;
 	/* Without init_post_opt's fetch (an srun step), the cache alone. */
 	if (!ctx.fetched)
-		fetch_fabric(c, !may_ask);
+		fetch_fabric(c, !may_ask, nodes);
 	return ctx.fetched ? &ctx.fabric : NULL;
 }
 

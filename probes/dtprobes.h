@@ -437,6 +437,11 @@ struct dtplan_fabric_fetch {
  */
 enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 				    struct dtplan_fabric_fetch *out, struct dtplan_error *err);
+/* The same, each answer read for those nodes (dtplan_fabric_desc_parse_for():
+ * a job's allocation, a hostlist; NULL: all). */
+enum dtplan_err dtplan_fabric_fetch_for(const struct dtplan_config *c, bool offline,
+					const char *nodes, struct dtplan_fabric_fetch *out,
+					struct dtplan_error *err);
 void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
 
 /* ------------------------------------------------------------------------

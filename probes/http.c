@@ -670,14 +670,14 @@ static void format_age(double s, char *buf, size_t size)
 }
 
 /* Parses the cached answer into *desc; false (why filled) when it does not parse. */
-static bool parse_cache(const struct dtplan_config *c, const struct cached *k,
+static bool parse_cache(const struct dtplan_config *c, const struct cached *k, const char *nodes,
 			struct dtplan_fabric_desc **desc, char *why, size_t size)
 {
 	struct dtplan_error e = {0};
 	char buf[600];
 
-	if (dtplan_fabric_desc_parse(k->body, k->len, k->format, c->fabric_cache, desc, &e) !=
-	    DTPLAN_OK) {
+	if (dtplan_fabric_desc_parse_for(k->body, k->len, k->format, c->fabric_cache, nodes, desc,
+					 &e) != DTPLAN_OK) {
 		say(why, size, "the cached answer does not parse: %s",
 		    dtplan_error_format(&e, buf, sizeof(buf)));
 		return false;
@@ -689,6 +689,13 @@ static bool parse_cache(const struct dtplan_config *c, const struct cached *k,
 
 enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 				    struct dtplan_fabric_fetch *out, struct dtplan_error *err)
+{
+	return dtplan_fabric_fetch_for(c, offline, NULL, out, err);
+}
+
+enum dtplan_err dtplan_fabric_fetch_for(const struct dtplan_config *c, bool offline,
+					const char *nodes, struct dtplan_fabric_fetch *out,
+					struct dtplan_error *err)
 {
 	struct dtplan_fabric_desc *cached = NULL;
 	struct dtplan_http_opts o;
@@ -702,7 +709,8 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	if (out == NULL || c == NULL || c->fabric_url[0] == '\0')
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no FabricURL= to fetch");
 	memset(out, 0, sizeof(*out));
-	if (cache_read(c, &k, why, sizeof(why)) && parse_cache(c, &k, &cached, why, sizeof(why)))
+	if (cache_read(c, &k, why, sizeof(why)) &&
+	    parse_cache(c, &k, nodes, &cached, why, sizeof(why)))
 		format_age(k.age_s, age, sizeof(age));
 	dtplan_format_time(c->fabric_cache_ttl_s, ttl, sizeof(ttl));
 	/* 1. a fresh cached answer: no need to ask */
@@ -731,7 +739,8 @@ enum dtplan_err dtplan_fabric_fetch(const struct dtplan_config *c, bool offline,
 	else if (rv == DTPLAN_OK)
 		rv = dtplan_fabric_format_of_type(type, c->fabric_url, &format, &e);
 	if (rv == DTPLAN_OK) {
-		rv = dtplan_fabric_desc_parse(body, len, format, c->fabric_url, &out->desc, &e);
+		rv = dtplan_fabric_desc_parse_for(body, len, format, c->fabric_url, nodes,
+						  &out->desc, &e);
 		if (rv == DTPLAN_OK) {
 			out->origin = DTPLAN_FABRIC_ORIGIN_SERVICE;
 			cache_write(c, body, len, format);

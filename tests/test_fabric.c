@@ -139,6 +139,121 @@ static void fabric_parse__hand_written_json__same_as_files(void **state)
 	dtplan_topology_destroy(t);
 }
 
+/* two_racks_json with strings that hold brackets, quotes and commas, blanks
+ * between every token and "switches" before the other members: the same
+ * fabric (the switches are cut from the text before each is parsed). */
+static const char two_racks_spaced_json[] =
+	"\r\n{ \"switches\" : [ { \"x-note\" : \"]},\\\"[{\" , \"name\":\"leaf1\",\n"
+	"  \"nodes\" : \"gpu[01-08]\", \"parent\": \"sp\\u0069ne\", \"oversubscription\": "
+	"\"4:1\",\n"
+	"  \"x-deep\": {\"a\": [[\"]\", {\"b\": \"}\"}], 1e3, -0.5, true, null]} } ,\n"
+	"  {\"name\": \"leaf2\", \"nodes\": [\"gpu09\", \"gpu10\", \"gpu11\", \"gpu12\",\n"
+	"   \"gpu13\", \"gpu14\", \"gpu15\", \"gpu16\"], \"oversubscription\": 4},\n"
+	"  {\"name\": \"spine\", \"switches\": [\"leaf2\"]}\t] ,\n"
+	" \"schema\": \"dtplan.fabric/1\", \"x-s\": \"\\\\\",\n"
+	" \"network\": {\"bandwidth\": \"400Gb/s\"}, \"x-generated-by\": \"a test\" }\n\n";
+
+static void fabric_parse__blanks_and_brackets_in_strings__same_fabric(void **state)
+{
+	struct dtplan_fabric_desc *a = NULL, *b = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	if (dtplan_fabric_desc_parse(two_racks_json, strlen(two_racks_json), DTPLAN_FABRIC_JSON,
+				     "svc", &a, &err) != DTPLAN_OK ||
+	    dtplan_fabric_desc_parse(two_racks_spaced_json, strlen(two_racks_spaced_json),
+				     DTPLAN_FABRIC_JSON, "svc", &b, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(a->topology->n_switches, b->topology->n_switches);
+	assert_int_equal(a->topology->n_nodes, b->topology->n_nodes);
+	for (size_t i = 0; i < a->topology->n_switches; i++) {
+		assert_string_equal(a->topology->switches[i].name, b->topology->switches[i].name);
+		assert_int_equal(a->topology->switches[i].parent, b->topology->switches[i].parent);
+	}
+	for (size_t i = 0; i < a->topology->n_nodes; i++)
+		assert_string_equal(a->topology->node_names[i], b->topology->node_names[i]);
+	assert_string_equal(a->site_text, b->site_text);
+	dtplan_fabric_desc_destroy(a);
+	dtplan_fabric_desc_destroy(b);
+}
+
+/*
+ * Read for some nodes (a job's), the tree holds the switches over them and
+ * no other, and the site text their settings; every check of the answer
+ * still runs on all of it, topology.conf's reader on what is kept, and an
+ * answer naming two switches alike or none over the nodes is read whole.
+ */
+static void fabric_parse_for__job_nodes__their_switches_only(void **state)
+{
+	static const char two_leaves_bad_speed[] =
+		"{\"schema\": \"dtplan.fabric/1\", \"switches\": [\n"
+		" {\"name\": \"leaf1\", \"nodes\": \"gpu[01-08]\", \"parent\": \"spine\"},\n"
+		" {\"name\": \"leaf2\", \"nodes\": \"gpu[09-16]\", \"parent\": \"spine\", "
+		"\"link_speed\": -1},\n"
+		" {\"name\": \"spine\"}]}";
+	static const char bad_nodes[] =
+		"{\"schema\": \"dtplan.fabric/1\", \"switches\": [\n"
+		" {\"name\": \"leaf1\", \"nodes\": \"gpu[01-08\", \"parent\": \"spine\"},\n"
+		" {\"name\": \"spine\"}]}";
+	static const char twice[] = "{\"schema\": \"dtplan.fabric/1\", \"switches\": [\n"
+				    " {\"name\": \"leaf1\", \"nodes\": \"gpu[01-08]\"},\n"
+				    " {\"name\": \"leaf1\", \"nodes\": \"gpu[09-16]\"}]}";
+	struct dtplan_fabric_desc *f = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	/* gpu02 and gpu03: leaf1 (the "parent" form) and spine; not leaf2 */
+	if (dtplan_fabric_desc_parse_for(two_racks_json, strlen(two_racks_json), DTPLAN_FABRIC_JSON,
+					 "svc", "gpu[02-03]", &f, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(f->topology->n_switches, 2);
+	assert_string_equal(f->topology->switches[0].name, "leaf1");
+	assert_string_equal(f->topology->switches[1].name, "spine");
+	assert_int_equal(f->topology->switches[0].parent, 1);
+	assert_int_equal(f->topology->n_nodes, 8);
+	assert_non_null(strstr(f->site_text, "SwitchName=leaf1 Oversubscription=4:1\n"));
+	assert_null(strstr(f->site_text, "leaf2"));
+	dtplan_fabric_desc_destroy(f);
+	f = NULL;
+	/* gpu10 (named in an array) and an unknown node: leaf2 (spine's
+	 * "switches") and spine */
+	if (dtplan_fabric_desc_parse_for(two_racks_json, strlen(two_racks_json), DTPLAN_FABRIC_JSON,
+					 "svc", "gpu10,other1", &f, &err) != DTPLAN_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(f->topology->n_switches, 2);
+	assert_string_equal(f->topology->switches[0].name, "leaf2");
+	assert_int_equal(f->topology->switches[0].parent, 1);
+	dtplan_fabric_desc_destroy(f);
+	f = NULL;
+	/* nodes under no switch: the whole tree */
+	assert_int_equal(dtplan_fabric_desc_parse_for(two_racks_json, strlen(two_racks_json),
+						      DTPLAN_FABRIC_JSON, "svc", "other[1-4]", &f,
+						      &err),
+			 DTPLAN_OK);
+	assert_int_equal(f->topology->n_switches, 3);
+	dtplan_fabric_desc_destroy(f);
+	f = NULL;
+	/* a fault of a switch not kept, as the answer's own check finds it */
+	assert_int_equal(dtplan_fabric_desc_parse_for(two_leaves_bad_speed,
+						      strlen(two_leaves_bad_speed),
+						      DTPLAN_FABRIC_JSON, "svc", "gpu01", &f, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "switches[1] (leaf2)"));
+	assert_null(f);
+	/* a kept switch's nodes that are no hostlist: topology.conf's reader's words */
+	assert_int_equal(dtplan_fabric_desc_parse_for(bad_nodes, strlen(bad_nodes),
+						      DTPLAN_FABRIC_JSON, "svc", "gpu01", &f, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "switches[0] (leaf1): Nodes=gpu[01-08: "));
+	assert_null(f);
+	/* a name given twice: read whole, and refused as whole */
+	assert_int_equal(dtplan_fabric_desc_parse_for(twice, strlen(twice), DTPLAN_FABRIC_JSON,
+						      "svc", "gpu01", &f, &err),
+			 DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "switch 'leaf1' is defined twice"));
+	assert_null(f);
+}
+
 static void fabric_parse__topology_conf__tree_only_site_switches_apply(void **state)
 {
 	static const char text[] = "  # served by a topology service\n"
@@ -202,6 +317,33 @@ static const struct {
 	 "'-' is not Key=Value"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": []}", DTPLAN_ERR_PARSE,
 	 "switches: must be a non-empty array"},
+	/* the switches are read one at a time, and still said as the whole
+	 * document says them: a fault of JSON anywhere before any fault of a
+	 * switch, duplicate keys however written, each pass's fault in its turn */
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"nodes\": \"n1\"}, {\"name\": "
+	 "\"b\" \"nodes\": \"n2\"}]}",
+	 DTPLAN_ERR_PARSE, "not valid JSON"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}], \"sw\\u0069tches\": []}",
+	 DTPLAN_ERR_PARSE, "duplicate object key"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"name\": \"b\"}]}",
+	 DTPLAN_ERR_PARSE, "duplicate object key"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1, \"parent\": 7}, {\"name\": \"b\", \"switches\": 7}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"switches\" must be a hostlist string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1}, {\"name\": \"b\", \"nodes\": \"n2\", \"parent\": 7}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b).parent: expected a string"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\", \"link_speed\": -1}, {\"name\": \"b\", \"nodes\": [\"n2\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[0] (a): \"link_speed\": -1 is not a value"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}, {\"name\": \"b\", \"nodes\": [\"n2\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"nodes\"[1] is not a name"},
+	{"{\"schema\": \"dtplan.fabric/1\", \"switches\": [{\"name\": \"a\", \"nodes\": "
+	 "\"n1\"}, {\"name\": \"b\", \"switches\": [\"a\", 3]}]}",
+	 DTPLAN_ERR_PARSE, "switches[1] (b): \"switches\"[1] is not a name"},
 	{"{\"schema\": \"dtplan.fabric/1\", \"switch\": [], \"switches\": [{\"name\": \"a\", "
 	 "\"nodes\": \"n1\"}]}",
 	 DTPLAN_ERR_PARSE, "document: unknown key 'switch'"},
@@ -477,6 +619,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fabric_to_json__files__parse_and_apply_give_the_same_fabric),
 		cmocka_unit_test(fabric_parse__hand_written_json__same_as_files),
+		cmocka_unit_test(fabric_parse__blanks_and_brackets_in_strings__same_fabric),
+		cmocka_unit_test(fabric_parse_for__job_nodes__their_switches_only),
 		cmocka_unit_test(fabric_parse__topology_conf__tree_only_site_switches_apply),
 		cmocka_unit_test(fabric_parse__bad_answers__error_names_the_element),
 		cmocka_unit_test(fabric_parse__large_and_hostile_answers__linear_and_bounded),

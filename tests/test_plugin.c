@@ -2003,8 +2003,9 @@ static void prolog_batch__ports_taken__plan_degraded_names_them(void **state)
 }
 
 /* A spool no prolog can write in (a link, a folder others may write, one
- * on a full disk): there is no file, and the batch step's plan is degraded
- * naming the spool, not PrologFlags (issue 26). */
+ * on a full disk, one that does not exist in a folder that does not
+ * either): there is no file, and the batch step's plan is degraded naming
+ * the spool, not PrologFlags (issue 26). */
 static void spool_unusable(size_t i)
 {
 	static const struct {
@@ -2014,8 +2015,9 @@ static void spool_unusable(size_t i)
 		{"spool-link", "is a symbolic link, which the prolog does not write through"},
 		{"spool-open", "is not a folder of root's that only root may write: the prolog "
 			       "does not use it"},
+		{"spool-gone/spool", "does not exist, and the prolog cannot make it: "},
 	};
-	char a1[300], a2[4200], a3[64], *av[3] = {a1, a2, a3}, dir[300], real[300], want[700];
+	char a1[300], a2[4200], a3[64], *av[3] = {a1, a2, a3}, dir[300], real[300], want[1000];
 
 	if (geteuid() != 0)
 		skip(); /* the spool must be root's */
@@ -2025,7 +2027,7 @@ static void spool_unusable(size_t i)
 		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, cases[i].name);
 		if (i == 0) {
 			assert_int_equal(symlink(real, dir), 0);
-		} else {
+		} else if (i == 1) {
 			assert_int_equal(mkdir(dir, 0700), 0);
 			assert_int_equal(chmod(dir, 0777), 0);
 		}
@@ -2051,8 +2053,10 @@ static void spool_unusable(size_t i)
 		assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
 		assert_env("DTPLAN_PLAN_STATE", "degraded");
 		snprintf(want, sizeof(want),
-			 "dtplan: plan degraded: nothing measured by the prolog: spool_dir %s %s",
-			 dir, cases[i].why);
+			 "dtplan: plan degraded: nothing measured by the prolog: spool_dir %s "
+			 "%s%s%s",
+			 dir, cases[i].why, i == 2 ? tmpdir : "",
+			 i == 2 ? "/spool-gone: No such file or directory" : "");
 		assert_log_has(want);
 		assert_false(mock_log_has("PrologFlags"));
 		/* nothing written through the link */
@@ -2072,6 +2076,40 @@ static void prolog_batch__spool_others_may_write__plan_degraded_names_it(void **
 {
 	(void)state;
 	spool_unusable(1);
+}
+
+static void prolog_batch__spool_missing_parent_missing__plan_degraded_names_it(void **state)
+{
+	(void)state;
+	spool_unusable(2);
+}
+
+/* A spool that does not exist where a prolog would have made it: no prolog
+ * ran, and the note names the folder as well as PrologFlags. */
+static void batch__spool_missing_no_prolog__note_names_it(void **state)
+{
+	char a1[300], a2[4200], *av[2] = {a1, a2}, dir[300], want[700];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the spool must be root's */
+	snprintf(dir, sizeof(dir), "%s/spool-never", tmpdir);
+	snprintf(a1, sizeof(a1), "spool_dir=%.280s", dir);
+	snprintf(a2, sizeof(a2), "node_xml=%s", test_data_path("hgx-h100-8gpu.xml"));
+	mock_items.job_id = JOB_ID;
+	canned_batch_job();
+	mock_env_set("SLURM_JOB_NODELIST", "n1");
+	mock_env_set("SLURM_JOB_NUM_NODES", "1");
+	assert_int_equal(start_plugin(S_CTX_REMOTE, 2, av), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
+	assert_int_equal(give_option("dt-model", "7B", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	snprintf(want, sizeof(want),
+		 "nothing measured (spool_dir %s does not exist, and no prolog made it: is "
+		 "PrologFlags=Alloc set in slurm.conf?)",
+		 dir);
+	assert_log_has(want);
 }
 
 static void prolog__cache_dir__writes_node_xml(void **state)
@@ -2455,6 +2493,8 @@ int main(void)
 		T(prolog_batch__ports_taken__plan_degraded_names_them),
 		T(prolog_batch__spool_a_link__plan_degraded_names_it),
 		T(prolog_batch__spool_others_may_write__plan_degraded_names_it),
+		T(prolog_batch__spool_missing_parent_missing__plan_degraded_names_it),
+		T(batch__spool_missing_no_prolog__note_names_it),
 		T(prolog__cache_dir__writes_node_xml),
 		T(prolog__job_without_plan__no_cache),
 		T(prolog__cache_failure_or_bad_args__logged_never_fails),

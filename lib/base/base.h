@@ -45,6 +45,11 @@ struct json_t;
  * NULL on error: DTPLAN_ERR_PARSE from source at the line, the message
  * starting with prefix ("" allowed).  Caller json_decref()s the tree.
  */
+/* The scan of dtplan__json_load() alone: DTPLAN_OK when text is within those
+ * bounds, else its error (for a reader that loads the text in parts). */
+enum dtplan_err dtplan__json_bounded(const char *text, size_t len, size_t max_values,
+				     const char *source, const char *prefix,
+				     struct dtplan_error *err);
 struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
 				 const char *source, const char *prefix, struct dtplan_error *err);
 

@@ -77,33 +77,37 @@ static size_t scan(const char *text, size_t len, size_t max_values, bool *deep)
 	return len;
 }
 
+enum dtplan_err dtplan__json_bounded(const char *text, size_t len, size_t max_values,
+				     const char *source, const char *prefix,
+				     struct dtplan_error *err)
+{
+	size_t at;
+	bool deep;
+
+	if (text == NULL)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, source, 0, "%sno text", prefix);
+	at = scan(text, len, max_values, &deep);
+	if (at < len && deep)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, source, line_at(text, at),
+				     "%snested more than %d levels deep", prefix,
+				     DTPLAN_JSON_MAX_DEPTH);
+	if (at < len)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, source, line_at(text, at),
+				     "%smore than %zu values", prefix, max_values);
+	return DTPLAN_OK;
+}
+
 struct json_t *dtplan__json_load(const char *text, size_t len, size_t max_values,
 				 const char *source, const char *prefix, struct dtplan_error *err)
 {
 	json_error_t jerr;
-	json_t *root = NULL;
-	size_t at;
-	bool deep;
+	json_t *root;
 
-	if (text == NULL) {
-		dtplan__error(err, DTPLAN_ERR_PARSE, source, 0, "%sno text", prefix);
-		goto out;
-	}
-	at = scan(text, len, max_values, &deep);
-	if (at < len && deep) {
-		dtplan__error(err, DTPLAN_ERR_PARSE, source, line_at(text, at),
-			      "%snested more than %d levels deep", prefix, DTPLAN_JSON_MAX_DEPTH);
-		goto out;
-	}
-	if (at < len) {
-		dtplan__error(err, DTPLAN_ERR_PARSE, source, line_at(text, at),
-			      "%smore than %zu values", prefix, max_values);
-		goto out;
-	}
+	if (dtplan__json_bounded(text, len, max_values, source, prefix, err) != DTPLAN_OK)
+		return NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		dtplan__error(err, DTPLAN_ERR_PARSE, source, jerr.line > 0 ? jerr.line : 0, "%s%s",
 			      prefix, jerr.text);
-out:
 	return root;
 }

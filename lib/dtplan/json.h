@@ -63,6 +63,18 @@ enum dtplan_err dtplan_fabric_format_of_type(const char *content_type, const cha
 enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
 					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err);
+/*
+ * The same, read for some nodes (a hostlist, a job's allocation; NULL: all):
+ * every check of a dtplan.fabric/1 answer runs on all of it, and the tree
+ * holds the switches over those nodes and no other (topology.conf's reader
+ * checks those; a tree of 200,000 switches costs some 100 MB).  An answer
+ * that names two switches alike, or no switch over those nodes, and the
+ * topology.conf format are read whole.
+ */
+enum dtplan_err dtplan_fabric_desc_parse_for(const char *text, size_t len,
+					     enum dtplan_fabric_format format, const char *source,
+					     const char *nodes, struct dtplan_fabric_desc **out,
+					     struct dtplan_error *err);
 void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
 
 /*

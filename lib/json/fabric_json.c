@@ -55,9 +55,15 @@ static void text_add(struct text *t, const char *fmt, ...)
 
 	if (t->failed)
 		return;
+	/* written where it fits, measured and grown where it does not */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(t->s != NULL ? t->s + t->len : NULL, t->s != NULL ? t->cap - t->len : 0, fmt,
+		      ap);
 	va_end(ap);
+	if (n >= 0 && t->s != NULL && t->len + (size_t)n < t->cap) {
+		t->len += (size_t)n;
+		return;
+	}
 	if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
 		size_t cap = t->cap ? t->cap : 1024;
 		char *s;
@@ -80,9 +86,41 @@ static void text_add(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
-/* What each generated line came from, for error messages. */
+/* No string: an absent member. */
+#define NONE ((size_t)-1)
+
+/* Keeps s in t, a store of strings: its offset there, NONE when out of memory. */
+static size_t text_keep(struct text *t, const char *s)
+{
+	size_t at = t->len, n = strlen(s);
+
+	if (t->failed)
+		return NONE;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		char *p;
+
+		while (t->len + n + 1 > cap)
+			cap *= 2;
+		p = realloc(t->s, cap);
+		if (p == NULL) {
+			free(t->s);
+			memset(t, 0, sizeof(*t));
+			t->failed = true;
+			return NONE;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + at, s, n + 1);
+	t->len += n + 1; /* past the terminating NUL: the string stays whole */
+	return at;
+}
+
+/* What each generated line came from, for error messages: one string each. */
 struct labels {
-	char (*v)[160];
+	struct text text;
+	size_t *at; /* offset of each line's label in text */
 	size_t n, cap;
 	bool failed;
 };
@@ -90,25 +128,60 @@ struct labels {
 static void label_add(struct labels *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void label_add(struct labels *l, const char *fmt, ...)
 {
+	char buf[160];
 	va_list ap;
 
 	if (l->failed)
 		return;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		char(*v)[160] = realloc(l->v, cap * sizeof(*v));
+		size_t *at = realloc(l->at, cap * sizeof(*at));
 
-		if (v == NULL) {
+		if (at == NULL) {
 			l->failed = true;
 			return;
 		}
-		l->v = v;
+		l->at = at;
 		l->cap = cap;
 	}
 	va_start(ap, fmt);
-	vsnprintf(l->v[l->n++], sizeof(l->v[0]), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	l->at[l->n] = text_keep(&l->text, buf);
+	if (l->at[l->n++] == NONE)
+		l->failed = true;
 }
+
+static const char *label_of(const struct labels *l, int line)
+{
+	return line >= 1 && (size_t)line <= l->n ? l->text.s + l->at[line - 1] : NULL;
+}
+
+/* A switch's children: none, a hostlist string, an array of names (kept
+ * joined by ','), or a value that is neither. */
+enum kids { KIDS_NONE, KIDS_HOSTLIST, KIDS_NAMES, KIDS_BAD };
+
+/* One switch of the answer as its first reading left it for the passes
+ * after it: offsets in jparse.strings, NONE where absent. */
+struct jswitch {
+	size_t name, kids, parent, nodes, speed, ratio, uplink;
+	size_t n_named;  /* KIDS_NAMES: the array's length */
+	size_t bad_name; /* KIDS_NAMES: its first element that is not a name, or NONE */
+	enum kids kids_kind;
+};
+
+/* The first fault of a later pass found while reading the switches: that
+ * pass says it when it comes to switch `at`, as if it had found it itself. */
+struct late {
+	size_t at; /* NONE: none found */
+	struct dtplan_error e;
+};
+enum { LATE_PARENT, LATE_EMIT, N_LATE };
+
+/* Where a member of the answer's "switches" array lies in its text. */
+struct span {
+	size_t at, len;
+};
 
 /* State of one JSON parse. */
 struct jparse {
@@ -116,9 +189,21 @@ struct jparse {
 	struct dtplan_error *err;
 	struct text topo, site; /* the two generated texts */
 	struct labels topo_lines, site_lines;
+	/* the switches, read one at a time: from their spans in the text
+	 * (spans != NULL), else from the whole document's array (arr) */
+	const char *text;
+	struct span *spans;
+	size_t n_spans;
+	json_t *arr;
+	struct jswitch *sw;  /* owned, one per switch */
+	struct text strings; /* the switches' strings */
+	struct text scratch; /* one switch's list while it is read */
+	struct late late[N_LATE];
+	bool duplicate;      /* a name given to two switches */
+	unsigned char *keep; /* owned; the switches written out, NULL: all */
 	/* per switch: expanded child names and the parent a child got */
 	size_t n_switches;
-	const char **names;    /* borrowed from the JSON document */
+	const char **names;    /* into strings */
 	char (**children)[64]; /* owned arrays */
 	size_t *n_children;
 	size_t *cap_children;        /* room in children[i] (0: exactly n_children[i]) */
@@ -287,8 +372,49 @@ static int find_switch(const struct jparse *p, const char *name)
 	return dtplan__strmap_get(&p->index, name);
 }
 
-/* First pass over the switches: names, children named by "switches". */
-static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
+/*
+ * Runs one of a later pass's checks while switch i is read (rv, its
+ * outcome, with p->err pointed at e): the first fault is kept for that pass
+ * (struct late).
+ */
+static void keep_late(struct jparse *p, int pass, size_t i, enum dtplan_err rv,
+		      const struct dtplan_error *e)
+{
+	if (rv != DTPLAN_OK && p->late[pass].at == NONE) {
+		p->late[pass].at = i;
+		p->late[pass].e = *e;
+	}
+}
+
+/* A kept fault said by its pass. */
+static enum dtplan_err say_late(struct jparse *p, int pass)
+{
+	if (p->err != NULL)
+		*p->err = p->late[pass].e;
+	return p->late[pass].e.code;
+}
+
+/* A quantity as a kept string (NONE when absent); a fault kept for emit_switch(). */
+static size_t keep_quantity(struct jparse *p, size_t i, const char *where, json_t *sw,
+			    const char *key, const char *unit)
+{
+	struct dtplan_error e = {0}, *saved = p->err;
+	char buf[64];
+	enum dtplan_err rv;
+
+	p->err = &e;
+	rv = get_quantity(p, where, sw, key, unit, buf, sizeof(buf));
+	p->err = saved;
+	keep_late(p, LATE_EMIT, i, rv, &e);
+	return rv == DTPLAN_OK && buf[0] != '\0' ? text_keep(&p->strings, buf) : NONE;
+}
+
+/*
+ * Switch i, read once: what the first pass checks (an object, its name and
+ * keys) is said at once; what the later passes need is kept in p->sw[i],
+ * and the first fault each of them would find with it (struct late).
+ */
+static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 {
 	static const char *const keys[] = {"name",
 					   "nodes",
@@ -298,61 +424,171 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 					   "oversubscription",
 					   "uplink_bandwidth",
 					   NULL};
+	struct jswitch *r = &p->sw[i];
+	struct dtplan_error e = {0}, *saved = p->err;
+	char where[128], name[64], parent_buf[64];
+	const char *parent = NULL;
+	enum dtplan_err rv;
+	bool has_nodes;
+	json_t *v;
+
+	*r = (struct jswitch){NONE, NONE, NONE, NONE, NONE, NONE, NONE, 0, NONE, KIDS_NONE};
+	p->parent[i] = -1;
+	snprintf(where, sizeof(where), "switches[%zu]", i);
+	if (!json_is_object(sw))
+		return jfail(p, where, "must be an object");
+	if (dtplan__jget_str(sw, p->source, where, "name", DTPLAN_JGET_REQUIRED, name, sizeof(name),
+			     p->err) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	if (!token_safe(name))
+		return jfail(p, where, "\"name\" must be a switch name");
+	r->name = text_keep(&p->strings, name);
+	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, name);
+	if (check_keys(p, where, sw, keys) != DTPLAN_OK)
+		return DTPLAN_ERR_PARSE;
+	/* "switches", for the children's pass */
+	v = json_object_get(sw, "switches");
+	if (json_is_string(v)) {
+		r->kids_kind = KIDS_HOSTLIST;
+		r->kids = text_keep(&p->strings, json_string_value(v));
+	} else if (v != NULL && (!json_is_array(v) || json_array_size(v) == 0)) {
+		r->kids_kind = KIDS_BAD;
+	} else if (v != NULL) {
+		json_t *c;
+		size_t k;
+
+		r->kids_kind = KIDS_NAMES;
+		r->n_named = json_array_size(v);
+		p->scratch.len = 0;
+		json_array_foreach(v, k, c)
+		{
+			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
+			    strlen(json_string_value(c)) >= sizeof(p->children[0][0])) {
+				r->bad_name = k;
+				break;
+			}
+			text_add(&p->scratch, "%s%s", k > 0 ? "," : "", json_string_value(c));
+		}
+		if (r->bad_name == NONE)
+			r->kids = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
+	}
+	/* "parent", for link_parent() */
+	p->err = &e;
+	rv = get_string(p, where, sw, "parent", parent_buf, sizeof(parent_buf), &parent);
+	p->err = saved;
+	keep_late(p, LATE_PARENT, i, rv, &e);
+	if (parent != NULL)
+		r->parent = text_keep(&p->strings, parent);
+	/* the rest, for emit_switch(), in its order */
+	r->speed = keep_quantity(p, i, where, sw, "link_speed", "B/s");
+	r->ratio = keep_quantity(p, i, where, sw, "oversubscription", "");
+	r->uplink = keep_quantity(p, i, where, sw, "uplink_bandwidth", "B/s");
+	p->scratch.len = 0;
+	if (p->scratch.s != NULL)
+		p->scratch.s[0] = '\0';
+	p->err = &e;
+	rv = add_list(p, where, sw, "nodes", &p->scratch, &has_nodes);
+	p->err = saved;
+	keep_late(p, LATE_EMIT, i, rv, &e);
+	if (rv == DTPLAN_OK && has_nodes)
+		r->nodes = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
+	return DTPLAN_OK;
+}
+
+/* Switch i of the answer, a reference the caller drops; NULL when its text
+ * does not parse (the whole document then says why). */
+static json_t *element(const struct jparse *p, size_t i)
+{
+	json_error_t jerr;
+
+	if (p->spans == NULL)
+		return json_incref(json_array_get(p->arr, i));
+	return json_loadb(p->text + p->spans[i].at, p->spans[i].len,
+			  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+}
+
+/* Whether the switches from `from` on parse (a fault is only said of a
+ * document that does). */
+static bool rest_parses(const struct jparse *p, size_t from)
+{
+	for (size_t i = from; p->spans != NULL && i < p->n_switches; i++) {
+		json_t *sw = element(p, i);
+
+		if (sw == NULL)
+			return false;
+		json_decref(sw);
+	}
+	return true;
+}
+
+/*
+ * First pass over the switches: each read once (read_switch()), then the
+ * names' index, then the children named by "switches".  *whole is set when
+ * a switch's text does not parse: the caller then reads the whole document.
+ */
+static enum dtplan_err collect_switches(struct jparse *p, bool *whole)
+{
 	struct dtplan_error e = {0};
 	char where[128];
-	json_t *sw;
 	size_t i, listed = 0;
 
-	p->n_switches = json_array_size(arr);
 	p->names = calloc(p->n_switches + 1, sizeof(*p->names));
 	p->children = calloc(p->n_switches + 1, sizeof(*p->children));
 	p->n_children = calloc(p->n_switches + 1, sizeof(*p->n_children));
 	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
 	p->cap_children = calloc(p->n_switches + 1, sizeof(*p->cap_children));
+	p->sw = malloc((p->n_switches + 1) * sizeof(*p->sw));
 	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL ||
-	    p->cap_children == NULL || dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
+	    p->cap_children == NULL || p->sw == NULL ||
+	    dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	json_array_foreach(arr, i, sw)
-	{
-		char name[64];
+	for (int k = 0; k < N_LATE; k++)
+		p->late[k].at = NONE;
+	for (i = 0; i < p->n_switches; i++) {
+		json_t *sw = element(p, i);
+		enum dtplan_err rv;
 
-		p->parent[i] = -1;
-		snprintf(where, sizeof(where), "switches[%zu]", i);
-		if (!json_is_object(sw))
-			return jfail(p, where, "must be an object");
-		if (dtplan__jget_str(sw, p->source, where, "name", DTPLAN_JGET_REQUIRED, name,
-				     sizeof(name), p->err) != DTPLAN_OK)
+		if (sw == NULL) {
+			*whole = true;
 			return DTPLAN_ERR_PARSE;
-		if (!token_safe(name))
-			return jfail(p, where, "\"name\" must be a switch name");
-		/* borrowed from the document: it lives as long as p */
-		p->names[i] = json_string_value(json_object_get(sw, "name"));
-		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-		if (check_keys(p, where, sw, keys) != DTPLAN_OK)
+		}
+		rv = read_switch(p, i, sw);
+		json_decref(sw);
+		if (rv != DTPLAN_OK && !rest_parses(p, i + 1)) {
+			*whole = true;
 			return DTPLAN_ERR_PARSE;
+		}
+		if (rv != DTPLAN_OK)
+			return rv;
+	}
+	if (p->strings.failed || p->scratch.failed)
+		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+	for (i = 0; i < p->n_switches; i++) {
+		p->names[i] = p->strings.s + p->sw[i].name;
 		/* a name given twice keeps its first switch (topology.conf's
 		 * reader then names the second) */
-		if (dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL) == DTPLAN_ERR_NOMEM)
+		enum dtplan_err rv = dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL);
+
+		if (rv == DTPLAN_ERR_NOMEM)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
 					     "out of memory");
+		p->duplicate |= rv == DTPLAN_ERR_INVAL;
 	}
 	/* Children from "switches" (names or hostlists), expanded once. */
-	json_array_foreach(arr, i, sw)
-	{
-		json_t *v = json_object_get(sw, "switches"), *c;
-		size_t k;
+	for (i = 0; i < p->n_switches; i++) {
+		const struct jswitch *r = &p->sw[i];
+		const char *kids = r->kids != NONE ? p->strings.s + r->kids : NULL;
 
-		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-		if (v == NULL)
+		if (r->kids_kind == KIDS_NONE)
 			continue;
-		if (json_is_string(v)) {
+		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
+		if (r->kids_kind == KIDS_HOSTLIST) {
 			/* Bounded before it expands: each switch has one parent, so
 			 * all the lists together name at most the answer's switches
 			 * (a 2 KB answer naming c[1-1000000] in every switch took
 			 * gigabytes). */
-			if (dtplan_hostlist_expand(json_string_value(v), p->n_switches - listed,
-						   &p->children[i], &p->n_children[i],
-						   &e) != DTPLAN_OK)
+			if (dtplan_hostlist_expand(kids, p->n_switches - listed, &p->children[i],
+						   &p->n_children[i], &e) != DTPLAN_OK)
 				return e.code == DTPLAN_ERR_RANGE
 					       ? jfail(p, where,
 						       "\"switches\": the answer's lists name more "
@@ -362,28 +598,29 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 			listed += p->n_children[i];
 			continue;
 		}
-		if (!json_is_array(v) || json_array_size(v) == 0)
+		if (r->kids_kind == KIDS_BAD)
 			return jfail(p, where,
 				     "\"switches\" must be a hostlist string or a "
 				     "non-empty array of names");
-		if (json_array_size(v) > p->n_switches - listed)
+		if (r->n_named > p->n_switches - listed)
 			return jfail(p, where,
 				     "\"switches\": the answer's lists name more than its %zu "
 				     "switches",
 				     p->n_switches);
-		p->children[i] = calloc(json_array_size(v), sizeof(*p->children[i]));
+		if (r->bad_name != NONE)
+			return jfail(p, where, "\"switches\"[%zu] is not a name", r->bad_name);
+		p->children[i] = calloc(r->n_named, sizeof(*p->children[i]));
 		if (p->children[i] == NULL)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
 					     "out of memory");
-		json_array_foreach(v, k, c)
-		{
-			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
-			    strlen(json_string_value(c)) >= sizeof(p->children[i][0]))
-				return jfail(p, where, "\"switches\"[%zu] is not a name", k);
-			dtplan__strlcpy(p->children[i][k], json_string_value(c),
-					sizeof(p->children[i][0]));
+		for (size_t k = 0; k < r->n_named; k++) {
+			size_t n = strcspn(kids, ",");
+
+			memcpy(p->children[i][k], kids, n);
+			p->children[i][k][n] = '\0';
+			kids += n + (kids[n] == ',');
 		}
-		p->n_children[i] = json_array_size(v);
+		p->n_children[i] = r->n_named;
 		listed += p->n_children[i];
 	}
 	for (i = 0; i < p->n_switches; i++) {
@@ -398,25 +635,26 @@ static enum dtplan_err collect_switches(struct jparse *p, json_t *arr)
 }
 
 /* A switch's "parent": agrees with the switch that lists it, or adds it. */
-static enum dtplan_err link_parent(struct jparse *p, size_t i, json_t *sw)
+static enum dtplan_err link_parent(struct jparse *p, size_t i)
 {
-	const char *parent = NULL;
-	char where[128], (*tmp)[64], buf[64];
+	const char *parent;
+	char where[128], (*tmp)[64];
 	int q;
 
-	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	if (get_string(p, where, sw, "parent", buf, sizeof(buf), &parent) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (parent == NULL)
+	if (p->late[LATE_PARENT].at == i)
+		return say_late(p, LATE_PARENT);
+	if (p->sw[i].parent == NONE)
 		return DTPLAN_OK;
+	parent = p->strings.s + p->sw[i].parent;
 	q = find_switch(p, parent);
+	if (q >= 0 && p->parent[i] == q)
+		return DTPLAN_OK;
+	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	if (q < 0)
 		return jfail(p, where, "parent '%s' is not a switch of \"switches\"", parent);
 	if (p->parent[i] >= 0 && p->parent[i] != q)
 		return jfail(p, where, "parent '%s', but '%s' lists it in \"switches\"", parent,
 			     p->names[p->parent[i]]);
-	if (p->parent[i] == q)
-		return DTPLAN_OK;
 	if (strlen(p->names[i]) >= sizeof(tmp[0]))
 		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
 	if (p->n_children[q] >= p->cap_children[q]) {
@@ -482,36 +720,40 @@ static enum dtplan_err check_cycles(struct jparse *p)
 }
 
 /* One topology line and at most one site line per switch. */
-static enum dtplan_err emit_switch(struct jparse *p, size_t i, json_t *sw)
+static enum dtplan_err emit_switch(struct jparse *p, size_t i)
 {
-	char where[128], speed[64], ratio[64], uplink[64];
-	bool has_nodes;
+	const struct jswitch *r = &p->sw[i];
+	const char *str = p->strings.s;
+	char where[128];
 
+	const char *sep = " Switches=";
+
+	if (p->late[LATE_EMIT].at == i)
+		return say_late(p, LATE_EMIT);
+	if (p->keep != NULL && !p->keep[i])
+		return DTPLAN_OK;
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	if (get_quantity(p, where, sw, "link_speed", "B/s", speed, sizeof(speed)) != DTPLAN_OK ||
-	    get_quantity(p, where, sw, "oversubscription", "", ratio, sizeof(ratio)) != DTPLAN_OK ||
-	    get_quantity(p, where, sw, "uplink_bandwidth", "B/s", uplink, sizeof(uplink)) !=
-		    DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	text_add(&p->topo, "SwitchName=%s", p->names[i]);
-	if (add_list(p, where, sw, "nodes", &p->topo, &has_nodes) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (p->n_children[i] > 0) {
-		text_add(&p->topo, " Switches=");
-		for (size_t k = 0; k < p->n_children[i]; k++)
-			text_add(&p->topo, "%s%s", k > 0 ? "," : "", p->children[i][k]);
+	text_add(&p->topo, "SwitchName=%s%s", p->names[i], r->nodes != NONE ? str + r->nodes : "");
+	for (size_t k = 0; k < p->n_children[i]; k++) {
+		int c = p->keep != NULL ? find_switch(p, p->children[i][k]) : -1;
+
+		/* a child that is no switch stays, for topology.conf's reader to name */
+		if (c >= 0 && !p->keep[c])
+			continue;
+		text_add(&p->topo, "%s%s", sep, p->children[i][k]);
+		sep = ",";
 	}
-	if (speed[0] != '\0')
-		text_add(&p->topo, " LinkSpeed=%s", speed);
+	if (r->speed != NONE)
+		text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
 	text_add(&p->topo, "\n");
 	label_add(&p->topo_lines, "%s", where);
-	if (ratio[0] == '\0' && uplink[0] == '\0')
+	if (r->ratio == NONE && r->uplink == NONE)
 		return DTPLAN_OK;
 	text_add(&p->site, "SwitchName=%s", p->names[i]);
-	if (ratio[0] != '\0')
-		text_add(&p->site, " Oversubscription=%s", ratio);
-	if (uplink[0] != '\0')
-		text_add(&p->site, " UplinkBandwidth=%s", uplink);
+	if (r->ratio != NONE)
+		text_add(&p->site, " Oversubscription=%s", str + r->ratio);
+	if (r->uplink != NONE)
+		text_add(&p->site, " UplinkBandwidth=%s", str + r->uplink);
 	text_add(&p->site, "\n");
 	label_add(&p->site_lines, "%s", where);
 	return DTPLAN_OK;
@@ -581,7 +823,7 @@ static enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key
 static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
 			       const struct dtplan_error *e)
 {
-	const char *where = e->line >= 1 && (size_t)e->line <= l->n ? l->v[e->line - 1] : NULL;
+	const char *where = label_of(l, e->line);
 
 	if (e->code == DTPLAN_ERR_NOMEM)
 		return dtplan__error(p->err, e->code, p->source, 0, "out of memory");
@@ -590,25 +832,293 @@ static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
 	return dtplan__error(p->err, e->code, p->source, 0, "%s: %s", where, e->text);
 }
 
-static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fabric_desc *f,
-				  struct dtplan_error *err)
+/*
+ * Read for some nodes (a job's allocation, a hostlist): keeps the switches
+ * that hold one of them and those above them, and writes out no other
+ * (p->keep).  Every check of the answer itself has run on all of them;
+ * topology.conf's reader then checks what is written out.  A switch whose
+ * nodes do not read as a hostlist is kept, for that reader to say why; an
+ * answer that names two switches alike, or none of whose switches holds one
+ * of the nodes, is written out whole.
+ */
+static enum dtplan_err mark_kept(struct jparse *p, const char *nodes)
+{
+	struct dtplan__strmap want = {0};
+	char(*names)[64] = NULL;
+	size_t n = 0, kept = 0;
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (nodes == NULL || p->duplicate ||
+	    dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, NULL) != DTPLAN_OK)
+		return DTPLAN_OK;
+	p->keep = calloc(p->n_switches + 1, 1);
+	if (p->keep == NULL || dtplan__strmap_init(&want, n) != DTPLAN_OK) {
+		rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (dtplan__strmap_put(&want, names[k], (int)k, NULL) == DTPLAN_ERR_NOMEM) {
+			rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
+			goto out;
+		}
+	for (size_t i = 0; i < p->n_switches; i++) {
+		const char *list = p->sw[i].nodes != NONE ? p->strings.s + p->sw[i].nodes : NULL;
+		bool hit = false;
+
+		if (list == NULL)
+			continue;
+		list += strlen(" Nodes=");
+		if (strchr(list, '[') == NULL) {
+			/* names: each looked up */
+			while (!hit && *list != '\0') {
+				size_t len = strcspn(list, ",");
+				char name[64];
+
+				hit = len >= sizeof(name);
+				if (!hit) {
+					memcpy(name, list, len);
+					name[len] = '\0';
+					hit = dtplan__strmap_get(&want, name) >= 0;
+				}
+				list += len + (list[len] == ',');
+			}
+		} else {
+			for (size_t k = 0; !hit && k < n; k++) {
+				bool match = false;
+
+				hit = dtplan_hostlist_match(list, names[k], &match, NULL) !=
+					      DTPLAN_OK ||
+				      match;
+			}
+		}
+		for (int s = (int)i; hit && s >= 0 && !p->keep[s]; s = p->parent[s]) {
+			p->keep[s] = 1;
+			kept++;
+		}
+	}
+	if (kept == 0) {
+		free(p->keep);
+		p->keep = NULL;
+	}
+out:
+	dtplan__strmap_fini(&want);
+	free(names);
+	return rv;
+}
+
+/* ---- the switches read one at a time ----
+ *
+ * A Jansson tree of the whole answer costs about 100 bytes a value: 200,000
+ * switches took some 140 MB before any of them was read.  So the answer is
+ * cut where its top-level "switches" array holds its members, the rest of
+ * the document (with "switches": []) is loaded whole, and each switch alone,
+ * read once and dropped.  The cut only finds where values end (strings,
+ * brackets); Jansson still parses every byte.  Whatever the cut does not
+ * take as it expects, and any part that does not parse, is left to the
+ * whole document's load, whose error is the one said.
+ */
+
+static size_t skip_blank(const char *s, size_t i, size_t len)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* One past the value at s[i], or 0 where it does not end as a value would. */
+static size_t skip_value(const char *s, size_t i, size_t len)
+{
+	size_t depth = 0;
+
+	if (i >= len)
+		return 0;
+	if (s[i] != '"' && s[i] != '{' && s[i] != '[') {
+		size_t start = i;
+
+		while (i < len && strchr(",:{}[]\" \t\r\n", s[i]) == NULL)
+			i++;
+		return i > start ? i : 0;
+	}
+	for (; i < len; i++) {
+		if (s[i] == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			if (i >= len)
+				return 0;
+			if (depth == 0)
+				return i + 1;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if (s[i] == '}' || s[i] == ']') {
+			if (--depth == 0)
+				return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* The members of the array s[i..] as spans, *end one past it; false when it
+ * is not cut as expected. */
+static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, size_t *end)
+{
+	size_t cap = 0;
+
+	i = skip_blank(s, i + 1, len);
+	if (i < len && s[i] == ']') {
+		*end = i + 1;
+		return true;
+	}
+	for (;;) {
+		size_t e = skip_value(s, i, len);
+
+		if (e == 0)
+			return false;
+		if (p->n_spans == cap) {
+			struct span *v;
+
+			cap = cap ? 2 * cap : 1024;
+			v = realloc(p->spans, cap * sizeof(*v));
+			if (v == NULL)
+				return false;
+			p->spans = v;
+		}
+		p->spans[p->n_spans++] = (struct span){i, e - i};
+		i = skip_blank(s, e, len);
+		if (i < len && s[i] == ']') {
+			*end = i + 1;
+			return true;
+		}
+		if (i >= len || s[i] != ',')
+			return false;
+		i = skip_blank(s, i + 1, len);
+	}
+}
+
+/*
+ * The document without its switches: a copy of text with the value of its
+ * top-level "switches", an array, cut out as [] and its members in p->spans.
+ * NULL (p->spans freed) when there is no such array or the text is not cut
+ * as expected: then the whole document is loaded.
+ */
+static char *cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len)
+{
+	size_t i = skip_blank(text, 0, len), from = 0, to = 0;
+	char *rest = NULL;
+
+	if (i >= len || text[i] != '{')
+		return NULL;
+	i = skip_blank(text, i + 1, len);
+	while (i < len && text[i] == '"') {
+		size_t k = i, e = skip_value(text, i, len), v;
+
+		if (e == 0)
+			return NULL;
+		i = skip_blank(text, e, len);
+		if (i >= len || text[i] != ':')
+			goto no;
+		v = skip_blank(text, i + 1, len);
+		if (e - k == 10 && memcmp(text + k, "\"switches\"", 10) == 0 && v < len &&
+		    text[v] == '[') {
+			if (to != 0 || !cut_array(p, text, v, len, &to))
+				goto no;
+			from = v;
+			i = to;
+		} else {
+			i = skip_value(text, v, len);
+			if (i == 0)
+				goto no;
+		}
+		i = skip_blank(text, i, len);
+		if (i < len && text[i] == ',')
+			i = skip_blank(text, i + 1, len);
+		else
+			break;
+	}
+	if (i >= len || text[i] != '}' || skip_blank(text, i + 1, len) != len || to == 0)
+		goto no;
+	rest = malloc(len - (to - from) + 3);
+	if (rest == NULL)
+		goto no;
+	memcpy(rest, text, from);
+	memcpy(rest + from, "[]", 2);
+	memcpy(rest + from + 2, text + to, len - to);
+	*out_len = len - (to - from) + 2;
+	rest[*out_len] = '\0';
+	return rest;
+no:
+	free(p->spans);
+	p->spans = NULL;
+	p->n_spans = 0;
+	return NULL;
+}
+
+static void jparse_fini(struct jparse *p)
+{
+	for (size_t i = 0; p->children != NULL && i < p->n_switches; i++)
+		free(p->children[i]);
+	free(p->children);
+	free(p->n_children);
+	free(p->cap_children);
+	free(p->parent);
+	dtplan__strmap_fini(&p->index);
+	free(p->names);
+	free(p->sw);
+	free(p->keep);
+	free(p->spans);
+	free(p->strings.s);
+	free(p->scratch.s);
+	free(p->topo.s);
+	free(p->site.s);
+	free(p->topo_lines.text.s);
+	free(p->topo_lines.at);
+	free(p->site_lines.text.s);
+	free(p->site_lines.at);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The answer's JSON, its switches one at a time unless whole; *again set
+ * when a switch's text did not parse alone (the caller then reads the whole
+ * document, whose error names the fault).
+ */
+static enum dtplan_err parse_json_as(const char *text, size_t len, const char *nodes, bool whole,
+				     struct dtplan_fabric_desc *f, bool *again,
+				     struct dtplan_error *err)
 {
 	static const char *const keys[] = {"schema",   "network",   "nvlink", "gpu_type",
 					   "switches", "node_sets", NULL};
-	struct jparse p = {.source = f->source, .err = err};
+	struct jparse p = {.source = f->source, .err = err, .text = text};
 	struct dtplan_config check;
 	struct dtplan_error e = {0};
-	json_t *root, *switches, *sets, *v;
-	char schema[64], gpu_buf[64];
+	json_t *root = NULL, *switches, *sets, *v;
+	char schema[64], gpu_buf[64], *rest = NULL;
 	const char *gpu = NULL;
 	enum dtplan_err rv = DTPLAN_ERR_PARSE;
-	size_t i;
+	size_t i, rest_len = 0;
 
 	dtplan_config_init(&check);
 	/* a switch takes about 6 values; a site holds at most 1,048,576 */
-	root = dtplan__json_load(text, len, (size_t)1 << 23, f->source, "not valid JSON: ", err);
-	if (root == NULL)
+	if (!whole && dtplan__json_bounded(text, len, (size_t)1 << 23, f->source,
+					   "not valid JSON: ", err) != DTPLAN_OK)
 		goto out;
+	if (!whole)
+		rest = cut_switches(&p, text, len, &rest_len);
+	if (rest != NULL) {
+		json_error_t jerr;
+
+		root = json_loadb(rest, rest_len, JSON_REJECT_DUPLICATES, &jerr);
+		free(rest);
+		if (root == NULL) {
+			*again = true;
+			goto out;
+		}
+	} else {
+		root = dtplan__json_load(text, len, (size_t)1 << 23, f->source,
+					 "not valid JSON: ", err);
+		if (root == NULL)
+			goto out;
+	}
 	if (!json_is_object(root)) {
 		rv = jfail(&p, "document", "must be a JSON object");
 		goto out;
@@ -623,21 +1133,24 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
 	switches = json_object_get(root, "switches");
-	if (!json_is_array(switches) || json_array_size(switches) == 0) {
+	p.arr = switches;
+	p.n_switches = p.spans != NULL ? p.n_spans : json_array_size(switches);
+	if (!json_is_array(switches) || p.n_switches == 0) {
 		jfail(&p, "switches", "must be a non-empty array");
 		goto out;
 	}
-	rv = collect_switches(&p, switches);
+	rv = collect_switches(&p, again);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
-	json_array_foreach(switches, i, v)
-	{
-		rv = link_parent(&p, i, v);
+	for (i = 0; i < p.n_switches; i++) {
+		rv = link_parent(&p, i);
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
 	rv = check_cycles(&p);
+	if (rv == DTPLAN_OK)
+		rv = mark_kept(&p, nodes);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
@@ -649,7 +1162,9 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		text_add(&p.site, "GpuType=%s\n", gpu);
 		label_add(&p.site_lines, "gpu_type");
 	}
-	json_array_foreach(switches, i, v) if (emit_switch(&p, i, v) != DTPLAN_OK) goto out;
+	for (i = 0; i < p.n_switches; i++)
+		if (emit_switch(&p, i) != DTPLAN_OK)
+			goto out;
 	sets = json_object_get(root, "node_sets");
 	if (sets != NULL && !json_is_array(sets)) {
 		jfail(&p, "node_sets", "must be an array");
@@ -660,16 +1175,20 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 		goto out;
 	}
-	/* The texts hold all the parsers need: the document and the children
-	 * lists go first, so that their memory and the tree's do not add up
-	 * (200,000 switches: about 100 MB of Jansson values). */
+	/* The texts hold all the parsers need: the switches as read and the
+	 * children lists go first, so that their memory and the tree's do not
+	 * add up. */
 	for (i = 0; p.children != NULL && i < p.n_switches; i++) {
 		free(p.children[i]);
 		p.children[i] = NULL;
 	}
-	dtplan__strmap_fini(&p.index); /* its keys are the document's */
+	dtplan__strmap_fini(&p.index); /* its keys are in p.strings */
 	free(p.names);
 	p.names = NULL;
+	free(p.sw);
+	p.sw = NULL;
+	free(p.strings.s);
+	p.strings = (struct text){0};
 	json_decref(root);
 	root = NULL;
 	/* Both texts through their own parsers; the site part checked on the tree. */
@@ -690,19 +1209,23 @@ static enum dtplan_err parse_json(const char *text, size_t len, struct dtplan_fa
 		     : dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 out:
 	dtplan_config_fini(&check);
-	for (i = 0; p.children != NULL && i < p.n_switches; i++)
-		free(p.children[i]);
-	free(p.children);
-	free(p.n_children);
-	free(p.cap_children);
-	free(p.parent);
-	dtplan__strmap_fini(&p.index);
-	free(p.names);
-	free(p.topo.s);
-	free(p.site.s);
-	free(p.topo_lines.v);
-	free(p.site_lines.v);
+	jparse_fini(&p);
 	json_decref(root);
+	return rv;
+}
+
+static enum dtplan_err parse_json(const char *text, size_t len, const char *nodes,
+				  struct dtplan_fabric_desc *f, struct dtplan_error *err)
+{
+	bool again = false;
+	enum dtplan_err rv = parse_json_as(text, len, nodes, false, f, &again, err);
+
+	if (again) {
+		dtplan_topology_destroy(f->topology);
+		f->topology = NULL;
+		again = false;
+		rv = parse_json_as(text, len, nodes, true, f, &again, err);
+	}
 	return rv;
 }
 
@@ -752,6 +1275,14 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
 					 enum dtplan_fabric_format format, const char *source,
 					 struct dtplan_fabric_desc **out, struct dtplan_error *err)
 {
+	return dtplan_fabric_desc_parse_for(text, len, format, source, NULL, out, err);
+}
+
+enum dtplan_err dtplan_fabric_desc_parse_for(const char *text, size_t len,
+					     enum dtplan_fabric_format format, const char *source,
+					     const char *nodes, struct dtplan_fabric_desc **out,
+					     struct dtplan_error *err)
+{
 	struct dtplan_fabric_desc *f = NULL;
 	const char *name = source ? source : "fabric";
 	char *copy = NULL;
@@ -782,7 +1313,7 @@ enum dtplan_err dtplan_fabric_desc_parse(const char *text, size_t len,
 	}
 	f->format = format;
 	if (format == DTPLAN_FABRIC_JSON) {
-		rv = parse_json(text, len, f, err);
+		rv = parse_json(text, len, nodes, f, err);
 	} else if (format != DTPLAN_FABRIC_TOPOLOGY_CONF) {
 		rv = dtplan__error(err, DTPLAN_ERR_INVAL, name, 0, "no such fabric format (%d)",
 				   (int)format);

@@ -3,8 +3,9 @@
 # doc/internals/probe.md) on the test cluster: every node's own hwloc XML,
 # link tiers against the tbf shaping, a cross-leaf delay, a straggler, a node
 # killed mid-probe or cut off, forged messages at the leader's port, a user
-# holding the probe's ports before the job (issue 26), munged unreachable
-# and a full spool, and the epilog removing the measurement.
+# holding the probe's ports before the job (issue 26), munged unreachable,
+# a full spool and one that does not exist, and the epilog removing the
+# measurement.
 #
 # Needs a cluster brought up by cluster.sh with DTPLAN_PLUGIN set (run.sh
 # does that) and a link per node for its hwloc XML (run.sh's xml/nodeI.xml).
@@ -482,6 +483,20 @@ probe_args_with() {
 	meas 'p["degraded_reason"]' | grep -qi munge
 	grep -qi "dtplan: plan degraded: .*munge" <<<"$LOG"
 	! grep -q PrologFlags <<<"$LOG"
+	no_drain
+}
+
+@test "spool_dir that does not exist, in a folder that does not either: the plan is degraded naming it, not PrologFlags; no drain" {
+	local spool=$BATS_TEST_TMPDIR/gone/spool
+	# the prolog makes spool_dir itself, not its parent
+	echo "optional $CL_PLUGIN site=$SITE topology=$CL_DIR/etc/topology.conf" \
+		"$(probe_args_with spool_dir="$spool") probe_budget=${BUDGET}s" >"$PLUGSTACK"
+	measure_job
+	echo "$LOG" | grep -E '^(dtplan: plan degraded|  (measured|degraded|warning) )' || true
+	[ "$(meas 'p["degraded"]')" = True ]
+	[ "$(meas 'p["degraded_reason"]')" = "nothing measured by the prolog: spool_dir $spool does not exist, and the prolog cannot make it: $BATS_TEST_TMPDIR/gone: No such file or directory" ]
+	! grep -q PrologFlags <<<"$LOG"
+	[ ! -e "$spool" ]
 	no_drain
 }
 

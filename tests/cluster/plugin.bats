@@ -815,7 +815,7 @@ big_fabric_job() {
 	[ -n "$HWM_KB" ] || { grep '^HWM' <<<"$LOG"; return 1; }
 }
 
-@test "fabric: 200,000 switches from the service, and the 1.8 KB answer naming c[1-1000000]: the job starts, the delay and memory said" {
+@test "fabric: 200,000 switches from the service, and the 1.8 KB answer naming c[1-1000000]: the job starts under 100 MB, the delay said" {
 	[ "$CL_NODES" -eq 8 ] && [ "$CL_RACKS" -eq 2 ] || skip "needs two racks of four nodes"
 	server_start
 	# the cluster's two leaves and their spine, then 199,997 leaves more
@@ -842,6 +842,11 @@ big_fabric_job() {
 	grep -q '^BATCH DTPLAN_PLAN_STATE=ok$' <<<"$LOG"
 	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
 	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
+	# the batch step reads the answer for the job's nodes: the whole
+	# answer's text and its checks, but a tree of three switches; under
+	# 100 MB with the answer (226 MB when the whole tree was built; its
+	# time is bench_parse's row, the machine may be shared)
+	[ "$HWM_KB" -lt 100000 ]
 	plugstack "fabric_url=$SRV_URL/files/hostile.json" fabric_cache_ttl=0
 	big_fabric_job
 	echo "hostile answer ($(stat -c %s "$SRV_DIR/hostile.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB"
