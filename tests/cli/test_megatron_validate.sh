@@ -73,6 +73,7 @@ if "$py" "$check" "$mlm" $(ls "$plans"/*.json) >"$out" 2>"$err"; then
 	_pass "Megatron-LM's validate_args(): $(tail -1 "$out")"
 else
 	grep FAIL "$out" | while read -r _ f why; do
+		f=${f%:}
 		echo "#   $(grep "^$(basename "$f" .json): " "$plans/index") -> $why"
 	done
 	_fail "Megatron-LM's validate_args(): $(tail -1 "$out")"
