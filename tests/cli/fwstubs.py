@@ -95,8 +95,8 @@ def install(modules, attrs, versions=None):
             if name in versions:
                 sys.modules[name].__version__ = versions[name]
             parent, _, leaf = name.rpartition(".")
-            if parent:
-                setattr(importlib.import_module(parent), leaf, sys.modules[name])
+            if parent in sys.modules:
+                setattr(sys.modules[parent], leaf, sys.modules[name])
             finder.roots.append(name)
             stubbed.append(name)
     if not isinstance(attrs, dict):

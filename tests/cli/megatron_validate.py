@@ -37,6 +37,8 @@ only where the real import fails (each stub is named on stderr):
   * triton: megatron/core/ssm/ops imports it unguarded; numpy.dtypes
     (numpy 1.25) for megatron/core/safe_globals.py; typing.override
     (Python 3.12, the identity decorator) for megatron/training/models;
+    setuptools.command, which torch.utils.cpp_extension imports (Debian
+    13's torch without setuptools);
   * transformer_engine, at the version Megatron-LM's uv.lock pins at the
     commit read (2.17.1): the launch line runs with Transformer Engine,
     whose version validate_args() and TransformerConfig check (fp8, RoPE
@@ -90,7 +92,7 @@ CAPABILITY = {"a100-40gb": (8, 0), "a100-80gb": (8, 0), "h100-sxm": (9, 0), "h80
 STUB_MODULES = ["torch.distributed.checkpoint", "torch.distributed._shard",
                 "torch.distributed.tensor", "torch.distributed.device_mesh",
                 "torch.distributed._tensor", "torch.distributed._symmetric_memory", "triton",
-                "numpy.dtypes", "transformer_engine"]
+                "numpy.dtypes", "transformer_engine", "setuptools.command"]
 # the Transformer Engine that Megatron-LM's uv.lock pins at the commit read
 TE_VERSION = "2.17.1"
 STUB_ATTRS = dict.fromkeys(["torch.float8_e8m0fnu", "torch.compile",
