@@ -54,7 +54,7 @@ lightning_job() {
 
 # lightning_agrees TASKS: every task's SLURMEnvironment says what its plan says
 lightning_agrees() {
-	local tasks=$1 host world global local node addr port
+	local tasks=$1 host world global lrank node addr port
 	echo "$LOG"
 	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
 	[ "$(grep -c '^LIGHTNING ' <<<"$LOG")" -eq "$tasks" ]
@@ -62,13 +62,13 @@ lightning_agrees() {
 	grep '^LIGHTNING ' <<<"$LOG" | sort -k4,4n >"$BATS_TEST_TMPDIR/lightning.txt"
 	grep '^PLAN ' <<<"$LOG" | sort -k4,4n >"$BATS_TEST_TMPDIR/plan.txt"
 	# line by line, in rank order: Lightning's view of a task and the plan's
-	while read -r _ host world global local node addr port _ phost pworld prank plocal pnode paddr pport; do
-		echo "rank $prank on $host: Lightning $world $global $local $node $addr $port," \
+	while read -r _ host world global lrank node addr port _ phost pworld prank plocal pnode paddr pport; do
+		echo "rank $prank on $host: Lightning $world $global $lrank $node $addr $port," \
 			"plan $pworld $prank $plocal $pnode $paddr $pport"
 		[ "$host" = "$phost" ]
 		[ "$world" = "$pworld" ] && [ "$world" = "$tasks" ]
 		[ "$global" = "$prank" ]
-		[ "$local" = "$plocal" ]
+		[ "$lrank" = "$plocal" ]
 		[ "$node" = "$pnode" ]
 		[ "$addr" = "$paddr" ] && [ "$addr" = "$(batch_var PET_MASTER_ADDR)" ]
 		[ "$port" = "$pport" ] && [ "$port" = "$(batch_var PET_MASTER_PORT)" ]
