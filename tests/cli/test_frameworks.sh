@@ -34,6 +34,19 @@ run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4
 json_eq "j['launch']['deepspeed_unsupported']" "DeepSpeed's pipeline engine does not run ZeRO-2/3"
 run 0 plan --model llama3-70b --gpus 64 --json
 json_eq "'deepspeed_unsupported' in j['launch']" False
+# DeepSpeed's pipeline grid is pipe x data x model (deepspeed/runtime/pipe/
+# topology.py, edaa722): no sequence axis, so a plan of CP with PP says so
+run 0 plan --model llama3-8b --gpus 64 --cp 2 --pp 4 --json
+json_eq "j['launch']['deepspeed_unsupported']" "DeepSpeed's pipeline engine has no context (sequence) parallelism"
+run 0 plan --model llama3-8b --gpus 64 --cp 2 --pp 4 --train framework=megatron --json
+json_eq "j['launch']['deepspeed_unsupported']" "DeepSpeed's pipeline engine has no context (sequence) parallelism"
+# CP alone: DeepSpeedConfig's batch check divides the world by the fragment's
+# sequence_parallel_size (deepspeed/runtime/config.py), so that 64 / 2 GPUs
+# x micro-batch x steps is the batch; with TP the job's mpu gives DP instead
+run 0 plan --model llama3-8b --gpus 64 --cp 2 --tp 1 --pp 1 --json
+json_eq "(lambda d: (d['sequence_parallel_size'], d['data_parallel_size'], d['train_batch_size'] == 64 // d['sequence_parallel_size'] * d['train_micro_batch_size_per_gpu'] * d['gradient_accumulation_steps']))(j['launch']['deepspeed'])" "(2, 32, True)"
+run 0 plan --model llama3-8b --gpus 64 --cp 2 --tp 2 --pp 1 --json
+json_eq "'sequence_parallel_size' in j['launch']['deepspeed']" False
 # ZeRO-3 with DeepSpeed's MoE layers is refused by name
 run 2 plan --model mixtral-8x7b --gpus 64 --train zero=3
 stderr_has "ZeRO-3 with the experts of mixtral-8x7b: DeepSpeed refuses MoE layers with stage 3"
