@@ -46,6 +46,8 @@ MEGATRON = {
     "--decoder-first-pipeline-num-layers": INT, "--decoder-last-pipeline-num-layers": INT,
     "--num-layers-per-virtual-pipeline-stage": INT,
     "--num-virtual-stages-per-pipeline-rank": INT,
+    "--account-for-embedding-in-pipeline-split": FLAG,
+    "--account-for-loss-in-pipeline-split": FLAG,
     "--use-tp-pp-dp-mapping": FLAG, "--save-interval": INT,
 }
 RECOMPUTE_MODULES = ("core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
@@ -57,6 +59,8 @@ BRIDGE = {
     "model.sequence_parallel": BOOL, "model.virtual_pipeline_model_parallel_size": INT,
     "model.num_layers_in_first_pipeline_stage": INT,
     "model.num_layers_in_last_pipeline_stage": INT,
+    "model.account_for_embedding_in_pipeline_split": BOOL,
+    "model.account_for_loss_in_pipeline_split": BOOL,
     "model.recompute_granularity": ("full", "selective"),
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
     "model.recompute_modules": "list",
