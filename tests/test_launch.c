@@ -412,6 +412,50 @@ static void megatron_nemo_bridge__account_split__flags_not_layer_counts(void **s
 	free(text);
 }
 
+/*
+ * Megatron-LM's pipeline layout (DeepSeek-V3's 61 layers on PP 4 with vp=4:
+ * 15 chunks of 4 and a last of 1, stages of 16, 16, 16 and 13 layers, the
+ * layout Megatron-Bridge's recipes give it, _get_deepseek_v3_pipeline_
+ * layout(), src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py,
+ * 067f987, without its MTP layer): one string of E, t, | and L
+ * (PipelineParallelLayerLayout.parse_str_to_list(), megatron/core/
+ * transformer/pipeline_parallel_layer_layout.py, d98e8a6), which Megatron-LM
+ * takes instead of the chunk count and the stage layer counts.
+ */
+static void megatron_nemo_bridge__layout_split__one_layout_string(void **state)
+{
+	static const char layout[] = "Etttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|"
+				     "tttt|tttt|tttt|tttt|tL";
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *text = NULL, want[256];
+
+	f->plan.request.model.layers = 61;
+	c->pp = 4;
+	c->tp = 1;
+	c->dp = 32;
+	c->vp = 4;
+	c->stages = (struct dtplan_stage_layers){.first = 16, .middle = 16, .last = 13};
+	snprintf(want, sizeof(want), " --pipeline-model-parallel-layout %s ", layout);
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline-num-layers"));
+	assert_null(strstr(text, "virtual"));
+	free(text);
+	text = NULL;
+	snprintf(want, sizeof(want), " ++model.pipeline_model_parallel_layout=%s ", layout);
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+	text = NULL;
+	snprintf(want, sizeof(want), " model.pipeline_model_parallel_layout=%s ", layout);
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+}
+
 static void launch_in_init__job_values_win_when_valid(void **state)
 {
 	struct fixture *f = *state;
@@ -738,6 +782,7 @@ int main(void)
 		T(megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model),
 		T(megatron_args__pp2_first_differs__both_stage_flags),
 		T(megatron_nemo_bridge__account_split__flags_not_layer_counts),
+		T(megatron_nemo_bridge__layout_split__one_layout_string),
 		T(launch_in_init__job_values_win_when_valid),
 		T(launch_env__files_and_rendezvous__every_variable),
 		T(launch_hint__with_and_without_files__one_line),

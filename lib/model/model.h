@@ -117,12 +117,20 @@ enum {
  * layer (--account-for-embedding-in-pipeline-split and
  * --account-for-loss-in-pipeline-split: layers + 2 in pp equal stages of
  * whole chunks, the first and the last stage one layer short); else
- * DTPLAN__VP_NONE.  DTPLAN__VP_UNITS when vp or pp is below 2.
+ * DTPLAN__VP_LAYOUT, Megatron-LM's pipeline layout
+ * (--pipeline-model-parallel-layout) of pp x vp chunks of
+ * k = ceil(layers / (pp vp)) layers but the last, which holds the rest (at
+ * least one), as Megatron-Bridge's DeepSeek-V3 recipes lay out 61 layers
+ * (_get_deepseek_v3_pipeline_layout(), src/megatron/bridge/recipes/
+ * deepseek/h100/deepseek_v3.py, 067f987: 16 chunks of 4, the last of 1);
+ * else DTPLAN__VP_NONE.  DTPLAN__VP_UNITS when vp or pp is below 2; the
+ * account and layout splits need pp >= 3.
  */
 enum dtplan__vp_split {
 	DTPLAN__VP_NONE,
 	DTPLAN__VP_UNITS,
 	DTPLAN__VP_ACCOUNT,
+	DTPLAN__VP_LAYOUT,
 };
 enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp);
 

@@ -41,6 +41,8 @@ enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp)
 	 * (src/megatron/bridge/recipes/llama/h100/llama3.py, 067f987) */
 	if (pp > 2 && ends % pp == 0 && (ends / pp) % vp == 0 && ends / pp >= 2)
 		return DTPLAN__VP_ACCOUNT;
+	if (pp > 2 && layers - (layers + pp * vp - 1) / (pp * vp) * (pp * vp - 1) >= 1)
+		return DTPLAN__VP_LAYOUT;
 	return DTPLAN__VP_NONE;
 }
 
@@ -68,10 +70,12 @@ static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules
 			err, DTPLAN_ERR_INVAL, "vp", 0,
 			"vp=%d with PP %d: interleaving cuts every stage into %d "
 			"chunks of whole layers, and neither the %d layers of %s in "
-			"units of %d nor the %d with the embedding and the loss as one "
-			"layer each (Megatron-LM's account-for-embedding/loss split) "
+			"units of %d, nor the %d with the embedding and the loss as one "
+			"layer each (Megatron-LM's account-for-embedding/loss split), "
+			"nor %d chunks of %d with a shorter last (its pipeline layout) "
 			"make %d such stages",
-			s->vp, s->pp, s->vp, m->layers, m->name, s->vp, m->layers + 2, s->pp);
+			s->vp, s->pp, s->vp, m->layers, m->name, s->vp, m->layers + 2,
+			s->pp * s->vp, (m->layers + s->pp * s->vp - 1) / (s->pp * s->vp), s->pp);
 	if ((rules & DTPLAN__RULE_EP_EXPERTS) && s->ep > 1 && m->experts <= 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d needs a model with experts; %s is dense", s->ep,

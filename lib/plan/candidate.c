@@ -66,7 +66,8 @@ static int stages_gcd(const struct dtplan_stage_layers *st, int pp)
 /*
  * Stages that vp interleaved chunks of whole layers cut, in the way
  * dtplan__vp_split_of() (lib/model/rules.c) says: the balanced split in
- * units of vp layers, or Megatron-LM's account-for-embedding/loss split.
+ * units of vp layers, Megatron-LM's account-for-embedding/loss split, or
+ * its pipeline layout of chunks of k layers with a shorter last.
  */
 static enum dtplan_err vp_stages(int layers, int pp, int vp, const double *e,
 				 struct dtplan_stage_layers *st, struct dtplan_error *err)
@@ -87,6 +88,14 @@ static enum dtplan_err vp_stages(int layers, int pp, int vp, const double *e,
 		st->middle = (layers + 2) / pp;
 		st->last = (layers + 2) / pp - 1;
 		return DTPLAN_OK;
+	case DTPLAN__VP_LAYOUT: {
+		int n = pp * vp, k = (layers + n - 1) / n;
+
+		st->first = k * vp;
+		st->middle = k * vp;
+		st->last = layers - k * (n - 1) + k * (vp - 1);
+		return DTPLAN_OK;
+	}
 	default:
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
 				     "vp=%d with PP %d: no stages of whole chunks for %d layers",
