@@ -364,6 +364,98 @@ static void megatron_args__pp2_first_differs__both_stage_flags(void **state)
 	free(text);
 }
 
+/*
+ * Megatron-LM's account-for-embedding/loss split (Llama 3.1 405B's 126
+ * layers + 2 in 16 stages of 8, 8 chunks each: stages of 7, 8, ..., 8, 7
+ * layers; TransformerConfig.__post_init__, megatron/core/transformer/
+ * transformer_config.py, d98e8a6): the two flags and the chunk count, never
+ * the first and last stage's layer counts, which vp does not divide.
+ */
+static void megatron_nemo_bridge__account_split__flags_not_layer_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *text = NULL;
+
+	f->plan.request.model.layers = 126;
+	c->pp = 16;
+	c->tp = 4;
+	c->dp = 2;
+	c->vp = 8;
+	c->stages = (struct dtplan_stage_layers){.first = 7, .middle = 8, .last = 7};
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " --account-for-embedding-in-pipeline-split "
+				     "--account-for-loss-in-pipeline-split "
+				     "--num-virtual-stages-per-pipeline-rank 8 "));
+	assert_null(strstr(text, "pipeline-num-layers"));
+	free(text);
+	text = NULL;
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " ++model.account_for_embedding_in_pipeline_split=true "
+				     "++model.account_for_loss_in_pipeline_split=true "
+				     "model.virtual_pipeline_model_parallel_size=8"));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+	text = NULL;
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " model.virtual_pipeline_model_parallel_size=8 "
+				     "model.account_for_embedding_in_pipeline_split=true "
+				     "model.account_for_loss_in_pipeline_split=true"));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+	/* the same counts without interleaving: the layer counts say it */
+	c->vp = 1;
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " --decoder-first-pipeline-num-layers 7 "
+				     "--decoder-last-pipeline-num-layers 7"));
+	assert_null(strstr(text, "account-for"));
+	free(text);
+}
+
+/*
+ * Megatron-LM's pipeline layout (DeepSeek-V3's 61 layers on PP 4 with vp=4:
+ * 15 chunks of 4 and a last of 1, stages of 16, 16, 16 and 13 layers, the
+ * layout Megatron-Bridge's recipes give it, _get_deepseek_v3_pipeline_
+ * layout(), src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py,
+ * 067f987, without its MTP layer): one string of E, t, | and L
+ * (PipelineParallelLayerLayout.parse_str_to_list(), megatron/core/
+ * transformer/pipeline_parallel_layer_layout.py, d98e8a6), which Megatron-LM
+ * takes instead of the chunk count and the stage layer counts.
+ */
+static void megatron_nemo_bridge__layout_split__one_layout_string(void **state)
+{
+	static const char layout[] = "Etttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|tttt|"
+				     "tttt|tttt|tttt|tttt|tL";
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *text = NULL, want[256];
+
+	f->plan.request.model.layers = 61;
+	c->pp = 4;
+	c->tp = 1;
+	c->dp = 32;
+	c->vp = 4;
+	c->stages = (struct dtplan_stage_layers){.first = 16, .middle = 16, .last = 13};
+	snprintf(want, sizeof(want), " --pipeline-model-parallel-layout %s ", layout);
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline-num-layers"));
+	assert_null(strstr(text, "virtual"));
+	free(text);
+	text = NULL;
+	snprintf(want, sizeof(want), " ++model.pipeline_model_parallel_layout=%s ", layout);
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+	text = NULL;
+	snprintf(want, sizeof(want), " model.pipeline_model_parallel_layout=%s ", layout);
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "pipeline_stage="));
+	free(text);
+}
+
 static void launch_in_init__job_values_win_when_valid(void **state)
 {
 	struct fixture *f = *state;
@@ -689,6 +781,8 @@ int main(void)
 		T(megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags),
 		T(megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model),
 		T(megatron_args__pp2_first_differs__both_stage_flags),
+		T(megatron_nemo_bridge__account_split__flags_not_layer_counts),
+		T(megatron_nemo_bridge__layout_split__one_layout_string),
 		T(launch_in_init__job_values_win_when_valid),
 		T(launch_env__files_and_rendezvous__every_variable),
 		T(launch_hint__with_and_without_files__one_line),

@@ -47,6 +47,14 @@ static void split_check__each_rule__key_and_reason(void **state)
 		 "ZeRO-3 needs PP 1"},
 		{"interleaving with PP 1", 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, -1, -1, -1, "vp",
 		 "2 interleaved stages need pipeline parallelism"},
+		/* chunks of whole layers (TransformerConfig.__post_init__,
+		 * megatron/core/transformer/transformer_config.py, d98e8a6):
+		 * 80 = 4 x 4 x 5; neither 80 nor 80 + 2 in 4 stages of 6, nor
+		 * 23 chunks of 4 and a last (92 > 80) */
+		{"vp 5 on PP 4 of 80 layers", 0, 1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 5, -1, -1, -1, NULL,
+		 NULL},
+		{"vp 6 on PP 4 of 80 layers", 0, 1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 6, -1, -1, -1, "vp",
+		 "vp=6 with PP 4: interleaving cuts every stage into 6 chunks of whole layers"},
 		/* Megatron-FSDP (--use-megatron-fsdp, validate_args(),
 		 * megatron/training/arguments.py, d98e8a6: no PP assertion) and
 		 * --optimizer-cpu-offload */
@@ -133,6 +141,40 @@ static void split_check__each_rule__key_and_reason(void **state)
 		/* a rule asked for by no one is not checked */
 		assert_int_equal(dtplan__split_check(&s, 0, NULL), DTPLAN_OK);
 	}
+}
+
+/*
+ * How interleaving cuts the layers (dtplan__vp_split_of()): in units of vp
+ * layers when vp divides them, else Megatron-LM's account-for-embedding/
+ * loss split, L + 2 in pp equal stages of whole chunks (Llama 3.1 405B's 126
+ * layers: 128 = 8 x 16 = 16 x 8, what Megatron-Bridge's recipes run at PP 8
+ * with vp=8 and PP 16 with vp=4 and 8), else a pipeline layout of pp x vp
+ * chunks of ceil(L / (pp vp)) layers and a shorter last (DeepSeek-V3's 61
+ * on PP 4 with vp=4 and PP 8 with vp=2: 15 chunks of 4 and one of 1, as
+ * _get_deepseek_v3_pipeline_layout(), src/megatron/bridge/recipes/
+ * deepseek/h100/deepseek_v3.py, 067f987, lays them out), else none.
+ */
+static void vp_split_of__units_account_layout_none(void **state)
+{
+	(void)state;
+	assert_int_equal(dtplan__vp_split_of(80, 4, 5), DTPLAN__VP_UNITS);
+	assert_int_equal(dtplan__vp_split_of(80, 4, 1), DTPLAN__VP_UNITS);
+	assert_int_equal(dtplan__vp_split_of(126, 8, 8), DTPLAN__VP_ACCOUNT);
+	assert_int_equal(dtplan__vp_split_of(126, 16, 4), DTPLAN__VP_ACCOUNT);
+	assert_int_equal(dtplan__vp_split_of(126, 16, 8), DTPLAN__VP_ACCOUNT);
+	assert_int_equal(dtplan__vp_split_of(126, 8, 3), DTPLAN__VP_UNITS);
+	/* 61 is prime and 63 no multiple of 4 or 8: 15 x 4 + 1 */
+	assert_int_equal(dtplan__vp_split_of(61, 4, 4), DTPLAN__VP_LAYOUT);
+	assert_int_equal(dtplan__vp_split_of(61, 8, 2), DTPLAN__VP_LAYOUT);
+	/* 80 over 12 chunks: 11 x 7 + 3 */
+	assert_int_equal(dtplan__vp_split_of(80, 4, 3), DTPLAN__VP_LAYOUT);
+	/* 126 / 5 and 128 / 8 / 5 are not whole, and 39 chunks of 4 are
+	 * already 156 layers; nor 128 / 8 / 32, 255 chunks of 1 */
+	assert_int_equal(dtplan__vp_split_of(126, 8, 5), DTPLAN__VP_NONE);
+	assert_int_equal(dtplan__vp_split_of(126, 8, 32), DTPLAN__VP_NONE);
+	assert_int_equal(dtplan__vp_split_of(80, 4, 6), DTPLAN__VP_NONE);
+	/* 2 stages have no middle to be one layer longer than the ends */
+	assert_int_equal(dtplan__vp_split_of(126, 2, 4), DTPLAN__VP_NONE);
 }
 
 /*
@@ -380,6 +422,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_check__each_rule__key_and_reason),
 		cmocka_unit_test(split_check__sequence__cp_and_tp_divide_it),
+		cmocka_unit_test(vp_split_of__units_account_layout_none),
 		cmocka_unit_test(search__odd_sequence__no_tp_that_cannot_split_it),
 		cmocka_unit_test(request_and_ledger__same_mistake__same_error),
 		cmocka_unit_test(ledger__framework_rule__not_the_ledgers),

@@ -358,6 +358,42 @@ static void plan_create__pinned_choices__honoured(void **state)
 	dtplan_plan_destroy(p);
 }
 
+/*
+ * Llama 3.1 405B's 126 layers on PP 16 with vp=8, as Megatron-Bridge runs it
+ * (TP 4, 256 GB200; docs/performance-summary-archive.md, 067f987): vp
+ * divides neither 126 nor the balanced split, and the embedding and the
+ * loss counted as one layer each make 16 stages of 8, the first and the
+ * last holding 7.
+ */
+static void plan_create__vp8_of_126_layers__account_split(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_plan *p = NULL;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	preset_request(&r, "llama3-405b", "gb200", 256);
+	r.gpus_per_node = 4;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.tp = 4;
+	r.pp = 16;
+	r.vp = 8;
+	r.micro_batch = 1;
+	r.global_batch = 1536;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_int_equal(p->best.vp, 8);
+	assert_int_equal(p->best.stages.first, 7);
+	assert_int_equal(p->best.stages.middle, 8);
+	assert_int_equal(p->best.stages.last, 7);
+	dtplan_plan_destroy(p);
+	/* vp=5 cuts neither 126 nor 128 into 16 stages: the pin is refused,
+	 * naming it */
+	r.vp = 5;
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.source, "vp");
+	assert_non_null(strstr(err.text, "vp=5 with PP 16"));
+}
+
 static void plan_create__search__zero23_only_without_pp(void **state)
 {
 	static const int counts[] = {64, 128, 256};
@@ -1423,6 +1459,7 @@ int main(void)
 		cmocka_unit_test(candidate_evaluate__recompute__executed_flops),
 		cmocka_unit_test(candidate_evaluate__bad_candidates__inval),
 		cmocka_unit_test(plan_create__pinned_choices__honoured),
+		cmocka_unit_test(plan_create__vp8_of_126_layers__account_split),
 		cmocka_unit_test(plan_create__search__zero23_only_without_pp),
 		cmocka_unit_test(plan_create__bad_pins__inval_naming_field),
 		cmocka_unit_test(plan_create__70b_on_8_a100__no_fit_names_16),

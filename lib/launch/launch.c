@@ -19,7 +19,11 @@
  *   and --decoder-last-pipeline-num-layers (the stages between take equal
  *   shares), --num-layers-per-virtual-pipeline-stage (interleaved 1F1B: layers
  *   per chunk) or, beside uneven first and last stages,
- *   --num-virtual-stages-per-pipeline-rank (chunks per stage),
+ *   --num-virtual-stages-per-pipeline-rank (chunks per stage), which also
+ *   goes with --account-for-embedding-in-pipeline-split and
+ *   --account-for-loss-in-pipeline-split (TransformerConfig's store_true
+ *   fields through ArgumentGroupFactory: the embedding and the loss count
+ *   as one layer each, first and last stage one layer short),
  *   --use-tp-pp-dp-mapping ("distributed ranks initialize order is
  *   changed from tp-cp-ep-dp-pp to tp-cp-ep-pp-dp": Megatron's default is
  *   our tp-dp-pp, the flag our tp-pp-dp), --save-interval (iterations).
@@ -39,7 +43,9 @@
  *   megatron_base_model.py's with_distributed_adam).  megatron_base_model.py
  *   also reads cfg.get('use_tp_pp_dp_mapping') and cfg.get('fsdp'), and
  *   copies every Megatron Core TransformerConfig field found in the model
- *   config (num_layers_in_first_pipeline_stage, ..._last_...); keys the YAML
+ *   config (num_layers_in_first_pipeline_stage, ..._last_...,
+ *   account_for_embedding/loss_in_pipeline_split, which NeMo 2's Llama 3.1
+ *   405B recipe sets: nemo/collections/llm/recipes/llama31_405b.py); keys the YAML
  *   lacks take Hydra's "++" (add or override).  nemo/utils/exp_manager.py's
  *   CallbackParams (exp_manager.checkpoint_callback_params, handed to
  *   Lightning's ModelCheckpoint) has every_n_train_steps, the interval in
@@ -140,11 +146,59 @@ static long plan_global_batch(const struct dtplan_candidate *c)
 }
 
 /* Stages whose layer counts differ (a split known, more than one stage). */
+/*
+ * Megatron's account-for-embedding/loss split with interleaving: the first
+ * and the last stage one layer short of the middle ones, whose count vp
+ * divides but not theirs (what the decoder-first/last layer counts cannot
+ * say: Megatron wants vp to divide them).
+ */
+static bool stages_account(const struct dtplan_candidate *c)
+{
+	const struct dtplan_stage_layers *s = &c->stages;
+
+	return c->pp > 2 && c->vp > 1 && s->middle > 1 && s->first == s->middle - 1 &&
+	       s->last == s->first && s->middle % c->vp == 0;
+}
+
+/*
+ * Megatron's pipeline layout with interleaving: chunks of k layers each,
+ * vp of them on every stage, but the last chunk (the last stage's last)
+ * holding the rest, which vp does not divide into the last stage
+ * (Megatron-Bridge's DeepSeek-V3 layouts: E + 4 | 4 x 14 | 1 + MTP + loss).
+ */
+static bool stages_layout(const struct dtplan_candidate *c)
+{
+	const struct dtplan_stage_layers *s = &c->stages;
+	int k = c->vp > 1 ? s->middle / c->vp : 0;
+
+	return c->pp > 2 && c->vp > 1 && k >= 1 && s->middle % c->vp == 0 &&
+	       s->first == s->middle && s->last > k * (c->vp - 1) && s->last < s->middle &&
+	       s->last % c->vp != 0;
+}
+
+/* The layout of stages_layout() in Megatron's words: virtual stages of
+ * "t" layers split by "|", chunk i on stage i mod pp, "E" (the embedding)
+ * before the first and "L" (the loss) after the last. */
+static void put_layout(FILE *f, const struct dtplan_candidate *c)
+{
+	int n = c->pp * c->vp, k = c->stages.middle / c->vp;
+	int r = c->stages.last - k * (c->vp - 1);
+
+	for (int i = 0; i < n; i++) {
+		fputs(i == 0 ? "E" : "|", f);
+		for (int j = 0; j < (i == n - 1 ? r : k); j++)
+			fputc('t', f);
+	}
+	fputc('L', f);
+}
+
+/* Uneven stages given as the first and last stage's layer counts. */
 static bool stages_uneven(const struct dtplan_candidate *c)
 {
 	const struct dtplan_stage_layers *s = &c->stages;
 
-	if (c->pp < 2 || s->first < 1 || s->last < 1 || (c->pp > 2 && s->middle < 1))
+	if (c->pp < 2 || s->first < 1 || s->last < 1 || (c->pp > 2 && s->middle < 1) ||
+	    stages_account(c) || stages_layout(c))
 		return false;
 	return s->first != s->last || (c->pp > 2 && s->middle != s->first);
 }
@@ -278,12 +332,21 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 			" --decoder-first-pipeline-num-layers %d "
 			"--decoder-last-pipeline-num-layers %d",
 			c->stages.first, c->stages.last);
+	if (stages_account(c))
+		fputs(" --account-for-embedding-in-pipeline-split "
+		      "--account-for-loss-in-pipeline-split",
+		      t.f);
+	/* the layout names the chunks itself: no chunk count beside it */
+	if (stages_layout(c)) {
+		fputs(" --pipeline-model-parallel-layout ", t.f);
+		put_layout(t.f, c);
+	}
 	/* interleaved 1F1B: chunks of a stage's layers (even stages), or the
 	 * chunk count where the first and last stage differ */
-	if (c->vp > 1 && !stages_uneven(c))
+	if (c->vp > 1 && !stages_layout(c) && !stages_uneven(c) && !stages_account(c))
 		fprintf(t.f, " --num-layers-per-virtual-pipeline-stage %d",
 			c->stages.first / c->vp);
-	else if (c->vp > 1)
+	else if (c->vp > 1 && !stages_layout(c))
 		fprintf(t.f, " --num-virtual-stages-per-pipeline-rank %d", c->vp);
 	if (pp_inner(c))
 		fputs(" --use-tp-pp-dp-mapping", t.f);
@@ -348,6 +411,14 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 			" ++model.num_layers_in_first_pipeline_stage=%d "
 			"++model.num_layers_in_last_pipeline_stage=%d",
 			c->stages.first, c->stages.last);
+	if (stages_account(c))
+		fputs(" ++model.account_for_embedding_in_pipeline_split=true "
+		      "++model.account_for_loss_in_pipeline_split=true",
+		      t.f);
+	if (stages_layout(c)) {
+		fputs(" ++model.pipeline_model_parallel_layout=", t.f);
+		put_layout(t.f, c);
+	}
 	if (c->vp > 1)
 		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
 	if (c->ep > 1)
@@ -420,6 +491,14 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 			" model.num_layers_in_first_pipeline_stage=%d "
 			"model.num_layers_in_last_pipeline_stage=%d",
 			c->stages.first, c->stages.last);
+	if (stages_account(c))
+		fputs(" model.account_for_embedding_in_pipeline_split=true "
+		      "model.account_for_loss_in_pipeline_split=true",
+		      t.f);
+	if (stages_layout(c)) {
+		fputs(" model.pipeline_model_parallel_layout=", t.f);
+		put_layout(t.f, c);
+	}
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" model.recompute_granularity=selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)

@@ -90,11 +90,13 @@ enum {
 	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides CP x DP (carved from them) */
 	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
 	DTPLAN__RULE_SEQ = 1u << 11,         /* CP and TP split the sequence as Megatron-LM does */
+	DTPLAN__RULE_VP_LAYERS = 1u << 12,   /* interleaving cuts the layers into whole chunks */
 };
 
 /* What a model can take, whatever the allocation (--dt-model with pins). */
 #define DTPLAN__RULES_MODEL                                                                        \
-	(DTPLAN__RULE_TP_HEADS | DTPLAN__RULE_PP_LAYERS | DTPLAN__RULE_EP_EXPERTS)
+	(DTPLAN__RULE_TP_HEADS | DTPLAN__RULE_PP_LAYERS | DTPLAN__RULE_EP_EXPERTS |                \
+	 DTPLAN__RULE_VP_LAYERS)
 /* What the framework and schedule run (--dt-train alone). */
 #define DTPLAN__RULES_TRAIN                                                                        \
 	(DTPLAN__RULE_FRAMEWORK | DTPLAN__RULE_VP_PP | DTPLAN__RULE_MEGATRON |                     \
@@ -105,6 +107,32 @@ enum {
 	(DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP)
 #define DTPLAN__RULES_ALL                                                                          \
 	(DTPLAN__RULES_MODEL | DTPLAN__RULES_TRAIN | DTPLAN__RULE_EP_DP | DTPLAN__RULE_GPUS)
+
+/*
+ * How vp interleaved chunks of whole layers cut `layers` layers over pp
+ * stages (TransformerConfig.__post_init__, megatron/core/transformer/
+ * transformer_config.py, d98e8a6, wants vp to divide each stage's layers):
+ * DTPLAN__VP_UNITS, stages in units of vp layers; else DTPLAN__VP_ACCOUNT,
+ * Megatron-LM's split with the embedding and the loss each counted as one
+ * layer (--account-for-embedding-in-pipeline-split and
+ * --account-for-loss-in-pipeline-split: layers + 2 in pp equal stages of
+ * whole chunks, the first and the last stage one layer short); else
+ * DTPLAN__VP_LAYOUT, Megatron-LM's pipeline layout
+ * (--pipeline-model-parallel-layout) of pp x vp chunks of
+ * k = ceil(layers / (pp vp)) layers but the last, which holds the rest (at
+ * least one), as Megatron-Bridge's DeepSeek-V3 recipes lay out 61 layers
+ * (_get_deepseek_v3_pipeline_layout(), src/megatron/bridge/recipes/
+ * deepseek/h100/deepseek_v3.py, 067f987: 16 chunks of 4, the last of 1);
+ * else DTPLAN__VP_NONE.  DTPLAN__VP_UNITS when vp or pp is below 2; the
+ * account and layout splits need pp >= 3.
+ */
+enum dtplan__vp_split {
+	DTPLAN__VP_NONE,
+	DTPLAN__VP_UNITS,
+	DTPLAN__VP_ACCOUNT,
+	DTPLAN__VP_LAYOUT,
+};
+enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp);
 
 /*
  * DTPLAN_OK when s breaks none of `rules`; else DTPLAN_ERR_INVAL, the

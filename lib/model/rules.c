@@ -31,6 +31,21 @@ static int kv_heads(const struct dtplan_model *m)
 	return m->kv_heads > 0 ? m->kv_heads : m->heads;
 }
 
+enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp)
+{
+	int ends = layers + 2;
+
+	if (vp < 2 || pp < 2 || (layers % vp == 0 && layers / vp >= pp))
+		return DTPLAN__VP_UNITS;
+	/* Megatron-Bridge's Llama 3.1 405B recipes set both flags
+	 * (src/megatron/bridge/recipes/llama/h100/llama3.py, 067f987) */
+	if (pp > 2 && ends % pp == 0 && (ends / pp) % vp == 0 && ends / pp >= 2)
+		return DTPLAN__VP_ACCOUNT;
+	if (pp > 2 && layers - (layers + pp * vp - 1) / (pp * vp) * (pp * vp - 1) >= 1)
+		return DTPLAN__VP_LAYOUT;
+	return DTPLAN__VP_NONE;
+}
+
 static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules,
 				   struct dtplan_error *err)
 {
@@ -49,6 +64,18 @@ static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "pp", 0,
 				     "PP %d is more stages than the %d layers of %s", s->pp,
 				     m->layers, m->name);
+	if ((rules & DTPLAN__RULE_VP_LAYERS) && s->vp > 1 && s->pp > 1 && s->pp <= m->layers &&
+	    dtplan__vp_split_of(m->layers, s->pp, s->vp) == DTPLAN__VP_NONE)
+		return dtplan__error(
+			err, DTPLAN_ERR_INVAL, "vp", 0,
+			"vp=%d with PP %d: interleaving cuts every stage into %d "
+			"chunks of whole layers, and neither the %d layers of %s in "
+			"units of %d, nor the %d with the embedding and the loss as one "
+			"layer each (Megatron-LM's account-for-embedding/loss split), "
+			"nor %d chunks of %d with a shorter last (its pipeline layout) "
+			"make %d such stages",
+			s->vp, s->pp, s->vp, m->layers, m->name, s->vp, m->layers + 2,
+			s->pp * s->vp, (m->layers + s->pp * s->vp - 1) / (s->pp * s->vp), s->pp);
 	if ((rules & DTPLAN__RULE_EP_EXPERTS) && s->ep > 1 && m->experts <= 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d needs a model with experts; %s is dense", s->ep,

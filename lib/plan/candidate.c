@@ -63,6 +63,46 @@ static int stages_gcd(const struct dtplan_stage_layers *st, int pp)
 	return g;
 }
 
+/*
+ * Stages that vp interleaved chunks of whole layers cut, in the way
+ * dtplan__vp_split_of() (lib/model/rules.c) says: the balanced split in
+ * units of vp layers, Megatron-LM's account-for-embedding/loss split, or
+ * its pipeline layout of chunks of k layers with a shorter last.
+ */
+static enum dtplan_err vp_stages(int layers, int pp, int vp, const double *e,
+				 struct dtplan_stage_layers *st, struct dtplan_error *err)
+{
+	enum dtplan_err rv;
+
+	switch (dtplan__vp_split_of(layers, pp, vp)) {
+	case DTPLAN__VP_UNITS:
+		rv = dtplan_stage_split(layers / vp, pp, e[0] / vp, e[1] / vp, st, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+		st->first *= vp;
+		st->middle *= vp;
+		st->last *= vp;
+		return DTPLAN_OK;
+	case DTPLAN__VP_ACCOUNT:
+		st->first = (layers + 2) / pp - 1;
+		st->middle = (layers + 2) / pp;
+		st->last = (layers + 2) / pp - 1;
+		return DTPLAN_OK;
+	case DTPLAN__VP_LAYOUT: {
+		int n = pp * vp, k = (layers + n - 1) / n;
+
+		st->first = k * vp;
+		st->middle = k * vp;
+		st->last = layers - k * (n - 1) + k * (vp - 1);
+		return DTPLAN_OK;
+	}
+	default:
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
+				     "vp=%d with PP %d: no stages of whole chunks for %d layers",
+				     vp, pp, layers);
+	}
+}
+
 enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, int vp,
 				  struct dtplan_stage_layers *st, double *imbalance,
 				  struct dtplan_error *err)
@@ -83,19 +123,11 @@ enum dtplan_err dtplan__stages_of(const struct ctx *x, int pp, int vp,
 	 * (TransformerConfig.__post_init__, megatron/core/transformer/
 	 * transformer_config.py, d98e8a6, refuses first, last and middle
 	 * stages that vp does not divide): where the balanced split does not
-	 * allow it, the balanced split in units of vp layers does. */
+	 * allow it, vp_stages() finds one that does. */
 	if (vp > 1 && stages_gcd(st, pp) % vp != 0) {
-		if (layers % vp != 0 || layers / vp < pp)
-			return dtplan__error(err, DTPLAN_ERR_INVAL, "vp", 0,
-					     "%d interleaved chunks need the %d layers in whole "
-					     "chunks on each of %d stages",
-					     vp, layers, pp);
-		rv = dtplan_stage_split(layers / vp, pp, e[0] / vp, e[1] / vp, st, err);
+		rv = vp_stages(layers, pp, vp, e, st, err);
 		if (rv != DTPLAN_OK)
 			return rv;
-		st->first *= vp;
-		st->middle *= vp;
-		st->last *= vp;
 	}
 	slowest = fmax(st->first + e[0], st->last + e[1]);
 	if (pp > 2)

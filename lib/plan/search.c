@@ -470,9 +470,9 @@ static enum dtplan_err walk_split(struct walk *w, struct dtplan_candidate *base,
 		for (int k = 0; k < n_vp; k++)
 			seen = seen || vps[k] == v;
 		rules.vp = v;
-		if (seen || (r->vp > 0 && v != r->vp) || r->model.layers % v != 0 ||
-		    r->model.layers / v < base->pp ||
-		    !allowed(&rules, DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE))
+		if (seen || (r->vp > 0 && v != r->vp) ||
+		    !allowed(&rules,
+			     DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_VP_LAYERS))
 			continue;
 		if (dtplan__stages_of(x, base->pp, v, &c.stages, &c.stage_imbalance, NULL) !=
 		    DTPLAN_OK)

@@ -9,6 +9,7 @@ its type and among its choices, as read (never copied) from:
     megatron/training/arguments.py (add_argument, validate_args),
     megatron/training/config/{training_config,common_config}.py,
     megatron/core/{model_parallel_config,transformer/transformer_config}.py,
+    megatron/core/transformer/pipeline_parallel_layer_layout.py,
     megatron/core/distributed/distributed_data_parallel_config.py,
     megatron/core/optimizer/optimizer_config.py
   Megatron-Bridge 067f987df03b8355b03192d88d70f1709fedf51a:
@@ -20,6 +21,7 @@ its type and among its choices, as read (never copied) from:
 Usage: framework_keys.py PLAN.json; prints "ok N" or each mistake, exit 1.
 """
 import json
+import re
 import sys
 
 INT, FLAG = "int", "flag"
@@ -46,6 +48,9 @@ MEGATRON = {
     "--decoder-first-pipeline-num-layers": INT, "--decoder-last-pipeline-num-layers": INT,
     "--num-layers-per-virtual-pipeline-stage": INT,
     "--num-virtual-stages-per-pipeline-rank": INT,
+    "--account-for-embedding-in-pipeline-split": FLAG,
+    "--account-for-loss-in-pipeline-split": FLAG,
+    "--pipeline-model-parallel-layout": "layout",
     "--use-tp-pp-dp-mapping": FLAG, "--save-interval": INT,
 }
 RECOMPUTE_MODULES = ("core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
@@ -57,6 +62,9 @@ BRIDGE = {
     "model.sequence_parallel": BOOL, "model.virtual_pipeline_model_parallel_size": INT,
     "model.num_layers_in_first_pipeline_stage": INT,
     "model.num_layers_in_last_pipeline_stage": INT,
+    "model.account_for_embedding_in_pipeline_split": BOOL,
+    "model.account_for_loss_in_pipeline_split": BOOL,
+    "model.pipeline_model_parallel_layout": "layout",
     "model.recompute_granularity": ("full", "selective"),
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
     "model.recompute_modules": "list",
@@ -102,6 +110,8 @@ def value_ok(kind, v):
             return False
     if kind == BOOL:
         return v in ("true", "false")
+    if kind == "layout":  # PipelineParallelLayerLayout.parse_str_to_list()'s E, t, m, L, |
+        return re.fullmatch(r"E[tm|]*L", v) is not None
     if kind == "list":
         items = v.strip("[]").split(",")
         return all(i in RECOMPUTE_MODULES for i in items)
