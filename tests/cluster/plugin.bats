@@ -834,11 +834,11 @@ big_fabric_job() {
 	plugstack
 	big_fabric_job
 	base=$DELAY_MS base_hwm=$HWM_KB
-	echo "topology.conf: started $base ms after sbatch, batch step peak $base_hwm kB"
+	echo "# topology.conf: started $base ms after sbatch, batch step peak $base_hwm kB" >&3
 	plugstack "fabric_url=$SRV_URL/files/big.json" fabric_cache_ttl=0 http_max_size=64MB \
 		fabric_timeout=60s topology=/nonexistent/topology.conf
 	big_fabric_job
-	echo "200,000 switches ($(stat -c %s "$SRV_DIR/big.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB"
+	echo "# 200,000 switches ($(stat -c %s "$SRV_DIR/big.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB" >&3
 	grep -q '^BATCH DTPLAN_PLAN_STATE=ok$' <<<"$LOG"
 	grep -q '^    leaf1 (4 nodes, uplink 4.0:1):$' <<<"$LOG"
 	[ -z "$(grep 'fabric-service' <<<"$LOG")" ]
@@ -849,7 +849,7 @@ big_fabric_job() {
 	[ "$HWM_KB" -lt 100000 ]
 	plugstack "fabric_url=$SRV_URL/files/hostile.json" fabric_cache_ttl=0
 	big_fabric_job
-	echo "hostile answer ($(stat -c %s "$SRV_DIR/hostile.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB"
+	echo "# hostile answer ($(stat -c %s "$SRV_DIR/hostile.json") bytes): started $DELAY_MS ms after sbatch, batch step peak $HWM_KB kB" >&3
 	grep -q "the answer's lists name more than its 31 switches" <<<"$LOG"
 	grep -q '^BATCH DTPLAN_PLAN_STATE=ok$' <<<"$LOG"
 	# a refused answer costs no memory worth naming
