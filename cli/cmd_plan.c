@@ -48,7 +48,8 @@ void cmd_plan_usage(FILE *out)
 		"                       framework=deepspeed|megatron|torchtitan,\n"
 		"                       attention=flash|unfused,\n"
 		"                       precision=bf16|fp8, schedule=1f1b|dualpipe,\n"
-		"                       moments=fp32|bf16 (Adam's), and the\n"
+		"                       moments=fp32|bf16 (Adam's), calibration=on|off\n"
+		"                       (off: --no-calibration), and the\n"
 		"                       keys above (recompute=fine: Megatron-Core's recompute\n"
 		"                       modules, searched only when asked for)\n"
 		"  --tokens N           tokens of the whole run (\"15T\"): the time to train it\n"
@@ -117,7 +118,7 @@ static void calibrate(struct plan_args *a)
 	char path[4096], buf[1024];
 	size_t n = 0;
 
-	if (a->no_calibration ||
+	if (a->no_calibration || a->req.calibration_off ||
 	    cli_records_path(CMD, a->records, &a->cluster.config, path, sizeof(path)) != 0)
 		return;
 	rv = dtplan_recdb_open(path, false, &db, &err);

@@ -290,8 +290,9 @@ static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *sit
 	/* MTBF=slurm: the cached accounting's; a fault is said in the job's log */
 	if (dtplan_mtbf_cache_apply(site, &req, &err) != DTPLAN_OK)
 		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", req.mtbf_source);
-	/* what the user's earlier jobs measured (as the user: their records) */
-	if (dtspank__observe_calibration(sp, site, &cal) == 0)
+	/* what the user's earlier jobs measured (as the user: their records),
+	 * unless the job asked for the model alone (--dt-train calibration=off) */
+	if (!req.calibration_off && dtspank__observe_calibration(sp, site, &cal) == 0)
 		req.calibration = &cal;
 	if (dtplan_plan_create(&req, &a.cluster, &plan, &err) != DTPLAN_OK) {
 		plan = NULL;

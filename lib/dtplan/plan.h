@@ -136,6 +136,9 @@ struct dtplan_request {
 	/* learned corrections (borrowed; NULL: the model alone, --no-calibration).
 	 * A plan's copy of its request has it NULL. */
 	const struct dtplan_calibration *calibration;
+	/* calibration=off (--dt-train, --train): the records are not read, the
+	 * plan is the model's alone */
+	bool calibration_off;
 };
 
 /* Fills a request with defaults: llama-free (no model), h100-sxm, 8 GPUs per

@@ -444,6 +444,19 @@ static enum dtplan_err train_offload(void *obj, const struct dtplan__kv_key *k, 
 	return DTPLAN_OK;
 }
 
+static enum dtplan_err train_calibration(void *obj, const struct dtplan__kv_key *k,
+					 const char *value, struct dtplan_error *err)
+{
+	struct dtplan_request *r = obj;
+	bool on;
+
+	if (dtplan_parse_bool(value, k->name, &on, NULL) != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "calibration: '%s' is not on or off", value);
+	r->calibration_off = !on;
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err train_tokens(void *obj, const struct dtplan__kv_key *k, const char *value,
 				    struct dtplan_error *err)
 {
@@ -501,6 +514,7 @@ static const struct dtplan__kv_key train_keys[] = {
 	TRAIN_CUSTOM("schedule", train_schedule),
 	TRAIN_CUSTOM("moments", train_moments),
 	TRAIN_CUSTOM("tokens", train_tokens),
+	TRAIN_CUSTOM("calibration", train_calibration),
 };
 
 static const struct dtplan__kv_table train_table = {

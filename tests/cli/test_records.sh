@@ -75,6 +75,14 @@ stdout_has "x 1.27 "
 run 0 plan $plan --no-calibration --json
 json_eq 'j["prediction"]["step_seconds"] == '"$model" True
 json_eq 'j["prediction"]["calibration"]' None
+# --train calibration=off, the --dt-train key a job sets: the same plan
+run 0 plan $plan --train calibration=off --json
+json_eq 'j["prediction"]["step_seconds"] == '"$model" True
+json_eq 'j["prediction"]["calibration"]' None
+run 0 plan $plan --train calibration=on --json
+json_eq 'j["prediction"]["calibration"]["runs"]' 2
+run 2 plan $plan --train calibration=maybe
+stderr_has "calibration: 'maybe' is not on or off"
 # another cluster's records teach nothing
 run 0 plan --model llama3-8b --gpus 16 --records "$db" --cluster c2 --json
 json_eq 'j["prediction"]["calibration"]' None

@@ -57,8 +57,9 @@ for it in range(1, 31):
           " global batch size:  1024 |" % (it % 60, it * 10, 300, it * 10240, ms))
 EOF_PY
 EOF_JOB
+	# shellcheck disable=SC2086
 	JOB=$(env "$@" sbatch --parsable -N1 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
-		"$BATS_TEST_TMPDIR/job.sh")
+		${SLOW_JOB_ARGS:-} "$BATS_TEST_TMPDIR/job.sh")
 	JOB=${JOB%%;*}
 	submit_wait "$JOB" 60
 }
@@ -100,6 +101,13 @@ slurmd_log() { cat "$CL_DIR"/log/slurmd-node*.log; }
 	epilog_done
 	run -0 records
 	[ "$(/usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin); print(len(set(r["fingerprint"] for r in j)), len(j))' <<<"$output")" = "1 3" ]
+	# a job that asks for the model alone (--dt-train calibration=off): the
+	# records are there, its plan is the model's
+	SLOW_JOB_ARGS=--dt-train=calibration=off slow_job 1.0
+	LOG=$(job_log "$JOB")
+	! grep -q "learned from" <<<"$LOG"
+	/usr/bin/python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["prediction"]; sys.exit(0 if p.get("calibration") is None and p["step_seconds"] == p["model_step_seconds"] else 1)' \
+		"$CL_DIR/jobs/dtplan-$JOB.json"
 }
 
 @test "hostile observation files are refused with a reason; the job and the node are unaffected" {
