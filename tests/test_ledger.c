@@ -3,6 +3,9 @@
  */
 #include "test_common.h"
 
+#include "dtplan.h"
+#include "cost/cost.h"
+
 #include <strings.h>
 
 #define GB 1e9
@@ -79,6 +82,49 @@ static void ledger__7b_8_gpus_zero_0_to_3__seed_numbers(void **state)
 		assert_near(l.optimizer, zero_cases[i].optimizer * GB, 1.0);
 		assert_near(l.total, zero_cases[i].total * GB, 1.0);
 	}
+}
+
+/*
+ * FSDP2 under torchtitan's pipeline: PyTorch's PipelineStage.
+ * backward_maybe_with_nosync() turns off gradient sync and resharding for all
+ * but the last backward, so the stage's gradients stay whole (4 bytes, fp32
+ * reduce) through the step: ZeRO-2 holds 2 + 4 + 12/d, not 2 + 16/d; without
+ * PP, and under Megatron-LM's FSDP with PP, they are sharded.
+ */
+static void ledger__torchtitan_pp_fsdp__gradients_whole(void **state)
+{
+	struct dtplan_model m = model_of_size(70e9);
+	struct dtplan_ledger_in in = {.model = &m,
+				      .tp = 8,
+				      .pp = 4,
+				      .dp = 4,
+				      .zero = 2,
+				      .framework = DTPLAN_FRAMEWORK_TORCHTITAN};
+	struct dtplan_ledger l;
+	double p;
+
+	(void)state;
+	assert_true(dtplan__grads_reduced_once(DTPLAN_FRAMEWORK_TORCHTITAN, 2, 4));
+	assert_true(dtplan__grads_reduced_once(DTPLAN_FRAMEWORK_TORCHTITAN, 3, 2));
+	assert_false(dtplan__grads_reduced_once(DTPLAN_FRAMEWORK_TORCHTITAN, 2, 1));
+	assert_false(dtplan__grads_reduced_once(DTPLAN_FRAMEWORK_MEGATRON, 3, 4));
+	assert_true(dtplan__grads_reduced_once(DTPLAN_FRAMEWORK_MEGATRON, 1, 1));
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	p = l.params_per_gpu;
+	assert_near(l.weights, 2.0 * p, 1.0);
+	assert_near(l.gradients, 4.0 * p, 1.0);
+	assert_near(l.optimizer, 12.0 * p / 4.0, 1.0);
+	in.zero = 3;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.weights, 2.0 * p / 4.0, 1.0);
+	assert_near(l.gradients, 4.0 * p, 1.0);
+	in.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.gradients, 4.0 * p / 4.0, 1.0);
+	in.framework = DTPLAN_FRAMEWORK_TORCHTITAN;
+	in.pp = 1;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.gradients, 4.0 * l.params_per_gpu / 4.0, 1.0);
 }
 
 static void ledger__tp_pp__heaviest_stage(void **state)
@@ -429,6 +475,7 @@ int main(void)
 		cmocka_unit_test(ledger__70b__1120_gb_or_840_without_master),
 		cmocka_unit_test(ledger__7b_8_gpus_zero_0_to_3__seed_numbers),
 		cmocka_unit_test(ledger__tp_pp__heaviest_stage),
+		cmocka_unit_test(ledger__torchtitan_pp_fsdp__gradients_whole),
 		cmocka_unit_test(ledger__given_stages__last_stage_heaviest),
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),

@@ -69,6 +69,18 @@ double dtplan__grad_bytes(enum dtplan_framework f);
 double dtplan__grad_wire_bytes(enum dtplan_framework f);
 
 /*
+ * Whether the gradients stay whole on every rank through the step and are
+ * reduced once, after the last micro-batch's backward: ZeRO-0 and ZeRO-1
+ * always; FSDP2 (ZeRO-2/3) under torchtitan's pipeline parallelism too, whose
+ * stages accumulate unsharded gradients until the last backward (PyTorch's
+ * PipelineStage.backward_maybe_with_nosync(): set_requires_gradient_sync(False)
+ * and set_reshard_after_backward(False) but for the last).  Otherwise ZeRO-2/3
+ * reduce-scatter every micro-batch's gradients into shards.  The one home of
+ * that rule (lib/cost/ledger.c), for the ledger and the DP/ZeRO traffic.
+ */
+bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp);
+
+/*
  * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,
  * micro-batch, recomputation and interleaving do not change: for each stage
  * that can be the heaviest (the first, the first middle one, the last), its

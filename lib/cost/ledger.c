@@ -92,6 +92,11 @@ double dtplan__grad_wire_bytes(enum dtplan_framework f)
 	return f == DTPLAN_FRAMEWORK_TORCHTITAN ? 4.0 : 2.0;
 }
 
+bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp)
+{
+	return zero <= 1 || (f == DTPLAN_FRAMEWORK_TORCHTITAN && pp > 1);
+}
+
 static const char *name_of(const char *const *names, size_t n, int i)
 {
 	return i >= 0 && (size_t)i < n ? names[i] : "unknown";
@@ -420,6 +425,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	double p, pe, n = (double)in->dp * cp, ne = n / ep, stage_acts;
 	double opt = dtplan__optimizer_bytes(in->offload, in->no_master_copy, in->bf16_moments);
 	double grad = dtplan__grad_bytes(in->framework);
+	bool gshard;
 
 	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */
 	p = (sh->dense + (twin != NULL ? twin->dense : 0.0)) / in->tp;
@@ -430,7 +436,9 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	l->params_per_gpu = p + pe;
 	l->expert_params_per_gpu = pe;
 	l->weights = 2.0 * (p / (in->zero >= 3 ? n : 1.0) + pe / (in->zero >= 3 ? ne : 1.0));
-	l->gradients = grad * (p / (in->zero >= 2 ? n : 1.0) + pe / (in->zero >= 2 ? ne : 1.0));
+	/* gradients held whole through the step are not sharded */
+	gshard = !dtplan__grads_reduced_once(in->framework, in->zero, in->pp);
+	l->gradients = grad * (p / (gshard ? n : 1.0) + pe / (gshard ? ne : 1.0));
 	l->optimizer = opt * (p / (in->zero >= 1 ? n : 1.0) + pe / (in->zero >= 1 ? ne : 1.0));
 
 	/*

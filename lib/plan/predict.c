@@ -155,9 +155,12 @@ static double zero3_overlap_tax(const struct ctx *x)
 }
 
 /* Bytes one rank sends per step in its DP/ZeRO collectives (see dtplan__predict()). */
-static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
+static double dp_traffic(const struct dtplan_candidate *c, enum dtplan_framework f,
+			 double grad_bytes)
 {
-	double m = c->num_microbatches;
+	/* the reduce-scatters: every micro-batch's, or once per step */
+	double m = c->num_microbatches,
+	       mr = dtplan__grads_reduced_once(f, c->zero, c->pp) ? 1.0 : m;
 	int n = c->dp * c->cp;
 	double rs = dtplan_comm_bytes_per_rank(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
 					       grad_bytes, n);
@@ -173,9 +176,9 @@ static double dp_traffic(const struct dtplan_candidate *c, double grad_bytes)
 	case 1:
 		return rs + ag;
 	case 2:
-		return m * rs + ag;
+		return mr * rs + ag;
 	default:
-		return m * (rs + 2.0 * ag);
+		return mr * rs + 2.0 * m * ag;
 	}
 }
 
@@ -392,7 +395,8 @@ static double pipeline_part(const struct links *l, struct dtplan_candidate *c, s
  * DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
  * reduce-scatters + all-gathers the accumulated gradients once per step,
  * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
- * gradients sharded, so every micro-batch's backward reduce-scatters;
+ * gradients sharded, so every micro-batch's backward reduce-scatters
+ * (under torchtitan's pipeline only the last's: dtplan__grads_reduced_once());
  * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them before
  * every forward and backward instead.  A group that leaves the node runs
  * over as many NICs as it has members on each node.
@@ -409,7 +413,9 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
 	int n = c->dp * c->cp, ne = n / c->ep;
 
-	c->dp_bytes = dp_traffic(c, grad_bytes);
+	double mr = dtplan__grads_reduced_once(x->req->framework, c->zero, c->pp) ? 1.0 : m;
+
+	c->dp_bytes = dp_traffic(c, x->req->framework, grad_bytes);
 	if (n <= 1)
 		return;
 	rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
@@ -429,12 +435,13 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 		st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
 		break;
 	case 2:
-		st->dp_comm = m * rs + ag;
-		st->dp_exposed = (m - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
+		st->dp_comm = mr * rs + ag;
+		st->dp_exposed = (mr - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
 		break;
 	default:
-		st->dp_comm = m * (rs + 2.0 * ag);
-		st->dp_exposed = m * (fmax(0.0, ag - fwd_mb) + fmax(0.0, rs + ag - bwd_mb));
+		st->dp_comm = mr * rs + 2.0 * m * ag;
+		st->dp_exposed = m * fmax(0.0, ag - fwd_mb) + (m - mr) * fmax(0.0, ag - bwd_mb) +
+				 mr * fmax(0.0, rs + ag - bwd_mb);
 		break;
 	}
 	/* Overlap is not free: NCCL's channels take SMs and HBM bandwidth from
