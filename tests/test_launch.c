@@ -681,7 +681,11 @@ static void megatron_args__fsdp_fp8_offload_deepspeed_count__as_megatron_spells_
  * b5bcd76c66d0acb1a08b176d9639425bc55e0b2a spell them; the pipeline split
  * as _generate_llm_fqn_per_model_part() makes it: 81 effective layers (80,
  * the last stage one short) over 4 stages of 21 (the first gets the
- * remainder) are 21 + 20 + 20 + 19.
+ * remainder) are 21 + 20 + 20 + 19.  With PP, CUDA graphs off
+ * (Trainer.Config._validate_cuda_graphs(), trainer.py: "CUDA graphs do not
+ * support pipeline parallelism yet"); an interval with checkpoint.enable,
+ * off by default (BaseCheckpointManager.Config, components/checkpointer/
+ * base.py).
  */
 static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
 {
@@ -713,7 +717,8 @@ static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
 		"--parallelism.pipeline_parallel_last_stage_less_layers 1 "
 		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
 		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
-		"--checkpoint.interval 250 activation-checkpoint:full");
+		"--training.disable_cuda_graphs --checkpoint.enable --checkpoint.interval 250 "
+		"activation-checkpoint:full");
 	/* interleaved, 5 chunks of 4 layers on each of 4 stages */
 	c->vp = 5;
 	c->zero = 3;
@@ -734,7 +739,7 @@ static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
 		"--parallelism.pipeline_parallel_last_stage_less_layers 0 "
 		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
 		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
-		"activation-checkpoint:none");
+		"--training.disable_cuda_graphs activation-checkpoint:none");
 	/* DDP for ZeRO-0 (dp_replicate), no pipeline flags with PP 1 */
 	c->vp = 1;
 	c->pp = 1;

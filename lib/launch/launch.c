@@ -599,6 +599,11 @@ static const char *torchtitan_why_not(const struct dtplan_plan *p)
 		return "its CPU offload moves parameters and gradients too";
 	if (c->ep > 1 && c->tp > 1)
 		return "its expert parallelism takes TP ranks";
+	/* ParallelDims._validate(): EP divides dp_shard x cp x tp, and DDP
+	 * (ZeRO-0) has no dp_shard */
+	if (c->ep > 1 &&
+	    ((c->zero >= 2 ? c->dp : 1) * (c->cp > 1 ? c->cp : 1) * c->tp) % c->ep != 0)
+		return "its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing";
 	if (c->dualpipe)
 		return "it has no DualPipe schedule";
 	if (c->cp > 1 && c->zero == 0)
@@ -666,8 +671,15 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 		" --training.num_tokens_per_microbatch_per_dp_rank %ld "
 		"--training.num_tokens_per_train_step %ld --training.max_context_length %ld",
 		(long)c->micro_batch * seq, plan_global_batch(c) * seq, seq);
+	/* Trainer.Config refuses CUDA graphs with PP, and with EP unless the
+	 * model's token dispatcher never waits on the host (trainer.py); the
+	 * plan counts no CUDA graphs */
+	if (c->pp > 1 || c->ep > 1)
+		fputs(" --training.disable_cuda_graphs", t.f);
+	/* checkpoints are off by default (BaseCheckpointManager.Config.enable,
+	 * components/checkpointer/base.py): the interval alone saves nothing */
 	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " --checkpoint.interval %ld", ckpt_steps(p));
+		fprintf(t.f, " --checkpoint.enable --checkpoint.interval %ld", ckpt_steps(p));
 	/* the activation-checkpoint policy is a subcommand, last */
 	fputs(c->recompute == DTPLAN_RECOMPUTE_FULL ? " activation-checkpoint:full"
 						    : " activation-checkpoint:none",

@@ -93,6 +93,7 @@ TORCHTITAN = {
     "--parallelism.pipeline_parallel_last_stage_less_layers": INT,
     "--training.num_tokens_per_microbatch_per_dp_rank": INT,
     "--training.num_tokens_per_train_step": INT, "--training.max_context_length": INT,
+    "--training.disable_cuda_graphs": FLAG, "--checkpoint.enable": FLAG,
     "--checkpoint.interval": INT,
 }
 TORCHTITAN_SUBCOMMANDS = ("activation-checkpoint:selective", "activation-checkpoint:full",

@@ -28,6 +28,13 @@ json_eq "'model.virtual_pipeline_model_parallel_size=5' in j['launch']['megatron
 # what torchtitan cannot say is said, and no options
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron --json
 json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported'].startswith('torchtitan cannot run this plan as it is: it has no ZeRO-1')" "(None, True)"
+# torchtitan's EP borrows dp_shard x cp x tp ranks (ParallelDims._validate(),
+# torchtitan/distributed/parallel_dims.py, b5bcd76): none under DDP; with PP
+# its CUDA graphs are off (Trainer.Config), and checkpoints are enabled
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=torchtitan --zero 0 --json
+json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported']" "(None, 'torchtitan cannot run this plan as it is: its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing')"
+run 0 plan --model llama3-70b --gpus 64 --pp 4 --train framework=torchtitan,zero=3 --json
+json_eq "(lambda w: ('--training.disable_cuda_graphs' in w, '--checkpoint.enable --checkpoint.interval' in ' '.join(w)))(j['launch']['torchtitan_args'].split())" "(True, True)"
 # a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
 # refuse it (its pipeline engine runs ZeRO-1 at most)
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4 --json
