@@ -439,17 +439,37 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
  * Megatron-Bridge's ConfigContainer overrides (KEY=VALUE after
  * scripts/training/run_recipe.py's options), each a field of its config
  * dataclasses, so that they apply in OmegaConf's struct mode: model.* the
- * model provider's TransformerConfig / ModelParallelConfig fields, train.*
+ * model's TransformerConfig / ModelParallelConfig fields (model.transformer.*
+ * for the Llama recipes, bridge_model_key()), train.*
  * TrainingConfig's, dataset.seq_length (the dataset owns the sequence;
  * model.seq_length follows it), ddp.* DistributedDataParallelConfig's,
  * optimizer.* OptimizerConfig's, checkpoint.* CheckpointConfig's, dist.*
  * DistributedInitConfig's (src/megatron/bridge/training/config.py,
  * 067f987, over Megatron-LM d98e8a6's dataclasses).
  */
+/*
+ * The key path of the model's TransformerConfig fields in Megatron-Bridge's
+ * OmegaConf tree.  Its Llama 2 and Llama 3 recipes build cfg.model with
+ * AutoBridge.get_model_config(), a BridgeGPTModelConfig that holds them in
+ * its nested "transformer" dataclass (recipes/llama/h100/llama2.py,
+ * llama3.py; models/gpt/model_config.py, 067f987, over Megatron-LM
+ * d98e8a6's megatron/training/models/gpt.py GPTModelConfig), and
+ * create_omegaconf_dict_config() walks the dataclass fields: in struct mode
+ * model.tensor_model_parallel_size is no key there, only
+ * model.transformer.tensor_model_parallel_size.  Its other recipes
+ * (DeepSeek, Qwen, GPT-3) build a model provider, a TransformerConfig
+ * itself: model.FIELD.
+ */
+static const char *bridge_model_key(const struct dtplan_plan *p)
+{
+	return strncmp(p->request.model.name, "llama", 5) == 0 ? "model.transformer." : "model.";
+}
+
 enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
 							struct dtplan_error *err)
 {
 	const struct dtplan_candidate *c;
+	const char *m;
 	bool fsdp, deepspeed;
 	struct text t;
 	enum dtplan_err rv;
@@ -473,42 +493,46 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 				     "dtypes are not overrides");
 	if ((rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
+	m = bridge_model_key(p);
 	fprintf(t.f,
-		"model.tensor_model_parallel_size=%d model.pipeline_model_parallel_size=%d "
-		"model.context_parallel_size=%d model.expert_model_parallel_size=%d "
-		"model.sequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
+		"%stensor_model_parallel_size=%d %spipeline_model_parallel_size=%d "
+		"%scontext_parallel_size=%d %sexpert_model_parallel_size=%d "
+		"%ssequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
 		"train.global_batch_size=%ld",
-		c->tp, c->pp, c->cp > 1 ? c->cp : 1, c->ep > 1 ? c->ep : 1,
+		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
 		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
 	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fputs(blackwell(p) ? " model.fp8=e4m3 model.fp8_recipe=mxfp8"
-				   : " model.fp8=hybrid model.fp8_recipe=tensorwise",
-		      t.f);
+		fprintf(t.f,
+			blackwell(p) ? " %sfp8=e4m3 %sfp8_recipe=mxfp8"
+				     : " %sfp8=hybrid %sfp8_recipe=tensorwise",
+			m, m);
 	if (c->vp > 1)
-		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
+		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
 	if (stages_uneven(c))
 		fprintf(t.f,
-			" model.num_layers_in_first_pipeline_stage=%d "
-			"model.num_layers_in_last_pipeline_stage=%d",
-			c->stages.first, c->stages.last);
+			" %snum_layers_in_first_pipeline_stage=%d "
+			"%snum_layers_in_last_pipeline_stage=%d",
+			m, c->stages.first, m, c->stages.last);
 	if (stages_account(c))
-		fputs(" model.account_for_embedding_in_pipeline_split=true "
-		      "model.account_for_loss_in_pipeline_split=true",
-		      t.f);
+		fprintf(t.f,
+			" %saccount_for_embedding_in_pipeline_split=true "
+			"%saccount_for_loss_in_pipeline_split=true",
+			m, m);
 	if (stages_layout(c)) {
-		fputs(" model.pipeline_model_parallel_layout=", t.f);
+		fprintf(t.f, " %spipeline_model_parallel_layout=", m);
 		put_layout(t.f, c);
 	}
-	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
-		fputs(" model.recompute_granularity=selective", t.f);
-	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		put_fine_modules(t.f, p,
-				 " model.recompute_granularity=selective model.recompute_modules=[",
-				 ',', "]");
-	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
-		fputs(" model.recompute_granularity=full model.recompute_method=uniform "
-		      "model.recompute_num_layers=1",
-		      t.f);
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
+		fprintf(t.f, " %srecompute_granularity=selective", m);
+	} else if (c->recompute == DTPLAN_RECOMPUTE_FINE) {
+		fprintf(t.f, " %srecompute_granularity=selective %srecompute_modules=", m, m);
+		put_fine_modules(t.f, p, "[", ',', "]");
+	} else if (c->recompute == DTPLAN_RECOMPUTE_FULL) {
+		fprintf(t.f,
+			" %srecompute_granularity=full %srecompute_method=uniform "
+			"%srecompute_num_layers=1",
+			m, m, m);
+	}
 	/* the gradients as the plan counts them: fp32 main gradients
 	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
 	fprintf(t.f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");

@@ -13,7 +13,8 @@ its type and among its choices, as read (never copied) from:
     megatron/core/distributed/distributed_data_parallel_config.py,
     megatron/core/optimizer/optimizer_config.py
   Megatron-Bridge 067f987df03b8355b03192d88d70f1709fedf51a:
-    src/megatron/bridge/training/config.py (ConfigContainer sections)
+    src/megatron/bridge/training/config.py (ConfigContainer sections),
+    models/gpt/model_config.py, recipes/llama/h100/llama3.py (model.transformer)
   torchtitan b5bcd76c66d0acb1a08b176d9639425bc55e0b2a:
     torchtitan/config/configs.py, components/checkpointer/base.py,
     distributed/activation_checkpoint.py (subcommands)
@@ -148,7 +149,13 @@ def check_flags(words, table, what, bad):
 
 
 def main():
-    launch = json.load(open(sys.argv[1]))["launch"]
+    j = json.load(open(sys.argv[1]))
+    launch = j["launch"]
+    # Megatron-Bridge's Llama recipes hold the TransformerConfig fields in
+    # BridgeGPTModelConfig's "transformer" (recipes/llama/h100/llama3.py's
+    # get_model_config(), models/gpt/model_config.py); its others in a
+    # provider, model.FIELD
+    nested = j["model"]["name"].startswith("llama")
     bad, n = [], 0
     words = launch["megatron_args"].split()
     check_flags(words, MEGATRON, "Megatron-LM", bad)
@@ -157,6 +164,11 @@ def main():
         for kv in launch["megatron_bridge_overrides"].split():
             k, _, v = kv.partition("=")
             n += 1
+            if k.startswith("model.") and nested:
+                if not k.startswith("model.transformer."):
+                    bad.append(f"Megatron-Bridge: {k} is no key of a BridgeGPTModelConfig")
+                    continue
+                k = "model." + k[len("model.transformer."):]
             if k not in BRIDGE:
                 bad.append(f"Megatron-Bridge: {k} is not a ConfigContainer field")
             elif not value_ok(BRIDGE[k], v):
