@@ -398,10 +398,13 @@ static void megatron_nemo_bridge__account_split__flags_not_layer_counts(void **s
 	free(text);
 	text = NULL;
 	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	/* a recipe's own split cleared: the layer counts null */
 	assert_non_null(strstr(text, " model.virtual_pipeline_model_parallel_size=8 "
+				     "model.num_layers_in_first_pipeline_stage=null "
+				     "model.num_layers_in_last_pipeline_stage=null "
 				     "model.account_for_embedding_in_pipeline_split=true "
-				     "model.account_for_loss_in_pipeline_split=true"));
-	assert_null(strstr(text, "pipeline_stage="));
+				     "model.account_for_loss_in_pipeline_split=true "
+				     "model.pipeline_model_parallel_layout=null"));
 	free(text);
 	/* the same counts without interleaving: the layer counts say it */
 	c->vp = 1;
@@ -428,7 +431,7 @@ static void megatron_nemo_bridge__layout_split__one_layout_string(void **state)
 				     "tttt|tttt|tttt|tttt|tL";
 	struct fixture *f = *state;
 	struct dtplan_candidate *c = &f->plan.best;
-	char *text = NULL, want[256];
+	char *text = NULL, want[512];
 
 	f->plan.request.model.layers = 61;
 	c->pp = 4;
@@ -449,10 +452,15 @@ static void megatron_nemo_bridge__layout_split__one_layout_string(void **state)
 	assert_null(strstr(text, "pipeline_stage="));
 	free(text);
 	text = NULL;
-	snprintf(want, sizeof(want), " model.pipeline_model_parallel_layout=%s ", layout);
+	snprintf(want, sizeof(want),
+		 " model.num_layers_in_first_pipeline_stage=null "
+		 "model.num_layers_in_last_pipeline_stage=null "
+		 "model.account_for_embedding_in_pipeline_split=false "
+		 "model.account_for_loss_in_pipeline_split=false "
+		 "model.pipeline_model_parallel_layout=%s ",
+		 layout);
 	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
 	assert_non_null(strstr(text, want));
-	assert_null(strstr(text, "pipeline_stage="));
 	free(text);
 }
 

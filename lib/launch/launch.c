@@ -506,23 +506,38 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 			blackwell(p) ? " %sfp8=e4m3 %sfp8_recipe=mxfp8"
 				     : " %sfp8=hybrid %sfp8_recipe=tensorwise",
 			m, m);
+	/* A recipe sets its own interleaving, stage split and recomputation
+	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
+	 * loss counted in the split): each is stated, null where the plan has
+	 * none, or ConfigContainer.validate() finds the recipe's beside the
+	 * plan's ("cannot be set at the same time", "must be divisible by
+	 * virtual pipeline parallel degree") */
 	if (c->vp > 1)
 		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
+	else
+		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=null", m);
 	if (stages_uneven(c))
 		fprintf(t.f,
 			" %snum_layers_in_first_pipeline_stage=%d "
 			"%snum_layers_in_last_pipeline_stage=%d",
 			m, c->stages.first, m, c->stages.last);
-	if (stages_account(c))
+	else
 		fprintf(t.f,
-			" %saccount_for_embedding_in_pipeline_split=true "
-			"%saccount_for_loss_in_pipeline_split=true",
+			" %snum_layers_in_first_pipeline_stage=null "
+			"%snum_layers_in_last_pipeline_stage=null",
 			m, m);
-	if (stages_layout(c)) {
-		fprintf(t.f, " %spipeline_model_parallel_layout=", m);
+	fprintf(t.f,
+		" %saccount_for_embedding_in_pipeline_split=%s "
+		"%saccount_for_loss_in_pipeline_split=%s",
+		m, stages_account(c) ? "true" : "false", m, stages_account(c) ? "true" : "false");
+	fprintf(t.f, " %spipeline_model_parallel_layout=", m);
+	if (stages_layout(c))
 		put_layout(t.f, c);
-	}
-	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
+	else
+		fputs("null", t.f);
+	if (c->recompute == DTPLAN_RECOMPUTE_NONE) {
+		fprintf(t.f, " %srecompute_granularity=null", m);
+	} else if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
 		fprintf(t.f, " %srecompute_granularity=selective", m);
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FINE) {
 		fprintf(t.f, " %srecompute_granularity=selective %srecompute_modules=", m, m);

@@ -81,6 +81,12 @@ BRIDGE = {
     "checkpoint.ckpt_format": ("torch", "torch_dist", "torch_dcp", "fsdp_dtensor"),
     "checkpoint.save_interval": INT, "dist.use_tp_pp_dp_mapping": BOOL,
 }
+# Optional[...] fields of TransformerConfig / ModelParallelConfig
+# (megatron/core/model_parallel_config.py, transformer/transformer_config.py)
+BRIDGE_NULLABLE = ("model.virtual_pipeline_model_parallel_size",
+                   "model.num_layers_in_first_pipeline_stage",
+                   "model.num_layers_in_last_pipeline_stage",
+                   "model.pipeline_model_parallel_layout", "model.recompute_granularity")
 TORCHTITAN = {
     "--parallelism.data_parallel_replicate_degree": INT,
     "--parallelism.data_parallel_shard_degree": INT,
@@ -171,6 +177,8 @@ def main():
                 k = "model." + k[len("model.transformer."):]
             if k not in BRIDGE:
                 bad.append(f"Megatron-Bridge: {k} is not a ConfigContainer field")
+            elif v == "null" and k in BRIDGE_NULLABLE:
+                pass  # OmegaConf's None: a recipe's value cleared
             elif not value_ok(BRIDGE[k], v):
                 bad.append(f"Megatron-Bridge: {k}={v} is not {BRIDGE[k]}")
     if launch.get("torchtitan_args"):
