@@ -491,9 +491,9 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
 				     "Megatron-Bridge cannot run this plan as it is: Adam's moment "
 				     "dtypes are not overrides");
+	m = bridge_model_key(p);
 	if ((rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
-	m = bridge_model_key(p);
 	fprintf(t.f,
 		"%stensor_model_parallel_size=%d %spipeline_model_parallel_size=%d "
 		"%scontext_parallel_size=%d %sexpert_model_parallel_size=%d "
@@ -501,11 +501,21 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		"train.global_batch_size=%ld",
 		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
 		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
-	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fprintf(t.f,
-			blackwell(p) ? " %sfp8=e4m3 %sfp8_recipe=mxfp8"
-				     : " %sfp8=hybrid %sfp8_recipe=tensorwise",
-			m, m);
+	/* runtime_config_update() has the mixed_precision config overwrite
+	 * the model's fp8 fields and the DDP's gradient dtype
+	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py): the
+	 * Llama recipes name one ("bf16_mixed"), so fp8 is a named recipe
+	 * there; the DeepSeek-V3 recipe sets a MixedPrecisionConfig, whose
+	 * fields are keys */
+	if (p->request.precision == DTPLAN_PRECISION_FP8 && strcmp(m, "model.") != 0)
+		fputs(blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
+				   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
+		      t.f);
+	else if (p->request.precision == DTPLAN_PRECISION_FP8)
+		fputs(blackwell(p)
+			      ? " mixed_precision.fp8=e4m3 mixed_precision.fp8_recipe=mxfp8"
+			      : " mixed_precision.fp8=hybrid mixed_precision.fp8_recipe=tensorwise",
+		      t.f);
 	/* A recipe sets its own interleaving, stage split and recomputation
 	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
 	 * loss counted in the split): each is stated, null where the plan has

@@ -69,8 +69,10 @@ BRIDGE = {
     "model.recompute_granularity": ("full", "selective"),
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
     "model.recompute_modules": "list",
-    "model.fp8": ("e4m3", "hybrid"),
-    "model.fp8_recipe": ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
+    # training/mixed_precision.py's MixedPrecisionConfig and named recipes
+    "mixed_precision": ("bf16_with_mxfp8_mixed", "bf16_with_fp8_current_scaling_mixed"),
+    "mixed_precision.fp8": ("e4m3", "hybrid"),
+    "mixed_precision.fp8_recipe": ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
     "dataset.seq_length": INT, "train.micro_batch_size": INT, "train.global_batch_size": INT,
     "ddp.grad_reduce_in_fp32": BOOL, "ddp.use_distributed_optimizer": BOOL,
     "ddp.use_megatron_fsdp": BOOL,

@@ -14,8 +14,8 @@ and apply_overrides() back onto the dataclasses; then
 runtime_config_update() (training/config.py: the mixed-precision recipe,
 the data-parallel size, communication overlap, ConfigContainer.validate()),
 with WORLD_SIZE the plan's GPUs and model.seq_length the dataset's, as
-scripts/training/run_recipe.py does.  The plan's TP and PP must be the
-applied config's.  Prints "ok PLAN" or "FAIL PLAN: the error", a summary
+scripts/training/run_recipe.py does.  The plan's TP, PP and fp8 (or
+none) must be the applied config's.  Prints "ok PLAN" or "FAIL PLAN: the error", a summary
 line, and exits 1 on any failure.
 
 Not Bridge's own, and why:
@@ -143,6 +143,11 @@ def check(plan):
     runtime_config_update(cfg)
     par = j["parallelism"]
     got = (cfg.model.tensor_model_parallel_size, cfg.model.pipeline_model_parallel_size)
+    # the plan's fp8 survives MixedPrecisionConfig.setup()
+    want_fp8 = ("e4m3" if j["gpu"]["name"] in ("b200", "gb200") else "hybrid") if (
+        j.get("request", {}).get("precision") == "fp8" or "fp8" in ov) else None
+    if cfg.model.fp8 != want_fp8:
+        return f"model.fp8 after runtime_config_update() {cfg.model.fp8!r}, the plan's {want_fp8!r}"
     if got != (par["tp"], par["pp"]):
         return f"applied TP, PP {got}, the plan's {(par['tp'], par['pp'])}"
     return None

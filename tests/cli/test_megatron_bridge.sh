@@ -66,7 +66,7 @@ plan --model llama3-405b --gpus 1024 --tp 8 --pp 16 --train framework=megatron,v
 kinds=$(cat "$plans"/*.json | grep -o -e 'virtual_pipeline_model_parallel_size=[0-9]' \
 	-e 'num_layers_in_first_pipeline_stage=[0-9]' -e 'account_for_loss_in_pipeline_split=true' \
 	-e 'context_parallel_size=2' -e 'recompute_modules=' -e 'recompute_granularity=full' \
-	-e 'use_megatron_fsdp=true' -e 'fp8=hybrid' -e 'optimizer_cpu_offload=true' \
+	-e 'use_megatron_fsdp=true' -e 'mixed_precision=bf16_with_fp8' -e 'optimizer_cpu_offload=true' \
 	-e 'use_tp_pp_dp_mapping=true' | sed 's/=.*//' | sort -u | wc -l)
 if [ "$kinds" -eq 10 ]; then _pass "the sweep has all 10 kinds of override"
 else _fail "the sweep has $kinds of the 10 kinds of override"; fi
