@@ -194,8 +194,11 @@ static const struct {
 	 "model.tensor_model_parallel_size=4 model.pipeline_model_parallel_size=2 "
 	 "model.context_parallel_size=1 model.expert_model_parallel_size=1 "
 	 "model.sequence_parallel=true dataset.seq_length=4096 train.micro_batch_size=2 "
-	 "train.global_batch_size=128 model.num_layers_in_first_pipeline_stage=15 "
-	 "model.num_layers_in_last_pipeline_stage=17 model.recompute_granularity=selective "
+	 "train.global_batch_size=128 model.virtual_pipeline_model_parallel_size=null "
+	 "model.num_layers_in_first_pipeline_stage=15 model.num_layers_in_last_pipeline_stage=17 "
+	 "model.account_for_embedding_in_pipeline_split=false "
+	 "model.account_for_loss_in_pipeline_split=false model.pipeline_model_parallel_layout=null "
+	 "model.recompute_granularity=selective "
 	 "ddp.grad_reduce_in_fp32=true ddp.use_distributed_optimizer=true "
 	 "optimizer.use_distributed_optimizer=true dist.use_tp_pp_dp_mapping=true "
 	 "checkpoint.save_interval=412"},

@@ -439,17 +439,37 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
  * Megatron-Bridge's ConfigContainer overrides (KEY=VALUE after
  * scripts/training/run_recipe.py's options), each a field of its config
  * dataclasses, so that they apply in OmegaConf's struct mode: model.* the
- * model provider's TransformerConfig / ModelParallelConfig fields, train.*
+ * model's TransformerConfig / ModelParallelConfig fields (model.transformer.*
+ * for the Llama recipes, bridge_model_key()), train.*
  * TrainingConfig's, dataset.seq_length (the dataset owns the sequence;
  * model.seq_length follows it), ddp.* DistributedDataParallelConfig's,
  * optimizer.* OptimizerConfig's, checkpoint.* CheckpointConfig's, dist.*
  * DistributedInitConfig's (src/megatron/bridge/training/config.py,
  * 067f987, over Megatron-LM d98e8a6's dataclasses).
  */
+/*
+ * The key path of the model's TransformerConfig fields in Megatron-Bridge's
+ * OmegaConf tree.  Its Llama 2 and Llama 3 recipes build cfg.model with
+ * AutoBridge.get_model_config(), a BridgeGPTModelConfig that holds them in
+ * its nested "transformer" dataclass (recipes/llama/h100/llama2.py,
+ * llama3.py; models/gpt/model_config.py, 067f987, over Megatron-LM
+ * d98e8a6's megatron/training/models/gpt.py GPTModelConfig), and
+ * create_omegaconf_dict_config() walks the dataclass fields: in struct mode
+ * model.tensor_model_parallel_size is no key there, only
+ * model.transformer.tensor_model_parallel_size.  Its other recipes
+ * (DeepSeek, Qwen, GPT-3) build a model provider, a TransformerConfig
+ * itself: model.FIELD.
+ */
+static const char *bridge_model_key(const struct dtplan_plan *p)
+{
+	return strncmp(p->request.model.name, "llama", 5) == 0 ? "model.transformer." : "model.";
+}
+
 enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
 							struct dtplan_error *err)
 {
 	const struct dtplan_candidate *c;
+	const char *m;
 	bool fsdp, deepspeed;
 	struct text t;
 	enum dtplan_err rv;
@@ -471,44 +491,73 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
 				     "Megatron-Bridge cannot run this plan as it is: Adam's moment "
 				     "dtypes are not overrides");
+	m = bridge_model_key(p);
 	if ((rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	fprintf(t.f,
-		"model.tensor_model_parallel_size=%d model.pipeline_model_parallel_size=%d "
-		"model.context_parallel_size=%d model.expert_model_parallel_size=%d "
-		"model.sequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
+		"%stensor_model_parallel_size=%d %spipeline_model_parallel_size=%d "
+		"%scontext_parallel_size=%d %sexpert_model_parallel_size=%d "
+		"%ssequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
 		"train.global_batch_size=%ld",
-		c->tp, c->pp, c->cp > 1 ? c->cp : 1, c->ep > 1 ? c->ep : 1,
+		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
 		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
-	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fputs(blackwell(p) ? " model.fp8=e4m3 model.fp8_recipe=mxfp8"
-				   : " model.fp8=hybrid model.fp8_recipe=tensorwise",
+	/* runtime_config_update() has the mixed_precision config overwrite
+	 * the model's fp8 fields and the DDP's gradient dtype
+	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py): the
+	 * Llama recipes name one ("bf16_mixed"), so fp8 is a named recipe
+	 * there; the DeepSeek-V3 recipe sets a MixedPrecisionConfig, whose
+	 * fields are keys */
+	if (p->request.precision == DTPLAN_PRECISION_FP8 && strcmp(m, "model.") != 0)
+		fputs(blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
+				   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
 		      t.f);
+	else if (p->request.precision == DTPLAN_PRECISION_FP8)
+		fputs(blackwell(p)
+			      ? " mixed_precision.fp8=e4m3 mixed_precision.fp8_recipe=mxfp8"
+			      : " mixed_precision.fp8=hybrid mixed_precision.fp8_recipe=tensorwise",
+		      t.f);
+	/* A recipe sets its own interleaving, stage split and recomputation
+	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
+	 * loss counted in the split): each is stated, null where the plan has
+	 * none, or ConfigContainer.validate() finds the recipe's beside the
+	 * plan's ("cannot be set at the same time", "must be divisible by
+	 * virtual pipeline parallel degree") */
 	if (c->vp > 1)
-		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
+		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
+	else
+		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=null", m);
 	if (stages_uneven(c))
 		fprintf(t.f,
-			" model.num_layers_in_first_pipeline_stage=%d "
-			"model.num_layers_in_last_pipeline_stage=%d",
-			c->stages.first, c->stages.last);
-	if (stages_account(c))
-		fputs(" model.account_for_embedding_in_pipeline_split=true "
-		      "model.account_for_loss_in_pipeline_split=true",
-		      t.f);
-	if (stages_layout(c)) {
-		fputs(" model.pipeline_model_parallel_layout=", t.f);
+			" %snum_layers_in_first_pipeline_stage=%d "
+			"%snum_layers_in_last_pipeline_stage=%d",
+			m, c->stages.first, m, c->stages.last);
+	else
+		fprintf(t.f,
+			" %snum_layers_in_first_pipeline_stage=null "
+			"%snum_layers_in_last_pipeline_stage=null",
+			m, m);
+	fprintf(t.f,
+		" %saccount_for_embedding_in_pipeline_split=%s "
+		"%saccount_for_loss_in_pipeline_split=%s",
+		m, stages_account(c) ? "true" : "false", m, stages_account(c) ? "true" : "false");
+	fprintf(t.f, " %spipeline_model_parallel_layout=", m);
+	if (stages_layout(c))
 		put_layout(t.f, c);
+	else
+		fputs("null", t.f);
+	if (c->recompute == DTPLAN_RECOMPUTE_NONE) {
+		fprintf(t.f, " %srecompute_granularity=null", m);
+	} else if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
+		fprintf(t.f, " %srecompute_granularity=selective", m);
+	} else if (c->recompute == DTPLAN_RECOMPUTE_FINE) {
+		fprintf(t.f, " %srecompute_granularity=selective %srecompute_modules=", m, m);
+		put_fine_modules(t.f, p, "[", ',', "]");
+	} else if (c->recompute == DTPLAN_RECOMPUTE_FULL) {
+		fprintf(t.f,
+			" %srecompute_granularity=full %srecompute_method=uniform "
+			"%srecompute_num_layers=1",
+			m, m, m);
 	}
-	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
-		fputs(" model.recompute_granularity=selective", t.f);
-	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		put_fine_modules(t.f, p,
-				 " model.recompute_granularity=selective model.recompute_modules=[",
-				 ',', "]");
-	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
-		fputs(" model.recompute_granularity=full model.recompute_method=uniform "
-		      "model.recompute_num_layers=1",
-		      t.f);
 	/* the gradients as the plan counts them: fp32 main gradients
 	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
 	fprintf(t.f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
@@ -599,6 +648,11 @@ static const char *torchtitan_why_not(const struct dtplan_plan *p)
 		return "its CPU offload moves parameters and gradients too";
 	if (c->ep > 1 && c->tp > 1)
 		return "its expert parallelism takes TP ranks";
+	/* ParallelDims._validate(): EP divides dp_shard x cp x tp, and DDP
+	 * (ZeRO-0) has no dp_shard */
+	if (c->ep > 1 &&
+	    ((c->zero >= 2 ? c->dp : 1) * (c->cp > 1 ? c->cp : 1) * c->tp) % c->ep != 0)
+		return "its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing";
 	if (c->dualpipe)
 		return "it has no DualPipe schedule";
 	if (c->cp > 1 && c->zero == 0)
@@ -666,8 +720,15 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 		" --training.num_tokens_per_microbatch_per_dp_rank %ld "
 		"--training.num_tokens_per_train_step %ld --training.max_context_length %ld",
 		(long)c->micro_batch * seq, plan_global_batch(c) * seq, seq);
+	/* Trainer.Config refuses CUDA graphs with PP, and with EP unless the
+	 * model's token dispatcher never waits on the host (trainer.py); the
+	 * plan counts no CUDA graphs */
+	if (c->pp > 1 || c->ep > 1)
+		fputs(" --training.disable_cuda_graphs", t.f);
+	/* checkpoints are off by default (BaseCheckpointManager.Config.enable,
+	 * components/checkpointer/base.py): the interval alone saves nothing */
 	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " --checkpoint.interval %ld", ckpt_steps(p));
+		fprintf(t.f, " --checkpoint.enable --checkpoint.interval %ld", ckpt_steps(p));
 	/* the activation-checkpoint policy is a subcommand, last */
 	fputs(c->recompute == DTPLAN_RECOMPUTE_FULL ? " activation-checkpoint:full"
 						    : " activation-checkpoint:none",

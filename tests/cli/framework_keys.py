@@ -13,7 +13,8 @@ its type and among its choices, as read (never copied) from:
     megatron/core/distributed/distributed_data_parallel_config.py,
     megatron/core/optimizer/optimizer_config.py
   Megatron-Bridge 067f987df03b8355b03192d88d70f1709fedf51a:
-    src/megatron/bridge/training/config.py (ConfigContainer sections)
+    src/megatron/bridge/training/config.py (ConfigContainer sections),
+    models/gpt/model_config.py, recipes/llama/h100/llama3.py (model.transformer)
   torchtitan b5bcd76c66d0acb1a08b176d9639425bc55e0b2a:
     torchtitan/config/configs.py, components/checkpointer/base.py,
     distributed/activation_checkpoint.py (subcommands)
@@ -68,8 +69,10 @@ BRIDGE = {
     "model.recompute_granularity": ("full", "selective"),
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
     "model.recompute_modules": "list",
-    "model.fp8": ("e4m3", "hybrid"),
-    "model.fp8_recipe": ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
+    # training/mixed_precision.py's MixedPrecisionConfig and named recipes
+    "mixed_precision": ("bf16_with_mxfp8_mixed", "bf16_with_fp8_current_scaling_mixed"),
+    "mixed_precision.fp8": ("e4m3", "hybrid"),
+    "mixed_precision.fp8_recipe": ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
     "dataset.seq_length": INT, "train.micro_batch_size": INT, "train.global_batch_size": INT,
     "ddp.grad_reduce_in_fp32": BOOL, "ddp.use_distributed_optimizer": BOOL,
     "ddp.use_megatron_fsdp": BOOL,
@@ -80,6 +83,12 @@ BRIDGE = {
     "checkpoint.ckpt_format": ("torch", "torch_dist", "torch_dcp", "fsdp_dtensor"),
     "checkpoint.save_interval": INT, "dist.use_tp_pp_dp_mapping": BOOL,
 }
+# Optional[...] fields of TransformerConfig / ModelParallelConfig
+# (megatron/core/model_parallel_config.py, transformer/transformer_config.py)
+BRIDGE_NULLABLE = ("model.virtual_pipeline_model_parallel_size",
+                   "model.num_layers_in_first_pipeline_stage",
+                   "model.num_layers_in_last_pipeline_stage",
+                   "model.pipeline_model_parallel_layout", "model.recompute_granularity")
 TORCHTITAN = {
     "--parallelism.data_parallel_replicate_degree": INT,
     "--parallelism.data_parallel_shard_degree": INT,
@@ -93,6 +102,7 @@ TORCHTITAN = {
     "--parallelism.pipeline_parallel_last_stage_less_layers": INT,
     "--training.num_tokens_per_microbatch_per_dp_rank": INT,
     "--training.num_tokens_per_train_step": INT, "--training.max_context_length": INT,
+    "--training.disable_cuda_graphs": FLAG, "--checkpoint.enable": FLAG,
     "--checkpoint.interval": INT,
 }
 TORCHTITAN_SUBCOMMANDS = ("activation-checkpoint:selective", "activation-checkpoint:full",
@@ -147,7 +157,13 @@ def check_flags(words, table, what, bad):
 
 
 def main():
-    launch = json.load(open(sys.argv[1]))["launch"]
+    j = json.load(open(sys.argv[1]))
+    launch = j["launch"]
+    # Megatron-Bridge's Llama recipes hold the TransformerConfig fields in
+    # BridgeGPTModelConfig's "transformer" (recipes/llama/h100/llama3.py's
+    # get_model_config(), models/gpt/model_config.py); its others in a
+    # provider, model.FIELD
+    nested = j["model"]["name"].startswith("llama")
     bad, n = [], 0
     words = launch["megatron_args"].split()
     check_flags(words, MEGATRON, "Megatron-LM", bad)
@@ -156,8 +172,15 @@ def main():
         for kv in launch["megatron_bridge_overrides"].split():
             k, _, v = kv.partition("=")
             n += 1
+            if k.startswith("model.") and nested:
+                if not k.startswith("model.transformer."):
+                    bad.append(f"Megatron-Bridge: {k} is no key of a BridgeGPTModelConfig")
+                    continue
+                k = "model." + k[len("model.transformer."):]
             if k not in BRIDGE:
                 bad.append(f"Megatron-Bridge: {k} is not a ConfigContainer field")
+            elif v == "null" and k in BRIDGE_NULLABLE:
+                pass  # OmegaConf's None: a recipe's value cleared
             elif not value_ok(BRIDGE[k], v):
                 bad.append(f"Megatron-Bridge: {k}={v} is not {BRIDGE[k]}")
     if launch.get("torchtitan_args"):

@@ -7,6 +7,7 @@ stand-in (a class, callable, subscriptable).  The framework code a test
 runs stays the framework's own: only the names its imports reach for are
 supplied.  Each test names what it stubs and why.
 """
+import abc
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -14,8 +15,23 @@ import sys
 import types
 
 
-class _Meta(type):
-    """A stub class: any attribute is another stub class."""
+class _Meta(abc.ABCMeta):
+    """A stub class: any attribute is another stub class; a base beside ABC;
+    applied to a class (a decorator), that class; iterates as empty."""
+
+    def __call__(cls, *a, **k):
+        if len(a) == 1 and not k and isinstance(a[0], type):
+            return a[0]
+        return super().__call__(*a, **k)
+
+    def __iter__(cls):
+        return iter(())
+
+    def __contains__(cls, item):
+        return False
+
+    def register(cls, *a, **k):  # a registry's, not ABCMeta's
+        return a[0] if a else None
 
     def __getattr__(cls, name):
         if name.startswith("__"):
@@ -35,8 +51,19 @@ class _Any(metaclass=_Meta):
     def __init__(self, *a, **k):
         pass
 
+    def __init_subclass__(cls, **k):
+        pass
+
     def __call__(self, *a, **k):
+        if len(a) == 1 and not k and isinstance(a[0], type):
+            return a[0]  # a decorator made by a stub
         return _Any()
+
+    def __iter__(self):
+        return iter(())
+
+    def __contains__(self, item):
+        return False
 
     def __getattr__(self, name):
         if name.startswith("__"):

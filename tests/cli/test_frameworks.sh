@@ -24,10 +24,32 @@ keys_ok --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,
 run 0 plan --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3 --json
 json_eq "j['parallelism']['layers_per_stage'], j['parallelism']['vp']" "([20, 20, 20, 20], 5)"
 json_eq "'--parallelism.pipeline_parallel_layers_per_stage 4' in j['launch']['torchtitan_args']" True
-json_eq "'model.virtual_pipeline_model_parallel_size=5' in j['launch']['megatron_bridge_overrides']" True
+json_eq "'model.transformer.virtual_pipeline_model_parallel_size=5' in j['launch']['megatron_bridge_overrides']" True
+# Megatron-Bridge's OmegaConf tree of a Llama recipe nests the TransformerConfig
+# fields under model.transformer (BridgeGPTModelConfig, 067f987): a flat
+# model.tensor_model_parallel_size is refused in struct mode; DeepSeek-V3's
+# recipe builds a provider, whose fields are model.*
+run 0 plan --model llama3-8b --gpus 64 --json
+json_eq "[w.split('=')[0] for w in j['launch']['megatron_bridge_overrides'].split() if w.startswith('model.')][:2]" "['model.transformer.tensor_model_parallel_size', 'model.transformer.pipeline_model_parallel_size']"
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron --json
+json_eq "j['launch']['megatron_bridge_overrides'].split()[0].split('=')[0]" "model.tensor_model_parallel_size"
 # what torchtitan cannot say is said, and no options
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron --json
 json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported'].startswith('torchtitan cannot run this plan as it is: it has no ZeRO-1')" "(None, True)"
+# torchtitan's EP borrows dp_shard x cp x tp ranks (ParallelDims._validate(),
+# torchtitan/distributed/parallel_dims.py, b5bcd76): none under DDP; with PP
+# its CUDA graphs are off (Trainer.Config), and checkpoints are enabled
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=torchtitan --zero 0 --json
+json_eq "j['launch']['torchtitan_args'], j['launch']['torchtitan_unsupported']" "(None, 'torchtitan cannot run this plan as it is: its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing')"
+run 0 plan --model llama3-70b --gpus 64 --pp 4 --train framework=torchtitan,zero=3 --json
+json_eq "(lambda w: ('--training.disable_cuda_graphs' in w, '--checkpoint.enable --checkpoint.interval' in ' '.join(w)))(j['launch']['torchtitan_args'].split())" "(True, True)"
+# fp8 is Bridge's mixed-precision recipe, which overwrites the model's fp8
+# fields (MixedPrecisionConfig.setup(), training/mixed_precision.py, 067f987):
+# a named one over the Llama recipes' "bf16_mixed", its fields over DeepSeek-V3's
+run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,precision=fp8 --json
+json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'fp8=' in o.replace('mixed_precision=bf16_with_fp8', '')))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron,precision=fp8 --json
+json_eq "'mixed_precision.fp8=hybrid mixed_precision.fp8_recipe=tensorwise' in j['launch']['megatron_bridge_overrides']" True
 # a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
 # refuse it (its pipeline engine runs ZeRO-1 at most)
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4 --json
