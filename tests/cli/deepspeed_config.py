@@ -199,16 +199,7 @@ def main():
     import deepspeed.comm
     logging.getLogger("DeepSpeed").setLevel(logging.ERROR)
     print("stubbed: " + (", ".join(stubbed) or "nothing"), file=sys.stderr)
-    bad = 0
-    for plan in plans:
-        why = check(plan, deepspeed)
-        if why is None:
-            print(f"ok {plan}")
-        else:
-            bad += 1
-            print(f"FAIL {plan}: {why}")
-    print(f"{len(plans) - bad} of {len(plans)} fragments pass DeepSpeed's checks")
-    sys.exit(1 if bad else 0)
+    fwstubs.run_sweep(plans, lambda plan: check(plan, deepspeed), "fragments pass DeepSpeed's checks")
 
 
 if __name__ == "__main__":

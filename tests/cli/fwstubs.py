@@ -155,3 +155,19 @@ def custom_op(name, fn=None, **kw):
         return f
 
     return register if fn is None else register(fn)
+
+
+def run_sweep(plans, check, passed):
+    """Runs check(plan) on every plan file: "ok PLAN" or "FAIL PLAN: WHY" a
+    line each (None from check is a pass, a string the reason), then "N of M
+    PASSED"; exits 1 when any failed."""
+    bad = 0
+    for plan in plans:
+        why = check(plan)
+        if why is None:
+            print(f"ok {plan}")
+        else:
+            bad += 1
+            print(f"FAIL {plan}: {why}")
+    print(f"{len(plans) - bad} of {len(plans)} {passed}")
+    sys.exit(1 if bad else 0)

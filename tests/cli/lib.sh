@@ -103,3 +103,78 @@ finish() {
 	printf '%d passed, %d failed\n' "$n_pass" "$n_fail"
 	[ "$n_fail" -eq 0 ]
 }
+
+# ---- the frameworks' own checks (test_megatron_validate.sh, ...) ----------
+# Each runs a framework's code from its source tree over a sweep of plans;
+# without the tree, or a Python that can import what it needs, it skips.
+
+# fw_source VAR FILE NAME: $fw_dir, the tree that $VAR names, or a skip
+# when it holds no FILE.
+fw_source() {
+	eval "fw_dir=\${$1:-}"
+	if [ -z "$fw_dir" ] || [ ! -f "$fw_dir/$2" ]; then
+		echo "SKIP: $1 names no $3 source tree"
+		exit 77
+	fi
+}
+
+# fw_python CODE WHAT: $py, the first of $DTPLAN_PYTHON, python3 and
+# /usr/bin/python3 that runs CODE, or a skip naming WHAT it lacks.
+fw_python() {
+	py=
+	for p in ${DTPLAN_PYTHON:-} python3 /usr/bin/python3; do
+		if "$p" -c "$1" 2>/dev/null; then
+			py=$p
+			return 0
+		fi
+	done
+	echo "SKIP: no Python with $2"
+	exit 77
+}
+
+# fw_sweep [-k KEY]: starts a sweep in $plans (removed at exit).
+# fw_plan ARGS...: one plan of it, kept (and named in $plans/index) when it
+# plans and, with fw_sweep -k, its JSON has KEY (a hand-off the framework
+# can take).
+fw_sweep() {
+	fw_key=
+	[ "${1:-}" = -k ] && fw_key=$2
+	plans=$(mktemp -d)
+	trap 'rm -rf "$out" "$err" "$out.state" "$plans"' EXIT
+	n=0
+}
+
+fw_plan() {
+	n=$((n + 1))
+	if "$DTPLAN" plan "$@" --json >"$plans/$n.json" 2>"$err" &&
+		{ [ -z "$fw_key" ] || grep -q "\"$fw_key\": \"" "$plans/$n.json"; }; then
+		echo "$n: $*" >>"$plans/index"
+	else
+		rm -f "$plans/$n.json"
+	fi
+}
+
+# fw_count MIN: at least MIN plans in the sweep.
+fw_count() {
+	fw_n=$(wc -l <"$plans/index")
+	if [ "$fw_n" -ge "$1" ]; then _pass "$fw_n plans in the sweep"
+	else _fail "only $fw_n plans in the sweep"; fi
+}
+
+# fw_check WHAT CHECK ARGS...: the framework's check (a Python script) on
+# every plan of the sweep, after ARGS (its source trees); a failure names
+# each plan it refused with the dtplan arguments that made it.
+fw_check() {
+	fw_what=$1 fw_script=$2
+	shift 2
+	# shellcheck disable=SC2046 # one file name a word
+	if "$py" "$fw_script" "$@" $(ls "$plans"/*.json) >"$out" 2>"$err"; then
+		_pass "$fw_what: $(tail -1 "$out")"
+	else
+		grep FAIL "$out" | while read -r _ f why; do
+			f=${f%:}
+			echo "#   $(grep "^$(basename "$f" .json): " "$plans/index") -> $why"
+		done
+		_fail "$fw_what: $(tail -1 "$out")"
+	fi
+}

@@ -180,16 +180,8 @@ def main():
         from megatron.training.arguments import parse_args, validate_args
         from megatron.training.argument_utils import core_transformer_config_from_args
     print("stubbed: " + (", ".join(stubbed) or "nothing"), file=sys.stderr)
-    bad = 0
-    for plan in plans:
-        why = check(plan, parse_args, validate_args, core_transformer_config_from_args)
-        if why is None:
-            print(f"ok {plan}")
-        else:
-            bad += 1
-            print(f"FAIL {plan}: {why}")
-    print(f"{len(plans) - bad} of {len(plans)} argument sets pass validate_args")
-    sys.exit(1 if bad else 0)
+    fwstubs.run_sweep(plans, lambda plan: check(plan, parse_args, validate_args,
+                                                   core_transformer_config_from_args), "argument sets pass validate_args")
 
 
 if __name__ == "__main__":

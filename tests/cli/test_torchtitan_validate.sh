@@ -9,46 +9,26 @@
 # b5bcd76c66d0acb1a08b176d9639425bc55e0b2a) and a Python with torch
 # (DTPLAN_PYTHON, else python3, else /usr/bin/python3); skipped without them.
 . "$(dirname "$0")/lib.sh"
-tt=${DTPLAN_TORCHTITAN:-}
-if [ -z "$tt" ] || [ ! -f "$tt/torchtitan/trainer.py" ]; then
-	echo "SKIP: DTPLAN_TORCHTITAN names no torchtitan source tree"
-	exit 77
-fi
-py=
-for p in ${DTPLAN_PYTHON:-} python3 /usr/bin/python3; do
-	if "$p" -c 'import torch' 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "SKIP: no Python with torch"; exit 77; }
+fw_source DTPLAN_TORCHTITAN torchtitan/trainer.py "torchtitan"
+tt=$fw_dir
+fw_python 'import torch' 'torch'
 check="$top_srcdir/tests/cli/torchtitan_validate.py"
 xml="$top_srcdir/tests/data/hgx-h100-8gpu.xml"
-plans=$(mktemp -d)
-trap 'rm -rf "$out" "$err" "$out.state" "$plans"' EXIT
-n=0
-
-# plan ARGS...: one plan of the sweep; the ones torchtitan can run are checked
-plan() {
-	n=$((n + 1))
-	if "$DTPLAN" plan "$@" --json >"$plans/$n.json" 2>"$err" &&
-		grep -q '"torchtitan_args": "' "$plans/$n.json"; then
-		echo "$n: $*" >>"$plans/index"
-	else
-		rm -f "$plans/$n.json"
-	fi
-}
+fw_sweep -k torchtitan_args
 
 for m in llama3-8b llama3-70b llama3-405b mixtral-8x7b deepseek-v3; do
 	for g in 8 64 1024; do
 		for x in "" "--pp 4" "--pp 4 --train vp=2" "--cp 2 --train zero=3" \
 			"--recompute full" "--train zero=2" "--zero 0" "--ep 8 --tp 1"; do
 			# shellcheck disable=SC2086 # x is words
-			plan --model $m --gpus $g --train framework=torchtitan $x
+			fw_plan --model $m --gpus $g --train framework=torchtitan $x
 		done
 	done
-	plan --model $m --nodes 'gpu[01-16]' --node-xml "gpu[01-16]=$xml" --tp 4 --pp 4 \
+	fw_plan --model $m --nodes 'gpu[01-16]' --node-xml "gpu[01-16]=$xml" --tp 4 --pp 4 \
 		--train framework=torchtitan,vp=2
 done
-plan --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3
-plan --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,zero=3,cp=2
+fw_plan --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3
+fw_plan --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,zero=3,cp=2
 
 # the sweep spans what it says it does
 kinds=$(cat "$plans"/*.json | grep -o -e 'replicate_degree \([2-9]\|[1-9][0-9]\)' -e 'shard_degree \([2-9]\|[1-9][0-9]\)' \
@@ -57,18 +37,7 @@ kinds=$(cat "$plans"/*.json | grep -o -e 'replicate_degree \([2-9]\|[1-9][0-9]\)
 	-e 'activation-checkpoint:full' -e 'checkpoint.interval' | cut -c1-12 | sort -u | wc -l)
 if [ "$kinds" -eq 9 ]; then _pass "the sweep has all 9 kinds of option"
 else _fail "the sweep has $kinds of the 9 kinds of option"; fi
-count=$(wc -l <"$plans/index")
-if [ "$count" -ge 50 ]; then _pass "$count plans in the sweep"
-else _fail "only $count plans in the sweep"; fi
+fw_count 50
 
-# shellcheck disable=SC2046 # one file name a word
-if "$py" "$check" "$tt" $(ls "$plans"/*.json) >"$out" 2>"$err"; then
-	_pass "torchtitan's Trainer.Config: $(tail -1 "$out")"
-else
-	grep FAIL "$out" | while read -r _ f why; do
-		f=${f%:}
-		echo "#   $(grep "^$(basename "$f" .json): " "$plans/index") -> $why"
-	done
-	_fail "torchtitan's Trainer.Config: $(tail -1 "$out")"
-fi
+fw_check "torchtitan's Trainer.Config" "$check" "$tt"
 finish

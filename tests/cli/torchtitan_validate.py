@@ -207,17 +207,11 @@ def main():
         import torchtitan.trainer as trainer_mod
         import torchtitan.distributed.parallel_dims as parallel_dims
     print("stubbed: " + (", ".join(stubbed) or "nothing"), file=sys.stderr)
-    bad = 0
-    for plan in plans:
+    def quiet_check(plan):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            why = check(plan, trainer_mod, parallel_dims)
-        if why is None:
-            print(f"ok {plan}")
-        else:
-            bad += 1
-            print(f"FAIL {plan}: {why}")
-    print(f"{len(plans) - bad} of {len(plans)} option sets pass Trainer.Config")
-    sys.exit(1 if bad else 0)
+            return check(plan, trainer_mod, parallel_dims)
+
+    fwstubs.run_sweep(plans, quiet_check, "option sets pass Trainer.Config")
 
 
 if __name__ == "__main__":
