@@ -10,8 +10,7 @@ eval "$("$BATS_TEST_DIRNAME/cluster.sh" env 2>/dev/null)"
 cluster_config
 
 setup_file() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cluster_is_up || return 1
 }
 
 setup() {

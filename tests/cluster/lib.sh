@@ -313,11 +313,20 @@ no_drain() {
 	[ -z "$output" ]
 }
 
+# cluster_is_up (setup_file): every daemon of the cluster runs; else says
+# which do not (cluster.sh status) and fails.
+cluster_is_up() {
+	local s
+	s=$("$BATS_TEST_DIRNAME/cluster.sh" status 2>&1) && return 0
+	echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2
+	echo "$s" >&2
+	return 1
+}
+
 # plugstack_save (setup_file): a cluster is up; keeps its plugstack.conf line
 # for plugstack_restore (teardown_file), as the tests write their own.
 plugstack_save() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cluster_is_up || return 1
 	cp "$CL_DIR/etc/plugstack.conf" "$BATS_FILE_TMPDIR/plugstack.conf.orig"
 }
 

@@ -22,8 +22,7 @@ CLI=$CLUSTER_TOP_BUILDDIR/cli/dtplan
 TIMEOUT_S=10
 
 setup_file() {
-	"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null ||
-		{ echo "no cluster up in $CL_DIR: run tests/cluster/cluster.sh up (or run.sh)" >&2; return 1; }
+	cluster_is_up || return 1
 	[ "$CL_ACCOUNTING" = 1 ] || skip "the cluster runs without accounting (DTPLAN_CLUSTER_ACCOUNTING=0)"
 	cp "$CL_CONF" "$BATS_FILE_TMPDIR/slurm.conf.orig"
 	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=$TIMEOUT_S/" "$CL_CONF"

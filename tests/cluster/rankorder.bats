@@ -47,13 +47,16 @@ teardown() {
 }
 
 # reconfigure: slurmctld and every slurmd read slurm.conf and topology.conf
-# again (24.05+ re-executes the daemons); waits until all nodes are idle.
+# again (24.05+ re-executes the daemons: a new process writes its pid file
+# a while after the old one answered); waits until all nodes are idle and
+# every daemon's pid file names a live process again.
 reconfigure() {
 	local i
 	scontrol reconfigure || return 1
 	for ((i = 0; i < 150; i++)); do
 		if scontrol ping 2>/dev/null | grep -q 'is UP' &&
-			[ "$(nodes_in_state idle)" = "$CL_NODES" ]; then
+			[ "$(nodes_in_state idle)" = "$CL_NODES" ] &&
+			"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
 			return 0
 		fi
 		sleep 0.2
