@@ -186,11 +186,7 @@ def check(plan, ds):
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        sys.exit(2)
-    top, plans = sys.argv[1], sys.argv[2:]
-    sys.path.insert(0, top)
+    _, plans = fwstubs.tree_and_plans(__doc__)
     os.environ.setdefault("DS_ACCELERATOR", "cpu")
     stubbed = fwstubs.install(STUB_MODULES, STUB_ATTRS)
     import logging

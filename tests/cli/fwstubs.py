@@ -171,3 +171,14 @@ def run_sweep(plans, check, passed):
             print(f"FAIL {plan}: {why}")
     print(f"{len(plans) - bad} of {len(plans)} {passed}")
     sys.exit(1 if bad else 0)
+
+
+def tree_and_plans(doc):
+    """The check's arguments, a framework's source tree and plan files (the
+    tree first on sys.path), or its usage (the doc's second paragraph) and
+    exit 2."""
+    if len(sys.argv) < 3:
+        print(doc.split("\n\n")[1], file=sys.stderr)
+        sys.exit(2)
+    sys.path.insert(0, sys.argv[1])
+    return sys.argv[1], sys.argv[2:]

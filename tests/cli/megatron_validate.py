@@ -165,11 +165,7 @@ _capability = [(9, 0)]
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        sys.exit(2)
-    top, plans = sys.argv[1], sys.argv[2:]
-    sys.path.insert(0, top)
+    _, plans = fwstubs.tree_and_plans(__doc__)
     os.environ["PYTORCH_JIT"] = "0"
     stubbed = fwstubs.install(STUB_MODULES, STUB_ATTRS, {"transformer_engine": TE_VERSION})
     import torch

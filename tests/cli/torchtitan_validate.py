@@ -188,11 +188,7 @@ def check(plan, trainer_mod, parallel_dims):
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        sys.exit(2)
-    top, plans = sys.argv[1], sys.argv[2:]
-    sys.path.insert(0, top)
+    _, plans = fwstubs.tree_and_plans(__doc__)
     stubbed = fwstubs.install(STUB_MODULES, STUB_ATTRS)
     if "tyro" in stubbed:
         # tyro.conf.subcommand(NAME): keep NAME, which names the subcommand
