@@ -66,6 +66,13 @@ static const struct dtplan_gpu catalog[] = {
 	 * HBM3 3.35 TB/s, 132 SMs, PCIe Gen5 128 GB/s.  nvidia-smi: 81559 MiB. */
 	{"h100-sxm", "nvidia", 81559 * MIB, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
 	 64e9, HOPPER_GEMM, HOPPER_ATTN},
+	/* H100 96 GB: the H100 SXM5 die with six HBM2e stacks, 96 GB at 2.4 TB/s,
+	 * as in Meta's Grand Teton hosts (torchtitan's benchmarks/llama3_h100_
+	 * 202412_torchtitan.md, "Hardware"), there capped at 500 W of the 700 W
+	 * TDP: a cap the model does not know, so its clocks are taken as
+	 * h100-sxm's.  No nvidia-smi report found: the decimal 96 GB. */
+	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132, 64e9,
+	 HOPPER_GEMM, HOPPER_ATTN},
 	/* H800 SXM: the H100 part sold where the H100 was not, NVLink cut to 400
 	 * GB/s (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.1:
 	 * "about 160 GB/s" achieved one way); the rest H100's. */
@@ -211,6 +218,11 @@ const struct dtplan_gpu *dtplan_gpu_match(const char *model, double memory_bytes
 		if (has_word(model, model_words[i].word) &&
 		    !is_other_part(model, model_words[i].unless))
 			g = dtplan_gpu_find(model_words[i].name, NULL);
+	/* the 96 GB H100 says "H100" too (and no NVL or PCIe): its memory
+	 * tells it, as for the A100s */
+	if (g != NULL && strcmp(g->name, "h100-sxm") == 0 &&
+	    (strstr(model, "96GB") != NULL || memory_bytes > 90e9))
+		g = dtplan_gpu_find("h100-96gb", NULL);
 	if (g == NULL && has_word(model, "A100")) {
 		if (strstr(model, "80GB") != NULL || memory_bytes > 60e9)
 			g = dtplan_gpu_find("a100-80gb", NULL);

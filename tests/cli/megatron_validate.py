@@ -86,7 +86,8 @@ ARCH = {
 }
 
 # compute capability by catalog GPU name (NVIDIA's CUDA GPUs table)
-CAPABILITY = {"a100-40gb": (8, 0), "a100-80gb": (8, 0), "h100-sxm": (9, 0), "h800": (9, 0),
+CAPABILITY = {"a100-40gb": (8, 0), "a100-80gb": (8, 0), "h100-sxm": (9, 0), "h100-96gb": (9, 0),
+              "h800": (9, 0),
               "h200": (9, 0), "b200": (10, 0), "gb200": (10, 0)}
 
 STUB_MODULES = ["torch.distributed.checkpoint", "torch.distributed._shard",
