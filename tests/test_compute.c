@@ -81,6 +81,18 @@ static void layer_seconds__flash__gemms_waves_memory_attention(void **state)
 	assert_rel(lt.flops, 4.0 * flops_f, 1e-12);
 	dtplan__layer_seconds(&k, &r.model, 1024, 2, 2, DTPLAN_RECOMPUTE_SELECTIVE, &lt);
 	assert_near(lt.recompute, 0.0, 0.0);
+	/* torchtitan's per-op selective reruns every second matrix multiply
+	 * of the block (wk, wo, the GELU MLP's second) and the element-wise
+	 * work: wk N = 1024 / 2 = 512, K = 1024: 64 tiles, w = 0.5 -> 0.5,
+	 * 2147483648 FLOPs; wo as proj; the second as down */
+	r.framework = DTPLAN_FRAMEWORK_TORCHTITAN;
+	dtplan__kernels_init(&r, &k);
+	dtplan__layer_seconds(&k, &r.model, 1024, 2, 2, DTPLAN_RECOMPUTE_SELECTIVE, &lt);
+	assert_rel(lt.recompute,
+		   2147483648.0 / (4e13 * 0.5) + 2147483648.0 / (4e13 * 2.0 / 3.0) +
+			   8589934592.0 / (4e13 * 2.0 / 3.0) + elem_f,
+		   1e-12);
+	assert_rel(lt.flops, 3.0 * flops_f + 2147483648.0 + 2147483648.0 + 8589934592.0, 1e-12);
 }
 
 static void layer_seconds__unfused__scores_through_memory(void **state)

@@ -127,6 +127,66 @@ static void ledger__torchtitan_pp_fsdp__gradients_whole(void **state)
 	assert_near(l.gradients, 4.0 * l.params_per_gpu / 4.0, 1.0);
 }
 
+/*
+ * torchtitan's per-op selective recomputation (SelectiveAC, torchtitan/
+ * distributed/activation_checkpoint.py, b5bcd76) on Llama 3 8B (h 4096, 32
+ * heads, 8 KV heads of 128, SwiGLU F 14336, 32 layers, V 128256): a block
+ * keeps its input (2h), wq's output (2h), wv's (2 x 1024), the attention's
+ * output and log-sum-exp (2h + 4 x 32) and w1's and w2's outputs (2F, 2h),
+ * while wk, wo and w3 are rerun: 2 (4h + 1024 + F) + 128 = 63616 bytes per
+ * token, against Megatron-LM's selective 34h = 139264.  Under TP 2: the
+ * input, wq, wv, the attention and w1 halve; w2's output is whole until its
+ * reduce-scatter; the two reduce-scatter outputs are kept (2h / 2 each):
+ * 2h/2 + 2h/2 + 1024 + (2h + 128)/2 + F + 2h + 2 x h = 44096.  fp8 changes
+ * nothing (the matrix multiplies return bf16).  Seq 8192, micro-batch 2:
+ * 16384 tokens, plus the fp32 logits (4 V per token, / TP).
+ */
+static void ledger__torchtitan_selective__per_op_by_hand(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_ledger_in in = {.tp = 1,
+				      .pp = 1,
+				      .dp = 8,
+				      .zero = 3,
+				      .seq = 8192,
+				      .micro_batch = 2,
+				      .num_microbatches = 1,
+				      .recompute = DTPLAN_RECOMPUTE_SELECTIVE,
+				      .framework = DTPLAN_FRAMEWORK_TORCHTITAN,
+				      .attention = DTPLAN_ATTENTION_FLASH};
+	struct dtplan_ledger l;
+	double tok = 16384.0, logits = 4.0 * 128256.0 * tok;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("llama3-8b", &m, NULL), DTPLAN_OK);
+	in.model = &m;
+	assert_true(dtplan__selective_per_op(DTPLAN_FRAMEWORK_TORCHTITAN));
+	assert_false(dtplan__selective_per_op(DTPLAN_FRAMEWORK_MEGATRON));
+	assert_false(dtplan__selective_per_op(DTPLAN_FRAMEWORK_DEEPSPEED));
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 32.0 * tok * 63616.0 + logits, 1.0);
+	in.fp8 = true;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 32.0 * tok * 63616.0 + logits, 1.0);
+	in.fp8 = false;
+	in.tp = 2;
+	in.dp = 4;
+	in.sequence_parallel = true;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 32.0 * tok * 44096.0 + logits / 2.0, 1.0);
+	/* Megatron-LM's selective: 34 s b h */
+	in.tp = 1;
+	in.dp = 8;
+	in.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 32.0 * tok * 34.0 * 4096.0 + logits, 1.0);
+	/* no recomputation under torchtitan keeps what Megatron-LM's would */
+	in.framework = DTPLAN_FRAMEWORK_TORCHTITAN;
+	in.recompute = DTPLAN_RECOMPUTE_NONE;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 32.0 * tok * 34.0 * 4096.0 + logits, 1.0);
+}
+
 static void ledger__tp_pp__heaviest_stage(void **state)
 {
 	struct dtplan_model m = model_of_size(70e9);
@@ -476,6 +536,7 @@ int main(void)
 		cmocka_unit_test(ledger__7b_8_gpus_zero_0_to_3__seed_numbers),
 		cmocka_unit_test(ledger__tp_pp__heaviest_stage),
 		cmocka_unit_test(ledger__torchtitan_pp_fsdp__gradients_whole),
+		cmocka_unit_test(ledger__torchtitan_selective__per_op_by_hand),
 		cmocka_unit_test(ledger__given_stages__last_stage_heaviest),
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),

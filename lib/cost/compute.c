@@ -74,6 +74,7 @@ void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels
 	k->host_link = g->host_bytes_per_s;
 	k->host_memory = HOST_MEMORY_PER_GPU;
 	k->flash = r->attention == DTPLAN_ATTENTION_FLASH;
+	k->per_op = dtplan__selective_per_op(r->framework);
 }
 
 /*
@@ -249,6 +250,20 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 					  (swiglu ? 6.0 : 4.0) * mdl->moe_ffn / t / k->hbm;
 		break;
 	case DTPLAN_RECOMPUTE_SELECTIVE:
+		/* per-op (dtplan__selective_per_op()), a dense block with
+		 * standard attention: every second matrix multiply (wk, wo, and
+		 * w3 of SwiGLU or the second of GELU) and all the element-wise
+		 * work again */
+		if (k->per_op && !moe && mdl->kv_lora_rank <= 0) {
+			out->recompute =
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, kv * d / t, h) +
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, h / t) +
+				(swiglu ? gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, f / t, h)
+					: gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t)) +
+				elem_f;
+			out->flops += 2.0 * tok * (h * kv * d + h * h + h * f) / t;
+		}
+		break;
 	case DTPLAN_RECOMPUTE_NONE:
 		break;
 	}

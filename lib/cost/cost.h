@@ -27,6 +27,7 @@ struct dtplan__kernels {
 	double host_link;     /* host link per direction (bytes/s) */
 	double host_memory;   /* host memory bandwidth per GPU (bytes/s) */
 	bool flash;           /* FlashAttention */
+	bool per_op;          /* selective is per-op (dtplan__selective_per_op()) */
 };
 
 /* Seconds of one micro-batch through one layer (or the output layer and the
@@ -79,6 +80,19 @@ double dtplan__grad_wire_bytes(enum dtplan_framework f);
  * that rule (lib/cost/ledger.c), for the ledger and the DP/ZeRO traffic.
  */
 bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp);
+
+/*
+ * Whether selective recomputation is torchtitan's per-op policy (its
+ * SelectiveAC, the default activation checkpointing of its Trainer.Config:
+ * torchtitan/distributed/activation_checkpoint.py, b5bcd76) rather than
+ * Megatron-LM's: each block keeps its input and the outputs of its
+ * compute-intensive ops (attention, and the matrix multiplies but every
+ * second one, counted in forward order) and reruns the rest in the
+ * backward.  Megatron-LM and DeepSpeed rerun the attention core alone
+ * (Korthikanti et al.).  The one home of that rule (lib/cost/ledger.c), for
+ * the ledger, the kernel time, the search and the hand-off.
+ */
+bool dtplan__selective_per_op(enum dtplan_framework f);
 
 /*
  * What the ledger needs of a (model, pp, stages) split that the ZeRO stage,

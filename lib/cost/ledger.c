@@ -97,6 +97,11 @@ bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp)
 	return zero <= 1 || (f == DTPLAN_FRAMEWORK_TORCHTITAN && pp > 1);
 }
 
+bool dtplan__selective_per_op(enum dtplan_framework f)
+{
+	return f == DTPLAN_FRAMEWORK_TORCHTITAN;
+}
+
 static const char *name_of(const char *const *names, size_t n, int i)
 {
 	return i >= 0 && (size_t)i < n ? names[i] : "unknown";
@@ -351,6 +356,34 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 		m->shared_experts * (2.0 * f + g * f) + 4.0 * m->experts;
 }
 
+/*
+ * Bytes per token that torchtitan's per-op selective recomputation keeps of
+ * one dense block (dtplan__selective_per_op()): the block's input (2 h,
+ * sequence-parallel under TP), the attention's output and its fp32
+ * log-sum-exp (2 h + 4 a, split by TP), the outputs of the first, third,
+ * ... of the block's matrix multiplies in forward order (wq, wk, wv, wo,
+ * then w1, w3, w2 of SwiGLU or the two of a GELU MLP; bf16 also under fp8,
+ * whose matrix multiplies return bf16), and under TP the reduce-scatter
+ * outputs after wo and the MLP (2 h / t each: saved communication).  A
+ * row-parallel output (wo, w2) is whole on each rank until its
+ * reduce-scatter.
+ */
+static double per_op_per_token(const struct dtplan_model *m, int tp)
+{
+	double h = m->hidden, a = m->heads, t = tp;
+	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * h / a;
+	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	bool swiglu = m->mlp == DTPLAN_MLP_SWIGLU;
+	const double mm[7] = {h / t, kvd / t, kvd / t, h, f / t, swiglu ? f / t : h, h};
+	double bytes = 2.0 * h / t + (2.0 * h + 4.0 * a) / t;
+
+	for (int i = 0; i < (swiglu ? 7 : 6); i += 2)
+		bytes += 2.0 * mm[i];
+	if (tp > 1)
+		bytes += 2.0 * 2.0 * h / t;
+	return bytes;
+}
+
 /* Activations of one layer for one micro-batch (CP divides the sequence). */
 static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_recompute rc,
 				bool moe, bool fp8)
@@ -358,6 +391,11 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 	int cp = in->cp > 1 ? in->cp : 1, s = in->seq / cp;
 	double tok = (double)s * in->micro_batch, t = in->tp, rep, div, bytes;
 
+	/* per-op selective of a dense block with standard attention; MoE and
+	 * latent-attention blocks are counted as Megatron-LM keeps them */
+	if (rc == DTPLAN_RECOMPUTE_SELECTIVE && in->recompute == DTPLAN_RECOMPUTE_SELECTIVE &&
+	    dtplan__selective_per_op(in->framework) && !moe && in->model->kv_lora_rank <= 0)
+		return tok * per_op_per_token(in->model, in->tp);
 	if (rc == DTPLAN_RECOMPUTE_FULL)
 		return dtplan_activation_bytes_per_layer(s, in->micro_batch, in->model->hidden,
 							 in->model->heads, in->tp,

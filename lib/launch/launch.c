@@ -70,6 +70,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "cost/cost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -661,7 +662,11 @@ static const char *torchtitan_why_not(const struct dtplan_plan *p)
 		return "its Float8 converter is set in the model's configuration, not by an option";
 	if (p->request.moments == DTPLAN_MOMENTS_BF16)
 		return "its Adam keeps fp32 moments";
-	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE || c->recompute == DTPLAN_RECOMPUTE_FINE)
+	if (c->recompute == DTPLAN_RECOMPUTE_FINE)
+		return "it has no recompute modules (its selective recomputation is per-op)";
+	/* selective under another framework's counting is Megatron-LM's */
+	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE &&
+	    !dtplan__selective_per_op(p->request.framework))
 		return "its selective recomputation is per-op (it recomputes every second matrix "
 		       "multiply), not Megatron-LM's";
 	if (c->pp > 1 && !torchtitan_stages(c, p->request.model.layers, &chunk, &a, &b))
@@ -729,9 +734,13 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 	 * components/checkpointer/base.py): the interval alone saves nothing */
 	if (ckpt_steps(p) > 0)
 		fprintf(t.f, " --checkpoint.enable --checkpoint.interval %ld", ckpt_steps(p));
-	/* the activation-checkpoint policy is a subcommand, last */
-	fputs(c->recompute == DTPLAN_RECOMPUTE_FULL ? " activation-checkpoint:full"
-						    : " activation-checkpoint:none",
+	/* the activation-checkpoint policy is a subcommand, last
+	 * (ActivationCheckpointingConfig, torchtitan/distributed/
+	 * activation_checkpoint.py, b5bcd76): selective is its per-op
+	 * SelectiveAC, as the plan counted it */
+	fputs(c->recompute == DTPLAN_RECOMPUTE_FULL        ? " activation-checkpoint:full"
+	      : c->recompute == DTPLAN_RECOMPUTE_SELECTIVE ? " activation-checkpoint:selective"
+							   : " activation-checkpoint:none",
 	      t.f);
 	return text_finish(&t, out, err);
 }

@@ -6,6 +6,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "cost/cost.h"
 #include "plan/plan.h"
 
 #include <math.h>
@@ -380,7 +381,10 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		r->moments == DTPLAN_MOMENTS_BF16 ? ", bf16 Adam moments" : "");
 	text_stages(s.f, c);
 	text_batch(s.f, p);
-	fprintf(s.f, "  recompute    %s\n", dtplan_recompute_name(c->recompute));
+	fprintf(s.f, "  recompute    %s%s\n", dtplan_recompute_name(c->recompute),
+		c->recompute == DTPLAN_RECOMPUTE_SELECTIVE && dtplan__selective_per_op(r->framework)
+			? " (per-op: every second matrix multiply and the element-wise work rerun)"
+			: "");
 	text_memory(s.f, p);
 	text_step(s.f, c);
 	if (p->have_runner_up)

@@ -51,8 +51,8 @@
  */
 #define AMPERE_GEMM 0.832
 #define AMPERE_ATTN 0.451
-#define HOPPER_GEMM 0.816
-#define HOPPER_ATTN 0.242
+#define HOPPER_GEMM 0.826
+#define HOPPER_ATTN 0.236
 
 static const struct dtplan_gpu catalog[] = {
 	/* A100 SXM4 datasheet: 312 TFLOPS bf16 dense, NVLink 3 600 GB/s, HGX 8,

@@ -277,8 +277,9 @@ static enum dtplan_err walk_recomputes(struct split_walk *s, struct dtplan_error
 
 	for (int rc = r->recompute >= 0 ? r->recompute : 0; rc <= rc_hi; rc++) {
 		/* FlashAttention keeps no scores: selective recomputation is no
-		 * recomputation */
-		if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE && r->recompute < 0)
+		 * recomputation, but for a per-op policy */
+		if (flash && rc == DTPLAN_RECOMPUTE_SELECTIVE && r->recompute < 0 &&
+		    !dtplan__selective_per_op(r->framework))
 			continue;
 		/* fine recomputation needs Megatron-Core 0.13's recompute
 		 * modules: only when asked for */

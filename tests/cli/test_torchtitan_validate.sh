@@ -1,6 +1,7 @@
 #!/bin/sh
 # A sweep of torchtitan plans (dense, GQA, MoE with EP, 8 to 1,024 GPUs; DDP,
-# FSDP2, TP, CP, PP, interleaved, full recomputation, pins) whose
+# FSDP2, TP, CP, PP, interleaved, full and per-op selective recomputation,
+# pins) whose
 # DT_TORCHTITAN_ARGS go through torchtitan's own Trainer.Config, section
 # dataclasses and ParallelDims (tests/cli/torchtitan_validate.py says how,
 # and what it stubs: tyro among them, read as tyro reads the words).
@@ -19,7 +20,7 @@ fw_sweep -k torchtitan_args
 for m in llama3-8b llama3-70b llama3-405b mixtral-8x7b deepseek-v3; do
 	for g in 8 64 1024; do
 		for x in "" "--pp 4" "--pp 4 --train vp=2" "--cp 2 --train zero=3" \
-			"--recompute full" "--train zero=2" "--zero 0" "--ep 8 --tp 1"; do
+			"--recompute full" "--recompute selective" "--train zero=2" "--zero 0" "--ep 8 --tp 1"; do
 			# shellcheck disable=SC2086 # x is words
 			fw_plan --model $m --gpus $g --train framework=torchtitan $x
 		done
@@ -34,9 +35,10 @@ fw_plan --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,
 kinds=$(cat "$plans"/*.json | grep -o -e 'replicate_degree \([2-9]\|[1-9][0-9]\)' -e 'shard_degree \([2-9]\|[1-9][0-9]\)' \
 	-e 'tensor_parallel_degree [2-9]' -e 'context_parallel_degree [2-9]' \
 	-e 'expert_parallel_degree' -e 'Interleaved1F1B' -e 'schedule 1F1B' \
-	-e 'activation-checkpoint:full' -e 'checkpoint.interval' | cut -c1-12 | sort -u | wc -l)
-if [ "$kinds" -eq 9 ]; then _pass "the sweep has all 9 kinds of option"
-else _fail "the sweep has $kinds of the 9 kinds of option"; fi
+	-e 'activation-checkpoint:full' -e 'activation-checkpoint:selective' -e 'checkpoint.interval' |
+	sed 's/^activation-checkpoint:/AC-/' | cut -c1-12 | sort -u | wc -l)
+if [ "$kinds" -eq 10 ]; then _pass "the sweep has all 10 kinds of option"
+else _fail "the sweep has $kinds of the 10 kinds of option"; fi
 fw_count 50
 
 fw_check "torchtitan's Trainer.Config" "$check" "$tt"
