@@ -292,8 +292,13 @@ static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 	struct dtplan_ledger_in in = {
 		.tp = 1, .pp = 4, .dp = 1, .seq = 4096, .micro_batch = 1, .num_microbatches = 8};
 	struct dtplan_ledger l;
-	/* s = h = 4096, a 32: sbh = 16777216, 5as/h = 160 -> 16777216 * 194 per layer */
-	const double per_layer = 3254779904.0;
+	/* s = h = 4096, a 32, F 11008, SwiGLU, no dropout; per token 8h kept
+	 * whole (the norms' inputs 4h, the QKV and first MLP inputs 2h each),
+	 * 8h of attention (Q, K, V 2h each, the projection's input 2h), 6F of
+	 * the MLP (gate and up outputs 4F, the second matrix's input 2F):
+	 * 131584 bytes, and unfused the softmax's output, 2as = 262144 (no
+	 * dropout mask or output): 4096 x 393728 per layer */
+	const double per_layer = 1612709888.0;
 
 	(void)state;
 	assert_int_equal(dtplan_model_parse("llama2-7b", &m, NULL), DTPLAN_OK);
@@ -318,29 +323,29 @@ static void ledger__llama2_7b_pp4__stage0_holds_min_m_p(void **state)
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	assert_near(l.activations, 11 * per_layer, 1.0);
 	/* full recompute, tp 2 with SP: 2 sbh / 2 = 16777216 per layer, 11 layers,
-	 * and the layer being rerun whole: (sbh / 2) * 194 = 1627389952.  The
+	 * and the layer being rerun whole: 1612709888 / 2 = 806354944.  The
 	 * last stage (10 layers) adds 524288000 / 2 of logits but holds fewer
 	 * weights: P_layer = (6738415616 - 2 * 131072000) / 32 = 202383488, so
 	 * 16 bytes * (11 P_layer + Vh) / 2 = 18858322944 on stage 0 against
-	 * 17239255040 on the last, whose 2057306112 of activations do not make
+	 * 17239255040 on the last, whose 1236271104 of activations do not make
 	 * up for the 1619067904 */
 	in.tp = 2;
 	in.sequence_parallel = true;
 	in.recompute = DTPLAN_RECOMPUTE_FULL;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
 	assert_int_equal(l.stage, 0);
-	assert_near(l.activations, 11 * 16777216.0 + 1627389952.0, 1.0);
-	assert_near(l.total, 18858322944.0 + 11 * 16777216.0 + 1627389952.0, 1.0);
+	assert_near(l.activations, 11 * 16777216.0 + 806354944.0, 1.0);
+	assert_near(l.total, 18858322944.0 + 11 * 16777216.0 + 806354944.0, 1.0);
 }
 
 /*
  * DeepSeek-V3's memory recipe on llama2-7b, PP 4 in stages of 8 layers:
  * fp8 activations, fine recomputation, bf16 Adam moments, DualPipe.  Per
- * token and layer, fine keeps the norms' inputs and masks (6h), Q and K
- * (4h), V (2h), the fp8 inputs of the output projection (h) and of the
- * MLP's second matrix (4h) and the activation's input (8h): 25h, so 25 sbh
- * = 25 x 16777216 bytes per layer and micro-batch (no scores: fine
- * recomputes the attention core too).
+ * token and layer (h 4096, F 11008, no dropout), fine keeps the norms'
+ * inputs (4h), Q, K and V (2h each), the fp8 input of the output projection
+ * (h), SwiGLU's gate and up outputs (2 x 2F, bf16) and the fp8 input of the
+ * second matrix (F): 11h + 5F = 100096 bytes, 4096 x 100096 per layer and
+ * micro-batch (no scores: fine recomputes the attention core too).
  */
 static void ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand(void **state)
 {
@@ -358,7 +363,7 @@ static void ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand(void **stat
 				      .bf16_moments = true,
 				      .dualpipe = true};
 	struct dtplan_ledger l;
-	const double per_layer = 25.0 * 16777216.0, vh = 32000.0 * 4096.0;
+	const double per_layer = 4096.0 * 100096.0, vh = 32000.0 * 4096.0;
 	const double p_layer = 202383488.0, logits = 4.0 * 4096 * 32000;
 	/* GPU 0 holds stage 0 (the embedding) and stage 3 (the output layer) */
 	const double params = 16.0 * p_layer + 2.0 * vh;
@@ -390,10 +395,11 @@ static void ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand(void **stat
 	assert_near(l.params_per_gpu, 8.0 * p_layer + vh, 1.0);
 	assert_near(l.optimizer, 12.0 * (8.0 * p_layer + vh), 1.0);
 	assert_near(l.activations, 4.0 * 8 * per_layer, 1.0);
-	/* bf16 inputs: 30 sbh, Korthikanti's 34 less the norms' outputs */
+	/* bf16 inputs: the output projection's 2h and the second matrix's 2F,
+	 * 12h + 6F = 115200 bytes per token */
 	in.fp8 = false;
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
-	assert_near(l.activations, 4.0 * 8 * 30.0 * 16777216.0, 1.0);
+	assert_near(l.activations, 4.0 * 8 * 4096.0 * 115200.0, 1.0);
 	/* DualPipe mirrors stages: an odd PP is refused */
 	in.dualpipe = true;
 	in.pp = 3;

@@ -390,6 +390,42 @@ static void model_from_hf_config__optional_keys__defaults(void **state)
 	assert_true(m.tied_embeddings);
 	/* GPT-2 small: HF's 124,439,808 less its 1024 x 768 position table = 123,653,376 */
 	assert_near(m.params, 124439808.0 - 1024.0 * 768.0, 0.5);
+	/* no dropout probability given: none */
+	assert_false(m.dropout);
+}
+
+/* Dropout from the probabilities a config.json gives: GPT-2's resid_pdrop
+ * and attn_pdrop of 0.1 (openai-community/gpt2's config.json), Llama 3's
+ * attention_dropout of 0.0; a probability that is not a number is named. */
+static void model_from_hf_config__dropout__probabilities(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-gpt2-dropout.json"), &m,
+						     NULL),
+			 DTPLAN_OK);
+	assert_true(m.dropout);
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-llama3-70b.json"), &m,
+						     NULL),
+			 DTPLAN_OK);
+	assert_false(m.dropout);
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-bad-dropout.json"), &m,
+						     &err),
+			 DTPLAN_ERR_PARSE);
+	assert_non_null(strstr(err.text, "attention_dropout"));
+	/* a spec's dimensions train as Megatron-LM's defaults do, with
+	 * dropout, unless told; presets as their models were trained */
+	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4", &m, NULL), DTPLAN_OK);
+	assert_true(m.dropout);
+	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4,dropout=no", &m, NULL),
+			 DTPLAN_OK);
+	assert_false(m.dropout);
+	assert_int_equal(dtplan_model_parse("gpt3-175b", &m, NULL), DTPLAN_OK);
+	assert_true(m.dropout);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &m, NULL), DTPLAN_OK);
+	assert_false(m.dropout);
 }
 
 static const struct {
@@ -764,6 +800,7 @@ int main(void)
 		cmocka_unit_test(model_parse__tiny_or_signed_size__clear_error),
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
+		cmocka_unit_test(model_from_hf_config__dropout__probabilities),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
 		cmocka_unit_test(model_from_hf_config__mixtral_keys__experts_and_top_k),
 		cmocka_unit_test(

@@ -212,12 +212,13 @@ static void candidate_evaluate__toy_interleaved__bubble_over_v(void **state)
 	assert_rel(c.step.compute, plain.step.compute, 1e-12);
 	assert_rel(c.step.bubble, (c.step.compute + c.step.tp_comm) / 16.0, 1e-9);
 	assert_rel(c.net_bytes_per_gpu, 2.0 * 3.0 / 2.0 * 8.0 * 2097152.0, 1e-12);
-	/* the fullest stage is the last: one micro-batch of 2 layers, 34 s b h / t
-	 * = 35651584 B each, and 4 s b V / t = 131072000 B of fp32 logits; the
-	 * layers' activations grow 1 + (p-1)/(p v) = 1.25 times */
+	/* the fullest stage is the last: one micro-batch of 2 layers, 32 s b h / t
+	 * = 33554432 B each (Korthikanti's 34 less the two dropout masks: the
+	 * toy trains without dropout), and 4 s b V / t = 131072000 B of fp32
+	 * logits; the layers' activations grow 1 + (p-1)/(p v) = 1.25 times */
 	assert_int_equal(c.memory.stage, 1);
-	assert_rel(plain.memory.activations, 2.0 * 35651584.0 + 131072000.0, 1e-12);
-	assert_rel(c.memory.activations, 2.0 * 35651584.0 * 1.25 + 131072000.0, 1e-12);
+	assert_rel(plain.memory.activations, 2.0 * 33554432.0 + 131072000.0, 1e-12);
+	assert_rel(c.memory.activations, 2.0 * 33554432.0 * 1.25 + 131072000.0, 1e-12);
 	/* interleaving needs stages */
 	c = (struct dtplan_candidate){.tp = 2, .pp = 1, .dp = 8, .micro_batch = 2, .vp = 2};
 	assert_int_equal(dtplan__candidate_evaluate(&r, &c, &fits, NULL), DTPLAN_ERR_INVAL);
@@ -764,7 +765,7 @@ static void search_run__mixtral_8x7b_64_h100__ep_and_memory(void **state)
 	struct dtplan__search s;
 	const struct dtplan_candidate *c;
 	/* 32 MoE layers of 8 experts of 3 x 4096 x 14336 (SwiGLU) */
-	double h = 4096.0, sbh, experts = 32.0 * 8 * 3 * 4096.0 * 14336, dense, p, pe;
+	double h = 4096.0, experts = 32.0 * 8 * 3 * 4096.0 * 14336, dense, p, pe;
 	double w, g, o, act, per_token;
 
 	(void)state;
@@ -790,11 +791,13 @@ static void search_run__mixtral_8x7b_64_h100__ep_and_memory(void **state)
 	w = 2.0 * (p + pe);                            /* bf16 weights */
 	g = 2.0 * (p + pe);                            /* bf16 gradients */
 	o = 12.0 * (p / c->dp + pe / (c->dp / c->ep)); /* ZeRO-1 over DP, expert DP */
-	sbh = 4096.0 * c->micro_batch * h;
-	/* per token beyond 34h: the MoE MLP's 3h + 1.25 x 2 x (2h + 4 x 14336) +
-	 * 4 x 8 router logits in place of the dense 19h */
-	per_token = 3.0 * h + 1.25 * 2 * (2.0 * h + 4.0 * 14336) + 4.0 * 8 - 19.0 * h;
-	act = 32.0 * (34.0 * sbh + 4096.0 * c->micro_batch * per_token) / c->tp +
+	/* per token (no dropout): the norms' inputs 4h, the QKV and router
+	 * inputs 2h each; Q 2h, K and V 2 x 1024 each (8 KV heads of 128), the
+	 * projection's input 2h; for 1.25 x 2 routed copies the expert input
+	 * 2h, SwiGLU's gate and up outputs 2 x 2 x 14336 and the second
+	 * matrix's input 2 x 14336; 4 x 8 router logits */
+	per_token = 8.0 * h + 4.0 * h + 4.0 * 1024 + 1.25 * 2 * (2.0 * h + 6.0 * 14336) + 4.0 * 8;
+	act = 32.0 * (4096.0 * c->micro_batch * per_token) / c->tp +
 	      4.0 * 4096 * c->micro_batch * 32000.0 / c->tp; /* fp32 logits */
 	assert_true(fabs(c->memory.weights - w) < 1.0);
 	assert_true(fabs(c->memory.gradients - g) < 1.0);
@@ -879,15 +882,18 @@ static void search_run__deepseek_v3_2048_h800__published_split_fits(void **state
 	/* ZeRO-1: dense state over DP 128, experts' over 128 / 64 */
 	assert_true(fabs(c->memory.optimizer - 12.0 * (p / 128 + pe / 2)) < 1.0);
 	/* full recomputation: 15 micro-batches of 4 layer inputs (2sbh), plus
-	 * one MoE layer rebuilt whole: 34sbh, MLA's wider queries, keys,
-	 * values and latents in place of 11h per token, and the MoE MLP's
-	 * 3h + 1.25 x 8 x (2h + 4 x 2048) + 4 x 2048 (shared) + 4 x 256
-	 * (router logits) in place of 19h */
+	 * one MoE layer rebuilt whole, per token (no dropout): the norms'
+	 * inputs 4h, the QKV and router inputs 2h each; MLA's queries and keys
+	 * (2 x 2 a 192), values and the projection's input (2 x 2 a 128), its
+	 * latents 2 (1536 + 512) and rotary key 2 x 64; for 1.25 x 8 routed
+	 * copies the expert input 2h, SwiGLU's gate and up outputs 2 x 2 x 2048
+	 * and the second matrix's input 2 x 2048, the shared expert's 6 x 2048,
+	 * and 4 x 256 router logits */
 	sbh = 4096.0 * h;
-	mla = 3.0 * h + 4.0 * a * 192 + 4.0 * a * 128 + 2.0 * 1536 + 2.0 * (512 + 64) - 11.0 * h;
-	moe = 3.0 * h + 1.25 * 8 * (2.0 * h + 4.0 * 2048) + 4.0 * 2048 + 4.0 * 256 - 19.0 * h;
+	mla = 4.0 * a * 192 + 4.0 * a * 128 + 2.0 * (1536 + 512) + 2.0 * 64;
+	moe = 1.25 * 8 * (2.0 * h + 6.0 * 2048) + 6.0 * 2048 + 4.0 * 256;
 	assert_true(fabs(c->memory.activations -
-			 (15.0 * 4 * 2.0 * sbh + 34.0 * sbh + 4096.0 * (mla + moe))) < 1.0);
+			 (15.0 * 4 * 2.0 * sbh + 4096.0 * (8.0 * h + mla + moe))) < 1.0);
 	assert_true(c->memory.total <= 0.9 * r.gpu.memory_bytes);
 	/* what the search alone may pick: EP divides the experts and DP */
 	r.tp = r.pp = r.ep = 0;
@@ -952,13 +958,14 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__published_split(vo
 	 * experts over 128 / 64 */
 	assert_true(fabs(c->memory.optimizer - 8.0 * (p / 128 + pe / 2)) < 1.0);
 	/* 17 micro-batches (PP + 1) of one stage's 4 layers; a token keeps
-	 * the norms' inputs and masks (6h), the output projection's input (a
-	 * d_v, fp8), the latents (fp8) and rotary key (bf16), and for 1.25 x
-	 * 8 routed copies the fp8 expert input (h) and the activation's input
-	 * (2 x 2 x 2048), the shared expert's 2F + F, the fp32 router logits;
+	 * the norms' inputs (4h: no dropout, no masks), the output projection's
+	 * input (a d_v, fp8), the latents (fp8) and rotary key (bf16), and for
+	 * 1.25 x 8 routed copies the fp8 expert input (h) and the activation's
+	 * input in fp8 (2 x 2048, section 3.3.3), the shared expert's 2F + F,
+	 * the fp32 router logits;
 	 * fine recomputation rebuilds the norms' outputs, the up-projected
 	 * queries, keys and values and the experts' activation output */
-	rep = 6.0 * h;
+	rep = 4.0 * h;
 	div = a * 128 + (1536.0 + 512) + 2.0 * 64 + 1.25 * 8 * (h + 2.0 * 2048) +
 	      (2.0 * 2048 + 2048) + 4.0 * 256;
 	assert_true(fabs(c->memory.activations - 17.0 * 4 * 4096 * (rep + div)) < 1.0);

@@ -308,23 +308,29 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
 
 /*
  * Activation bytes per token that one layer keeps for its backward pass
- * without full recomputation, Korthikanti's 34 h term by term (a standard
- * layer: 2 + 2 layer-norm inputs, 1 + 1 dropout masks; attention: QKV input
- * 2, Q and K 4, V 2, output projection input 2; MLP: first matrix input 2,
- * activation input 8, second matrix input 8), split into what TP without
- * sequence parallelism keeps whole on every rank (*rep: the norms' inputs,
- * the masks, the inputs of the attention's and the MLP's first matrices)
- * and what TP divides (*div).  g is the bytes of a matrix multiply's input
- * (2, or 1 for fp8: the 34 h become 27 h).
+ * without full recomputation, as Megatron-LM keeps them: Korthikanti's 34 h
+ * term by term, for the model's own attention and MLP (a standard GPT layer
+ * gives the 34 h: 10 h whole on every TP rank, 24 h divided).  Kept whole
+ * (*rep, what TP without sequence parallelism does not divide): the two
+ * layer norms' inputs 2 + 2 h, the two dropout masks 1 + 1 h when the model
+ * trains with dropout, the QKV and first MLP matrices' inputs g h each.
+ * Divided by TP (*div): the queries 2 h, keys and values 2 kv d each (GQA:
+ * kv heads of width d = h / a), the output projection's input g h; the first
+ * MLP matrix's output 2 u F, the activation's input (u = 2 for SwiGLU's gate
+ * and up, 1 for GELU), and the second matrix's input g F.  g is the bytes of
+ * a matrix multiply's input (2, or 1 for fp8: a GPT layer's 34 h become
+ * 27 h).
  *
  * Latent attention (DeepSeek-V2) keeps its wider queries and keys (a
  * (d_nope + d_rope) each), values (a d_v), the output projection's input (a
  * d_v) and its latents (the up-projections' inputs and the rotary key).  An
  * MoE MLP keeps its input (the router's, bf16) and for each of the top_k
  * routed copies of a token, times the capacity factor, the permuted input
- * (g h bytes), its expert's activation input (2F) and output (g F, the
- * second matrix's input); the shared experts their 2F + g F each; and the
- * fp32 router logits (4 E).
+ * (g h bytes), its expert's activation input (g u F: under fp8 cached in fp8,
+ * as DeepSeek-V3's recipe caches the SwiGLU operator's inputs, arXiv
+ * 2412.19437, section 3.3.3) and output (g F, the second matrix's input);
+ * the shared experts their g u F + g F each; and the fp32 router logits
+ * (4 E).
  *
  * fine (DTPLAN_RECOMPUTE_FINE) keeps no layer-norm output (the first
  * matrices' inputs), no up-projected queries, keys and values of latent
@@ -335,8 +341,10 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 			    double *rep, double *div)
 {
 	double h = m->hidden, a = m->heads, f = m->moe_ffn, routed;
+	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * h / a;
+	double u = m->mlp == DTPLAN_MLP_SWIGLU ? 2.0 : 1.0;
 
-	*rep = 4.0 * h + 2.0 * h + (fine ? 0.0 : g * h);
+	*rep = 4.0 * h + (m->dropout ? 2.0 * h : 0.0) + (fine ? 0.0 : g * h);
 	if (m->kv_lora_rank > 0)
 		*div = (fine ? 0.0
 			     : 4.0 * a * ((double)m->qk_nope_dim + m->qk_rope_dim) +
@@ -344,16 +352,18 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 		       g * a * m->v_head_dim + g * ((double)m->q_lora_rank + m->kv_lora_rank) +
 		       2.0 * m->qk_rope_dim;
 	else
-		*div = 4.0 * h + 2.0 * h + g * h;
+		*div = 2.0 * h + 4.0 * kvd + g * h;
 	if (!moe) {
+		double ff = m->ffn > 0 ? m->ffn : 4.0 * h;
+
 		*rep += fine ? 0.0 : g * h;
-		*div += 8.0 * h + g * 4.0 * h;
+		*div += 2.0 * u * ff + g * ff;
 		return;
 	}
 	routed = DTPLAN_MOE_CAPACITY_FACTOR * m->top_k;
 	*rep += fine ? 0.0 : 2.0 * h;
-	*div += routed * (g * h + 2.0 * f + (fine ? 0.0 : g * f)) +
-		m->shared_experts * (2.0 * f + g * f) + 4.0 * m->experts;
+	*div += routed * (g * h + g * u * f + (fine ? 0.0 : g * f)) +
+		m->shared_experts * (g * u * f + g * f) + 4.0 * m->experts;
 }
 
 /*
@@ -405,9 +415,10 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 		bytes = tok * (rep + div) / t;
 	else
 		bytes = tok * (rep + div / t);
-	/* unfused attention without recomputation: 5 a s^2 b of scores */
+	/* unfused attention without recomputation: the softmax's output
+	 * (2 a s^2 b), and with dropout its mask and output (1 + 2): 5 a s^2 b */
 	if (rc == DTPLAN_RECOMPUTE_NONE)
-		bytes += 5.0 * in->model->heads * (double)s * tok / t;
+		bytes += (in->model->dropout ? 5.0 : 2.0) * in->model->heads * (double)s * tok / t;
 	return bytes;
 }
 

@@ -35,6 +35,7 @@ struct dtplan_model {
 			* paper or card says (presets; 0: unknown) */
 	enum dtplan_mlp mlp;
 	bool tied_embeddings; /* output head shares the input embedding */
+	bool dropout;         /* trained with hidden and attention dropout: its masks are kept */
 	double params;        /* parameter count used by the ledger: every expert */
 	bool params_given;    /* params came from a bare size, dims derived */
 	/* Mixture of experts (doc/internals/cost-model.md, "Experts"); experts 0:

@@ -56,6 +56,11 @@
  * was pre-trained at, from its paper or card (named at each row); max_seq
  * is its context length, which long-context variants reach only in a short
  * final phase of training.
+ *
+ * dropout: GPT-3 as Megatron-LM trains it (TransformerConfig's
+ * hidden_dropout and attention_dropout, 0.1 by default); the others trained
+ * without (their config.json files' dropout probabilities are 0: Llama 2 and
+ * 3, BLOOM, GPT-NeoX 20B, Mixtral, DeepSeek-V3).
  */
 static const struct dtplan_model presets[] = {
 	{.name = "gpt3-175b",
@@ -70,6 +75,7 @@ static const struct dtplan_model presets[] = {
 	 .train_seq = 2048,
 	 .mlp = DTPLAN_MLP_GELU,
 	 .tied_embeddings = true,
+	 .dropout = true,
 	 .params = 174579093504.0},
 	{.name = "llama2-7b",
 	 .layers = 32,
@@ -467,6 +473,7 @@ enum dtplan_err dtplan_model_from_size(double params, struct dtplan_model *m,
 	tmp.ffn = 4 * tmp.hidden;
 	tmp.vocab = 50257;
 	tmp.mlp = DTPLAN_MLP_GELU;
+	tmp.dropout = true; /* Megatron-LM's default, the count's own */
 	tmp.params = params;
 	tmp.active_params = params;
 	tmp.params_given = true;
@@ -604,11 +611,40 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * Dropout: any of the probabilities transformers' configurations name for it
+ * (Llama, Mistral, Qwen2: attention_dropout; GPT-NeoX, BLOOM: hidden_dropout,
+ * attention_dropout; GPT-2: resid_pdrop, attn_pdrop; BERT-style:
+ * hidden_dropout_prob, attention_probs_dropout_prob) above 0; none given:
+ * none.
+ */
+static enum dtplan_err hf_dropout(const json_t *root, struct dtplan_model *m, const char *path,
+				  struct dtplan_error *err)
+{
+	static const char *const keys[] = {"hidden_dropout",      "attention_dropout",
+					   "resid_pdrop",         "attn_pdrop",
+					   "hidden_dropout_prob", "attention_probs_dropout_prob"};
+
+	m->dropout = false;
+	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(keys); i++) {
+		double p = 0.0;
+		enum dtplan_err rv =
+			dtplan__jget_num(root, path, "", keys[i], HF_OPT, 0.0, 1.0, &p, err);
+
+		if (rv != DTPLAN_OK)
+			return rv;
+		if (p > 0.0)
+			m->dropout = true;
+	}
+	return DTPLAN_OK;
+}
+
+/*
  * HuggingFace keys: hidden_size, num_hidden_layers, num_attention_heads,
  * vocab_size (required); num_key_value_heads (default heads),
  * intermediate_size (default 4h), max_position_embeddings (default 0),
  * tie_word_embeddings (default true, as in transformers' PretrainedConfig),
- * hidden_act (silu/swish: SwiGLU; gelu*, relu: two matrices; default gelu).
+ * hidden_act (silu/swish: SwiGLU; gelu*, relu: two matrices; default gelu),
+ * the dropout probabilities (hf_dropout()).
  */
 enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_model *m,
 					    struct dtplan_error *err)
@@ -660,6 +696,8 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	rv = dtplan__jget_bool(root, path, "", "tie_word_embeddings", HF_OPT, &tmp.tied_embeddings,
 			       err);
 	if (rv != DTPLAN_OK)
+		goto out;
+	if ((rv = hf_dropout(root, &tmp, path, err)) != DTPLAN_OK)
 		goto out;
 	tmp.mlp = DTPLAN_MLP_GELU;
 	v = json_object_get(root, "hidden_act");
@@ -737,6 +775,9 @@ static const struct dtplan__kv_key dims_keys[] = {
 	{.name = "tied",
 	 .kind = DTPLAN__KV_BOOL,
 	 .offset = offsetof(struct dtplan_model, tied_embeddings)},
+	{.name = "dropout",
+	 .kind = DTPLAN__KV_BOOL,
+	 .offset = offsetof(struct dtplan_model, dropout)},
 	DIM("experts", experts, 1),
 	DIM("top_k", top_k, 1),
 	DIM("moe_ffn", moe_ffn, 1),
@@ -770,6 +811,7 @@ static enum dtplan_err parse_dims(const char *spec, struct dtplan_model *m,
 	snprintf(prefix, sizeof(prefix), "model '%s': ", spec);
 	d.m.vocab = 50257;
 	d.m.mlp = DTPLAN_MLP_GELU;
+	d.m.dropout = true; /* Megatron-LM's default hidden and attention dropout */
 	rv = dtplan__kv_parse(&dims_table, spec, &d, seen, &where, err);
 	if (rv != DTPLAN_OK)
 		goto out;

@@ -39,12 +39,13 @@ json_eq "j['job_mtbf_seconds']" 3600000000000
 
 # ledger: no accepted input overflows (counts and sizes are bounded), so the
 # extremes must come out as finite numbers.  llama3-405b (126 layers, hidden
-# 16384, 128 heads) at s = 2^24, b = 2^20, no recompute holds
-# 126 * s b h (34 + 5 a s / h) bytes of activations on stage 0, and 4 s b V of
-# fp32 logits (V = 128256).
+# 16384, 128 heads, 8 KV heads of 128, SwiGLU F 53248, no dropout) at s = 2^24,
+# b = 2^20, unfused without recompute, holds 126 * s b (12 h + 4 kv d + 6 F +
+# 2 a s) bytes of activations on stage 0 (doc/internals/cost-model.md,
+# "Memory"), and 4 s b V of fp32 logits (V = 128256).
 run 0 ledger --model llama3-405b --gpus 1 --seq 16777216 --micro-batch 1048576 --json
 strict_json
-json_eq "abs(j['bytes_per_gpu']['activations'] / (126 * 2**24 * 2**20 * 16384 * (34 + 5 * 128 * 2**24 / 16384) + 4 * 2**24 * 2**20 * 128256) - 1) < 1e-12" True
+json_eq "abs(j['bytes_per_gpu']['activations'] / (126 * 2**24 * 2**20 * (12 * 16384 + 4 * 1024 + 6 * 53248 + 2 * 128 * 2**24) + 4 * 2**24 * 2**20 * 128256) - 1) < 1e-12" True
 # the smallest model dtplan accepts (10^6 parameters): its bytes are numbers
 run 0 ledger --model 1M --gpus 8 --seq 0 --json
 strict_json

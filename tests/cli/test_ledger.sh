@@ -27,11 +27,12 @@ run 0 ledger --model llama2-7b --gpus 16 --tp 2 --pp 2 --seq 0 --json
 json_eq "j['params_per_gpu']" 1684603904
 json_eq "j['dp']" 4
 # activations: full recompute 2sbh per layer, 32 layers of llama2-7b, s 4096, b 2, h 4096:
-# 2 * 4096 * 2 * 4096 * 32 = 2147483648; the layer being rerun whole, sbh (34 + 5as/h)
-# = 33554432 * (34 + 160) = 6509559808; and fp32 logits 4 s b V = 4 * 4096 * 2 * 32000
-# = 1048576000
+# 2 * 4096 * 2 * 4096 * 32 = 2147483648; the layer being rerun whole, unfused, per token
+# 16h + 6F (F 11008, SwiGLU, no dropout: doc/internals/cost-model.md, "Memory") and the
+# softmax's output 2as: 8192 * (65536 + 66048 + 262144) = 3225419776; and fp32 logits
+# 4 s b V = 4 * 4096 * 2 * 32000 = 1048576000
 run 0 ledger --model llama2-7b --gpus 8 --recompute full --micro-batch 2 --json
-json_eq "j['bytes_per_gpu']['activations']" 9705619456
+json_eq "j['bytes_per_gpu']['activations']" 6421479424
 json_eq "j['recompute']" full
 
 # bad input
