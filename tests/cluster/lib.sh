@@ -323,6 +323,26 @@ cluster_is_up() {
 	return 1
 }
 
+# reconfigure: slurmctld and every slurmd read slurm.conf and topology.conf
+# again (24.05+ re-executes the daemons: a new process writes its pid file
+# a while after the old one answered); waits until all nodes are idle and
+# every daemon's pid file names a live process again.
+reconfigure() {
+	local i
+	scontrol reconfigure || return 1
+	for ((i = 0; i < 150; i++)); do
+		if scontrol ping 2>/dev/null | grep -q 'is UP' &&
+			[ "$(nodes_in_state idle)" = "$CL_NODES" ] &&
+			"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "reconfigure: the cluster did not come back within 30 s" >&2
+	sinfo -N >&2
+	return 1
+}
+
 # plugstack_save (setup_file): a cluster is up; keeps its plugstack.conf line
 # for plugstack_restore (teardown_file), as the tests write their own.
 plugstack_save() {

@@ -26,14 +26,14 @@ setup_file() {
 	[ "$CL_ACCOUNTING" = 1 ] || skip "the cluster runs without accounting (DTPLAN_CLUSTER_ACCOUNTING=0)"
 	cp "$CL_CONF" "$BATS_FILE_TMPDIR/slurm.conf.orig"
 	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=$TIMEOUT_S/" "$CL_CONF"
-	scontrol reconfigure
+	reconfigure
 	scontrol show config | grep -q "^SlurmdTimeout *= $TIMEOUT_S sec"
 }
 
 teardown_file() {
 	if [ -f "$BATS_FILE_TMPDIR/slurm.conf.orig" ]; then
 		cp "$BATS_FILE_TMPDIR/slurm.conf.orig" "$CL_CONF"
-		scontrol reconfigure
+		reconfigure
 	fi
 }
 

@@ -46,26 +46,6 @@ teardown() {
 	cancel_all_wait 60
 }
 
-# reconfigure: slurmctld and every slurmd read slurm.conf and topology.conf
-# again (24.05+ re-executes the daemons: a new process writes its pid file
-# a while after the old one answered); waits until all nodes are idle and
-# every daemon's pid file names a live process again.
-reconfigure() {
-	local i
-	scontrol reconfigure || return 1
-	for ((i = 0; i < 150; i++)); do
-		if scontrol ping 2>/dev/null | grep -q 'is UP' &&
-			[ "$(nodes_in_state idle)" = "$CL_NODES" ] &&
-			"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	echo "reconfigure: the cluster did not come back within 30 s" >&2
-	sinfo -N >&2
-	return 1
-}
-
 @test "leaves listed node3,node4 before node1,node2: every RANK is the plan's, the hostfile gives SLURM_PROCID == RANK" {
 	{
 		echo "# rankorder.bats: node3 and node4 on the first leaf"
