@@ -755,27 +755,20 @@ static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
 	c->dp = 32;
 	c->num_microbatches = 16;
 	c->stages = (struct dtplan_stage_layers){.first = 80};
-	assert_text(
-		dtplan_launch_torchtitan_args, &f->plan,
-		"--parallelism.data_parallel_replicate_degree 32 "
-		"--parallelism.data_parallel_shard_degree 1 "
-		"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "
-		"--parallelism.pipeline_parallel_degree 1 "
-		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
-		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
-		"activation-checkpoint:none");
+#define DDP_ARGS                                                                                   \
+	"--parallelism.data_parallel_replicate_degree 32 "                                         \
+	"--parallelism.data_parallel_shard_degree 1 "                                              \
+	"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "          \
+	"--parallelism.pipeline_parallel_degree 1 "                                                \
+	"--training.num_tokens_per_microbatch_per_dp_rank 8192 "                                   \
+	"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
+	assert_text(dtplan_launch_torchtitan_args, &f->plan, DDP_ARGS "activation-checkpoint:none");
 	/* selective as the plan counted it: torchtitan's own per-op policy,
 	 * the union's "selective" subcommand (activation_checkpoint.py) */
 	c->recompute = DTPLAN_RECOMPUTE_SELECTIVE;
-	assert_text(
-		dtplan_launch_torchtitan_args, &f->plan,
-		"--parallelism.data_parallel_replicate_degree 32 "
-		"--parallelism.data_parallel_shard_degree 1 "
-		"--parallelism.tensor_parallel_degree 4 --parallelism.context_parallel_degree 1 "
-		"--parallelism.pipeline_parallel_degree 1 "
-		"--training.num_tokens_per_microbatch_per_dp_rank 8192 "
-		"--training.num_tokens_per_train_step 4194304 --training.max_context_length 8192 "
-		"activation-checkpoint:selective");
+	assert_text(dtplan_launch_torchtitan_args, &f->plan,
+		    DDP_ARGS "activation-checkpoint:selective");
+#undef DDP_ARGS
 	/* a plan counted with Megatron-LM's selective, or its recompute
 	 * modules, is not what torchtitan would rerun */
 	f->plan.request.framework = DTPLAN_FRAMEWORK_MEGATRON;
