@@ -198,7 +198,8 @@ static const struct {
 	 "model.num_layers_in_first_pipeline_stage=15 model.num_layers_in_last_pipeline_stage=17 "
 	 "model.account_for_embedding_in_pipeline_split=false "
 	 "model.account_for_loss_in_pipeline_split=false model.pipeline_model_parallel_layout=null "
-	 "model.recompute_granularity=selective "
+	 "model.mtp_num_layers=null model.recompute_granularity=selective "
+	 "model.recompute_method=null model.recompute_num_layers=null "
 	 "ddp.grad_reduce_in_fp32=true ddp.use_distributed_optimizer=true "
 	 "optimizer.use_distributed_optimizer=true dist.use_tp_pp_dp_mapping=true "
 	 "checkpoint.save_interval=412"},

@@ -464,6 +464,45 @@ static void megatron_nemo_bridge__layout_split__one_layout_string(void **state)
 	free(text);
 }
 
+/*
+ * Megatron-Bridge's MoE recipes (067f987): Qwen3-30B-A3B's names its
+ * mixed-precision recipe ("bf16_mixed") and recomputes in full (uniform, one
+ * layer), DeepSeek-V3's holds a MixedPrecisionConfig and one MTP layer.  fp8
+ * is a named recipe, which replaces either (no mixed_precision.* key, none
+ * in struct mode over a name); fine recomputation clears the method and the
+ * layer count ("When using recompute_granularity: selective
+ * recompute_num_layers must be None", TransformerConfig.__post_init__(),
+ * d98e8a6); multi-token prediction is off, as in the plan.
+ */
+static void megatron_bridge__moe_recipes__named_fp8_selective_no_mtp(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	char *text = NULL;
+
+	snprintf(f->plan.request.model.name, sizeof(f->plan.request.model.name), "%s",
+		 "hf-qwen3-30b-a3b.json");
+	f->plan.request.model.layers = 48;
+	f->plan.request.model.experts = 128;
+	f->plan.request.model.top_k = 8;
+	f->plan.request.precision = DTPLAN_PRECISION_FP8;
+	c->tp = 2;
+	c->pp = 1;
+	c->ep = 4;
+	c->dp = 64;
+	c->recompute = DTPLAN_RECOMPUTE_FINE;
+	c->stages = (struct dtplan_stage_layers){.first = 48, .middle = 0, .last = 48};
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, " model.expert_model_parallel_size=4 "));
+	assert_non_null(strstr(text, " mixed_precision=bf16_with_fp8_current_scaling_mixed "));
+	assert_null(strstr(text, "mixed_precision."));
+	assert_non_null(strstr(text, " model.mtp_num_layers=null "));
+	assert_non_null(strstr(text, " model.recompute_granularity=selective "
+				     "model.recompute_method=null model.recompute_num_layers=null "
+				     "model.recompute_modules=[core_attn,layernorm,moe_act] "));
+	free(text);
+}
+
 static void launch_in_init__job_values_win_when_valid(void **state)
 {
 	struct fixture *f = *state;
@@ -813,6 +852,7 @@ int main(void)
 		T(megatron_args__pp2_first_differs__both_stage_flags),
 		T(megatron_nemo_bridge__account_split__flags_not_layer_counts),
 		T(megatron_nemo_bridge__layout_split__one_layout_string),
+		T(megatron_bridge__moe_recipes__named_fp8_selective_no_mtp),
 		T(launch_in_init__job_values_win_when_valid),
 		T(launch_env__files_and_rendezvous__every_variable),
 		T(launch_hint__with_and_without_files__one_line),

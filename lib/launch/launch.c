@@ -504,18 +504,15 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
 	/* runtime_config_update() has the mixed_precision config overwrite
 	 * the model's fp8 fields and the DDP's gradient dtype
-	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py): the
-	 * Llama recipes name one ("bf16_mixed"), so fp8 is a named recipe
-	 * there; the DeepSeek-V3 recipe sets a MixedPrecisionConfig, whose
-	 * fields are keys */
-	if (p->request.precision == DTPLAN_PRECISION_FP8 && strcmp(m, "model.") != 0)
+	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py), so fp8
+	 * is a named mixed-precision recipe, which runtime_config_update()
+	 * resolves (get_mixed_precision_config()): the name replaces whichever
+	 * the recipe holds, a name (the Llama and Qwen3 recipes' "bf16_mixed",
+	 * where a mixed_precision.fp8 key is no key in struct mode) or a
+	 * MixedPrecisionConfig (the DeepSeek-V3 recipe's) */
+	if (p->request.precision == DTPLAN_PRECISION_FP8)
 		fputs(blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
 				   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
-		      t.f);
-	else if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fputs(blackwell(p)
-			      ? " mixed_precision.fp8=e4m3 mixed_precision.fp8_recipe=mxfp8"
-			      : " mixed_precision.fp8=hybrid mixed_precision.fp8_recipe=tensorwise",
 		      t.f);
 	/* A recipe sets its own interleaving, stage split and recomputation
 	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
@@ -546,12 +543,31 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		put_layout(t.f, c);
 	else
 		fputs("null", t.f);
+	/* nor multi-token prediction, which dtplan's models do not have: the
+	 * DeepSeek-V3 recipe's provider takes one MTP layer from config.json's
+	 * num_nextn_predict_layers (models/deepseek/deepseek_v3_bridge.py), and
+	 * a layout without it is refused ("Number of mtp layers in layout must
+	 * match mtp_num_layers", PipelineParallelLayerLayout.
+	 * validate_layer_layout(), megatron/core/transformer/
+	 * pipeline_parallel_layer_layout.py, d98e8a6) */
+	fprintf(t.f, " %smtp_num_layers=null", m);
+	/* selective recomputation takes no method nor layer count, which the
+	 * recipes of full recomputation set (Qwen3-30B-A3B's: uniform, 1):
+	 * "When using recompute_granularity: selective recompute_num_layers
+	 * must be None" (TransformerConfig.__post_init__(), megatron/core/
+	 * transformer/transformer_config.py, d98e8a6) */
 	if (c->recompute == DTPLAN_RECOMPUTE_NONE) {
 		fprintf(t.f, " %srecompute_granularity=null", m);
 	} else if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
-		fprintf(t.f, " %srecompute_granularity=selective", m);
+		fprintf(t.f,
+			" %srecompute_granularity=selective %srecompute_method=null "
+			"%srecompute_num_layers=null",
+			m, m, m);
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FINE) {
-		fprintf(t.f, " %srecompute_granularity=selective %srecompute_modules=", m, m);
+		fprintf(t.f,
+			" %srecompute_granularity=selective %srecompute_method=null "
+			"%srecompute_num_layers=null %srecompute_modules=",
+			m, m, m, m);
 		put_fine_modules(t.f, p, "[", ',', "]");
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FULL) {
 		fprintf(t.f,

@@ -68,7 +68,7 @@ BRIDGE = {
     "model.pipeline_model_parallel_layout": "layout",
     "model.recompute_granularity": ("full", "selective"),
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
-    "model.recompute_modules": "list",
+    "model.recompute_modules": "list", "model.mtp_num_layers": INT,
     # training/mixed_precision.py's MixedPrecisionConfig and named recipes
     "mixed_precision": ("bf16_with_mxfp8_mixed", "bf16_with_fp8_current_scaling_mixed"),
     "mixed_precision.fp8": ("e4m3", "hybrid"),
@@ -88,7 +88,9 @@ BRIDGE = {
 BRIDGE_NULLABLE = ("model.virtual_pipeline_model_parallel_size",
                    "model.num_layers_in_first_pipeline_stage",
                    "model.num_layers_in_last_pipeline_stage",
-                   "model.pipeline_model_parallel_layout", "model.recompute_granularity")
+                   "model.pipeline_model_parallel_layout", "model.recompute_granularity",
+                   "model.recompute_method", "model.recompute_num_layers",
+                   "model.mtp_num_layers")
 TORCHTITAN = {
     "--parallelism.data_parallel_replicate_degree": INT,
     "--parallelism.data_parallel_shard_degree": INT,

@@ -45,11 +45,14 @@ run 0 plan --model llama3-70b --gpus 64 --pp 4 --train framework=torchtitan,zero
 json_eq "(lambda w: ('--training.disable_cuda_graphs' in w, '--checkpoint.enable --checkpoint.interval' in ' '.join(w)))(j['launch']['torchtitan_args'].split())" "(True, True)"
 # fp8 is Bridge's mixed-precision recipe, which overwrites the model's fp8
 # fields (MixedPrecisionConfig.setup(), training/mixed_precision.py, 067f987):
-# a named one over the Llama recipes' "bf16_mixed", its fields over DeepSeek-V3's
+# a named one, which replaces the Llama and Qwen3 recipes' "bf16_mixed" (no
+# mixed_precision.fp8 key there) and DeepSeek-V3's MixedPrecisionConfig alike
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,precision=fp8 --json
 json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'fp8=' in o.replace('mixed_precision=bf16_with_fp8', '')))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
 run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron,precision=fp8 --json
-json_eq "'mixed_precision.fp8=hybrid mixed_precision.fp8_recipe=tensorwise' in j['launch']['megatron_bridge_overrides']" True
+json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'mixed_precision.' in o))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
+# no multi-token prediction in a plan: the DeepSeek-V3 recipe's MTP layer off
+json_eq "'model.mtp_num_layers=null' in j['launch']['megatron_bridge_overrides'].split()" True
 # a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
 # refuse it (its pipeline engine runs ZeRO-1 at most)
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,zero=3 --pp 4 --json
