@@ -308,8 +308,8 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 {
 	const struct dtplan_candidate *c = &p->best;
 	char *megatron = NULL, *nemo = NULL, *ds = NULL, *titan = NULL, *bridge = NULL;
-	json_t *o = NULL, *deepspeed = NULL, *titan_why = NULL;
-	struct dtplan_error why = {0};
+	json_t *o = NULL, *deepspeed = NULL, *titan_why = NULL, *bridge_why = NULL;
+	struct dtplan_error why = {0}, bwhy = {0};
 
 	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->micro_batch < 1 || c->num_microbatches < 1)
 		return json_null();
@@ -319,8 +319,12 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 		goto out;
 	/* Megatron-Bridge's overrides and torchtitan's options, or why they
 	 * cannot run the plan as it is */
-	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, NULL) != DTPLAN_OK)
+	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, &bwhy) != DTPLAN_OK) {
 		bridge = NULL;
+		bridge_why = json_string(bwhy.text);
+		if (bridge_why == NULL)
+			goto out;
+	}
 	if (dtplan_launch_torchtitan_args(p, &titan, &why) != DTPLAN_OK) {
 		titan_why = json_string(why.text);
 		if (titan_why == NULL)
@@ -351,10 +355,16 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 		json_decref(o);
 		o = NULL;
 	}
+	if (o != NULL && bridge_why != NULL &&
+	    json_object_set(o, "megatron_bridge_unsupported", bridge_why) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 out:
 	free(titan);
 	free(bridge);
 	json_decref(titan_why);
+	json_decref(bridge_why);
 	free(megatron);
 	free(nemo);
 	free(ds);
