@@ -201,7 +201,10 @@ static const struct {
 	 "model.mtp_num_layers=null model.recompute_granularity=selective "
 	 "model.recompute_method=null model.recompute_num_layers=null "
 	 "ddp.grad_reduce_in_fp32=true ddp.use_distributed_optimizer=true "
-	 "optimizer.use_distributed_optimizer=true dist.use_tp_pp_dp_mapping=true "
+	 "optimizer.use_distributed_optimizer=true "
+	 "optimizer.use_precision_aware_optimizer=false optimizer.main_grads_dtype=fp32 "
+	 "optimizer.exp_avg_dtype=fp32 optimizer.exp_avg_sq_dtype=fp32 "
+	 "dist.use_tp_pp_dp_mapping=true "
 	 "checkpoint.save_interval=412"},
 	/* torchrun meets where MASTER_ADDR and MASTER_PORT say */
 	{"PET_NNODES", "2"},

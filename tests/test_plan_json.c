@@ -262,6 +262,23 @@ static void plan_to_json_launch__files_and_rendezvous__launch_object(void **stat
 	assert_string_equal(json_string_value(at(launch, "torchrun", "master_addr")), "gpu<01>");
 	assert_true(json_is_null(at(launch, "files", "hostfile")));
 	assert_null(json_object_get(json_object_get(launch, "env"), "PET_MASTER_PORT"));
+	/* Megatron-Bridge runs it: its overrides, no reason why not */
+	assert_true(json_is_string(json_object_get(launch, "megatron_bridge_overrides")));
+	assert_null(json_object_get(launch, "megatron_bridge_unsupported"));
+	json_decref(j);
+	free(text);
+	/* Megatron-FSDP in rank order tp-pp-dp, which ConfigContainer.validate()
+	 * refuses (Megatron-Bridge 067f987): no overrides, and why */
+	p->best.zero = 3;
+	p->best.rank_order = DTPLAN_ORDER_TP_PP_DP;
+	assert_int_equal(dtplan_plan_to_json(p, false, &text, NULL), DTPLAN_OK);
+	j = parse(text);
+	launch = json_object_get(j, "launch");
+	assert_true(json_is_null(json_object_get(launch, "megatron_bridge_overrides")));
+	assert_string_equal(
+		json_string_value(json_object_get(launch, "megatron_bridge_unsupported")),
+		"Megatron-Bridge cannot run this plan as it is: Megatron-FSDP with rank "
+		"order tp-pp-dp");
 	json_decref(j);
 	free(text);
 	free(megatron);

@@ -471,7 +471,7 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 {
 	const struct dtplan_candidate *c;
 	const char *m;
-	bool fsdp, deepspeed;
+	bool fsdp, deepspeed, bf16_moments;
 	struct text t;
 	enum dtplan_err rv;
 
@@ -481,17 +481,13 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	c = &p->best;
 	fsdp = c->zero >= 2;
 	deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
 	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
-	 * with Megatron FSDP"; the optimizer's moments are torch.dtype fields,
-	 * which its OmegaConf conversion leaves out */
+	 * with Megatron FSDP" */
 	if (fsdp && pp_inner(c))
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
 				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
 				     "with rank order tp-pp-dp");
-	if (p->request.moments == DTPLAN_MOMENTS_BF16)
-		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
-				     "Megatron-Bridge cannot run this plan as it is: Adam's moment "
-				     "dtypes are not overrides");
 	m = bridge_model_key(p);
 	if ((rv = text_open(&t, err)) != DTPLAN_OK)
 		return rv;
@@ -587,10 +583,23 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 			" ddp.use_megatron_fsdp=true ddp.data_parallel_sharding_strategy=%s "
 			"checkpoint.ckpt_format=fsdp_dtensor",
 			c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	/* The optimizer's precision, always stated: the DeepSeek-V3 recipe
+	 * keeps Adam's moments and the main gradients in bf16 through the
+	 * precision-aware optimizer, under a plan that counts fp32.  Its
+	 * torch.dtype fields are keys, as strings ("torch.bfloat16"), which
+	 * apply_overrides() reads back with str_to_dtype()
+	 * (training/utils/omegaconf_utils.py, utils/activation_map.py,
+	 * 067f987); OptimizerConfig.__post_init__() takes other dtypes than
+	 * fp32 only with the precision-aware optimizer (megatron/core/
+	 * optimizer/optimizer_config.py, d98e8a6), which bf16 moments and the
+	 * CPU optimizer use, as Megatron-LM's arguments say */
+	fprintf(t.f,
+		" optimizer.use_precision_aware_optimizer=%s optimizer.main_grads_dtype=fp32 "
+		"optimizer.exp_avg_dtype=%s optimizer.exp_avg_sq_dtype=%s",
+		bf16_moments || c->offload ? "true" : "false", bf16_moments ? "bf16" : "fp32",
+		bf16_moments ? "bf16" : "fp32");
 	if (c->offload)
-		fputs(" optimizer.use_precision_aware_optimizer=true "
-		      "optimizer.optimizer_cpu_offload=true",
-		      t.f);
+		fputs(" optimizer.optimizer_cpu_offload=true", t.f);
 	if (pp_inner(c))
 		fputs(" dist.use_tp_pp_dp_mapping=true", t.f);
 	if (ckpt_steps(p) > 0)

@@ -14,7 +14,8 @@ its type and among its choices, as read (never copied) from:
     megatron/core/optimizer/optimizer_config.py
   Megatron-Bridge 067f987df03b8355b03192d88d70f1709fedf51a:
     src/megatron/bridge/training/config.py (ConfigContainer sections),
-    models/gpt/model_config.py, recipes/llama/h100/llama3.py (model.transformer)
+    models/gpt/model_config.py, recipes/llama/h100/llama3.py (model.transformer),
+    utils/activation_map.py (str_to_dtype)
   torchtitan b5bcd76c66d0acb1a08b176d9639425bc55e0b2a:
     torchtitan/config/configs.py, components/checkpointer/base.py,
     distributed/activation_checkpoint.py (subcommands)
@@ -57,6 +58,8 @@ MEGATRON = {
 RECOMPUTE_MODULES = ("core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
                      "shared_experts")
 BOOL = "bool"
+DTYPES = ("fp32", "float32", "torch.float32", "fp16", "float16", "torch.float16", "bf16",
+          "bfloat16", "torch.bfloat16")
 BRIDGE = {
     "model.tensor_model_parallel_size": INT, "model.pipeline_model_parallel_size": INT,
     "model.context_parallel_size": INT, "model.expert_model_parallel_size": INT,
@@ -80,6 +83,9 @@ BRIDGE = {
                                             "optim_grads_params"),
     "optimizer.use_distributed_optimizer": BOOL,
     "optimizer.use_precision_aware_optimizer": BOOL, "optimizer.optimizer_cpu_offload": BOOL,
+    # torch.dtype fields, by the names utils/activation_map.py's str_to_dtype() reads
+    "optimizer.main_grads_dtype": DTYPES, "optimizer.exp_avg_dtype": DTYPES,
+    "optimizer.exp_avg_sq_dtype": DTYPES,
     "checkpoint.ckpt_format": ("torch", "torch_dist", "torch_dcp", "fsdp_dtensor"),
     "checkpoint.save_interval": INT, "dist.use_tp_pp_dp_mapping": BOOL,
 }

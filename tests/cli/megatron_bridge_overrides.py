@@ -21,8 +21,9 @@ dataclasses; then runtime_config_update() (training/config.py: the
 mixed-precision recipe, the data-parallel size, communication overlap,
 ConfigContainer.validate()), with WORLD_SIZE the plan's GPUs and
 model.seq_length the dataset's, as scripts/training/run_recipe.py does.
-The plan's TP, PP, EP, CP and fp8 (or none) must be the applied config's,
-and no MTP layer (dtplan's models have none).  Prints "ok PLAN" or "FAIL
+The plan's TP, PP, EP, CP, fp8 (or none) and Adam's moment dtype must be
+the applied config's, with fp32 main gradients and no MTP layer (dtplan's
+models have none).  Prints "ok PLAN" or "FAIL
 PLAN: the error", a summary line, and exits 1 on any failure.
 
 Not Bridge's own, and why:
@@ -260,6 +261,14 @@ def check(plan):
         j.get("request", {}).get("precision") == "fp8" or "fp8" in ov) else None
     if cfg.model.fp8 != want_fp8:
         return f"model.fp8 after runtime_config_update() {cfg.model.fp8!r}, the plan's {want_fp8!r}"
+    # Adam's moments as the plan counts them, the main gradients in fp32
+    # (the DeepSeek-V3 recipe's are bf16)
+    moments = torch.bfloat16 if j.get("moments") == "bf16" else torch.float32
+    o = cfg.optimizer
+    if (o.exp_avg_dtype, o.exp_avg_sq_dtype, o.main_grads_dtype) != (
+            moments, moments, torch.float32):
+        return (f"optimizer moments {o.exp_avg_dtype}, {o.exp_avg_sq_dtype}, main gradients "
+                f"{o.main_grads_dtype}; the plan's moments {moments}")
     # dtplan's models have no multi-token prediction (the DeepSeek-V3
     # recipe's provider has one MTP layer)
     if getattr(cfg.model, "mtp_num_layers", None):

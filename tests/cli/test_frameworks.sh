@@ -53,10 +53,11 @@ run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron,precision=
 json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'mixed_precision.' in o))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
 # no multi-token prediction in a plan: the DeepSeek-V3 recipe's MTP layer off
 json_eq "'model.mtp_num_layers=null' in j['launch']['megatron_bridge_overrides'].split()" True
-# what Megatron-Bridge cannot say is said, and no overrides
+# bf16 moments are Bridge's optimizer dtype fields, which its OmegaConf tree
+# holds as strings (omegaconf_utils.py, 067f987), with the precision-aware
+# optimizer that OptimizerConfig asks for them
 run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,moments=bf16 --json
-json_eq "j['launch']['megatron_bridge_overrides'], j['launch']['megatron_bridge_unsupported'].startswith('Megatron-Bridge cannot run this plan as it is: ')" "(None, True)"
-run 0 plan --model llama3-70b --gpus 64 --json
+json_eq "(lambda o: ('optimizer.use_precision_aware_optimizer=true' in o, 'optimizer.exp_avg_dtype=bf16 optimizer.exp_avg_sq_dtype=bf16' in o))(j['launch']['megatron_bridge_overrides'])" "(True, True)"
 json_eq "'megatron_bridge_unsupported' in j['launch']" False
 # a Megatron-FSDP plan with PP: the DeepSpeed fragment says DeepSpeed would
 # refuse it (its pipeline engine runs ZeRO-1 at most)

@@ -6,10 +6,10 @@
 # (tests/cli/megatron_bridge_overrides.py says how, what it stubs, and how
 # Hydra's parser is stood in for): Llama 3 (8B, 70B, 405B: dense, grouped-query
 # attention; PP, interleaved, uneven and counted stage splits, CP, fine and
-# full recomputation, Megatron-FSDP, fp8, offload, pinned nodes), DeepSeek-V3
-# (MoE with latent attention; layouts) and Qwen3-30B-A3B and Qwen3-235B-A22B
-# (MoE with grouped-query attention, given as config.json), 8 to 1,024 GPUs,
-# EP pinned and searched.
+# full recomputation, Megatron-FSDP, fp8, offload, bf16 moments, pinned
+# nodes), DeepSeek-V3 (MoE with latent attention; layouts) and Qwen3-30B-A3B
+# and Qwen3-235B-A22B (MoE with grouped-query attention, given as config.json),
+# 8 to 1,024 GPUs, EP pinned and searched.
 #
 # Needs Megatron-Bridge's source tree in DTPLAN_MEGATRON_BRIDGE (read at
 # 067f987df03b8355b03192d88d70f1709fedf51a), Megatron-LM's in
@@ -37,6 +37,7 @@ for m in llama3-8b llama3-70b llama3-405b; do
 		fw_plan --model $m --gpus $g --pp 4 --recompute full
 		fw_plan --model $m --gpus $g --cp 2 --train framework=megatron
 	done
+	fw_plan --model $m --gpus 64 --train framework=megatron,moments=bf16
 	fw_plan --model $m --nodes 'gpu[01-16]' --node-xml "gpu[01-16]=$xml" --tp 4 --pp 4 --train vp=2
 done
 fw_plan --model llama3-8b --nodes 'gpu[01-04]' --node-xml "gpu[01-04]=$xml" --pp 4
@@ -62,6 +63,8 @@ for m in deepseek-v3 "$q30" "$q235"; do
 		fw_plan --model "$m" --gpus $g --pp 4 --recompute full
 		fw_plan --model "$m" --gpus $g --cp 2 --train framework=megatron
 	done
+	fw_plan --model "$m" --gpus 256 --train framework=megatron,moments=bf16
+	fw_plan --model "$m" --gpus 1024 --train framework=megatron,moments=bf16,recompute=fine
 done
 # near the recipes' own layouts (DeepSeek-V3 TP 2 x PP 16 x EP 64 and TP 2 x
 # PP 8 x EP 32, Qwen3-30B-A3B TP 4 x PP 2 x EP 4, Qwen3-235B-A22B TP 4 x PP 16
@@ -80,9 +83,10 @@ kinds=$(cat "$plans"/*.json | grep -o -e 'virtual_pipeline_model_parallel_size=[
 	-e 'use_megatron_fsdp=true' -e 'mixed_precision=bf16_with_fp8' -e 'optimizer_cpu_offload=true' \
 	-e 'use_tp_pp_dp_mapping=true' -e 'expert_model_parallel_size=[2-9]' \
 	-e 'expert_model_parallel_size=[1-9][0-9]' -e 'pipeline_model_parallel_layout=E' \
-	-e 'mla_up_proj' -e 'moe_act' -e 'bf16_with_mxfp8_mixed' | sed 's/=.*//' | sort -u | wc -l)
-if [ "$kinds" -eq 15 ]; then _pass "the sweep has all 15 kinds of override"
-else _fail "the sweep has $kinds of the 15 kinds of override"; fi
+	-e 'mla_up_proj' -e 'moe_act' -e 'bf16_with_mxfp8_mixed' -e 'exp_avg_dtype=bf16' |
+	sed 's/=.*//' | sort -u | wc -l)
+if [ "$kinds" -eq 16 ]; then _pass "the sweep has all 16 kinds of override"
+else _fail "the sweep has $kinds of the 16 kinds of override"; fi
 fw_count 150
 for m in deepseek-v3 hf-qwen3-30b-a3b.json hf-qwen3-235b-a22b.json; do
 	k=$(grep -l "\"name\": \"$m\"" "$plans"/*.json | wc -l)
