@@ -510,6 +510,13 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		fputs(blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
 				   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
 		      t.f);
+	/* and bf16 is "bf16_mixed" where the plan reduces gradients in fp32:
+	 * setup() also overwrites ddp.grad_reduce_in_fp32, which the DeepSeek-V3
+	 * recipe's MixedPrecisionConfig has false.  No named bf16 recipe
+	 * reduces in bf16 (bf16_mixed and those built on it: true), so a
+	 * DeepSpeed plan keeps the recipe's */
+	else if (!deepspeed)
+		fputs(" mixed_precision=bf16_mixed", t.f);
 	/* A recipe sets its own interleaving, stage split and recomputation
 	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
 	 * loss counted in the split): each is stated, null where the plan has

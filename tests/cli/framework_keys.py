@@ -73,7 +73,8 @@ BRIDGE = {
     "model.recompute_method": ("uniform", "block"), "model.recompute_num_layers": INT,
     "model.recompute_modules": "list", "model.mtp_num_layers": INT,
     # training/mixed_precision.py's MixedPrecisionConfig and named recipes
-    "mixed_precision": ("bf16_with_mxfp8_mixed", "bf16_with_fp8_current_scaling_mixed"),
+    "mixed_precision": ("bf16_mixed", "bf16_with_mxfp8_mixed",
+                        "bf16_with_fp8_current_scaling_mixed"),
     "mixed_precision.fp8": ("e4m3", "hybrid"),
     "mixed_precision.fp8_recipe": ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
     "dataset.seq_length": INT, "train.micro_batch_size": INT, "train.global_batch_size": INT,

@@ -22,8 +22,8 @@ mixed-precision recipe, the data-parallel size, communication overlap,
 ConfigContainer.validate()), with WORLD_SIZE the plan's GPUs and
 model.seq_length the dataset's, as scripts/training/run_recipe.py does.
 The plan's TP, PP, EP, CP, fp8 (or none) and Adam's moment dtype must be
-the applied config's, with fp32 main gradients and no MTP layer (dtplan's
-models have none).  Prints "ok PLAN" or "FAIL
+the applied config's, with fp32 main gradients, gradients reduced in fp32
+(but for DeepSpeed plans) and no MTP layer (dtplan's models have none).  Prints "ok PLAN" or "FAIL
 PLAN: the error", a summary line, and exits 1 on any failure.
 
 Not Bridge's own, and why:
@@ -261,6 +261,11 @@ def check(plan):
         j.get("request", {}).get("precision") == "fp8" or "fp8" in ov) else None
     if cfg.model.fp8 != want_fp8:
         return f"model.fp8 after runtime_config_update() {cfg.model.fp8!r}, the plan's {want_fp8!r}"
+    # the gradients reduced in fp32 as a Megatron-LM plan counts them (the
+    # DeepSeek-V3 recipe's MixedPrecisionConfig reduces in bf16); a
+    # DeepSpeed plan's bf16 reduction no named mixed-precision recipe has
+    if j["framework"] != "deepspeed" and not cfg.ddp.grad_reduce_in_fp32:
+        return "ddp.grad_reduce_in_fp32 false after runtime_config_update(), the plan's fp32"
     # Adam's moments as the plan counts them, the main gradients in fp32
     # (the DeepSeek-V3 recipe's are bf16)
     moments = torch.bfloat16 if j.get("moments") == "bf16" else torch.float32

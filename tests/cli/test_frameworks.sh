@@ -51,6 +51,13 @@ run 0 plan --model llama3-70b --gpus 64 --train framework=megatron,precision=fp8
 json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'fp8=' in o.replace('mixed_precision=bf16_with_fp8', '')))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
 run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron,precision=fp8 --json
 json_eq "(lambda o: ('mixed_precision=bf16_with_fp8_current_scaling_mixed' in o.split(), 'mixed_precision.' in o))(j['launch']['megatron_bridge_overrides'])" "(True, False)"
+# bf16 with Megatron-LM's fp32 gradient reduction is "bf16_mixed", over the
+# DeepSeek-V3 recipe's MixedPrecisionConfig that reduces in bf16; no named
+# recipe reduces in bf16, so a DeepSpeed plan names none
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=megatron --json
+json_eq "'mixed_precision=bf16_mixed' in j['launch']['megatron_bridge_overrides'].split()" True
+run 0 plan --model deepseek-v3 --gpus 1024 --train framework=deepspeed --json
+json_eq "'mixed_precision=' in j['launch']['megatron_bridge_overrides']" False
 # no multi-token prediction in a plan: the DeepSeek-V3 recipe's MTP layer off
 json_eq "'model.mtp_num_layers=null' in j['launch']['megatron_bridge_overrides'].split()" True
 # bf16 moments are Bridge's optimizer dtype fields, which its OmegaConf tree
