@@ -95,6 +95,28 @@ static void layer_seconds__flash__gemms_waves_memory_attention(void **state)
 	assert_rel(lt.flops, 3.0 * flops_f + 2147483648.0 + 2147483648.0 + 8589934592.0, 1e-12);
 }
 
+/*
+ * A head width of its own (head_dim, as Qwen3's): the toy's 8 heads at 256
+ * instead of 1024 / 8 = 128.  Queries and keys/values 8 x 256 = 2048 wide
+ * each: QKV 2 x 2048 x (1024 x 6144) / 2, the projection 2 x 2048 x (2048 x
+ * 1024) / 2, together 17179869184 FLOPs; the MLP as before, 17179869184;
+ * causal FlashAttention over a core 2 x 8 x 256 wide: 2 x 1024 x 1024 x
+ * 4096 / 2 = 4294967296.
+ */
+static void layer_seconds__head_dim__wider_attention(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__kernels k;
+	struct dtplan__layer_time lt;
+
+	(void)state;
+	toy(&r);
+	r.model.head_dim = 256;
+	dtplan__kernels_init(&r, &k);
+	dtplan__layer_seconds(&k, &r.model, 1024, 2, 2, DTPLAN_RECOMPUTE_NONE, &lt);
+	assert_rel(lt.flops, 3.0 * (17179869184.0 + 17179869184.0 + 4294967296.0), 1e-12);
+}
+
 static void layer_seconds__unfused__scores_through_memory(void **state)
 {
 	struct dtplan_request r;
@@ -260,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layer_seconds__flash__gemms_waves_memory_attention),
+		cmocka_unit_test(layer_seconds__head_dim__wider_attention),
 		cmocka_unit_test(layer_seconds__unfused__scores_through_memory),
 		cmocka_unit_test(layer_seconds__fp8__faster_gemms_and_casts),
 		cmocka_unit_test(head_seconds__output_layer_loss_and_embedding),

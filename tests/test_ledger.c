@@ -187,6 +187,36 @@ static void ledger__torchtitan_selective__per_op_by_hand(void **state)
 	assert_near(l.activations, 32.0 * tok * 34.0 * 4096.0 + logits, 1.0);
 }
 
+/*
+ * A head width of its own: Qwen3-30B-A3B's attention (hidden 2048, 32 heads
+ * of 128, 4 KV heads) on a dense SwiGLU layer of F 6144 without dropout,
+ * FlashAttention, seq 1024, one layer.  Per token: the norms' inputs and the
+ * QKV and MLP inputs 8h; Q 2 x 4096, K and V 2 x 512 each, the projection's
+ * input 2 x 4096; the MLP's 6F: 16384 + 18432 + 36864 = 71680 bytes.  Plus
+ * 4 V of fp32 logits per token (V 50257, a dimension spec's).
+ */
+static void ledger__head_dim__queries_at_their_width(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_ledger_in in = {.tp = 1,
+				      .pp = 1,
+				      .dp = 1,
+				      .seq = 1024,
+				      .micro_batch = 1,
+				      .num_microbatches = 1,
+				      .attention = DTPLAN_ATTENTION_FLASH};
+	struct dtplan_ledger l;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("layers=1,hidden=2048,heads=32,kv_heads=4,head_dim=128,"
+					    "ffn=6144,mlp=swiglu,dropout=no",
+					    &m, NULL),
+			 DTPLAN_OK);
+	in.model = &m;
+	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_OK);
+	assert_near(l.activations, 1024.0 * 71680.0 + 4.0 * 1024 * 50257, 1.0);
+}
+
 static void ledger__tp_pp__heaviest_stage(void **state)
 {
 	struct dtplan_model m = model_of_size(70e9);
@@ -543,6 +573,7 @@ int main(void)
 		cmocka_unit_test(ledger__tp_pp__heaviest_stage),
 		cmocka_unit_test(ledger__torchtitan_pp_fsdp__gradients_whole),
 		cmocka_unit_test(ledger__torchtitan_selective__per_op_by_hand),
+		cmocka_unit_test(ledger__head_dim__queries_at_their_width),
 		cmocka_unit_test(ledger__given_stages__last_stage_heaviest),
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),

@@ -3,6 +3,8 @@
  */
 #include "test_common.h"
 
+#include "model/model.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -392,6 +394,33 @@ static void model_from_hf_config__optional_keys__defaults(void **state)
 	assert_near(m.params, 124439808.0 - 1024.0 * 768.0, 0.5);
 	/* no dropout probability given: none */
 	assert_false(m.dropout);
+}
+
+/*
+ * A head width of its own (config.json's head_dim): Qwen3-30B-A3B (hidden
+ * 2048, 32 heads of 128, 4 KV heads, 48 layers of 128 experts of 768, 8
+ * per token, vocabulary 151936, untied).  Its queries are 32 x 128 = 4096
+ * wide, twice hidden.  Qwen/Qwen3-30B-A3B's safetensors hold 30,532,122,624
+ * parameters; dtplan does not count the per-head query and key norms, 2 x
+ * 128 per layer: 30,532,110,336.
+ */
+static void model_from_hf_config__head_dim__qwen3_moe(void **state)
+{
+	struct dtplan_model m;
+
+	(void)state;
+	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-qwen3-30b-a3b.json"), &m,
+						     NULL),
+			 DTPLAN_OK);
+	assert_int_equal(m.head_dim, 128);
+	assert_near(dtplan__model_head_dim(&m), 128.0, 0.0);
+	assert_near(m.params, 30532122624.0 - 48.0 * 2 * 128, 0.5);
+	/* none given: hidden / heads */
+	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4", &m, NULL), DTPLAN_OK);
+	assert_near(dtplan__model_head_dim(&m), 64.0, 0.0);
+	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4,head_dim=128", &m, NULL),
+			 DTPLAN_OK);
+	assert_near(dtplan__model_head_dim(&m), 128.0, 0.0);
 }
 
 /* Dropout from the probabilities a config.json gives: GPT-2's resid_pdrop
@@ -801,6 +830,7 @@ int main(void)
 		cmocka_unit_test(model_from_hf_config__gqa__kv_heads_read),
 		cmocka_unit_test(model_from_hf_config__optional_keys__defaults),
 		cmocka_unit_test(model_from_hf_config__dropout__probabilities),
+		cmocka_unit_test(model_from_hf_config__head_dim__qwen3_moe),
 		cmocka_unit_test(model_from_hf_config__bad_files__name_file_and_line),
 		cmocka_unit_test(model_from_hf_config__mixtral_keys__experts_and_top_k),
 		cmocka_unit_test(

@@ -314,8 +314,9 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
  * (*rep, what TP without sequence parallelism does not divide): the two
  * layer norms' inputs 2 + 2 h, the two dropout masks 1 + 1 h when the model
  * trains with dropout, the QKV and first MLP matrices' inputs g h each.
- * Divided by TP (*div): the queries 2 h, keys and values 2 kv d each (GQA:
- * kv heads of width d = h / a), the output projection's input g h; the first
+ * Divided by TP (*div): the queries 2 a d, keys and values 2 kv d each
+ * (GQA: kv heads; d the head width, h / a unless the model sets it), the
+ * output projection's input g a d; the first
  * MLP matrix's output 2 u F, the activation's input (u = 2 for SwiGLU's gate
  * and up, 1 for GELU), and the second matrix's input g F.  g is the bytes of
  * a matrix multiply's input (2, or 1 for fp8: a GPT layer's 34 h become
@@ -341,7 +342,8 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 			    double *rep, double *div)
 {
 	double h = m->hidden, a = m->heads, f = m->moe_ffn, routed;
-	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * h / a;
+	double qd = a * dtplan__model_head_dim(m);
+	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * dtplan__model_head_dim(m);
 	double u = m->mlp == DTPLAN_MLP_SWIGLU ? 2.0 : 1.0;
 
 	*rep = 4.0 * h + (m->dropout ? 2.0 * h : 0.0) + (fine ? 0.0 : g * h);
@@ -352,7 +354,7 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 		       g * a * m->v_head_dim + g * ((double)m->q_lora_rank + m->kv_lora_rank) +
 		       2.0 * m->qk_rope_dim;
 	else
-		*div = 2.0 * h + 4.0 * kvd + g * h;
+		*div = 2.0 * qd + 4.0 * kvd + g * qd;
 	if (!moe) {
 		double ff = m->ffn > 0 ? m->ffn : 4.0 * h;
 
@@ -370,7 +372,7 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
  * Bytes per token that torchtitan's per-op selective recomputation keeps of
  * one dense block (dtplan__selective_per_op()): the block's input (2 h,
  * sequence-parallel under TP), the attention's output and its fp32
- * log-sum-exp (2 h + 4 a, split by TP), the outputs of the first, third,
+ * log-sum-exp (2 a d + 4 a, split by TP; a d = h unless the model sets its head width), the outputs of the first, third,
  * ... of the block's matrix multiplies in forward order (wq, wk, wv, wo,
  * then w1, w3, w2 of SwiGLU or the two of a GELU MLP; bf16 also under fp8,
  * whose matrix multiplies return bf16), and under TP the reduce-scatter
@@ -380,12 +382,12 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
  */
 static double per_op_per_token(const struct dtplan_model *m, int tp)
 {
-	double h = m->hidden, a = m->heads, t = tp;
-	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * h / a;
+	double h = m->hidden, a = m->heads, t = tp, qd = a * dtplan__model_head_dim(m);
+	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * dtplan__model_head_dim(m);
 	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
 	bool swiglu = m->mlp == DTPLAN_MLP_SWIGLU;
-	const double mm[7] = {h / t, kvd / t, kvd / t, h, f / t, swiglu ? f / t : h, h};
-	double bytes = 2.0 * h / t + (2.0 * h + 4.0 * a) / t;
+	const double mm[7] = {qd / t, kvd / t, kvd / t, h, f / t, swiglu ? f / t : h, h};
+	double bytes = 2.0 * h / t + (2.0 * qd + 4.0 * a) / t;
 
 	for (int i = 0; i < (swiglu ? 7 : 6); i += 2)
 		bytes += 2.0 * mm[i];

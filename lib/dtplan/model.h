@@ -28,6 +28,8 @@ struct dtplan_model {
 	int hidden;    /* model width h */
 	int heads;     /* attention heads a */
 	int kv_heads;  /* key/value heads (GQA); == heads without GQA */
+	int head_dim;  /* width of one attention head; 0: hidden / heads (Qwen3 and
+			* Gemma set their own: config.json's head_dim) */
 	int ffn;       /* MLP inner width */
 	int vocab;     /* vocabulary size V */
 	int max_seq;   /* max position embeddings (0: unknown) */

@@ -288,9 +288,14 @@ static double mlp_params(const struct dtplan_model *m, double f)
 	return 2.0 * h * f + f + h;
 }
 
+double dtplan__model_head_dim(const struct dtplan_model *m)
+{
+	return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / m->heads;
+}
+
 double dtplan__model_attn_params(const struct dtplan_model *m)
 {
-	double h = m->hidden, a = m->heads, kv_dim, qk, p;
+	double h = m->hidden, a = m->heads, kv_dim, q_dim, qk, p;
 
 	if (m->kv_lora_rank > 0) {
 		qk = a * ((double)m->qk_nope_dim + m->qk_rope_dim);
@@ -300,10 +305,12 @@ double dtplan__model_attn_params(const struct dtplan_model *m)
 		     (double)m->kv_lora_rank * a * ((double)m->qk_nope_dim + m->v_head_dim);
 		return p + a * m->v_head_dim * h;
 	}
-	kv_dim = (double)m->kv_heads * (h / a);
-	p = 2.0 * h * h + 2.0 * h * kv_dim;
+	q_dim = a * dtplan__model_head_dim(m);
+	kv_dim = (double)m->kv_heads * dtplan__model_head_dim(m);
+	/* Q and the output projection, K and V; GELU models have biases */
+	p = 2.0 * h * q_dim + 2.0 * h * kv_dim;
 	if (m->mlp != DTPLAN_MLP_SWIGLU)
-		p += 2.0 * h + 2.0 * kv_dim;
+		p += q_dim + h + 2.0 * kv_dim;
 	return p;
 }
 
@@ -690,6 +697,8 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 				   &tmp.ffn, err)) ||
 	    (rv = dtplan__jget_int(root, path, "", "max_position_embeddings", HF_OPT, 1, INT32_MAX,
 				   &tmp.max_seq, err)) ||
+	    (rv = dtplan__jget_int(root, path, "", "head_dim", HF_OPT, 1, INT32_MAX, &tmp.head_dim,
+				   err)) ||
 	    (rv = hf_moe(root, &tmp, path, err)))
 		goto out;
 	tmp.tied_embeddings = true;
@@ -769,6 +778,7 @@ static const struct dtplan__kv_key dims_keys[] = {
 	DIM("heads", heads, 1),
 	DIM("kv_heads", kv_heads, 1),
 	DIM("ffn", ffn, 1),
+	DIM("head_dim", head_dim, 1),
 	DIM("vocab", vocab, 1),
 	DIM("seq", max_seq, 0),
 	{.name = "mlp", .kind = DTPLAN__KV_CUSTOM, .parse = dims_mlp},

@@ -33,6 +33,11 @@ void dtplan__model_parts(const struct dtplan_model *m, struct dtplan__model_part
 /* Parameters of the attention's projections of one layer (GQA or MLA). */
 double dtplan__model_attn_params(const struct dtplan_model *m);
 
+/* The width d of one attention head: head_dim where the model sets it, else
+ * hidden / heads.  The queries are heads x d wide, the keys and values
+ * kv_heads x d each, the output projection takes heads x d back to hidden. */
+double dtplan__model_head_dim(const struct dtplan_model *m);
+
 /* The GPU's calibrated shares (lib/model/gpu.c): its own, or Hopper's where
  * the entry has none. */
 double dtplan__gpu_gemm_sustained(const struct dtplan_gpu *g);
