@@ -398,6 +398,32 @@ static void megatron_nemo_bridge__account_split__flags_not_layer_counts(void **s
 	free(text);
 	text = NULL;
 	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_null(strstr(text, "model.transformer."));
+	free(text);
+	text = NULL;
+	/* a Llama, preset or config.json, goes under the Llama recipes'
+	 * nested model.transformer (bridge_model_key()) */
+	snprintf(f->plan.request.model.name, sizeof(f->plan.request.model.name), "llama3-405b");
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "model.transformer.tensor_model_parallel_size=4 "));
+	free(text);
+	text = NULL;
+	snprintf(f->plan.request.model.name, sizeof(f->plan.request.model.name), "config.json");
+	snprintf(f->plan.request.model.family, sizeof(f->plan.request.model.family), "llama");
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "model.transformer.tensor_model_parallel_size=4 "));
+	free(text);
+	text = NULL;
+	/* and nothing else is: a llama-named config of another family */
+	snprintf(f->plan.request.model.name, sizeof(f->plan.request.model.name), "llama-moe.json");
+	snprintf(f->plan.request.model.family, sizeof(f->plan.request.model.family), "qwen3_moe");
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
+	assert_non_null(strstr(text, "model.tensor_model_parallel_size=4 "));
+	assert_null(strstr(text, "model.transformer."));
+	free(text);
+	text = NULL;
+	f->plan.request.model.name[0] = f->plan.request.model.family[0] = '\0';
+	assert_int_equal(dtplan_launch_megatron_bridge_overrides(&f->plan, &text, NULL), DTPLAN_OK);
 	/* a recipe's own split cleared: the layer counts null */
 	assert_non_null(strstr(text, " model.virtual_pipeline_model_parallel_size=8 "
 				     "model.num_layers_in_first_pipeline_stage=null "

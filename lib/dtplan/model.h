@@ -23,17 +23,18 @@ enum dtplan_mlp {
 };
 
 struct dtplan_model {
-	char name[64]; /* preset name, config path basename or the spec */
-	int layers;    /* transformer blocks */
-	int hidden;    /* model width h */
-	int heads;     /* attention heads a */
-	int kv_heads;  /* key/value heads (GQA); == heads without GQA */
-	int head_dim;  /* width of one attention head; 0: hidden / heads (Qwen3 and
+	char name[64];   /* preset name, config path basename or the spec */
+	char family[32]; /* config.json's model_type ("llama", "qwen3_moe"); "" otherwise */
+	int layers;      /* transformer blocks */
+	int hidden;      /* model width h */
+	int heads;       /* attention heads a */
+	int kv_heads;    /* key/value heads (GQA); == heads without GQA */
+	int head_dim;    /* width of one attention head; 0: hidden / heads (Qwen3 and
 			* Gemma set their own: config.json's head_dim) */
-	int ffn;       /* MLP inner width */
-	int vocab;     /* vocabulary size V */
-	int max_seq;   /* max position embeddings (0: unknown) */
-	int train_seq; /* the sequence length it was pre-trained at, as its
+	int ffn;         /* MLP inner width */
+	int vocab;       /* vocabulary size V */
+	int max_seq;     /* max position embeddings (0: unknown) */
+	int train_seq;   /* the sequence length it was pre-trained at, as its
 			* paper or card says (presets; 0: unknown) */
 	enum dtplan_mlp mlp;
 	bool tied_embeddings; /* output head shares the input embedding */

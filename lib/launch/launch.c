@@ -459,11 +459,16 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
  * model.tensor_model_parallel_size is no key there, only
  * model.transformer.tensor_model_parallel_size.  Its other recipes
  * (DeepSeek, Qwen, GPT-3) build a model provider, a TransformerConfig
- * itself: model.FIELD.
+ * itself: model.FIELD.  A Llama is a preset named llama* or a config.json
+ * whose model_type is "llama".
  */
 static const char *bridge_model_key(const struct dtplan_plan *p)
 {
-	return strncmp(p->request.model.name, "llama", 5) == 0 ? "model.transformer." : "model.";
+	const struct dtplan_model *m = &p->request.model;
+	bool llama = m->family[0] != '\0' ? strcmp(m->family, "llama") == 0
+					  : strncmp(m->name, "llama", 5) == 0;
+
+	return llama ? "model.transformer." : "model.";
 }
 
 enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,

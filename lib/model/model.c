@@ -651,6 +651,7 @@ static enum dtplan_err hf_dropout(const json_t *root, struct dtplan_model *m, co
  * intermediate_size (default 4h), max_position_embeddings (default 0),
  * tie_word_embeddings (default true, as in transformers' PretrainedConfig),
  * hidden_act (silu/swish: SwiGLU; gelu*, relu: two matrices; default gelu),
+ * model_type (the family, for the hand-offs that differ by it),
  * the dropout probabilities (hf_dropout()).
  */
 enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_model *m,
@@ -707,6 +708,9 @@ enum dtplan_err dtplan_model_from_hf_config(const char *path, struct dtplan_mode
 	if (rv != DTPLAN_OK)
 		goto out;
 	if ((rv = hf_dropout(root, &tmp, path, err)) != DTPLAN_OK)
+		goto out;
+	if ((rv = dtplan__jget_str(root, path, "", "model_type", HF_OPT, tmp.family,
+				   sizeof(tmp.family), err)) != DTPLAN_OK)
 		goto out;
 	tmp.mlp = DTPLAN_MLP_GELU;
 	v = json_object_get(root, "hidden_act");
