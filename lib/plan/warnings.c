@@ -399,8 +399,9 @@ static enum dtplan_err ep_warning(struct dtplan_plan *p)
 
 /*
  * bf16 Adam moments beside fp32 master weights are Megatron Core's
- * precision-aware optimizer, which only Megatron-LM's arguments ask for:
- * NeMo's YAML builds its OptimizerConfig from a fixed set of keys, and
+ * precision-aware optimizer, which Megatron-LM's arguments and Megatron-
+ * Bridge's overrides ask for: NeMo's YAML builds its OptimizerConfig from a
+ * fixed set of keys, and
  * DeepSpeed keeps bf16 moments only with bf16 master weights
  * (doc/launchers.md).  Launched from DT_NEMO_OVERRIDES or the DeepSpeed
  * fragment, the moments stay fp32: the optimizer shard grows in the ratio
@@ -419,9 +420,10 @@ static enum dtplan_err moments_warning(struct dtplan_plan *p)
 		return DTPLAN_OK;
 	return dtplan_plan_add_warning(
 		p, "bf16-moments-megatron-only",
-		"Adam's moments in bf16 need Megatron-LM's precision-aware optimizer "
-		"($DT_MEGATRON_ARGS); NeMo's overrides and the DeepSpeed fragment keep them in "
-		"fp32, and the fullest GPU then needs %s more: %s of its %s",
+		"Adam's moments in bf16 need Megatron Core's precision-aware optimizer "
+		"($DT_MEGATRON_ARGS, $DT_MEGATRON_BRIDGE_OVERRIDES); NeMo's overrides and the "
+		"DeepSpeed fragment keep them in fp32, and the fullest GPU then needs %s more: "
+		"%s of its %s",
 		dtplan_format_bytes(extra, b1, sizeof(b1)),
 		dtplan_format_bytes(m->total + extra, b2, sizeof(b2)),
 		dtplan_format_bytes(r->gpu.memory_bytes, b3, sizeof(b3)));
