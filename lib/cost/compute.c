@@ -111,13 +111,11 @@ static double attn_proj(const struct dtplan__kernels *k, const struct dtplan_mod
 			double t, double *flops)
 {
 	double h = mdl->hidden, a = mdl->heads, r = k->gemm_rate, in = k->gemm_in_bytes;
-	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads;
-	double d = dtplan__model_head_dim(mdl), q = a * d, qk, ql, kvl;
+	double q = dtplan__model_q_dim(mdl), kvd = dtplan__model_kv_dim(mdl), qk, ql, kvl;
 
 	if (mdl->kv_lora_rank <= 0) {
-		*flops = 2.0 * tok * (h * (q + 2.0 * kv * d) + q * h) / t;
-		return gemm(k, r, in, tok, (q + 2.0 * kv * d) / t, h) +
-		       gemm(k, r, in, tok, h, q / t);
+		*flops = 2.0 * tok * (h * (q + 2.0 * kvd) + q * h) / t;
+		return gemm(k, r, in, tok, (q + 2.0 * kvd) / t, h) + gemm(k, r, in, tok, h, q / t);
 	}
 	qk = a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim);
 	ql = mdl->q_lora_rank;
@@ -140,14 +138,15 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 	double s = seq, b = micro_batch, t = tp, h = mdl->hidden, a = mdl->heads;
 	double c = cp > 1 ? cp : 1.0, sl = s / c;
 	double f = mdl->ffn > 0 ? mdl->ffn : 4.0 * h, tok = sl * b;
-	double kv = mdl->kv_heads > 0 ? mdl->kv_heads : mdl->heads, d = dtplan__model_head_dim(mdl);
+	double d = dtplan__model_head_dim(mdl), q = dtplan__model_q_dim(mdl);
+	double kvd = dtplan__model_kv_dim(mdl);
 	bool swiglu = mdl->mlp == DTPLAN_MLP_SWIGLU;
 	double gemm_f, elem_f, elem_b, attn_f, attn_b, heads = a / t, flops_f, proj_flops;
 	/* the attention core's width: a (d_qk + d_v), 2 a d without latent
 	 * attention (2h where d is h / a) */
 	double core = mdl->kv_lora_rank > 0
 			      ? a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim + mdl->v_head_dim)
-			      : 2.0 * a * d;
+			      : 2.0 * q;
 
 	memset(out, 0, sizeof(*out));
 	/* QKV, the attention's output projection, the MLP's up (and gate) and
@@ -191,9 +190,9 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 	 * gathered QKV and MLP inputs (h each), the projection and down inputs
 	 * forward; backward the output gradients of all four */
 	if (k->gemm_in_bytes < 2.0) {
-		double grads_in = a * d + 2.0 * kv * d + (swiglu ? 2.0 : 1.0) * f;
+		double grads_in = q + 2.0 * kvd + (swiglu ? 2.0 : 1.0) * f;
 
-		elem_f += tok * 3.0 * (2.0 * h + (a * d + f) / t) / k->hbm;
+		elem_f += tok * 3.0 * (2.0 * h + (q + f) / t) / k->hbm;
 		elem_b += tok * 3.0 * (2.0 * h + grads_in / t) / k->hbm;
 	}
 	if (k->flash) {
@@ -258,12 +257,12 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		 * work again */
 		if (k->per_op && !moe && mdl->kv_lora_rank <= 0) {
 			out->recompute =
-				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, kv * d / t, h) +
-				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, a * d / t) +
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, kvd / t, h) +
+				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, q / t) +
 				(swiglu ? gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, f / t, h)
 					: gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, h, f / t)) +
 				elem_f;
-			out->flops += 2.0 * tok * (h * kv * d + a * d * h + h * f) / t;
+			out->flops += 2.0 * tok * (h * kvd + q * h + h * f) / t;
 		}
 		break;
 	case DTPLAN_RECOMPUTE_NONE:

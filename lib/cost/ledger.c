@@ -342,8 +342,7 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 			    double *rep, double *div)
 {
 	double h = m->hidden, a = m->heads, f = m->moe_ffn, routed;
-	double qd = a * dtplan__model_head_dim(m);
-	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * dtplan__model_head_dim(m);
+	double qd = dtplan__model_q_dim(m), kvd = dtplan__model_kv_dim(m);
 	double u = m->mlp == DTPLAN_MLP_SWIGLU ? 2.0 : 1.0;
 
 	*rep = 4.0 * h + (m->dropout ? 2.0 * h : 0.0) + (fine ? 0.0 : g * h);
@@ -372,8 +371,9 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
  * Bytes per token that torchtitan's per-op selective recomputation keeps of
  * one dense block (dtplan__selective_per_op()): the block's input (2 h,
  * sequence-parallel under TP), the attention's output and its fp32
- * log-sum-exp (2 a d + 4 a, split by TP; a d = h unless the model sets its head width), the outputs of the first, third,
- * ... of the block's matrix multiplies in forward order (wq, wk, wv, wo,
+ * log-sum-exp (2 a d + 4 a, split by TP; a d = h unless the model sets its
+ * head width), the outputs of the first, third, ... of the block's matrix
+ * multiplies in forward order (wq, wk, wv, wo,
  * then w1, w3, w2 of SwiGLU or the two of a GELU MLP; bf16 also under fp8,
  * whose matrix multiplies return bf16), and under TP the reduce-scatter
  * outputs after wo and the MLP (2 h / t each: saved communication).  A
@@ -382,8 +382,8 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
  */
 static double per_op_per_token(const struct dtplan_model *m, int tp)
 {
-	double h = m->hidden, a = m->heads, t = tp, qd = a * dtplan__model_head_dim(m);
-	double kvd = (m->kv_heads > 0 ? m->kv_heads : m->heads) * dtplan__model_head_dim(m);
+	double h = m->hidden, a = m->heads, t = tp;
+	double qd = dtplan__model_q_dim(m), kvd = dtplan__model_kv_dim(m);
 	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
 	bool swiglu = m->mlp == DTPLAN_MLP_SWIGLU;
 	const double mm[7] = {qd / t, kvd / t, kvd / t, h, f / t, swiglu ? f / t : h, h};

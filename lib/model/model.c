@@ -293,6 +293,16 @@ double dtplan__model_head_dim(const struct dtplan_model *m)
 	return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / m->heads;
 }
 
+double dtplan__model_q_dim(const struct dtplan_model *m)
+{
+	return m->heads * dtplan__model_head_dim(m);
+}
+
+double dtplan__model_kv_dim(const struct dtplan_model *m)
+{
+	return (m->kv_heads > 0 ? m->kv_heads : m->heads) * dtplan__model_head_dim(m);
+}
+
 double dtplan__model_attn_params(const struct dtplan_model *m)
 {
 	double h = m->hidden, a = m->heads, kv_dim, q_dim, qk, p;
@@ -305,8 +315,8 @@ double dtplan__model_attn_params(const struct dtplan_model *m)
 		     (double)m->kv_lora_rank * a * ((double)m->qk_nope_dim + m->v_head_dim);
 		return p + a * m->v_head_dim * h;
 	}
-	q_dim = a * dtplan__model_head_dim(m);
-	kv_dim = (double)m->kv_heads * dtplan__model_head_dim(m);
+	q_dim = dtplan__model_q_dim(m);
+	kv_dim = dtplan__model_kv_dim(m);
 	/* Q and the output projection, K and V; GELU models have biases */
 	p = 2.0 * h * q_dim + 2.0 * h * kv_dim;
 	if (m->mlp != DTPLAN_MLP_SWIGLU)

@@ -37,6 +37,10 @@ double dtplan__model_attn_params(const struct dtplan_model *m);
  * hidden / heads.  The queries are heads x d wide, the keys and values
  * kv_heads x d each, the output projection takes heads x d back to hidden. */
 double dtplan__model_head_dim(const struct dtplan_model *m);
+/* The queries' width, heads x d, and the keys' (the values' the same),
+ * kv_heads x d (kv_heads: heads where the model does not say). */
+double dtplan__model_q_dim(const struct dtplan_model *m);
+double dtplan__model_kv_dim(const struct dtplan_model *m);
 
 /* The GPU's calibrated shares (lib/model/gpu.c): its own, or Hopper's where
  * the entry has none. */
