@@ -407,6 +407,7 @@ static void model_from_hf_config__optional_keys__defaults(void **state)
 static void model_from_hf_config__head_dim__qwen3_moe(void **state)
 {
 	struct dtplan_model m;
+	struct dtplan_error err = {0};
 
 	(void)state;
 	assert_int_equal(dtplan_model_from_hf_config(test_data_path("hf-qwen3-30b-a3b.json"), &m,
@@ -421,6 +422,11 @@ static void model_from_hf_config__head_dim__qwen3_moe(void **state)
 	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4,head_dim=128", &m, NULL),
 			 DTPLAN_OK);
 	assert_near(dtplan__model_head_dim(&m), 128.0, 0.0);
+	/* bounded as hidden is, named */
+	assert_int_equal(dtplan_model_parse("layers=2,hidden=256,heads=4,head_dim=2147483647", &m,
+					    &err),
+			 DTPLAN_ERR_RANGE);
+	assert_non_null(strstr(err.text, "head_dim 2147483647 is larger than"));
 }
 
 /* Dropout from the probabilities a config.json gives: GPT-2's resid_pdrop

@@ -379,6 +379,9 @@ static enum dtplan_err validate(struct dtplan_model *m, const char *source,
 	if (m->hidden > MAX_HIDDEN)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
 				     "hidden %d is larger than %d", m->hidden, MAX_HIDDEN);
+	if (m->head_dim > MAX_HIDDEN)
+		return dtplan__error(err, DTPLAN_ERR_RANGE, source, 0,
+				     "head_dim %d is larger than %d", m->head_dim, MAX_HIDDEN);
 	if (m->hidden % m->heads != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, source, 0,
 				     "heads %d does not divide hidden %d", m->heads, m->hidden);
