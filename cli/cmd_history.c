@@ -35,7 +35,7 @@ static json_t *record_json(const struct dtplan_record *r)
 			 r->model, "framework", r->framework, "precision", r->precision,
 			 "shape_class", r->shape_class, "tp", r->tp, "pp", r->pp, "dp", r->dp, "cp",
 			 r->cp, "ep", r->ep, "zero", r->zero, "micro_batch", r->micro_batch,
-			 "recompute", r->recompute, "predicted_step_s",
+			 "recompute", dtplan_recompute_name(r->recompute), "predicted_step_s",
 			 cli_json_number(r->predicted_step_s), "model_step_s",
 			 cli_json_number(r->model_step_s), "measured_step_s",
 			 cli_json_number(r->measured_step_s), "measured_step_spread_s",

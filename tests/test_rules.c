@@ -282,7 +282,7 @@ static void request_and_ledger__same_mistake__same_error(void **state)
 		in.tp = 1;
 		in.pp = cases[i].pp;
 		in.dp = cases[i].dp;
-		in.chunks = cases[i].vp;
+		in.vp = cases[i].vp;
 		in.ep = cases[i].ep;
 		in.dualpipe = cases[i].dualpipe;
 		in.framework = DTPLAN_FRAMEWORK_MEGATRON;

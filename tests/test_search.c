@@ -1140,7 +1140,7 @@ static void search_run__recipe_sweep__invariants(void **state)
 						.stages = &c->stages,
 						.framework = DTPLAN_FRAMEWORK_MEGATRON,
 						.attention = DTPLAN_ATTENTION_FLASH,
-						.chunks = c->vp,
+						.vp = c->vp,
 						.fp8 = true,
 						.ep = c->ep,
 						.cp = c->cp,

@@ -259,12 +259,12 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown framework %d or attention %d",
 				     (int)in->framework, (int)in->attention);
-	if (in->chunks < 0 || in->ep < 0 || in->cp < 0)
+	if (in->vp < 0 || in->ep < 0 || in->cp < 0)
 		return dtplan__error(
 			err, DTPLAN_ERR_INVAL, "", 0,
 			"ledger: interleaved chunks (%d), EP (%d) and CP (%d) must not "
 			"be negative",
-			in->chunks, in->ep, in->cp);
+			in->vp, in->ep, in->cp);
 	{
 		/* the split's shape, by the training rules (lib/model/rules.c):
 		 * what the count needs to mean a split; whether a framework runs
@@ -275,15 +275,7 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 		s.framework = in->framework;
 		s.attention = in->attention;
 		s.schedule = in->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
-		s.tp = in->tp;
-		s.pp = in->pp;
-		s.dp = in->dp;
-		s.cp = in->cp;
-		s.ep = in->ep;
-		s.vp = in->chunks;
-		s.zero = in->zero;
-		s.offload = in->offload ? 1 : 0;
-		s.recompute = (int)in->recompute;
+		s.split = in->split;
 		if (dtplan__split_check(&s, DTPLAN__RULES_LEDGER, err) != DTPLAN_OK)
 			return DTPLAN_ERR_INVAL;
 	}
@@ -504,7 +496,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 		int m = in->num_microbatches > 0 ? in->num_microbatches : 1;
 		int in_flight = m < in->pp - stage ? m : in->pp - stage;
 		enum dtplan_recompute rc = in->recompute;
-		double chunks = in->chunks > 1 ? in->chunks : 1.0;
+		double chunks = in->vp > 1 ? in->vp : 1.0;
 
 		if (in->attention == DTPLAN_ATTENTION_FLASH && rc == DTPLAN_RECOMPUTE_NONE)
 			rc = DTPLAN_RECOMPUTE_SELECTIVE;

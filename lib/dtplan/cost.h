@@ -113,25 +113,23 @@ enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_e
 
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
-	int tp, pp, dp;       /* >= 1 each */
-	int zero;             /* 0..3, sharded over dp */
-	bool no_master_copy;  /* 12 bytes/param instead of 16 */
-	bool bf16_moments;    /* Adam's m and v in bf16: 2 + 2 bytes instead of 4 + 4 */
-	int seq;              /* sequence length s (0: no activations) */
-	int micro_batch;      /* b */
-	int num_microbatches; /* m; stage 0 holds min(m, pp) micro-batches */
-	enum dtplan_recompute recompute;
+	/* tp, pp, dp >= 1 each; zero 0..3, sharded over dp; micro_batch b;
+	 * recompute an enum dtplan_recompute; vp interleaved virtual stages
+	 * (0 or 1: none); ep expert parallelism (0 or 1: none), carved from
+	 * cp x dp; cp context parallelism (0 or 1: none); offload 1:
+	 * ZeRO-Offload, master copy and Adam in host memory */
+	DTPLAN_SPLIT_EMBED;
+	bool no_master_copy;    /* 12 bytes/param instead of 16 */
+	bool bf16_moments;      /* Adam's m and v in bf16: 2 + 2 bytes instead of 4 + 4 */
+	int seq;                /* sequence length s (0: no activations) */
+	int num_microbatches;   /* m; stage 0 holds min(m, pp) micro-batches */
 	bool sequence_parallel; /* divide the sbh*34 part by tp too (Megatron SP) */
 	/* layers per stage when pp > 1 (NULL: dtplan_stage_split_model() of the
 	 * model and seq); borrowed */
 	const struct dtplan_stage_layers *stages;
 	enum dtplan_framework framework; /* bytes per parameter (see the enum) */
 	enum dtplan_attention attention; /* flash: no a s^2 scores stored */
-	int chunks;                      /* interleaved virtual stages v (0 or 1: none) */
-	bool offload;                    /* ZeRO-Offload: master copy and Adam in host memory */
 	bool fp8;                        /* fp8 matrix multiplies keep their inputs in fp8 */
-	int ep;                          /* expert parallelism (0 or 1: none); divides dp */
-	int cp;                          /* context parallelism (0 or 1: none) */
 	bool dualpipe;                   /* DualPipe (pp even): two stages per GPU */
 };
 

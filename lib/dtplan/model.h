@@ -116,6 +116,45 @@ int dtplan_model_moe_layers(const struct dtplan_model *m);
 const struct dtplan_model *dtplan_model_presets(size_t *n);
 
 /* ------------------------------------------------------------------------
+ * The split (lib/model/rules.c decides which ones a model and a framework
+ * allow)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * How a job divides its GPUs and its training state: tensor, pipeline,
+ * data, context and expert parallelism, interleaved stages per PP stage,
+ * the ZeRO stage, the micro-batch, the recomputation (enum
+ * dtplan_recompute) and ZeRO-Offload (1 yes, 0 no).  Where a split is not
+ * chosen yet (a request's pins, the rules' partial splits) 0 means "not
+ * known" for a degree and the micro-batch, -1 for zero, recompute and
+ * offload.  GPUs: tp x cp x pp x dp; EP is carved from CP x DP.
+ *
+ * One declaration, embedded by DTPLAN_SPLIT_EMBED in every struct that
+ * names a split (the request, the candidate, the ledger's input, the
+ * record, the rules' input): its members read as the struct's own (c->tp)
+ * and the whole split as c->split, so a split is copied whole, never member
+ * by member (the C11 anonymous union that Linux's struct_group() makes).
+ */
+#define DTPLAN_SPLIT_MEMBERS                                                                       \
+	int tp, pp, dp, cp, ep, vp;                                                                \
+	int zero;                                                                                  \
+	int micro_batch;                                                                           \
+	int recompute;                                                                             \
+	int offload;
+
+struct dtplan_split {
+	DTPLAN_SPLIT_MEMBERS
+};
+
+#define DTPLAN_SPLIT_EMBED                                                                         \
+	union {                                                                                    \
+		struct dtplan_split split;                                                         \
+		struct {                                                                           \
+			DTPLAN_SPLIT_MEMBERS                                                       \
+		};                                                                                 \
+	}
+
+/* ------------------------------------------------------------------------
  * GPU catalog (lib/model/gpu.c)
  * ---------------------------------------------------------------------- */
 

@@ -100,14 +100,12 @@ struct dtplan_request {
 	int global_batch;              /* sequences per step, as asked */
 	bool exact_batch;              /* train exactly global_batch (else within
 				    * DTPLAN_BATCH_TOLERANCE of it) */
-	/* fixed choices; 0 (or -1 for zero/recompute) means "search" */
-	int tp, pp, zero, micro_batch;
-	int ep, cp;    /* expert and context parallelism; 0 search */
-	int recompute; /* -1 search, else enum dtplan_recompute */
+	/* the pins: 0 (-1 for zero and recompute) means "search"; dp is never
+	 * pinned (0); vp counts interleaved stages per PP stage; offload, for
+	 * ZeRO-Offload: -1 only when nothing fits without it, 0 never, 1
+	 * always */
+	DTPLAN_SPLIT_EMBED;
 	bool no_master_copy;
-	int vp;                          /* interleaved virtual stages per PP stage; 0 search */
-	int offload;                     /* ZeRO-Offload: -1 only when nothing fits without it,
-				    * 0 never, 1 always */
 	enum dtplan_framework framework; /* (memory per parameter, ZeRO stages) */
 	enum dtplan_attention attention; /* (DTPLAN_ATTENTION_FLASH by default) */
 	enum dtplan_precision precision; /* of the matrix multiplies */
@@ -223,14 +221,13 @@ struct dtplan_step {
 };
 
 struct dtplan_candidate {
-	int tp, pp, dp, zero, micro_batch, num_microbatches;
-	int ep;           /* expert parallelism, carved from dp (1: none) */
-	int cp;           /* context parallelism (1: none); tp * cp * pp * dp GPUs */
-	int vp;           /* interleaved virtual stages per PP stage (1: plain 1F1B) */
+	/* every degree chosen (>= 1; ep 1, cp 1, vp 1: none), zero 0-3,
+	 * recompute an enum dtplan_recompute, offload 1: ZeRO-Offload
+	 * (optimizer state in host memory) */
+	DTPLAN_SPLIT_EMBED;
+	int num_microbatches;
 	bool dualpipe;    /* the DualPipe schedule (PP > 1, the request's schedule) */
-	bool offload;     /* ZeRO-Offload: optimizer state in host memory */
 	int global_batch; /* trained: dp * micro_batch * num_microbatches */
-	enum dtplan_recompute recompute;
 	struct dtplan_stage_layers stages; /* layers per PP stage */
 	double stage_imbalance;            /* slowest stage's work / the mean stage's (>= 1) */
 	struct dtplan_ledger memory;

@@ -34,8 +34,9 @@ struct dtplan_record {
 	char framework[16];
 	char precision[8];
 	char shape_class[48];
-	char recompute[16];
-	int tp, pp, dp, cp, ep, vp, zero, micro_batch;
+	/* the plan's split; offload is not kept in the record database (0
+	 * in what it reads back) */
+	DTPLAN_SPLIT_EMBED;
 	double predicted_step_s;  /* what the plan said, the correction included */
 	double model_step_s;      /* the model's alone (what a correction is learned against) */
 	double measured_step_s;   /* median of the steps kept */

@@ -158,12 +158,13 @@ enum dtplan_err dtplan__plan_read_whole(struct json_t *root, struct dtplan_plan 
 					struct dtplan_error *err);
 
 /*
- * A split's degrees as a plan gives them: tp, pp and dp at least 1, vp, ep
- * and cp 1 when a plan from before them has none, ep dividing dp.  The
- * one check of "parallelism" and of the runner-up's (where names it).
+ * A split as a plan gives it, under the schedule it names: vp, ep and cp 1
+ * when a plan from before them has none, then the rules every chosen split
+ * meets (dtplan__split_check_read(), lib/model/rules.c).  The one check of
+ * "parallelism" and of the runner-up's (where names it).
  * lib/json/plan_read_ranks.c.
  */
-enum dtplan_err dtplan__plan_read_degrees(struct dtplan_candidate *b, const char *where,
-					  struct dtplan_error *err);
+enum dtplan_err dtplan__plan_read_split(struct dtplan_candidate *b, enum dtplan_schedule schedule,
+					const char *where, struct dtplan_error *err);
 
 #endif /* DTPLAN_PLAN_READ_INT_H */

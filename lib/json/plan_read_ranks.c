@@ -12,6 +12,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "model/model.h"
 #include "json/plan_read_int.h"
 
 #include <stdio.h>
@@ -152,23 +153,18 @@ static enum dtplan_err read_stages(struct dtplan__rd *r, struct dtplan_candidate
 	return ret;
 }
 
-enum dtplan_err dtplan__plan_read_degrees(struct dtplan_candidate *b, const char *where,
-					  struct dtplan_error *err)
+enum dtplan_err dtplan__plan_read_split(struct dtplan_candidate *b, enum dtplan_schedule schedule,
+					const char *where, struct dtplan_error *err)
 {
-	if (b->tp < 1 || b->pp < 1 || b->dp < 1)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s: tp, pp and dp must be whole numbers >= 1", where);
 	/* plans from before interleaving, EP and CP carry none */
-	if (b->vp < 1)
+	if (b->vp == 0)
 		b->vp = 1;
-	if (b->ep < 1)
+	if (b->ep == 0)
 		b->ep = 1;
-	if (b->cp < 1)
+	if (b->cp == 0)
 		b->cp = 1;
-	if (b->dp % b->ep != 0)
-		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-				     "%s: ep %d does not divide dp %d", where, b->ep, b->dp);
-	return DTPLAN_OK;
+	b->dualpipe = schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
+	return dtplan__split_check_read(&b->split, schedule, DTPLAN_ERR_PARSE, SRC, where, err);
 }
 
 /* The checks that need every member of "parallelism", then the members
@@ -179,21 +175,23 @@ static enum dtplan_err finish_split(struct dtplan__rd *r, const struct split_rea
 	enum dtplan_err ret;
 	struct dtplan__rd sub;
 
-	ret = dtplan__plan_read_degrees(b, "parallelism", r->err);
-	if (ret != DTPLAN_OK)
-		return ret;
 	if (s->recompute_named) {
-		ret = dtplan_recompute_parse(s->recompute, &b->recompute, r->err);
+		enum dtplan_recompute rc;
+
+		ret = dtplan_recompute_parse(s->recompute, &rc, r->err);
 		if (ret != DTPLAN_OK)
 			return ret;
+		b->recompute = (int)rc;
 	} else if (s->recompute_n < DTPLAN_RECOMPUTE_NONE ||
 		   s->recompute_n > DTPLAN_RECOMPUTE_FULL) {
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "parallelism.recompute: %d unknown", s->recompute_n);
 	} else {
-		b->recompute = (enum dtplan_recompute)s->recompute_n;
+		b->recompute = s->recompute_n;
 	}
-	b->dualpipe = s->schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
+	ret = dtplan__plan_read_split(b, s->schedule, "parallelism", r->err);
+	if (ret != DTPLAN_OK)
+		return ret;
 	/* stage_imbalance only beside layers_per_stage, as plans carry it and
 	 * dtplan show read it */
 	if (!s->stages.found)
@@ -236,7 +234,7 @@ enum dtplan_err dtplan__plan_read_parallelism(struct dtplan__rd *r, struct dtpla
 		[S_CP] = &b->cp,
 		[S_VP] = &b->vp,
 	};
-	struct split_read s = {.recompute_n = (int)b->recompute, .schedule = DTPLAN_SCHEDULE_1F1B};
+	struct split_read s = {.recompute_n = b->recompute, .schedule = DTPLAN_SCHEDULE_1F1B};
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true;
 	unsigned seen = 0;

@@ -54,8 +54,10 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
 	json_t *rc, *sch;
+	enum dtplan_recompute named;
 	enum dtplan_err ret;
-	int n;
+	bool offload = false;
+	int n, schedule = DTPLAN_SCHEDULE_1F1B;
 
 	if (!json_is_object(obj))
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "no \"%s\" object", where);
@@ -65,38 +67,35 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
-	/* the degrees as "parallelism" reads them, ep dividing dp included */
-	ret = dtplan__plan_read_degrees(b, where, err);
+	ret = dtplan__jget_bool(obj, SRC, where, "offload", OPT, &offload, err);
 	if (ret != DTPLAN_OK)
 		return ret;
-	b->offload = false;
-	ret = dtplan__jget_bool(obj, SRC, where, "offload", OPT, &b->offload, err);
-	if (ret != DTPLAN_OK)
-		return ret;
+	b->offload = offload ? 1 : 0;
 	/* written only for DualPipe */
 	sch = json_object_get(obj, "schedule");
-	if (sch != NULL) {
-		int schedule = DTPLAN_SCHEDULE_1F1B;
-
-		if (!json_is_string(sch) ||
-		    dtplan_schedule_parse(json_string_value(sch), &schedule, NULL) != DTPLAN_OK)
-			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "%s.schedule: expected \"1f1b\" or \"dualpipe\"",
-					     where);
-		b->dualpipe = schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
-	}
+	if (sch != NULL &&
+	    (!json_is_string(sch) ||
+	     dtplan_schedule_parse(json_string_value(sch), &schedule, NULL) != DTPLAN_OK))
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.schedule: expected \"1f1b\" or \"dualpipe\"", where);
 	rc = json_object_get(obj, "recompute");
-	if (json_is_string(rc))
-		return dtplan_recompute_parse(json_string_value(rc), &b->recompute, err);
-	n = (int)b->recompute;
-	ret = dtplan__jget_int(obj, SRC, where, "recompute", OPT, WHOLE_MIN, WHOLE_MAX, &n, err);
+	if (json_is_string(rc)) {
+		ret = dtplan_recompute_parse(json_string_value(rc), &named, err);
+		n = (int)named;
+	} else {
+		n = b->recompute;
+		ret = dtplan__jget_int(obj, SRC, where, "recompute", OPT, WHOLE_MIN, WHOLE_MAX, &n,
+				       err);
+	}
 	if (ret != DTPLAN_OK)
 		return ret;
 	if (n < DTPLAN_RECOMPUTE_NONE || n > DTPLAN_RECOMPUTE_FULL)
 		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0, "%s.recompute: %d unknown",
 				     where, n);
-	b->recompute = (enum dtplan_recompute)n;
-	return DTPLAN_OK;
+	b->recompute = n;
+	/* the split as "parallelism" reads it, by the rules every chosen
+	 * split meets */
+	return dtplan__plan_read_split(b, (enum dtplan_schedule)schedule, where, err);
 }
 
 /* Model, GPUs and batch into the request (dtplan_request_init() first). */

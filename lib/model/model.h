@@ -72,12 +72,9 @@ struct dtplan__split {
 	enum dtplan_attention attention;
 	enum dtplan_schedule schedule;
 	enum dtplan_moments moments;
-	int gpus; /* 0: not known (the submission) */
-	int seq;  /* tokens of a sequence; 0: not known */
-	int tp, pp, dp, cp, ep, vp;
-	int zero;
-	int offload;   /* 1 yes, 0 no */
-	int recompute; /* enum dtplan_recompute */
+	int gpus;           /* 0: not known (the submission) */
+	int seq;            /* tokens of a sequence; 0: not known */
+	DTPLAN_SPLIT_EMBED; /* 0 (-1 for zero, offload, recompute): not known */
 };
 
 /* Every degree unknown, the defaults of a request (DeepSpeed, flash
@@ -100,6 +97,8 @@ enum {
 	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
 	DTPLAN__RULE_SEQ = 1u << 11,         /* CP and TP split the sequence as Megatron-LM does */
 	DTPLAN__RULE_VP_LAYERS = 1u << 12,   /* interleaving cuts the layers into whole chunks */
+	DTPLAN__RULE_WHOLE = 1u << 13,       /* every degree >= 1, ZeRO 0-3, a known
+					     * recomputation, offload 0 or 1 (a chosen split) */
 };
 
 /* What a model can take, whatever the allocation (--dt-model with pins). */
@@ -114,6 +113,12 @@ enum {
 /* What the memory ledger needs for its count to mean a split. */
 #define DTPLAN__RULES_LEDGER                                                                       \
 	(DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE | DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP)
+/* What a chosen split needs for its numbers to describe one, whatever the
+ * model: what every reader of a plan (its JSON, a step's ranks, a record)
+ * and a candidate given by hand are checked against. */
+#define DTPLAN__RULES_WHOLE                                                                        \
+	(DTPLAN__RULE_WHOLE | DTPLAN__RULE_VP_PP | DTPLAN__RULE_DUALPIPE |                         \
+	 DTPLAN__RULE_OFFLOAD_ZERO | DTPLAN__RULE_EP_DP)
 #define DTPLAN__RULES_ALL                                                                          \
 	(DTPLAN__RULES_MODEL | DTPLAN__RULES_TRAIN | DTPLAN__RULE_EP_DP | DTPLAN__RULE_GPUS)
 
@@ -152,5 +157,16 @@ enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp);
  */
 enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rules,
 				    struct dtplan_error *err);
+
+/*
+ * A chosen split as a plan, a step's ranks or a record carries it (ep, cp
+ * and vp of 0 read as 1), checked by DTPLAN__RULES_WHOLE under the schedule
+ * it was planned with: the one check of every reader.  On failure err
+ * (NULL allowed) holds code, source and "where: why".
+ */
+enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
+					 enum dtplan_schedule schedule, enum dtplan_err code,
+					 const char *source, const char *where,
+					 struct dtplan_error *err);
 
 #endif /* DTPLAN_MODEL_MODEL_H */

@@ -243,14 +243,62 @@ static enum dtplan_err check_gpus(const struct dtplan__split *s, unsigned rules,
 	return DTPLAN_OK;
 }
 
+/* A chosen split's numbers (DTPLAN__RULE_WHOLE). */
+static enum dtplan_err check_whole(const struct dtplan__split *s, struct dtplan_error *err)
+{
+	if (s->tp < 1 || s->pp < 1 || s->dp < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
+				     "tp, pp and dp must be whole numbers >= 1");
+	if (s->cp < 1 || s->ep < 1 || s->vp < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
+				     "cp, ep and vp must be whole numbers >= 1");
+	if (s->zero < 0 || s->zero > 3)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0, "ZeRO stage %d is not 0-3",
+				     s->zero);
+	if (s->recompute < DTPLAN_RECOMPUTE_NONE || s->recompute > DTPLAN_RECOMPUTE_FULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
+				     "recomputation %d unknown", s->recompute);
+	if (s->offload != 0 && s->offload != 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "offload", 0,
+				     "offload %d is neither 0 nor 1", s->offload);
+	return DTPLAN_OK;
+}
+
 enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rules,
 				    struct dtplan_error *err)
 {
-	enum dtplan_err rv = check_model(s, rules, err);
+	enum dtplan_err rv = DTPLAN_OK;
+
+	if (rules & DTPLAN__RULE_WHOLE)
+		rv = check_whole(s, err);
+	if (rv == DTPLAN_OK)
+		rv = check_model(s, rules, err);
 
 	if (rv == DTPLAN_OK)
 		rv = check_train(s, rules, err);
 	if (rv == DTPLAN_OK)
 		rv = check_gpus(s, rules, err);
 	return rv;
+}
+
+enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
+					 enum dtplan_schedule schedule, enum dtplan_err code,
+					 const char *source, const char *where,
+					 struct dtplan_error *err)
+{
+	struct dtplan__split x;
+	struct dtplan_error why;
+
+	dtplan__split_init(&x, NULL);
+	x.split = *s;
+	x.schedule = schedule;
+	if (x.ep == 0)
+		x.ep = 1;
+	if (x.cp == 0)
+		x.cp = 1;
+	if (x.vp == 0)
+		x.vp = 1;
+	if (dtplan__split_check(&x, DTPLAN__RULES_WHOLE, &why) == DTPLAN_OK)
+		return DTPLAN_OK;
+	return dtplan__error(err, code, source, 0, "%s: %s", where, why.text);
 }

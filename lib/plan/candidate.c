@@ -189,21 +189,23 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 	rv = dtplan__request_check(req, err);
 	if (rv != DTPLAN_OK)
 		return rv;
-	if (c != NULL && c->vp == 0)
+	if (c == NULL || fits == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no candidate to evaluate");
+	if (c->vp == 0)
 		c->vp = 1;
-	if (c != NULL && c->ep == 0)
+	if (c->ep == 0)
 		c->ep = 1;
-	if (c != NULL && c->cp == 0)
+	if (c->cp == 0)
 		c->cp = 1;
-	if (c == NULL || fits == NULL || c->tp < 1 || c->pp < 1 || c->dp < 1 ||
-	    c->micro_batch < 1 || c->zero < 0 || c->zero > 3 || c->vp < 1 ||
-	    (c->vp > 1 && c->pp < 2) || c->ep < 1 || c->cp < 1 ||
-	    ((long)c->dp * c->cp) % c->ep != 0 ||
+	rv = dtplan__split_check_read(&c->split, req->schedule, DTPLAN_ERR_INVAL, "", "candidate",
+				      err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	if (c->micro_batch < 1 ||
 	    !dtplan__batch_of(req, c->dp, c->micro_batch, &c->num_microbatches, &c->global_batch))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
-				     "candidate needs tp, pp, dp, micro-batch >= 1, ZeRO 0-3, "
-				     "interleaving only with PP, and dp * micro-batch * some "
-				     "micro-batch count near the global batch");
+				     "candidate needs a micro-batch >= 1, and dp * micro-batch * "
+				     "some micro-batch count near the global batch");
 	c->dualpipe = req->schedule == DTPLAN_SCHEDULE_DUALPIPE && c->pp > 1;
 	dtplan__search_ctx_init(&x, req);
 	rv = dtplan__stages_of(&x, c->pp, c->vp, &c->stages, &c->stage_imbalance, err);

@@ -98,25 +98,16 @@ void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candi
 		       struct dtplan_ledger_in *out)
 {
 	struct dtplan_ledger_in in = {
+		.split = c->split,
 		.model = &r->model,
-		.tp = c->tp,
-		.pp = c->pp,
-		.dp = c->dp,
-		.zero = c->zero,
 		.no_master_copy = r->no_master_copy,
 		.bf16_moments = r->moments == DTPLAN_MOMENTS_BF16,
 		.seq = r->seq,
-		.micro_batch = c->micro_batch,
-		.recompute = c->recompute,
 		.sequence_parallel = c->tp > 1,
 		.stages = &c->stages,
 		.framework = r->framework,
 		.attention = r->attention,
-		.chunks = c->vp,
-		.offload = c->offload,
 		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
-		.ep = c->ep,
-		.cp = c->cp,
 		.dualpipe = c->dualpipe,
 	};
 
@@ -305,14 +296,7 @@ static void split_of(const struct dtplan_request *r, struct dtplan__split *s)
 	s->attention = r->attention;
 	s->schedule = r->schedule;
 	s->moments = r->moments;
-	s->tp = r->tp;
-	s->pp = r->pp;
-	s->cp = r->cp;
-	s->ep = r->ep;
-	s->vp = r->vp;
-	s->zero = r->zero;
-	s->offload = r->offload;
-	s->recompute = r->recompute;
+	s->split = r->split;
 	s->seq = r->seq; /* 0 at submission without seq=: the model's, known later */
 }
 

@@ -11,6 +11,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -286,8 +287,15 @@ enum dtplan_err dtplan_recdb_add(struct dtplan_recdb *db, const struct dtplan_re
 		"micro_batch, predicted_step_s, model_step_s, measured_step_s, measured_spread_s, "
 		"steps, checkpoint_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
 		"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
-	const char *texts[] = {r->cluster,   r->user,      r->fingerprint, r->gpu,      r->model,
-			       r->framework, r->precision, r->shape_class, r->recompute};
+	const char *texts[] = {r->cluster,
+			       r->user,
+			       r->fingerprint,
+			       r->gpu,
+			       r->model,
+			       r->framework,
+			       r->precision,
+			       r->shape_class,
+			       dtplan_recompute_name((enum dtplan_recompute)r->recompute)};
 	const int text_at[] = {1, 4, 5, 6, 7, 8, 9, 10, 11};
 	const int ints[] = {r->tp, r->pp, r->dp, r->cp, r->ep, r->vp, r->zero, r->micro_batch};
 	sqlite3_stmt *st = NULL;
@@ -341,8 +349,15 @@ static void col_text(sqlite3_stmt *st, int i, char *buf, size_t size)
 	dtplan__strlcpy(buf, t != NULL ? (const char *)t : "", size);
 }
 
-static void read_row(sqlite3_stmt *st, struct dtplan_record *r)
+/* One row into r, its split by the rules every chosen split meets
+ * (lib/model/rules.c): a row written by hand or by another program is told
+ * with its job. */
+static enum dtplan_err read_row(sqlite3_stmt *st, const char *path, struct dtplan_record *r,
+				struct dtplan_error *err)
 {
+	enum dtplan_recompute rc;
+	char name[16], where[160];
+
 	memset(r, 0, sizeof(*r));
 	col_text(st, 0, r->cluster, sizeof(r->cluster));
 	r->job_id = sqlite3_column_int64(st, 1);
@@ -354,7 +369,7 @@ static void read_row(sqlite3_stmt *st, struct dtplan_record *r)
 	col_text(st, 7, r->framework, sizeof(r->framework));
 	col_text(st, 8, r->precision, sizeof(r->precision));
 	col_text(st, 9, r->shape_class, sizeof(r->shape_class));
-	col_text(st, 10, r->recompute, sizeof(r->recompute));
+	col_text(st, 10, name, sizeof(name));
 	r->tp = sqlite3_column_int(st, 11);
 	r->pp = sqlite3_column_int(st, 12);
 	r->dp = sqlite3_column_int(st, 13);
@@ -370,6 +385,16 @@ static void read_row(sqlite3_stmt *st, struct dtplan_record *r)
 	r->steps = sqlite3_column_int64(st, 23);
 	r->checkpoint_s =
 		sqlite3_column_type(st, 24) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 24);
+	snprintf(where, sizeof(where), "the record of job %lld on cluster '%s'",
+		 (long long)r->job_id, r->cluster);
+	if (dtplan_recompute_parse(name, &rc, NULL) != DTPLAN_OK)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, path, 0,
+				     "%s: recomputation '%s' unknown", where, name);
+	r->recompute = (int)rc;
+	/* the schedule is not recorded: DualPipe's rule (an even PP) is the
+	 * planner's, not the record's */
+	return dtplan__split_check_read(&r->split, DTPLAN_SCHEDULE_1F1B, DTPLAN_ERR_PARSE, path,
+					where, err);
 }
 
 enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
@@ -406,7 +431,9 @@ enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
 			v = m;
 			cap = ncap;
 		}
-		read_row(st, &v[len++]);
+		rv = read_row(st, db->path, &v[len++], err);
+		if (rv != DTPLAN_OK)
+			goto out;
 		rc = SQLITE_OK;
 	}
 	if (rc != SQLITE_DONE) {

@@ -53,15 +53,10 @@ void dtplan_record_from_plan(struct dtplan_record *r, const struct dtplan_plan *
 	dtplan__strlcpy(r->precision, dtplan_precision_name(p->request.precision),
 			sizeof(r->precision));
 	dtplan_shape_class(c, r->shape_class, sizeof(r->shape_class));
-	dtplan__strlcpy(r->recompute, dtplan_recompute_name(c->recompute), sizeof(r->recompute));
-	r->tp = c->tp;
-	r->pp = c->pp;
-	r->dp = c->dp;
+	r->split = c->split;
 	r->cp = c->cp > 1 ? c->cp : 1;
 	r->ep = c->ep > 1 ? c->ep : 1;
 	r->vp = c->vp > 1 ? c->vp : 1;
-	r->zero = c->zero;
-	r->micro_batch = c->micro_batch;
 	r->predicted_step_s = c->step.total;
 	r->model_step_s = c->model_step > 0.0 ? c->model_step : c->step.total;
 	r->checkpoint_s = NAN;
