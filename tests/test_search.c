@@ -1063,7 +1063,9 @@ static int dualpipe_holds(struct dtplan_request r, int pp, const char *what, dou
 			 c->num_microbatches, c->vp);
 	/* the same split under 1F1B idles longer */
 	r.schedule = DTPLAN_SCHEDULE_1F1B;
-	dtplan__request_pin(&r, c);
+	/* pinned to c's split; DP follows from the count, as in any request */
+	r.split = c->split;
+	r.dp = 0;
 	assert_int_equal(dtplan__search_run(&r, false, &one, NULL), DTPLAN_OK);
 	if (one.have_best && one.best.num_microbatches == c->num_microbatches &&
 	    !(c->step.bubble < one.best.step.bubble))

@@ -166,19 +166,6 @@ static enum dtplan_err evaluate(const struct ctx *x, const struct split *sp,
 	return rv;
 }
 
-void dtplan__request_pin(struct dtplan_request *r, const struct dtplan_candidate *c)
-{
-	r->tp = c->tp;
-	r->pp = c->pp;
-	r->ep = c->ep;
-	r->cp = c->cp;
-	r->vp = c->vp;
-	r->zero = c->zero;
-	r->offload = c->offload ? 1 : 0;
-	r->micro_batch = c->micro_batch;
-	r->recompute = (int)c->recompute;
-}
-
 enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 					   struct dtplan_candidate *c, bool *fits,
 					   struct dtplan_error *err)

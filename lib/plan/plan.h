@@ -88,13 +88,6 @@ void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candi
 		       struct dtplan_ledger_in *out);
 
 /*
- * Pins r's choices to c's (TP, PP, EP, CP, interleaving, ZeRO, offload,
- * micro-batch, recomputation), so that a search over another fabric or
- * schedule weighs the same configuration.
- */
-void dtplan__request_pin(struct dtplan_request *r, const struct dtplan_candidate *c);
-
-/*
  * Evaluates one configuration: fills c->memory and, when it fits, the
  * predicted step, FLOPs and network bytes.  c->tp, pp, dp, zero,
  * micro_batch and recompute are inputs; num_microbatches is set.  *fits
