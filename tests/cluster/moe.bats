@@ -121,3 +121,33 @@ write_moe_script() {
 	grep -q 'bf16 Adam moments' <<<"$LOG"
 	grep -q 'the GPU of stages 0 and 1 is the fullest' <<<"$LOG"
 }
+
+@test "mixtral-8x7b TP 2 x CP 2 x EP 8 on 2 nodes: EP over CP x DP reads back in every step and in dtplan show" {
+	write_moe_script
+	# EP 8 divides CP x DP = 2 x 4, not DP 4 alone: the plan readers
+	# once checked dp % ep and every srun step of such a job lost its plan
+	run_job 180 -N2 -w node1,node2 --ntasks-per-node=8 --gres=gpu:8 \
+		--dt-plan=auto --dt-model=mixtral-8x7b \
+		--dt-train=seq=32768,tp=2,pp=1,cp=2,ep=8 "$CL_DIR/jobs/moe-job.sh"
+	echo "$LOG" | head -n 40
+	grep -q '^done$' <<<"$LOG"
+	[ "$(batch_var DTPLAN_PLAN_STATE)" = ok ]
+	[ "$(batch_var DT_TP)" = 2 ]
+	[ "$(batch_var DT_CP)" = 2 ]
+	[ "$(batch_var DT_EP)" = 8 ]
+	[ "$(batch_var DT_DP)" = 4 ]
+	grep -q '(EP 8 of CP x DP)' <<<"$LOG"
+	# every task of the step has the plan's ranks: 16 distinct RANKs, CP
+	# and EP ranks inside their groups
+	[ "$(grep -c '^TASK ' <<<"$LOG")" -eq 16 ]
+	[ "$(grep '^TASK ' <<<"$LOG" | awk '{print $3}' | sort -u | grep -c '^RANK=[0-9]')" -eq 16 ]
+	while read -r _ _ _ _ epr cpr; do
+		[ "${epr#DT_EP_RANK=}" -ge 0 ] && [ "${epr#DT_EP_RANK=}" -lt 8 ]
+		[ "${cpr#DT_CP_RANK=}" -ge 0 ] && [ "${cpr#DT_CP_RANK=}" -lt 2 ]
+	done < <(grep '^TASK ' <<<"$LOG")
+	# and dtplan show reads the job's plan with the same split
+	run "$CLUSTER_TOP_BUILDDIR/cli/dtplan" show "$CL_DIR/jobs/dtplan-$JOB.json"
+	echo "$output" | head -n 10
+	[ "$status" -eq 0 ]
+	grep -q 'TP 2 x CP 2 x PP 1 x DP 4 (EP 8 of CP x DP)' <<<"$output"
+}
