@@ -370,9 +370,9 @@ int cmd_plan(int argc, char **argv)
 			goto out;
 		}
 	}
-	calibrate(&a);
 	if (dtplan_mtbf_cache_apply(&a.cluster.config, req, &err) != DTPLAN_OK)
 		fprintf(stderr, "dtplan %s: warning: %s\n", CMD, req->mtbf_source);
+	calibrate(&a);
 	if (dtplan_plan_create(req, placed ? &a.cluster.alloc.cluster : NULL, &plan, &err) !=
 	    DTPLAN_OK) {
 		/* the library names a pinned choice by its field: show the flag */

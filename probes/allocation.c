@@ -150,13 +150,9 @@ enum dtplan_err dtplan_allocation_note(struct dtplan_allocation *a, struct dtpla
 		mf->m = NULL; /* the plan's now */
 	}
 	noted(a, p, got, &rv, err);
-	/* the CLI has always named the fabric first, the plugin the nodes */
-	if (a->strict)
-		noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
 	if (got == DTPLAN_OK && a->inventory != NULL)
 		noted(a, p, dtplan_inventory_note(a->inventory, p), &rv, err);
-	if (!a->strict)
-		noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
+	noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
 	if (a->topology_fault[0] != '\0')
 		dtplan_plan_set_degraded(p, "%s", a->topology_fault);
 	return rv;

@@ -465,8 +465,7 @@ void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
  *   dtplan_allocation_note()      the plan's measurement and warnings
  *
  * strict (the CLI): a fabric answer that does not apply and a topology.conf
- * that does not read are errors, and the "fabric-service" warning comes
- * before the "assumed-nodes" one.  Otherwise (the plugin, which must not
+ * that does not read are errors.  Otherwise (the plugin, which must not
  * stop a job): the fabric's fault becomes the warning, a bad topology.conf
  * plans without a switch tree and marks the plan degraded, and the notes'
  * failures degrade the plan.
