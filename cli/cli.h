@@ -280,8 +280,10 @@ struct cli_cluster {
 	struct dtplan_measure_file measured; /* --measurements; m NULL when none */
 	char (*hosts)[64];
 	size_t n_hosts;
-	/* the allocation (probes/allocation.c, strict): alloc.cluster is what
-	 * the plan is made on */
+	struct dtplan_inventory_file *files; /* owned: specs as the assembler takes them */
+	struct dtplan_inventory_opts io;     /* the allocation's hosts and files */
+	/* the allocation (probes/allocation.c, strict): filled by
+	 * dtplan_allocation_plan() in cmd_plan.c */
 	struct dtplan_allocation alloc;
 };
 
@@ -294,26 +296,22 @@ int cli_cluster_add_specs(const char *cmd, struct cli_cluster *c, const char *fl
 			  bool json);
 /* Reads a measurement file (--measurements): the prolog's or dtplan probe's. */
 int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char *path);
-/* Expands hosts, reads the topology and inventories, fills c->alloc.cluster. */
-int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
-		     const char *topology);
+/* Expands the hosts (nodes, else the inventories' hostlists, else the
+ * measurement's) into c->io, with the inventory files, for
+ * dtplan_allocation_plan().  Returns 0, or an exit status after a message. */
+int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes);
 /*
  * The fabric of url through the site's FabricCache= and bounds
- * (dtplan_fabric_fetch()): when the service or the cache gives one, c's
- * configuration becomes the site's with the fabric applied
- * (dtplan_fabric_desc_apply()) and its tree replaces --topology in
- * cli_cluster_load().  A fault of the service is not an error: the plan gets
- * a "fabric-service" warning (cli_cluster_note()).  Returns 0, or an exit
- * status after a message.
+ * (dtplan_fabric_fetch()) into c->fabric, for dtplan_allocation_plan():
+ * when the service or the cache gives one, the plan's settings become the
+ * site's with the fabric applied and its tree replaces --topology.  A fault
+ * of the service is not an error: the plan gets a "fabric-service"
+ * warning.  Returns 0, or an exit status after a message.
  */
 int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url);
 /* The effective settings: the site's, with the fabric's over them once
- * cli_cluster_fabric() applied one. */
+ * dtplan_allocation_plan() applied one. */
 const struct dtplan_config *cli_cluster_config(const struct cli_cluster *c);
-/* Hands the measurement to p and adds the "fabric-service" warning of
- * cli_cluster_fabric() and the "assumed-nodes" warning for hosts that took
- * the first inventory (dtplan_allocation_note()). */
-int cli_cluster_note(const char *cmd, struct cli_cluster *c, struct dtplan_plan *p);
 
 /* ------------------------------------------------------------------------
  * Reports for a collector (cli/report.c)

@@ -1,8 +1,8 @@
 /*
  * cluster.c: the allocation for "dtplan plan --nodes ...": host names, the
  * switch tree, the site file, saved node inventories (hwloc XML or "dtplan
- * node --json") and a saved measurement, assembled into a struct
- * dtplan_cluster by probes/inventory.c, as the plugin's are.
+ * node --json") and a saved measurement, which cli/cmd_plan.c hands to
+ * probes/allocation.c, as the plugin hands its own.
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@ void cli_cluster_init(struct cli_cluster *c)
 {
 	memset(c, 0, sizeof(*c));
 	dtplan_config_init(&c->config);
-	dtplan_allocation_init(&c->alloc, true);
+	dtplan_allocation_init(&c->alloc);
 }
 
 void cli_cluster_fini(struct cli_cluster *c)
@@ -30,6 +30,7 @@ void cli_cluster_fini(struct cli_cluster *c)
 	dtplan_fabric_fetch_fini(c->fabric);
 	free(c->fabric);
 	free(c->hosts);
+	free(c->files);
 	for (size_t i = 0; i < c->n_specs; i++)
 		free(c->specs[i].text);
 	free(c->specs);
@@ -54,9 +55,6 @@ int cli_cluster_fabric(const char *cmd, struct cli_cluster *c, const char *url)
 		return cli_usage_error(cmd, "out of memory");
 	if (dtplan_fabric_fetch(&c->config, false, c->fabric, &err) != DTPLAN_OK)
 		return cli_report(cmd, &err, false);
-	/* the site's settings with the fabric's over them, as the plugin does */
-	if (dtplan_allocation_config(&c->alloc, &c->config, c->fabric, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
 	return CLI_EXIT_OK;
 }
 
@@ -159,22 +157,13 @@ int cli_cluster_measurements(const char *cmd, struct cli_cluster *c, const char 
 	return rc;
 }
 
-int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
-		     const char *topology)
+int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes)
 {
-	struct dtplan_inventory_opts io = {0};
-	struct dtplan_inventory_file *files = NULL;
 	struct dtplan_error err = {0};
 	char(*names)[64] = NULL;
 	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
-	if (c->alloc.base == NULL &&
-	    dtplan_allocation_config(&c->alloc, &c->config, NULL, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, false);
-	/* the fabric service's tree, else topology.conf */
-	if (dtplan_allocation_topology(&c->alloc, topology, &err) != DTPLAN_OK)
-		return cli_report(cmd, &err, true);
 	if (nodes != NULL) {
 		if (dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, &err) !=
 		    DTPLAN_OK)
@@ -199,36 +188,21 @@ int cli_cluster_load(const char *cmd, struct cli_cluster *c, const char *nodes,
 		rc = add_hosts(cmd, c, c->measured.m->hosts, c->measured.m->n_nodes);
 	if (rc != 0)
 		return rc;
-	files = calloc(c->n_specs + 1, sizeof(*files));
-	if (files == NULL)
+	free(c->files);
+	c->files = calloc(c->n_specs + 1, sizeof(*c->files));
+	if (c->files == NULL)
 		return cli_usage_error(cmd, "out of memory");
 	for (size_t k = 0; k < c->n_specs; k++) {
-		files[k].hostlist = c->specs[k].hostlist;
-		files[k].path = c->specs[k].file;
-		files[k].json = c->specs[k].json;
-		files[k].flag = c->specs[k].flag;
+		c->files[k].hostlist = c->specs[k].hostlist;
+		c->files[k].path = c->specs[k].file;
+		c->files[k].json = c->specs[k].json;
+		c->files[k].flag = c->specs[k].flag;
 	}
-	io.n_hosts = c->n_hosts;
-	io.hosts = (const char(*)[64])c->hosts;
-	io.n_files = c->n_specs;
-	io.files = files;
-	io.measured = c->measured.m != NULL ? &c->measured : NULL;
-	io.assumed_why = "";
-	if (dtplan_allocation_nodes(&c->alloc, &io, &err) != DTPLAN_OK) {
-		/* a host not in --nodes is a usage error, as is a bad file */
-		rc = err.code == DTPLAN_ERR_INVAL && err.source[0] == '-'
-			     ? cli_usage_error(cmd, "%s: %s", err.source, err.text)
-			     : cli_report(cmd, &err, true);
-		goto out;
-	}
-out:
-	free(files);
-	return rc;
-}
-
-int cli_cluster_note(const char *cmd, struct cli_cluster *c, struct dtplan_plan *p)
-{
-	if (dtplan_allocation_note(&c->alloc, p, &c->measured, NULL) != DTPLAN_OK)
-		return cli_usage_error(cmd, "out of memory");
+	memset(&c->io, 0, sizeof(c->io));
+	c->io.n_hosts = c->n_hosts;
+	c->io.hosts = (const char(*)[64])c->hosts;
+	c->io.n_files = c->n_specs;
+	c->io.files = c->files;
+	c->io.assumed_why = "";
 	return CLI_EXIT_OK;
 }

@@ -100,16 +100,17 @@ struct plan_args {
 	const char *records, *cluster_name;
 	enum dtplan_recompute recompute;
 	bool have_recompute, have_gpus_per_node, have_gpu, json, no_calibration;
-	struct dtplan_calibration calibration;
 };
 
 /*
- * The corrections learned from the records, into a->calibration and the
- * request.  A database that is missing teaches nothing; one that cannot be
- * read is a warning, and the plan is the model's.
+ * The corrections learned from the records, into cal (dtplan_allocation_plan()
+ * asks unless the request says calibration=off).  A database that is
+ * missing teaches nothing; one that cannot be read is a warning, and the
+ * plan is the model's.
  */
-static void calibrate(struct plan_args *a)
+static int calibrate(void *arg, struct dtplan_calibration *cal)
 {
+	const struct plan_args *a = arg;
 	const char *cl = cli_records_cluster(a->cluster_name);
 	struct dtplan_record *recs = NULL;
 	struct dtplan_error err = {0};
@@ -118,42 +119,78 @@ static void calibrate(struct plan_args *a)
 	char path[4096], buf[1024];
 	size_t n = 0;
 
-	if (a->no_calibration || a->req.calibration_off ||
+	if (a->no_calibration ||
 	    cli_records_path(CMD, a->records, &a->cluster.config, path, sizeof(path)) != 0)
-		return;
+		return -1;
 	rv = dtplan_recdb_open(path, false, &db, &err);
 	if (rv == DTPLAN_OK)
 		rv = dtplan_recdb_list(db, cl, &recs, &n, &err);
 	if (rv == DTPLAN_OK)
-		rv = dtplan_calibration_learn(recs, n, cl, &a->calibration, &err);
-	if (rv == DTPLAN_OK)
-		a->req.calibration = &a->calibration;
-	else if (rv != DTPLAN_ERR_NOT_FOUND)
+		rv = dtplan_calibration_learn(recs, n, cl, cal, &err);
+	if (rv != DTPLAN_OK && rv != DTPLAN_ERR_NOT_FOUND)
 		fprintf(stderr, "dtplan %s: warning: no calibration: %s\n", CMD,
 			dtplan_error_format(&err, buf, sizeof(buf)));
 	dtplan_recdb_close(db);
 	free(recs);
+	return rv == DTPLAN_OK ? 0 : -1;
 }
 
 /*
- * --fabric-url (or the site's FabricURL=) with an allocation: the fabric's
- * tree and settings, applied to the request as the site file's are (no
- * flag sets them, but --gpu wins over the fabric's GPU type as over the
- * site's).
+ * The request on the effective settings c: the flags' already; when the
+ * fabric (--fabric-url or the site's FabricURL=) was applied, its settings
+ * as the site file's are (no flag sets them, but --gpu wins over the
+ * fabric's GPU type as over the site's).
  */
-static int use_fabric(struct plan_args *a, const char *url)
+static enum dtplan_err request(void *arg, const struct dtplan_config *c, struct dtplan_request *req,
+			       struct dtplan_error *err)
 {
-	struct dtplan_gpu gpu = a->req.gpu;
-	int rc = cli_cluster_fabric(CMD, &a->cluster, url);
+	const struct plan_args *a = arg;
+	struct dtplan_gpu gpu = req->gpu;
 
-	if (rc != CLI_EXIT_OK || a->cluster.fabric->desc == NULL)
-		return rc;
-	dtplan_request_apply_config(&a->req, cli_cluster_config(&a->cluster));
+	(void)err;
+	if (c == &a->cluster.config)
+		return DTPLAN_OK;
+	dtplan_request_apply_config(req, c);
 	if (a->have_gpu) {
-		a->req.gpu = gpu;
-		a->req.gpu_from = DTPLAN_GPU_FROM_USER;
+		req->gpu = gpu;
+		req->gpu_from = DTPLAN_GPU_FROM_USER;
 	}
-	return CLI_EXIT_OK;
+	return DTPLAN_OK;
+}
+
+/* A fault that changes nothing (MTBF=slurm's cache), on stderr. */
+static void warn(void *arg, const char *text)
+{
+	(void)arg;
+	fprintf(stderr, "dtplan %s: warning: %s\n", CMD, text);
+}
+
+/* The message and exit status for the step of the allocation that failed. */
+static int plan_failed(const struct plan_args *a, struct dtplan_error *err)
+{
+	switch (a->cluster.alloc.step) {
+	case DTPLAN_ALLOC_NODES:
+		/* a host not in --nodes is a usage error, as is a bad file */
+		if (err->code == DTPLAN_ERR_INVAL && err->source[0] == '-')
+			return cli_usage_error(CMD, "%s: %s", err->source, err->text);
+		return cli_report(CMD, err, true);
+	case DTPLAN_ALLOC_MEASURE:
+		return cli_report(CMD, err, false);
+	case DTPLAN_ALLOC_PLAN:
+		/* the library names a pinned choice by its field: show the flag */
+		if (err->code == DTPLAN_ERR_INVAL && err->source[0] != '\0' &&
+		    err->source[0] != '-') {
+			char field[64];
+
+			snprintf(field, sizeof(field), "%.60s", err->source);
+			snprintf(err->source, sizeof(err->source), "--%s", field);
+		}
+		return cli_report(CMD, err, true);
+	case DTPLAN_ALLOC_NOTES:
+		return cli_usage_error(CMD, "out of memory");
+	default:
+		return cli_report(CMD, err, true);
+	}
 }
 
 /* --report-url: one report of the plan; a failure is only a warning. */
@@ -264,6 +301,7 @@ static int add_nodes(const char *cmd, const struct cli_opt *o, const char *value
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_args a = {.model = NULL};
+	struct dtplan_allocation_in in = {0};
 	struct dtplan_request *req = &a.req;
 	struct dtplan_error err = {0};
 	struct dtplan_plan *plan = NULL;
@@ -351,43 +389,32 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (placed && (a.fabric_url != NULL || a.cluster.config.fabric_url[0] != '\0')) {
-		rc = use_fabric(&a, a.fabric_url ? a.fabric_url : a.cluster.config.fabric_url);
+		rc = cli_cluster_fabric(CMD, &a.cluster,
+					a.fabric_url ? a.fabric_url : a.cluster.config.fabric_url);
 		if (rc != 0)
 			goto out;
 	}
 	if (placed) {
-		rc = cli_cluster_load(CMD, &a.cluster, a.nodes, a.topology);
+		rc = cli_cluster_load(CMD, &a.cluster, a.nodes);
 		if (rc != 0)
 			goto out;
-		/* like a job holding G of each node's GPUs */
-		if (a.have_gpus_per_node)
-			a.cluster.alloc.cluster.gpus_per_node = req->gpus_per_node;
-		/* the measured ratios (and tiers on the training fabric) are the
-		 * inputs, in the tree the plan uses (the service's or --topology) */
-		if (dtplan_allocation_measure(&a.cluster.alloc, &a.cluster.measured, req, &err) !=
-		    DTPLAN_OK) {
-			rc = cli_report(CMD, &err, false);
-			goto out;
-		}
 	}
-	calibrate(&a);
-	if (dtplan_mtbf_cache_apply(&a.cluster.config, req, &err) != DTPLAN_OK)
-		fprintf(stderr, "dtplan %s: warning: %s\n", CMD, req->mtbf_source);
-	if (dtplan_plan_create(req, placed ? &a.cluster.alloc.cluster : NULL, &plan, &err) !=
-	    DTPLAN_OK) {
-		/* the library names a pinned choice by its field: show the flag */
-		if (err.code == DTPLAN_ERR_INVAL && err.source[0] != '\0' && err.source[0] != '-') {
-			char field[64];
-
-			snprintf(field, sizeof(field), "%.60s", err.source);
-			snprintf(err.source, sizeof(err.source), "--%s", field);
-		}
-		rc = cli_report(CMD, &err, true);
+	in.strict = true;
+	in.site = &a.cluster.config;
+	in.fabric = a.cluster.fabric;
+	in.request = request;
+	in.topology = a.topology;
+	in.nodes = placed ? &a.cluster.io : NULL;
+	/* like a job holding G of each node's GPUs */
+	in.gpus_per_node = placed && a.have_gpus_per_node ? req->gpus_per_node : 0;
+	in.measured = &a.cluster.measured;
+	in.calibrate = calibrate;
+	in.warn = warn;
+	in.arg = &a;
+	if (dtplan_allocation_plan(&a.cluster.alloc, &in, req, &plan, &err) != DTPLAN_OK) {
+		rc = plan_failed(&a, &err);
 		goto out;
 	}
-	rc = cli_cluster_note(CMD, &a.cluster, plan);
-	if (rc != CLI_EXIT_OK)
-		goto out;
 	/* JSON for --json and for the report, the text block otherwise */
 	rv = DTPLAN_OK;
 	if (a.json || a.report_url != NULL)
@@ -409,7 +436,6 @@ out:
 	free(json);
 	free(text);
 	dtplan_plan_destroy(plan);
-	dtplan_calibration_fini(&a.calibration);
 	cli_cluster_fini(&a.cluster);
 	return rc;
 }

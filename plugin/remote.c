@@ -229,20 +229,49 @@ static void measurement(const struct job_facts *f, char (*names)[64], size_t n,
 		dtplan_measurements_add_note(file->m, "nothing measured%s", why);
 }
 
+/* What make_plan()'s callbacks need. */
+struct plan_io {
+	spank_t sp;
+	const struct dtplan_config *site;
+};
+
+/* The request of the job's --dt-* options on the effective settings c. */
+static enum dtplan_err plan_request(void *arg, const struct dtplan_config *c,
+				    struct dtplan_request *req, struct dtplan_error *err)
+{
+	(void)arg;
+	return dtspank__opts_request(dtspank__opts(), c, req, err);
+}
+
+/* What the user's earlier jobs measured (as the user: their records). */
+static int plan_calibrate(void *arg, struct dtplan_calibration *cal)
+{
+	const struct plan_io *io = arg;
+
+	return dtspank__observe_calibration(io->sp, io->site, cal);
+}
+
+/* A fault that changes nothing (MTBF=slurm's cache), in the job's log. */
+static void plan_warn(void *arg, const char *text)
+{
+	(void)arg;
+	slurm_spank_log(DTPLAN_LOG_PREFIX "%s", text);
+}
+
 /*
  * Makes the plan for the job's allocation from the prolog's measurement,
- * assembled by probes/allocation.c as the CLI's is.  Returns it, or NULL
- * with the reason.  Problems that still leave a plan (no topology file)
- * mark it degraded instead.
+ * assembled by probes/allocation.c as the CLI's is (the service's fabric
+ * replaces topology.conf and, as JSON, the site file's fabric part; without
+ * it, the files and a warning).  Returns it, or NULL with the reason.
+ * Problems that still leave a plan (no topology file) mark it degraded
+ * instead.
  */
 static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *site,
 				     const struct job_facts *f, char (*names)[64], size_t n,
 				     bool may_ask, char *reason, size_t size)
 {
-	struct dtplan_calibration cal = {0};
-	const struct dtplan_opts *o = dtspank__opts();
-	const struct dtplan_fabric_fetch *fab =
-		dtspank__service_fabric(site, may_ask, f->nodelist[0] != '\0' ? f->nodelist : NULL);
+	struct plan_io pio = {sp, site};
+	struct dtplan_allocation_in in = {0};
 	struct dtplan_allocation a;
 	struct dtplan_inventory_opts io = {0};
 	struct dtplan_measure_file file = {0};
@@ -250,60 +279,31 @@ static struct dtplan_plan *make_plan(spank_t sp, const struct dtplan_config *sit
 	struct dtplan_request req;
 	struct dtplan_error err = {0};
 	char why[600];
-	int self;
 
-	/* The service's fabric replaces topology.conf (and, as JSON, the site
-	 * file's fabric part); without it, the files and a warning. */
-	dtplan_allocation_init(&a, false);
-	if (dtplan_allocation_config(&a, site, fab, &err) != DTPLAN_OK ||
-	    dtspank__opts_request(o, a.base, &req, &err) != DTPLAN_OK ||
-	    dtplan_allocation_topology(&a, a.base->topology_file, &err) != DTPLAN_OK)
-		goto failed;
+	in.fabric =
+		dtspank__service_fabric(site, may_ask, f->nodelist[0] != '\0' ? f->nodelist : NULL);
 	measurement(f, names, n, &file, why, sizeof(why));
 	io.n_hosts = n;
 	io.hosts = (const char(*)[64])names;
-	io.measured = file.m != NULL ? &file : NULL;
-	io.node_xml = a.base->node_xml;
-	io.cache_dir = a.base->cache_dir;
 	io.self = f->host;
-	io.timeout_s = a.base->probe_timeout_s;
 	io.assume_like = f->host;
 	io.assumed_why = why[0] ? why : " (not measured by the prolog)";
-	if (dtplan_allocation_nodes(&a, &io, &err) != DTPLAN_OK)
-		goto failed;
-	self = -1;
-	for (size_t i = 0; i < n && self < 0; i++)
-		if (strcmp(names[i], f->host) == 0)
-			self = a.inventory->host_record[i];
-	req.gpus_per_node = f->gpus_on_node > 0 ? f->gpus_on_node
-			    : self >= 0         ? a.inventory->records[self].n_gpus
-						: 0;
-	if (req.gpus_per_node <= 0) {
-		bprintf(reason, size, "the job has no GPUs");
-		goto out;
-	}
-	/* every GPU the allocation's nodes hold (the smallest node decides) */
-	req.gpus = 0;
-	if (dtplan_allocation_measure(&a, &file, &req, &err) != DTPLAN_OK)
-		goto failed;
-	a.cluster.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
-	/* MTBF=slurm: the cached accounting's; a fault is said in the job's log */
-	if (dtplan_mtbf_cache_apply(site, &req, &err) != DTPLAN_OK)
-		slurm_spank_log(DTPLAN_LOG_PREFIX "%s", req.mtbf_source);
-	/* what the user's earlier jobs measured (as the user: their records),
-	 * unless the job asked for the model alone (--dt-train calibration=off) */
-	if (!req.calibration_off && dtspank__observe_calibration(sp, site, &cal) == 0)
-		req.calibration = &cal;
-	if (dtplan_plan_create(&req, &a.cluster, &plan, &err) != DTPLAN_OK) {
-		plan = NULL;
-		goto failed;
-	}
-	dtplan_allocation_note(&a, plan, &file, NULL); /* degrades plan on failure */
-	goto out;
-failed:
-	dtplan_error_format(&err, reason, size);
-out:
-	dtplan_calibration_fini(&cal);
+	in.strict = false;
+	in.site = site;
+	in.request = plan_request;
+	in.site_files = true;
+	in.nodes = &io;
+	in.self = f->host;
+	in.gpus_per_node = f->gpus_on_node; /* 0 when Slurm did not say */
+	in.measured = &file;
+	/* unless the job asked for the model alone (--dt-train calibration=off) */
+	in.calibrate = plan_calibrate;
+	in.warn = plan_warn;
+	in.arg = &pio;
+	dtplan_request_init(&req);
+	dtplan_allocation_init(&a);
+	if (dtplan_allocation_plan(&a, &in, &req, &plan, &err) != DTPLAN_OK)
+		dtplan_error_format(&err, reason, size);
 	dtplan_measure_file_fini(&file);
 	dtplan_allocation_fini(&a);
 	return plan;

@@ -1,11 +1,13 @@
 /*
- * allocation.c: the allocation a plan is made on, assembled in one place
- * for the plugin (plugin/remote.c) and the CLI (cli/cluster.c): the site's
- * settings with the fabric service's answer over them, topology.conf when
- * the service gave no tree (dtplan_fabric_source_choose() says which), the
- * inventories (inventory.c), the measurement's ratios and tiers, and the
- * plan's notes about them.  The CLI is strict: what the plugin degrades a
- * plan for is an error there (dtprobes.h).
+ * allocation.c: the allocation a plan is made on, and the plan, assembled in
+ * one place and one order for the plugin (plugin/remote.c) and the CLI
+ * (cli/cmd_plan.c): the site's settings with the fabric service's answer
+ * over them, the caller's request on those settings, topology.conf when the
+ * service gave no tree (dtplan_fabric_source_choose() says which), the
+ * inventories (inventory.c), this host's GPUs, the measurement's ratios and
+ * tiers, MTBF=slurm's cache, the records' calibration, the plan, and the
+ * plan's notes about all of them.  The CLI is strict: what the plugin
+ * degrades a plan for is an error there (dtprobes.h).
  */
 #include "config.h"
 
@@ -17,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dtplan_allocation_init(struct dtplan_allocation *a, bool strict)
+void dtplan_allocation_init(struct dtplan_allocation *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->strict = strict;
 	dtplan_config_init(&a->applied);
 	dtplan_config_init(&a->config);
 }
@@ -33,13 +34,14 @@ void dtplan_allocation_fini(struct dtplan_allocation *a)
 	dtplan_config_fini(&a->applied);
 	dtplan_topology_destroy(a->topology);
 	dtplan_inventory_destroy(a->inventory);
+	dtplan_calibration_fini(&a->calibration);
 	memset(a, 0, sizeof(*a));
 }
 
-enum dtplan_err dtplan_allocation_config(struct dtplan_allocation *a,
-					 const struct dtplan_config *site,
-					 const struct dtplan_fabric_fetch *fab,
-					 struct dtplan_error *err)
+/* The effective configuration: site, with fab's fabric applied when it gave
+ * one; fab's warning becomes the plan's "fabric-service" one. */
+static enum dtplan_err config(struct dtplan_allocation *a, const struct dtplan_config *site,
+			      const struct dtplan_fabric_fetch *fab, struct dtplan_error *err)
 {
 	struct dtplan_error ferr = {0};
 	char buf[1024];
@@ -76,8 +78,11 @@ enum dtplan_err dtplan_allocation_config(struct dtplan_allocation *a,
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_allocation_topology(struct dtplan_allocation *a, const char *path,
-					   struct dtplan_error *err)
+/* topology.conf from path (NULL or "": none), with the configuration's
+ * switch settings, unless the service's tree is used.  Not strict, a file
+ * that does not read is the plan's degraded reason. */
+static enum dtplan_err topology(struct dtplan_allocation *a, const char *path,
+				struct dtplan_error *err)
 {
 	struct dtplan_error terr = {0};
 	char buf[1024];
@@ -101,12 +106,23 @@ enum dtplan_err dtplan_allocation_topology(struct dtplan_allocation *a, const ch
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_allocation_nodes(struct dtplan_allocation *a,
-					const struct dtplan_inventory_opts *io,
-					struct dtplan_error *err)
+/* The inventories of in's hosts, the tree, and a->cluster over them. */
+static enum dtplan_err nodes(struct dtplan_allocation *a, const struct dtplan_allocation_in *in,
+			     struct dtplan_error *err)
 {
-	if (io != NULL && io->n_hosts > 0) {
-		enum dtplan_err rv = dtplan_inventory_assemble(io, &a->inventory, err);
+	struct dtplan_inventory_opts io;
+
+	if (in->nodes == NULL)
+		return DTPLAN_OK;
+	io = *in->nodes;
+	io.measured = in->measured != NULL && in->measured->m != NULL ? in->measured : NULL;
+	if (in->site_files) {
+		io.node_xml = a->base->node_xml;
+		io.cache_dir = a->base->cache_dir;
+		io.timeout_s = a->base->probe_timeout_s;
+	}
+	if (io.n_hosts > 0) {
+		enum dtplan_err rv = dtplan_inventory_assemble(&io, &a->inventory, err);
 
 		if (rv != DTPLAN_OK)
 			return rv;
@@ -118,13 +134,27 @@ enum dtplan_err dtplan_allocation_nodes(struct dtplan_allocation *a,
 	return DTPLAN_OK;
 }
 
-enum dtplan_err dtplan_allocation_measure(struct dtplan_allocation *a,
-					  const struct dtplan_measure_file *mf,
-					  struct dtplan_request *req, struct dtplan_error *err)
+/* The GPUs the job holds on each node into the cluster; with in->self, the
+ * request's too (Slurm's count, else this host's inventory's), and every GPU
+ * of the allocation's nodes (the smallest node decides). */
+static enum dtplan_err gpus(struct dtplan_allocation *a, const struct dtplan_allocation_in *in,
+			    struct dtplan_request *req, struct dtplan_error *err)
 {
-	if (mf == NULL || mf->m == NULL)
+	int self = -1;
+
+	a->cluster.gpus_per_node = in->gpus_per_node;
+	if (in->self == NULL)
 		return DTPLAN_OK;
-	return dtplan_measurements_apply(mf->m, req, &a->config, a->source.tree, err);
+	for (size_t i = 0; a->inventory != NULL && i < a->inventory->n_hosts && self < 0; i++)
+		if (strcmp(in->nodes->hosts[i], in->self) == 0)
+			self = a->inventory->host_record[i];
+	req->gpus_per_node = in->gpus_per_node > 0 ? in->gpus_per_node
+			     : self >= 0           ? a->inventory->records[self].n_gpus
+						   : 0;
+	if (req->gpus_per_node <= 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "the job has no GPUs");
+	req->gpus = 0;
+	return DTPLAN_OK;
 }
 
 /* One note's failure: strict, the first one is kept in *rv; else p is
@@ -140,8 +170,10 @@ static void noted(const struct dtplan_allocation *a, struct dtplan_plan *p, enum
 		*rv = dtplan__error(err, got, "", 0, "out of memory");
 }
 
-enum dtplan_err dtplan_allocation_note(struct dtplan_allocation *a, struct dtplan_plan *p,
-				       struct dtplan_measure_file *mf, struct dtplan_error *err)
+/* mf's measurement becomes p's, then the "assumed-nodes" and
+ * "fabric-service" warnings and the topology's fault. */
+static enum dtplan_err note(struct dtplan_allocation *a, struct dtplan_plan *p,
+			    struct dtplan_measure_file *mf, struct dtplan_error *err)
 {
 	enum dtplan_err rv = DTPLAN_OK, got = DTPLAN_OK;
 
@@ -150,14 +182,73 @@ enum dtplan_err dtplan_allocation_note(struct dtplan_allocation *a, struct dtpla
 		mf->m = NULL; /* the plan's now */
 	}
 	noted(a, p, got, &rv, err);
-	/* the CLI has always named the fabric first, the plugin the nodes */
-	if (a->strict)
-		noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
 	if (got == DTPLAN_OK && a->inventory != NULL)
 		noted(a, p, dtplan_inventory_note(a->inventory, p), &rv, err);
-	if (!a->strict)
-		noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
+	noted(a, p, dtplan_plan_note_fabric(p, a->fabric_warning, &a->source), &rv, err);
 	if (a->topology_fault[0] != '\0')
 		dtplan_plan_set_degraded(p, "%s", a->topology_fault);
+	return rv;
+}
+
+enum dtplan_err dtplan_allocation_plan(struct dtplan_allocation *a,
+				       const struct dtplan_allocation_in *in,
+				       struct dtplan_request *req, struct dtplan_plan **plan,
+				       struct dtplan_error *err)
+{
+	struct dtplan_error merr = {0};
+	enum dtplan_err rv;
+
+	*plan = NULL;
+	a->strict = in->strict;
+	a->step = DTPLAN_ALLOC_CONFIG;
+	rv = config(a, in->site, in->fabric, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	a->step = DTPLAN_ALLOC_REQUEST;
+	rv = in->request(in->arg, a->base, req, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	a->step = DTPLAN_ALLOC_TOPOLOGY;
+	rv = topology(a, in->site_files ? a->base->topology_file : in->topology, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	a->step = DTPLAN_ALLOC_NODES;
+	rv = nodes(a, in, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	a->step = DTPLAN_ALLOC_GPUS;
+	rv = gpus(a, in, req, err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	a->step = DTPLAN_ALLOC_MEASURE;
+	if (in->measured != NULL && in->measured->m != NULL)
+		rv = dtplan_measurements_apply(in->measured->m, req, &a->config, a->source.tree,
+					       err);
+	if (rv != DTPLAN_OK)
+		goto out;
+	/* MTBF=slurm: the cached accounting's; a fault is only said */
+	a->step = DTPLAN_ALLOC_MTBF;
+	if (dtplan_mtbf_cache_apply(in->site, req, &merr) != DTPLAN_OK && in->warn != NULL)
+		in->warn(in->arg, req->mtbf_source);
+	/* what earlier jobs measured, unless calibration=off */
+	a->step = DTPLAN_ALLOC_CALIBRATION;
+	if (!req->calibration_off && in->calibrate != NULL &&
+	    in->calibrate(in->arg, &a->calibration) == 0)
+		req->calibration = &a->calibration;
+	a->step = DTPLAN_ALLOC_PLAN;
+	rv = dtplan_plan_create(req, in->nodes != NULL ? &a->cluster : NULL, plan, err);
+	if (rv != DTPLAN_OK) {
+		*plan = NULL;
+		goto out;
+	}
+	a->step = DTPLAN_ALLOC_NOTES;
+	rv = note(a, *plan, in->measured, err);
+	if (rv != DTPLAN_OK) {
+		dtplan_plan_destroy(*plan);
+		*plan = NULL;
+		goto out;
+	}
+	a->step = DTPLAN_ALLOC_DONE;
+out:
 	return rv;
 }

@@ -449,30 +449,100 @@ void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
  * ---------------------------------------------------------------------- */
 
 /*
- * The one assembler of an allocation, for the plugin (the job's steps) and
- * the CLI (dtplan plan): the site's settings with the fabric service's
- * answer (or its cached copy) over them, topology.conf when the service
- * gave no tree, the inventories (dtplan_inventory_assemble()), the
- * measurement's ratios and tiers, and afterwards the plan's notes about all
- * of them.  Five steps, in this order, each after the caller's own work
- * between them (the request from the effective settings, the host names,
- * the request's GPUs per node from the inventory):
+ * The one assembler of an allocation and its plan, for the plugin (the
+ * job's steps) and the CLI (dtplan plan): dtplan_allocation_plan() does
+ * every step below, always in this order; each caller keeps only its own
+ * I/O (Slurm's items, the prolog's file and the job log in the plugin;
+ * argv, files and stderr in the CLI), which comes in through struct
+ * dtplan_allocation_in:
  *
- *   dtplan_allocation_config()    the effective configuration
- *   dtplan_allocation_topology()  topology.conf, unless the service's tree
- *   dtplan_allocation_nodes()     the inventories, the tree, the cluster
- *   dtplan_allocation_measure()   the measurement into request and config
- *   dtplan_allocation_note()      the plan's measurement and warnings
+ *   CONFIG       the site's settings with the fabric service's answer (or
+ *                its cached copy) over them (dtplan_fabric_desc_apply())
+ *   REQUEST      in->request() on those effective settings
+ *   TOPOLOGY     topology.conf, unless the service's tree is used
+ *   NODES        the inventories (dtplan_inventory_assemble()), the tree
+ *                (dtplan_fabric_source_choose()), the cluster
+ *   GPUS         the GPUs the job holds per node; with in->self, this
+ *                host's make the request's ("the job has no GPUs" else)
+ *   MEASURE      the measurement's ratios and tiers into request and
+ *                configuration (dtplan_measurements_apply())
+ *   MTBF         MTBF=slurm's cache (dtplan_mtbf_cache_apply(); a fault is
+ *                in->warn()'s, never an error)
+ *   CALIBRATION  in->calibrate(), unless the request says calibration=off
+ *   PLAN         dtplan_plan_create() on the cluster (none without in->nodes)
+ *   NOTES        the measurement becomes the plan's, then its
+ *                "assumed-nodes" and "fabric-service" warnings, then (not
+ *                strict) topology.conf's fault as the degraded reason
  *
- * strict (the CLI): a fabric answer that does not apply and a topology.conf
- * that does not read are errors, and the "fabric-service" warning comes
- * before the "assumed-nodes" one.  Otherwise (the plugin, which must not
- * stop a job): the fabric's fault becomes the warning, a bad topology.conf
- * plans without a switch tree and marks the plan degraded, and the notes'
- * failures degrade the plan.
+ * strict (the CLI): a fabric answer that does not apply, a topology.conf
+ * that does not read and a note that cannot be added are errors.
+ * Otherwise (the plugin, which must not stop a job): the fabric's fault
+ * becomes the "fabric-service" warning, a bad topology.conf plans without a
+ * switch tree and marks the plan degraded, and the notes' failures degrade
+ * the plan.
  */
+
+/* The steps of dtplan_allocation_plan(), in their one order. */
+enum dtplan_allocation_step {
+	DTPLAN_ALLOC_CONFIG = 0,
+	DTPLAN_ALLOC_REQUEST,
+	DTPLAN_ALLOC_TOPOLOGY,
+	DTPLAN_ALLOC_NODES,
+	DTPLAN_ALLOC_GPUS,
+	DTPLAN_ALLOC_MEASURE,
+	DTPLAN_ALLOC_MTBF,
+	DTPLAN_ALLOC_CALIBRATION,
+	DTPLAN_ALLOC_PLAN,
+	DTPLAN_ALLOC_NOTES,
+	DTPLAN_ALLOC_DONE, /* the plan is made */
+};
+
+/* What the caller read, and how it is told.  Everything is borrowed and
+ * must outlive the call; pointers may be NULL unless said otherwise. */
+struct dtplan_allocation_in {
+	bool strict; /* the CLI; the plugin degrades instead */
+	/* the site's settings (required); MTBF=slurm's cache is read with them */
+	const struct dtplan_config *site;
+	/* the fabric service's answer (dtplan_fabric_fetch()); NULL: none asked */
+	const struct dtplan_fabric_fetch *fabric;
+	/* Completes *req on the effective settings c (the site's, or the
+	 * fabric's over them): required.  Its error stops the assembly. */
+	enum dtplan_err (*request)(void *arg, const struct dtplan_config *c,
+				   struct dtplan_request *req, struct dtplan_error *err);
+	/* site_files (the plugin): topology.conf, node_xml=, cache_dir= and the
+	 * live discovery's bound are the effective settings'.  Else (the CLI)
+	 * topology names topology.conf (NULL or "": none) and nodes' own
+	 * node_xml, cache_dir and timeout_s are used. */
+	bool site_files;
+	const char *topology;
+	/* the allocation's hosts and inventory files (measured is filled from
+	 * the measured below); NULL: a plan on no allocation (dtplan plan
+	 * without --nodes) */
+	const struct dtplan_inventory_opts *nodes;
+	/* this host (the plugin): the request's GPUs per node are
+	 * gpus_per_node, else this host's inventory's, and its GPU count the
+	 * allocation's.  NULL (the CLI): the request's counts stay. */
+	const char *self;
+	int gpus_per_node; /* the GPUs the job holds on each node; 0: all */
+	/* the measurement (m NULL: none); its m becomes the plan's at NOTES
+	 * (NULL afterwards), else stays the caller's to free */
+	struct dtplan_measure_file *measured;
+	/* Fills *cal (zeroed, freed by dtplan_allocation_fini()) from the
+	 * records and returns 0, or returns -1 (having said why, if it should
+	 * be said); NULL: no records. */
+	int (*calibrate)(void *arg, struct dtplan_calibration *cal);
+	/* Says a fault that changes nothing (MTBF=slurm's cache: text is
+	 * req->mtbf_source); NULL: not said. */
+	void (*warn)(void *arg, const char *text);
+	void *arg; /* the callbacks' own */
+};
+
+/* The assembly's state.  Caller-owned: dtplan_allocation_init() before
+ * dtplan_allocation_plan(), dtplan_allocation_fini() after; the plan does
+ * not borrow from it. */
 struct dtplan_allocation {
 	bool strict;
+	enum dtplan_allocation_step step; /* reached; the failing one on error */
 	/* the effective settings: the site's, or applied (site + fabric) */
 	const struct dtplan_config *base;
 	struct dtplan_config applied; /* owned */
@@ -485,54 +555,31 @@ struct dtplan_allocation {
 	struct dtplan_fabric_source source;        /* the tree planned on */
 	struct dtplan_inventory *inventory;        /* owned; NULL without hosts */
 	struct dtplan_cluster cluster;             /* borrows everything above */
+	struct dtplan_calibration calibration;     /* owned: in->calibrate()'s */
 	char fabric_warning[DTPLAN_WARN_TEXT_MAX]; /* "" none */
 	char topology_fault[1024];                 /* not strict: why topology.conf is not used */
 };
 
-void dtplan_allocation_init(struct dtplan_allocation *a, bool strict);
+void dtplan_allocation_init(struct dtplan_allocation *a);
+/* Frees what a owns (NULL allowed); a->base is no longer valid. */
 void dtplan_allocation_fini(struct dtplan_allocation *a);
 
 /*
- * a's effective configuration: site (borrowed: it outlives a) with, when
- * fab gave a fabric (fab NULL: none asked), that fabric applied
- * (dtplan_fabric_desc_apply()); fab's warning becomes the plan's
- * "fabric-service" one.  Errors: DTPLAN_ERR_NOMEM; strict, the fabric's
- * that does not apply (not strict: the warning says it, and the site's
- * settings are used).
+ * Makes the plan for in's allocation, every step above in its order, on a
+ * (initialised, not yet used) and the caller's req (dtplan_request_init()ed
+ * and filled as the caller's flags say; in->request() completes it, the
+ * steps change it, and req->calibration may point into a afterwards).
+ * Returns DTPLAN_OK and *plan (caller frees with dtplan_plan_destroy()),
+ * or an error with *plan NULL, err filled and a->step naming the step that
+ * failed: in->request()'s, the fabric's and topology.conf's (strict only),
+ * dtplan_inventory_assemble()'s, "the job has no GPUs" (INVAL),
+ * dtplan_measurements_apply()'s, dtplan_plan_create()'s, and a note that
+ * cannot be added (strict only: NOMEM).
  */
-enum dtplan_err dtplan_allocation_config(struct dtplan_allocation *a,
-					 const struct dtplan_config *site,
-					 const struct dtplan_fabric_fetch *fab,
-					 struct dtplan_error *err);
-
-/* Reads topology.conf from path (NULL or "": none) and applies the
- * configuration's switch settings to it, unless the fabric service's tree is
- * used.  Errors (strict only): the file's. */
-enum dtplan_err dtplan_allocation_topology(struct dtplan_allocation *a, const char *path,
-					   struct dtplan_error *err);
-
-/* Assembles io's hosts (io NULL or no hosts: none), chooses the tree
- * (dtplan_fabric_source_choose()) and fills a->cluster.  Errors:
- * dtplan_inventory_assemble()'s. */
-enum dtplan_err dtplan_allocation_nodes(struct dtplan_allocation *a,
-					const struct dtplan_inventory_opts *io,
-					struct dtplan_error *err);
-
-/* The measurement of mf (NULL, or mf->m NULL: none) into req and a's
- * configuration, on the tree planned on (dtplan_measurements_apply()). */
-enum dtplan_err dtplan_allocation_measure(struct dtplan_allocation *a,
-					  const struct dtplan_measure_file *mf,
-					  struct dtplan_request *req, struct dtplan_error *err);
-
-/*
- * After dtplan_plan_create() on a->cluster: mf's measurement becomes p's
- * (mf->m NULL afterwards), then the inventory's "assumed-nodes" warning,
- * the "fabric-service" warning, and (not strict) the topology's fault as
- * the degraded reason.  Strict: the first failure is returned (NOMEM);
- * otherwise failures degrade p and DTPLAN_OK is returned.
- */
-enum dtplan_err dtplan_allocation_note(struct dtplan_allocation *a, struct dtplan_plan *p,
-				       struct dtplan_measure_file *mf, struct dtplan_error *err);
+enum dtplan_err dtplan_allocation_plan(struct dtplan_allocation *a,
+				       const struct dtplan_allocation_in *in,
+				       struct dtplan_request *req, struct dtplan_plan **plan,
+				       struct dtplan_error *err);
 
 #ifdef __cplusplus
 }

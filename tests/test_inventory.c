@@ -285,12 +285,25 @@ static void codes(const struct dtplan_plan *p, char *buf, size_t size)
 				 p->warnings[i].code);
 }
 
+/* The request both callers would make: the effective settings, llama3-8b. */
+static enum dtplan_err llama_request(void *arg, const struct dtplan_config *c,
+				     struct dtplan_request *req, struct dtplan_error *err)
+{
+	const struct dtplan_config **seen = arg;
+
+	*seen = c;
+	dtplan_request_init(req);
+	dtplan_request_apply_config(req, c);
+	return dtplan_model_parse("llama3-8b", &req->model, err);
+}
+
 /*
  * One allocation, both ways: the site file's switch settings reach the
  * tree topology.conf gives, hosts without a file are assumed, the fabric's
- * fault is the "fabric-service" warning naming topology.conf; a
- * topology.conf that does not read is the CLI's error and the plugin's
- * degraded plan without a switch tree.
+ * fault is the "fabric-service" warning naming topology.conf, after the
+ * "assumed-nodes" one; a topology.conf that does not read is the CLI's
+ * error (at the topology step) and the plugin's degraded plan without a
+ * switch tree.
  */
 static void allocation__strict_or_degrading(void **state)
 {
@@ -313,6 +326,8 @@ static void allocation__strict_or_degrading(void **state)
 	for (int strict = 0; strict <= 1; strict++)
 		for (int good = 0; good <= 1; good++) {
 			struct dtplan_inventory_opts o = {0};
+			struct dtplan_allocation_in in = {0};
+			const struct dtplan_config *seen = NULL;
 			struct dtplan_allocation a;
 			struct dtplan_request req;
 			struct dtplan_plan *p = NULL;
@@ -323,20 +338,29 @@ static void allocation__strict_or_degrading(void **state)
 			o.files = &file;
 			o.n_files = 1;
 			o.assumed_why = "";
-			dtplan_allocation_init(&a, strict);
-			assert_int_equal(dtplan_allocation_config(&a, &site, &fab, &err),
-					 DTPLAN_OK);
+			in.strict = strict;
+			in.site = &site;
+			in.fabric = &fab;
+			in.request = llama_request;
+			in.topology = good ? topo : bad;
+			in.nodes = &o;
+			in.arg = &seen;
+			dtplan_request_init(&req);
+			dtplan_allocation_init(&a);
+			rv = dtplan_allocation_plan(&a, &in, &req, &p, &err);
 			assert_ptr_equal(a.base, &site);
-			rv = dtplan_allocation_topology(&a, good ? topo : bad, &err);
+			assert_ptr_equal(seen, &site);
 			if (strict && !good) {
 				/* the CLI: the file's own error */
 				assert_int_not_equal(rv, DTPLAN_OK);
+				assert_null(p);
+				assert_int_equal(a.step, DTPLAN_ALLOC_TOPOLOGY);
 				assert_string_equal(err.source, bad);
 				dtplan_allocation_fini(&a);
 				continue;
 			}
 			assert_int_equal(rv, DTPLAN_OK);
-			assert_int_equal(dtplan_allocation_nodes(&a, &o, &err), DTPLAN_OK);
+			assert_int_equal(a.step, DTPLAN_ALLOC_DONE);
 			assert_int_equal(a.cluster.n_hosts, 8);
 			assert_ptr_equal(a.cluster.config, &a.config);
 			if (good) {
@@ -349,18 +373,9 @@ static void allocation__strict_or_degrading(void **state)
 			} else {
 				assert_null(a.cluster.topology);
 			}
-			dtplan_request_init(&req);
-			dtplan_request_apply_config(&req, a.base);
-			assert_int_equal(dtplan_model_parse("llama3-8b", &req.model, NULL),
-					 DTPLAN_OK);
-			assert_int_equal(dtplan_allocation_measure(&a, NULL, &req, &err),
-					 DTPLAN_OK);
-			assert_int_equal(dtplan_plan_create(&req, &a.cluster, &p, &err), DTPLAN_OK);
-			assert_int_equal(dtplan_allocation_note(&a, p, NULL, &err), DTPLAN_OK);
-			/* the CLI has named the fabric first, the plugin the nodes */
+			/* one order for both: the nodes, then the fabric */
 			codes(p, got, sizeof(got));
-			assert_string_equal(got, strict ? "fabric-service,assumed-nodes"
-							: "assumed-nodes,fabric-service");
+			assert_string_equal(got, "assumed-nodes,fabric-service");
 			for (size_t i = 0; i < p->n_warnings; i++) {
 				char want[8300];
 
@@ -386,6 +401,109 @@ static void allocation__strict_or_degrading(void **state)
 	free(hosts);
 }
 
+/* What the plugin-like callbacks below saw, in order. */
+struct seen_calls {
+	char calls[256];
+	bool off; /* the request says calibration=off */
+};
+
+static enum dtplan_err job_request(void *arg, const struct dtplan_config *c,
+				   struct dtplan_request *req, struct dtplan_error *err)
+{
+	struct seen_calls *s = arg;
+
+	strcat(s->calls, "request,");
+	dtplan_request_init(req);
+	dtplan_request_apply_config(req, c);
+	if (s->off && dtplan_request_parse_train(req, "calibration=off", err) != DTPLAN_OK)
+		return err->code;
+	return dtplan_model_parse("llama3-8b", &req->model, err);
+}
+
+static int job_calibrate(void *arg, struct dtplan_calibration *cal)
+{
+	struct seen_calls *s = arg;
+
+	(void)cal;
+	strcat(s->calls, "calibrate,");
+	return -1;
+}
+
+static void job_warn(void *arg, const char *text)
+{
+	struct seen_calls *s = arg;
+
+	assert_non_null(strstr(text, "MTBF=slurm: /nonexistent/mtbf.json"));
+	strcat(s->calls, "warn,");
+}
+
+/*
+ * The plugin's way: this host's inventory gives the GPUs per node (Slurm
+ * said none), the request's count becomes the allocation's; MTBF=slurm's
+ * fault is said before the records are asked, and calibration=off asks
+ * none.  A host outside the allocation, with no count from Slurm, is "the
+ * job has no GPUs" at the GPUs' step.
+ */
+static void allocation__self_gpus_mtbf_then_calibration(void **state)
+{
+	char(*hosts)[64] = names(4, "node", 1), xml[4096];
+	struct dtplan_inventory_file file = {"node1", NULL, false, "--node-xml"};
+	struct dtplan_config site;
+
+	(void)state;
+	snprintf(xml, sizeof(xml), "%s", test_data_path("hgx-h100-8gpu.xml"));
+	file.path = xml;
+	dtplan_config_init(&site);
+	snprintf(site.mtbf_from, sizeof(site.mtbf_from), "slurm");
+	snprintf(site.mtbf_cache, sizeof(site.mtbf_cache), "/nonexistent/mtbf.json");
+	for (int k = 0; k < 3; k++) {
+		struct dtplan_inventory_opts o = {0};
+		struct dtplan_allocation_in in = {0};
+		struct seen_calls seen = {.off = k == 1};
+		struct dtplan_allocation a;
+		struct dtplan_request req;
+		struct dtplan_error err = {0};
+		struct dtplan_plan *p = NULL;
+		enum dtplan_err rv;
+
+		o.n_hosts = 4;
+		o.hosts = (const char(*)[64])hosts;
+		o.files = &file;
+		o.n_files = 1;
+		o.assumed_why = "";
+		in.site = &site;
+		in.request = job_request;
+		in.site_files = true;
+		in.nodes = &o;
+		in.self = k == 2 ? "elsewhere" : "node3";
+		in.calibrate = job_calibrate;
+		in.warn = job_warn;
+		in.arg = &seen;
+		dtplan_request_init(&req);
+		req.gpus = 5;
+		dtplan_allocation_init(&a);
+		rv = dtplan_allocation_plan(&a, &in, &req, &p, &err);
+		if (k == 2) {
+			assert_int_equal(rv, DTPLAN_ERR_INVAL);
+			assert_int_equal(a.step, DTPLAN_ALLOC_GPUS);
+			assert_string_equal(err.text, "the job has no GPUs");
+			assert_null(p);
+			assert_string_equal(seen.calls, "request,");
+		} else {
+			assert_int_equal(rv, DTPLAN_OK);
+			assert_int_equal(req.gpus_per_node, 8);
+			assert_int_equal(req.gpus, 0);
+			assert_int_equal(p->request.gpus, 32);
+			assert_string_equal(seen.calls,
+					    k == 1 ? "request,warn," : "request,warn,calibrate,");
+		}
+		dtplan_plan_destroy(p);
+		dtplan_allocation_fini(&a);
+	}
+	dtplan_config_fini(&site);
+	free(hosts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +514,7 @@ int main(void)
 		cmocka_unit_test(assemble__self_live__or_cannot_discover),
 		cmocka_unit_test(node_xml__pattern__expanded_and_checked),
 		cmocka_unit_test(allocation__strict_or_degrading),
+		cmocka_unit_test(allocation__self_gpus_mtbf_then_calibration),
 	};
 
 	test_setup_stdio();
