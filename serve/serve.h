@@ -1,13 +1,17 @@
 /*
- * serve.h: "dtplan serve", the collector, in four files over this header:
- * cmd_serve.c the command (options, signals), serve_http.c the HTTP server
+ * serve.h: "dtplan serve", the collector (libdtserve.la, linked into
+ * dtplan), in three files over this header, after the command itself
+ * (cli/cmd_serve.c: options, signals): serve_http.c the HTTP server
  * (libmicrohttpd: limits, rates, routes) and the trust a report needs,
- * serve_store.c the SQLite store (schema, retention, what a report holds),
- * serve_view.c what it answers (/metrics, the page, the fabric, the
- * calibration).  Each uses only the ones after it in this list.
+ * serve_store.c the SQLite store (schema, retention, the rows the figures
+ * read), serve_view.c what it answers (/metrics, the page, the fabric, the
+ * calibration).  Each uses only the ones after it in this list, and of
+ * dtplan only libdtplan's public API (what a posted document must hold is
+ * dtplan_posted_parse()'s, lib/json/posted_json.c) and libdtprobes' report
+ * credential.
  */
-#ifndef DTPLAN_CLI_SERVE_H
-#define DTPLAN_CLI_SERVE_H
+#ifndef DTPLAN_SERVE_SERVE_H
+#define DTPLAN_SERVE_SERVE_H
 
 #include "dtplan.h"
 
@@ -63,13 +67,13 @@ enum serve_reason {
 /* The label of a reason ("forged"). */
 const char *serve_reason_name(enum serve_reason r);
 
-/* The kinds of document taken. */
-enum serve_kind { SERVE_PLAN, SERVE_OBSERVATION, SERVE_MEASUREMENT, SERVE_N_KINDS };
-const char *serve_kind_name(enum serve_kind k);
+/* The label of a kind of document taken (dtplan_posted_parse()): "plan",
+ * "observation", "measurement". */
+const char *serve_kind_name(enum dtplan_posted_kind k);
 
 /* The process's counters (Prometheus counters: they start at 0). */
 struct serve_counters {
-	unsigned long long accepted[SERVE_N_KINDS];
+	unsigned long long accepted[DTPLAN_POSTED__LAST];
 	unsigned long long refused[SERVE_N_REASONS];
 };
 
@@ -118,20 +122,12 @@ int serve_store_cred_remember(struct serve_store *st, const char *id, long long 
 /*
  * Keeps document doc (its text body) of kind k received at now: the report
  * row and what the figures need (warnings, tiers, links, uplinks,
- * stragglers, the observation).  *id receives the report's id.  The caller
- * has checked doc's members (serve_doc_check()).
+ * stragglers, the observation).  *id receives the report's id.  doc is
+ * what dtplan_posted_parse() made of body.
  */
-enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_t *doc,
+enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
 				const char *body, long long now, long long *id,
 				struct dtplan_error *err);
-
-/*
- * Checks that doc is a document of kind k with its members of the right
- * types; *kind receives it.  False with err naming the member otherwise,
- * *reason SERVE_SCHEMA or SERVE_MALFORMED.
- */
-bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reason,
-		     struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Answers (serve_view.c).  Each returns malloc'ed text (caller frees) or
@@ -158,4 +154,4 @@ char *serve_calibration(struct serve_store *st);
 /* Report id's plan as SVG; NULL (and *missing) when it has none. */
 char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
 
-#endif /* DTPLAN_CLI_SERVE_H */
+#endif /* DTPLAN_SERVE_SERVE_H */
