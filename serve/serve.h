@@ -1,23 +1,14 @@
 /*
- * serve.h: "dtplan serve", the collector (libdtserve.la, linked into
- * dtplan), in three files over this header, after the command itself
- * (cli/cmd_serve.c: options, signals): serve_http.c the HTTP server
- * (libmicrohttpd: limits, rates, routes) and the trust a report needs,
- * serve_store.c the SQLite store (schema, retention, the rows the figures
- * read), serve_view.c what it answers (/metrics, the page, the fabric, the
- * calibration).  Each uses only the ones after it in this list, and of
- * dtplan only libdtplan's public API (what a posted document must hold is
- * dtplan_posted_parse()'s, lib/json/posted_json.c) and libdtprobes' report
- * credential.
+ * serve.h: "dtplan serve", the collector (serve/, libdtserve.la, linked
+ * into dtplan), as the command sees it: its defaults, its options and one
+ * call that runs it.  The command (cli/cmd_serve.c) parses the options and
+ * includes this header only; the collector's files share serve_int.h.
  */
 #ifndef DTPLAN_SERVE_SERVE_H
 #define DTPLAN_SERVE_SERVE_H
 
 #include "dtplan.h"
 
-#include <jansson.h>
-#include <pthread.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,110 +39,17 @@ struct serve_opts {
 	int threads;
 };
 
-/* Why a report was refused: the label of dtplan_reports_refused_total. */
-enum serve_reason {
-	SERVE_MALFORMED,       /* not JSON, or a member of the wrong type */
-	SERVE_SCHEMA,          /* JSON of no schema the collector takes */
-	SERVE_OVERSIZED,       /* larger than --max-body */
-	SERVE_RATE_LIMITED,    /* the address posts faster than --rate */
-	SERVE_UNAUTHENTICATED, /* no credential */
-	SERVE_FORGED,          /* a credential of another key or body */
-	SERVE_REPLAYED,        /* a credential seen before */
-	SERVE_EXPIRED,         /* a credential past its time to live */
-	SERVE_USER,            /* a credential of neither root nor the user named */
-	SERVE_MUNGE,           /* munged cannot check it */
-	SERVE_STORAGE,         /* the store cannot keep it */
-	SERVE_N_REASONS
-};
-
-/* The label of a reason ("forged"). */
-const char *serve_reason_name(enum serve_reason r);
-
-/* The label of a kind of document taken (dtplan_posted_parse()): "plan",
- * "observation", "measurement". */
-const char *serve_kind_name(enum dtplan_posted_kind k);
-
-/* The process's counters (Prometheus counters: they start at 0). */
-struct serve_counters {
-	unsigned long long accepted[DTPLAN_POSTED__LAST];
-	unsigned long long refused[SERVE_N_REASONS];
-};
-
-/* ------------------------------------------------------------------------
- * The server (serve_http.c)
- * ---------------------------------------------------------------------- */
-
-struct server;
-struct serve_store;
-
 /* True when text is ADDR:PORT or [ADDR6]:PORT with numeric addresses. */
 bool serve_listen_valid(const char *text);
 
-/* Starts serving on o->listen with its own threads; *port receives the
- * port bound (for port 0).  st and fabric stay borrowed.  NULL and err
- * (naming --listen) when it cannot.  serve_stop() ends and frees it. */
-struct server *serve_start(const struct serve_opts *o, struct serve_store *st, json_t *fabric,
-			   unsigned *port, struct dtplan_error *err);
-void serve_stop(struct server *s);
-
-/* ------------------------------------------------------------------------
- * The store (serve_store.c).  One SQLite connection behind one mutex:
- * every call below takes it.
- * ---------------------------------------------------------------------- */
-
-#define SERVE_SCHEMA_VERSION 1
-
-struct serve_store {
-	sqlite3 *db;
-	pthread_mutex_t lock;
-	long keep_reports;
-	double keep_days;
-};
-
-/* Opens (creating or upgrading) the store at path.  Caller closes with
- * serve_store_close().  Errors name the file. */
-enum dtplan_err serve_store_open(const char *path, long keep_reports, double keep_days,
-				 struct serve_store **out, struct dtplan_error *err);
-void serve_store_close(struct serve_store *st);
-
-/* Remembers credential id until expires: 1 when new, 0 when seen before,
- * -1 when the store failed. */
-int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
-			      long long now);
-
 /*
- * Keeps document doc (its text body) of kind k received at now: the report
- * row and what the figures need (warnings, tiers, links, uplinks,
- * stragglers, the observation).  *id receives the report's id.  doc is
- * what dtplan_posted_parse() made of body.
+ * Runs the collector in the foreground: loads o->fabric, opens the store
+ * o->db, serves o->listen on its own threads ("listening on port N" on
+ * stderr once it does) until SIGTERM or SIGINT (SIGHUP is ignored), then
+ * stops and frees everything.  Blocks those signals in the calling thread
+ * and ignores SIGPIPE.  DTPLAN_OK after a signal; otherwise the error that
+ * kept it from starting, in err (naming the file or --listen).
  */
-enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
-				const char *body, long long now, long long *id,
-				struct dtplan_error *err);
-
-/* ------------------------------------------------------------------------
- * Answers (serve_view.c).  Each returns malloc'ed text (caller frees) or
- * NULL when out of memory or the store failed; they take the store's lock.
- * ---------------------------------------------------------------------- */
-
-/* A growing text. */
-struct serve_buf {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-void serve_buf_add(struct serve_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s escaped for HTML text and attribute values (& < > " '). */
-void serve_buf_html(struct serve_buf *b, const char *s);
-/* The text, handed over (NULL after a failure). */
-char *serve_buf_take(struct serve_buf *b);
-
-char *serve_metrics(struct serve_store *st, const struct serve_counters *c);
-char *serve_page(struct serve_store *st, json_t *fabric);
-/* The fabric file with what was measured: NULL without one. */
-char *serve_fabric(struct serve_store *st, json_t *fabric);
-char *serve_calibration(struct serve_store *st);
-/* Report id's plan as SVG; NULL (and *missing) when it has none. */
-char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
+enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err);
 
 #endif /* DTPLAN_SERVE_SERVE_H */

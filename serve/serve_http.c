@@ -24,7 +24,7 @@
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 #include "dtprobes.h"
 
 #include <arpa/inet.h>

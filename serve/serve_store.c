@@ -13,7 +13,7 @@
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 
 #include <math.h>
 #include <stdio.h>

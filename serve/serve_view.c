@@ -14,7 +14,7 @@
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 
 #include <math.h>
 #include <stdarg.h>
