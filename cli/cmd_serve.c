@@ -1,15 +1,14 @@
 /*
- * cmd_serve.c: "dtplan serve", the collector (serve.h): keeps the reports
- * the plugin and "dtplan report" post, and answers the page, /metrics,
- * /fabric and /calibration.  Runs in the foreground until SIGTERM or
- * SIGINT (a systemd unit starts it, etc/dtplan-collector.service).
+ * cmd_serve.c: "dtplan serve", the collector's command: its usage and
+ * options, handed to serve_run() (serve/serve.h), which keeps the reports
+ * the plugin and "dtplan report" post and answers the page, /metrics,
+ * /fabric and /calibration until SIGTERM or SIGINT.
  */
 #include "config.h"
 
 #include "cli.h"
 #include "serve.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +48,6 @@ void cmd_serve_usage(FILE *out)
 		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS);
 }
 
-/* The --fabric file: a fabric the planner reads, kept as JSON. */
-static json_t *load_fabric(const char *path, struct dtplan_error *err)
-{
-	struct dtplan_fabric_desc *f = NULL;
-	char *text = NULL;
-	json_t *j = NULL;
-	size_t len = 0;
-
-	if (dtplan_file_read(path, DTPLAN_FILE_FABRIC_CACHE, &text, &len, err) != DTPLAN_OK)
-		return NULL;
-	/* JSON only: what the collector serves is enriched member by member. */
-	if (dtplan_fabric_desc_parse(text, len, DTPLAN_FABRIC_JSON, path, &f, err) != DTPLAN_OK)
-		goto out;
-	j = json_loadb(text, len, 0, NULL);
-out:
-	dtplan_fabric_desc_destroy(f);
-	free(text);
-	return j;
-}
-
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = {
@@ -77,13 +56,8 @@ int cmd_serve(int argc, char **argv)
 		.keep_days = SERVE_KEEP_DAYS,
 	};
 	struct dtplan_error err = {0};
-	struct serve_store *st = NULL;
-	struct server *srv = NULL;
-	json_t *fabric = NULL;
 	double max_body = (double)SERVE_MAX_BODY;
-	int keep = (int)SERVE_KEEP_REPORTS, threads = SERVE_THREADS, rc, sig;
-	unsigned port = 0;
-	sigset_t set;
+	int keep = (int)SERVE_KEEP_REPORTS, threads = SERVE_THREADS, rc;
 	const struct cli_opt opts[] = {
 		{.name = "listen", .kind = CLI_OPT_STRING, .dest = &o.listen},
 		{.name = "db", .kind = CLI_OPT_STRING, .dest = &o.db, .required = true},
@@ -119,39 +93,7 @@ int cmd_serve(int argc, char **argv)
 	o.max_body = (size_t)max_body;
 	o.keep_reports = keep;
 	o.threads = threads;
-	rc = CLI_EXIT_FAIL;
-	if (o.fabric != NULL && (fabric = load_fabric(o.fabric, &err)) == NULL) {
-		cli_report(CMD, &err, false);
-		goto out;
-	}
-	if (serve_store_open(o.db, o.keep_reports, o.keep_days, &st, &err) != DTPLAN_OK) {
-		cli_report(CMD, &err, false);
-		goto out;
-	}
-	/* the signals are taken here, by sigwait(), never by the server's threads */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	srv = serve_start(&o, st, fabric, &port, &err);
-	if (srv == NULL) {
-		cli_report(CMD, &err, false);
-		goto out;
-	}
-	fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port, o.listen,
-		o.db);
-	fflush(stderr);
-	do {
-		if (sigwait(&set, &sig) != 0)
-			break;
-	} while (sig == SIGHUP);
-	fprintf(stderr, "dtplan serve: stopping\n");
-	rc = CLI_EXIT_OK;
-out:
-	serve_stop(srv);
-	serve_store_close(st);
-	json_decref(fabric);
-	return rc;
+	if (serve_run(&o, &err) != DTPLAN_OK)
+		return cli_report(CMD, &err, false);
+	return CLI_EXIT_OK;
 }

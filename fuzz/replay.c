@@ -38,7 +38,8 @@
 	X(measure_json)                                                                            \
 	X(wire)                                                                                    \
 	X(report)                                                                                  \
-	X(observe)
+	X(observe)                                                                                 \
+	X(posted)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
 TARGETS(DECLARE)

@@ -1,14 +1,14 @@
 #!/bin/sh
 # tests/check_cycles.sh [DIR...]: no cycle among the objects of a folder.
 #
-# For each folder (relative to the build tree: lib, plugin, probes, cli) it
-# reads the global symbols of the folder's objects with nm, draws an edge
-# A -> B when object A uses a symbol that object B defines, and fails when
-# an object reaches itself through others: it prints each cycle with the
+# For each folder (relative to the build tree: lib, plugin, probes, cli,
+# serve) it reads the global symbols of the folder's objects with nm, draws
+# an edge A -> B when object A uses a symbol that object B defines, and fails
+# when an object reaches itself through others: it prints each cycle with the
 # symbol behind every step.  Symbols from outside the folder do not count.
 #
 # The folders come from the arguments, else from $CHECK_CYCLES_DIRS (set by
-# make check), else all four.  Objects are found as DIR/*.o and
+# make check), else all five.  Objects are found as DIR/*.o and
 # DIR/.libs/*.o; automake's per-target prefix ("libdtplan_la-") is dropped,
 # an object whose source DIR/NAME.c is gone is left out, and of two objects
 # from one source (a library's and a test's) the newer is read.
@@ -25,7 +25,7 @@ if ! command -v "$NM" >/dev/null 2>&1; then
 	echo "SKIP: $NM not found"
 	exit 77
 fi
-[ $# -gt 0 ] || set -- ${CHECK_CYCLES_DIRS:-lib plugin probes cli}
+[ $# -gt 0 ] || set -- ${CHECK_CYCLES_DIRS:-lib plugin probes cli serve}
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

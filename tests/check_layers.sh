@@ -13,8 +13,12 @@
 #   2. Includes: a file of lib/A/ includes the internal header B/B.h of an
 #      area B at or below A only, and an area's B/*_int.h only from B
 #      itself; libdtprobes (probes/) includes base/base.h and no other
-#      internal header, and plugin/ and cli/ none (they use the public
-#      dtplan.h and dtplan/*.h).
+#      internal header, and plugin/, cli/ and serve/ none (they use the
+#      public dtplan.h and dtplan/*.h).
+#   3. The collector (serve/, libdtserve): its serve_int.h is included
+#      from serve/ only and its serve.h from serve/ and cli/ (the command)
+#      only; serve/ includes nothing of cli/, and its objects use no symbol
+#      that an object of cli/ defines (nm).
 #
 # Exit status: 0 the order holds, 1 it does not, 77 (skip) without nm or
 # when lib/ is not built.
@@ -39,7 +43,7 @@ status=0
 
 # 2. includes (the sources alone: no build needed)
 for f in "$top_srcdir"/lib/*/*.[ch] "$top_srcdir"/probes/*.[ch] "$top_srcdir"/plugin/*.[ch] \
-	"$top_srcdir"/cli/*.[ch]; do
+	"$top_srcdir"/cli/*.[ch] "$top_srcdir"/serve/*.[ch]; do
 	[ -f "$f" ] || continue
 	rel=${f#"$top_srcdir"/}
 	top=${rel%%/*}
@@ -52,6 +56,20 @@ for f in "$top_srcdir"/lib/*/*.[ch] "$top_srcdir"/probes/*.[ch] "$top_srcdir"/pl
 	*) area= ;;
 	esac
 	mine=$(rank "$area")
+	# 3. the collector's headers, and cli/'s from serve/
+	for inc in $(sed -n 's/^#include "\([a-z_/]*\.h\)".*/\1/p' "$f"); do
+		why=
+		case $top:${inc##*/} in
+		serve:cli.h) why="serve/ uses lib/ and probes/, never cli/" ;;
+		serve:*) ;;
+		cli:serve.h) ;;
+		*:serve.h | *:serve_int.h) why="serve/'s header, for serve/ (and serve.h for cli/) only" ;;
+		esac
+		if [ -n "$why" ]; then
+			echo "not ok - $rel includes \"$inc\": $why"
+			status=1
+		fi
+	done
 	for inc in $(sed -n 's/^#include "\([a-z_]*\/[a-z_]*\.h\)".*/\1/p' "$f"); do
 		dir=${inc%%/*}
 		[ "$dir" = dtplan ] && continue
@@ -124,7 +142,35 @@ if awk '
 else
 	status=1
 fi
+# 3. serve/ uses no symbol of cli/ (when both are built)
+syms() { # DIR KIND: "def" or "use" symbols of DIR's objects, one object per source
+	seen=" "
+	for o in $(cd "$top_builddir" 2>/dev/null && ls -t "$1"/.libs/*.o "$1"/*.o 2>/dev/null); do
+		stem=${o##*/}
+		stem=${stem%.o}
+		stem=${stem##*-}
+		case "$seen" in *" $stem "*) continue ;; esac
+		[ -f "$top_srcdir/$1/$stem.c" ] || continue
+		seen="$seen$stem "
+		"$NM" -P -g "$top_builddir/$o" 2>/dev/null | awk -v kind="$2" -v obj="$1/$stem.o" '
+			kind == "use" && ($2 == "U" || $2 == "w") { print $1, obj }
+			kind == "def" && $2 ~ /^[TDBRCVWGS]$/ { print $1, obj }'
+	done
+}
+syms cli def | sort >"$tmp.def"
+syms serve use | sort >"$tmp.use"
+if [ -s "$tmp.def" ] && [ -s "$tmp.use" ]; then
+	bad=$(join "$tmp.use" "$tmp.def")
+	if [ -n "$bad" ]; then
+		echo "$bad" | while read -r sym user def; do
+			echo "not ok - $user uses $sym of $def: serve/ never uses cli/"
+		done
+		status=1
+	fi
+fi
+rm -f "$tmp.def" "$tmp.use"
 if [ $status -eq 0 ]; then
 	echo "ok - lib/: $n objects in $(echo $LAYERS | wc -w) areas, every use and include points down"
+	echo "ok - serve/: its headers stay in serve/ and cli/, and it uses nothing of cli/"
 fi
 exit $status

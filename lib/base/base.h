@@ -105,13 +105,16 @@ void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);
 /*
  * String -> int map with open addressing, for name lookups over large
  * clusters (lib/base/strmap.c).  Keys are borrowed: the caller keeps them alive
- * and unchanged while the map is in use.
+ * and unchanged while the map is in use.  Names are hashed under a key of the
+ * map's own (SipHash-1-3, from a per-process random secret), so that names
+ * posted from outside cannot be chosen to collide.
  */
 struct dtplan__strmap {
 	size_t cap; /* power of two, 0 when empty */
 	size_t len;
 	const char **keys; /* borrowed, NULL for a free slot */
 	int *values;
+	uint64_t seed[2]; /* the hash's key; {0, 0} until the map is first used */
 };
 
 /* Sets up an empty map sized for about `expected` keys. */

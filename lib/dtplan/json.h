@@ -172,6 +172,34 @@ enum dtplan_err dtplan_report_to_json(const struct dtplan_report *r, char **out,
 enum dtplan_err dtplan_observation_to_json(const struct dtplan_record *r, char **out,
 					   struct dtplan_error *err);
 
+/* ------------------------------------------------------------------------
+ * Documents posted to a collector (lib/json/posted_json.c)
+ * ---------------------------------------------------------------------- */
+
+/* What a collector takes, by schema. */
+enum dtplan_posted_kind {
+	DTPLAN_POSTED_REPORT,      /* DTPLAN_REPORT_SCHEMA: a plan report */
+	DTPLAN_POSTED_OBSERVATION, /* DTPLAN_OBSERVATION_SCHEMA: a job's step times */
+	DTPLAN_POSTED_MEASUREMENT, /* DTPLAN_MEASURE_SCHEMA: a prolog's measurements */
+	DTPLAN_POSTED__LAST        /* not a kind: one past the last */
+};
+
+struct json_t;
+
+/*
+ * Reads len bytes of text (NUL not needed) as one document posted to a
+ * collector: JSON (duplicate keys refused, nesting bounded) of one of the
+ * kinds above, each member it must hold present and of its type (the one
+ * list of them).  On DTPLAN_OK *doc is the document as a Jansson tree (a
+ * json_t; caller json_decref()s it) and *kind its kind.  Otherwise *doc is
+ * NULL, err names the member (source "report") and the code says why:
+ * DTPLAN_ERR_UNSUPPORTED no "schema" string or a schema not taken,
+ * DTPLAN_ERR_PARSE not JSON ("not JSON: line N: ..."), not an object, a
+ * member missing or of the wrong type.
+ */
+enum dtplan_err dtplan_posted_parse(const char *text, size_t len, struct json_t **doc,
+				    enum dtplan_posted_kind *kind, struct dtplan_error *err);
+
 /*
  * The cache `dtplan mtbf --write-cache` writes (schema "dtplan.mtbf/1"):
  * the window, nodes, GPU-hours, failures, the MTBF and its interval, and

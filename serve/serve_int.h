@@ -1,48 +1,23 @@
 /*
- * serve.h: "dtplan serve", the collector, in four files over this header:
- * cmd_serve.c the command (options, signals), serve_http.c the HTTP server
- * (libmicrohttpd: limits, rates, routes) and the trust a report needs,
- * serve_store.c the SQLite store (schema, retention, what a report holds),
- * serve_view.c what it answers (/metrics, the page, the fabric, the
- * calibration).  Each uses only the ones after it in this list.
+ * serve_int.h: what the collector's files share, in four files over this
+ * header: serve.c the run (the fabric file, the store, the signals),
+ * serve_http.c the HTTP server (libmicrohttpd: limits, rates, routes) and
+ * the trust a report needs, serve_store.c the SQLite store (schema,
+ * retention, the rows the figures read), serve_view.c what it answers
+ * (/metrics, the page, the fabric, the calibration).  Each uses only the
+ * ones after it in this list, and of dtplan only libdtplan's public API
+ * (what a posted document must hold is dtplan_posted_parse()'s,
+ * lib/json/posted_json.c) and libdtprobes' report credential.  Included by
+ * serve/ only.
  */
-#ifndef DTPLAN_CLI_SERVE_H
-#define DTPLAN_CLI_SERVE_H
+#ifndef DTPLAN_SERVE_SERVE_INT_H
+#define DTPLAN_SERVE_SERVE_INT_H
 
-#include "dtplan.h"
+#include "serve.h"
 
 #include <jansson.h>
 #include <pthread.h>
 #include <sqlite3.h>
-#include <stdbool.h>
-#include <stddef.h>
-
-/* The collector's defaults (dtplan-serve(1)). */
-#define SERVE_LISTEN "127.0.0.1:8390"
-#define SERVE_MAX_BODY ((size_t)4 << 20) /* a report of a 64k-rank plan fits */
-#define SERVE_RATE 20.0                  /* reports a second from one address */
-#define SERVE_KEEP_REPORTS 200000L
-#define SERVE_KEEP_DAYS 90.0
-#define SERVE_TIMEOUT_S 10    /* an idle or trickling connection is closed */
-#define SERVE_THREADS 4       /* libmicrohttpd's thread pool */
-#define SERVE_CONNECTIONS 512 /* open connections at once */
-#define SERVE_PER_ADDRESS 64  /* of which from one address */
-#define SERVE_RECENT_JOBS 20  /* jobs on the page */
-#define SERVE_WINDOW 2000     /* reports the figures are taken over */
-#define SERVE_SLOW_REPORTS 3  /* a link slow this often is slow on the map */
-
-/* What the command was given; strings borrowed from argv. */
-struct serve_opts {
-	const char *listen;       /* ADDR:PORT, [ADDR6]:PORT */
-	const char *db;           /* the SQLite file */
-	const char *munge_socket; /* NULL or "": libmunge's default */
-	const char *fabric;       /* a dtplan.fabric/1 file to enrich; NULL: none */
-	size_t max_body;
-	double rate;
-	long keep_reports;
-	double keep_days;
-	int threads;
-};
 
 /* Why a report was refused: the label of dtplan_reports_refused_total. */
 enum serve_reason {
@@ -63,13 +38,13 @@ enum serve_reason {
 /* The label of a reason ("forged"). */
 const char *serve_reason_name(enum serve_reason r);
 
-/* The kinds of document taken. */
-enum serve_kind { SERVE_PLAN, SERVE_OBSERVATION, SERVE_MEASUREMENT, SERVE_N_KINDS };
-const char *serve_kind_name(enum serve_kind k);
+/* The label of a kind of document taken (dtplan_posted_parse()): "plan",
+ * "observation", "measurement". */
+const char *serve_kind_name(enum dtplan_posted_kind k);
 
 /* The process's counters (Prometheus counters: they start at 0). */
 struct serve_counters {
-	unsigned long long accepted[SERVE_N_KINDS];
+	unsigned long long accepted[DTPLAN_POSTED__LAST];
 	unsigned long long refused[SERVE_N_REASONS];
 };
 
@@ -79,9 +54,6 @@ struct serve_counters {
 
 struct server;
 struct serve_store;
-
-/* True when text is ADDR:PORT or [ADDR6]:PORT with numeric addresses. */
-bool serve_listen_valid(const char *text);
 
 /* Starts serving on o->listen with its own threads; *port receives the
  * port bound (for port 0).  st and fabric stay borrowed.  NULL and err
@@ -118,20 +90,12 @@ int serve_store_cred_remember(struct serve_store *st, const char *id, long long 
 /*
  * Keeps document doc (its text body) of kind k received at now: the report
  * row and what the figures need (warnings, tiers, links, uplinks,
- * stragglers, the observation).  *id receives the report's id.  The caller
- * has checked doc's members (serve_doc_check()).
+ * stragglers, the observation).  *id receives the report's id.  doc is
+ * what dtplan_posted_parse() made of body.
  */
-enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_t *doc,
+enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
 				const char *body, long long now, long long *id,
 				struct dtplan_error *err);
-
-/*
- * Checks that doc is a document of kind k with its members of the right
- * types; *kind receives it.  False with err naming the member otherwise,
- * *reason SERVE_SCHEMA or SERVE_MALFORMED.
- */
-bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reason,
-		     struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * Answers (serve_view.c).  Each returns malloc'ed text (caller frees) or
@@ -158,4 +122,4 @@ char *serve_calibration(struct serve_store *st);
 /* Report id's plan as SVG; NULL (and *missing) when it has none. */
 char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
 
-#endif /* DTPLAN_CLI_SERVE_H */
+#endif /* DTPLAN_SERVE_SERVE_INT_H */

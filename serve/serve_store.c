@@ -7,15 +7,15 @@
  * reports, or older than keep_days.  Credentials are remembered until their
  * time to live has passed.
  *
- * What a document must hold is checked here too (serve_doc_check()), so
- * that what is stored and what is checked are one list.
+ * What a document must hold is checked before it comes here, by
+ * dtplan_posted_parse() (lib/json/posted_json.c); what is stored skips
+ * what it does not find.
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,152 +102,19 @@ const char *serve_reason_name(enum serve_reason r)
 	return "?";
 }
 
-const char *serve_kind_name(enum serve_kind k)
+const char *serve_kind_name(enum dtplan_posted_kind k)
 {
 	switch (k) {
-	case SERVE_PLAN:
+	case DTPLAN_POSTED_REPORT:
 		return "plan";
-	case SERVE_OBSERVATION:
+	case DTPLAN_POSTED_OBSERVATION:
 		return "observation";
-	case SERVE_MEASUREMENT:
+	case DTPLAN_POSTED_MEASUREMENT:
 		return "measurement";
-	case SERVE_N_KINDS:
+	case DTPLAN_POSTED__LAST:
 		break;
 	}
 	return "?";
-}
-
-/* A member's expected type: its name, what it may be. */
-enum want { W_STR = 1, W_INT = 2, W_NUM = 4, W_NULL = 8, W_OBJ = 16, W_ARR = 32, W_BOOL = 64 };
-
-struct member {
-	const char *key;
-	unsigned want;
-};
-
-static const struct member report_members[] = {
-	{"sender", W_STR | W_NULL}, {"time", W_STR | W_NULL}, {"cluster", W_STR | W_NULL},
-	{"job_id", W_INT | W_NULL}, {"user", W_STR | W_NULL}, {"uid", W_INT | W_NULL},
-	{"nodes", W_STR | W_NULL},  {"host", W_STR | W_NULL}, {"state", W_STR},
-	{"warnings", W_ARR},        {"plan", W_OBJ | W_NULL}, {NULL, 0},
-};
-
-/* The observation's members (the contract with the poster of step times). */
-static const struct member observation_members[] = {
-	{"job_id", W_INT},
-	{"user", W_STR},
-	{"cluster", W_STR},
-	{"fingerprint", W_STR},
-	{"gpu", W_STR},
-	{"model", W_STR},
-	{"framework", W_STR},
-	{"predicted_step_s", W_NUM},
-	{"measured_step_s", W_NUM},
-	{"measured_step_spread_s", W_NUM},
-	{"steps", W_INT},
-	{"checkpoint_s", W_NUM | W_NULL},
-	{"time", W_STR},
-	{NULL, 0},
-};
-
-static const struct member measurement_members[] = {
-	{"job_id", W_INT},
-	{"measurements", W_OBJ},
-	{NULL, 0},
-};
-
-static bool is(json_t *v, unsigned want)
-{
-	return ((want & W_STR) && json_is_string(v)) || ((want & W_INT) && json_is_integer(v)) ||
-	       ((want & W_NUM) && json_is_number(v)) || ((want & W_NULL) && json_is_null(v)) ||
-	       ((want & W_OBJ) && json_is_object(v)) || ((want & W_ARR) && json_is_array(v)) ||
-	       ((want & W_BOOL) && json_is_boolean(v));
-}
-
-static const char *want_name(unsigned want)
-{
-	if (want & W_OBJ)
-		return want & W_NULL ? "an object or null" : "an object";
-	if (want & W_ARR)
-		return "an array";
-	if (want & W_STR)
-		return want & W_NULL ? "a string or null" : "a string";
-	if (want & W_INT)
-		return want & W_NULL ? "an integer or null" : "an integer";
-	return want & W_NULL ? "a number or null" : "a number";
-}
-
-static bool bad(struct dtplan_error *err, enum serve_reason *reason, enum serve_reason r,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static bool bad(struct dtplan_error *err, enum serve_reason *reason, enum serve_reason r,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	*reason = r;
-	if (err != NULL) {
-		memset(err, 0, sizeof(*err));
-		err->code = DTPLAN_ERR_PARSE;
-		snprintf(err->source, sizeof(err->source), "report");
-		va_start(ap, fmt);
-		vsnprintf(err->text, sizeof(err->text), fmt, ap);
-		va_end(ap);
-	}
-	return false;
-}
-
-static bool check_members(json_t *doc, const struct member *m, enum serve_reason *reason,
-			  struct dtplan_error *err)
-{
-	for (; m->key != NULL; m++) {
-		json_t *v = json_object_get(doc, m->key);
-
-		if (v == NULL)
-			return bad(err, reason, SERVE_MALFORMED, "no member \"%s\"", m->key);
-		if (!is(v, m->want))
-			return bad(err, reason, SERVE_MALFORMED, "\"%s\" must be %s", m->key,
-				   want_name(m->want));
-	}
-	return true;
-}
-
-bool serve_doc_check(json_t *doc, enum serve_kind *kind, enum serve_reason *reason,
-		     struct dtplan_error *err)
-{
-	const char *schema;
-
-	if (!json_is_object(doc))
-		return bad(err, reason, SERVE_MALFORMED, "must be a JSON object");
-	schema = json_string_value(json_object_get(doc, "schema"));
-	if (schema == NULL)
-		return bad(err, reason, SERVE_SCHEMA, "no \"schema\" string");
-	if (strcmp(schema, DTPLAN_REPORT_SCHEMA) == 0) {
-		json_t *plan = json_object_get(doc, "plan");
-
-		*kind = SERVE_PLAN;
-		if (!check_members(doc, report_members, reason, err))
-			return false;
-		if (json_is_object(plan) && !json_is_string(json_object_get(plan, "schema")))
-			return bad(err, reason, SERVE_MALFORMED, "\"plan\" has no \"schema\"");
-		return true;
-	}
-	if (strcmp(schema, "dtplan.observation/1") == 0) {
-		const char *fp;
-
-		*kind = SERVE_OBSERVATION;
-		if (!check_members(doc, observation_members, reason, err))
-			return false;
-		fp = json_string_value(json_object_get(doc, "fingerprint"));
-		if (fp[0] == '\0' || strspn(fp, "0123456789abcdef") != strlen(fp))
-			return bad(err, reason, SERVE_MALFORMED,
-				   "\"fingerprint\" must be lowercase hex, not '%.64s'", fp);
-		return true;
-	}
-	if (strcmp(schema, DTPLAN_MEASURE_SCHEMA) == 0) {
-		*kind = SERVE_MEASUREMENT;
-		return check_members(doc, measurement_members, reason, err);
-	}
-	return bad(err, reason, SERVE_SCHEMA, "schema '%s' is not one the collector takes", schema);
 }
 
 /* ------------------------------------------------------------------------
@@ -581,7 +448,7 @@ static bool prune(struct serve_store *st, long long now)
 	return ok;
 }
 
-enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_t *doc,
+enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
 				const char *body, long long now, long long *id,
 				struct dtplan_error *err)
 {
@@ -620,11 +487,11 @@ enum dtplan_err serve_store_add(struct serve_store *st, enum serve_kind k, json_
 		sqlite3_finalize(s);
 	}
 	*id = sqlite3_last_insert_rowid(st->db);
-	if (ok && k == SERVE_PLAN)
+	if (ok && k == DTPLAN_POSTED_REPORT)
 		ok = add_plan(st->db, *id, doc);
-	else if (ok && k == SERVE_OBSERVATION)
+	else if (ok && k == DTPLAN_POSTED_OBSERVATION)
 		ok = add_observation(st->db, *id, doc);
-	else if (ok && k == SERVE_MEASUREMENT)
+	else if (ok && k == DTPLAN_POSTED_MEASUREMENT)
 		ok = add_measurements(st->db, *id, get(doc, "measurements"));
 	/* two range deletes over indexed columns: cheap enough for each report */
 	if (ok)

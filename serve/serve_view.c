@@ -14,7 +14,7 @@
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -187,7 +187,7 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 
 	serve_buf_add(&b, "# HELP dtplan_reports_accepted_total Reports kept, by kind.\n"
 			  "# TYPE dtplan_reports_accepted_total counter\n");
-	for (int k = 0; k < SERVE_N_KINDS; k++)
+	for (int k = 0; k < DTPLAN_POSTED__LAST; k++)
 		serve_buf_add(&b, "dtplan_reports_accepted_total{kind=\"%s\"} %llu\n",
 			      serve_kind_name(k), c->accepted[k]);
 	serve_buf_add(&b, "# HELP dtplan_reports_refused_total Reports refused, by reason.\n"

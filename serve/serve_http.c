@@ -11,7 +11,7 @@
  * the credential is not one of munged's key for this body, has expired or
  * was seen before (403, 403, 409: remembered in the store until its time to
  * live has passed, on top of munged's own replay cache), the body is not a
- * document of those kinds (400), or the credential's uid is neither root (a
+ * document of those kinds (400, dtplan_posted_parse()), or the credential's uid is neither root (a
  * node's plugin) nor the uid of the user the report names (403).
  *
  * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
@@ -24,7 +24,7 @@
  */
 #include "config.h"
 
-#include "serve.h"
+#include "serve_int.h"
 #include "dtprobes.h"
 
 #include <arpa/inet.h>
@@ -240,10 +240,10 @@ static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, s
 	struct dtplan_report_cred rc;
 	struct dtplan_error err = {0};
 	enum serve_reason reason;
-	enum serve_kind kind;
+	enum dtplan_posted_kind kind;
 	const char *why = NULL;
-	json_error_t jerr;
 	json_t *doc = NULL;
+	enum dtplan_err ret;
 	char msg[600], ok[64];
 	long long id = 0, now = (long long)time(NULL);
 	enum MHD_Result r;
@@ -268,15 +268,13 @@ static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, s
 	if (seen == 0)
 		return refuse(s, c, MHD_HTTP_CONFLICT, SERVE_REPLAYED,
 			      "this credential was taken before");
-	doc = json_loadb(q->body, q->len, JSON_REJECT_DUPLICATES, &jerr);
-	if (doc == NULL) {
-		snprintf(msg, sizeof(msg), "not JSON: line %d: %s", jerr.line, jerr.text);
-		return refuse(s, c, MHD_HTTP_BAD_REQUEST, SERVE_MALFORMED, msg);
-	}
-	if (!serve_doc_check(doc, &kind, &reason, &err)) {
-		r = refuse(s, c, MHD_HTTP_BAD_REQUEST, reason, err.text);
-		goto out;
-	}
+	ret = dtplan_posted_parse(q->body, q->len, &doc, &kind, &err);
+	if (ret == DTPLAN_ERR_NOMEM)
+		return refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
+	if (ret != DTPLAN_OK)
+		return refuse(s, c, MHD_HTTP_BAD_REQUEST,
+			      ret == DTPLAN_ERR_UNSUPPORTED ? SERVE_SCHEMA : SERVE_MALFORMED,
+			      err.text);
 	if (!user_may(doc, rc.uid, msg, sizeof(msg))) {
 		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
 		goto out;
