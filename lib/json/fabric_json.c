@@ -40,86 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growing text; on allocation failure it stays failed and empty. */
-struct text {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->failed)
-		return;
-	/* written where it fits, measured and grown where it does not */
-	va_start(ap, fmt);
-	n = vsnprintf(t->s != NULL ? t->s + t->len : NULL, t->s != NULL ? t->cap - t->len : 0, fmt,
-		      ap);
-	va_end(ap);
-	if (n >= 0 && t->s != NULL && t->len + (size_t)n < t->cap) {
-		t->len += (size_t)n;
-		return;
-	}
-	if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *s;
-
-		while (n >= 0 && t->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		s = n < 0 ? NULL : realloc(t->s, cap);
-		if (s == NULL) {
-			free(t->s);
-			memset(t, 0, sizeof(*t));
-			t->failed = true;
-			return;
-		}
-		t->s = s;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
-
 /* No string: an absent member. */
-#define NONE ((size_t)-1)
-
-/* Keeps s in t, a store of strings: its offset there, NONE when out of memory. */
-static size_t text_keep(struct text *t, const char *s)
-{
-	size_t at = t->len, n = strlen(s);
-
-	if (t->failed)
-		return NONE;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *p;
-
-		while (t->len + n + 1 > cap)
-			cap *= 2;
-		p = realloc(t->s, cap);
-		if (p == NULL) {
-			free(t->s);
-			memset(t, 0, sizeof(*t));
-			t->failed = true;
-			return NONE;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
-	memcpy(t->s + at, s, n + 1);
-	t->len += n + 1; /* past the terminating NUL: the string stays whole */
-	return at;
-}
+#define NONE DTPLAN_TEXT_NONE
 
 /* What each generated line came from, for error messages: one string each. */
 struct labels {
-	struct text text;
+	struct dtplan__text text;
 	size_t *at; /* offset of each line's label in text */
 	size_t n, cap;
 	bool failed;
@@ -147,7 +73,7 @@ static void label_add(struct labels *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	l->at[l->n] = text_keep(&l->text, buf);
+	l->at[l->n] = dtplan__text_keep(&l->text, buf);
 	if (l->at[l->n++] == NONE)
 		l->failed = true;
 }
@@ -187,7 +113,7 @@ struct span {
 struct jparse {
 	const char *source;
 	struct dtplan_error *err;
-	struct text topo, site; /* the two generated texts */
+	struct dtplan__text topo, site; /* the two generated texts */
 	struct labels topo_lines, site_lines;
 	/* the switches, read one at a time: from their spans in the text
 	 * (spans != NULL), else from the whole document's array (arr) */
@@ -195,9 +121,9 @@ struct jparse {
 	struct span *spans;
 	size_t n_spans;
 	json_t *arr;
-	struct jswitch *sw;  /* owned, one per switch */
-	struct text strings; /* the switches' strings */
-	struct text scratch; /* one switch's list while it is read */
+	struct jswitch *sw;          /* owned, one per switch */
+	struct dtplan__text strings; /* the switches' strings */
+	struct dtplan__text scratch; /* one switch's list while it is read */
 	struct late late[N_LATE];
 	bool duplicate;      /* a name given to two switches */
 	unsigned char *keep; /* owned; the switches written out, NULL: all */
@@ -337,7 +263,7 @@ static enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t 
 /* "nodes" or "switches": a hostlist string or an array of names, as one
  * comma-separated token value appended to t.  *given says whether present. */
 static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const char *key,
-				struct text *t, bool *given)
+				struct dtplan__text *t, bool *given)
 {
 	json_t *v = json_object_get(obj, key), *e;
 	size_t i;
@@ -349,7 +275,8 @@ static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj
 		if (!token_safe(json_string_value(v)))
 			return jfail(p, where, "\"%s\": '%s' is not a hostlist", key,
 				     json_string_value(v));
-		text_add(t, " %s=%s", key[0] == 'n' ? "Nodes" : "Switches", json_string_value(v));
+		dtplan__text_add(t, " %s=%s", key[0] == 'n' ? "Nodes" : "Switches",
+				 json_string_value(v));
 		return DTPLAN_OK;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0)
@@ -357,12 +284,12 @@ static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj
 			     "\"%s\" must be a hostlist string or a non-empty array of "
 			     "names",
 			     key);
-	text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
+	dtplan__text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
 	json_array_foreach(v, i, e)
 	{
 		if (!json_is_string(e) || !name_safe(json_string_value(e)))
 			return jfail(p, where, "\"%s\"[%zu] is not a name", key, i);
-		text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
+		dtplan__text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
 	}
 	return DTPLAN_OK;
 }
@@ -406,7 +333,7 @@ static size_t keep_quantity(struct jparse *p, size_t i, const char *where, json_
 	rv = get_quantity(p, where, sw, key, unit, buf, sizeof(buf));
 	p->err = saved;
 	keep_late(p, LATE_EMIT, i, rv, &e);
-	return rv == DTPLAN_OK && buf[0] != '\0' ? text_keep(&p->strings, buf) : NONE;
+	return rv == DTPLAN_OK && buf[0] != '\0' ? dtplan__text_keep(&p->strings, buf) : NONE;
 }
 
 /*
@@ -442,7 +369,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 		return DTPLAN_ERR_PARSE;
 	if (!token_safe(name))
 		return jfail(p, where, "\"name\" must be a switch name");
-	r->name = text_keep(&p->strings, name);
+	r->name = dtplan__text_keep(&p->strings, name);
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, name);
 	if (check_keys(p, where, sw, keys) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
@@ -450,7 +377,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 	v = json_object_get(sw, "switches");
 	if (json_is_string(v)) {
 		r->kids_kind = KIDS_HOSTLIST;
-		r->kids = text_keep(&p->strings, json_string_value(v));
+		r->kids = dtplan__text_keep(&p->strings, json_string_value(v));
 	} else if (v != NULL && (!json_is_array(v) || json_array_size(v) == 0)) {
 		r->kids_kind = KIDS_BAD;
 	} else if (v != NULL) {
@@ -467,10 +394,11 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 				r->bad_name = k;
 				break;
 			}
-			text_add(&p->scratch, "%s%s", k > 0 ? "," : "", json_string_value(c));
+			dtplan__text_add(&p->scratch, "%s%s", k > 0 ? "," : "",
+					 json_string_value(c));
 		}
 		if (r->bad_name == NONE)
-			r->kids = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
+			r->kids = dtplan__text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
 	}
 	/* "parent", for link_parent() */
 	p->err = &e;
@@ -478,7 +406,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 	p->err = saved;
 	keep_late(p, LATE_PARENT, i, rv, &e);
 	if (parent != NULL)
-		r->parent = text_keep(&p->strings, parent);
+		r->parent = dtplan__text_keep(&p->strings, parent);
 	/* the rest, for emit_switch(), in its order */
 	r->speed = keep_quantity(p, i, where, sw, "link_speed", "B/s");
 	r->ratio = keep_quantity(p, i, where, sw, "oversubscription", "");
@@ -491,7 +419,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 	p->err = saved;
 	keep_late(p, LATE_EMIT, i, rv, &e);
 	if (rv == DTPLAN_OK && has_nodes)
-		r->nodes = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
+		r->nodes = dtplan__text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
 	return DTPLAN_OK;
 }
 
@@ -676,47 +604,35 @@ static enum dtplan_err link_parent(struct jparse *p, size_t i)
 }
 
 /*
- * No switch is its own ancestor.  Walks each switch's parents once, marking
- * the path: O(switches).  A cycle is named by its switches, as the answer
+ * No switch is its own ancestor (dtplan__tree_cycle()).  A cycle is named by its switches, as the answer
  * gave them ("a cycle of parents: leaf1 -> spine -> leaf1").
  */
+static int parent_of(const void *ctx, int i)
+{
+	return ((const struct jparse *)ctx)->parent[i];
+}
+
 static enum dtplan_err check_cycles(struct jparse *p)
 {
-	/* 0 not seen, 1 on the path being walked, 2 known to reach a root */
-	unsigned char *state = calloc(p->n_switches + 1, 1);
-	enum dtplan_err rv = DTPLAN_OK;
+	int s = dtplan__tree_cycle(p->n_switches, parent_of, p);
+	char where[128], path[600];
+	size_t used = 0;
+	int k, n = 0;
 
-	if (state == NULL)
+	if (s == -2)
 		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	for (size_t i = 0; rv == DTPLAN_OK && i < p->n_switches; i++) {
-		int s = (int)i;
-
-		while (s >= 0 && state[s] == 0) {
-			state[s] = 1;
-			s = p->parent[s];
-		}
-		if (s >= 0 && state[s] == 1) {
-			/* s is on a cycle: name it, at most 8 switches of it */
-			char where[128], path[600];
-			size_t used = 0;
-			int k = s, n = 0;
-
-			do {
-				used += (size_t)snprintf(path + used, sizeof(path) - used,
-							 "%.64s -> ", p->names[k]);
-				k = p->parent[k];
-			} while (k != s && ++n < 8 && used < sizeof(path) - 70);
-			snprintf(path + used, sizeof(path) - used, "%s%.64s",
-				 k == s ? "" : "... -> ", p->names[s]);
-			snprintf(where, sizeof(where), "switches[%d] (%.64s)", s, p->names[s]);
-			rv = jfail(p, where, "a cycle of parents: %s", path);
-		}
-		/* the walked path reaches a root (or the cycle just named) */
-		for (int t = (int)i; t >= 0 && state[t] == 1; t = p->parent[t])
-			state[t] = 2;
-	}
-	free(state);
-	return rv;
+	if (s < 0)
+		return DTPLAN_OK;
+	/* s is on a cycle: name it, at most 8 switches of it */
+	k = s;
+	do {
+		used += (size_t)snprintf(path + used, sizeof(path) - used, "%.64s -> ",
+					 p->names[k]);
+		k = p->parent[k];
+	} while (k != s && ++n < 8 && used < sizeof(path) - 70);
+	snprintf(path + used, sizeof(path) - used, "%s%.64s", k == s ? "" : "... -> ", p->names[s]);
+	snprintf(where, sizeof(where), "switches[%d] (%.64s)", s, p->names[s]);
+	return jfail(p, where, "a cycle of parents: %s", path);
 }
 
 /* One topology line and at most one site line per switch. */
@@ -733,28 +649,29 @@ static enum dtplan_err emit_switch(struct jparse *p, size_t i)
 	if (p->keep != NULL && !p->keep[i])
 		return DTPLAN_OK;
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	text_add(&p->topo, "SwitchName=%s%s", p->names[i], r->nodes != NONE ? str + r->nodes : "");
+	dtplan__text_add(&p->topo, "SwitchName=%s%s", p->names[i],
+			 r->nodes != NONE ? str + r->nodes : "");
 	for (size_t k = 0; k < p->n_children[i]; k++) {
 		int c = p->keep != NULL ? find_switch(p, p->children[i][k]) : -1;
 
 		/* a child that is no switch stays, for topology.conf's reader to name */
 		if (c >= 0 && !p->keep[c])
 			continue;
-		text_add(&p->topo, "%s%s", sep, p->children[i][k]);
+		dtplan__text_add(&p->topo, "%s%s", sep, p->children[i][k]);
 		sep = ",";
 	}
 	if (r->speed != NONE)
-		text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
-	text_add(&p->topo, "\n");
+		dtplan__text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
+	dtplan__text_add(&p->topo, "\n");
 	label_add(&p->topo_lines, "%s", where);
 	if (r->ratio == NONE && r->uplink == NONE)
 		return DTPLAN_OK;
-	text_add(&p->site, "SwitchName=%s", p->names[i]);
+	dtplan__text_add(&p->site, "SwitchName=%s", p->names[i]);
 	if (r->ratio != NONE)
-		text_add(&p->site, " Oversubscription=%s", str + r->ratio);
+		dtplan__text_add(&p->site, " Oversubscription=%s", str + r->ratio);
 	if (r->uplink != NONE)
-		text_add(&p->site, " UplinkBandwidth=%s", str + r->uplink);
-	text_add(&p->site, "\n");
+		dtplan__text_add(&p->site, " UplinkBandwidth=%s", str + r->uplink);
+	dtplan__text_add(&p->site, "\n");
 	label_add(&p->site_lines, "%s", where);
 	return DTPLAN_OK;
 }
@@ -780,14 +697,14 @@ static enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
 	    dtplan__jget_long(ns, p->source, where, "gpus", 0, 0, 1L << 30, &gpus, p->err) !=
 		    DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
-	text_add(&p->site, "NodeName=%s", nodes);
+	dtplan__text_add(&p->site, "NodeName=%s", nodes);
 	if (gpu != NULL)
-		text_add(&p->site, " GpuType=%s", gpu);
+		dtplan__text_add(&p->site, " GpuType=%s", gpu);
 	if (gpus >= 0)
-		text_add(&p->site, " Gpus=%ld", gpus);
+		dtplan__text_add(&p->site, " Gpus=%ld", gpus);
 	if (domain != NULL)
-		text_add(&p->site, " NVLinkDomain=%s", domain);
-	text_add(&p->site, "\n");
+		dtplan__text_add(&p->site, " NVLinkDomain=%s", domain);
+	dtplan__text_add(&p->site, "\n");
 	label_add(&p->site_lines, "%s (%.64s)", where, nodes);
 	return DTPLAN_OK;
 }
@@ -809,11 +726,11 @@ static enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key
 	    get_quantity(p, key, o, "latency", "", lat, sizeof(lat)) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
 	if (bw[0] != '\0') {
-		text_add(&p->site, "%s=%s\n", bw_key, bw);
+		dtplan__text_add(&p->site, "%s=%s\n", bw_key, bw);
 		label_add(&p->site_lines, "%s.bandwidth", key);
 	}
 	if (lat[0] != '\0') {
-		text_add(&p->site, "%s=%s\n", lat_key, lat);
+		dtplan__text_add(&p->site, "%s=%s\n", lat_key, lat);
 		label_add(&p->site_lines, "%s.latency", key);
 	}
 	return DTPLAN_OK;
@@ -918,59 +835,19 @@ out:
  * whole document's load, whose error is the one said.
  */
 
-static size_t skip_blank(const char *s, size_t i, size_t len)
-{
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
-}
-
-/* One past the value at s[i], or 0 where it does not end as a value would. */
-static size_t skip_value(const char *s, size_t i, size_t len)
-{
-	size_t depth = 0;
-
-	if (i >= len)
-		return 0;
-	if (s[i] != '"' && s[i] != '{' && s[i] != '[') {
-		size_t start = i;
-
-		while (i < len && strchr(",:{}[]\" \t\r\n", s[i]) == NULL)
-			i++;
-		return i > start ? i : 0;
-	}
-	for (; i < len; i++) {
-		if (s[i] == '"') {
-			for (i++; i < len && s[i] != '"'; i++)
-				if (s[i] == '\\')
-					i++;
-			if (i >= len)
-				return 0;
-			if (depth == 0)
-				return i + 1;
-		} else if (s[i] == '{' || s[i] == '[') {
-			depth++;
-		} else if (s[i] == '}' || s[i] == ']') {
-			if (--depth == 0)
-				return i + 1;
-		}
-	}
-	return 0;
-}
-
 /* The members of the array s[i..] as spans, *end one past it; false when it
  * is not cut as expected. */
 static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, size_t *end)
 {
 	size_t cap = 0;
 
-	i = skip_blank(s, i + 1, len);
+	i = dtplan__json_skip_blank(s, i + 1, len);
 	if (i < len && s[i] == ']') {
 		*end = i + 1;
 		return true;
 	}
 	for (;;) {
-		size_t e = skip_value(s, i, len);
+		size_t e = dtplan__json_skip_value(s, i, len);
 
 		if (e == 0)
 			return false;
@@ -984,14 +861,14 @@ static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, siz
 			p->spans = v;
 		}
 		p->spans[p->n_spans++] = (struct span){i, e - i};
-		i = skip_blank(s, e, len);
+		i = dtplan__json_skip_blank(s, e, len);
 		if (i < len && s[i] == ']') {
 			*end = i + 1;
 			return true;
 		}
 		if (i >= len || s[i] != ',')
 			return false;
-		i = skip_blank(s, i + 1, len);
+		i = dtplan__json_skip_blank(s, i + 1, len);
 	}
 }
 
@@ -1003,21 +880,21 @@ static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, siz
  */
 static char *cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len)
 {
-	size_t i = skip_blank(text, 0, len), from = 0, to = 0;
+	size_t i = dtplan__json_skip_blank(text, 0, len), from = 0, to = 0;
 	char *rest = NULL;
 
 	if (i >= len || text[i] != '{')
 		return NULL;
-	i = skip_blank(text, i + 1, len);
+	i = dtplan__json_skip_blank(text, i + 1, len);
 	while (i < len && text[i] == '"') {
-		size_t k = i, e = skip_value(text, i, len), v;
+		size_t k = i, e = dtplan__json_skip_value(text, i, len), v;
 
 		if (e == 0)
 			return NULL;
-		i = skip_blank(text, e, len);
+		i = dtplan__json_skip_blank(text, e, len);
 		if (i >= len || text[i] != ':')
 			goto no;
-		v = skip_blank(text, i + 1, len);
+		v = dtplan__json_skip_blank(text, i + 1, len);
 		if (e - k == 10 && memcmp(text + k, "\"switches\"", 10) == 0 && v < len &&
 		    text[v] == '[') {
 			if (to != 0 || !cut_array(p, text, v, len, &to))
@@ -1025,17 +902,18 @@ static char *cut_switches(struct jparse *p, const char *text, size_t len, size_t
 			from = v;
 			i = to;
 		} else {
-			i = skip_value(text, v, len);
+			i = dtplan__json_skip_value(text, v, len);
 			if (i == 0)
 				goto no;
 		}
-		i = skip_blank(text, i, len);
+		i = dtplan__json_skip_blank(text, i, len);
 		if (i < len && text[i] == ',')
-			i = skip_blank(text, i + 1, len);
+			i = dtplan__json_skip_blank(text, i + 1, len);
 		else
 			break;
 	}
-	if (i >= len || text[i] != '}' || skip_blank(text, i + 1, len) != len || to == 0)
+	if (i >= len || text[i] != '}' || dtplan__json_skip_blank(text, i + 1, len) != len ||
+	    to == 0)
 		goto no;
 	rest = malloc(len - (to - from) + 3);
 	if (rest == NULL)
@@ -1159,7 +1037,7 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	    get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK)
 		goto out;
 	if (gpu != NULL) {
-		text_add(&p.site, "GpuType=%s\n", gpu);
+		dtplan__text_add(&p.site, "GpuType=%s\n", gpu);
 		label_add(&p.site_lines, "gpu_type");
 	}
 	for (i = 0; i < p.n_switches; i++)
@@ -1188,7 +1066,7 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	free(p.sw);
 	p.sw = NULL;
 	free(p.strings.s);
-	p.strings = (struct text){0};
+	p.strings = (struct dtplan__text){0};
 	json_decref(root);
 	root = NULL;
 	/* Both texts through their own parsers; the site part checked on the tree. */
