@@ -67,7 +67,7 @@ static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, siz
  * NULL (p->spans freed) when there is no such array or the text is not cut
  * as expected: then the whole document is loaded.
  */
-char *cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len)
+char *dtplan__fabric_cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len)
 {
 	size_t i = dtplan__json_skip_blank(text, 0, len), from = 0, to = 0;
 	char *rest = NULL;

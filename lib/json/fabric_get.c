@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void label_add(struct labels *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void label_add(struct labels *l, const char *fmt, ...)
+void dtplan__fabric_label_add(struct labels *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dtplan__fabric_label_add(struct labels *l, const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
@@ -50,9 +51,9 @@ static const char *label_of(const struct labels *l, int line)
 	return line >= 1 && (size_t)line <= l->n ? l->text.s + l->at[line - 1] : NULL;
 }
 
-enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
+enum dtplan_err dtplan__fabric_fail(struct jparse *p, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
+enum dtplan_err dtplan__fabric_fail(struct jparse *p, const char *where, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -64,7 +65,7 @@ enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
 }
 
 /* A value that goes into a Key=Value token: no blanks, '=', '#' or controls. */
-bool token_safe(const char *s)
+bool dtplan__fabric_token_safe(const char *s)
 {
 	if (s[0] == '\0')
 		return false;
@@ -76,14 +77,14 @@ bool token_safe(const char *s)
 }
 
 /* One name in an array: also no hostlist syntax. */
-bool name_safe(const char *s)
+bool dtplan__fabric_name_safe(const char *s)
 {
-	return token_safe(s) && strpbrk(s, "[],") == NULL;
+	return dtplan__fabric_token_safe(s) && strpbrk(s, "[],") == NULL;
 }
 
 /* Checks that obj has only the keys in allowed (NULL-terminated) or "x-..." ones. */
-enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
-			   const char *const *allowed)
+enum dtplan_err dtplan__fabric_check_keys(struct jparse *p, const char *where, json_t *obj,
+					  const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -95,7 +96,7 @@ enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
 		for (const char *const *a = allowed; !ok && *a != NULL; a++)
 			ok = strcmp(key, *a) == 0;
 		if (!ok)
-			return jfail(p, where, "unknown key '%s'", key);
+			return dtplan__fabric_fail(p, where, "unknown key '%s'", key);
 	}
 	return DTPLAN_OK;
 }
@@ -105,8 +106,8 @@ enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
  * getter (base/base.h: "WHERE.KEY: expected a string", "... longer than N
  * characters"); *out buf, or NULL when absent.
  */
-enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, const char *key,
-			   char *buf, size_t size, const char **out)
+enum dtplan_err dtplan__fabric_get_string(struct jparse *p, const char *where, json_t *obj,
+					  const char *key, char *buf, size_t size, const char **out)
 {
 	*out = NULL;
 	buf[0] = '\0';
@@ -114,9 +115,10 @@ enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, con
 		return DTPLAN_OK;
 	if (dtplan__jget_str(obj, p->source, where, key, 0, buf, size, p->err) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
-	if (!token_safe(buf))
-		return jfail(p, where, "\"%s\": '%s' is empty or holds blanks, '=' or '#'", key,
-			     buf);
+	if (!dtplan__fabric_token_safe(buf))
+		return dtplan__fabric_fail(p, where,
+					   "\"%s\": '%s' is empty or holds blanks, '=' or '#'", key,
+					   buf);
 	*out = buf;
 	return DTPLAN_OK;
 }
@@ -126,8 +128,9 @@ enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, con
  * written exactly (%.17g) with `unit` after them ("B/s" so that topology.conf
  * does not take a whole number for a weight).  "" when absent.
  */
-enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t *obj, const char *key,
-			     const char *unit, char *buf, size_t size)
+enum dtplan_err dtplan__fabric_get_quantity(struct jparse *p, const char *where, json_t *obj,
+					    const char *key, const char *unit, char *buf,
+					    size_t size)
 {
 	json_t *v = json_object_get(obj, key);
 	const char *s;
@@ -139,23 +142,26 @@ enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t *obj, c
 		double d = json_number_value(v);
 
 		if (!isfinite(d) || d < 0)
-			return jfail(p, where, "\"%s\": %g is not a value of zero or more", key, d);
+			return dtplan__fabric_fail(p, where,
+						   "\"%s\": %g is not a value of zero or more", key,
+						   d);
 		snprintf(buf, size, "%.17g%s", d, unit);
 		return DTPLAN_OK;
 	}
 	if (!json_is_string(v))
-		return jfail(p, where, "\"%s\" must be a number or a string with a unit", key);
+		return dtplan__fabric_fail(p, where,
+					   "\"%s\" must be a number or a string with a unit", key);
 	s = json_string_value(v);
-	if (!token_safe(s) || strlen(s) >= size)
-		return jfail(p, where, "\"%s\": '%s' is not a value", key, s);
+	if (!dtplan__fabric_token_safe(s) || strlen(s) >= size)
+		return dtplan__fabric_fail(p, where, "\"%s\": '%s' is not a value", key, s);
 	dtplan__strlcpy(buf, s, size);
 	return DTPLAN_OK;
 }
 
 /* "nodes" or "switches": a hostlist string or an array of names, as one
  * comma-separated token value appended to t.  *given says whether present. */
-enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const char *key,
-			 struct dtplan__text *t, bool *given)
+enum dtplan_err dtplan__fabric_add_list(struct jparse *p, const char *where, json_t *obj,
+					const char *key, struct dtplan__text *t, bool *given)
 {
 	json_t *v = json_object_get(obj, key), *e;
 	size_t i;
@@ -164,29 +170,30 @@ enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const
 	if (v == NULL)
 		return DTPLAN_OK;
 	if (json_is_string(v)) {
-		if (!token_safe(json_string_value(v)))
-			return jfail(p, where, "\"%s\": '%s' is not a hostlist", key,
-				     json_string_value(v));
+		if (!dtplan__fabric_token_safe(json_string_value(v)))
+			return dtplan__fabric_fail(p, where, "\"%s\": '%s' is not a hostlist", key,
+						   json_string_value(v));
 		dtplan__text_add(t, " %s=%s", key[0] == 'n' ? "Nodes" : "Switches",
 				 json_string_value(v));
 		return DTPLAN_OK;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0)
-		return jfail(p, where,
-			     "\"%s\" must be a hostlist string or a non-empty array of "
-			     "names",
-			     key);
+		return dtplan__fabric_fail(
+			p, where,
+			"\"%s\" must be a hostlist string or a non-empty array of "
+			"names",
+			key);
 	dtplan__text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
 	json_array_foreach(v, i, e)
 	{
-		if (!json_is_string(e) || !name_safe(json_string_value(e)))
-			return jfail(p, where, "\"%s\"[%zu] is not a name", key, i);
+		if (!json_is_string(e) || !dtplan__fabric_name_safe(json_string_value(e)))
+			return dtplan__fabric_fail(p, where, "\"%s\"[%zu] is not a name", key, i);
 		dtplan__text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
 	}
 	return DTPLAN_OK;
 }
 
-enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
+enum dtplan_err dtplan__fabric_emit_node_set(struct jparse *p, size_t i, json_t *ns)
 {
 	static const char *const keys[] = {"nodes", "gpu_type", "gpus", "nvlink_domain", NULL};
 	const char *nodes = NULL, *gpu = NULL, *domain = NULL;
@@ -195,15 +202,17 @@ enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
 
 	snprintf(where, sizeof(where), "node_sets[%zu]", i);
 	if (!json_is_object(ns))
-		return jfail(p, where, "must be an object");
+		return dtplan__fabric_fail(p, where, "must be an object");
 	if (json_object_get(ns, "nodes") == NULL)
-		return jfail(p, where, "\"nodes\" (a hostlist) is required");
+		return dtplan__fabric_fail(p, where, "\"nodes\" (a hostlist) is required");
 	/* the site file's NodeName= line checks the count's range */
-	if (check_keys(p, where, ns, keys) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nodes", nodes_buf, sizeof(nodes_buf), &nodes) != DTPLAN_OK ||
-	    get_string(p, where, ns, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nvlink_domain", domain_buf, sizeof(domain_buf), &domain) !=
+	if (dtplan__fabric_check_keys(p, where, ns, keys) != DTPLAN_OK ||
+	    dtplan__fabric_get_string(p, where, ns, "nodes", nodes_buf, sizeof(nodes_buf),
+				      &nodes) != DTPLAN_OK ||
+	    dtplan__fabric_get_string(p, where, ns, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) !=
 		    DTPLAN_OK ||
+	    dtplan__fabric_get_string(p, where, ns, "nvlink_domain", domain_buf, sizeof(domain_buf),
+				      &domain) != DTPLAN_OK ||
 	    dtplan__jget_long(ns, p->source, where, "gpus", 0, 0, 1L << 30, &gpus, p->err) !=
 		    DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
@@ -215,13 +224,13 @@ enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
 	if (domain != NULL)
 		dtplan__text_add(&p->site, " NVLinkDomain=%s", domain);
 	dtplan__text_add(&p->site, "\n");
-	label_add(&p->site_lines, "%s (%.64s)", where, nodes);
+	dtplan__fabric_label_add(&p->site_lines, "%s (%.64s)", where, nodes);
 	return DTPLAN_OK;
 }
 
 /* "network" and "nvlink": {"bandwidth": RATE, "latency": TIME}. */
-enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key, const char *bw_key,
-			  const char *lat_key)
+enum dtplan_err dtplan__fabric_emit_link(struct jparse *p, json_t *root, const char *key,
+					 const char *bw_key, const char *lat_key)
 {
 	static const char *const keys[] = {"bandwidth", "latency", NULL};
 	json_t *o = json_object_get(root, key);
@@ -230,24 +239,25 @@ enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key, const
 	if (o == NULL)
 		return DTPLAN_OK;
 	if (!json_is_object(o))
-		return jfail(p, key, "must be an object");
-	if (check_keys(p, key, o, keys) != DTPLAN_OK ||
-	    get_quantity(p, key, o, "bandwidth", "", bw, sizeof(bw)) != DTPLAN_OK ||
-	    get_quantity(p, key, o, "latency", "", lat, sizeof(lat)) != DTPLAN_OK)
+		return dtplan__fabric_fail(p, key, "must be an object");
+	if (dtplan__fabric_check_keys(p, key, o, keys) != DTPLAN_OK ||
+	    dtplan__fabric_get_quantity(p, key, o, "bandwidth", "", bw, sizeof(bw)) != DTPLAN_OK ||
+	    dtplan__fabric_get_quantity(p, key, o, "latency", "", lat, sizeof(lat)) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
 	if (bw[0] != '\0') {
 		dtplan__text_add(&p->site, "%s=%s\n", bw_key, bw);
-		label_add(&p->site_lines, "%s.bandwidth", key);
+		dtplan__fabric_label_add(&p->site_lines, "%s.bandwidth", key);
 	}
 	if (lat[0] != '\0') {
 		dtplan__text_add(&p->site, "%s=%s\n", lat_key, lat);
-		label_add(&p->site_lines, "%s.latency", key);
+		dtplan__fabric_label_add(&p->site_lines, "%s.latency", key);
 	}
 	return DTPLAN_OK;
 }
 
 /* Rewrites a parser's "line N" error as the JSON element of that line. */
-enum dtplan_err relabel(struct jparse *p, const struct labels *l, const struct dtplan_error *e)
+enum dtplan_err dtplan__fabric_relabel(struct jparse *p, const struct labels *l,
+				       const struct dtplan_error *e)
 {
 	const char *where = label_of(l, e->line);
 

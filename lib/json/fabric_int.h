@@ -79,36 +79,64 @@ struct jparse {
 	struct dtplan__strmap index; /* name -> first switch of that name */
 };
 
-/* ---- the member getters and the texts' lines (fabric_get.c) ---- */
+/*
+ * The member getters and the texts' lines (fabric_get.c).  Every error is
+ * DTPLAN_ERR_PARSE from p->source, "WHERE: ..." in p->err; a getter leaves
+ * "" (or NULL) where the member is absent.
+ */
 
-void label_add(struct labels *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
+/* Keeps what the next generated line came from (l->failed when out of memory). */
+void dtplan__fabric_label_add(struct labels *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "WHERE: message" into p->err; returns DTPLAN_ERR_PARSE. */
+enum dtplan_err dtplan__fabric_fail(struct jparse *p, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-bool token_safe(const char *s);
-bool name_safe(const char *s);
-enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
-			   const char *const *allowed);
-enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, const char *key,
-			   char *buf, size_t size, const char **out);
-enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t *obj, const char *key,
-			     const char *unit, char *buf, size_t size);
-enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const char *key,
-			 struct dtplan__text *t, bool *given);
-enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns);
-enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key, const char *bw_key,
-			  const char *lat_key);
-enum dtplan_err relabel(struct jparse *p, const struct labels *l, const struct dtplan_error *e);
+/* A Key=Value token's value: not empty, no blanks, controls, '=' or '#'. */
+bool dtplan__fabric_token_safe(const char *s);
+/* One name of an array: a token value without hostlist syntax ("[],"). */
+bool dtplan__fabric_name_safe(const char *s);
+/* obj holds only allowed's keys (NULL-terminated) or "x-..." ones. */
+enum dtplan_err dtplan__fabric_check_keys(struct jparse *p, const char *where, json_t *obj,
+					  const char *const *allowed);
+/* A string token value into buf (size bytes); *out buf, NULL when absent. */
+enum dtplan_err dtplan__fabric_get_string(struct jparse *p, const char *where, json_t *obj,
+					  const char *key, char *buf, size_t size,
+					  const char **out);
+/* A number (written %.17g, unit after it) or a string with its unit into buf. */
+enum dtplan_err dtplan__fabric_get_quantity(struct jparse *p, const char *where, json_t *obj,
+					    const char *key, const char *unit, char *buf,
+					    size_t size);
+/* "nodes" or "switches" (a hostlist or an array of names) appended to t as
+ * " Nodes=..." or " Switches=..."; *given says whether present. */
+enum dtplan_err dtplan__fabric_add_list(struct jparse *p, const char *where, json_t *obj,
+					const char *key, struct dtplan__text *t, bool *given);
+/* node_sets[i] as the site text's NodeName= line. */
+enum dtplan_err dtplan__fabric_emit_node_set(struct jparse *p, size_t i, json_t *ns);
+/* "network" or "nvlink" as the site text's bandwidth and latency lines. */
+enum dtplan_err dtplan__fabric_emit_link(struct jparse *p, json_t *root, const char *key,
+					 const char *bw_key, const char *lat_key);
+/* A parser's "line N" error e as the JSON element of that line (l). */
+enum dtplan_err dtplan__fabric_relabel(struct jparse *p, const struct labels *l,
+				       const struct dtplan_error *e);
 
-/* ---- the switches (fabric_switches.c) ---- */
+/*
+ * The switches (fabric_switches.c), in this order: each read once and the
+ * children named by "switches" linked (*whole set when a switch's text does
+ * not parse alone: the caller reads the whole document); each "parent"
+ * linked; no cycle; those over nodes kept (NULL: all); one topology line
+ * (and at most one site line) per switch kept.
+ */
+enum dtplan_err dtplan__fabric_collect_switches(struct jparse *p, bool *whole);
+enum dtplan_err dtplan__fabric_link_parent(struct jparse *p, size_t i);
+enum dtplan_err dtplan__fabric_check_cycles(struct jparse *p);
+enum dtplan_err dtplan__fabric_mark_kept(struct jparse *p, const char *nodes);
+enum dtplan_err dtplan__fabric_emit_switch(struct jparse *p, size_t i);
 
-enum dtplan_err collect_switches(struct jparse *p, bool *whole);
-enum dtplan_err link_parent(struct jparse *p, size_t i);
-enum dtplan_err check_cycles(struct jparse *p);
-enum dtplan_err mark_kept(struct jparse *p, const char *nodes);
-enum dtplan_err emit_switch(struct jparse *p, size_t i);
-
-/* ---- the raw cut of the switches array (fabric_cut.c) ---- */
-
-char *cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len);
+/*
+ * The raw cut (fabric_cut.c): a copy of text with its top-level "switches"
+ * array cut out as [] (*out_len its length; caller frees), the members'
+ * spans in p->spans; NULL when the text is not cut as expected.
+ */
+char *dtplan__fabric_cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len);
 
 #endif /* DTPLAN_JSON_FABRIC_INT_H */

@@ -108,7 +108,7 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 					   "not valid JSON: ", err) != DTPLAN_OK)
 		goto out;
 	if (!whole)
-		rest = cut_switches(&p, text, len, &rest_len);
+		rest = dtplan__fabric_cut_switches(&p, text, len, &rest_len);
 	if (rest != NULL) {
 		json_error_t jerr;
 
@@ -125,15 +125,16 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 			goto out;
 	}
 	if (!json_is_object(root)) {
-		rv = jfail(&p, "document", "must be a JSON object");
+		rv = dtplan__fabric_fail(&p, "document", "must be a JSON object");
 		goto out;
 	}
 	rv = dtplan__jget_str(root, f->source, "", "schema", DTPLAN_JGET_REQUIRED, schema,
 			      sizeof(schema), err);
 	if (rv == DTPLAN_OK && strcmp(schema, DTPLAN_FABRIC_SCHEMA) != 0)
-		rv = jfail(&p, "schema", "'%s' is not %s", schema, DTPLAN_FABRIC_SCHEMA);
+		rv = dtplan__fabric_fail(&p, "schema", "'%s' is not %s", schema,
+					 DTPLAN_FABRIC_SCHEMA);
 	if (rv == DTPLAN_OK)
-		rv = check_keys(&p, "document", root, keys);
+		rv = dtplan__fabric_check_keys(&p, "document", root, keys);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
@@ -141,41 +142,45 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	p.arr = switches;
 	p.n_switches = p.spans != NULL ? p.n_spans : json_array_size(switches);
 	if (!json_is_array(switches) || p.n_switches == 0) {
-		jfail(&p, "switches", "must be a non-empty array");
+		dtplan__fabric_fail(&p, "switches", "must be a non-empty array");
 		goto out;
 	}
-	rv = collect_switches(&p, again);
+	rv = dtplan__fabric_collect_switches(&p, again);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
 	for (i = 0; i < p.n_switches; i++) {
-		rv = link_parent(&p, i);
+		rv = dtplan__fabric_link_parent(&p, i);
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
-	rv = check_cycles(&p);
+	rv = dtplan__fabric_check_cycles(&p);
 	if (rv == DTPLAN_OK)
-		rv = mark_kept(&p, nodes);
+		rv = dtplan__fabric_mark_kept(&p, nodes);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
-	if (emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") != DTPLAN_OK ||
-	    emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") != DTPLAN_OK ||
-	    get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK)
+	if (dtplan__fabric_emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") !=
+		    DTPLAN_OK ||
+	    dtplan__fabric_emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") !=
+		    DTPLAN_OK ||
+	    dtplan__fabric_get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) !=
+		    DTPLAN_OK)
 		goto out;
 	if (gpu != NULL) {
 		dtplan__text_add(&p.site, "GpuType=%s\n", gpu);
-		label_add(&p.site_lines, "gpu_type");
+		dtplan__fabric_label_add(&p.site_lines, "gpu_type");
 	}
 	for (i = 0; i < p.n_switches; i++)
-		if (emit_switch(&p, i) != DTPLAN_OK)
+		if (dtplan__fabric_emit_switch(&p, i) != DTPLAN_OK)
 			goto out;
 	sets = json_object_get(root, "node_sets");
 	if (sets != NULL && !json_is_array(sets)) {
-		jfail(&p, "node_sets", "must be an array");
+		dtplan__fabric_fail(&p, "node_sets", "must be an array");
 		goto out;
 	}
-	json_array_foreach(sets, i, v) if (emit_node_set(&p, i, v) != DTPLAN_OK) goto out;
+	json_array_foreach(sets, i,
+			   v) if (dtplan__fabric_emit_node_set(&p, i, v) != DTPLAN_OK) goto out;
 	if (p.topo.failed || p.site.failed || p.topo_lines.failed || p.site_lines.failed) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 		goto out;
@@ -199,12 +204,12 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	/* Both texts through their own parsers; the site part checked on the tree. */
 	rv = dtplan_topology_parse_conf(p.topo.s, f->source, &f->topology, &e);
 	if (rv != DTPLAN_OK) {
-		rv = relabel(&p, &p.topo_lines, &e);
+		rv = dtplan__fabric_relabel(&p, &p.topo_lines, &e);
 		goto out;
 	}
 	rv = dtplan_config_parse_string(&check, p.site.s ? p.site.s : "", f->source, &e);
 	if (rv != DTPLAN_OK) {
-		rv = relabel(&p, &p.site_lines, &e);
+		rv = dtplan__fabric_relabel(&p, &p.site_lines, &e);
 		goto out;
 	}
 	f->site_text = p.site.s ? p.site.s : strdup("");

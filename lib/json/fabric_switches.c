@@ -41,7 +41,7 @@ static enum dtplan_err say_late(struct jparse *p, int pass)
 	return p->late[pass].e.code;
 }
 
-/* A quantity as a kept string (NONE when absent); a fault kept for emit_switch(). */
+/* A quantity as a kept string (NONE when absent); a fault kept for dtplan__fabric_emit_switch(). */
 static size_t keep_quantity(struct jparse *p, size_t i, const char *where, json_t *sw,
 			    const char *key, const char *unit)
 {
@@ -50,7 +50,7 @@ static size_t keep_quantity(struct jparse *p, size_t i, const char *where, json_
 	enum dtplan_err rv;
 
 	p->err = &e;
-	rv = get_quantity(p, where, sw, key, unit, buf, sizeof(buf));
+	rv = dtplan__fabric_get_quantity(p, where, sw, key, unit, buf, sizeof(buf));
 	p->err = saved;
 	keep_late(p, LATE_EMIT, i, rv, &e);
 	return rv == DTPLAN_OK && buf[0] != '\0' ? dtplan__text_keep(&p->strings, buf) : NONE;
@@ -83,15 +83,15 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 	p->parent[i] = -1;
 	snprintf(where, sizeof(where), "switches[%zu]", i);
 	if (!json_is_object(sw))
-		return jfail(p, where, "must be an object");
+		return dtplan__fabric_fail(p, where, "must be an object");
 	if (dtplan__jget_str(sw, p->source, where, "name", DTPLAN_JGET_REQUIRED, name, sizeof(name),
 			     p->err) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
-	if (!token_safe(name))
-		return jfail(p, where, "\"name\" must be a switch name");
+	if (!dtplan__fabric_token_safe(name))
+		return dtplan__fabric_fail(p, where, "\"name\" must be a switch name");
 	r->name = dtplan__text_keep(&p->strings, name);
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, name);
-	if (check_keys(p, where, sw, keys) != DTPLAN_OK)
+	if (dtplan__fabric_check_keys(p, where, sw, keys) != DTPLAN_OK)
 		return DTPLAN_ERR_PARSE;
 	/* "switches", for the children's pass */
 	v = json_object_get(sw, "switches");
@@ -109,7 +109,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 		p->scratch.len = 0;
 		json_array_foreach(v, k, c)
 		{
-			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
+			if (!json_is_string(c) || !dtplan__fabric_name_safe(json_string_value(c)) ||
 			    strlen(json_string_value(c)) >= sizeof(p->children[0][0])) {
 				r->bad_name = k;
 				break;
@@ -120,14 +120,15 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 		if (r->bad_name == NONE)
 			r->kids = dtplan__text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
 	}
-	/* "parent", for link_parent() */
+	/* "parent", for dtplan__fabric_link_parent() */
 	p->err = &e;
-	rv = get_string(p, where, sw, "parent", parent_buf, sizeof(parent_buf), &parent);
+	rv = dtplan__fabric_get_string(p, where, sw, "parent", parent_buf, sizeof(parent_buf),
+				       &parent);
 	p->err = saved;
 	keep_late(p, LATE_PARENT, i, rv, &e);
 	if (parent != NULL)
 		r->parent = dtplan__text_keep(&p->strings, parent);
-	/* the rest, for emit_switch(), in its order */
+	/* the rest, for dtplan__fabric_emit_switch(), in its order */
 	r->speed = keep_quantity(p, i, where, sw, "link_speed", "B/s");
 	r->ratio = keep_quantity(p, i, where, sw, "oversubscription", "");
 	r->uplink = keep_quantity(p, i, where, sw, "uplink_bandwidth", "B/s");
@@ -135,7 +136,7 @@ static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
 	if (p->scratch.s != NULL)
 		p->scratch.s[0] = '\0';
 	p->err = &e;
-	rv = add_list(p, where, sw, "nodes", &p->scratch, &has_nodes);
+	rv = dtplan__fabric_add_list(p, where, sw, "nodes", &p->scratch, &has_nodes);
 	p->err = saved;
 	keep_late(p, LATE_EMIT, i, rv, &e);
 	if (rv == DTPLAN_OK && has_nodes)
@@ -174,7 +175,7 @@ static bool rest_parses(const struct jparse *p, size_t from)
  * names' index, then the children named by "switches".  *whole is set when
  * a switch's text does not parse: the caller then reads the whole document.
  */
-enum dtplan_err collect_switches(struct jparse *p, bool *whole)
+enum dtplan_err dtplan__fabric_collect_switches(struct jparse *p, bool *whole)
 {
 	struct dtplan_error e = {0};
 	char where[128];
@@ -238,25 +239,29 @@ enum dtplan_err collect_switches(struct jparse *p, bool *whole)
 			if (dtplan_hostlist_expand(kids, p->n_switches - listed, &p->children[i],
 						   &p->n_children[i], &e) != DTPLAN_OK)
 				return e.code == DTPLAN_ERR_RANGE
-					       ? jfail(p, where,
-						       "\"switches\": the answer's lists name more "
-						       "than its %zu switches",
-						       p->n_switches)
-					       : jfail(p, where, "\"switches\": %s", e.text);
+					       ? dtplan__fabric_fail(p, where,
+								     "\"switches\": the answer's "
+								     "lists name more "
+								     "than its %zu switches",
+								     p->n_switches)
+					       : dtplan__fabric_fail(p, where, "\"switches\": %s",
+								     e.text);
 			listed += p->n_children[i];
 			continue;
 		}
 		if (r->kids_kind == KIDS_BAD)
-			return jfail(p, where,
-				     "\"switches\" must be a hostlist string or a "
-				     "non-empty array of names");
+			return dtplan__fabric_fail(p, where,
+						   "\"switches\" must be a hostlist string or a "
+						   "non-empty array of names");
 		if (r->n_named > p->n_switches - listed)
-			return jfail(p, where,
-				     "\"switches\": the answer's lists name more than its %zu "
-				     "switches",
-				     p->n_switches);
+			return dtplan__fabric_fail(
+				p, where,
+				"\"switches\": the answer's lists name more than its %zu "
+				"switches",
+				p->n_switches);
 		if (r->bad_name != NONE)
-			return jfail(p, where, "\"switches\"[%zu] is not a name", r->bad_name);
+			return dtplan__fabric_fail(p, where, "\"switches\"[%zu] is not a name",
+						   r->bad_name);
 		p->children[i] = calloc(r->n_named, sizeof(*p->children[i]));
 		if (p->children[i] == NULL)
 			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
@@ -283,7 +288,7 @@ enum dtplan_err collect_switches(struct jparse *p, bool *whole)
 }
 
 /* A switch's "parent": agrees with the switch that lists it, or adds it. */
-enum dtplan_err link_parent(struct jparse *p, size_t i)
+enum dtplan_err dtplan__fabric_link_parent(struct jparse *p, size_t i)
 {
 	const char *parent;
 	char where[128], (*tmp)[64];
@@ -299,12 +304,15 @@ enum dtplan_err link_parent(struct jparse *p, size_t i)
 		return DTPLAN_OK;
 	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
 	if (q < 0)
-		return jfail(p, where, "parent '%s' is not a switch of \"switches\"", parent);
+		return dtplan__fabric_fail(p, where, "parent '%s' is not a switch of \"switches\"",
+					   parent);
 	if (p->parent[i] >= 0 && p->parent[i] != q)
-		return jfail(p, where, "parent '%s', but '%s' lists it in \"switches\"", parent,
-			     p->names[p->parent[i]]);
+		return dtplan__fabric_fail(p, where,
+					   "parent '%s', but '%s' lists it in \"switches\"", parent,
+					   p->names[p->parent[i]]);
 	if (strlen(p->names[i]) >= sizeof(tmp[0]))
-		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
+		return dtplan__fabric_fail(p, where, "name longer than %zu characters",
+					   sizeof(tmp[0]) - 1);
 	if (p->n_children[q] >= p->cap_children[q]) {
 		/* doubling: 200,000 leaves naming one spine grew it one by one,
 		 * quadratic where realloc copies */
@@ -332,7 +340,7 @@ static int parent_of(const void *ctx, int i)
 	return ((const struct jparse *)ctx)->parent[i];
 }
 
-enum dtplan_err check_cycles(struct jparse *p)
+enum dtplan_err dtplan__fabric_check_cycles(struct jparse *p)
 {
 	int s = dtplan__tree_cycle(p->n_switches, parent_of, p);
 	char where[128], path[600];
@@ -352,11 +360,11 @@ enum dtplan_err check_cycles(struct jparse *p)
 	} while (k != s && ++n < 8 && used < sizeof(path) - 70);
 	snprintf(path + used, sizeof(path) - used, "%s%.64s", k == s ? "" : "... -> ", p->names[s]);
 	snprintf(where, sizeof(where), "switches[%d] (%.64s)", s, p->names[s]);
-	return jfail(p, where, "a cycle of parents: %s", path);
+	return dtplan__fabric_fail(p, where, "a cycle of parents: %s", path);
 }
 
 /* One topology line and at most one site line per switch. */
-enum dtplan_err emit_switch(struct jparse *p, size_t i)
+enum dtplan_err dtplan__fabric_emit_switch(struct jparse *p, size_t i)
 {
 	const struct jswitch *r = &p->sw[i];
 	const char *str = p->strings.s;
@@ -383,7 +391,7 @@ enum dtplan_err emit_switch(struct jparse *p, size_t i)
 	if (r->speed != NONE)
 		dtplan__text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
 	dtplan__text_add(&p->topo, "\n");
-	label_add(&p->topo_lines, "%s", where);
+	dtplan__fabric_label_add(&p->topo_lines, "%s", where);
 	if (r->ratio == NONE && r->uplink == NONE)
 		return DTPLAN_OK;
 	dtplan__text_add(&p->site, "SwitchName=%s", p->names[i]);
@@ -392,7 +400,7 @@ enum dtplan_err emit_switch(struct jparse *p, size_t i)
 	if (r->uplink != NONE)
 		dtplan__text_add(&p->site, " UplinkBandwidth=%s", str + r->uplink);
 	dtplan__text_add(&p->site, "\n");
-	label_add(&p->site_lines, "%s", where);
+	dtplan__fabric_label_add(&p->site_lines, "%s", where);
 	return DTPLAN_OK;
 }
 
@@ -405,7 +413,7 @@ enum dtplan_err emit_switch(struct jparse *p, size_t i)
  * answer that names two switches alike, or none of whose switches holds one
  * of the nodes, is written out whole.
  */
-enum dtplan_err mark_kept(struct jparse *p, const char *nodes)
+enum dtplan_err dtplan__fabric_mark_kept(struct jparse *p, const char *nodes)
 {
 	struct dtplan__strmap want = {0};
 	char(*names)[64] = NULL;
