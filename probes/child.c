@@ -9,6 +9,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "dtprobes.h"
 #include "probes_private.h"
 
 #include <errno.h>
@@ -250,4 +251,27 @@ enum dtplan_err dtprobe__run_bounded_out(dtprobe__child_out_fn fn, void *arg, do
 	if (out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "%s: no output", what);
 	return run_child(fn, arg, timeout_s, what, max, out, len, err);
+}
+
+/* In the child: argv with its output on fd and /dev/null for its input. */
+static int exec_argv(void *arg, int fd)
+{
+	char *const *argv = arg;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (dup2(fd, STDOUT_FILENO) < 0 || (null >= 0 && dup2(null, STDIN_FILENO) < 0))
+		return 127;
+	execvp(argv[0], argv);
+	fprintf(stderr, "dtplan: cannot run %s: %s\n", argv[0], strerror(errno));
+	return 127;
+}
+
+enum dtplan_err dtplan_run_capture(char *const argv[], double timeout_s, size_t max, char **out,
+				   size_t *len, struct dtplan_error *err)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (argv == NULL || argv[0] == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, NULL, 0, "no command or output");
+	return run_child(exec_argv, (void *)argv, timeout_s, argv[0], max, out, len, err);
 }

@@ -23,6 +23,23 @@ extern "C" {
 #define DTPLAN_DISCOVER_DEFAULT_TIMEOUT 60.0
 
 /* ------------------------------------------------------------------------
+ * A bounded command (probes/child.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Runs argv (argv[0] looked up in PATH, no shell; its standard input
+ * /dev/null) in a child bounded by timeout_s seconds, its standard output,
+ * at most max bytes, into *out: NUL-terminated, caller frees, NULL when it
+ * wrote nothing; its length in *len (NULL allowed).  Its standard error is
+ * the caller's.  The child that runs out of time or writes more than max
+ * bytes is killed.  Returns DTPLAN_OK, DTPLAN_ERR_TIMEOUT, DTPLAN_ERR_IO
+ * (cannot fork or run it, a non-zero exit status, a signal, more than max
+ * bytes), DTPLAN_ERR_INVAL (no argv or out); err names argv[0].
+ */
+enum dtplan_err dtplan_run_capture(char *const argv[], double timeout_s, size_t max, char **out,
+				   size_t *len, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Node discovery (probes/node.c)
  * ---------------------------------------------------------------------- */
 
