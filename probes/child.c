@@ -46,10 +46,10 @@ static void kill_child(pid_t pid)
 		;
 }
 
-/* Appends what the pipe holds to *buf (grown up to max + 1 bytes).  Returns
- * 1 at the end of the output, 0 when more may come, -1 (errno) on error,
- * -2 when the output passed max. */
-static int collect(int fd, char **buf, size_t *used, size_t *cap, size_t max)
+/* Appends what the pipe holds to t (at most max bytes).  Returns 1 at the
+ * end of the output, 0 when more may come, -1 (errno) on error, -2 when the
+ * output passed max. */
+static int collect(int fd, struct dtplan__text *t, size_t max)
 {
 	char chunk[16384];
 	ssize_t n;
@@ -61,23 +61,13 @@ static int collect(int fd, char **buf, size_t *used, size_t *cap, size_t max)
 		return errno == EAGAIN ? 0 : -1;
 	if (n == 0)
 		return 1;
-	if (*used + (size_t)n > max)
+	if (t->len + (size_t)n > max)
 		return -2;
-	if (*used + (size_t)n + 1 > *cap) {
-		size_t want = *cap ? *cap : sizeof(chunk);
-		char *tmp;
-
-		while (want < *used + (size_t)n + 1)
-			want *= 2;
-		tmp = realloc(*buf, want);
-		if (tmp == NULL)
-			return -1;
-		*buf = tmp;
-		*cap = want;
+	dtplan__text_put(t, chunk, (size_t)n);
+	if (t->failed) {
+		errno = ENOMEM;
+		return -1;
 	}
-	memcpy(*buf + *used, chunk, (size_t)n);
-	*used += (size_t)n;
-	(*buf)[*used] = '\0';
 	return 0;
 }
 
@@ -109,8 +99,7 @@ static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeo
 {
 	double deadline = now_s() + timeout_s;
 	long pause_ns = 1000000; /* 1 ms, doubling up to 50 ms */
-	char *buf = NULL;
-	size_t used = 0, cap = 0;
+	struct dtplan__text buf = {0};
 	int fds[2] = {-1, -1}, status = 0, got;
 	enum dtplan_err rv;
 	pid_t pid = -1;
@@ -154,7 +143,7 @@ static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeo
 		}
 		if (pfd.revents == 0)
 			continue;
-		got = collect(fds[0], &buf, &used, &cap, max);
+		got = collect(fds[0], &buf, max);
 		if (got == -2) {
 			rv = dtplan__error(err, DTPLAN_ERR_IO, NULL, 0,
 					   "%s: more than %zu bytes of output; stopped it", what,
@@ -202,11 +191,11 @@ static enum dtplan_err run_child(int (*fn)(void *, int), void *arg, double timeo
 		goto out;
 	}
 	if (out != NULL) {
-		*out = buf;
-		buf = NULL;
+		*out = buf.s; /* NULL when it wrote nothing */
+		buf.s = NULL;
 	}
 	if (len != NULL)
-		*len = used;
+		*len = buf.len;
 	rv = DTPLAN_OK;
 	goto out;
 timeout:
@@ -219,7 +208,7 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	free(buf);
+	dtplan__text_fini(&buf);
 	return rv;
 }
 
