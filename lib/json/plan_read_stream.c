@@ -52,9 +52,8 @@ enum dtplan_err dtplan__rd_syntax(struct dtplan__rd *r, const char *fmt, ...)
 
 static void ws(struct dtplan__rd *r)
 {
-	while (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' || r->s[r->pos] == '\n' ||
-	       r->s[r->pos] == '\r')
-		r->pos++;
+	/* the text ends at its NUL, which is not a blank */
+	r->pos = dtplan__json_skip_blank(r->s, r->pos, SIZE_MAX);
 }
 
 /* The next significant character, 0 at the end. */
