@@ -2,7 +2,10 @@
  * fabric_json.c: fabric descriptions as a service serves them.  Two formats,
  * chosen by the answer's Content-Type or the site's FabricFormat=
  * (dtplan_fabric_format_of_type()): dtplan.fabric/1 JSON and Slurm's
- * topology.conf.  Written back as JSON by fabric_export.c.
+ * topology.conf.  Written back as JSON by fabric_export.c.  This file is the
+ * entry and the passes' order; the switches, the raw cut of their array and
+ * the member getters are its neighbours over fabric_int.h.  What a plan
+ * then uses of an answer is probes/fabric_source.c's to decide.
  *
  * The JSON form holds what topology.conf and the site file hold together, so
  * it is read by writing those two texts and handing them to the parsers of
