@@ -8,13 +8,9 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,68 +45,16 @@ void cmd_mtbf_usage(FILE *out)
 /* Runs argv (no shell) with its output into *out, bounded in time and size. */
 static int capture(char *const argv[], char **out)
 {
-	int fds[2], status = 0;
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	time_t end = time(NULL) + QUERY_TIMEOUT_S;
-	pid_t pid;
+	struct dtplan_error err = {0};
+	size_t len = 0;
 
-	*out = NULL;
-	if (buf == NULL || pipe(fds) != 0) {
-		free(buf);
-		return cli_usage_error(CMD, "out of memory or pipes");
-	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fds[1], 1);
-		if (null >= 0)
-			dup2(null, 0);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "dtplan %s: cannot run %s: %s\n", CMD, argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0) {
-		struct pollfd p = {.fd = fds[0], .events = POLLIN};
-		ssize_t n;
-
-		if (time(NULL) >= end || len >= QUERY_MAX) {
-			kill(pid, SIGKILL);
-			fprintf(stderr, "dtplan %s: %s: %s\n", CMD, argv[0],
-				len >= QUERY_MAX ? "more output than read" : "timed out");
-			break;
-		}
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		if (len + 1 >= cap) {
-			char *m = realloc(buf, cap * 2);
-
-			if (m == NULL)
-				break;
-			buf = m;
-			cap *= 2;
-		}
-		n = read(fds[0], buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fds[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		free(buf);
-		fprintf(stderr, "dtplan %s: %s failed (is slurmdbd there?)\n", CMD, argv[0]);
+	if (dtplan_run_capture(argv, QUERY_TIMEOUT_S, QUERY_MAX, out, &len, &err) != DTPLAN_OK) {
+		fprintf(stderr, "dtplan %s: %s (is slurmdbd there?)\n", CMD, err.text);
 		return CLI_EXIT_FAIL;
 	}
-	buf[len] = '\0';
-	*out = buf;
-	return CLI_EXIT_OK;
+	if (*out == NULL)
+		*out = strdup("");
+	return *out != NULL ? CLI_EXIT_OK : cli_usage_error(CMD, "out of memory");
 }
 
 static int read_text(const char *path, char **out)

@@ -10,6 +10,8 @@
  */
 #include "fuzz.h"
 
+#include "dtprobes.h"
+
 DTPLAN_FUZZ_TARGET(fabric)
 {
 	struct dtplan_fabric_desc *f = NULL, *part = NULL;

@@ -24,13 +24,10 @@
 #include <fcntl.h>
 #include <math.h>
 #include <munge.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,14 +280,23 @@ out:
 /* The child's answer: "C" and the credential, or "E" and the error's text. */
 #define CRED_ANSWER_MAX 4096
 
-static void cred_child(int fd, const char *socket, const void *body, size_t len)
+/* What the child makes a credential of. */
+struct cred_job {
+	const char *socket;
+	const void *body;
+	size_t len;
+};
+
+/* In a bounded child: the answer to fd. */
+static int cred_child(void *arg, int fd)
 {
+	const struct cred_job *j = arg;
 	struct dtplan_error err = {0};
 	char out[CRED_ANSWER_MAX];
 	char *cred = NULL;
 	size_t n, off = 0;
 
-	if (cred_make_now(socket, body, len, &cred, &err) == DTPLAN_OK)
+	if (cred_make_now(j->socket, j->body, j->len, &cred, &err) == DTPLAN_OK)
 		n = (size_t)snprintf(out, sizeof(out), "C%s", cred);
 	else
 		n = (size_t)snprintf(out, sizeof(out), "E%s", err.text);
@@ -306,26 +312,16 @@ static void cred_child(int fd, const char *socket, const void *body, size_t len)
 			break;
 		off += (size_t)w;
 	}
-	_exit(0);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return 0;
 }
 
 enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, size_t len,
 					double timeout_s, char **cred, struct dtplan_error *err)
 {
-	char buf[CRED_ANSWER_MAX + 1];
-	double end = mono_s() + timeout_s;
+	struct cred_job job = {socket, body, len};
+	char *answer = NULL;
 	size_t have = 0;
-	bool done = false;
-	int fds[2], status;
-	pid_t pid;
+	enum dtplan_err rv;
 
 	*cred = NULL;
 	if (!(timeout_s > 0.0))
@@ -333,60 +329,24 @@ enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, si
 	/* libmunge bounds a wedged munged only by its own constants (five tries
 	 * of a 2 s read in MUNGE 0.5): the credential is made in a child that
 	 * is stopped at timeout_s */
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		cred_child(fds[1], socket, body, len);
-	}
-	close(fds[1]);
-	while (!done && have < CRED_ANSWER_MAX) {
-		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-		double left = end - mono_s();
-		ssize_t n;
-		int r;
-
-		if (left <= 0.0)
-			break;
-		r = poll(&pfd, 1, (int)(left * 1000.0) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n = read(fds[0], buf + have, CRED_ANSWER_MAX - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			done = true; /* the child's end is closed: its answer is whole */
-		else
-			have += (size_t)n;
-	}
-	close(fds[0]);
-	if (!done)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[have] = '\0';
-	if (!done)
-		return dtplan__error(err, DTPLAN_ERR_TIMEOUT, "munge", 0,
-				     "munged at %s did not answer within %.2f s",
-				     socket != NULL && socket[0] != '\0' ? socket : "(default)",
-				     timeout_s);
-	if (have > 1 && buf[0] == 'C') {
-		*cred = strdup(buf + 1);
-		return *cred != NULL
-			       ? DTPLAN_OK
-			       : dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "out of memory");
-	}
-	return dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "%s",
-			     have > 1 && buf[0] == 'E' ? buf + 1
-						       : "cannot make a credential: no answer");
+	rv = dtprobe__run_bounded_out(cred_child, &job, timeout_s, "munge credential",
+				      CRED_ANSWER_MAX, &answer, &have, err);
+	if (rv == DTPLAN_ERR_TIMEOUT)
+		rv = dtplan__error(err, DTPLAN_ERR_TIMEOUT, "munge", 0,
+				   "munged at %s did not answer within %.2f s",
+				   socket != NULL && socket[0] != '\0' ? socket : "(default)",
+				   timeout_s);
+	else if (rv == DTPLAN_OK && have > 1 && answer[0] == 'C')
+		rv = (*cred = strdup(answer + 1)) != NULL
+			     ? DTPLAN_OK
+			     : dtplan__error(err, DTPLAN_ERR_NOMEM, "munge", 0, "out of memory");
+	else if (rv == DTPLAN_OK)
+		rv = dtplan__error(err, DTPLAN_ERR_IO, "munge", 0, "%s",
+				   have > 1 && answer[0] == 'E'
+					   ? answer + 1
+					   : "cannot make a credential: no answer");
+	free(answer);
+	return rv;
 }
 
 enum dtplan_err dtplan_report_cred_check(const char *socket, const char *cred, const void *body,

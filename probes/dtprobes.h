@@ -23,6 +23,23 @@ extern "C" {
 #define DTPLAN_DISCOVER_DEFAULT_TIMEOUT 60.0
 
 /* ------------------------------------------------------------------------
+ * A bounded command (probes/child.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Runs argv (argv[0] looked up in PATH, no shell; its standard input
+ * /dev/null) in a child bounded by timeout_s seconds, its standard output,
+ * at most max bytes, into *out: NUL-terminated, caller frees, NULL when it
+ * wrote nothing; its length in *len (NULL allowed).  Its standard error is
+ * the caller's.  The child that runs out of time or writes more than max
+ * bytes is killed.  Returns DTPLAN_OK, DTPLAN_ERR_TIMEOUT, DTPLAN_ERR_IO
+ * (cannot fork or run it, a non-zero exit status, a signal, more than max
+ * bytes), DTPLAN_ERR_INVAL (no argv or out); err names argv[0].
+ */
+enum dtplan_err dtplan_run_capture(char *const argv[], double timeout_s, size_t max, char **out,
+				   size_t *len, struct dtplan_error *err);
+
+/* ------------------------------------------------------------------------
  * Node discovery (probes/node.c)
  * ---------------------------------------------------------------------- */
 
@@ -443,6 +460,47 @@ enum dtplan_err dtplan_fabric_fetch_for(const struct dtplan_config *c, bool offl
 					const char *nodes, struct dtplan_fabric_fetch *out,
 					struct dtplan_error *err);
 void dtplan_fabric_fetch_fini(struct dtplan_fabric_fetch *f);
+
+/* ------------------------------------------------------------------------
+ * The fabric service's policy (probes/fabric_source.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Where a plan's switch tree comes from, in dtplan's one order (the plugin's
+ * and the CLI's): the fabric service's answer once applied (service, NULL
+ * when there is none or applying it failed), else the site's topology.conf
+ * (conf read from conf_path; NULL when there is none or it failed), else no
+ * tree.  Every pointer is borrowed.
+ */
+struct dtplan_fabric_source {
+	struct dtplan_topology *tree; /* what to plan on; NULL: no switch tree */
+	bool from_service;
+	const char *topology_path; /* conf_path when tree is topology.conf's, else NULL */
+};
+
+void dtplan_fabric_source_choose(struct dtplan_fabric_desc *service, struct dtplan_topology *conf,
+				 const char *conf_path, struct dtplan_fabric_source *out);
+
+/*
+ * Adds p's "fabric-service" warning: warning (why the service's answer is
+ * not what the plan uses as it stands, "" none: nothing is added) and what
+ * src says was used instead: the service's answer, topology.conf, or no
+ * switch tree.  DTPLAN_ERR_NOMEM.
+ */
+enum dtplan_err dtplan_plan_note_fabric(struct dtplan_plan *p, const char *warning,
+					const struct dtplan_fabric_source *src);
+
+/*
+ * The site configuration a plan uses with fabric f: *out receives a copy of
+ * base (caller frees with dtplan_config_fini()); with the JSON form, the
+ * fabric's switch settings and node sets replace base's, and the network,
+ * NVLink and GPU type values it gives replace base's.  The switch settings
+ * are then applied to f->topology (dtplan_config_apply_topology()).  On
+ * error *out is left initialised and empty of arrays (dtplan_config_init()).
+ */
+enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
+					 const struct dtplan_config *base,
+					 struct dtplan_config *out, struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
  * The allocation a plan is made on (probes/allocation.c)

@@ -141,8 +141,8 @@ void dtplan_http_opts_from_config(struct dtplan_http_opts *o, const struct dtpla
 
 /* The answer as it arrives, capped. */
 struct sink {
-	char *buf;
-	size_t len, cap, max;
+	struct dtplan__text text; /* the answer as kept */
+	size_t len, max;          /* bytes arrived, at most max */
 	bool over;
 	bool discard; /* a post's answer: counted up to max, kept nowhere */
 };
@@ -156,26 +156,11 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 		s->over = true;
 		return 0; /* not n: libcurl stops with CURLE_WRITE_ERROR */
 	}
-	if (s->discard) {
-		s->len += n;
-		return n;
-	}
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 16384;
-		char *tmp;
-
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		tmp = realloc(s->buf, cap);
-		if (tmp == NULL)
-			return 0;
-		s->buf = tmp;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, data, n);
 	s->len += n;
-	s->buf[s->len] = '\0';
-	return n;
+	if (s->discard)
+		return n;
+	dtplan__text_put(&s->text, data, n);
+	return s->text.failed ? 0 : n;
 }
 
 static long millis(double s)
@@ -340,19 +325,15 @@ enum dtplan_err dtplan_http_get(const char *url, const struct dtplan_http_opts *
 	if (type != NULL && type_size > 0 &&
 	    curl.easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct != NULL)
 		dtplan__strlcpy(type, ct, type_size);
-	if (s.buf == NULL) {
-		s.buf = strdup("");
-		if (s.buf == NULL) {
-			rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
-			goto out;
-		}
+	*body = dtplan__text_take(&s.text);
+	if (*body == NULL) {
+		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, url, 0, "out of memory");
+		goto out;
 	}
-	*body = s.buf;
 	if (len != NULL)
 		*len = s.len;
-	s.buf = NULL;
 out:
-	free(s.buf);
+	dtplan__text_fini(&s.text);
 	curl.easy_cleanup(h);
 	return rv;
 }
@@ -453,7 +434,7 @@ out:
 	}
 	free(cred);
 	free(signature);
-	free(s.buf);
+	dtplan__text_fini(&s.text);
 	return rv;
 }
 

@@ -44,32 +44,9 @@ static bool has_prefix(const char *s, const char *prefix)
  * cut short. */
 static size_t utf8_char(const unsigned char *s)
 {
-	size_t n;
-	unsigned cp;
-
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
+	if (s[0] < 0x20 || s[0] == 0x7f)
 		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
+	return dtplan__utf8_len(s);
 }
 
 /*

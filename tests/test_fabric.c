@@ -5,6 +5,8 @@
  */
 #include "test_common.h"
 
+#include "dtprobes.h"
+
 /* The tree and settings of topology.conf plus a site file, as files give them. */
 static void load_files(const char *topo, const char *site, struct dtplan_topology **t,
 		       struct dtplan_config *c)

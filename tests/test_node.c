@@ -799,6 +799,29 @@ static void run_bounded__exit_status__ok_or_io(void **state)
 	assert_non_null(strstr(err.text, "exit status 3"));
 }
 
+static void run_capture__commands__output_or_bounded(void **state)
+{
+	char *echo[] = {"printf", "a\\nb", NULL}, *big[] = {"yes", NULL};
+	char *fail[] = {"false", NULL}, *none[] = {"/nonexistent/dtplan-cmd", NULL};
+	struct dtplan_error err = {0};
+	char *out = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(dtplan_run_capture(echo, 10, 1024, &out, &len, &err), DTPLAN_OK);
+	assert_string_equal(out, "a\nb");
+	assert_int_equal(len, 3);
+	free(out);
+	assert_int_equal(dtplan_run_capture(big, 10, 4096, &out, NULL, &err), DTPLAN_ERR_IO);
+	assert_null(out);
+	assert_non_null(strstr(err.text, "more than 4096 bytes"));
+	assert_int_equal(dtplan_run_capture(fail, 10, 16, &out, NULL, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "false failed (exit status 1)"));
+	assert_int_equal(dtplan_run_capture(none, 10, 16, &out, NULL, &err), DTPLAN_ERR_IO);
+	assert_non_null(strstr(err.text, "exit status 127"));
+	assert_int_equal(dtplan_run_capture(NULL, 10, 16, &out, NULL, &err), DTPLAN_ERR_INVAL);
+}
+
 /* ------------------------------------------------------------------------
  * Fabric ids (NVML's multi-node domains), without NVML
  * ---------------------------------------------------------------------- */
@@ -1059,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(node_cache_write__bad_arguments__errors),
 		cmocka_unit_test(run_bounded__child_hangs__timeout_and_killed),
 		cmocka_unit_test(run_bounded__exit_status__ok_or_io),
+		cmocka_unit_test(run_capture__commands__output_or_bounded),
 		cmocka_unit_test(apply_fabric_ids__shared_ids__domains_merged),
 		cmocka_unit_test(nvml_annotate__no_nvml_here__node_unchanged),
 		cmocka_unit_test(node_json__round_trip__same_inventory),

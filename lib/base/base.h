@@ -1,7 +1,8 @@
 /*
  * base/base.h: the base every area and libdtprobes use: errors, the log,
- * strings, the string map, Slurm-style lines, the Key=Value table engine,
- * the bounded JSON load, the JSON member getters and SHA-256.
+ * strings, the growing text, the UTF-8 check, the string map, Slurm-style
+ * lines, the Key=Value table engine, the bounded JSON load, the raw JSON
+ * scanner, the JSON member getters, the cycle check of a tree and SHA-256.
  *
  * libdtplan's own, never installed; functions carry the dtplan__ prefix.
  * Included by every lib/ area and by libdtprobes, the one internal header
@@ -98,6 +99,62 @@ enum dtplan_err dtplan__jget_obj(const struct json_t *obj, const char *source, c
 enum dtplan_err dtplan__jget_array(const struct json_t *obj, const char *source, const char *path,
 				   const char *key, unsigned flags, struct json_t **out,
 				   struct dtplan_error *err);
+
+/*
+ * A growing text (lib/base/text.c), zeroed to start: s holds len bytes and
+ * a NUL (NULL until the first append).  On allocation failure it frees s,
+ * stays empty with failed set and takes no more: check failed once at the
+ * end.  The caller frees s (dtplan__text_fini() or free()).
+ */
+struct dtplan__text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+/* No string kept: dtplan__text_keep() out of memory. */
+#define DTPLAN_TEXT_NONE ((size_t)-1)
+/* Appends the formatted text. */
+void dtplan__text_add(struct dtplan__text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Appends n bytes (a NUL among them allowed; s stays NUL-terminated). */
+void dtplan__text_put(struct dtplan__text *t, const void *bytes, size_t n);
+/* Keeps s, NUL included, as one string of a store: its offset in t->s,
+ * DTPLAN_TEXT_NONE when out of memory. */
+size_t dtplan__text_keep(struct dtplan__text *t, const char *s);
+/* Hands over t->s ("" when nothing was added; NULL when failed or out of
+ * memory) and empties t; the caller frees it. */
+char *dtplan__text_take(struct dtplan__text *t);
+/* Frees t->s and empties t (failed cleared).  NULL allowed. */
+void dtplan__text_fini(struct dtplan__text *t);
+
+/*
+ * Length of the UTF-8 character at p (lib/base/utf8.c): 1 for a byte below
+ * 0x80 (NUL and controls too), 2 to 4 for a valid sequence, 0 for a stray,
+ * overlong or surrogate byte, one past U+10FFFF or a sequence cut short (a
+ * NUL ends a NUL-terminated text's sequence, so it is never read past).
+ */
+size_t dtplan__utf8_len(const unsigned char *p);
+
+/*
+ * The raw JSON scanner (lib/base/json_scan.c): where things end in the len
+ * bytes at s, from index i, checking nothing a parser would.
+ *   skip_blank   the first index from i that is not JSON white space
+ *   skip_string  s[i] is '"': one past its closing quote, 0 when none
+ *   skip_value   one past the value at s[i] (a string, a container with
+ *                its strings and brackets, or a run of other characters),
+ *                0 where it does not end as a value would
+ */
+size_t dtplan__json_skip_blank(const char *s, size_t i, size_t len);
+size_t dtplan__json_skip_string(const char *s, size_t i, size_t len);
+size_t dtplan__json_skip_value(const char *s, size_t i, size_t len);
+
+/*
+ * The one cycle check of n nodes linked to their parents (lib/base/tree.c):
+ * parent(ctx, i) is i's parent, -1 for a root.  Returns a node on a cycle
+ * (the first one reached walking up from node 0, 1, ...), -1 when there is
+ * none, -2 when out of memory.
+ */
+int dtplan__tree_cycle(size_t n, int (*parent)(const void *ctx, int i), const void *ctx);
 
 /* SHA-256 of len bytes at data into out (lib/base/sha256.c). */
 void dtplan__sha256(const void *data, size_t len, uint8_t out[32]);

@@ -35,24 +35,22 @@ static size_t scan(const char *text, size_t len, size_t max_values, bool *deep)
 {
 	size_t values = 1;
 	int depth = 0;
-	bool in_string = false;
 
 	*deep = false;
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
-		if (in_string) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_string = false;
+		if (c == '"') {
+			/* a string, counted, then passed over; one left open ends the scan */
+			if (++values > max_values)
+				return i;
+			i = dtplan__json_skip_string(text, i, len);
+			if (i == 0)
+				return len;
+			i--;
 			continue;
 		}
 		switch (c) {
-		case '"':
-			in_string = true;
-			values++;
-			break;
 		case '{':
 		case '[':
 			if (++depth > DTPLAN_JSON_MAX_DEPTH) {

@@ -78,43 +78,6 @@ enum dtplan_err dtplan_fabric_desc_parse_for(const char *text, size_t len,
 void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f);
 
 /*
- * The site configuration a plan uses with fabric f: *out receives a copy of
- * base (caller frees with dtplan_config_fini()); with the JSON form, the
- * fabric's switch settings and node sets replace base's, and the network,
- * NVLink and GPU type values it gives replace base's.  The switch settings
- * are then applied to f->topology (dtplan_config_apply_topology()).  On
- * error *out is left initialised and empty of arrays (dtplan_config_init()).
- */
-/*
- * Where a plan's switch tree comes from, in dtplan's one order (the plugin's
- * and the CLI's): the fabric service's answer once applied (service, NULL
- * when there is none or applying it failed), else the site's topology.conf
- * (conf read from conf_path; NULL when there is none or it failed), else no
- * tree.  Every pointer is borrowed.
- */
-struct dtplan_fabric_source {
-	struct dtplan_topology *tree; /* what to plan on; NULL: no switch tree */
-	bool from_service;
-	const char *topology_path; /* conf_path when tree is topology.conf's, else NULL */
-};
-
-void dtplan_fabric_source_choose(struct dtplan_fabric_desc *service, struct dtplan_topology *conf,
-				 const char *conf_path, struct dtplan_fabric_source *out);
-
-/*
- * Adds p's "fabric-service" warning: warning (why the service's answer is
- * not what the plan uses as it stands, "" none: nothing is added) and what
- * src says was used instead: the service's answer, topology.conf, or no
- * switch tree.  DTPLAN_ERR_NOMEM.
- */
-enum dtplan_err dtplan_plan_note_fabric(struct dtplan_plan *p, const char *warning,
-					const struct dtplan_fabric_source *src);
-
-enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
-					 const struct dtplan_config *base,
-					 struct dtplan_config *out, struct dtplan_error *err);
-
-/*
  * Writes the fabric of a switch tree and a site configuration as
  * dtplan.fabric/1 JSON (what "dtplan fabric export" serves): every switch
  * with its nodes or child switches, link speed, oversubscription and uplink

@@ -2,7 +2,10 @@
  * fabric_json.c: fabric descriptions as a service serves them.  Two formats,
  * chosen by the answer's Content-Type or the site's FabricFormat=
  * (dtplan_fabric_format_of_type()): dtplan.fabric/1 JSON and Slurm's
- * topology.conf.  Written back as JSON by fabric_export.c.
+ * topology.conf.  Written back as JSON by fabric_export.c.  This file is the
+ * entry and the passes' order; the switches, the raw cut of their array and
+ * the member getters are its neighbours over fabric_int.h.  What a plan
+ * then uses of an answer is probes/fabric_source.c's to decide.
  *
  * The JSON form holds what topology.conf and the site file hold together, so
  * it is read by writing those two texts and handing them to the parsers of
@@ -31,185 +34,11 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "json/fabric_int.h"
 
 #include <ctype.h>
-#include <jansson.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A growing text; on allocation failure it stays failed and empty. */
-struct text {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->failed)
-		return;
-	/* written where it fits, measured and grown where it does not */
-	va_start(ap, fmt);
-	n = vsnprintf(t->s != NULL ? t->s + t->len : NULL, t->s != NULL ? t->cap - t->len : 0, fmt,
-		      ap);
-	va_end(ap);
-	if (n >= 0 && t->s != NULL && t->len + (size_t)n < t->cap) {
-		t->len += (size_t)n;
-		return;
-	}
-	if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *s;
-
-		while (n >= 0 && t->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		s = n < 0 ? NULL : realloc(t->s, cap);
-		if (s == NULL) {
-			free(t->s);
-			memset(t, 0, sizeof(*t));
-			t->failed = true;
-			return;
-		}
-		t->s = s;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
-
-/* No string: an absent member. */
-#define NONE ((size_t)-1)
-
-/* Keeps s in t, a store of strings: its offset there, NONE when out of memory. */
-static size_t text_keep(struct text *t, const char *s)
-{
-	size_t at = t->len, n = strlen(s);
-
-	if (t->failed)
-		return NONE;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *p;
-
-		while (t->len + n + 1 > cap)
-			cap *= 2;
-		p = realloc(t->s, cap);
-		if (p == NULL) {
-			free(t->s);
-			memset(t, 0, sizeof(*t));
-			t->failed = true;
-			return NONE;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
-	memcpy(t->s + at, s, n + 1);
-	t->len += n + 1; /* past the terminating NUL: the string stays whole */
-	return at;
-}
-
-/* What each generated line came from, for error messages: one string each. */
-struct labels {
-	struct text text;
-	size_t *at; /* offset of each line's label in text */
-	size_t n, cap;
-	bool failed;
-};
-
-static void label_add(struct labels *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void label_add(struct labels *l, const char *fmt, ...)
-{
-	char buf[160];
-	va_list ap;
-
-	if (l->failed)
-		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		size_t *at = realloc(l->at, cap * sizeof(*at));
-
-		if (at == NULL) {
-			l->failed = true;
-			return;
-		}
-		l->at = at;
-		l->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	l->at[l->n] = text_keep(&l->text, buf);
-	if (l->at[l->n++] == NONE)
-		l->failed = true;
-}
-
-static const char *label_of(const struct labels *l, int line)
-{
-	return line >= 1 && (size_t)line <= l->n ? l->text.s + l->at[line - 1] : NULL;
-}
-
-/* A switch's children: none, a hostlist string, an array of names (kept
- * joined by ','), or a value that is neither. */
-enum kids { KIDS_NONE, KIDS_HOSTLIST, KIDS_NAMES, KIDS_BAD };
-
-/* One switch of the answer as its first reading left it for the passes
- * after it: offsets in jparse.strings, NONE where absent. */
-struct jswitch {
-	size_t name, kids, parent, nodes, speed, ratio, uplink;
-	size_t n_named;  /* KIDS_NAMES: the array's length */
-	size_t bad_name; /* KIDS_NAMES: its first element that is not a name, or NONE */
-	enum kids kids_kind;
-};
-
-/* The first fault of a later pass found while reading the switches: that
- * pass says it when it comes to switch `at`, as if it had found it itself. */
-struct late {
-	size_t at; /* NONE: none found */
-	struct dtplan_error e;
-};
-enum { LATE_PARENT, LATE_EMIT, N_LATE };
-
-/* Where a member of the answer's "switches" array lies in its text. */
-struct span {
-	size_t at, len;
-};
-
-/* State of one JSON parse. */
-struct jparse {
-	const char *source;
-	struct dtplan_error *err;
-	struct text topo, site; /* the two generated texts */
-	struct labels topo_lines, site_lines;
-	/* the switches, read one at a time: from their spans in the text
-	 * (spans != NULL), else from the whole document's array (arr) */
-	const char *text;
-	struct span *spans;
-	size_t n_spans;
-	json_t *arr;
-	struct jswitch *sw;  /* owned, one per switch */
-	struct text strings; /* the switches' strings */
-	struct text scratch; /* one switch's list while it is read */
-	struct late late[N_LATE];
-	bool duplicate;      /* a name given to two switches */
-	unsigned char *keep; /* owned; the switches written out, NULL: all */
-	/* per switch: expanded child names and the parent a child got */
-	size_t n_switches;
-	const char **names;    /* into strings */
-	char (**children)[64]; /* owned arrays */
-	size_t *n_children;
-	size_t *cap_children;        /* room in children[i] (0: exactly n_children[i]) */
-	int *parent;                 /* index of the switch listing it, -1 none */
-	struct dtplan__strmap index; /* name -> first switch of that name */
-};
 
 const char *dtplan_fabric_format_name(enum dtplan_fabric_format f)
 {
@@ -230,827 +59,6 @@ void dtplan_fabric_desc_destroy(struct dtplan_fabric_desc *f)
 	dtplan_topology_destroy(f->topology);
 	free(f->site_text);
 	free(f);
-}
-
-static enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static enum dtplan_err jfail(struct jparse *p, const char *where, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return dtplan__error(p->err, DTPLAN_ERR_PARSE, p->source, 0, "%s: %s", where, msg);
-}
-
-/* A value that goes into a Key=Value token: no blanks, '=', '#' or controls. */
-static bool token_safe(const char *s)
-{
-	if (s[0] == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s) || *s == '=' ||
-		    *s == '#')
-			return false;
-	return true;
-}
-
-/* One name in an array: also no hostlist syntax. */
-static bool name_safe(const char *s)
-{
-	return token_safe(s) && strpbrk(s, "[],") == NULL;
-}
-
-/* Checks that obj has only the keys in allowed (NULL-terminated) or "x-..." ones. */
-static enum dtplan_err check_keys(struct jparse *p, const char *where, json_t *obj,
-				  const char *const *allowed)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(obj, key, v)
-	{
-		bool ok = strncmp(key, "x-", 2) == 0;
-
-		for (const char *const *a = allowed; !ok && *a != NULL; a++)
-			ok = strcmp(key, *a) == 0;
-		if (!ok)
-			return jfail(p, where, "unknown key '%s'", key);
-	}
-	return DTPLAN_OK;
-}
-
-/*
- * A string value for a token into buf (size bytes), through the member
- * getter (base/base.h: "WHERE.KEY: expected a string", "... longer than N
- * characters"); *out buf, or NULL when absent.
- */
-static enum dtplan_err get_string(struct jparse *p, const char *where, json_t *obj, const char *key,
-				  char *buf, size_t size, const char **out)
-{
-	*out = NULL;
-	buf[0] = '\0';
-	if (json_object_get(obj, key) == NULL)
-		return DTPLAN_OK;
-	if (dtplan__jget_str(obj, p->source, where, key, 0, buf, size, p->err) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (!token_safe(buf))
-		return jfail(p, where, "\"%s\": '%s' is empty or holds blanks, '=' or '#'", key,
-			     buf);
-	*out = buf;
-	return DTPLAN_OK;
-}
-
-/*
- * A number or a string with a unit, as a token value in buf: numbers are
- * written exactly (%.17g) with `unit` after them ("B/s" so that topology.conf
- * does not take a whole number for a weight).  "" when absent.
- */
-static enum dtplan_err get_quantity(struct jparse *p, const char *where, json_t *obj,
-				    const char *key, const char *unit, char *buf, size_t size)
-{
-	json_t *v = json_object_get(obj, key);
-	const char *s;
-
-	buf[0] = '\0';
-	if (v == NULL)
-		return DTPLAN_OK;
-	if (json_is_number(v)) {
-		double d = json_number_value(v);
-
-		if (!isfinite(d) || d < 0)
-			return jfail(p, where, "\"%s\": %g is not a value of zero or more", key, d);
-		snprintf(buf, size, "%.17g%s", d, unit);
-		return DTPLAN_OK;
-	}
-	if (!json_is_string(v))
-		return jfail(p, where, "\"%s\" must be a number or a string with a unit", key);
-	s = json_string_value(v);
-	if (!token_safe(s) || strlen(s) >= size)
-		return jfail(p, where, "\"%s\": '%s' is not a value", key, s);
-	dtplan__strlcpy(buf, s, size);
-	return DTPLAN_OK;
-}
-
-/* "nodes" or "switches": a hostlist string or an array of names, as one
- * comma-separated token value appended to t.  *given says whether present. */
-static enum dtplan_err add_list(struct jparse *p, const char *where, json_t *obj, const char *key,
-				struct text *t, bool *given)
-{
-	json_t *v = json_object_get(obj, key), *e;
-	size_t i;
-
-	*given = v != NULL;
-	if (v == NULL)
-		return DTPLAN_OK;
-	if (json_is_string(v)) {
-		if (!token_safe(json_string_value(v)))
-			return jfail(p, where, "\"%s\": '%s' is not a hostlist", key,
-				     json_string_value(v));
-		text_add(t, " %s=%s", key[0] == 'n' ? "Nodes" : "Switches", json_string_value(v));
-		return DTPLAN_OK;
-	}
-	if (!json_is_array(v) || json_array_size(v) == 0)
-		return jfail(p, where,
-			     "\"%s\" must be a hostlist string or a non-empty array of "
-			     "names",
-			     key);
-	text_add(t, " %s=", key[0] == 'n' ? "Nodes" : "Switches");
-	json_array_foreach(v, i, e)
-	{
-		if (!json_is_string(e) || !name_safe(json_string_value(e)))
-			return jfail(p, where, "\"%s\"[%zu] is not a name", key, i);
-		text_add(t, "%s%s", i > 0 ? "," : "", json_string_value(e));
-	}
-	return DTPLAN_OK;
-}
-
-static int find_switch(const struct jparse *p, const char *name)
-{
-	return dtplan__strmap_get(&p->index, name);
-}
-
-/*
- * Runs one of a later pass's checks while switch i is read (rv, its
- * outcome, with p->err pointed at e): the first fault is kept for that pass
- * (struct late).
- */
-static void keep_late(struct jparse *p, int pass, size_t i, enum dtplan_err rv,
-		      const struct dtplan_error *e)
-{
-	if (rv != DTPLAN_OK && p->late[pass].at == NONE) {
-		p->late[pass].at = i;
-		p->late[pass].e = *e;
-	}
-}
-
-/* A kept fault said by its pass. */
-static enum dtplan_err say_late(struct jparse *p, int pass)
-{
-	if (p->err != NULL)
-		*p->err = p->late[pass].e;
-	return p->late[pass].e.code;
-}
-
-/* A quantity as a kept string (NONE when absent); a fault kept for emit_switch(). */
-static size_t keep_quantity(struct jparse *p, size_t i, const char *where, json_t *sw,
-			    const char *key, const char *unit)
-{
-	struct dtplan_error e = {0}, *saved = p->err;
-	char buf[64];
-	enum dtplan_err rv;
-
-	p->err = &e;
-	rv = get_quantity(p, where, sw, key, unit, buf, sizeof(buf));
-	p->err = saved;
-	keep_late(p, LATE_EMIT, i, rv, &e);
-	return rv == DTPLAN_OK && buf[0] != '\0' ? text_keep(&p->strings, buf) : NONE;
-}
-
-/*
- * Switch i, read once: what the first pass checks (an object, its name and
- * keys) is said at once; what the later passes need is kept in p->sw[i],
- * and the first fault each of them would find with it (struct late).
- */
-static enum dtplan_err read_switch(struct jparse *p, size_t i, json_t *sw)
-{
-	static const char *const keys[] = {"name",
-					   "nodes",
-					   "switches",
-					   "parent",
-					   "link_speed",
-					   "oversubscription",
-					   "uplink_bandwidth",
-					   NULL};
-	struct jswitch *r = &p->sw[i];
-	struct dtplan_error e = {0}, *saved = p->err;
-	char where[128], name[64], parent_buf[64];
-	const char *parent = NULL;
-	enum dtplan_err rv;
-	bool has_nodes;
-	json_t *v;
-
-	*r = (struct jswitch){NONE, NONE, NONE, NONE, NONE, NONE, NONE, 0, NONE, KIDS_NONE};
-	p->parent[i] = -1;
-	snprintf(where, sizeof(where), "switches[%zu]", i);
-	if (!json_is_object(sw))
-		return jfail(p, where, "must be an object");
-	if (dtplan__jget_str(sw, p->source, where, "name", DTPLAN_JGET_REQUIRED, name, sizeof(name),
-			     p->err) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (!token_safe(name))
-		return jfail(p, where, "\"name\" must be a switch name");
-	r->name = text_keep(&p->strings, name);
-	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, name);
-	if (check_keys(p, where, sw, keys) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	/* "switches", for the children's pass */
-	v = json_object_get(sw, "switches");
-	if (json_is_string(v)) {
-		r->kids_kind = KIDS_HOSTLIST;
-		r->kids = text_keep(&p->strings, json_string_value(v));
-	} else if (v != NULL && (!json_is_array(v) || json_array_size(v) == 0)) {
-		r->kids_kind = KIDS_BAD;
-	} else if (v != NULL) {
-		json_t *c;
-		size_t k;
-
-		r->kids_kind = KIDS_NAMES;
-		r->n_named = json_array_size(v);
-		p->scratch.len = 0;
-		json_array_foreach(v, k, c)
-		{
-			if (!json_is_string(c) || !name_safe(json_string_value(c)) ||
-			    strlen(json_string_value(c)) >= sizeof(p->children[0][0])) {
-				r->bad_name = k;
-				break;
-			}
-			text_add(&p->scratch, "%s%s", k > 0 ? "," : "", json_string_value(c));
-		}
-		if (r->bad_name == NONE)
-			r->kids = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
-	}
-	/* "parent", for link_parent() */
-	p->err = &e;
-	rv = get_string(p, where, sw, "parent", parent_buf, sizeof(parent_buf), &parent);
-	p->err = saved;
-	keep_late(p, LATE_PARENT, i, rv, &e);
-	if (parent != NULL)
-		r->parent = text_keep(&p->strings, parent);
-	/* the rest, for emit_switch(), in its order */
-	r->speed = keep_quantity(p, i, where, sw, "link_speed", "B/s");
-	r->ratio = keep_quantity(p, i, where, sw, "oversubscription", "");
-	r->uplink = keep_quantity(p, i, where, sw, "uplink_bandwidth", "B/s");
-	p->scratch.len = 0;
-	if (p->scratch.s != NULL)
-		p->scratch.s[0] = '\0';
-	p->err = &e;
-	rv = add_list(p, where, sw, "nodes", &p->scratch, &has_nodes);
-	p->err = saved;
-	keep_late(p, LATE_EMIT, i, rv, &e);
-	if (rv == DTPLAN_OK && has_nodes)
-		r->nodes = text_keep(&p->strings, p->scratch.s ? p->scratch.s : "");
-	return DTPLAN_OK;
-}
-
-/* Switch i of the answer, a reference the caller drops; NULL when its text
- * does not parse (the whole document then says why). */
-static json_t *element(const struct jparse *p, size_t i)
-{
-	json_error_t jerr;
-
-	if (p->spans == NULL)
-		return json_incref(json_array_get(p->arr, i));
-	return json_loadb(p->text + p->spans[i].at, p->spans[i].len,
-			  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-}
-
-/* Whether the switches from `from` on parse (a fault is only said of a
- * document that does). */
-static bool rest_parses(const struct jparse *p, size_t from)
-{
-	for (size_t i = from; p->spans != NULL && i < p->n_switches; i++) {
-		json_t *sw = element(p, i);
-
-		if (sw == NULL)
-			return false;
-		json_decref(sw);
-	}
-	return true;
-}
-
-/*
- * First pass over the switches: each read once (read_switch()), then the
- * names' index, then the children named by "switches".  *whole is set when
- * a switch's text does not parse: the caller then reads the whole document.
- */
-static enum dtplan_err collect_switches(struct jparse *p, bool *whole)
-{
-	struct dtplan_error e = {0};
-	char where[128];
-	size_t i, listed = 0;
-
-	p->names = calloc(p->n_switches + 1, sizeof(*p->names));
-	p->children = calloc(p->n_switches + 1, sizeof(*p->children));
-	p->n_children = calloc(p->n_switches + 1, sizeof(*p->n_children));
-	p->parent = malloc((p->n_switches + 1) * sizeof(*p->parent));
-	p->cap_children = calloc(p->n_switches + 1, sizeof(*p->cap_children));
-	p->sw = malloc((p->n_switches + 1) * sizeof(*p->sw));
-	if (p->names == NULL || p->children == NULL || p->n_children == NULL || p->parent == NULL ||
-	    p->cap_children == NULL || p->sw == NULL ||
-	    dtplan__strmap_init(&p->index, p->n_switches) != DTPLAN_OK)
-		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	for (int k = 0; k < N_LATE; k++)
-		p->late[k].at = NONE;
-	for (i = 0; i < p->n_switches; i++) {
-		json_t *sw = element(p, i);
-		enum dtplan_err rv;
-
-		if (sw == NULL) {
-			*whole = true;
-			return DTPLAN_ERR_PARSE;
-		}
-		rv = read_switch(p, i, sw);
-		json_decref(sw);
-		if (rv != DTPLAN_OK && !rest_parses(p, i + 1)) {
-			*whole = true;
-			return DTPLAN_ERR_PARSE;
-		}
-		if (rv != DTPLAN_OK)
-			return rv;
-	}
-	if (p->strings.failed || p->scratch.failed)
-		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	for (i = 0; i < p->n_switches; i++) {
-		p->names[i] = p->strings.s + p->sw[i].name;
-		/* a name given twice keeps its first switch (topology.conf's
-		 * reader then names the second) */
-		enum dtplan_err rv = dtplan__strmap_put(&p->index, p->names[i], (int)i, NULL);
-
-		if (rv == DTPLAN_ERR_NOMEM)
-			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
-					     "out of memory");
-		p->duplicate |= rv == DTPLAN_ERR_INVAL;
-	}
-	/* Children from "switches" (names or hostlists), expanded once. */
-	for (i = 0; i < p->n_switches; i++) {
-		const struct jswitch *r = &p->sw[i];
-		const char *kids = r->kids != NONE ? p->strings.s + r->kids : NULL;
-
-		if (r->kids_kind == KIDS_NONE)
-			continue;
-		snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-		if (r->kids_kind == KIDS_HOSTLIST) {
-			/* Bounded before it expands: each switch has one parent, so
-			 * all the lists together name at most the answer's switches
-			 * (a 2 KB answer naming c[1-1000000] in every switch took
-			 * gigabytes). */
-			if (dtplan_hostlist_expand(kids, p->n_switches - listed, &p->children[i],
-						   &p->n_children[i], &e) != DTPLAN_OK)
-				return e.code == DTPLAN_ERR_RANGE
-					       ? jfail(p, where,
-						       "\"switches\": the answer's lists name more "
-						       "than its %zu switches",
-						       p->n_switches)
-					       : jfail(p, where, "\"switches\": %s", e.text);
-			listed += p->n_children[i];
-			continue;
-		}
-		if (r->kids_kind == KIDS_BAD)
-			return jfail(p, where,
-				     "\"switches\" must be a hostlist string or a "
-				     "non-empty array of names");
-		if (r->n_named > p->n_switches - listed)
-			return jfail(p, where,
-				     "\"switches\": the answer's lists name more than its %zu "
-				     "switches",
-				     p->n_switches);
-		if (r->bad_name != NONE)
-			return jfail(p, where, "\"switches\"[%zu] is not a name", r->bad_name);
-		p->children[i] = calloc(r->n_named, sizeof(*p->children[i]));
-		if (p->children[i] == NULL)
-			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
-					     "out of memory");
-		for (size_t k = 0; k < r->n_named; k++) {
-			size_t n = strcspn(kids, ",");
-
-			memcpy(p->children[i][k], kids, n);
-			p->children[i][k][n] = '\0';
-			kids += n + (kids[n] == ',');
-		}
-		p->n_children[i] = r->n_named;
-		listed += p->n_children[i];
-	}
-	for (i = 0; i < p->n_switches; i++) {
-		for (size_t k = 0; k < p->n_children[i]; k++) {
-			int c = find_switch(p, p->children[i][k]);
-
-			if (c >= 0 && p->parent[c] < 0)
-				p->parent[c] = (int)i;
-		}
-	}
-	return DTPLAN_OK;
-}
-
-/* A switch's "parent": agrees with the switch that lists it, or adds it. */
-static enum dtplan_err link_parent(struct jparse *p, size_t i)
-{
-	const char *parent;
-	char where[128], (*tmp)[64];
-	int q;
-
-	if (p->late[LATE_PARENT].at == i)
-		return say_late(p, LATE_PARENT);
-	if (p->sw[i].parent == NONE)
-		return DTPLAN_OK;
-	parent = p->strings.s + p->sw[i].parent;
-	q = find_switch(p, parent);
-	if (q >= 0 && p->parent[i] == q)
-		return DTPLAN_OK;
-	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	if (q < 0)
-		return jfail(p, where, "parent '%s' is not a switch of \"switches\"", parent);
-	if (p->parent[i] >= 0 && p->parent[i] != q)
-		return jfail(p, where, "parent '%s', but '%s' lists it in \"switches\"", parent,
-			     p->names[p->parent[i]]);
-	if (strlen(p->names[i]) >= sizeof(tmp[0]))
-		return jfail(p, where, "name longer than %zu characters", sizeof(tmp[0]) - 1);
-	if (p->n_children[q] >= p->cap_children[q]) {
-		/* doubling: 200,000 leaves naming one spine grew it one by one,
-		 * quadratic where realloc copies */
-		size_t cap = 2 * p->n_children[q] < 8 ? 8 : 2 * p->n_children[q];
-
-		tmp = realloc(p->children[q], cap * sizeof(*tmp));
-		if (tmp == NULL)
-			return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0,
-					     "out of memory");
-		p->children[q] = tmp;
-		p->cap_children[q] = cap;
-	}
-	tmp = p->children[q];
-	dtplan__strlcpy(tmp[p->n_children[q]++], p->names[i], sizeof(tmp[0]));
-	p->parent[i] = q;
-	return DTPLAN_OK;
-}
-
-/*
- * No switch is its own ancestor.  Walks each switch's parents once, marking
- * the path: O(switches).  A cycle is named by its switches, as the answer
- * gave them ("a cycle of parents: leaf1 -> spine -> leaf1").
- */
-static enum dtplan_err check_cycles(struct jparse *p)
-{
-	/* 0 not seen, 1 on the path being walked, 2 known to reach a root */
-	unsigned char *state = calloc(p->n_switches + 1, 1);
-	enum dtplan_err rv = DTPLAN_OK;
-
-	if (state == NULL)
-		return dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-	for (size_t i = 0; rv == DTPLAN_OK && i < p->n_switches; i++) {
-		int s = (int)i;
-
-		while (s >= 0 && state[s] == 0) {
-			state[s] = 1;
-			s = p->parent[s];
-		}
-		if (s >= 0 && state[s] == 1) {
-			/* s is on a cycle: name it, at most 8 switches of it */
-			char where[128], path[600];
-			size_t used = 0;
-			int k = s, n = 0;
-
-			do {
-				used += (size_t)snprintf(path + used, sizeof(path) - used,
-							 "%.64s -> ", p->names[k]);
-				k = p->parent[k];
-			} while (k != s && ++n < 8 && used < sizeof(path) - 70);
-			snprintf(path + used, sizeof(path) - used, "%s%.64s",
-				 k == s ? "" : "... -> ", p->names[s]);
-			snprintf(where, sizeof(where), "switches[%d] (%.64s)", s, p->names[s]);
-			rv = jfail(p, where, "a cycle of parents: %s", path);
-		}
-		/* the walked path reaches a root (or the cycle just named) */
-		for (int t = (int)i; t >= 0 && state[t] == 1; t = p->parent[t])
-			state[t] = 2;
-	}
-	free(state);
-	return rv;
-}
-
-/* One topology line and at most one site line per switch. */
-static enum dtplan_err emit_switch(struct jparse *p, size_t i)
-{
-	const struct jswitch *r = &p->sw[i];
-	const char *str = p->strings.s;
-	char where[128];
-
-	const char *sep = " Switches=";
-
-	if (p->late[LATE_EMIT].at == i)
-		return say_late(p, LATE_EMIT);
-	if (p->keep != NULL && !p->keep[i])
-		return DTPLAN_OK;
-	snprintf(where, sizeof(where), "switches[%zu] (%.64s)", i, p->names[i]);
-	text_add(&p->topo, "SwitchName=%s%s", p->names[i], r->nodes != NONE ? str + r->nodes : "");
-	for (size_t k = 0; k < p->n_children[i]; k++) {
-		int c = p->keep != NULL ? find_switch(p, p->children[i][k]) : -1;
-
-		/* a child that is no switch stays, for topology.conf's reader to name */
-		if (c >= 0 && !p->keep[c])
-			continue;
-		text_add(&p->topo, "%s%s", sep, p->children[i][k]);
-		sep = ",";
-	}
-	if (r->speed != NONE)
-		text_add(&p->topo, " LinkSpeed=%s", str + r->speed);
-	text_add(&p->topo, "\n");
-	label_add(&p->topo_lines, "%s", where);
-	if (r->ratio == NONE && r->uplink == NONE)
-		return DTPLAN_OK;
-	text_add(&p->site, "SwitchName=%s", p->names[i]);
-	if (r->ratio != NONE)
-		text_add(&p->site, " Oversubscription=%s", str + r->ratio);
-	if (r->uplink != NONE)
-		text_add(&p->site, " UplinkBandwidth=%s", str + r->uplink);
-	text_add(&p->site, "\n");
-	label_add(&p->site_lines, "%s", where);
-	return DTPLAN_OK;
-}
-
-static enum dtplan_err emit_node_set(struct jparse *p, size_t i, json_t *ns)
-{
-	static const char *const keys[] = {"nodes", "gpu_type", "gpus", "nvlink_domain", NULL};
-	const char *nodes = NULL, *gpu = NULL, *domain = NULL;
-	char where[64], nodes_buf[4096], gpu_buf[64], domain_buf[64];
-	long gpus = -1;
-
-	snprintf(where, sizeof(where), "node_sets[%zu]", i);
-	if (!json_is_object(ns))
-		return jfail(p, where, "must be an object");
-	if (json_object_get(ns, "nodes") == NULL)
-		return jfail(p, where, "\"nodes\" (a hostlist) is required");
-	/* the site file's NodeName= line checks the count's range */
-	if (check_keys(p, where, ns, keys) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nodes", nodes_buf, sizeof(nodes_buf), &nodes) != DTPLAN_OK ||
-	    get_string(p, where, ns, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK ||
-	    get_string(p, where, ns, "nvlink_domain", domain_buf, sizeof(domain_buf), &domain) !=
-		    DTPLAN_OK ||
-	    dtplan__jget_long(ns, p->source, where, "gpus", 0, 0, 1L << 30, &gpus, p->err) !=
-		    DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	text_add(&p->site, "NodeName=%s", nodes);
-	if (gpu != NULL)
-		text_add(&p->site, " GpuType=%s", gpu);
-	if (gpus >= 0)
-		text_add(&p->site, " Gpus=%ld", gpus);
-	if (domain != NULL)
-		text_add(&p->site, " NVLinkDomain=%s", domain);
-	text_add(&p->site, "\n");
-	label_add(&p->site_lines, "%s (%.64s)", where, nodes);
-	return DTPLAN_OK;
-}
-
-/* "network" and "nvlink": {"bandwidth": RATE, "latency": TIME}. */
-static enum dtplan_err emit_link(struct jparse *p, json_t *root, const char *key,
-				 const char *bw_key, const char *lat_key)
-{
-	static const char *const keys[] = {"bandwidth", "latency", NULL};
-	json_t *o = json_object_get(root, key);
-	char bw[64], lat[64];
-
-	if (o == NULL)
-		return DTPLAN_OK;
-	if (!json_is_object(o))
-		return jfail(p, key, "must be an object");
-	if (check_keys(p, key, o, keys) != DTPLAN_OK ||
-	    get_quantity(p, key, o, "bandwidth", "", bw, sizeof(bw)) != DTPLAN_OK ||
-	    get_quantity(p, key, o, "latency", "", lat, sizeof(lat)) != DTPLAN_OK)
-		return DTPLAN_ERR_PARSE;
-	if (bw[0] != '\0') {
-		text_add(&p->site, "%s=%s\n", bw_key, bw);
-		label_add(&p->site_lines, "%s.bandwidth", key);
-	}
-	if (lat[0] != '\0') {
-		text_add(&p->site, "%s=%s\n", lat_key, lat);
-		label_add(&p->site_lines, "%s.latency", key);
-	}
-	return DTPLAN_OK;
-}
-
-/* Rewrites a parser's "line N" error as the JSON element of that line. */
-static enum dtplan_err relabel(struct jparse *p, const struct labels *l,
-			       const struct dtplan_error *e)
-{
-	const char *where = label_of(l, e->line);
-
-	if (e->code == DTPLAN_ERR_NOMEM)
-		return dtplan__error(p->err, e->code, p->source, 0, "out of memory");
-	if (where == NULL)
-		return dtplan__error(p->err, e->code, p->source, 0, "%s", e->text);
-	return dtplan__error(p->err, e->code, p->source, 0, "%s: %s", where, e->text);
-}
-
-/*
- * Read for some nodes (a job's allocation, a hostlist): keeps the switches
- * that hold one of them and those above them, and writes out no other
- * (p->keep).  Every check of the answer itself has run on all of them;
- * topology.conf's reader then checks what is written out.  A switch whose
- * nodes do not read as a hostlist is kept, for that reader to say why; an
- * answer that names two switches alike, or none of whose switches holds one
- * of the nodes, is written out whole.
- */
-static enum dtplan_err mark_kept(struct jparse *p, const char *nodes)
-{
-	struct dtplan__strmap want = {0};
-	char(*names)[64] = NULL;
-	size_t n = 0, kept = 0;
-	enum dtplan_err rv = DTPLAN_OK;
-
-	if (nodes == NULL || p->duplicate ||
-	    dtplan_hostlist_expand(nodes, DTPLAN_HOSTLIST_MAX, &names, &n, NULL) != DTPLAN_OK)
-		return DTPLAN_OK;
-	p->keep = calloc(p->n_switches + 1, 1);
-	if (p->keep == NULL || dtplan__strmap_init(&want, n) != DTPLAN_OK) {
-		rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-		goto out;
-	}
-	for (size_t k = 0; k < n; k++)
-		if (dtplan__strmap_put(&want, names[k], (int)k, NULL) == DTPLAN_ERR_NOMEM) {
-			rv = dtplan__error(p->err, DTPLAN_ERR_NOMEM, p->source, 0, "out of memory");
-			goto out;
-		}
-	for (size_t i = 0; i < p->n_switches; i++) {
-		const char *list = p->sw[i].nodes != NONE ? p->strings.s + p->sw[i].nodes : NULL;
-		bool hit = false;
-
-		if (list == NULL)
-			continue;
-		list += strlen(" Nodes=");
-		if (strchr(list, '[') == NULL) {
-			/* names: each looked up */
-			while (!hit && *list != '\0') {
-				size_t len = strcspn(list, ",");
-				char name[64];
-
-				hit = len >= sizeof(name);
-				if (!hit) {
-					memcpy(name, list, len);
-					name[len] = '\0';
-					hit = dtplan__strmap_get(&want, name) >= 0;
-				}
-				list += len + (list[len] == ',');
-			}
-		} else {
-			for (size_t k = 0; !hit && k < n; k++) {
-				bool match = false;
-
-				hit = dtplan_hostlist_match(list, names[k], &match, NULL) !=
-					      DTPLAN_OK ||
-				      match;
-			}
-		}
-		for (int s = (int)i; hit && s >= 0 && !p->keep[s]; s = p->parent[s]) {
-			p->keep[s] = 1;
-			kept++;
-		}
-	}
-	if (kept == 0) {
-		free(p->keep);
-		p->keep = NULL;
-	}
-out:
-	dtplan__strmap_fini(&want);
-	free(names);
-	return rv;
-}
-
-/* ---- the switches read one at a time ----
- *
- * A Jansson tree of the whole answer costs about 100 bytes a value: 200,000
- * switches took some 140 MB before any of them was read.  So the answer is
- * cut where its top-level "switches" array holds its members, the rest of
- * the document (with "switches": []) is loaded whole, and each switch alone,
- * read once and dropped.  The cut only finds where values end (strings,
- * brackets); Jansson still parses every byte.  Whatever the cut does not
- * take as it expects, and any part that does not parse, is left to the
- * whole document's load, whose error is the one said.
- */
-
-static size_t skip_blank(const char *s, size_t i, size_t len)
-{
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
-}
-
-/* One past the value at s[i], or 0 where it does not end as a value would. */
-static size_t skip_value(const char *s, size_t i, size_t len)
-{
-	size_t depth = 0;
-
-	if (i >= len)
-		return 0;
-	if (s[i] != '"' && s[i] != '{' && s[i] != '[') {
-		size_t start = i;
-
-		while (i < len && strchr(",:{}[]\" \t\r\n", s[i]) == NULL)
-			i++;
-		return i > start ? i : 0;
-	}
-	for (; i < len; i++) {
-		if (s[i] == '"') {
-			for (i++; i < len && s[i] != '"'; i++)
-				if (s[i] == '\\')
-					i++;
-			if (i >= len)
-				return 0;
-			if (depth == 0)
-				return i + 1;
-		} else if (s[i] == '{' || s[i] == '[') {
-			depth++;
-		} else if (s[i] == '}' || s[i] == ']') {
-			if (--depth == 0)
-				return i + 1;
-		}
-	}
-	return 0;
-}
-
-/* The members of the array s[i..] as spans, *end one past it; false when it
- * is not cut as expected. */
-static bool cut_array(struct jparse *p, const char *s, size_t i, size_t len, size_t *end)
-{
-	size_t cap = 0;
-
-	i = skip_blank(s, i + 1, len);
-	if (i < len && s[i] == ']') {
-		*end = i + 1;
-		return true;
-	}
-	for (;;) {
-		size_t e = skip_value(s, i, len);
-
-		if (e == 0)
-			return false;
-		if (p->n_spans == cap) {
-			struct span *v;
-
-			cap = cap ? 2 * cap : 1024;
-			v = realloc(p->spans, cap * sizeof(*v));
-			if (v == NULL)
-				return false;
-			p->spans = v;
-		}
-		p->spans[p->n_spans++] = (struct span){i, e - i};
-		i = skip_blank(s, e, len);
-		if (i < len && s[i] == ']') {
-			*end = i + 1;
-			return true;
-		}
-		if (i >= len || s[i] != ',')
-			return false;
-		i = skip_blank(s, i + 1, len);
-	}
-}
-
-/*
- * The document without its switches: a copy of text with the value of its
- * top-level "switches", an array, cut out as [] and its members in p->spans.
- * NULL (p->spans freed) when there is no such array or the text is not cut
- * as expected: then the whole document is loaded.
- */
-static char *cut_switches(struct jparse *p, const char *text, size_t len, size_t *out_len)
-{
-	size_t i = skip_blank(text, 0, len), from = 0, to = 0;
-	char *rest = NULL;
-
-	if (i >= len || text[i] != '{')
-		return NULL;
-	i = skip_blank(text, i + 1, len);
-	while (i < len && text[i] == '"') {
-		size_t k = i, e = skip_value(text, i, len), v;
-
-		if (e == 0)
-			return NULL;
-		i = skip_blank(text, e, len);
-		if (i >= len || text[i] != ':')
-			goto no;
-		v = skip_blank(text, i + 1, len);
-		if (e - k == 10 && memcmp(text + k, "\"switches\"", 10) == 0 && v < len &&
-		    text[v] == '[') {
-			if (to != 0 || !cut_array(p, text, v, len, &to))
-				goto no;
-			from = v;
-			i = to;
-		} else {
-			i = skip_value(text, v, len);
-			if (i == 0)
-				goto no;
-		}
-		i = skip_blank(text, i, len);
-		if (i < len && text[i] == ',')
-			i = skip_blank(text, i + 1, len);
-		else
-			break;
-	}
-	if (i >= len || text[i] != '}' || skip_blank(text, i + 1, len) != len || to == 0)
-		goto no;
-	rest = malloc(len - (to - from) + 3);
-	if (rest == NULL)
-		goto no;
-	memcpy(rest, text, from);
-	memcpy(rest + from, "[]", 2);
-	memcpy(rest + from + 2, text + to, len - to);
-	*out_len = len - (to - from) + 2;
-	rest[*out_len] = '\0';
-	return rest;
-no:
-	free(p->spans);
-	p->spans = NULL;
-	p->n_spans = 0;
-	return NULL;
 }
 
 static void jparse_fini(struct jparse *p)
@@ -1103,7 +111,7 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 					   "not valid JSON: ", err) != DTPLAN_OK)
 		goto out;
 	if (!whole)
-		rest = cut_switches(&p, text, len, &rest_len);
+		rest = dtplan__fabric_cut_switches(&p, text, len, &rest_len);
 	if (rest != NULL) {
 		json_error_t jerr;
 
@@ -1120,15 +128,16 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 			goto out;
 	}
 	if (!json_is_object(root)) {
-		rv = jfail(&p, "document", "must be a JSON object");
+		rv = dtplan__fabric_fail(&p, "document", "must be a JSON object");
 		goto out;
 	}
 	rv = dtplan__jget_str(root, f->source, "", "schema", DTPLAN_JGET_REQUIRED, schema,
 			      sizeof(schema), err);
 	if (rv == DTPLAN_OK && strcmp(schema, DTPLAN_FABRIC_SCHEMA) != 0)
-		rv = jfail(&p, "schema", "'%s' is not %s", schema, DTPLAN_FABRIC_SCHEMA);
+		rv = dtplan__fabric_fail(&p, "schema", "'%s' is not %s", schema,
+					 DTPLAN_FABRIC_SCHEMA);
 	if (rv == DTPLAN_OK)
-		rv = check_keys(&p, "document", root, keys);
+		rv = dtplan__fabric_check_keys(&p, "document", root, keys);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
@@ -1136,41 +145,45 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	p.arr = switches;
 	p.n_switches = p.spans != NULL ? p.n_spans : json_array_size(switches);
 	if (!json_is_array(switches) || p.n_switches == 0) {
-		jfail(&p, "switches", "must be a non-empty array");
+		dtplan__fabric_fail(&p, "switches", "must be a non-empty array");
 		goto out;
 	}
-	rv = collect_switches(&p, again);
+	rv = dtplan__fabric_collect_switches(&p, again);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
 	for (i = 0; i < p.n_switches; i++) {
-		rv = link_parent(&p, i);
+		rv = dtplan__fabric_link_parent(&p, i);
 		if (rv != DTPLAN_OK)
 			goto out;
 	}
-	rv = check_cycles(&p);
+	rv = dtplan__fabric_check_cycles(&p);
 	if (rv == DTPLAN_OK)
-		rv = mark_kept(&p, nodes);
+		rv = dtplan__fabric_mark_kept(&p, nodes);
 	if (rv != DTPLAN_OK)
 		goto out;
 	rv = DTPLAN_ERR_PARSE;
-	if (emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") != DTPLAN_OK ||
-	    emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") != DTPLAN_OK ||
-	    get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) != DTPLAN_OK)
+	if (dtplan__fabric_emit_link(&p, root, "network", "NetworkBandwidth", "NetworkLatency") !=
+		    DTPLAN_OK ||
+	    dtplan__fabric_emit_link(&p, root, "nvlink", "NVLinkBandwidth", "NVLinkLatency") !=
+		    DTPLAN_OK ||
+	    dtplan__fabric_get_string(&p, "", root, "gpu_type", gpu_buf, sizeof(gpu_buf), &gpu) !=
+		    DTPLAN_OK)
 		goto out;
 	if (gpu != NULL) {
-		text_add(&p.site, "GpuType=%s\n", gpu);
-		label_add(&p.site_lines, "gpu_type");
+		dtplan__text_add(&p.site, "GpuType=%s\n", gpu);
+		dtplan__fabric_label_add(&p.site_lines, "gpu_type");
 	}
 	for (i = 0; i < p.n_switches; i++)
-		if (emit_switch(&p, i) != DTPLAN_OK)
+		if (dtplan__fabric_emit_switch(&p, i) != DTPLAN_OK)
 			goto out;
 	sets = json_object_get(root, "node_sets");
 	if (sets != NULL && !json_is_array(sets)) {
-		jfail(&p, "node_sets", "must be an array");
+		dtplan__fabric_fail(&p, "node_sets", "must be an array");
 		goto out;
 	}
-	json_array_foreach(sets, i, v) if (emit_node_set(&p, i, v) != DTPLAN_OK) goto out;
+	json_array_foreach(sets, i,
+			   v) if (dtplan__fabric_emit_node_set(&p, i, v) != DTPLAN_OK) goto out;
 	if (p.topo.failed || p.site.failed || p.topo_lines.failed || p.site_lines.failed) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, f->source, 0, "out of memory");
 		goto out;
@@ -1188,18 +201,18 @@ static enum dtplan_err parse_json_as(const char *text, size_t len, const char *n
 	free(p.sw);
 	p.sw = NULL;
 	free(p.strings.s);
-	p.strings = (struct text){0};
+	p.strings = (struct dtplan__text){0};
 	json_decref(root);
 	root = NULL;
 	/* Both texts through their own parsers; the site part checked on the tree. */
 	rv = dtplan_topology_parse_conf(p.topo.s, f->source, &f->topology, &e);
 	if (rv != DTPLAN_OK) {
-		rv = relabel(&p, &p.topo_lines, &e);
+		rv = dtplan__fabric_relabel(&p, &p.topo_lines, &e);
 		goto out;
 	}
 	rv = dtplan_config_parse_string(&check, p.site.s ? p.site.s : "", f->source, &e);
 	if (rv != DTPLAN_OK) {
-		rv = relabel(&p, &p.site_lines, &e);
+		rv = dtplan__fabric_relabel(&p, &p.site_lines, &e);
 		goto out;
 	}
 	f->site_text = p.site.s ? p.site.s : strdup("");
@@ -1329,95 +342,5 @@ enum dtplan_err dtplan_fabric_desc_parse_for(const char *text, size_t len,
 out:
 	free(copy);
 	dtplan_fabric_desc_destroy(f);
-	return rv;
-}
-
-/* *dst = a copy of src with its own arrays. */
-static enum dtplan_err config_copy(struct dtplan_config *dst, const struct dtplan_config *src)
-{
-	*dst = *src;
-	dst->switches = NULL;
-	dst->nodesets = NULL;
-	if (src->n_switches > 0) {
-		dst->switches = malloc(src->n_switches * sizeof(*dst->switches));
-		if (dst->switches == NULL)
-			goto fail;
-		memcpy(dst->switches, src->switches, src->n_switches * sizeof(*dst->switches));
-	}
-	if (src->n_nodesets > 0) {
-		dst->nodesets = malloc(src->n_nodesets * sizeof(*dst->nodesets));
-		if (dst->nodesets == NULL)
-			goto fail;
-		memcpy(dst->nodesets, src->nodesets, src->n_nodesets * sizeof(*dst->nodesets));
-	}
-	return DTPLAN_OK;
-fail:
-	free(dst->switches);
-	dtplan_config_init(dst);
-	return DTPLAN_ERR_NOMEM;
-}
-
-void dtplan_fabric_source_choose(struct dtplan_fabric_desc *service, struct dtplan_topology *conf,
-				 const char *conf_path, struct dtplan_fabric_source *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (service != NULL) {
-		out->tree = service->topology;
-		out->from_service = true;
-	} else if (conf != NULL) {
-		out->tree = conf;
-		out->topology_path = conf_path;
-	}
-}
-
-enum dtplan_err dtplan_plan_note_fabric(struct dtplan_plan *p, const char *warning,
-					const struct dtplan_fabric_source *src)
-{
-	if (warning == NULL || warning[0] == '\0')
-		return DTPLAN_OK;
-	if (src->from_service)
-		return dtplan_plan_add_warning(p, "fabric-service", "%s", warning);
-	if (src->tree != NULL)
-		return dtplan_plan_add_warning(p, "fabric-service", "%s; using topology.conf %s",
-					       warning,
-					       src->topology_path ? src->topology_path : "");
-	return dtplan_plan_add_warning(p, "fabric-service", "%s; planning without a switch tree",
-				       warning);
-}
-
-enum dtplan_err dtplan_fabric_desc_apply(struct dtplan_fabric_desc *f,
-					 const struct dtplan_config *base,
-					 struct dtplan_config *out, struct dtplan_error *err)
-{
-	enum dtplan_err rv;
-
-	if (out == NULL)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no configuration to fill");
-	dtplan_config_init(out);
-	if (f == NULL || f->topology == NULL || base == NULL) {
-		rv = dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no fabric or configuration");
-		goto out;
-	}
-	rv = config_copy(out, base);
-	if (rv != DTPLAN_OK) {
-		rv = dtplan__error(err, rv, f->source, 0, "out of memory");
-		goto out;
-	}
-	if (f->site_text != NULL) {
-		/* The fabric's switch settings and node sets replace the site file's. */
-		free(out->switches);
-		free(out->nodesets);
-		out->switches = NULL;
-		out->nodesets = NULL;
-		out->n_switches = 0;
-		out->n_nodesets = 0;
-		rv = dtplan_config_parse_string(out, f->site_text, f->source, err);
-		if (rv != DTPLAN_OK)
-			goto out;
-	}
-	rv = dtplan_config_apply_topology(out, f->topology, err);
-out:
-	if (rv != DTPLAN_OK)
-		dtplan_config_fini(out);
 	return rv;
 }

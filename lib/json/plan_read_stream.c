@@ -52,9 +52,8 @@ enum dtplan_err dtplan__rd_syntax(struct dtplan__rd *r, const char *fmt, ...)
 
 static void ws(struct dtplan__rd *r)
 {
-	while (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' || r->s[r->pos] == '\n' ||
-	       r->s[r->pos] == '\r')
-		r->pos++;
+	/* the text ends at its NUL, which is not a blank */
+	r->pos = dtplan__json_skip_blank(r->s, r->pos, SIZE_MAX);
 }
 
 /* The next significant character, 0 at the end. */
@@ -73,35 +72,6 @@ static enum dtplan_err expect(struct dtplan__rd *r, char c)
 					 c);
 	r->pos++;
 	return DTPLAN_OK;
-}
-
-/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), 0 when invalid. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n;
-	unsigned cp;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
 }
 
 static int hex4(const char *p)
@@ -190,7 +160,7 @@ enum dtplan_err dtplan__rd_string(struct dtplan__rd *r, char *buf, size_t size, 
 		if (c < 0x20)
 			return dtplan__rd_syntax(r, "control character 0x%x in a string", c);
 		if (c >= 0x80) {
-			u = utf8_len((const unsigned char *)r->s + r->pos);
+			u = dtplan__utf8_len((const unsigned char *)r->s + r->pos);
 			if (u == 0)
 				return dtplan__rd_syntax(r, "invalid UTF-8 in a string");
 			put(buf, size, &n, r->s + r->pos, u);

@@ -181,22 +181,22 @@ done:
  * between tokens; the text was checked by scan_plan(). */
 static void put_compact(char *out, size_t *len, const char *s, struct dtplan__span sp)
 {
-	bool in_string = false;
-
 	for (size_t i = sp.pos; i < sp.end; i++) {
 		char c = s[i];
 
-		if (in_string) {
-			out[(*len)++] = c;
-			if (c == '\\')
-				out[(*len)++] = s[++i];
-			else if (c == '"')
-				in_string = false;
+		if (c == '"') {
+			/* a string whole, as written; its end is within the span */
+			size_t e = dtplan__json_skip_string(s, i, sp.end);
+
+			if (e == 0)
+				e = sp.end;
+			memcpy(out + *len, s + i, e - i);
+			*len += e - i;
+			i = e - 1;
 			continue;
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 			continue;
-		in_string = c == '"';
 		out[(*len)++] = c;
 	}
 }

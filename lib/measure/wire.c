@@ -44,36 +44,13 @@ size_t dtplan_wire_body_max(unsigned type)
  * Writing and reading big-endian fields
  * ---------------------------------------------------------------------- */
 
-struct wbuf {
-	uint8_t *data;
-	size_t len, cap;
-	bool failed;
-};
-
-static void w_bytes(struct wbuf *w, const void *p, size_t n)
+/* The message is written into the one growing text (base/base.h), as bytes. */
+static void w_bytes(struct dtplan__text *w, const void *p, size_t n)
 {
-	if (w->failed)
-		return;
-	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap : 256;
-		uint8_t *d;
-
-		while (cap < w->len + n)
-			cap *= 2;
-		d = realloc(w->data, cap);
-		if (d == NULL) {
-			w->failed = true;
-			return;
-		}
-		w->data = d;
-		w->cap = cap;
-	}
-	if (n > 0)
-		memcpy(w->data + w->len, p, n);
-	w->len += n;
+	dtplan__text_put(w, p, n);
 }
 
-static void w_u8(struct wbuf *w, uint8_t v)
+static void w_u8(struct dtplan__text *w, uint8_t v)
 {
 	w_bytes(w, &v, 1);
 }
@@ -92,7 +69,7 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static void w_u16(struct wbuf *w, uint16_t v)
+static void w_u16(struct dtplan__text *w, uint16_t v)
 {
 	uint8_t b[2];
 
@@ -100,7 +77,7 @@ static void w_u16(struct wbuf *w, uint16_t v)
 	w_bytes(w, b, 2);
 }
 
-static void w_u32(struct wbuf *w, uint32_t v)
+static void w_u32(struct dtplan__text *w, uint32_t v)
 {
 	uint8_t b[4];
 
@@ -108,14 +85,14 @@ static void w_u32(struct wbuf *w, uint32_t v)
 	w_bytes(w, b, 4);
 }
 
-static void w_u64(struct wbuf *w, uint64_t v)
+static void w_u64(struct dtplan__text *w, uint64_t v)
 {
 	w_u32(w, (uint32_t)(v >> 32));
 	w_u32(w, (uint32_t)v);
 }
 
 /* A double as its IEEE 754 bits; non-finite values become 0. */
-static void w_f64(struct wbuf *w, double v)
+static void w_f64(struct dtplan__text *w, double v)
 {
 	uint64_t bits;
 
@@ -125,7 +102,7 @@ static void w_f64(struct wbuf *w, double v)
 	w_u64(w, bits);
 }
 
-static void w_addr(struct wbuf *w, const struct dtplan_wire_addr *a)
+static void w_addr(struct dtplan__text *w, const struct dtplan_wire_addr *a)
 {
 	w_u8(w, a->family);
 	w_bytes(w, a->addr, 16);
@@ -133,16 +110,14 @@ static void w_addr(struct wbuf *w, const struct dtplan_wire_addr *a)
 }
 
 /* Hands the buffer over, or reports NOMEM. */
-static enum dtplan_err w_finish(struct wbuf *w, uint8_t **out, size_t *len,
+static enum dtplan_err w_finish(struct dtplan__text *w, uint8_t **out, size_t *len,
 				struct dtplan_error *err)
 {
 	*out = NULL;
 	*len = 0;
-	if (w->failed) {
-		free(w->data);
+	if (w->failed)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
-	}
-	*out = w->data != NULL ? w->data : malloc(1);
+	*out = w->s != NULL ? (uint8_t *)w->s : malloc(1);
 	if (*out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, SRC, 0, "out of memory");
 	*len = w->len;
@@ -446,7 +421,7 @@ enum dtplan_err dtplan_wire_frame_encode(const struct dtplan_wire_header *h, con
 enum dtplan_err dtplan_wire_join_encode(const struct dtplan_wire_join *j, uint8_t **out,
 					size_t *len, struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u32(&w, j->n_nodes);
 	w_addr(&w, &j->addr);
@@ -482,7 +457,7 @@ void dtplan_wire_inventory_fini(struct dtplan_wire_inventory *v)
 enum dtplan_err dtplan_wire_inventory_encode(const struct dtplan_wire_inventory *v, uint8_t **out,
 					     size_t *len, struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u32(&w, (uint32_t)v->n_records);
 	for (size_t i = 0; i < v->n_records; i++) {
@@ -593,7 +568,7 @@ void dtplan_wire_go_fini(struct dtplan_wire_go *g)
 enum dtplan_err dtplan_wire_go_encode(const struct dtplan_wire_go *g, uint8_t **out, size_t *len,
 				      struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u32(&w, g->delay_us);
 	w_u32(&w, g->slot_us);
@@ -667,7 +642,7 @@ enum dtplan_err dtplan_wire_go_decode(const uint8_t *body, size_t len, struct dt
 enum dtplan_err dtplan_wire_probe_encode(const struct dtplan_wire_probe *p, uint8_t **out,
 					 size_t *len, struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u32(&w, p->from);
 	w_u32(&w, p->to);
@@ -700,7 +675,7 @@ enum dtplan_err dtplan_wire_probe_decode(const uint8_t *body, size_t len,
 enum dtplan_err dtplan_wire_report_encode(const struct dtplan_wire_report *rep, uint8_t **out,
 					  size_t *len, struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u64(&w, rep->bytes);
 	w_f64(&w, rep->seconds);
@@ -742,7 +717,7 @@ void dtplan_wire_results_fini(struct dtplan_wire_results *res)
 enum dtplan_err dtplan_wire_results_encode(const struct dtplan_wire_results *res, uint8_t **out,
 					   size_t *len, struct dtplan_error *err)
 {
-	struct wbuf w = {0};
+	struct dtplan__text w = {0};
 
 	w_u32(&w, (uint32_t)res->n_done);
 	for (size_t i = 0; i < res->n_done; i++)

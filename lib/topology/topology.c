@@ -177,29 +177,9 @@ static enum dtplan_err append_nodes(struct dtplan_topology *t, size_t *cap_nodes
 	return DTPLAN_OK;
 }
 
-/* Rejects cycles: walks up from every switch, colouring the path. */
-static int find_cycle(const struct dtplan_topology *t)
+static int parent_of(const void *ctx, int i)
 {
-	unsigned char *state = calloc(t->n_switches, 1); /* 0 new, 1 on path, 2 done */
-	int found = -2;
-
-	if (state == NULL)
-		return -2;
-	found = -1;
-	for (size_t i = 0; i < t->n_switches && found < 0; i++) {
-		int s = (int)i;
-
-		while (s >= 0 && state[s] == 0) {
-			state[s] = 1;
-			s = t->switches[s].parent;
-		}
-		if (s >= 0 && state[s] == 1)
-			found = s;
-		for (int k = (int)i; k >= 0 && state[k] == 1; k = t->switches[k].parent)
-			state[k] = 2;
-	}
-	free(state);
-	return found;
+	return ((const struct dtplan_topology *)ctx)->switches[i].parent;
 }
 
 static void compute_levels(struct dtplan_topology *t)
@@ -348,7 +328,7 @@ enum dtplan_err dtplan__topology_link(const struct dtplan__topo_entry *raw, size
 		free(names);
 		names = NULL;
 	}
-	cyc = find_cycle(t);
+	cyc = dtplan__tree_cycle(t->n_switches, parent_of, t);
 	if (cyc == -2) {
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
 		goto out;
