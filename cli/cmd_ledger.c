@@ -83,7 +83,7 @@ int cmd_ledger(int argc, char **argv)
 	struct dtplan_model model;
 	struct dtplan_ledger l;
 	const char *spec = NULL;
-	int gpus = 0, rc, kv;
+	int gpus = 0, rc;
 	bool json = false;
 	const struct cli_opt opts[] = {
 		CLI_OPT_MODEL(&spec),
@@ -109,12 +109,15 @@ int cmd_ledger(int argc, char **argv)
 	}
 	if (dtplan_ledger_layout(gpus, in.tp, in.pp, &in.dp, &err) != DTPLAN_OK)
 		return cli_usage_error(CMD, "%s", err.text);
-	kv = model.kv_heads > 0 ? model.kv_heads : model.heads;
-	if (model.heads % in.tp != 0 || kv % in.tp != 0)
-		return cli_usage_error(CMD,
-				       "--tp %d does not divide the %d attention heads and %d "
-				       "key/value heads of %s",
-				       in.tp, model.heads, kv, model.name);
+	/* the training rules' model clauses; they name the degree, here an
+	 * option */
+	if (dtplan_split_check_model(&model, &in.split, &err) != DTPLAN_OK) {
+		char degree[16];
+
+		snprintf(degree, sizeof(degree), "%.15s", err.source);
+		snprintf(err.source, sizeof(err.source), "--%s", degree);
+		return cli_report(CMD, &err, true);
+	}
 	in.model = &model;
 	in.num_microbatches = in.pp;
 	in.sequence_parallel = in.tp > 1;

@@ -154,6 +154,18 @@ struct dtplan_split {
 		};                                                                                 \
 	}
 
+/*
+ * Whether model m can take split s, whatever the GPUs and the framework:
+ * TP divides its heads and key/value heads, PP is at most its layers, EP
+ * divides its experts, interleaving cuts its layers into whole chunks
+ * (degrees of 0: not known, not checked).  The training rules'
+ * (lib/model/rules.c) model clauses, for callers outside the planner (dtplan
+ * ledger).  DTPLAN_ERR_INVAL with err naming the degree ("tp", ...) in its
+ * source.
+ */
+enum dtplan_err dtplan_split_check_model(const struct dtplan_model *m, const struct dtplan_split *s,
+					 struct dtplan_error *err);
+
 /* ------------------------------------------------------------------------
  * GPU catalog (lib/model/gpu.c)
  * ---------------------------------------------------------------------- */

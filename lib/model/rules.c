@@ -302,3 +302,15 @@ enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
 		return DTPLAN_OK;
 	return dtplan__error(err, code, source, 0, "%s: %s", where, why.text);
 }
+
+enum dtplan_err dtplan_split_check_model(const struct dtplan_model *m, const struct dtplan_split *s,
+					 struct dtplan_error *err)
+{
+	struct dtplan__split x;
+
+	if (m == NULL || s == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no model or split to check");
+	dtplan__split_init(&x, m);
+	x.split = *s;
+	return dtplan__split_check(&x, DTPLAN__RULES_MODEL, err);
+}

@@ -54,7 +54,7 @@ run 2 ledger --model 7B --gpus 8 --tp 3; stderr_has "8 GPUs are not a multiple o
 run 2 ledger --model 7B --gpus 8 --tp 65536 --pp 65536
 stderr_has "TP 65536 x PP 65536 = 4294967296 GPUs is more than the 8 GPUs of the job"
 run 2 ledger --model 7B --gpus 16 --tp 16 --pp 2; stderr_has "TP 16 x PP 2 = 32 GPUs is more than the 16"
-run 2 ledger --model llama2-70b --gpus 48 --tp 3; stderr_has "--tp 3 does not divide the 64 attention heads"
+run 2 ledger --model llama2-70b --gpus 48 --tp 3; stderr_has "--tp: TP 3 does not divide the 64 attention heads"
 run 2 ledger --model llama2-70b --gpus 16 --tp 16; stderr_has "8 key/value heads"
 run 2 ledger --model nosuchmodel --gpus 8; stderr_has "unknown model 'nosuchmodel'"
 run 2 ledger --model 7Q --gpus 8; stderr_has "--model"
