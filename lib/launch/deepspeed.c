@@ -1,0 +1,84 @@
+/*
+ * deepspeed.c: the plan as a DeepSpeed configuration fragment, or why
+ * DeepSpeed cannot run it.
+ *
+ *   DeepSpeed: train_batch_size = train_micro_batch_size_per_gpu x
+ *   gradient_accumulation_steps x data-parallel size, zero_optimization.stage,
+ *   bf16.enabled.  Its PipeModelDataParallelTopology orders ranks pipe, data,
+ *   model (model fastest): our tp-dp-pp (doc/launchers.md has tp-pp-dp).
+ */
+#include "config.h"
+
+#include "dtplan.h"
+#include "base/base.h"
+#include "cost/cost.h"
+#include "launch/launch_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c;
+
+	if (p == NULL)
+		return NULL;
+	c = &p->best;
+	/* DeepSpeed's engine: "MoE not supported with Stage 3"; its pipeline
+	 * engine takes ZeRO-1 at most (deepspeed/runtime/engine.py, edaa722),
+	 * and its grid is pipe x data x model (deepspeed/runtime/pipe/
+	 * topology.py): no sequence axis, CP ranks would be data-parallel */
+	if (c->zero >= 2 && c->pp > 1)
+		return "DeepSpeed's pipeline engine does not run ZeRO-2/3";
+	if (c->cp > 1 && c->pp > 1)
+		return "DeepSpeed's pipeline engine has no context (sequence) parallelism";
+	if (c->zero == 3 && p->request.model.experts > 0)
+		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
+	return NULL;
+}
+
+enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,
+					       struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	enum dtplan_err rv;
+	struct text t;
+
+	rv = check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	/* Laid out as Jansson's JSON_INDENT(2) would write it; ZeRO-Offload is
+	 * DeepSpeed's zero_optimization.offload_optimizer */
+	fprintf(t.f,
+		"{\n"
+		"  \"train_batch_size\": %ld,\n"
+		"  \"train_micro_batch_size_per_gpu\": %d,\n"
+		"  \"gradient_accumulation_steps\": %d,\n",
+		plan_global_batch(c), c->micro_batch, c->num_microbatches);
+	/* CP alone is Ulysses over the whole world: without an mpu,
+	 * DeepSpeedConfig divides the world by sequence_parallel_size for its
+	 * batch check, and deepspeed.initialize() builds its (data, sequence)
+	 * mesh from the two sizes, sequence fastest as the plan's ranks
+	 * (deepspeed/runtime/config.py, deepspeed/__init__.py, edaa722) */
+	if (c->cp > 1 && c->tp == 1 && c->pp == 1)
+		fprintf(t.f,
+			"  \"sequence_parallel_size\": %d,\n"
+			"  \"data_parallel_size\": %d,\n",
+			c->cp, c->dp);
+	fprintf(t.f,
+		"  \"zero_optimization\": {\n"
+		"    \"stage\": %d%s\n"
+		"  },\n"
+		"  \"bf16\": {\n"
+		"    \"enabled\": true\n"
+		"  }\n"
+		"}\n",
+		c->zero,
+		c->offload ? ",\n    \"offload_optimizer\": {\n"
+			     "      \"device\": \"cpu\"\n    }"
+			   : "");
+	return text_finish(&t, out, err);
+}

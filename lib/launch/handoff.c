@@ -1,0 +1,80 @@
+/*
+ * handoff.c: what every hand-off of lib/launch/ shares: the text it builds,
+ * the plan it checks, its global batch, sequence and checkpoint interval.
+ */
+#include "config.h"
+
+#include "dtplan.h"
+#include "base/base.h"
+#include "cost/cost.h"
+#include "launch/launch_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum dtplan_err text_open(struct text *t, struct dtplan_error *err)
+{
+	t->buf = NULL;
+	t->len = 0;
+	t->f = open_memstream(&t->buf, &t->len);
+	if (t->f == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	return DTPLAN_OK;
+}
+
+enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_error *err)
+{
+	bool failed = ferror(t->f) != 0;
+
+	if (fclose(t->f) != 0)
+		failed = true;
+	t->f = NULL;
+	if (failed) {
+		free(t->buf);
+		t->buf = NULL;
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	}
+	*out = t->buf;
+	return DTPLAN_OK;
+}
+
+/* DTPLAN_ERR_INVAL unless p holds a parallel split. */
+enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struct dtplan_error *err)
+{
+	if (out != NULL)
+		*out = NULL;
+	if (p == NULL || out == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
+	if (p->best.tp < 1 || p->best.pp < 1 || p->best.dp < 1 || p->best.micro_batch < 1 ||
+	    p->best.num_microbatches < 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "the plan has no parallel split (TP %d, PP %d, DP %d, "
+				     "micro-batch %d x %d)",
+				     p->best.tp, p->best.pp, p->best.dp, p->best.micro_batch,
+				     p->best.num_microbatches);
+	return DTPLAN_OK;
+}
+
+/* The sequence length the plan trains (the request's, resolved as the search does). */
+int plan_seq(const struct dtplan_plan *p)
+{
+	return dtplan_request_seq(&p->request, NULL);
+}
+
+/* The trained global batch: dp x micro-batch x micro-batches. */
+long plan_global_batch(const struct dtplan_candidate *c)
+{
+	if (c->global_batch > 0)
+		return c->global_batch;
+	return (long)c->dp * c->micro_batch * c->num_microbatches;
+}
+
+/* The checkpoint interval in whole steps, 0 when unknown. */
+long ckpt_steps(const struct dtplan_plan *p)
+{
+	double s = p->ckpt.interval_steps;
+
+	return isfinite(s) && s >= 1.0 && s < 1e15 ? (long)floor(s) : 0;
+}
