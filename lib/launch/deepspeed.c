@@ -44,10 +44,10 @@ enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char
 {
 	const struct dtplan_candidate *c;
 	enum dtplan_err rv;
-	struct text t;
+	struct dtplan__text t;
 
-	rv = check_plan(p, out, err);
-	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+	rv = dtplan__check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	c = &p->best;
 	/* Laid out as Jansson's JSON_INDENT(2) would write it; ZeRO-Offload is
@@ -57,7 +57,7 @@ enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char
 		"  \"train_batch_size\": %ld,\n"
 		"  \"train_micro_batch_size_per_gpu\": %d,\n"
 		"  \"gradient_accumulation_steps\": %d,\n",
-		plan_global_batch(c), c->micro_batch, c->num_microbatches);
+		dtplan__plan_global_batch(c), c->micro_batch, c->num_microbatches);
 	/* CP alone is Ulysses over the whole world: without an mpu,
 	 * DeepSpeedConfig divides the world by sequence_parallel_size for its
 	 * batch check, and deepspeed.initialize() builds its (data, sequence)
@@ -80,5 +80,5 @@ enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char
 		c->offload ? ",\n    \"offload_optimizer\": {\n"
 			     "      \"device\": \"cpu\"\n    }"
 			   : "");
-	return text_finish(&t, out, err);
+	return dtplan__text_finish(&t, out, err);
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum dtplan_err text_open(struct text *t, struct dtplan_error *err)
+enum dtplan_err dtplan__text_open(struct dtplan__text *t, struct dtplan_error *err)
 {
 	t->buf = NULL;
 	t->len = 0;
@@ -24,7 +24,7 @@ enum dtplan_err text_open(struct text *t, struct dtplan_error *err)
 	return DTPLAN_OK;
 }
 
-enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_error *err)
+enum dtplan_err dtplan__text_finish(struct dtplan__text *t, char **out, struct dtplan_error *err)
 {
 	bool failed = ferror(t->f) != 0;
 
@@ -41,7 +41,8 @@ enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_error *err
 }
 
 /* DTPLAN_ERR_INVAL unless p holds a parallel split. */
-enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struct dtplan_error *err)
+enum dtplan_err dtplan__check_plan(const struct dtplan_plan *p, char **out,
+				   struct dtplan_error *err)
 {
 	if (out != NULL)
 		*out = NULL;
@@ -58,13 +59,13 @@ enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struct dtpla
 }
 
 /* The sequence length the plan trains (the request's, resolved as the search does). */
-int plan_seq(const struct dtplan_plan *p)
+int dtplan__plan_seq(const struct dtplan_plan *p)
 {
 	return dtplan_request_seq(&p->request, NULL);
 }
 
 /* The trained global batch: dp x micro-batch x micro-batches. */
-long plan_global_batch(const struct dtplan_candidate *c)
+long dtplan__plan_global_batch(const struct dtplan_candidate *c)
 {
 	if (c->global_batch > 0)
 		return c->global_batch;
@@ -72,7 +73,7 @@ long plan_global_batch(const struct dtplan_candidate *c)
 }
 
 /* The checkpoint interval in whole steps, 0 when unknown. */
-long ckpt_steps(const struct dtplan_plan *p)
+long dtplan__ckpt_steps(const struct dtplan_plan *p)
 {
 	double s = p->ckpt.interval_steps;
 

@@ -92,10 +92,10 @@ enum dtplan_err dtplan_launch_hint(const struct dtplan_plan *p, const struct dtp
 				   char **out, struct dtplan_error *err)
 {
 	enum dtplan_err rv;
-	struct text t;
+	struct dtplan__text t;
 
-	rv = check_plan(p, out, err);
-	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+	rv = dtplan__check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	fputs("launch: ", t.f);
 	if (l != NULL && l->hostfile != NULL)
@@ -117,5 +117,5 @@ enum dtplan_err dtplan_launch_hint(const struct dtplan_plan *p, const struct dtp
 	else if (p->n_ranks > 0)
 		fputs("; torchrun: nodes hold unequal runs of ranks, launch one task per GPU", t.f);
 	fputs(" (doc/launchers.md)", t.f);
-	return text_finish(&t, out, err);
+	return dtplan__text_finish(&t, out, err);
 }

@@ -1,6 +1,8 @@
 /*
  * launch/launch_int.h: what the hand-offs of lib/launch/ share.
  *
+ * libdtplan's own, never installed; functions carry the dtplan__ prefix.
+ *
  * One file per framework's words, each using only those after it
  * (tests/check_cycles.sh):
  *
@@ -15,7 +17,7 @@
  *   handoff.c          the text builder, the plan's check, its batch,
  *                      sequence and checkpoint interval
  *
- * libdtplan's own, never installed.  Included by those files only.
+ * Included by those files only.
  */
 #ifndef DTPLAN_LAUNCH_LAUNCH_INT_H
 #define DTPLAN_LAUNCH_LAUNCH_INT_H
@@ -25,29 +27,30 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* An in-memory text; text_finish() hands it over or reports NOMEM. */
-struct text {
+/* An in-memory text; dtplan__text_finish() hands it over or reports NOMEM. */
+struct dtplan__text {
 	FILE *f;
 	char *buf;
 	size_t len;
 };
 
-enum dtplan_err text_open(struct text *t, struct dtplan_error *err);
-enum dtplan_err text_finish(struct text *t, char **out, struct dtplan_error *err);
-enum dtplan_err check_plan(const struct dtplan_plan *p, char **out, struct dtplan_error *err);
-int plan_seq(const struct dtplan_plan *p);
-long plan_global_batch(const struct dtplan_candidate *c);
-long ckpt_steps(const struct dtplan_plan *p);
+enum dtplan_err dtplan__text_open(struct dtplan__text *t, struct dtplan_error *err);
+enum dtplan_err dtplan__text_finish(struct dtplan__text *t, char **out, struct dtplan_error *err);
+enum dtplan_err dtplan__check_plan(const struct dtplan_plan *p, char **out,
+				   struct dtplan_error *err);
+int dtplan__plan_seq(const struct dtplan_plan *p);
+long dtplan__plan_global_batch(const struct dtplan_candidate *c);
+long dtplan__ckpt_steps(const struct dtplan_plan *p);
 
-bool stages_account(const struct dtplan_candidate *c);
-bool stages_layout(const struct dtplan_candidate *c);
-void put_layout(FILE *f, const struct dtplan_candidate *c);
-bool stages_uneven(const struct dtplan_candidate *c);
-bool pp_inner(const struct dtplan_candidate *c);
-void put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, char sep,
-		      const char *after);
-bool blackwell(const struct dtplan_plan *p);
+bool dtplan__stages_account(const struct dtplan_candidate *c);
+bool dtplan__stages_layout(const struct dtplan_candidate *c);
+void dtplan__put_layout(FILE *f, const struct dtplan_candidate *c);
+bool dtplan__stages_uneven(const struct dtplan_candidate *c);
+bool dtplan__pp_inner(const struct dtplan_candidate *c);
+void dtplan__put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, char sep,
+			      const char *after);
+bool dtplan__blackwell(const struct dtplan_plan *p);
 
-int ranks_per_node(const struct dtplan_plan *p, int *nodes);
+int dtplan__ranks_per_node(const struct dtplan_plan *p, int *nodes);
 
 #endif /* DTPLAN_LAUNCH_LAUNCH_INT_H */

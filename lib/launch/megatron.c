@@ -45,7 +45,7 @@
  * divides but not theirs (what the decoder-first/last layer counts cannot
  * say: Megatron wants vp to divide them).
  */
-bool stages_account(const struct dtplan_candidate *c)
+bool dtplan__stages_account(const struct dtplan_candidate *c)
 {
 	const struct dtplan_stage_layers *s = &c->stages;
 
@@ -59,7 +59,7 @@ bool stages_account(const struct dtplan_candidate *c)
  * holding the rest, which vp does not divide into the last stage
  * (Megatron-Bridge's DeepSeek-V3 layouts: E + 4 | 4 x 14 | 1 + MTP + loss).
  */
-bool stages_layout(const struct dtplan_candidate *c)
+bool dtplan__stages_layout(const struct dtplan_candidate *c)
 {
 	const struct dtplan_stage_layers *s = &c->stages;
 	int k = c->vp > 1 ? s->middle / c->vp : 0;
@@ -69,10 +69,10 @@ bool stages_layout(const struct dtplan_candidate *c)
 	       s->last % c->vp != 0;
 }
 
-/* The layout of stages_layout() in Megatron's words: virtual stages of
+/* The layout of dtplan__stages_layout() in Megatron's words: virtual stages of
  * "t" layers split by "|", chunk i on stage i mod pp, "E" (the embedding)
  * before the first and "L" (the loss) after the last. */
-void put_layout(FILE *f, const struct dtplan_candidate *c)
+void dtplan__put_layout(FILE *f, const struct dtplan_candidate *c)
 {
 	int n = c->pp * c->vp, k = c->stages.middle / c->vp;
 	int r = c->stages.last - k * (c->vp - 1);
@@ -86,18 +86,18 @@ void put_layout(FILE *f, const struct dtplan_candidate *c)
 }
 
 /* Uneven stages given as the first and last stage's layer counts. */
-bool stages_uneven(const struct dtplan_candidate *c)
+bool dtplan__stages_uneven(const struct dtplan_candidate *c)
 {
 	const struct dtplan_stage_layers *s = &c->stages;
 
 	if (c->pp < 2 || s->first < 1 || s->last < 1 || (c->pp > 2 && s->middle < 1) ||
-	    stages_account(c) || stages_layout(c))
+	    dtplan__stages_account(c) || dtplan__stages_layout(c))
 		return false;
 	return s->first != s->last || (c->pp > 2 && s->middle != s->first);
 }
 
 /* Ranks laid out tp-pp-dp: Megatron's and NeMo's non-default mapping. */
-bool pp_inner(const struct dtplan_candidate *c)
+bool dtplan__pp_inner(const struct dtplan_candidate *c)
 {
 	return c->rank_order == DTPLAN_ORDER_TP_PP_DP;
 }
@@ -110,8 +110,8 @@ bool pp_inner(const struct dtplan_candidate *c)
  * the model has them (TransformerConfig refuses mla_up_proj without latent
  * attention and moe_act without --moe-grouped-gemm).
  */
-void put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, char sep,
-		      const char *after)
+void dtplan__put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, char sep,
+			      const char *after)
 {
 	const struct dtplan_model *m = &p->request.model;
 
@@ -124,7 +124,7 @@ void put_fine_modules(FILE *f, const struct dtplan_plan *p, const char *before, 
 }
 
 /* A Blackwell GPU (its catalog name): Transformer Engine's MXFP8 recipe. */
-bool blackwell(const struct dtplan_plan *p)
+bool dtplan__blackwell(const struct dtplan_plan *p)
 {
 	const char *g = p->request.gpu.name;
 
@@ -176,23 +176,23 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 					    struct dtplan_error *err)
 {
 	const struct dtplan_candidate *c;
-	struct text t;
+	struct dtplan__text t;
 	enum dtplan_err rv;
 
-	rv = check_plan(p, out, err);
-	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+	rv = dtplan__check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	c = &p->best;
 	fprintf(t.f,
 		"--tensor-model-parallel-size %d --pipeline-model-parallel-size %d "
 		"--micro-batch-size %d --global-batch-size %ld --seq-length %d --bf16",
-		c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p));
+		c->tp, c->pp, c->micro_batch, dtplan__plan_global_batch(c), dtplan__plan_seq(p));
 	/* the matrix multiplies in fp8 through Transformer Engine: e4m3
 	 * forward and e5m2 gradients with per-tensor current scaling, MXFP8
 	 * blocks on Blackwell (TransformerConfig.fp8, .fp8_recipe) */
 	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fputs(blackwell(p) ? " --fp8-format e4m3 --fp8-recipe mxfp8"
-				   : " --fp8-format hybrid --fp8-recipe tensorwise",
+		fputs(dtplan__blackwell(p) ? " --fp8-format e4m3 --fp8-recipe mxfp8"
+					   : " --fp8-format hybrid --fp8-recipe tensorwise",
 		      t.f);
 	/* The ledger divides activations by TP with sequence parallelism
 	 * (which Megatron-LM also requires of EP with TP). */
@@ -206,36 +206,38 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" --recompute-granularity selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		put_fine_modules(t.f, p, " --recompute-granularity selective --recompute-modules ",
-				 ' ', "");
+		dtplan__put_fine_modules(t.f, p,
+					 " --recompute-granularity selective --recompute-modules ",
+					 ' ', "");
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" --recompute-granularity full --recompute-method uniform "
 		      "--recompute-num-layers 1",
 		      t.f);
-	if (stages_uneven(c))
+	if (dtplan__stages_uneven(c))
 		fprintf(t.f,
 			" --decoder-first-pipeline-num-layers %d "
 			"--decoder-last-pipeline-num-layers %d",
 			c->stages.first, c->stages.last);
-	if (stages_account(c))
+	if (dtplan__stages_account(c))
 		fputs(" --account-for-embedding-in-pipeline-split "
 		      "--account-for-loss-in-pipeline-split",
 		      t.f);
 	/* the layout names the chunks itself: no chunk count beside it */
-	if (stages_layout(c)) {
+	if (dtplan__stages_layout(c)) {
 		fputs(" --pipeline-model-parallel-layout ", t.f);
-		put_layout(t.f, c);
+		dtplan__put_layout(t.f, c);
 	}
 	/* interleaved 1F1B: chunks of a stage's layers (even stages), or the
 	 * chunk count where the first and last stage differ */
-	if (c->vp > 1 && !stages_layout(c) && !stages_uneven(c) && !stages_account(c))
+	if (c->vp > 1 && !dtplan__stages_layout(c) && !dtplan__stages_uneven(c) &&
+	    !dtplan__stages_account(c))
 		fprintf(t.f, " --num-layers-per-virtual-pipeline-stage %d",
 			c->stages.first / c->vp);
-	else if (c->vp > 1 && !stages_layout(c))
+	else if (c->vp > 1 && !dtplan__stages_layout(c))
 		fprintf(t.f, " --num-virtual-stages-per-pipeline-rank %d", c->vp);
-	if (pp_inner(c))
+	if (dtplan__pp_inner(c))
 		fputs(" --use-tp-pp-dp-mapping", t.f);
-	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " --save-interval %ld", ckpt_steps(p));
-	return text_finish(&t, out, err);
+	if (dtplan__ckpt_steps(p) > 0)
+		fprintf(t.f, " --save-interval %ld", dtplan__ckpt_steps(p));
+	return dtplan__text_finish(&t, out, err);
 }

@@ -54,10 +54,10 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	const struct dtplan_candidate *c;
 	const char *m;
 	bool fsdp, deepspeed, bf16_moments;
-	struct text t;
+	struct dtplan__text t;
 	enum dtplan_err rv;
 
-	rv = check_plan(p, out, err);
+	rv = dtplan__check_plan(p, out, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	c = &p->best;
@@ -66,12 +66,12 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
 	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
 	 * with Megatron FSDP" */
-	if (fsdp && pp_inner(c))
+	if (fsdp && dtplan__pp_inner(c))
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
 				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
 				     "with rank order tp-pp-dp");
 	m = bridge_model_key(p);
-	if ((rv = text_open(&t, err)) != DTPLAN_OK)
+	if ((rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	fprintf(t.f,
 		"%stensor_model_parallel_size=%d %spipeline_model_parallel_size=%d "
@@ -79,7 +79,8 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		"%ssequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
 		"train.global_batch_size=%ld",
 		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
-		c->tp > 1 ? "true" : "false", plan_seq(p), c->micro_batch, plan_global_batch(c));
+		c->tp > 1 ? "true" : "false", dtplan__plan_seq(p), c->micro_batch,
+		dtplan__plan_global_batch(c));
 	/* runtime_config_update() has the mixed_precision config overwrite
 	 * the model's fp8 fields and the DDP's gradient dtype
 	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py), so fp8
@@ -89,8 +90,8 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	 * where a mixed_precision.fp8 key is no key in struct mode) or a
 	 * MixedPrecisionConfig (the DeepSeek-V3 recipe's) */
 	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		fputs(blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
-				   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
+		fputs(dtplan__blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
+					   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
 		      t.f);
 	/* and bf16 is "bf16_mixed" where the plan reduces gradients in fp32:
 	 * setup() also overwrites ddp.grad_reduce_in_fp32, which the DeepSeek-V3
@@ -109,7 +110,7 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
 	else
 		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=null", m);
-	if (stages_uneven(c))
+	if (dtplan__stages_uneven(c))
 		fprintf(t.f,
 			" %snum_layers_in_first_pipeline_stage=%d "
 			"%snum_layers_in_last_pipeline_stage=%d",
@@ -122,10 +123,11 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	fprintf(t.f,
 		" %saccount_for_embedding_in_pipeline_split=%s "
 		"%saccount_for_loss_in_pipeline_split=%s",
-		m, stages_account(c) ? "true" : "false", m, stages_account(c) ? "true" : "false");
+		m, dtplan__stages_account(c) ? "true" : "false", m,
+		dtplan__stages_account(c) ? "true" : "false");
 	fprintf(t.f, " %spipeline_model_parallel_layout=", m);
-	if (stages_layout(c))
-		put_layout(t.f, c);
+	if (dtplan__stages_layout(c))
+		dtplan__put_layout(t.f, c);
 	else
 		fputs("null", t.f);
 	/* nor multi-token prediction, which dtplan's models do not have: the
@@ -153,7 +155,7 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 			" %srecompute_granularity=selective %srecompute_method=null "
 			"%srecompute_num_layers=null %srecompute_modules=",
 			m, m, m, m);
-		put_fine_modules(t.f, p, "[", ',', "]");
+		dtplan__put_fine_modules(t.f, p, "[", ',', "]");
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FULL) {
 		fprintf(t.f,
 			" %srecompute_granularity=full %srecompute_method=uniform "
@@ -189,9 +191,9 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		bf16_moments ? "bf16" : "fp32");
 	if (c->offload)
 		fputs(" optimizer.optimizer_cpu_offload=true", t.f);
-	if (pp_inner(c))
+	if (dtplan__pp_inner(c))
 		fputs(" dist.use_tp_pp_dp_mapping=true", t.f);
-	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " checkpoint.save_interval=%ld", ckpt_steps(p));
-	return text_finish(&t, out, err);
+	if (dtplan__ckpt_steps(p) > 0)
+		fprintf(t.f, " checkpoint.save_interval=%ld", dtplan__ckpt_steps(p));
+	return dtplan__text_finish(&t, out, err);
 }

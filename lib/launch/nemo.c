@@ -42,28 +42,28 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 {
 	const struct dtplan_candidate *c;
 	enum dtplan_err rv;
-	struct text t;
+	struct dtplan__text t;
 	int nodes, per;
 
-	rv = check_plan(p, out, err);
-	if (rv != DTPLAN_OK || (rv = text_open(&t, err)) != DTPLAN_OK)
+	rv = dtplan__check_plan(p, out, err);
+	if (rv != DTPLAN_OK || (rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
 	c = &p->best;
-	per = ranks_per_node(p, &nodes);
+	per = dtplan__ranks_per_node(p, &nodes);
 	fprintf(t.f,
 		"trainer.num_nodes=%d trainer.devices=%d model.tensor_model_parallel_size=%d "
 		"model.pipeline_model_parallel_size=%d model.micro_batch_size=%d "
 		"model.global_batch_size=%ld model.encoder_seq_length=%d "
 		"model.sequence_parallel=%s",
-		nodes, per, c->tp, c->pp, c->micro_batch, plan_global_batch(c), plan_seq(p),
-		c->tp > 1 ? "true" : "false");
+		nodes, per, c->tp, c->pp, c->micro_batch, dtplan__plan_global_batch(c),
+		dtplan__plan_seq(p), c->tp > 1 ? "true" : "false");
 	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE)
 		fputs(" model.activations_checkpoint_granularity=selective", t.f);
 	else if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		put_fine_modules(t.f, p,
-				 " model.activations_checkpoint_granularity=selective "
-				 "++model.recompute_modules=[",
-				 ',', "]");
+		dtplan__put_fine_modules(t.f, p,
+					 " model.activations_checkpoint_granularity=selective "
+					 "++model.recompute_modules=[",
+					 ',', "]");
 	else if (c->recompute == DTPLAN_RECOMPUTE_FULL)
 		fputs(" model.activations_checkpoint_granularity=full "
 		      "model.activations_checkpoint_method=uniform "
@@ -73,18 +73,18 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 		fputs(" model.optim.name=distributed_fused_adam", t.f);
 	else if (c->zero == 3)
 		fputs(" ++model.fsdp=true", t.f);
-	if (stages_uneven(c))
+	if (dtplan__stages_uneven(c))
 		fprintf(t.f,
 			" ++model.num_layers_in_first_pipeline_stage=%d "
 			"++model.num_layers_in_last_pipeline_stage=%d",
 			c->stages.first, c->stages.last);
-	if (stages_account(c))
+	if (dtplan__stages_account(c))
 		fputs(" ++model.account_for_embedding_in_pipeline_split=true "
 		      "++model.account_for_loss_in_pipeline_split=true",
 		      t.f);
-	if (stages_layout(c)) {
+	if (dtplan__stages_layout(c)) {
 		fputs(" ++model.pipeline_model_parallel_layout=", t.f);
-		put_layout(t.f, c);
+		dtplan__put_layout(t.f, c);
 	}
 	if (c->vp > 1)
 		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
@@ -92,12 +92,12 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 		fprintf(t.f, " model.expert_model_parallel_size=%d", c->ep);
 	if (c->cp > 1)
 		fprintf(t.f, " ++model.context_parallel_size=%d", c->cp);
-	if (pp_inner(c))
+	if (dtplan__pp_inner(c))
 		fputs(" ++model.use_tp_pp_dp_mapping=true", t.f);
-	if (ckpt_steps(p) > 0)
+	if (dtplan__ckpt_steps(p) > 0)
 		fprintf(t.f,
 			" ++exp_manager.checkpoint_callback_params.every_n_train_steps=%ld "
 			"++exp_manager.checkpoint_callback_params.every_n_epochs=0",
-			ckpt_steps(p));
-	return text_finish(&t, out, err);
+			dtplan__ckpt_steps(p));
+	return dtplan__text_finish(&t, out, err);
 }

@@ -26,7 +26,7 @@ int dtplan_master_port(uint32_t job_id)
 }
 
 /* Ranks per node: torchrun's count when the plan has one, else the request's. */
-int ranks_per_node(const struct dtplan_plan *p, int *nodes)
+int dtplan__ranks_per_node(const struct dtplan_plan *p, int *nodes)
 {
 	int nn = 0, per = 0;
 
@@ -44,7 +44,7 @@ enum dtplan_err dtplan_launch_hostfile(const struct dtplan_plan *p, char **out,
 				       struct dtplan_error *err)
 {
 	enum dtplan_err rv;
-	struct text t;
+	struct dtplan__text t;
 
 	if (out != NULL)
 		*out = NULL;
@@ -57,12 +57,12 @@ enum dtplan_err dtplan_launch_hostfile(const struct dtplan_plan *p, char **out,
 			return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 					     "rank %zu is on node %d of a plan of %zu nodes", r,
 					     p->ranks[r].node, p->n_nodes);
-	rv = text_open(&t, err);
+	rv = dtplan__text_open(&t, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	for (size_t r = 0; r < p->n_ranks; r++)
 		fprintf(t.f, "%s\n", p->node_names[p->ranks[r].node]);
-	return text_finish(&t, out, err);
+	return dtplan__text_finish(&t, out, err);
 }
 
 bool dtplan_launch_torchrun(const struct dtplan_plan *p, int *nnodes, int *nproc_per_node)

@@ -110,12 +110,12 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 {
 	const struct dtplan_candidate *c;
 	const char *why;
-	struct text t;
+	struct dtplan__text t;
 	enum dtplan_err rv;
 	long seq;
 	int chunk = 0, a = 0, b = 0;
 
-	rv = check_plan(p, out, err);
+	rv = dtplan__check_plan(p, out, err);
 	if (rv != DTPLAN_OK)
 		return rv;
 	c = &p->best;
@@ -123,9 +123,9 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 	if (why != NULL)
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
 				     "torchtitan cannot run this plan as it is: %s", why);
-	if ((rv = text_open(&t, err)) != DTPLAN_OK)
+	if ((rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;
-	seq = plan_seq(p);
+	seq = dtplan__plan_seq(p);
 	/* DDP (dp_replicate) for ZeRO-0, FSDP2 (dp_shard) for ZeRO-2/3 */
 	fprintf(t.f,
 		"--parallelism.data_parallel_replicate_degree %d "
@@ -155,7 +155,7 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 	fprintf(t.f,
 		" --training.num_tokens_per_microbatch_per_dp_rank %ld "
 		"--training.num_tokens_per_train_step %ld --training.max_context_length %ld",
-		(long)c->micro_batch * seq, plan_global_batch(c) * seq, seq);
+		(long)c->micro_batch * seq, dtplan__plan_global_batch(c) * seq, seq);
 	/* Trainer.Config refuses CUDA graphs with PP, and with EP unless the
 	 * model's token dispatcher never waits on the host (trainer.py); the
 	 * plan counts no CUDA graphs */
@@ -163,8 +163,9 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 		fputs(" --training.disable_cuda_graphs", t.f);
 	/* checkpoints are off by default (BaseCheckpointManager.Config.enable,
 	 * components/checkpointer/base.py): the interval alone saves nothing */
-	if (ckpt_steps(p) > 0)
-		fprintf(t.f, " --checkpoint.enable --checkpoint.interval %ld", ckpt_steps(p));
+	if (dtplan__ckpt_steps(p) > 0)
+		fprintf(t.f, " --checkpoint.enable --checkpoint.interval %ld",
+			dtplan__ckpt_steps(p));
 	/* the activation-checkpoint policy is a subcommand, last
 	 * (ActivationCheckpointingConfig, torchtitan/distributed/
 	 * activation_checkpoint.py, b5bcd76): selective is its per-op
@@ -173,5 +174,5 @@ enum dtplan_err dtplan_launch_torchtitan_args(const struct dtplan_plan *p, char 
 	      : c->recompute == DTPLAN_RECOMPUTE_SELECTIVE ? " activation-checkpoint:selective"
 							   : " activation-checkpoint:none",
 	      t.f);
-	return text_finish(&t, out, err);
+	return dtplan__text_finish(&t, out, err);
 }
