@@ -48,32 +48,12 @@ static const char *bridge_model_key(const struct dtplan_plan *p)
 	return llama ? "model.transformer." : "model.";
 }
 
-enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
-							struct dtplan_error *err)
+/* The parallel sizes, the sequence and the batches. */
+static void put_bridge_sizes(FILE *f, const struct dtplan_plan *p, const char *m)
 {
-	const struct dtplan_candidate *c;
-	const char *m;
-	bool fsdp, deepspeed, bf16_moments;
-	struct dtplan__text t;
-	enum dtplan_err rv;
+	const struct dtplan_candidate *c = &p->best;
 
-	rv = dtplan__check_plan(p, out, err);
-	if (rv != DTPLAN_OK)
-		return rv;
-	c = &p->best;
-	fsdp = c->zero >= 2;
-	deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
-	bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
-	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
-	 * with Megatron FSDP" */
-	if (fsdp && dtplan__pp_inner(c))
-		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
-				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
-				     "with rank order tp-pp-dp");
-	m = bridge_model_key(p);
-	if ((rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
-		return rv;
-	fprintf(t.f,
+	fprintf(f,
 		"%stensor_model_parallel_size=%d %spipeline_model_parallel_size=%d "
 		"%scontext_parallel_size=%d %sexpert_model_parallel_size=%d "
 		"%ssequence_parallel=%s dataset.seq_length=%d train.micro_batch_size=%d "
@@ -81,6 +61,13 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
 		c->tp > 1 ? "true" : "false", dtplan__plan_seq(p), c->micro_batch,
 		dtplan__plan_global_batch(c));
+}
+
+/* The mixed-precision recipe. */
+static void put_bridge_precision(FILE *f, const struct dtplan_plan *p)
+{
+	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+
 	/* runtime_config_update() has the mixed_precision config overwrite
 	 * the model's fp8 fields and the DDP's gradient dtype
 	 * (MixedPrecisionConfig.setup(), training/mixed_precision.py), so fp8
@@ -92,14 +79,19 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	if (p->request.precision == DTPLAN_PRECISION_FP8)
 		fputs(dtplan__blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
 					   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
-		      t.f);
+		      f);
 	/* and bf16 is "bf16_mixed" where the plan reduces gradients in fp32:
 	 * setup() also overwrites ddp.grad_reduce_in_fp32, which the DeepSeek-V3
 	 * recipe's MixedPrecisionConfig has false.  No named bf16 recipe
 	 * reduces in bf16 (bf16_mixed and those built on it: true), so a
 	 * DeepSpeed plan keeps the recipe's */
 	else if (!deepspeed)
-		fputs(" mixed_precision=bf16_mixed", t.f);
+		fputs(" mixed_precision=bf16_mixed", f);
+}
+
+/* The interleaving, the stage split and multi-token prediction. */
+static void put_bridge_stages(FILE *f, const struct dtplan_candidate *c, const char *m)
+{
 	/* A recipe sets its own interleaving, stage split and recomputation
 	 * (the Llama 3 70B and 405B recipes: VP 5 and 8, the embedding and
 	 * loss counted in the split): each is stated, null where the plan has
@@ -107,29 +99,29 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	 * plan's ("cannot be set at the same time", "must be divisible by
 	 * virtual pipeline parallel degree") */
 	if (c->vp > 1)
-		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
+		fprintf(f, " %svirtual_pipeline_model_parallel_size=%d", m, c->vp);
 	else
-		fprintf(t.f, " %svirtual_pipeline_model_parallel_size=null", m);
+		fprintf(f, " %svirtual_pipeline_model_parallel_size=null", m);
 	if (dtplan__stages_uneven(c))
-		fprintf(t.f,
+		fprintf(f,
 			" %snum_layers_in_first_pipeline_stage=%d "
 			"%snum_layers_in_last_pipeline_stage=%d",
 			m, c->stages.first, m, c->stages.last);
 	else
-		fprintf(t.f,
+		fprintf(f,
 			" %snum_layers_in_first_pipeline_stage=null "
 			"%snum_layers_in_last_pipeline_stage=null",
 			m, m);
-	fprintf(t.f,
+	fprintf(f,
 		" %saccount_for_embedding_in_pipeline_split=%s "
 		"%saccount_for_loss_in_pipeline_split=%s",
 		m, dtplan__stages_account(c) ? "true" : "false", m,
 		dtplan__stages_account(c) ? "true" : "false");
-	fprintf(t.f, " %spipeline_model_parallel_layout=", m);
+	fprintf(f, " %spipeline_model_parallel_layout=", m);
 	if (dtplan__stages_layout(c))
-		dtplan__put_layout(t.f, c);
+		dtplan__put_layout(f, c);
 	else
-		fputs("null", t.f);
+		fputs("null", f);
 	/* nor multi-token prediction, which dtplan's models do not have: the
 	 * DeepSeek-V3 recipe's provider takes one MTP layer from config.json's
 	 * num_nextn_predict_layers (models/deepseek/deepseek_v3_bridge.py), and
@@ -137,40 +129,58 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	 * match mtp_num_layers", PipelineParallelLayerLayout.
 	 * validate_layer_layout(), megatron/core/transformer/
 	 * pipeline_parallel_layer_layout.py, d98e8a6) */
-	fprintf(t.f, " %smtp_num_layers=null", m);
+	fprintf(f, " %smtp_num_layers=null", m);
+}
+
+/* The recomputation. */
+static void put_bridge_recompute(FILE *f, const struct dtplan_plan *p, const char *m)
+{
+	const struct dtplan_candidate *c = &p->best;
+
 	/* selective recomputation takes no method nor layer count, which the
 	 * recipes of full recomputation set (Qwen3-30B-A3B's: uniform, 1):
 	 * "When using recompute_granularity: selective recompute_num_layers
 	 * must be None" (TransformerConfig.__post_init__(), megatron/core/
 	 * transformer/transformer_config.py, d98e8a6) */
 	if (c->recompute == DTPLAN_RECOMPUTE_NONE) {
-		fprintf(t.f, " %srecompute_granularity=null", m);
+		fprintf(f, " %srecompute_granularity=null", m);
 	} else if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE) {
-		fprintf(t.f,
+		fprintf(f,
 			" %srecompute_granularity=selective %srecompute_method=null "
 			"%srecompute_num_layers=null",
 			m, m, m);
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FINE) {
-		fprintf(t.f,
+		fprintf(f,
 			" %srecompute_granularity=selective %srecompute_method=null "
 			"%srecompute_num_layers=null %srecompute_modules=",
 			m, m, m, m);
-		dtplan__put_fine_modules(t.f, p, "[", ',', "]");
+		dtplan__put_fine_modules(f, p, "[", ',', "]");
 	} else if (c->recompute == DTPLAN_RECOMPUTE_FULL) {
-		fprintf(t.f,
+		fprintf(f,
 			" %srecompute_granularity=full %srecompute_method=uniform "
 			"%srecompute_num_layers=1",
 			m, m, m);
 	}
+}
+
+/* The gradients, the distributed optimizer or Megatron-FSDP, the
+ * optimizer's precision and its CPU offload. */
+static void put_bridge_optimizer(FILE *f, const struct dtplan_plan *p)
+{
+	const struct dtplan_candidate *c = &p->best;
+	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bool bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
+	bool fsdp = c->zero >= 2;
+
 	/* the gradients as the plan counts them: fp32 main gradients
 	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
-	fprintf(t.f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
+	fprintf(f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
 	if (c->zero >= 1)
 		fputs(" ddp.use_distributed_optimizer=true "
 		      "optimizer.use_distributed_optimizer=true",
-		      t.f);
+		      f);
 	if (fsdp)
-		fprintf(t.f,
+		fprintf(f,
 			" ddp.use_megatron_fsdp=true ddp.data_parallel_sharding_strategy=%s "
 			"checkpoint.ckpt_format=fsdp_dtensor",
 			c->zero == 2 ? "optim_grads" : "optim_grads_params");
@@ -184,13 +194,41 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	 * fp32 only with the precision-aware optimizer (megatron/core/
 	 * optimizer/optimizer_config.py, d98e8a6), which bf16 moments and the
 	 * CPU optimizer use, as Megatron-LM's arguments say */
-	fprintf(t.f,
+	fprintf(f,
 		" optimizer.use_precision_aware_optimizer=%s optimizer.main_grads_dtype=fp32 "
 		"optimizer.exp_avg_dtype=%s optimizer.exp_avg_sq_dtype=%s",
 		bf16_moments || c->offload ? "true" : "false", bf16_moments ? "bf16" : "fp32",
 		bf16_moments ? "bf16" : "fp32");
 	if (c->offload)
-		fputs(" optimizer.optimizer_cpu_offload=true", t.f);
+		fputs(" optimizer.optimizer_cpu_offload=true", f);
+}
+
+enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan *p, char **out,
+							struct dtplan_error *err)
+{
+	const struct dtplan_candidate *c;
+	const char *m;
+	struct dtplan__text t;
+	enum dtplan_err rv;
+
+	rv = dtplan__check_plan(p, out, err);
+	if (rv != DTPLAN_OK)
+		return rv;
+	c = &p->best;
+	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
+	 * with Megatron FSDP" */
+	if (c->zero >= 2 && dtplan__pp_inner(c))
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
+				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
+				     "with rank order tp-pp-dp");
+	m = bridge_model_key(p);
+	if ((rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
+		return rv;
+	put_bridge_sizes(t.f, p, m);
+	put_bridge_precision(t.f, p);
+	put_bridge_stages(t.f, c, m);
+	put_bridge_recompute(t.f, p, m);
+	put_bridge_optimizer(t.f, p);
 	if (dtplan__pp_inner(c))
 		fputs(" dist.use_tp_pp_dp_mapping=true", t.f);
 	if (dtplan__ckpt_steps(p) > 0)
