@@ -19,24 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What DeepSpeed's engines refuse is a clause of the rules
+ * (dtplan__split_runs(), lib/model/rules.c): its pipeline engine with
+ * ZeRO-2/3 or CP, its MoE layers with ZeRO-3. */
 const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p)
 {
-	const struct dtplan_candidate *c;
-
 	if (p == NULL)
 		return NULL;
-	c = &p->best;
-	/* DeepSpeed's engine: "MoE not supported with Stage 3"; its pipeline
-	 * engine takes ZeRO-1 at most (deepspeed/runtime/engine.py, edaa722),
-	 * and its grid is pipe x data x model (deepspeed/runtime/pipe/
-	 * topology.py): no sequence axis, CP ranks would be data-parallel */
-	if (c->zero >= 2 && c->pp > 1)
-		return "DeepSpeed's pipeline engine does not run ZeRO-2/3";
-	if (c->cp > 1 && c->pp > 1)
-		return "DeepSpeed's pipeline engine has no context (sequence) parallelism";
-	if (c->zero == 3 && p->request.model.experts > 0)
-		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
-	return NULL;
+	return dtplan__plan_runs(p, DTPLAN_FRAMEWORK_DEEPSPEED);
 }
 
 enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,

@@ -1,12 +1,14 @@
 /*
  * handoff.c: what every hand-off of lib/launch/ shares: the text it builds,
- * the plan it checks, its global batch, sequence and checkpoint interval.
+ * the plan it checks, its global batch, sequence and checkpoint interval,
+ * its split for the rules, and whether a launcher runs it.
  */
 #include "config.h"
 
 #include "dtplan.h"
 #include "base/base.h"
 #include "cost/cost.h"
+#include "model/model.h"
 #include "launch/launch_int.h"
 
 #include <math.h>
@@ -78,4 +80,41 @@ long dtplan__ckpt_steps(const struct dtplan_plan *p)
 	double s = p->ckpt.interval_steps;
 
 	return isfinite(s) && s >= 1.0 && s < 1e15 ? (long)floor(s) : 0;
+}
+
+void dtplan__plan_split(const struct dtplan_plan *p, struct dtplan__split *s)
+{
+	const struct dtplan_candidate *c = &p->best;
+
+	dtplan__split_init(s, &p->request.model);
+	s->framework = p->request.framework;
+	s->attention = p->request.attention;
+	s->schedule = c->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
+	s->moments = p->request.moments;
+	s->seq = dtplan__plan_seq(p);
+	s->tp = c->tp;
+	s->pp = c->pp;
+	s->dp = c->dp;
+	s->cp = c->cp;
+	s->ep = c->ep;
+	s->vp = c->vp;
+	s->zero = c->zero;
+	s->offload = c->offload ? 1 : 0;
+	s->recompute = c->recompute;
+}
+
+const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner)
+{
+	struct dtplan__split s;
+
+	dtplan__plan_split(p, &s);
+	return dtplan__split_runs(&s, dtplan__framework(runner), (int)p->best.rank_order,
+				  p->request.precision == DTPLAN_PRECISION_FP8);
+}
+
+bool dtplan__bf16_grads(const struct dtplan_plan *p)
+{
+	const struct dtplan__framework *fw = dtplan__framework(p->request.framework);
+
+	return fw != NULL && fw->grad_bytes < 4.0;
 }

@@ -23,6 +23,7 @@
 #define DTPLAN_LAUNCH_LAUNCH_INT_H
 
 #include "dtplan.h"
+#include "model/model.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,6 +42,14 @@ enum dtplan_err dtplan__check_plan(const struct dtplan_plan *p, char **out,
 int dtplan__plan_seq(const struct dtplan_plan *p);
 long dtplan__plan_global_batch(const struct dtplan_candidate *c);
 long dtplan__ckpt_steps(const struct dtplan_plan *p);
+/* The split of p's best candidate, as the rules (lib/model/rules.c) take it. */
+void dtplan__plan_split(const struct dtplan_plan *p, struct dtplan__split *s);
+/* Whether runner's own launcher runs p (dtplan__split_runs()): NULL, or
+ * why not (a static string). */
+const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner);
+/* Whether p counts bf16 gradients (DeepSpeed's, its row's 2 bytes): reduced
+ * in bf16, where Megatron-LM's are fp32 main gradients. */
+bool dtplan__bf16_grads(const struct dtplan_plan *p);
 
 bool dtplan__stages_account(const struct dtplan_candidate *c);
 bool dtplan__stages_layout(const struct dtplan_candidate *c);

@@ -141,7 +141,7 @@ bool dtplan__blackwell(const struct dtplan_plan *p)
 static void put_megatron_optimizer(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_candidate *c = &p->best;
-	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bool bf16_grads = dtplan__bf16_grads(p);
 	bool bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
 	bool fsdp = c->zero >= 2;
 
@@ -155,11 +155,11 @@ static void put_megatron_optimizer(FILE *f, const struct dtplan_plan *p)
 			" --use-megatron-fsdp --data-parallel-sharding-strategy %s "
 			"--ckpt-format fsdp_dtensor --megatron-fsdp-main-grads-dtype %s",
 			c->zero == 2 ? "optim_grads" : "optim_grads_params",
-			deepspeed ? "bf16" : "fp32");
+			bf16_grads ? "bf16" : "fp32");
 	/* a plan counted as DeepSpeed holds it: bf16 gradients, reduced in
 	 * bf16 (Megatron-LM's DDP buffers follow grad_reduce_in_fp32,
 	 * megatron/core/distributed/param_and_grad_buffer.py) */
-	if (deepspeed && !fsdp)
+	if (bf16_grads && !fsdp)
 		fputs(" --grad-reduce-in-bf16", f);
 	/* the precision-aware optimizer (which needs the distributed one):
 	 * bf16 moments and the CPU optimizer, which validate_args() asserts

@@ -66,7 +66,7 @@ static void put_bridge_sizes(FILE *f, const struct dtplan_plan *p, const char *m
 /* The mixed-precision recipe. */
 static void put_bridge_precision(FILE *f, const struct dtplan_plan *p)
 {
-	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bool bf16_grads = dtplan__bf16_grads(p);
 
 	/* runtime_config_update() has the mixed_precision config overwrite
 	 * the model's fp8 fields and the DDP's gradient dtype
@@ -85,7 +85,7 @@ static void put_bridge_precision(FILE *f, const struct dtplan_plan *p)
 	 * recipe's MixedPrecisionConfig has false.  No named bf16 recipe
 	 * reduces in bf16 (bf16_mixed and those built on it: true), so a
 	 * DeepSpeed plan keeps the recipe's */
-	else if (!deepspeed)
+	else if (!bf16_grads)
 		fputs(" mixed_precision=bf16_mixed", f);
 }
 
@@ -168,13 +168,13 @@ static void put_bridge_recompute(FILE *f, const struct dtplan_plan *p, const cha
 static void put_bridge_optimizer(FILE *f, const struct dtplan_plan *p)
 {
 	const struct dtplan_candidate *c = &p->best;
-	bool deepspeed = p->request.framework == DTPLAN_FRAMEWORK_DEEPSPEED;
+	bool bf16_grads = dtplan__bf16_grads(p);
 	bool bf16_moments = p->request.moments == DTPLAN_MOMENTS_BF16;
 	bool fsdp = c->zero >= 2;
 
 	/* the gradients as the plan counts them: fp32 main gradients
 	 * (Megatron-LM's) or bf16 (DeepSpeed's); its DDP default is bf16 */
-	fprintf(f, " ddp.grad_reduce_in_fp32=%s", deepspeed ? "false" : "true");
+	fprintf(f, " ddp.grad_reduce_in_fp32=%s", bf16_grads ? "false" : "true");
 	if (c->zero >= 1)
 		fputs(" ddp.use_distributed_optimizer=true "
 		      "optimizer.use_distributed_optimizer=true",

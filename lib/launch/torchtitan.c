@@ -66,40 +66,21 @@ static bool torchtitan_stages(const struct dtplan_candidate *c, int layers, int 
 	return false;
 }
 
-/* Why torchtitan's options cannot say plan p (NULL: they can). */
+/*
+ * Why torchtitan's options cannot say plan p (NULL: they can): what its
+ * launcher refuses is a clause of the rules (dtplan__split_runs(),
+ * lib/model/rules.c: its mesh's rank order, DDP or FSDP2, its offload, EP
+ * and CP, no DualPipe, Float8, fp32 moments, per-op recomputation); its
+ * pipeline split is its options' own arithmetic.
+ */
 static const char *torchtitan_why_not(const struct dtplan_plan *p)
 {
 	const struct dtplan_candidate *c = &p->best;
+	const char *why = dtplan__plan_runs(p, DTPLAN_FRAMEWORK_TORCHTITAN);
 	int chunk, a, b;
 
-	if (c->rank_order == DTPLAN_ORDER_TP_PP_DP)
-		return "its mesh is pp, dp_replicate, dp_shard, cp, tp: no tp-pp-dp rank order";
-	if (c->zero == 1)
-		return "it has no ZeRO-1 (DDP or FSDP2)";
-	if (c->offload)
-		return "its CPU offload moves parameters and gradients too";
-	if (c->ep > 1 && c->tp > 1)
-		return "its expert parallelism takes TP ranks";
-	/* ParallelDims._validate(): EP divides dp_shard x cp x tp, and DDP
-	 * (ZeRO-0) has no dp_shard */
-	if (c->ep > 1 &&
-	    ((c->zero >= 2 ? c->dp : 1) * (c->cp > 1 ? c->cp : 1) * c->tp) % c->ep != 0)
-		return "its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing";
-	if (c->dualpipe)
-		return "it has no DualPipe schedule";
-	if (c->cp > 1 && c->zero == 0)
-		return "it shards with FSDP over CP";
-	if (p->request.precision == DTPLAN_PRECISION_FP8)
-		return "its Float8 converter is set in the model's configuration, not by an option";
-	if (p->request.moments == DTPLAN_MOMENTS_BF16)
-		return "its Adam keeps fp32 moments";
-	if (c->recompute == DTPLAN_RECOMPUTE_FINE)
-		return "it has no recompute modules (its selective recomputation is per-op)";
-	/* selective under another framework's counting is Megatron-LM's */
-	if (c->recompute == DTPLAN_RECOMPUTE_SELECTIVE &&
-	    !dtplan__selective_per_op(p->request.framework))
-		return "its selective recomputation is per-op (it recomputes every second matrix "
-		       "multiply), not Megatron-LM's";
+	if (why != NULL)
+		return why;
 	if (c->pp > 1 && !torchtitan_stages(c, p->request.model.layers, &chunk, &a, &b))
 		return "its pipeline split cannot make these stages";
 	return NULL;
