@@ -26,7 +26,8 @@ const char *dtplan_launch_deepspeed_unsupported(const struct dtplan_plan *p)
 {
 	if (p == NULL)
 		return NULL;
-	return dtplan__plan_runs(p, DTPLAN_FRAMEWORK_DEEPSPEED);
+	return dtplan__plan_runs(p, DTPLAN_FRAMEWORK_DEEPSPEED,
+				 dtplan__framework(DTPLAN_FRAMEWORK_DEEPSPEED)->runs);
 }
 
 enum dtplan_err dtplan_launch_deepspeed_config(const struct dtplan_plan *p, char **out,

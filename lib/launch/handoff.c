@@ -103,12 +103,13 @@ void dtplan__plan_split(const struct dtplan_plan *p, struct dtplan__split *s)
 	s->recompute = c->recompute;
 }
 
-const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner)
+const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner,
+			      unsigned clauses)
 {
 	struct dtplan__split s;
 
 	dtplan__plan_split(p, &s);
-	return dtplan__split_runs(&s, dtplan__framework(runner), (int)p->best.rank_order,
+	return dtplan__split_runs(&s, dtplan__framework(runner), clauses, (int)p->best.rank_order,
 				  p->request.precision == DTPLAN_PRECISION_FP8);
 }
 

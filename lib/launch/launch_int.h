@@ -44,9 +44,10 @@ long dtplan__plan_global_batch(const struct dtplan_candidate *c);
 long dtplan__ckpt_steps(const struct dtplan_plan *p);
 /* The split of p's best candidate, as the rules (lib/model/rules.c) take it. */
 void dtplan__plan_split(const struct dtplan_plan *p, struct dtplan__split *s);
-/* Whether runner's own launcher runs p (dtplan__split_runs()): NULL, or
- * why not (a static string). */
-const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner);
+/* Whether a launcher of runner's runs p, by the clauses `clauses`
+ * (dtplan__split_runs()): NULL, or why not (a static string). */
+const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework runner,
+			      unsigned clauses);
 /* Whether p counts bf16 gradients (DeepSpeed's, its row's 2 bytes): reduced
  * in bf16, where Megatron-LM's are fp32 main gradients. */
 bool dtplan__bf16_grads(const struct dtplan_plan *p);

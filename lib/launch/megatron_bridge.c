@@ -207,7 +207,7 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 							struct dtplan_error *err)
 {
 	const struct dtplan_candidate *c;
-	const char *m;
+	const char *m, *why;
 	struct dtplan__text t;
 	enum dtplan_err rv;
 
@@ -215,12 +215,13 @@ enum dtplan_err dtplan_launch_megatron_bridge_overrides(const struct dtplan_plan
 	if (rv != DTPLAN_OK)
 		return rv;
 	c = &p->best;
-	/* ConfigContainer.validate(): "use_tp_pp_dp_mapping is not supported
-	 * with Megatron FSDP" */
-	if (c->zero >= 2 && dtplan__pp_inner(c))
+	/* what it refuses is a clause of the rules (dtplan__split_runs(),
+	 * lib/model/rules.c), for the Megatron-Core row whose plans it runs */
+	why = dtplan__plan_runs(p, DTPLAN_FRAMEWORK_MEGATRON,
+				dtplan__framework(DTPLAN_FRAMEWORK_MEGATRON)->bridge_runs);
+	if (why != NULL)
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "framework", 0,
-				     "Megatron-Bridge cannot run this plan as it is: Megatron-FSDP "
-				     "with rank order tp-pp-dp");
+				     "Megatron-Bridge cannot run this plan as it is: %s", why);
 	m = bridge_model_key(p);
 	if ((rv = dtplan__text_open(&t, err)) != DTPLAN_OK)
 		return rv;

@@ -76,7 +76,8 @@ static bool torchtitan_stages(const struct dtplan_candidate *c, int layers, int 
 static const char *torchtitan_why_not(const struct dtplan_plan *p)
 {
 	const struct dtplan_candidate *c = &p->best;
-	const char *why = dtplan__plan_runs(p, DTPLAN_FRAMEWORK_TORCHTITAN);
+	const char *why = dtplan__plan_runs(p, DTPLAN_FRAMEWORK_TORCHTITAN,
+					    dtplan__framework(DTPLAN_FRAMEWORK_TORCHTITAN)->runs);
 	int chunk, a, b;
 
 	if (why != NULL)

@@ -91,7 +91,9 @@ static const struct dtplan__framework frameworks[] = {
 			.dualpipe = true,
 			.cp_replicated = true,
 			.orders = ORDERS_ALL,
+			.fsdp_orders = 1u << DTPLAN_ORDER_TP_DP_PP,
 			.fp8_option = true,
+			.bridge_runs = DTPLAN__RUNS_FSDP_ORDER,
 			.handoffs = DTPLAN__HANDOFF_MEGATRON | DTPLAN__HANDOFF_NEMO |
 				    DTPLAN__HANDOFF_MEGATRON_BRIDGE,
 		},

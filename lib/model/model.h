@@ -73,21 +73,22 @@ enum {
 	DTPLAN__HANDOFF_TORCHTITAN = 1u << 4,      /* torchtitan.c: its options */
 };
 
-/* The clauses of dtplan__split_runs() a framework's own launcher answers, in
- * the order they are checked. */
+/* The clauses of dtplan__split_runs() a launcher answers (lib/model/rules.c
+ * checks them in one order, doc/internals/new-framework.md lists it). */
 enum {
-	DTPLAN__RUNS_ORDER = 1u << 0,      /* the rank order among its orders */
-	DTPLAN__RUNS_ZERO = 1u << 1,       /* the ZeRO stage among its stages */
-	DTPLAN__RUNS_SHARD_PP = 1u << 2,   /* ZeRO-2/3 with PP > 1 */
-	DTPLAN__RUNS_CP_PP = 1u << 3,      /* CP with PP > 1 */
-	DTPLAN__RUNS_MOE_ZERO3 = 1u << 4,  /* experts with ZeRO-3 */
-	DTPLAN__RUNS_OFFLOAD = 1u << 5,    /* the optimizer alone offloaded */
-	DTPLAN__RUNS_EP = 1u << 6,         /* EP beside TP, EP over its sharded ranks */
-	DTPLAN__RUNS_DUALPIPE = 1u << 7,   /* the DualPipe schedule */
-	DTPLAN__RUNS_CP_ZERO = 1u << 8,    /* CP with ZeRO-0 */
-	DTPLAN__RUNS_FP8 = 1u << 9,        /* fp8 set by an option */
-	DTPLAN__RUNS_MOMENTS = 1u << 10,   /* bf16 moments */
-	DTPLAN__RUNS_RECOMPUTE = 1u << 11, /* the recomputation as the plan counted it */
+	DTPLAN__RUNS_ORDER = 1u << 0,       /* the rank order among its orders */
+	DTPLAN__RUNS_ZERO = 1u << 1,        /* the ZeRO stage among its stages */
+	DTPLAN__RUNS_SHARD_PP = 1u << 2,    /* ZeRO-2/3 with PP > 1 */
+	DTPLAN__RUNS_CP_PP = 1u << 3,       /* CP with PP > 1 */
+	DTPLAN__RUNS_MOE_ZERO3 = 1u << 4,   /* experts with ZeRO-3 */
+	DTPLAN__RUNS_OFFLOAD = 1u << 5,     /* the optimizer alone offloaded */
+	DTPLAN__RUNS_EP = 1u << 6,          /* EP beside TP, EP over its sharded ranks */
+	DTPLAN__RUNS_DUALPIPE = 1u << 7,    /* the DualPipe schedule */
+	DTPLAN__RUNS_CP_ZERO = 1u << 8,     /* CP with ZeRO-0 */
+	DTPLAN__RUNS_FP8 = 1u << 9,         /* fp8 set by an option */
+	DTPLAN__RUNS_MOMENTS = 1u << 10,    /* bf16 moments */
+	DTPLAN__RUNS_RECOMPUTE = 1u << 11,  /* the recomputation as the plan counted it */
+	DTPLAN__RUNS_FSDP_ORDER = 1u << 12, /* Megatron-FSDP in the plan's rank order */
 };
 
 /* A framework: a row of the table, static, never freed. */
@@ -113,9 +114,11 @@ struct dtplan__framework {
 	bool dualpipe;              /* the DualPipe schedule */
 	bool cp_replicated;         /* CP with ZeRO-0 */
 	unsigned orders;            /* 1u << enum dtplan_rank_order it lays ranks out in */
+	unsigned fsdp_orders;       /* those ZeRO-2/3 runs in, where a launcher checks */
 	bool fp8_option;            /* fp8 set by an option of its launcher */
 	unsigned handoffs;          /* DTPLAN__HANDOFF_* saying its plans */
 	unsigned runs;              /* DTPLAN__RUNS_* its own launcher answers */
+	unsigned bridge_runs;       /* those Megatron-Bridge answers for its plans */
 	const char *why_zero;       /* DTPLAN__RUNS_ZERO's reason */
 	const char *why_order;      /* DTPLAN__RUNS_ORDER's reason */
 };
@@ -223,12 +226,14 @@ enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rule
 				    struct dtplan_error *err);
 
 /*
- * Whether runner's own launcher can run split s as counted under
+ * Whether a launcher of runner's can run split s as counted under
  * s->framework, with ranks in rank order `order` (enum dtplan_rank_order)
- * and fp8 matrix multiplies when fp8: the clauses runner's row names in
- * its `runs`.  NULL when it can; else why, a static string.
+ * and fp8 matrix multiplies when fp8: the clauses `clauses` (DTPLAN__RUNS_*;
+ * runner->runs for its own launcher), answered from runner's row.  NULL
+ * when it can; else why, a static string.
  */
 const char *dtplan__split_runs(const struct dtplan__split *s,
-			       const struct dtplan__framework *runner, int order, bool fp8);
+			       const struct dtplan__framework *runner, unsigned clauses, int order,
+			       bool fp8);
 
 #endif /* DTPLAN_MODEL_MODEL_H */

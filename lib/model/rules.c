@@ -328,12 +328,14 @@ enum dtplan_err dtplan__split_check(const struct dtplan__split *s, unsigned rule
  *   parallel_dims.py, b5bcd76), and DDP (ZeRO-0) has no dp_shard; its
  *   Float8 converter is set in the model's configuration; its selective
  *   recomputation is per-op, so a plan counted with another's is not its.
+ *
+ *   Megatron-Bridge refuses Megatron-FSDP with the tp-pp-dp mapping
+ *   (ConfigContainer.validate(), src/megatron/bridge/training/config.py,
+ *   067f987).
  */
 static const char *runs_parallel(const struct dtplan__split *s, const struct dtplan__framework *r,
-				 int order)
+				 unsigned q, int order)
 {
-	unsigned q = r->runs;
-
 	if ((q & DTPLAN__RUNS_ORDER) && order >= 0 && !(r->orders & (1u << order)))
 		return r->why_order;
 	if ((q & DTPLAN__RUNS_ZERO) && s->zero >= 0 && s->zero <= 3 && !(r->zero & (1u << s->zero)))
@@ -356,14 +358,18 @@ static const char *runs_parallel(const struct dtplan__split *s, const struct dtp
 		return "it has no DualPipe schedule";
 	if ((q & DTPLAN__RUNS_CP_ZERO) && !r->cp_replicated && s->cp > 1 && s->zero == 0)
 		return "it shards with FSDP over CP";
+	/* Megatron-Bridge's ConfigContainer.validate(): "use_tp_pp_dp_mapping
+	 * is not supported with Megatron FSDP" */
+	if ((q & DTPLAN__RUNS_FSDP_ORDER) && s->zero >= 2 && order >= 0 &&
+	    !(r->fsdp_orders & (1u << order)))
+		return "Megatron-FSDP with rank order tp-pp-dp";
 	return NULL;
 }
 
 static const char *runs_numerics(const struct dtplan__split *s, const struct dtplan__framework *r,
-				 bool fp8)
+				 unsigned q, bool fp8)
 {
 	const struct dtplan__framework *counted = dtplan__framework(s->framework);
-	unsigned q = r->runs;
 
 	if ((q & DTPLAN__RUNS_FP8) && !r->fp8_option && fp8)
 		return "its Float8 converter is set in the model's configuration, not by an option";
@@ -381,12 +387,13 @@ static const char *runs_numerics(const struct dtplan__split *s, const struct dtp
 }
 
 const char *dtplan__split_runs(const struct dtplan__split *s,
-			       const struct dtplan__framework *runner, int order, bool fp8)
+			       const struct dtplan__framework *runner, unsigned clauses, int order,
+			       bool fp8)
 {
 	const char *why;
 
 	if (s == NULL || runner == NULL)
 		return NULL;
-	why = runs_parallel(s, runner, order);
-	return why != NULL ? why : runs_numerics(s, runner, fp8);
+	why = runs_parallel(s, runner, clauses, order);
+	return why != NULL ? why : runs_numerics(s, runner, clauses, fp8);
 }
