@@ -11,13 +11,9 @@
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "launch/launch_int.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* What DeepSpeed's engines refuse is a clause of the rules
  * (dtplan__split_runs(), lib/model/rules.c): its pipeline engine with

@@ -7,14 +7,12 @@
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "model/model.h"
 #include "launch/launch_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum dtplan_err dtplan__text_open(struct dtplan__text *t, struct dtplan_error *err)
 {

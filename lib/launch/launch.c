@@ -4,16 +4,15 @@
  * megatron_bridge.c, torchtitan.c, deepspeed.c, torchrun.c, over
  * launch_int.h): the variables a job gets and the launch hint.
  * lib/launch/env.c, lib/json/plan_json.c and the plugin take the
- * frameworks' words from here, and doc/launchers.md shows the launch lines.
+ * frameworks' words from lib/launch/, and doc/launchers.md shows the launch
+ * lines.
  */
 #include "config.h"
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "launch/launch_int.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

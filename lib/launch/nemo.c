@@ -29,13 +29,9 @@
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "launch/launch_int.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char **out,
 					     struct dtplan_error *err)

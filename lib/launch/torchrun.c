@@ -12,13 +12,9 @@
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "launch/launch_int.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 int dtplan_master_port(uint32_t job_id)
 {

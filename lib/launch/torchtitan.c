@@ -5,13 +5,9 @@
 
 #include "dtplan.h"
 #include "base/base.h"
-#include "cost/cost.h"
 #include "launch/launch_int.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* Largest shortfall of the first or last stage tried for torchtitan. */
 #define TORCHTITAN_LESS_MAX 16
