@@ -4,6 +4,7 @@
 #include "test_common.h"
 
 #include "dtplan.h"
+#include "model/model.h"
 #include "plan/plan.h"
 
 /* A request with recognisable values, independent of dtplan_request_init(). */
@@ -200,6 +201,36 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	assert_string_equal(dtplan_schedule_name(5), "unknown");
 }
 
+/* Every row of the framework table (lib/model/framework.c) is its enum
+ * value's: its name parses back to it, and the aliases to their row. */
+static void framework_parse__table_names_and_aliases__rows(void **state)
+{
+	static const char *const aliases[] = {"megatron-lm", "Megatron-Bridge", "NeMo"};
+	int f = -1;
+
+	(void)state;
+	assert_int_equal(dtplan__framework_count(), DTPLAN_FRAMEWORK_TORCHTITAN + 1);
+	for (int i = 0; i < dtplan__framework_count(); i++) {
+		const struct dtplan__framework *fw = dtplan__framework((enum dtplan_framework)i);
+
+		assert_non_null(fw);
+		assert_string_equal(dtplan_framework_name((enum dtplan_framework)i), fw->name);
+		assert_int_equal(dtplan_framework_parse(fw->name, &f, NULL), DTPLAN_OK);
+		assert_int_equal(f, i);
+		assert_true(fw->zero_max >= 0 && fw->zero_max <= 3);
+		assert_true(fw->grad_bytes > 0.0 && fw->grad_wire_bytes > 0.0);
+		assert_true((fw->zero & (1u << 0)) != 0);
+	}
+	assert_null(dtplan__framework((enum dtplan_framework)dtplan__framework_count()));
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		f = -1;
+		assert_int_equal(dtplan_framework_parse(aliases[i], &f, NULL), DTPLAN_OK);
+		assert_int_equal(f, DTPLAN_FRAMEWORK_MEGATRON);
+	}
+	assert_int_equal(dtplan__framework_find("jax"), -1);
+	assert_int_equal(dtplan__framework_find(NULL), -1);
+}
+
 /* Range edges: seq and gbs 1 .. 2^24 = 16777216, zero 0 .. 3. */
 static void parse_train__range_edges__accepted(void **state)
 {
@@ -299,6 +330,7 @@ int main(void)
 		cmocka_unit_test(parse_train__some_keys__others_kept),
 		cmocka_unit_test(parse_train__expert_keys__set_fields),
 		cmocka_unit_test(parse_train__deepseek_recipe_keys__set_and_checked),
+		cmocka_unit_test(framework_parse__table_names_and_aliases__rows),
 		cmocka_unit_test(parse_train__range_edges__accepted),
 		cmocka_unit_test(parse_train__bad_text__error_and_request_unchanged),
 		cmocka_unit_test(parse_train__null__inval),

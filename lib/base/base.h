@@ -14,6 +14,7 @@
 #include "dtplan.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 
 #define DTPLAN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -126,6 +127,21 @@ size_t dtplan__text_keep(struct dtplan__text *t, const char *s);
 char *dtplan__text_take(struct dtplan__text *t);
 /* Frees t->s and empties t (failed cleared).  NULL allowed. */
 void dtplan__text_fini(struct dtplan__text *t);
+
+/*
+ * A text written through stdio into memory (lib/base/stream.c): open fills
+ * t (f, where fprintf writes), finish closes f and hands the text over in
+ * *out (the caller frees it), or frees it and reports DTPLAN_ERR_NOMEM
+ * when a write or the close failed.
+ */
+struct dtplan__stream {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+enum dtplan_err dtplan__stream_open(struct dtplan__stream *t, struct dtplan_error *err);
+enum dtplan_err dtplan__stream_finish(struct dtplan__stream *t, char **out,
+				      struct dtplan_error *err);
 
 /*
  * Length of the UTF-8 character at p (lib/base/utf8.c): 1 for a byte below

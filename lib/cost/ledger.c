@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const recompute_names[] = {
@@ -42,12 +43,6 @@ enum dtplan_err dtplan_recompute_parse(const char *text, enum dtplan_recompute *
 			     text ? text : "");
 }
 
-static const char *const framework_names[] = {
-	[DTPLAN_FRAMEWORK_DEEPSPEED] = "deepspeed",
-	[DTPLAN_FRAMEWORK_MEGATRON] = "megatron",
-	[DTPLAN_FRAMEWORK_TORCHTITAN] = "torchtitan",
-};
-
 static const char *const attention_names[] = {
 	[DTPLAN_ATTENTION_UNFUSED] = "unfused",
 	[DTPLAN_ATTENTION_FLASH] = "flash",
@@ -75,9 +70,18 @@ double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_mome
 	return (no_master_copy ? 0.0 : 4.0) + (bf16_moments ? 4.0 : 8.0);
 }
 
+/* The framework's row (lib/model/framework.c); Megatron-LM's out of range,
+ * which check_in() refuses before any count. */
+static const struct dtplan__framework *row(enum dtplan_framework f)
+{
+	const struct dtplan__framework *fw = dtplan__framework(f);
+
+	return fw != NULL ? fw : dtplan__framework(DTPLAN_FRAMEWORK_MEGATRON);
+}
+
 double dtplan__grad_bytes(enum dtplan_framework f)
 {
-	return f == DTPLAN_FRAMEWORK_DEEPSPEED ? 2.0 : 4.0;
+	return row(f)->grad_bytes;
 }
 
 /* torchtitan reduces in fp32 (TrainingConfig.mixed_precision_reduce,
@@ -89,17 +93,17 @@ double dtplan__grad_bytes(enum dtplan_framework f)
  * (doc/launchers.md). */
 double dtplan__grad_wire_bytes(enum dtplan_framework f)
 {
-	return f == DTPLAN_FRAMEWORK_TORCHTITAN ? 4.0 : 2.0;
+	return row(f)->grad_wire_bytes;
 }
 
 bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp)
 {
-	return zero <= 1 || (f == DTPLAN_FRAMEWORK_TORCHTITAN && pp > 1);
+	return zero <= 1 || (row(f)->grads_once_with_pp && pp > 1);
 }
 
 bool dtplan__selective_per_op(enum dtplan_framework f)
 {
-	return f == DTPLAN_FRAMEWORK_TORCHTITAN;
+	return row(f)->selective_per_op;
 }
 
 static const char *name_of(const char *const *names, size_t n, int i)
@@ -127,7 +131,9 @@ static enum dtplan_err parse_name(const char *const *names, size_t n, const char
 
 const char *dtplan_framework_name(enum dtplan_framework f)
 {
-	return name_of(framework_names, DTPLAN_ARRAY_SIZE(framework_names), f);
+	const struct dtplan__framework *fw = dtplan__framework(f);
+
+	return fw != NULL ? fw->name : "unknown";
 }
 
 const char *dtplan_attention_name(enum dtplan_attention a)
@@ -162,10 +168,28 @@ enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_e
 			  err);
 }
 
+/* A name or an alias of the table's; the message names every name. */
 enum dtplan_err dtplan_framework_parse(const char *text, int *out, struct dtplan_error *err)
 {
-	return parse_name(framework_names, DTPLAN_ARRAY_SIZE(framework_names), "framework", text,
-			  out, err);
+	char names[128];
+	size_t len = 0;
+	int f = dtplan__framework_find(text), n = dtplan__framework_count();
+
+	if (f >= 0) {
+		if (out != NULL)
+			*out = f;
+		return DTPLAN_OK;
+	}
+	names[0] = '\0';
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
+					"%s%s",
+					i == 0       ? ""
+					: i == n - 1 ? " or "
+						     : ", ",
+					dtplan_framework_name((enum dtplan_framework)i));
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "framework: '%s' is not %s",
+			     text ? text : "", names);
 }
 
 enum dtplan_err dtplan_attention_parse(const char *text, int *out, struct dtplan_error *err)
@@ -254,7 +278,7 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 	if ((unsigned)in->recompute >= DTPLAN_ARRAY_SIZE(recompute_names))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown recompute mode %d", (int)in->recompute);
-	if ((unsigned)in->framework >= DTPLAN_ARRAY_SIZE(framework_names) ||
+	if (dtplan__framework(in->framework) == NULL ||
 	    (unsigned)in->attention >= DTPLAN_ARRAY_SIZE(attention_names))
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown framework %d or attention %d",

@@ -42,7 +42,7 @@ struct dtplan_env {
 #define DTPLAN_ENV_VALUE_MAX 32768
 
 /* MASTER_PORT is DTPLAN_MASTER_PORT_BASE + job_id % DTPLAN_MASTER_PORT_SPAN:
- * stable for a job, different for jobs that share a first node (lib/launch/launch.c). */
+ * stable for a job, different for jobs that share a first node (lib/launch/torchrun.c). */
 #define DTPLAN_MASTER_PORT_BASE 29500
 #define DTPLAN_MASTER_PORT_SPAN 1000
 int dtplan_master_port(uint32_t job_id);
@@ -157,7 +157,8 @@ enum dtplan_err dtplan_plan_from_json(const char *text, struct dtplan_plan **out
 				      struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
- * Launch lines for frameworks (lib/launch/launch.c)
+ * Launch lines for frameworks (lib/launch/: one file per framework, launch.c
+ * the dispatcher)
  *
  * The plan in the words of Megatron-LM, NeMo, DeepSpeed and torchrun, so that
  * a job's launch line takes it without translation (doc/launchers.md).  Each

@@ -18,35 +18,6 @@
 #define MAX_MAP_NODES 64
 #define MAX_SVG_NODES 256
 
-/* An in-memory stream; finish() hands back the text or reports NOMEM. */
-struct sink {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static bool sink_open(struct sink *s)
-{
-	s->buf = NULL;
-	s->len = 0;
-	s->f = open_memstream(&s->buf, &s->len);
-	return s->f != NULL;
-}
-
-static enum dtplan_err sink_finish(struct sink *s, char **out, struct dtplan_error *err)
-{
-	bool failed = s->f == NULL || ferror(s->f);
-
-	if (s->f != NULL && fclose(s->f) != 0)
-		failed = true;
-	if (failed) {
-		free(s->buf);
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
-	}
-	*out = s->buf;
-	return DTPLAN_OK;
-}
-
 static int nodes_of(const struct dtplan_request *r)
 {
 	return (r->gpus + r->gpus_per_node - 1) / r->gpus_per_node;
@@ -334,15 +305,15 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 {
 	const struct dtplan_request *r;
 	const struct dtplan_candidate *c;
-	struct sink s = {0};
+	struct dtplan__stream s = {0};
 	char count[32], buf[256], from[96];
 
 	if (out != NULL)
 		*out = NULL;
 	if (p == NULL || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
-	if (!sink_open(&s))
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
+	if (dtplan__stream_open(&s, err) != DTPLAN_OK)
+		return DTPLAN_ERR_NOMEM;
 	r = &p->request;
 	c = &p->best;
 	dtplan_request_seq_source(r, from, sizeof(from));
@@ -404,7 +375,7 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		fprintf(s.f, "  degraded     %s\n", p->degraded_reason);
 	if (p->n_ranks > 0 && p->n_nodes > 0)
 		text_ranks(s.f, p);
-	return sink_finish(&s, out, err);
+	return dtplan__stream_finish(&s, out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -467,7 +438,7 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 				       struct dtplan_error *err)
 {
 	const int gw = 22, pad = 8, label = 16, cols = 4;
-	struct sink s = {0};
+	struct dtplan__stream s = {0};
 	int n_nodes, gpn, shown, node_w, node_h, rows, width, height, legend;
 	bool hot, any_hot = false;
 	char colour[32], name[80];
@@ -476,8 +447,8 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 		*out = NULL;
 	if (p == NULL || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
-	if (!sink_open(&s))
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory while rendering");
+	if (dtplan__stream_open(&s, err) != DTPLAN_OK)
+		return DTPLAN_ERR_NOMEM;
 	gpn = p->request.gpus_per_node;
 	n_nodes = p->n_nodes > 0 ? (int)p->n_nodes : nodes_of(&p->request);
 	shown = n_nodes < MAX_SVG_NODES ? n_nodes : MAX_SVG_NODES;
@@ -572,5 +543,5 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 			pad + i * 64, height - 16, colour, pad + i * 64 + 16, height - 6, i);
 	}
 	fprintf(s.f, "</svg>\n");
-	return sink_finish(&s, out, err);
+	return dtplan__stream_finish(&s, out, err);
 }

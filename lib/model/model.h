@@ -59,6 +59,78 @@ void dtplan__model_layer_range(const struct dtplan_model *m, int first, int n, d
 			       double *expert);
 
 /* ------------------------------------------------------------------------
+ * The frameworks (lib/model/framework.c): one row per enum dtplan_framework,
+ * its names and the traits the rules, the ledger, the search, the step and
+ * the hand-offs read (doc/internals/new-framework.md).
+ * ---------------------------------------------------------------------- */
+
+/* The hand-offs of lib/launch/ that say a framework's plans. */
+enum {
+	DTPLAN__HANDOFF_MEGATRON = 1u << 0,        /* megatron.c: Megatron-LM arguments */
+	DTPLAN__HANDOFF_NEMO = 1u << 1,            /* nemo.c: NeMo 1.x overrides */
+	DTPLAN__HANDOFF_MEGATRON_BRIDGE = 1u << 2, /* megatron_bridge.c */
+	DTPLAN__HANDOFF_DEEPSPEED = 1u << 3,       /* deepspeed.c: the configuration */
+	DTPLAN__HANDOFF_TORCHTITAN = 1u << 4,      /* torchtitan.c: its options */
+};
+
+/* The clauses of dtplan__split_runs() a launcher answers (lib/model/rules.c
+ * checks them in one order, doc/internals/new-framework.md lists it). */
+enum {
+	DTPLAN__RUNS_ORDER = 1u << 0,       /* the rank order among its orders */
+	DTPLAN__RUNS_ZERO = 1u << 1,        /* the ZeRO stage among its stages */
+	DTPLAN__RUNS_SHARD_PP = 1u << 2,    /* ZeRO-2/3 with PP > 1 */
+	DTPLAN__RUNS_CP_PP = 1u << 3,       /* CP with PP > 1 */
+	DTPLAN__RUNS_MOE_ZERO3 = 1u << 4,   /* experts with ZeRO-3 */
+	DTPLAN__RUNS_OFFLOAD = 1u << 5,     /* the optimizer alone offloaded */
+	DTPLAN__RUNS_EP = 1u << 6,          /* EP beside TP, EP over its sharded ranks */
+	DTPLAN__RUNS_DUALPIPE = 1u << 7,    /* the DualPipe schedule */
+	DTPLAN__RUNS_CP_ZERO = 1u << 8,     /* CP with ZeRO-0 */
+	DTPLAN__RUNS_FP8 = 1u << 9,         /* fp8 set by an option */
+	DTPLAN__RUNS_MOMENTS = 1u << 10,    /* bf16 moments */
+	DTPLAN__RUNS_RECOMPUTE = 1u << 11,  /* the recomputation as the plan counted it */
+	DTPLAN__RUNS_FSDP_ORDER = 1u << 12, /* Megatron-FSDP in the plan's rank order */
+};
+
+/* A framework: a row of the table, static, never freed. */
+struct dtplan__framework {
+	const char *name;           /* framework= and dtplan_framework_name() */
+	const char *const *aliases; /* other words framework= takes (NULL-ended, or NULL) */
+	const char *title;          /* its name in messages: "DeepSpeed" */
+	double grad_bytes;          /* gradient bytes held per parameter */
+	double grad_wire_bytes;     /* gradient bytes sent per parameter by a reduction */
+	bool grads_once_with_pp;    /* ZeRO-2/3 gradients reduced once per step with PP > 1 */
+	bool selective_per_op;      /* its selective recomputation is a per-op policy */
+	unsigned recompute;         /* 1u << enum dtplan_recompute it runs */
+	bool bf16_moments;          /* Adam's moments in bf16 (moments=bf16) */
+	unsigned zero;              /* 1u << ZeRO stage it runs */
+	const char *zero_note;      /* what it runs instead of the others, for messages */
+	int zero_max;               /* the highest stage the search tries unasked */
+	bool shard_with_pp;         /* ZeRO-2/3 with PP > 1 */
+	bool cp_with_pp;            /* CP with PP > 1 (its own launcher) */
+	bool moe_zero3;             /* experts with ZeRO-3 */
+	bool offload;               /* the optimizer alone on the CPU (ZeRO-Offload) */
+	bool ep_with_tp;            /* EP beside TP > 1, experts sharded by TP */
+	bool ep_shard;              /* EP divides its sharded ranks (dp_shard x cp x tp) */
+	bool dualpipe;              /* the DualPipe schedule */
+	bool cp_replicated;         /* CP with ZeRO-0 */
+	unsigned orders;            /* 1u << enum dtplan_rank_order it lays ranks out in */
+	unsigned fsdp_orders;       /* those ZeRO-2/3 runs in, where a launcher checks */
+	bool fp8_option;            /* fp8 set by an option of its launcher */
+	unsigned handoffs;          /* DTPLAN__HANDOFF_* saying its plans */
+	unsigned runs;              /* DTPLAN__RUNS_* its own launcher answers */
+	unsigned bridge_runs;       /* those Megatron-Bridge answers for its plans */
+	const char *why_zero;       /* DTPLAN__RUNS_ZERO's reason */
+	const char *why_order;      /* DTPLAN__RUNS_ORDER's reason */
+};
+
+/* Framework f's row; NULL out of range. */
+const struct dtplan__framework *dtplan__framework(enum dtplan_framework f);
+/* The rows: enum values 0 .. count - 1. */
+int dtplan__framework_count(void);
+/* The framework named text (a name or an alias, case-insensitive); -1 when none. */
+int dtplan__framework_find(const char *text);
+
+/* ------------------------------------------------------------------------
  * Training rules (lib/model/rules.c): which splits a model and a framework
  * allow.  The one home of every rule; each caller asks for the ones it
  * needs, with what it knows of the split.
@@ -168,5 +240,16 @@ enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
 					 enum dtplan_schedule schedule, enum dtplan_err code,
 					 const char *source, const char *where,
 					 struct dtplan_error *err);
+
+/*
+ * Whether a launcher of runner's can run split s as counted under
+ * s->framework, with ranks in rank order `order` (enum dtplan_rank_order)
+ * and fp8 matrix multiplies when fp8: the clauses `clauses` (DTPLAN__RUNS_*;
+ * runner->runs for its own launcher), answered from runner's row.  NULL
+ * when it can; else why, a static string.
+ */
+const char *dtplan__split_runs(const struct dtplan__split *s,
+			       const struct dtplan__framework *runner, unsigned clauses, int order,
+			       bool fp8);
 
 #endif /* DTPLAN_MODEL_MODEL_H */

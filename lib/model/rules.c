@@ -14,6 +14,8 @@
 #include "base/base.h"
 #include "model/model.h"
 
+#include <stdio.h>
+
 void dtplan__split_init(struct dtplan__split *s, const struct dtplan_model *m)
 {
 	*s = (struct dtplan__split){
@@ -88,63 +90,113 @@ static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules
 }
 
 /*
- * What each framework runs (doc/launchers.md names the versions read):
- * DeepSpeed refuses ZeRO-2/3 with its pipeline engine and ZeRO-3 with its
- * MoE layers ("MoE not supported with Stage 3", deepspeed/runtime/engine.py);
- * Megatron-LM shards gradients and parameters with Megatron-FSDP
- * (--data-parallel-sharding-strategy optim_grads / optim_grads_params) and
- * offloads the optimizer with --optimizer-cpu-offload; torchtitan is FSDP2
- * (dp_shard, with reshard_after_forward "never" for ZeRO-2 and "always" for
- * ZeRO-3) or DDP (dp_replicate, ZeRO-0), always FSDP over CP (its fsdp mesh
- * holds dp_shard x cp, torchtitan/distributed/parallel_dims.py), and its EP
- * borrows TP ranks (efsdp = dp_shard x cp x tp / ep), another expert layout
- * than the TP-sharded experts counted here.
+ * "framework=a or framework=b": the frameworks whose row has `has`, for the
+ * messages that name where a split runs (buf of n bytes).
+ */
+static const char *frameworks_with(char *buf, size_t n,
+				   bool (*has)(const struct dtplan__framework *))
+{
+	size_t len = 0;
+	int found = 0, count = dtplan__framework_count();
+
+	buf[0] = '\0';
+	for (int i = 0; i < count; i++) {
+		const struct dtplan__framework *fw = dtplan__framework((enum dtplan_framework)i);
+		int more = 0;
+
+		if (!has(fw))
+			continue;
+		for (int j = i + 1; j < count; j++)
+			more += has(dtplan__framework((enum dtplan_framework)j));
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%sframework=%s",
+					found == 0 ? ""
+					: more > 0 ? ", "
+						   : " or ",
+					fw->name);
+		found++;
+	}
+	return buf;
+}
+
+static bool shards_with_pp(const struct dtplan__framework *fw)
+{
+	return fw->shard_with_pp;
+}
+
+static bool runs_fine(const struct dtplan__framework *fw)
+{
+	return (fw->recompute & (1u << DTPLAN_RECOMPUTE_FINE)) != 0;
+}
+
+static bool runs_bf16_moments(const struct dtplan__framework *fw)
+{
+	return fw->bf16_moments;
+}
+
+/*
+ * What each framework runs, from its row (lib/model/framework.c names the
+ * sources): DeepSpeed refuses ZeRO-2/3 with its pipeline engine and ZeRO-3
+ * with its MoE layers ("MoE not supported with Stage 3",
+ * deepspeed/runtime/engine.py); Megatron-LM shards gradients and
+ * parameters with Megatron-FSDP (--data-parallel-sharding-strategy
+ * optim_grads / optim_grads_params) and offloads the optimizer with
+ * --optimizer-cpu-offload; torchtitan is FSDP2 (dp_shard, with
+ * reshard_after_forward "never" for ZeRO-2 and "always" for ZeRO-3) or DDP
+ * (dp_replicate, ZeRO-0), always FSDP over CP (its fsdp mesh holds dp_shard
+ * x cp, torchtitan/distributed/parallel_dims.py), and its EP borrows TP
+ * ranks (efsdp = dp_shard x cp x tp / ep), another expert layout than the
+ * TP-sharded experts counted here.
  */
 static enum dtplan_err check_framework(const struct dtplan__split *s, struct dtplan_error *err)
 {
 	const struct dtplan_model *m = s->model;
+	const struct dtplan__framework *fw = dtplan__framework(s->framework);
+	char alt[128];
 
-	if (s->framework == DTPLAN_FRAMEWORK_DEEPSPEED && s->zero >= 2 && s->pp > 1)
+	if (fw == NULL)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "framework", 0, "unknown framework %d",
+				     (int)s->framework);
+	if (!fw->shard_with_pp && s->zero >= 2 && s->pp > 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-%d needs PP 1 (DeepSpeed does not combine ZeRO-2/3 with "
-				     "pipeline parallelism), PP is %d; framework=megatron or "
-				     "framework=torchtitan shard with any PP",
-				     s->zero, s->pp);
-	if (s->framework == DTPLAN_FRAMEWORK_DEEPSPEED && s->zero == 3 && m != NULL &&
-	    m->experts > 0)
+				     "ZeRO-%d needs PP 1 (%s does not combine ZeRO-2/3 with "
+				     "pipeline parallelism), PP is %d; %s shard with any PP",
+				     s->zero, fw->title, s->pp,
+				     err != NULL ? frameworks_with(alt, sizeof(alt), shards_with_pp)
+						 : "");
+	if (!fw->moe_zero3 && s->zero == 3 && m != NULL && m->experts > 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "ZeRO-3 with the experts of %s: DeepSpeed refuses MoE layers "
+				     "ZeRO-3 with the experts of %s: %s refuses MoE layers "
 				     "with stage 3",
-				     m->name);
-	if (s->framework != DTPLAN_FRAMEWORK_TORCHTITAN)
-		return DTPLAN_OK;
-	if (s->zero == 1)
+				     m->name, fw->title);
+	if (s->zero >= 0 && s->zero <= 3 && !(fw->zero & (1u << s->zero)))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0, "%s has no ZeRO-%d: %s",
+				     fw->title, s->zero, fw->zero_note);
+	if (!fw->offload && s->offload == 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "torchtitan has no ZeRO-1: DDP (ZeRO-0) or FSDP2 (ZeRO-2 "
-				     "without resharding after forward, ZeRO-3 with it)");
-	if (s->offload == 1)
+				     "offload=yes: %s's CPU offload moves parameters and "
+				     "gradients too, not only the optimizer state",
+				     fw->title);
+	if (!fw->cp_replicated && s->cp > 1 && s->zero == 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
-				     "offload=yes: torchtitan's CPU offload moves parameters and "
-				     "gradients too, not only the optimizer state");
-	if (s->cp > 1 && s->zero == 0)
-		return dtplan__error(
-			err, DTPLAN_ERR_INVAL, "zero", 0,
-			"CP %d with ZeRO-0: torchtitan always shards with FSDP over CP", s->cp);
-	if (s->ep > 1 && s->tp > 1)
+				     "CP %d with ZeRO-0: %s always shards with FSDP over CP", s->cp,
+				     fw->title);
+	if (!fw->ep_with_tp && s->ep > 1 && s->tp > 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d with TP %d: torchtitan's EP takes TP ranks (experts "
+				     "EP %d with TP %d: %s's EP takes TP ranks (experts "
 				     "unsharded by TP), another expert layout than this plan's",
-				     s->ep, s->tp);
-	if (s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
+				     s->ep, s->tp, fw->title);
+	if (!fw->dualpipe && s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
-				     "schedule=dualpipe: torchtitan has no DualPipe schedule");
+				     "schedule=dualpipe: %s has no DualPipe schedule", fw->title);
 	return DTPLAN_OK;
 }
 
 static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules,
 				   struct dtplan_error *err)
 {
-	bool megatron = s->framework == DTPLAN_FRAMEWORK_MEGATRON;
+	const struct dtplan__framework *fw = dtplan__framework(s->framework);
+	bool fine = fw != NULL && runs_fine(fw), bf16_moments = fw != NULL && fw->bf16_moments;
+	char alt[128];
 	enum dtplan_err rv;
 
 	if ((rules & DTPLAN__RULE_FRAMEWORK) && (rv = check_framework(s, err)) != DTPLAN_OK)
@@ -164,18 +216,23 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 			"DualPipe runs an even PP without interleaving: %d interleaved "
 			"stages asked",
 			s->vp);
-	if ((rules & DTPLAN__RULE_MEGATRON) && s->recompute == DTPLAN_RECOMPUTE_FINE && !megatron)
+	if ((rules & DTPLAN__RULE_MEGATRON) && s->recompute == DTPLAN_RECOMPUTE_FINE && !fine)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "recompute", 0,
 				     "recompute=fine is Megatron-Core's --recompute-modules; "
-				     "it needs framework=megatron");
+				     "it needs %s",
+				     err != NULL ? frameworks_with(alt, sizeof(alt), runs_fine)
+						 : "");
 	/* DeepSpeed's bf16_optimizer_states needs bf16_master_weights_and_grads:
 	 * no fp32 master copy, another ledger than the one counted here. */
-	if ((rules & DTPLAN__RULE_MEGATRON) && s->moments == DTPLAN_MOMENTS_BF16 && !megatron)
+	if ((rules & DTPLAN__RULE_MEGATRON) && s->moments == DTPLAN_MOMENTS_BF16 && !bf16_moments)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "moments", 0,
 				     "moments=bf16 is Megatron-Core's precision-aware optimizer "
 				     "(fp32 master weights, bf16 Adam moments); it needs "
-				     "framework=megatron (DeepSpeed keeps bf16 moments only with "
-				     "bf16 master weights)");
+				     "%s (DeepSpeed keeps bf16 moments only with "
+				     "bf16 master weights)",
+				     err != NULL
+					     ? frameworks_with(alt, sizeof(alt), runs_bf16_moments)
+					     : "");
 	/* TE's precision-aware optimizer runs under the distributed one
 	 * ("--use-precision-aware-optimizer only supported with distributed
 	 * optimizer", megatron/core/optimizer/__init__.py, d98e8a6) */
@@ -313,4 +370,90 @@ enum dtplan_err dtplan_split_check_model(const struct dtplan_model *m, const str
 	dtplan__split_init(&x, m);
 	x.split = *s;
 	return dtplan__split_check(&x, DTPLAN__RULES_MODEL, err);
+}
+
+/*
+ * What a framework's own launcher can be told, beyond what its count
+ * allows: a plan counted under one framework handed to another's launcher
+ * (lib/launch/), or under its own with what only the launcher refuses.
+ * The clauses, in their order (each where the runner's row names it):
+ *
+ *   DeepSpeed's pipeline engine takes ZeRO-1 at most and has no sequence
+ *   axis (its grid is pipe x data x model, deepspeed/runtime/pipe/
+ *   topology.py: CP ranks would be data-parallel), and its engine refuses
+ *   MoE layers with ZeRO-3 (deepspeed/runtime/engine.py, edaa722).
+ *
+ *   torchtitan's mesh is pp, dp_replicate, dp_shard, cp, tp; its EP divides
+ *   dp_shard x cp x tp (ParallelDims._validate(), torchtitan/distributed/
+ *   parallel_dims.py, b5bcd76), and DDP (ZeRO-0) has no dp_shard; its
+ *   Float8 converter is set in the model's configuration; its selective
+ *   recomputation is per-op, so a plan counted with another's is not its.
+ *
+ *   Megatron-Bridge refuses Megatron-FSDP with the tp-pp-dp mapping
+ *   (ConfigContainer.validate(), src/megatron/bridge/training/config.py,
+ *   067f987).
+ */
+static const char *runs_parallel(const struct dtplan__split *s, const struct dtplan__framework *r,
+				 unsigned q, int order)
+{
+	if ((q & DTPLAN__RUNS_ORDER) && order >= 0 && !(r->orders & (1u << order)))
+		return r->why_order;
+	if ((q & DTPLAN__RUNS_ZERO) && s->zero >= 0 && s->zero <= 3 && !(r->zero & (1u << s->zero)))
+		return r->why_zero;
+	if ((q & DTPLAN__RUNS_SHARD_PP) && !r->shard_with_pp && s->zero >= 2 && s->pp > 1)
+		return "DeepSpeed's pipeline engine does not run ZeRO-2/3";
+	if ((q & DTPLAN__RUNS_CP_PP) && !r->cp_with_pp && s->cp > 1 && s->pp > 1)
+		return "DeepSpeed's pipeline engine has no context (sequence) parallelism";
+	if ((q & DTPLAN__RUNS_MOE_ZERO3) && !r->moe_zero3 && s->zero == 3 && s->model != NULL &&
+	    s->model->experts > 0)
+		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
+	if ((q & DTPLAN__RUNS_OFFLOAD) && !r->offload && s->offload == 1)
+		return "its CPU offload moves parameters and gradients too";
+	if ((q & DTPLAN__RUNS_EP) && !r->ep_with_tp && s->ep > 1 && s->tp > 1)
+		return "its expert parallelism takes TP ranks";
+	if ((q & DTPLAN__RUNS_EP) && r->ep_shard && s->ep > 1 &&
+	    ((long)(s->zero >= 2 ? s->dp : 1) * (s->cp > 1 ? s->cp : 1) * s->tp) % s->ep != 0)
+		return "its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing";
+	if ((q & DTPLAN__RUNS_DUALPIPE) && !r->dualpipe && s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
+		return "it has no DualPipe schedule";
+	if ((q & DTPLAN__RUNS_CP_ZERO) && !r->cp_replicated && s->cp > 1 && s->zero == 0)
+		return "it shards with FSDP over CP";
+	/* Megatron-Bridge's ConfigContainer.validate(): "use_tp_pp_dp_mapping
+	 * is not supported with Megatron FSDP" */
+	if ((q & DTPLAN__RUNS_FSDP_ORDER) && s->zero >= 2 && order >= 0 &&
+	    !(r->fsdp_orders & (1u << order)))
+		return "Megatron-FSDP with rank order tp-pp-dp";
+	return NULL;
+}
+
+static const char *runs_numerics(const struct dtplan__split *s, const struct dtplan__framework *r,
+				 unsigned q, bool fp8)
+{
+	const struct dtplan__framework *counted = dtplan__framework(s->framework);
+
+	if ((q & DTPLAN__RUNS_FP8) && !r->fp8_option && fp8)
+		return "its Float8 converter is set in the model's configuration, not by an option";
+	if ((q & DTPLAN__RUNS_MOMENTS) && !r->bf16_moments && s->moments == DTPLAN_MOMENTS_BF16)
+		return "its Adam keeps fp32 moments";
+	if ((q & DTPLAN__RUNS_RECOMPUTE) && s->recompute == DTPLAN_RECOMPUTE_FINE &&
+	    !(r->recompute & (1u << DTPLAN_RECOMPUTE_FINE)))
+		return "it has no recompute modules (its selective recomputation is per-op)";
+	/* selective under another framework's counting is Megatron-LM's */
+	if ((q & DTPLAN__RUNS_RECOMPUTE) && s->recompute == DTPLAN_RECOMPUTE_SELECTIVE &&
+	    r->selective_per_op && (counted == NULL || !counted->selective_per_op))
+		return "its selective recomputation is per-op (it recomputes every second matrix "
+		       "multiply), not Megatron-LM's";
+	return NULL;
+}
+
+const char *dtplan__split_runs(const struct dtplan__split *s,
+			       const struct dtplan__framework *runner, unsigned clauses, int order,
+			       bool fp8)
+{
+	const char *why;
+
+	if (s == NULL || runner == NULL)
+		return NULL;
+	why = runs_parallel(s, runner, clauses, order);
+	return why != NULL ? why : runs_numerics(s, runner, clauses, fp8);
 }

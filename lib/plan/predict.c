@@ -514,6 +514,7 @@ static void predict_placed(const struct ctx *x, const struct split *sp, struct d
 {
 	struct dtplan_candidate alt = *c;
 	const struct dtplan__fabric_eval *ev;
+	const struct dtplan__framework *fw;
 	enum dtplan_rank_order o = DTPLAN_ORDER_TP_DP_PP;
 	struct links l;
 	double placed;
@@ -525,8 +526,11 @@ static void predict_placed(const struct ctx *x, const struct split *sp, struct d
 	 * attention and moe layers [are] the same" (parallel_state.py), which
 	 * EP > 1 makes them not; torchtitan's mesh is pp, dp_replicate,
 	 * dp_shard, cp, tp (ParallelDims.build_mesh(), torchtitan/distributed/
-	 * parallel_dims.py, b5bcd76): tp-cp-dp-pp alone */
-	if ((c->ep > 1 && c->pp > 1) || x->req->framework == DTPLAN_FRAMEWORK_TORCHTITAN)
+	 * parallel_dims.py, b5bcd76): tp-cp-dp-pp alone; the framework's row
+	 * says which orders it lays ranks out in */
+	fw = dtplan__framework(x->req->framework);
+	if ((c->ep > 1 && c->pp > 1) ||
+	    (fw != NULL && !(fw->orders & (1u << DTPLAN_ORDER_TP_PP_DP))))
 		goto chosen;
 	dtplan__fabric_links(x, sp, &alt, DTPLAN_ORDER_TP_PP_DP, false, &l);
 	dtplan__predict(x, &l, &alt);

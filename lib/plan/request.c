@@ -261,9 +261,9 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "fixed recompute must be none, selective, fine or full (-1: search)";
 	else if (req->vp < 0 || req->offload < -1 || req->offload > 1)
 		bad = "fixed interleaving must be >= 0 (0: search), offload -1, 0 or 1";
-	else if (req->framework < 0 || req->framework > DTPLAN_FRAMEWORK_TORCHTITAN ||
-		 req->attention < 0 || req->attention > DTPLAN_ATTENTION_FLASH ||
-		 req->precision < 0 || req->precision > DTPLAN_PRECISION_FP8 || req->schedule < 0 ||
+	else if (dtplan__framework(req->framework) == NULL || req->attention < 0 ||
+		 req->attention > DTPLAN_ATTENTION_FLASH || req->precision < 0 ||
+		 req->precision > DTPLAN_PRECISION_FP8 || req->schedule < 0 ||
 		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE || req->moments < 0 ||
 		 req->moments > DTPLAN_MOMENTS_BF16)
 		bad = "framework, attention, precision, schedule or moments out of range";

@@ -384,12 +384,11 @@ static enum dtplan_err walk_split_vps(struct walk *w, const struct dtplan_candid
 {
 	const struct ctx *x = w->x;
 	const struct dtplan_request *r = x->req;
-	int zero_lo = r->zero >= 0 ? r->zero : 0, zero_hi = r->zero >= 0 ? r->zero : 3;
-
-	/* Megatron-FSDP is Megatron-LM's opt-in (--use-megatron-fsdp, off by
-	 * default): ZeRO-2/3 under framework=megatron only when asked */
-	if (r->zero < 0 && r->framework == DTPLAN_FRAMEWORK_MEGATRON)
-		zero_hi = 1;
+	const struct dtplan__framework *fw = dtplan__framework(r->framework);
+	/* the stages the framework tries unasked (its row: Megatron-FSDP is
+	 * Megatron-LM's opt-in, --use-megatron-fsdp, so ZeRO-0/1 there) */
+	int zero_lo = r->zero >= 0 ? r->zero : 0;
+	int zero_hi = r->zero >= 0 ? r->zero : fw != NULL ? fw->zero_max : 3;
 	struct split_walk s;
 	enum dtplan_err rv;
 
@@ -723,7 +722,8 @@ static enum dtplan_err search(const struct dtplan_request *req, const struct dtp
 	/* ZeRO-Offload when the GPUs are too few for anything else (DeepSpeed's
 	 * offload_optimizer, Megatron-LM's --optimizer-cpu-offload), over a host link */
 	if (rv == DTPLAN_OK && out->n_fit == 0 && req->offload < 0 &&
-	    req->framework != DTPLAN_FRAMEWORK_TORCHTITAN && req->gpu.host_bytes_per_s > 0.0) {
+	    dtplan__framework(req->framework) != NULL &&
+	    dtplan__framework(req->framework)->offload && req->gpu.host_bytes_per_s > 0.0) {
 		x.offload = true;
 		rv = walk_all(&w, err);
 	}
