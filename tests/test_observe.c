@@ -255,6 +255,45 @@ static void summary__one_step__all_warm_up(void **state)
 	dtplan_observation_fini(&o);
 }
 
+/* A job that printed more steps than the window keeps: MAX + 3 Megatron
+ * lines whose times are their numbers in ms (1, 2, ...).  The window keeps
+ * the newest MAX, and each of the last three is one store over the oldest
+ * slot (a ring): slots 0-2 hold MAX+1..MAX+3, every other slot still holds
+ * what it got first.  A window shifted for each new sample instead (the
+ * former push(), 3.8-5.4 s for 16 MiB of short lines) has slot 0 = 4 ms. */
+static void log__more_steps_than_window__ring_keeps_newest(void **state)
+{
+	const size_t max = DTPLAN_OBSERVE_MAX_SAMPLES, extra = 3;
+	size_t cap = (max + extra) * 48, len = 0, kept;
+	char *text = malloc(cap);
+	struct dtplan_observation o = {0};
+	double med, spread;
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t i = 1; i <= max + extra; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"elapsed time per iteration (ms): %zu\n", i);
+	assert_int_equal(dtplan_observe_parse_log(&o, text, len, NULL, NULL), DTPLAN_OK);
+	assert_int_equal(o.n_steps, max);
+	assert_int_equal(o.steps_at, extra);
+	for (size_t i = 0; i < extra; i++)
+		assert_near(o.steps[i], (double)(max + 1 + i) / 1000.0, 0.0);
+	for (size_t i = extra; i < max; i++)
+		assert_near(o.steps[i], (double)(i + 1) / 1000.0, 0.0);
+	/* in order: the oldest kept is step extra + 1, the newest max + extra */
+	assert_near(dtplan_observation_step(&o, 0), (double)(extra + 1) / 1000.0, 0.0);
+	assert_near(dtplan_observation_step(&o, max - 1), (double)(max + extra) / 1000.0, 0.0);
+	/* the warm-up is the oldest tenth of the window: steps extra + 1 ..
+	 * extra + max / 10; the median of the rest, (extra + max / 10 + 1 +
+	 * max + extra) / 2 ms */
+	assert_int_equal(dtplan_observation_summary(&o, &med, &spread, &kept, NULL), DTPLAN_OK);
+	assert_int_equal(kept, max - max / 10);
+	assert_near(med, (double)(extra + max / 10 + 1 + max + extra) / 2.0 / 1000.0, 1e-9);
+	free(text);
+	dtplan_observation_fini(&o);
+}
+
 static void read__hostile_files__refused_without_blocking(void **state)
 {
 	struct dtplan_error err = {0};
@@ -373,6 +412,7 @@ int main(void)
 		cmocka_unit_test(jsonl__steps_and_checkpoints__hostile_lines_rejected),
 		cmocka_unit_test(jsonl__million_lines__refused),
 		cmocka_unit_test(summary__one_step__all_warm_up),
+		cmocka_unit_test(log__more_steps_than_window__ring_keeps_newest),
 		cmocka_unit_test(read__hostile_files__refused_without_blocking),
 		cmocka_unit_test(observation_json__contract_members),
 	};

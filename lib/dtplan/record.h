@@ -165,11 +165,18 @@ struct dtplan_observe_ctx {
 	int gpus;
 };
 
+/* The samples are kept in a window of the newest DTPLAN_OBSERVE_MAX_SAMPLES,
+ * a ring: each new sample is one store whatever the window holds.  Until it
+ * is full, steps[i] is the i-th seen and steps_at is 0; once full, the
+ * oldest kept is steps[steps_at] (dtplan_observation_step() reads them in
+ * order either way). */
 struct dtplan_observation {
-	double *steps; /* owned: seconds per step, in the order seen */
-	size_t n_steps;
-	double *ckpts; /* owned: checkpoint write seconds */
+	double *steps;   /* owned: seconds per step, a ring (above) */
+	size_t n_steps;  /* kept, at most DTPLAN_OBSERVE_MAX_SAMPLES */
+	size_t steps_at; /* the oldest kept once the ring is full, else 0 */
+	double *ckpts;   /* owned: checkpoint write seconds, a ring too */
 	size_t n_ckpts;
+	size_t ckpts_at;
 	size_t n_rejected;  /* lines that looked like observations but were refused */
 	char rejected[256]; /* the first such line's reason */
 	char source[32];    /* where the steps came from: "observe file", "megatron",
@@ -208,6 +215,9 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const char *text, size_t len,
 					 const struct dtplan_observe_ctx *ctx,
 					 struct dtplan_error *err);
+
+/* The i-th oldest step kept (i < o->n_steps), whatever the ring's turn. */
+double dtplan_observation_step(const struct dtplan_observation *o, size_t i);
 
 /* The median and interquartile range of the steps after the warm-up, and
  * how many were kept; DTPLAN_ERR_NOT_FOUND when none are left. */

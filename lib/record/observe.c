@@ -106,23 +106,37 @@ static void reject(struct dtplan_observation *o, size_t line, const char *why)
 		snprintf(o->rejected, sizeof(o->rejected), "line %zu: %s", line, why);
 }
 
-static enum dtplan_err push(double **v, size_t *n, double x, struct dtplan_error *err)
+/* Keeps x in the window v of *n samples: appended until it holds
+ * DTPLAN_OBSERVE_MAX_SAMPLES, then over the oldest, at *at, which moves on
+ * (a ring: one store per sample, never a shift of the window). */
+static enum dtplan_err push(double **v, size_t *n, size_t *at, double x, struct dtplan_error *err)
 {
 	double *m;
 
 	if (*n == DTPLAN_OBSERVE_MAX_SAMPLES) { /* keep the newest */
-		memmove(*v, *v + 1, (*n - 1) * sizeof(**v));
-		(*v)[*n - 1] = x;
+		(*v)[*at] = x;
+		*at = *at + 1 == *n ? 0 : *at + 1;
 		return DTPLAN_OK;
 	}
 	if ((*n & (*n - 1)) == 0) { /* 0, 1, 2, 4, ...: grow by doubling */
-		m = realloc(*v, (*n > 0 ? 2 * *n : 1) * sizeof(**v));
+		size_t cap = *n > 0 ? 2 * *n : 1;
+
+		if (cap > DTPLAN_OBSERVE_MAX_SAMPLES)
+			cap = DTPLAN_OBSERVE_MAX_SAMPLES;
+		m = realloc(*v, cap * sizeof(**v));
 		if (m == NULL)
 			return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 		*v = m;
 	}
 	(*v)[(*n)++] = x;
 	return DTPLAN_OK;
+}
+
+double dtplan_observation_step(const struct dtplan_observation *o, size_t i)
+{
+	size_t k = o->steps_at + i;
+
+	return o->steps[k < o->n_steps ? k : k - o->n_steps];
 }
 
 /* A step time or a checkpoint write: positive, finite, below a year. */
@@ -161,8 +175,8 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 		} else if ((v = json_object_get(j, "step_seconds")) != NULL) {
 			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
 				reject(o, line, "step_seconds is not a positive finite number");
-			else if ((ret = push(&o->steps, &o->n_steps, json_number_value(v), err)) !=
-				 DTPLAN_OK) {
+			else if ((ret = push(&o->steps, &o->n_steps, &o->steps_at,
+					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
 				return ret;
 			}
@@ -170,8 +184,8 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
 				reject(o, line,
 				       "checkpoint_seconds is not a positive finite number");
-			else if ((ret = push(&o->ckpts, &o->n_ckpts, json_number_value(v), err)) !=
-				 DTPLAN_OK) {
+			else if ((ret = push(&o->ckpts, &o->n_ckpts, &o->ckpts_at,
+					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
 				return ret;
 			}
@@ -370,7 +384,7 @@ enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const cha
 			reject(o, line, "a step line without a positive finite time");
 			continue;
 		}
-		if ((ret = push(&o->steps, &o->n_steps, v, err)) != DTPLAN_OK)
+		if ((ret = push(&o->steps, &o->n_steps, &o->steps_at, v, err)) != DTPLAN_OK)
 			return ret;
 	}
 	if (o->n_steps > 0 && o->source[0] == '\0')
@@ -413,7 +427,8 @@ enum dtplan_err dtplan_observation_summary(const struct dtplan_observation *o, d
 	v = malloc(n * sizeof(*v));
 	if (v == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
-	memcpy(v, o->steps + skip, n * sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = dtplan_observation_step(o, skip + i);
 	qsort(v, n, sizeof(*v), cmp_double);
 	*median = quantile(v, n, 0.5);
 	*spread = quantile(v, n, 0.75) - quantile(v, n, 0.25);
