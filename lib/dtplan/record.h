@@ -42,6 +42,9 @@ struct dtplan_record {
 	double measured_step_s;   /* median of the steps kept */
 	double measured_spread_s; /* their interquartile range */
 	int64_t steps;            /* steps kept */
+	int64_t refused;          /* figures the job reported that were refused (out of their
+			  * physical range, not numbers); not kept in the record
+			  * database (0 in what it reads back) */
 	double checkpoint_s;      /* median checkpoint write; NAN none */
 };
 
@@ -152,6 +155,25 @@ void dtplan_calibration_fini(struct dtplan_calibration *c);
 #define DTPLAN_OBSERVE_LOG_TAIL (16u << 20)
 /* Most step samples kept (the newest). */
 #define DTPLAN_OBSERVE_MAX_SAMPLES 100000
+/*
+ * The physical range of every figure a job reports; one outside is refused
+ * with its reason and counted (n_rejected), never kept:
+ *   a step: at least 100 us, a forward, a backward and an optimizer step are
+ *     at least three kernel launches of about 5 us each (CUDA's launch
+ *     latency) plus the framework's loop; at most a day, a thousand times
+ *     the slowest step of a published run (tens of seconds) and more than
+ *     any job could make progress with;
+ *   a checkpoint write: at least 1 ms, a file created, written and renamed
+ *     on a shared filesystem (several metadata round trips of 100 us or
+ *     more); at most a day.
+ * Whatever the framework printed (milliseconds, tokens or samples per
+ * second, a progress bar's time) is bounded as the step time it gives, and
+ * so is the plan's prediction a record is compared with.
+ */
+#define DTPLAN_OBSERVE_MIN_STEP_S 1e-4
+#define DTPLAN_OBSERVE_MAX_STEP_S 86400.0
+#define DTPLAN_OBSERVE_MIN_CKPT_S 1e-3
+#define DTPLAN_OBSERVE_MAX_CKPT_S 86400.0
 /* The first tenth of the samples, and at least the first one, are warm-up
  * (compilation, NCCL set-up, the data loader's first fill): skipped. */
 #define DTPLAN_OBSERVE_WARMUP_FRACTION 0.1
@@ -177,7 +199,8 @@ struct dtplan_observation {
 	double *ckpts;   /* owned: checkpoint write seconds, a ring too */
 	size_t n_ckpts;
 	size_t ckpts_at;
-	size_t n_rejected;  /* lines that looked like observations but were refused */
+	size_t n_rejected;  /* lines that looked like observations but were refused,
+			     * among them figures out of their physical range */
 	char rejected[256]; /* the first such line's reason */
 	char source[32];    /* where the steps came from: "observe file", "megatron",
 			     * "torchtitan", "deepspeed", "lightning" */

@@ -139,10 +139,18 @@ double dtplan_observation_step(const struct dtplan_observation *o, size_t i)
 	return o->steps[k < o->n_steps ? k : k - o->n_steps];
 }
 
-/* A step time or a checkpoint write: positive, finite, below a year. */
-static bool sane_seconds(double s)
+/* Whether s lies in [lo, hi] (dtplan/record.h: the physical ranges); else
+ * why not, into why. */
+static bool in_range(const char *what, double s, double lo, double hi, char *why, size_t size)
 {
-	return isfinite(s) && s > 0.0 && s < 3.2e7;
+	if (isfinite(s) && s >= lo && s <= hi)
+		return true;
+	if (isnan(s))
+		snprintf(why, size, "%s is not a number", what);
+	else
+		snprintf(why, size, "%s %.3g s outside the physical range [%g, %g] s", what, s, lo,
+			 hi);
+	return false;
 }
 
 enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const char *text,
@@ -151,6 +159,7 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 	size_t lines = 0, line = 0;
 	const char *p = text, *end = text + len;
 	enum dtplan_err ret;
+	char why[128];
 
 	for (size_t i = 0; i < len; i++)
 		if (text[i] == '\n')
@@ -173,17 +182,24 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 		if (!json_is_object(j)) {
 			reject(o, line, "not a JSON object");
 		} else if ((v = json_object_get(j, "step_seconds")) != NULL) {
-			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
-				reject(o, line, "step_seconds is not a positive finite number");
+			if (!json_is_number(v))
+				reject(o, line, "step_seconds is not a number");
+			else if (!in_range("step_seconds", json_number_value(v),
+					   DTPLAN_OBSERVE_MIN_STEP_S, DTPLAN_OBSERVE_MAX_STEP_S,
+					   why, sizeof(why)))
+				reject(o, line, why);
 			else if ((ret = push(&o->steps, &o->n_steps, &o->steps_at,
 					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
 				return ret;
 			}
 		} else if ((v = json_object_get(j, "checkpoint_seconds")) != NULL) {
-			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
-				reject(o, line,
-				       "checkpoint_seconds is not a positive finite number");
+			if (!json_is_number(v))
+				reject(o, line, "checkpoint_seconds is not a number");
+			else if (!in_range("checkpoint_seconds", json_number_value(v),
+					   DTPLAN_OBSERVE_MIN_CKPT_S, DTPLAN_OBSERVE_MAX_CKPT_S,
+					   why, sizeof(why)))
+				reject(o, line, why);
 			else if ((ret = push(&o->ckpts, &o->n_ckpts, &o->ckpts_at,
 					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
@@ -323,7 +339,7 @@ enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const cha
 	long last_n = -1;
 	double last_t = 0.0;
 	size_t line = 0;
-	char buf[4096];
+	char buf[4096], why[128];
 
 	while (p < end) {
 		const char *nl = p;
@@ -380,8 +396,9 @@ enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const cha
 		default:
 			continue;
 		}
-		if (!sane_seconds(v)) {
-			reject(o, line, "a step line without a positive finite time");
+		if (!in_range("a step line's time", v, DTPLAN_OBSERVE_MIN_STEP_S,
+			      DTPLAN_OBSERVE_MAX_STEP_S, why, sizeof(why))) {
+			reject(o, line, why);
 			continue;
 		}
 		if ((ret = push(&o->steps, &o->n_steps, &o->steps_at, v, err)) != DTPLAN_OK)
