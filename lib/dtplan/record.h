@@ -285,6 +285,9 @@ enum dtplan_err dtplan_slurm_jobs_parse(const char *text, struct dtplan_failed_j
 struct dtplan_mtbf_in {
 	int64_t window_start, window_end; /* seconds since the epoch */
 	size_t n_nodes;                   /* nodes watched over the window */
+	/* their names (borrowed, n_nodes of them): only their events and the
+	 * jobs that ran on one of them count; NULL: every node's */
+	const char (*nodes)[64];
 	int gpus_per_node;
 	double confidence; /* of the interval: 0.9 */
 };
@@ -292,6 +295,9 @@ struct dtplan_mtbf_in {
 struct dtplan_mtbf {
 	int failures;           /* node-down events starting in the window */
 	int node_fail_jobs;     /* jobs NODE_FAIL ended in the window */
+	int other_nodes;        /* events and jobs not counted: none of the nodes watched */
+	int repeated;           /* events and jobs not counted: seen already (the same
+				 * node and start, the same job id) */
 	double gpu_hours;       /* exposure: window x nodes x GPUs per node */
 	double mtbf_gpu_hours;  /* gpu_hours / failures; INFINITY without one */
 	double lower_gpu_hours; /* the exact chi-square interval for a Poisson process */
@@ -300,7 +306,8 @@ struct dtplan_mtbf {
 };
 
 /* The per-GPU MTBF over the window: failures are node events whose state
- * says DOWN or FAIL (a DRAIN is the admin's, not counted). */
+ * says DOWN or FAIL (a DRAIN is the admin's, not counted), of the nodes
+ * watched, each once (slurmdbd keys an event on its node and start). */
 enum dtplan_err dtplan_mtbf_compute(const struct dtplan_mtbf_in *in,
 				    const struct dtplan_node_event *events, size_t n_events,
 				    const struct dtplan_failed_job *jobs, size_t n_jobs,
