@@ -7,6 +7,8 @@
  *   fork      the child that becomes the job's user, and reaping it
  *   log       dtplan_job_observe() of a plan and a job output of 16 MiB of
  *             Megatron-LM step lines (the most that is read)
+ *   short     the same with 16 MiB of the shortest Megatron-LM step lines
+ *             (419,430 of 40 bytes: four times the steps the window keeps)
  *   observe   the same with a DTPLAN_OBSERVE file of 10,000 steps
  *   store     dtplan_recdb_open() + dtplan_recdb_add() into a database that
  *             already holds 10,000 records (WAL, one transaction)
@@ -49,13 +51,13 @@ static void write_file(const char *path, const char *text, size_t len)
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 11;
-	char dir[] = "/tmp/dtplan-bench-observe.XXXXXX", path[4][512], cmd[600];
+	char dir[] = "/tmp/dtplan-bench-observe.XXXXXX", path[5][512], cmd[600];
 	struct dtplan_request req;
 	struct dtplan_plan *plan = NULL;
 	struct dtplan_record r;
 	struct dtplan_recdb *db = NULL;
 	struct dtplan_job_files f = {0};
-	double t[5][MAX_RUNS], sum = 0.0;
+	double t[6][MAX_RUNS], sum = 0.0;
 	char *json = NULL, *log, src[32], notes[1024];
 	size_t len = 0, cap = 16u << 20;
 	struct stat st;
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
 	snprintf(path[1], sizeof(path[1]), "%s/slurm.out", dir);
 	snprintf(path[2], sizeof(path[2]), "%s/observe.jsonl", dir);
 	snprintf(path[3], sizeof(path[3]), "%s/records.db", dir);
+	snprintf(path[4], sizeof(path[4]), "%s/short.out", dir);
 	write_file(path[0], json, strlen(json));
 	log = malloc(cap + 512);
 	for (int it = 1; log != NULL && len < cap; it++)
@@ -83,6 +86,10 @@ int main(int argc, char **argv)
 				 "learning rate: 3.000000E-04 | global batch size:  1024 |\n",
 				 it, 1000000, it * 1024, 12100.0 + it % 7);
 	write_file(path[1], log, len);
+	for (len = 0; len + 41 <= cap;)
+		len += (size_t)snprintf(log + len, cap + 512 - len,
+					"elapsed time per iteration (ms): 12100.0\n");
+	write_file(path[4], log, len);
 	len = 0;
 	for (int i = 1; i <= 10000; i++)
 		len += (size_t)snprintf(log + len, cap - len,
@@ -117,6 +124,13 @@ int main(int argc, char **argv)
 				       NULL) != DTPLAN_OK)
 			return 1;
 		t[1][k] = bench_now() - t0;
+		f.output = path[4];
+		t0 = bench_now();
+		if (dtplan_job_observe(&f, "bench", &r, src, sizeof(src), notes, sizeof(notes),
+				       NULL) != DTPLAN_OK)
+			return 1;
+		t[5][k] = bench_now() - t0;
+		f.output = path[1];
 		f.observe = path[2];
 		t0 = bench_now();
 		if (dtplan_job_observe(&f, "bench", &r, src, sizeof(src), notes, sizeof(notes),
@@ -138,17 +152,18 @@ int main(int argc, char **argv)
 	printf("epilog on the batch node, median of %d (the other nodes: one lstat)\n", runs);
 	{
 		static const char *const names[] = {"fork+wait", "log 16 MiB", "observe 10k",
-						    "store", "absent"};
+						    "store",     "absent",     "short 16 MiB"};
+		double m[6];
 
-		for (int i = 0; i < 5; i++) {
-			double m = median(t[i], runs) * 1e3;
-
-			printf("  %-12s %8.2f ms\n", names[i], m);
-			if (i != 2)
-				sum += m; /* the log and the file are alternatives */
+		for (int i = 0; i < 6; i++) {
+			m[i] = median(t[i], runs) * 1e3;
+			printf("  %-12s %8.2f ms\n", names[i], m[i]);
 		}
+		/* the logs and the file are alternatives: the worst log counts */
+		sum = m[0] + (m[1] > m[5] ? m[1] : m[5]) + m[3] + m[4];
 	}
-	printf("  %-12s %8.2f ms (fork + log + store + absent; target 100 ms)\n", "total", sum);
+	printf("  %-12s %8.2f ms (fork + worst log + store + absent; target 100 ms)\n", "total",
+	       sum);
 	printf("  peak RSS     %8.1f MiB\n", bench_peak_rss_mib());
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	free(json);

@@ -220,6 +220,7 @@ int cmd_mtbf(int argc, char **argv)
 	in.window_start = (int64_t)t0;
 	in.window_end = (int64_t)t1;
 	in.n_nodes = n_names;
+	in.nodes = (const char(*)[64])names;
 	if (dtplan_mtbf_compute(&in, ev, n_ev, jobs, n_jobs, &m, &err) != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, true);
 		goto out;
@@ -240,26 +241,29 @@ int cmd_mtbf(int argc, char **argv)
 							   jobs[i].nodes, "state", jobs[i].state));
 		rc = cli_json_print(
 			CMD,
-			json_pack("{s:s, s:s, s:s, s:I, s:i, s:o, s:i, s:i, s:o, s:o, s:o, s:o, "
-				  "s:s, s:o, s:o}",
-				  "source", events_f != NULL ? "files" : "slurm accounting",
-				  "start", s1, "end", s2, "nodes", (json_int_t)n_names,
-				  "gpus_per_node", in.gpus_per_node, "gpu_hours",
-				  cli_json_number(m.gpu_hours), "failures", m.failures,
-				  "node_fail_jobs", m.node_fail_jobs, "mtbf_gpu_hours",
-				  cli_json_number(m.mtbf_gpu_hours), "lower_gpu_hours",
-				  cli_json_number(m.lower_gpu_hours), "upper_gpu_hours",
-				  cli_json_number(m.upper_gpu_hours), "confidence",
-				  cli_json_number(m.confidence), "interval",
-				  "exact chi-square (Poisson, time-truncated)", "events",
-				  e != NULL ? e : json_null(), "jobs",
-				  j != NULL ? j : json_null()));
+			json_pack(
+				"{s:s, s:s, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:i, s:o, s:o, s:o, "
+				"s:o, s:s, s:o, s:o}",
+				"source", events_f != NULL ? "files" : "slurm accounting", "start",
+				s1, "end", s2, "nodes", (json_int_t)n_names, "gpus_per_node",
+				in.gpus_per_node, "gpu_hours", cli_json_number(m.gpu_hours),
+				"failures", m.failures, "node_fail_jobs", m.node_fail_jobs,
+				"other_nodes", m.other_nodes, "repeated", m.repeated,
+				"mtbf_gpu_hours", cli_json_number(m.mtbf_gpu_hours),
+				"lower_gpu_hours", cli_json_number(m.lower_gpu_hours),
+				"upper_gpu_hours", cli_json_number(m.upper_gpu_hours), "confidence",
+				cli_json_number(m.confidence), "interval",
+				"exact chi-square (Poisson, time-truncated)", "events",
+				e != NULL ? e : json_null(), "jobs", j != NULL ? j : json_null()));
 		goto out;
 	}
 	printf("window        %s to %s, %zu nodes x %d GPUs = %.1f GPU-hours\n", s1, s2, n_names,
 	       in.gpus_per_node, m.gpu_hours);
 	printf("failures      %d node-down events; %d jobs ended NODE_FAIL\n", m.failures,
 	       m.node_fail_jobs);
+	if (m.other_nodes > 0 || m.repeated > 0)
+		printf("not counted   %d of other nodes than --nodes, %d repeated\n", m.other_nodes,
+		       m.repeated);
 	for (size_t i = 0; i < n_ev; i++) {
 		char t[32];
 

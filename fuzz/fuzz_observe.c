@@ -22,10 +22,12 @@ static void check_kept(const struct dtplan_observation *o)
 	DTPLAN_FUZZ_CHECK(o->n_ckpts <= DTPLAN_OBSERVE_MAX_SAMPLES);
 	for (size_t i = 0; i < o->n_steps; i++)
 		DTPLAN_FUZZ_CHECK(isfinite(o->steps[i]) && o->steps[i] > 0.0 &&
-				  o->steps[i] < 3.2e7);
+				  o->steps[i] >= DTPLAN_OBSERVE_MIN_STEP_S &&
+				  o->steps[i] <= DTPLAN_OBSERVE_MAX_STEP_S);
 	for (size_t i = 0; i < o->n_ckpts; i++)
 		DTPLAN_FUZZ_CHECK(isfinite(o->ckpts[i]) && o->ckpts[i] > 0.0 &&
-				  o->ckpts[i] < 3.2e7);
+				  o->ckpts[i] >= DTPLAN_OBSERVE_MIN_CKPT_S &&
+				  o->ckpts[i] <= DTPLAN_OBSERVE_MAX_CKPT_S);
 	DTPLAN_FUZZ_CHECK(memchr(o->rejected, '\0', sizeof(o->rejected)) != NULL);
 	DTPLAN_FUZZ_CHECK(memchr(o->source, '\0', sizeof(o->source)) != NULL);
 	if (dtplan_observation_summary(o, &median, &spread, &kept, NULL) == DTPLAN_OK) {

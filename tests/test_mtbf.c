@@ -111,12 +111,80 @@ static void parse__not_parsable__refused_with_line(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* sacctmgr -P does not escape a '|' in a reason, nor a newline: the reason
+ * is asked for last, so the fields past the fourth are the reason whole, and
+ * a line of fewer fields after an event goes on with its reason. */
+static void parse__reason_with_bar_and_newline__read_whole(void **state)
+{
+	const char text[] = "node3|2026-12-01T10:05:00|Unknown|DOWN|disk a|b full|x\n"
+			    "node4|2026-12-01T10:06:00|Unknown|DOWN*|first line\n"
+			    "second line|of it\n"
+			    "node5|2026-12-01T10:07:00|Unknown|DRAIN|\n";
+	struct dtplan_node_event *ev = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(dtplan_slurm_events_parse(text, &ev, &n, NULL), DTPLAN_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(ev[0].reason, "disk a|b full|x");
+	assert_string_equal(ev[0].state, "DOWN");
+	assert_string_equal(ev[1].reason, "first line second line|of it");
+	assert_string_equal(ev[2].node, "node5");
+	assert_string_equal(ev[2].reason, "");
+	free(ev);
+}
+
+/*
+ * Only the nodes asked count, each event once: the events and jobs of
+ * mtbf__two_down_events__exact_interval, plus node3's event again
+ * (slurmdbd keys an event on node and start: the same one), a DOWN of node9
+ * (not watched), job 41 again and job 43 on node[9-10].  Still 2 failures
+ * and 2 jobs over node[1-8]; 2 of other nodes, 2 repeated.
+ */
+static void mtbf__other_nodes_and_repeats__not_counted(void **state)
+{
+	char ev_text[1024], job_text[512];
+	struct dtplan_node_event *ev = NULL;
+	struct dtplan_failed_job *fj = NULL;
+	char(*names)[64] = NULL;
+	size_t ne = 0, nj = 0, nn = 0;
+	struct dtplan_mtbf_in in = {.window_start = at("2026-12-01T00:00:00"),
+				    .window_end = at("2026-12-02T00:00:00"),
+				    .gpus_per_node = 8,
+				    .confidence = 0.9};
+	struct dtplan_mtbf m;
+
+	(void)state;
+	snprintf(ev_text, sizeof(ev_text), "%s%s", events,
+		 "node3|2026-12-01T10:05:00|2026-12-01T10:20:00|DOWN|Not responding\n"
+		 "node9|2026-12-01T13:00:00|Unknown|DOWN|Not responding\n");
+	snprintf(job_text, sizeof(job_text), "%s%s", jobs,
+		 "41|node[3-4]|2026-12-01T10:00:00|2026-12-01T10:06:00|NODE_FAIL\n"
+		 "43|node[9-10]|2026-12-01T12:00:00|2026-12-01T13:01:00|NODE_FAIL\n");
+	assert_int_equal(dtplan_hostlist_expand("node[1-8]", 64, &names, &nn, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_slurm_events_parse(ev_text, &ev, &ne, NULL), DTPLAN_OK);
+	assert_int_equal(dtplan_slurm_jobs_parse(job_text, &fj, &nj, NULL), DTPLAN_OK);
+	in.n_nodes = nn;
+	in.nodes = (const char(*)[64])names;
+	assert_int_equal(dtplan_mtbf_compute(&in, ev, ne, fj, nj, &m, NULL), DTPLAN_OK);
+	assert_int_equal(m.failures, 2);
+	assert_int_equal(m.node_fail_jobs, 2);
+	assert_int_equal(m.other_nodes, 2);
+	assert_int_equal(m.repeated, 2);
+	assert_near(m.mtbf_gpu_hours, 768.0, 1e-9);
+	free(names);
+	free(ev);
+	free(fj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chi2_quantile__table),
 		cmocka_unit_test(mtbf__two_down_events__exact_interval),
 		cmocka_unit_test(parse__not_parsable__refused_with_line),
+		cmocka_unit_test(parse__reason_with_bar_and_newline__read_whole),
+		cmocka_unit_test(mtbf__other_nodes_and_repeats__not_counted),
 	};
 
 	test_setup_stdio();

@@ -219,6 +219,73 @@ static void jsonl__steps_and_checkpoints__hostile_lines_rejected(void **state)
 	dtplan_observation_fini(&o);
 }
 
+/* Figures outside their physical range (dtplan/record.h) are refused with
+ * the range named, and counted: under DTPLAN_OBSERVE_MIN_STEP_S (1e-303 s,
+ * the smallest denormal 4.9e-324 s), over DTPLAN_OBSERVE_MAX_STEP_S (1e5 s
+ * > a day), a checkpoint under DTPLAN_OBSERVE_MIN_CKPT_S (1e-9 s).  Before
+ * these bounds, all but the zero were kept. */
+static void jsonl__figures_outside_physical_range__refused_counted(void **state)
+{
+	const char *text = "{\"step\":1,\"step_seconds\":1e-303}\n"
+			   "{\"step\":2,\"step_seconds\":4.9e-324}\n"
+			   "{\"step\":3,\"step_seconds\":1e5}\n"
+			   "{\"step\":4,\"step_seconds\":0.0001}\n"
+			   "{\"step\":5,\"step_seconds\":86400}\n"
+			   "{\"checkpoint_seconds\":1e-9}\n"
+			   "{\"checkpoint_seconds\":0.001}\n";
+	struct dtplan_observation o = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_observe_parse_jsonl(&o, text, strlen(text), NULL), DTPLAN_OK);
+	/* the bounds themselves are in range */
+	assert_int_equal(o.n_steps, 2);
+	assert_near(dtplan_observation_step(&o, 0), DTPLAN_OBSERVE_MIN_STEP_S, 0.0);
+	assert_near(dtplan_observation_step(&o, 1), DTPLAN_OBSERVE_MAX_STEP_S, 0.0);
+	assert_int_equal(o.n_ckpts, 1);
+	assert_int_equal(o.n_rejected, 4);
+	assert_non_null(strstr(o.rejected, "line 1: step_seconds 1e-303 s outside the physical "
+					   "range [0.0001, 86400] s"));
+	dtplan_observation_fini(&o);
+}
+
+/* The frameworks' figures are bounded as the step they give: Megatron's
+ * "(ms): 1e-300" is 1e-303 s; torchtitan's "tps: 1e300" is 256 x 8192 /
+ * (64 x 1e300) = 3.3e-296 s; DeepSpeed's "CurrSamplesPerSec=1e-300" is
+ * 512 / 1e-300 = 5.12e302 s.  Each refused and counted; the sane lines kept. */
+static void log__absurd_figures__refused_counted(void **state)
+{
+	const struct dtplan_observe_ctx ctx = {.global_batch = 256, .seq = 8192, .gpus = 64};
+	const struct dtplan_observe_ctx ds = {.global_batch = 512, .seq = 4096, .gpus = 64};
+	struct dtplan_observation o;
+
+	(void)state;
+	parse_log(&o,
+		  "iteration 1 | elapsed time per iteration (ms): 1e-300 |\n"
+		  "iteration 2 | elapsed time per iteration (ms): 4.9e-324 |\n"
+		  "iteration 3 | elapsed time per iteration (ms): 1234.5 |\n",
+		  NULL);
+	assert_int_equal(o.n_steps, 1);
+	assert_int_equal(o.n_rejected, 2);
+	assert_non_null(strstr(o.rejected, "line 1: a step line's time 1e-303 s outside"));
+	dtplan_observation_fini(&o);
+	parse_log(&o,
+		  "step: 10  loss: 7.1  tps: 1e300  mfu: 41%\n"
+		  "step: 20  loss: 7.1  tps: 4,096  mfu: 41%\n",
+		  &ctx);
+	assert_int_equal(o.n_steps, 1);
+	assert_int_equal(o.n_rejected, 1);
+	assert_non_null(strstr(o.rejected, "3.28e-296 s outside"));
+	dtplan_observation_fini(&o);
+	parse_log(&o,
+		  "global_step=1, RunningAvgSamplesPerSec=1, CurrSamplesPerSec=1e-300\n"
+		  "global_step=2, RunningAvgSamplesPerSec=1, CurrSamplesPerSec=25.6\n",
+		  &ds);
+	assert_int_equal(o.n_steps, 1);
+	assert_int_equal(o.n_rejected, 1);
+	assert_non_null(strstr(o.rejected, "5.12e+302 s outside"));
+	dtplan_observation_fini(&o);
+}
+
 static void jsonl__million_lines__refused(void **state)
 {
 	size_t n = 1000000;
@@ -252,6 +319,45 @@ static void summary__one_step__all_warm_up(void **state)
 	assert_int_equal(dtplan_observation_summary(&o, &med, &spread, &kept, &err),
 			 DTPLAN_ERR_NOT_FOUND);
 	assert_non_null(strstr(err.text, "warm-up"));
+	dtplan_observation_fini(&o);
+}
+
+/* A job that printed more steps than the window keeps: MAX + 3 Megatron
+ * lines whose times are their numbers in ms (1, 2, ...).  The window keeps
+ * the newest MAX, and each of the last three is one store over the oldest
+ * slot (a ring): slots 0-2 hold MAX+1..MAX+3, every other slot still holds
+ * what it got first.  A window shifted for each new sample instead (the
+ * former push(), 3.8-5.4 s for 16 MiB of short lines) has slot 0 = 4 ms. */
+static void log__more_steps_than_window__ring_keeps_newest(void **state)
+{
+	const size_t max = DTPLAN_OBSERVE_MAX_SAMPLES, extra = 3;
+	size_t cap = (max + extra) * 48, len = 0, kept;
+	char *text = malloc(cap);
+	struct dtplan_observation o = {0};
+	double med, spread;
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t i = 1; i <= max + extra; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"elapsed time per iteration (ms): %zu\n", i);
+	assert_int_equal(dtplan_observe_parse_log(&o, text, len, NULL, NULL), DTPLAN_OK);
+	assert_int_equal(o.n_steps, max);
+	assert_int_equal(o.steps_at, extra);
+	for (size_t i = 0; i < extra; i++)
+		assert_near(o.steps[i], (double)(max + 1 + i) / 1000.0, 0.0);
+	for (size_t i = extra; i < max; i++)
+		assert_near(o.steps[i], (double)(i + 1) / 1000.0, 0.0);
+	/* in order: the oldest kept is step extra + 1, the newest max + extra */
+	assert_near(dtplan_observation_step(&o, 0), (double)(extra + 1) / 1000.0, 0.0);
+	assert_near(dtplan_observation_step(&o, max - 1), (double)(max + extra) / 1000.0, 0.0);
+	/* the warm-up is the oldest tenth of the window: steps extra + 1 ..
+	 * extra + max / 10; the median of the rest, (extra + max / 10 + 1 +
+	 * max + extra) / 2 ms */
+	assert_int_equal(dtplan_observation_summary(&o, &med, &spread, &kept, NULL), DTPLAN_OK);
+	assert_int_equal(kept, max - max / 10);
+	assert_near(med, (double)(extra + max / 10 + 1 + max + extra) / 2.0 / 1000.0, 1e-9);
+	free(text);
 	dtplan_observation_fini(&o);
 }
 
@@ -315,6 +421,7 @@ static void observation_json__contract_members(void **state)
 				  .measured_step_s = 12.1,
 				  .measured_spread_s = 0.2,
 				  .steps = 27,
+				  .refused = 3,
 				  .checkpoint_s = NAN};
 	static const char *const keys[] = {"schema",
 					   "job_id",
@@ -328,6 +435,7 @@ static void observation_json__contract_members(void **state)
 					   "measured_step_s",
 					   "measured_step_spread_s",
 					   "steps",
+					   "refused",
 					   "checkpoint_s",
 					   "time"};
 	char *text = NULL;
@@ -356,6 +464,7 @@ static void observation_json__contract_members(void **state)
 			    "dtplan.observation/1");
 	assert_true(json_is_integer(json_object_get(j, "job_id")));
 	assert_int_equal(json_integer_value(json_object_get(j, "steps")), 27);
+	assert_int_equal(json_integer_value(json_object_get(j, "refused")), 3);
 	assert_true(json_is_null(json_object_get(j, "checkpoint_s")));
 	assert_near(json_number_value(json_object_get(j, "measured_step_s")), 12.1, 0.0);
 	assert_string_equal(json_string_value(json_object_get(j, "time")), "2025-12-01T10:00:00Z");
@@ -371,8 +480,11 @@ int main(void)
 		cmocka_unit_test(log__deepspeed__samples_per_second),
 		cmocka_unit_test(log__lightning__progress_bar),
 		cmocka_unit_test(jsonl__steps_and_checkpoints__hostile_lines_rejected),
+		cmocka_unit_test(jsonl__figures_outside_physical_range__refused_counted),
+		cmocka_unit_test(log__absurd_figures__refused_counted),
 		cmocka_unit_test(jsonl__million_lines__refused),
 		cmocka_unit_test(summary__one_step__all_warm_up),
+		cmocka_unit_test(log__more_steps_than_window__ring_keeps_newest),
 		cmocka_unit_test(read__hostile_files__refused_without_blocking),
 		cmocka_unit_test(observation_json__contract_members),
 	};

@@ -635,6 +635,12 @@ static void topology_parse_string__bad_yaml__error_names_line(void **state)
 		{"- topology: a\n  tree:\n    switches:\n    - switch: s\n      nodes: n[2-1]\n",
 		 DTPLAN_ERR_PARSE, 4, "range 2-1 is reversed"},
 		{"# only a comment\n", DTPLAN_ERR_PARSE, 0, "no topologies defined"},
+		/* Slurm takes one default; two were taken silently, the first */
+		{"- topology: a\n  cluster_default: true\n  flat: true\n"
+		 "- topology: b\n  flat: true\n"
+		 "- topology: c\n  cluster_default: true\n  flat: true\n",
+		 DTPLAN_ERR_PARSE, 7,
+		 "topologies 'a' (line 2) and 'c' are both cluster_default: true; only one may be"},
 	};
 
 	(void)state;

@@ -42,6 +42,9 @@ struct dtplan_record {
 	double measured_step_s;   /* median of the steps kept */
 	double measured_spread_s; /* their interquartile range */
 	int64_t steps;            /* steps kept */
+	int64_t refused;          /* figures the job reported that were refused (out of their
+			  * physical range, not numbers); not kept in the record
+			  * database (0 in what it reads back) */
 	double checkpoint_s;      /* median checkpoint write; NAN none */
 };
 
@@ -152,6 +155,25 @@ void dtplan_calibration_fini(struct dtplan_calibration *c);
 #define DTPLAN_OBSERVE_LOG_TAIL (16u << 20)
 /* Most step samples kept (the newest). */
 #define DTPLAN_OBSERVE_MAX_SAMPLES 100000
+/*
+ * The physical range of every figure a job reports; one outside is refused
+ * with its reason and counted (n_rejected), never kept:
+ *   a step: at least 100 us, a forward, a backward and an optimizer step are
+ *     at least three kernel launches of about 5 us each (CUDA's launch
+ *     latency) plus the framework's loop; at most a day, a thousand times
+ *     the slowest step of a published run (tens of seconds) and more than
+ *     any job could make progress with;
+ *   a checkpoint write: at least 1 ms, a file created, written and renamed
+ *     on a shared filesystem (several metadata round trips of 100 us or
+ *     more); at most a day.
+ * Whatever the framework printed (milliseconds, tokens or samples per
+ * second, a progress bar's time) is bounded as the step time it gives, and
+ * so is the plan's prediction a record is compared with.
+ */
+#define DTPLAN_OBSERVE_MIN_STEP_S 1e-4
+#define DTPLAN_OBSERVE_MAX_STEP_S 86400.0
+#define DTPLAN_OBSERVE_MIN_CKPT_S 1e-3
+#define DTPLAN_OBSERVE_MAX_CKPT_S 86400.0
 /* The first tenth of the samples, and at least the first one, are warm-up
  * (compilation, NCCL set-up, the data loader's first fill): skipped. */
 #define DTPLAN_OBSERVE_WARMUP_FRACTION 0.1
@@ -165,12 +187,20 @@ struct dtplan_observe_ctx {
 	int gpus;
 };
 
+/* The samples are kept in a window of the newest DTPLAN_OBSERVE_MAX_SAMPLES,
+ * a ring: each new sample is one store whatever the window holds.  Until it
+ * is full, steps[i] is the i-th seen and steps_at is 0; once full, the
+ * oldest kept is steps[steps_at] (dtplan_observation_step() reads them in
+ * order either way). */
 struct dtplan_observation {
-	double *steps; /* owned: seconds per step, in the order seen */
-	size_t n_steps;
-	double *ckpts; /* owned: checkpoint write seconds */
+	double *steps;   /* owned: seconds per step, a ring (above) */
+	size_t n_steps;  /* kept, at most DTPLAN_OBSERVE_MAX_SAMPLES */
+	size_t steps_at; /* the oldest kept once the ring is full, else 0 */
+	double *ckpts;   /* owned: checkpoint write seconds, a ring too */
 	size_t n_ckpts;
-	size_t n_rejected;  /* lines that looked like observations but were refused */
+	size_t ckpts_at;
+	size_t n_rejected;  /* lines that looked like observations but were refused,
+			     * among them figures out of their physical range */
 	char rejected[256]; /* the first such line's reason */
 	char source[32];    /* where the steps came from: "observe file", "megatron",
 			     * "torchtitan", "deepspeed", "lightning" */
@@ -208,6 +238,9 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const char *text, size_t len,
 					 const struct dtplan_observe_ctx *ctx,
 					 struct dtplan_error *err);
+
+/* The i-th oldest step kept (i < o->n_steps), whatever the ring's turn. */
+double dtplan_observation_step(const struct dtplan_observation *o, size_t i);
 
 /* The median and interquartile range of the steps after the warm-up, and
  * how many were kept; DTPLAN_ERR_NOT_FOUND when none are left. */
@@ -252,6 +285,9 @@ enum dtplan_err dtplan_slurm_jobs_parse(const char *text, struct dtplan_failed_j
 struct dtplan_mtbf_in {
 	int64_t window_start, window_end; /* seconds since the epoch */
 	size_t n_nodes;                   /* nodes watched over the window */
+	/* their names (borrowed, n_nodes of them): only their events and the
+	 * jobs that ran on one of them count; NULL: every node's */
+	const char (*nodes)[64];
 	int gpus_per_node;
 	double confidence; /* of the interval: 0.9 */
 };
@@ -259,6 +295,9 @@ struct dtplan_mtbf_in {
 struct dtplan_mtbf {
 	int failures;           /* node-down events starting in the window */
 	int node_fail_jobs;     /* jobs NODE_FAIL ended in the window */
+	int other_nodes;        /* events and jobs not counted: none of the nodes watched */
+	int repeated;           /* events and jobs not counted: seen already (the same
+				 * node and start, the same job id) */
 	double gpu_hours;       /* exposure: window x nodes x GPUs per node */
 	double mtbf_gpu_hours;  /* gpu_hours / failures; INFINITY without one */
 	double lower_gpu_hours; /* the exact chi-square interval for a Poisson process */
@@ -267,7 +306,8 @@ struct dtplan_mtbf {
 };
 
 /* The per-GPU MTBF over the window: failures are node events whose state
- * says DOWN or FAIL (a DRAIN is the admin's, not counted). */
+ * says DOWN or FAIL (a DRAIN is the admin's, not counted), of the nodes
+ * watched, each once (slurmdbd keys an event on its node and start). */
 enum dtplan_err dtplan_mtbf_compute(const struct dtplan_mtbf_in *in,
 				    const struct dtplan_node_event *events, size_t n_events,
 				    const struct dtplan_failed_job *jobs, size_t n_jobs,

@@ -33,14 +33,15 @@ enum dtplan_err dtplan_observation_to_json(const struct dtplan_record *r, char *
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		return dtplan__error(err, DTPLAN_ERR_RANGE, "time", 0, "time %lld out of range",
 				     (long long)r->time);
-	o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:s}",
+	o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:s}",
 		      "schema", DTPLAN_OBSERVATION_SCHEMA, "job_id", (json_int_t)r->job_id, "user",
 		      r->user, "cluster", r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu,
 		      "model", r->model, "framework", r->framework, "predicted_step_s",
 		      num_or_null(r->predicted_step_s), "measured_step_s",
 		      num_or_null(r->measured_step_s), "measured_step_spread_s",
-		      num_or_null(r->measured_spread_s), "steps", (json_int_t)r->steps,
-		      "checkpoint_s", num_or_null(r->checkpoint_s), "time", when);
+		      num_or_null(r->measured_spread_s), "steps", (json_int_t)r->steps, "refused",
+		      (json_int_t)r->refused, "checkpoint_s", num_or_null(r->checkpoint_s), "time",
+		      when);
 	if (o == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 	*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -126,6 +127,20 @@ enum dtplan_err dtplan_job_observe(const struct dtplan_job_files *f, const char 
 				 o.n_rejected, o.n_rejected == 1 ? "" : "s", o.rejected);
 	}
 	dtplan_record_from_plan(r, plan, cluster);
+	r->refused = (int64_t)o.n_rejected;
+	/* the plan is the job's file too: its prediction is a figure the job
+	 * reports, bounded as a measured step is */
+	if (!(r->predicted_step_s >= DTPLAN_OBSERVE_MIN_STEP_S &&
+	      r->predicted_step_s <= DTPLAN_OBSERVE_MAX_STEP_S &&
+	      r->model_step_s >= DTPLAN_OBSERVE_MIN_STEP_S &&
+	      r->model_step_s <= DTPLAN_OBSERVE_MAX_STEP_S)) {
+		rv = dtplan__error(err, DTPLAN_ERR_RANGE, f->plan, 0,
+				   "refused: the plan's predicted step %.3g s (model %.3g s) "
+				   "outside the physical range [%g, %g] s",
+				   r->predicted_step_s, r->model_step_s, DTPLAN_OBSERVE_MIN_STEP_S,
+				   DTPLAN_OBSERVE_MAX_STEP_S);
+		goto out;
+	}
 	if ((rv = dtplan_observation_summary(&o, &r->measured_step_s, &r->measured_spread_s, &kept,
 					     err)) != DTPLAN_OK)
 		goto out;

@@ -136,23 +136,38 @@ end:
 	return DTPLAN_OK;
 }
 
+/*
+ * A plan's node runs at least one rank, and each rank's entry in
+ * "placement.ranks" is over 100 bytes of the plan's text (ten members,
+ * plan_json.c): a list of more names than the text's 64th part is no plan's,
+ * and the report names no nodes for it (null; the plan goes whole).  So the
+ * names' summary, about 150 bytes of work a name (the name, its place in
+ * dtplan_hostlist_compress()), stays within about 2.5 times the plan's text,
+ * where 8,000,000 one-letter names of a 32 MB plan took 1.26 GB.
+ */
+#define REPORT_TEXT_PER_NODE 64
+
 /* The plan's node names in hostlist form, or null. */
 static json_t *plan_nodes(const struct dtplan__rd *r, const struct plan_scan *ps)
 {
 	struct dtplan__rd rd;
 	char(*names)[64] = NULL, *buf = NULL;
 	json_t *out = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0, i = 0, size;
 	bool first = true, more = true;
 
 	if (!ps->nodes.found || r->s[ps->nodes.pos] != '[')
 		return json_null();
 	rd = dtplan__rd_at(r, ps->nodes);
 	rd.err = NULL;
-	if (dtplan__rd_count_elements(&rd, &n) != DTPLAN_OK || n == 0)
+	if (dtplan__rd_count_elements(&rd, &n) != DTPLAN_OK || n == 0 ||
+	    n > (ps->plan.end - ps->plan.pos) / REPORT_TEXT_PER_NODE || n > DTPLAN_PLAN_MAX_NODES)
 		return json_null();
+	/* the summary is never longer than the list's text: each name is
+	 * there, quoted, with its comma */
+	size = ps->nodes.end - ps->nodes.pos + 16;
 	names = calloc(n, sizeof(*names));
-	buf = malloc(n * 68 + 16);
+	buf = malloc(size);
 	if (names == NULL || buf == NULL)
 		goto done;
 	rd = dtplan__rd_at(r, ps->nodes);
@@ -169,7 +184,7 @@ static json_t *plan_nodes(const struct dtplan__rd *r, const struct plan_scan *ps
 		if (dtplan__rd_skip_value(&rd) != DTPLAN_OK)
 			goto done;
 	}
-	dtplan_hostlist_compress((const char(*)[64])names, n, buf, n * 68 + 16);
+	dtplan_hostlist_compress((const char(*)[64])names, n, buf, size);
 	out = json_string(buf);
 done:
 	free(names);

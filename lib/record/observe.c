@@ -106,17 +106,24 @@ static void reject(struct dtplan_observation *o, size_t line, const char *why)
 		snprintf(o->rejected, sizeof(o->rejected), "line %zu: %s", line, why);
 }
 
-static enum dtplan_err push(double **v, size_t *n, double x, struct dtplan_error *err)
+/* Keeps x in the window v of *n samples: appended until it holds
+ * DTPLAN_OBSERVE_MAX_SAMPLES, then over the oldest, at *at, which moves on
+ * (a ring: one store per sample, never a shift of the window). */
+static enum dtplan_err push(double **v, size_t *n, size_t *at, double x, struct dtplan_error *err)
 {
 	double *m;
 
 	if (*n == DTPLAN_OBSERVE_MAX_SAMPLES) { /* keep the newest */
-		memmove(*v, *v + 1, (*n - 1) * sizeof(**v));
-		(*v)[*n - 1] = x;
+		(*v)[*at] = x;
+		*at = *at + 1 == *n ? 0 : *at + 1;
 		return DTPLAN_OK;
 	}
 	if ((*n & (*n - 1)) == 0) { /* 0, 1, 2, 4, ...: grow by doubling */
-		m = realloc(*v, (*n > 0 ? 2 * *n : 1) * sizeof(**v));
+		size_t cap = *n > 0 ? 2 * *n : 1;
+
+		if (cap > DTPLAN_OBSERVE_MAX_SAMPLES)
+			cap = DTPLAN_OBSERVE_MAX_SAMPLES;
+		m = realloc(*v, cap * sizeof(**v));
 		if (m == NULL)
 			return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 		*v = m;
@@ -125,10 +132,25 @@ static enum dtplan_err push(double **v, size_t *n, double x, struct dtplan_error
 	return DTPLAN_OK;
 }
 
-/* A step time or a checkpoint write: positive, finite, below a year. */
-static bool sane_seconds(double s)
+double dtplan_observation_step(const struct dtplan_observation *o, size_t i)
 {
-	return isfinite(s) && s > 0.0 && s < 3.2e7;
+	size_t k = o->steps_at + i;
+
+	return o->steps[k < o->n_steps ? k : k - o->n_steps];
+}
+
+/* Whether s lies in [lo, hi] (dtplan/record.h: the physical ranges); else
+ * why not, into why. */
+static bool in_range(const char *what, double s, double lo, double hi, char *why, size_t size)
+{
+	if (isfinite(s) && s >= lo && s <= hi)
+		return true;
+	if (isnan(s))
+		snprintf(why, size, "%s is not a number", what);
+	else
+		snprintf(why, size, "%s %.3g s outside the physical range [%g, %g] s", what, s, lo,
+			 hi);
+	return false;
 }
 
 enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const char *text,
@@ -137,6 +159,7 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 	size_t lines = 0, line = 0;
 	const char *p = text, *end = text + len;
 	enum dtplan_err ret;
+	char why[128];
 
 	for (size_t i = 0; i < len; i++)
 		if (text[i] == '\n')
@@ -159,19 +182,26 @@ enum dtplan_err dtplan_observe_parse_jsonl(struct dtplan_observation *o, const c
 		if (!json_is_object(j)) {
 			reject(o, line, "not a JSON object");
 		} else if ((v = json_object_get(j, "step_seconds")) != NULL) {
-			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
-				reject(o, line, "step_seconds is not a positive finite number");
-			else if ((ret = push(&o->steps, &o->n_steps, json_number_value(v), err)) !=
-				 DTPLAN_OK) {
+			if (!json_is_number(v))
+				reject(o, line, "step_seconds is not a number");
+			else if (!in_range("step_seconds", json_number_value(v),
+					   DTPLAN_OBSERVE_MIN_STEP_S, DTPLAN_OBSERVE_MAX_STEP_S,
+					   why, sizeof(why)))
+				reject(o, line, why);
+			else if ((ret = push(&o->steps, &o->n_steps, &o->steps_at,
+					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
 				return ret;
 			}
 		} else if ((v = json_object_get(j, "checkpoint_seconds")) != NULL) {
-			if (!json_is_number(v) || !sane_seconds(json_number_value(v)))
-				reject(o, line,
-				       "checkpoint_seconds is not a positive finite number");
-			else if ((ret = push(&o->ckpts, &o->n_ckpts, json_number_value(v), err)) !=
-				 DTPLAN_OK) {
+			if (!json_is_number(v))
+				reject(o, line, "checkpoint_seconds is not a number");
+			else if (!in_range("checkpoint_seconds", json_number_value(v),
+					   DTPLAN_OBSERVE_MIN_CKPT_S, DTPLAN_OBSERVE_MAX_CKPT_S,
+					   why, sizeof(why)))
+				reject(o, line, why);
+			else if ((ret = push(&o->ckpts, &o->n_ckpts, &o->ckpts_at,
+					     json_number_value(v), err)) != DTPLAN_OK) {
 				json_decref(j);
 				return ret;
 			}
@@ -309,7 +339,7 @@ enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const cha
 	long last_n = -1;
 	double last_t = 0.0;
 	size_t line = 0;
-	char buf[4096];
+	char buf[4096], why[128];
 
 	while (p < end) {
 		const char *nl = p;
@@ -366,11 +396,12 @@ enum dtplan_err dtplan_observe_parse_log(struct dtplan_observation *o, const cha
 		default:
 			continue;
 		}
-		if (!sane_seconds(v)) {
-			reject(o, line, "a step line without a positive finite time");
+		if (!in_range("a step line's time", v, DTPLAN_OBSERVE_MIN_STEP_S,
+			      DTPLAN_OBSERVE_MAX_STEP_S, why, sizeof(why))) {
+			reject(o, line, why);
 			continue;
 		}
-		if ((ret = push(&o->steps, &o->n_steps, v, err)) != DTPLAN_OK)
+		if ((ret = push(&o->steps, &o->n_steps, &o->steps_at, v, err)) != DTPLAN_OK)
 			return ret;
 	}
 	if (o->n_steps > 0 && o->source[0] == '\0')
@@ -413,7 +444,8 @@ enum dtplan_err dtplan_observation_summary(const struct dtplan_observation *o, d
 	v = malloc(n * sizeof(*v));
 	if (v == NULL)
 		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
-	memcpy(v, o->steps + skip, n * sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = dtplan_observation_step(o, skip + i);
 	qsort(v, n, sizeof(*v), cmp_double);
 	*median = quantile(v, n, 0.5);
 	*spread = quantile(v, n, 0.75) - quantile(v, n, 0.25);

@@ -24,8 +24,9 @@
  *           dims: {x, y, z as a mapping}
  *           nodes: g[001-032]          (or regions: anchor, dims, nodes)
  *
- * dtplan reads the first topology with cluster_default: true (else the
- * first), the one Slurm uses for partitions that name none.  Its switches
+ * dtplan reads the topology with cluster_default: true (else the first),
+ * the one Slurm uses for partitions that name none; two of them are
+ * refused, naming both.  Its switches
  * and blocks become the same entries topology.conf gives (lib/topology/topology.c,
  * lib/topology/topology_block.c); each ring (ring:) or torus (torus3d:) of
  * Slurm 26.05 a leaf of its own, its nodes in ring or x-major order
@@ -631,8 +632,17 @@ enum dtplan_err dtplan__topology_parse_yaml(const char *text, const char *source
 		    name->text[0] == '\0' || strcmp(t->keys[0], "topology") != 0)
 			rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, t->line,
 					   "every topology starts with 'topology: NAME'");
-		else if (pick == NULL && is_true(get(t, "cluster_default")))
-			pick = t;
+		else if (is_true(get(t, "cluster_default"))) {
+			if (pick == NULL)
+				pick = t;
+			else /* Slurm takes one default: which is meant is not ours to guess */
+				rv = dtplan__error(err, DTPLAN_ERR_PARSE, source,
+						   get(t, "cluster_default")->line,
+						   "topologies '%s' (line %d) and '%s' are both "
+						   "cluster_default: true; only one may be",
+						   get(pick, "topology")->text,
+						   get(pick, "cluster_default")->line, name->text);
+		}
 	}
 	if (rv == DTPLAN_OK)
 		rv = read_topology(&p, pick != NULL ? pick : root->items[0], out);

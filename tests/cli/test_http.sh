@@ -298,6 +298,39 @@ print(r["plan"] == p, r["warnings"] == p["warnings"], len(r["warnings"]) >= 2000
 if [ "$got" = "True True True" ]; then _pass "the large plan as saved"; else _fail "the large plan's report: $got"; fi
 rm -f "$tmp/big-plan.json"
 
+# A plan of 8,000,000 node names (32 MB, one letter each): the report's node
+# summary took 1.26 GB (the names at 64 bytes each and their hostlist's
+# work).  No plan has more nodes than its text's 64th part (each node runs a
+# rank, each rank's entry over 100 bytes): such a list is summarized as
+# null and the plan posted whole, within the same bound as above.
+python3 - "$tmp/files.json" "$tmp/names-plan.json" <<-'EOF'
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p.setdefault("placement", {})["nodes"] = ["x"] * 8000000
+	json.dump(p, open(sys.argv[2], "w"), separators=(",", ":"))
+EOF
+n0=$(nreports)
+got=$(python3 - "$DTPLAN" "$url/collect" "$tmp/names-plan.json" <<-'EOF'
+	import os, resource, subprocess, sys
+	rc = subprocess.call([sys.argv[1], "report", "--url", sys.argv[2], "--plan", sys.argv[3],
+	                      "--timeout", "60s"])
+	peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+	size = os.path.getsize(sys.argv[3])
+	bound = 3 * size + 100 * 2**20
+	print(rc, "peak %.0f MB for a %.0f MB plan, bound %.0f MB:" % (peak / 2**20, size / 2**20, bound / 2**20),
+	      "under" if peak < bound else "over")
+EOF
+)
+case $got in
+"0 "*" under") _pass "plan of 8,000,000 names reported: $got" ;;
+*) _fail "plan of 8,000,000 names: $got" ;;
+esac
+got=$(python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print(r["nodes"], len(r["plan"]["placement"]["nodes"]))' "$reports" 2>&1)
+if [ "$got" = "None 8000000" ]; then _pass "no node summary, the plan whole"; else _fail "the names plan's report: $got"; fi
+rm -f "$tmp/names-plan.json"
+
 # bad plans and usage
 printf '{"schema": "dtplan.fabric/1"}\n' >"$tmp/notaplan.json"
 run 1 report --url "$url/collect" --plan "$tmp/notaplan.json"; stderr_has "$tmp/notaplan.json: not a dtplan.plan/1 document"

@@ -55,6 +55,27 @@ printf 'MTBF=weekly\n' >"$tmp/site3.conf"
 run 0 plan --model llama3-8b --gpus 16 --site "$tmp/site3.conf"
 stderr_has "MTBF: 'weekly' unknown"
 
+# a reason with '|' (sacctmgr -P does not escape it) is read whole, and the
+# cache is still written; events and jobs of nodes outside --nodes, and an
+# event or job seen twice, are not counted: the same 2 failures
+cat "$tmp/events" >"$tmp/events2"
+cat >>"$tmp/events2" <<'EOF_EV'
+node3|2026-12-01T10:05:00|2026-12-01T10:20:00|DOWN|Not responding
+node9|2026-12-01T13:00:00|Unknown|DOWN|GPU|XID 79|fell off the bus
+node2|2026-12-01T14:00:00|Unknown|DOWN|health check: nvidia-smi|grep failed
+EOF_EV
+cat "$tmp/jobs" "$tmp/jobs" >"$tmp/jobs2"
+echo '43|node[9-10]|2026-12-01T12:00:00|2026-12-01T13:01:00|NODE_FAIL' >>"$tmp/jobs2"
+rm -f "$tmp/mtbf.json"
+run 0 mtbf --nodes 'node[1-8]' $w --events "$tmp/events2" --jobs "$tmp/jobs2" --write-cache "$tmp/mtbf.json"
+stdout_has "3 node-down events; 1 jobs ended NODE_FAIL"
+stdout_has "not counted   2 of other nodes than --nodes, 2 repeated"
+stdout_has "health check: nvidia-smi|grep failed"
+[ -s "$tmp/mtbf.json" ] && _pass "the cache is written" || _fail "no cache"
+run 0 mtbf --nodes 'node[1-8]' $w --events "$tmp/events2" --jobs "$tmp/jobs2" --json
+json_eq 'j["failures"], j["node_fail_jobs"], j["other_nodes"], j["repeated"]' "(3, 1, 2, 2)"
+json_eq 'j["events"][-1]["reason"]' "health check: nvidia-smi|grep failed"
+
 printf 'node3 DOWN Not responding\n' >"$tmp/people"
 run 1 mtbf --nodes node1 $w --events "$tmp/people" --jobs "$tmp/none"
 stderr_has "sacctmgr:1: 5 fields expected (parsable output"

@@ -118,6 +118,24 @@ json_eq 'j["prediction"]["step_seconds"] == '"$model" True
 run 0 history --records "$db" --cluster c1 --json
 json_eq 'len(j)' 3
 
+# figures outside their physical range (dtplan/record.h): refused with the
+# range named and counted; a plan whose prediction is absurd makes no record
+printf '{"step":1,"step_seconds":90}\n{"step":2,"step_seconds":1e-303}\n' >"$tmp/absurd"
+printf '{"step":3,"step_seconds":4.9e-324}\n{"step":4,"step_seconds":60}\n' >>"$tmp/absurd"
+printf '{"step":5,"step_seconds":60}\n' >>"$tmp/absurd"
+run 0 observe --plan "$tmp/plan.json" --observe "$tmp/absurd" --job-id 105 --records "$db" \
+	--cluster c1
+stdout_has "from 2 steps (observe file)"
+stderr_has "2 observations refused, the first at line 2: step_seconds 1e-303 s outside the physical range [0.0001, 86400] s"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["prediction"]
+p["step_seconds"]=1e-300; p["model_step_seconds"]=1e-300; json.dump(j,open(sys.argv[2],"w"))' \
+	"$tmp/plan.json" "$tmp/absurd-plan.json"
+run 1 observe --plan "$tmp/absurd-plan.json" --observe "$tmp/obs" --job-id 106 --records "$db" \
+	--cluster c1
+stderr_has "the plan's predicted step 1e-300 s (model 1e-300 s) outside the physical range"
+run 0 history --records "$db" --cluster c1 --json
+json_eq '[r["job_id"] for r in j][-1]' 105
+
 run 2 observe --plan "$tmp/plan.json"; stderr_has "--output or --observe is required"
 run 2 calibrate; stderr_has "--show is required"
 run 0 history --help; stdout_starts "Usage: dtplan history"

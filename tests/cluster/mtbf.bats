@@ -49,6 +49,7 @@ teardown() {
 			"$BATS_TEST_DIRNAME/cluster.sh" slurmd "$node"
 	done
 	scontrol update nodename=node7 state=resume 2>/dev/null
+	scontrol update nodename=node5 state=resume 2>/dev/null
 	cancel_all_wait 30
 }
 
@@ -162,4 +163,38 @@ assert j["lower_gpu_hours"] < j["mtbf_gpu_hours"] < j["upper_gpu_hours"]' "$outp
 	echo "$output"
 	grep -qF "failures      2 node-down events; 2 jobs ended NODE_FAIL" <<<"$output"
 	grep -qF "MTBF per GPU  $(python3 -c "print('%.1f' % ($gpu_hours / 2))") GPU-hours" <<<"$output"
+}
+
+# sacctmgr -P does not escape a '|' in a reason (issue 32): an admin's DOWN
+# of node5 with one is read whole, the MTBF cache is refreshed, and only the
+# nodes asked count (node5's event is one of other nodes for node[1-4]).
+@test "a reason with '|' is read whole and the cache refreshed; only the nodes asked count" {
+	local t0 t1 T1 cache=$BATS_TEST_TMPDIR/mtbf.json
+	sleep 1
+	t0=$(date +%s)
+	T0=$(date -d "@$t0" +%Y-%m-%dT%H:%M:%S)
+	sleep 1
+	scontrol update nodename=node5 state=down reason='xid 79|gpu fell off the bus|reset'
+	wait_for 10 state_is node5 down
+	scontrol update nodename=node5 state=resume
+	wait_for 30 state_is node5 idle
+	wait_for 20 events_in 1
+	sleep 1
+	t1=$(date +%s)
+	T1=$(date -d "@$t1" +%Y-%m-%dT%H:%M:%S)
+	echo '{"schema": "stale"}' >"$cache"
+
+	run -0 "$CLI" mtbf --nodes node5 --gpus-per-node "$CL_GPUS" --start "$T0" --end "$T1" \
+		--json --write-cache "$cache"
+	echo "$output"
+	python3 -c 'import json, sys; j = json.loads(sys.argv[1]); \
+assert (j["failures"], j["other_nodes"], j["repeated"]) == (1, 0, 0), j; \
+assert [e["reason"] for e in j["events"]] == ["xid 79|gpu fell off the bus|reset"], j["events"]' "$output"
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); \
+assert c["schema"] != "stale" and c["failures"] == 1 and c["nodes"] == 1, c' "$cache"
+
+	run -0 "$CLI" mtbf --nodes "node[1-4]" --gpus-per-node "$CL_GPUS" --start "$T0" --end "$T1" --json
+	echo "$output"
+	python3 -c 'import json, sys; j = json.loads(sys.argv[1]); \
+assert (j["failures"], j["other_nodes"]) == (0, 1), j' "$output"
 }

@@ -146,3 +146,77 @@ slurmd_log() { cat "$CL_DIR"/log/slurmd-node*.log; }
 	grep -q "records not used: $DB: refused: owned by uid 65534" <<<"$(job_log "$JOB")"
 	[ "$(nodes_in_state drained)" -eq 0 ]
 }
+
+# hostile_job ACTION: a job that prints 30 Megatron-LM lines at its plan's
+# model step (the first 3x, warm-up), then runs ACTION (bash, $OUT its own
+# output file, as /proc/self/fd/1 names it and the plugin recorded it);
+# JOB its id once the epilog is done.
+hostile_job() {
+	cat >"$BATS_TEST_TMPDIR/job.sh" <<EOF_JOB
+#!/bin/bash
+OUT=\$(readlink /proc/\$\$/fd/1)
+t=\$(/usr/bin/python3 -c 'import json, os; print(json.load(open(os.environ["DTPLAN_FILE"]))["prediction"]["model_step_seconds"])')
+for it in \$(seq 1 30); do
+	ms=\$(/usr/bin/python3 -c "print(\$t * 1000.0 * (3.0 if \$it == 1 else 1.0))")
+	echo " iteration \$it/300 | elapsed time per iteration (ms): \$ms | global batch size:  1024 |"
+done
+$1
+EOF_JOB
+	JOB=$(sbatch --parsable -N1 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
+		"$BATS_TEST_TMPDIR/job.sh")
+	JOB=${JOB%%;*}
+	submit_wait "$JOB" 60
+	epilog_done
+}
+
+# The epilog meets what a job can make of its own output (issue 32): each
+# job's record is written, or refused with the reason in the slurmd log,
+# within ObserveBudget (ReportTimeout= 2 s + 1 s: never "observing took
+# more than"), and the node stays up.
+@test "hostile job outputs: a record or a reason in the log, within the budget; the node stays up" {
+	local out=$CL_DIR/jobs
+	# the output replaced by a FIFO (no reader: the read must not wait)
+	hostile_job 'rm -f "$OUT"; mkfifo "$OUT"'
+	J_FIFO=$JOB
+	# the output replaced by a link to root's secrets
+	hostile_job 'rm -f "$OUT"; ln -s /etc/shadow "$OUT"'
+	J_LINK=$JOB
+	# a 1 TB sparse output: its last 16 MiB are NUL bytes
+	hostile_job 'truncate -s 1T "$OUT" || truncate -s 100G "$OUT"'
+	J_SPARSE=$JOB
+	# a NUL byte among the step lines
+	hostile_job 'printf "iteration 31/300 | elapsed time per iteration (ms): 1\0 |\n"'
+	J_NUL=$JOB
+	# crafted step lines: absurd figures (1e-303 s, a denormal, 1e297 s)
+	# among sane ones: refused and counted, the record from the sane ones
+	hostile_job 'for v in 1e-300 4.9e-324 1e300 nan -5; do echo " iteration 31/300 | elapsed time per iteration (ms): $v |"; done'
+	J_ABSURD=$JOB
+	# 20 MiB of the shortest step lines (524,288 of 40 bytes, five times the
+	# window): the window is a ring, the record within the budget
+	hostile_job 'yes "elapsed time per iteration (ms): 1234.5" | head -c 20971520'
+	J_SHORT=$JOB
+	LOGS=$(slurmd_log)
+	grep "epilog: job" <<<"$LOGS" | tail -20
+	run ! grep -E "epilog: job ($J_FIFO|$J_LINK|$J_SPARSE|$J_NUL|$J_ABSURD|$J_SHORT): observing took more than" <<<"$LOGS"
+	grep -q "job $J_FIFO: not read: $out/slurm-$J_FIFO.out: refused: a FIFO, not a regular file" <<<"$LOGS"
+	grep -q "job $J_LINK: not read: $out/slurm-$J_LINK.out: refused: a symbolic link, never followed" <<<"$LOGS"
+	grep -q "job $J_SPARSE: not read: $out/slurm-$J_SPARSE.out: refused: binary data" <<<"$LOGS"
+	grep -q "job $J_NUL: not read: $out/slurm-$J_NUL.out: refused: binary data" <<<"$LOGS"
+	for j in $J_FIFO $J_LINK $J_SPARSE $J_NUL; do
+		grep -q "job $j: no record: no step times observed" <<<"$LOGS"
+	done
+	grep -qE "job $J_ABSURD: 5 observations refused, the first at line [0-9]+: a step line's time 1e-303 s outside the physical range \[0.0001, 86400\] s" <<<"$LOGS"
+	# 30 sane lines, the first 3 (ceil of a tenth of 30.000000000000004) warm-up
+	grep -qE "job $J_ABSURD: planned .* from 27 steps \(megatron\)" <<<"$LOGS"
+	grep -qE "job $J_SHORT: planned .*, measured 1.23 s .* from 90000 steps \(megatron\)" <<<"$LOGS"
+	# two records: the absurd lines' job (its sane lines) and the short lines'
+	run -0 records
+	[ "$(/usr/bin/python3 -c 'import json, sys; print(sorted(r["job_id"] for r in json.load(sys.stdin)))' <<<"$output")" = "[$J_ABSURD, $J_SHORT]" ]
+	# the link's target untouched
+	[ ! -L /etc/shadow ] && [ -f /etc/shadow ]
+	for n in $(job_nodes "$J_SHORT"); do [ "$(node_state "$n")" = idle ]; done
+	[ "$(nodes_in_state drained)" -eq 0 ]
+	no_drain
+	rm -f "$out/slurm-$J_FIFO.out" "$out/slurm-$J_LINK.out" "$out/slurm-$J_SPARSE.out" \
+		"$out/slurm-$J_SHORT.out"
+}
