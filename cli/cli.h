@@ -15,12 +15,32 @@
 #define CLI_EXIT_FAIL 1  /* the request cannot be met, or a runtime failure */
 #define CLI_EXIT_USAGE 2 /* bad usage: unknown flag, bad value, missing value */
 
+/* The schemas of the JSON the CLI writes itself (doc/dtplan.cli.schema.json;
+ * a plan's, a node's and a fabric's are the library's). */
+#define CLI_VERSION_SCHEMA "dtplan.version/1"
+#define CLI_HELP_SCHEMA "dtplan.help/1"
+#define CLI_CHECK_CONFIG_SCHEMA "dtplan.check-config/1"
+#define CLI_OBSERVE_SCHEMA "dtplan.observed/1"
+#define CLI_REPORTED_SCHEMA "dtplan.reported/1"
+
 struct cli_command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	void (*usage)(FILE *out);          /* full usage, starting "Usage: dtplan NAME" */
+	const char *sub;                   /* the subcommand before the flags ("export"), or NULL */
+	bool hidden; /* left out of the list of commands (dtplan completion) */
 };
+
+/*
+ * dtplan completion bash|zsh (cli/completion.c): the completion script,
+ * written from commands (ends with a NULL name) and each one's flag table
+ * (cli_list_options()).  */
+int cli_completion(const struct cli_command *commands, int argc, char **argv);
+void cli_completion_usage(FILE *out);
+/* The flags of c as cli_list_options() writes them (caller frees), NULL
+ * when out of memory. */
+char *cli_command_options(const struct cli_command *c);
 
 /* Subcommands, one per cli/cmd_<verb>.c. */
 int cmd_ledger(int argc, char **argv);
@@ -91,6 +111,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_report(const char *cmd, const struct dtplan_error *err, bool usage);
 
 /* ------------------------------------------------------------------------
+ * "Did you mean" (cli/suggest.c)
+ * ---------------------------------------------------------------------- */
+
+/* The Damerau-Levenshtein distance of a and b (optimal string alignment: an
+ * insertion, deletion, substitution or swap of neighbours costs 1); (size_t)-1
+ * when either is longer than 64 bytes. */
+size_t cli_edit_distance(const char *a, const char *b);
+/*
+ * The word of words[0..n) nearest to word: within 1 edit for up to 4 letters,
+ * 2 for up to 7, else 3 (ties: the first), or else the only word that starts
+ * with it.  NULL when none is near.  Borrowed from words.
+ */
+const char *cli_suggest(const char *word, const char *const *words, size_t n);
+
+/* ------------------------------------------------------------------------
  * Options (cli/options.c): each command describes its flags in a table of
  * struct cli_opt and hands it to cli_parse(), which owns getopt, optind, bad
  * options, leftover arguments, required and repeated flags, and --help.
@@ -155,6 +190,14 @@ struct cli_spec {
  * or CLI_OPT_CALL flag returned.
  */
 bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
+
+/*
+ * From now on cli_parse() parses nothing: it writes the command's flags to
+ * out, one a line ("--NAME", "--NAME VALUE" when it takes a value, "ARG"
+ * when operands follow), and returns false with CLI_EXIT_OK (the completion
+ * scripts, dtplan help --json).  NULL parses again.
+ */
+void cli_list_options(FILE *out);
 
 /* Ends a table of struct cli_opt. */
 #define CLI_OPT_END                                                                                \
