@@ -20,7 +20,7 @@
 #define CLI_VERSION_SCHEMA "dtplan.version/1"
 #define CLI_HELP_SCHEMA "dtplan.help/1"
 #define CLI_CHECK_CONFIG_SCHEMA "dtplan.check-config/1"
-#define CLI_OBSERVE_SCHEMA "dtplan.observed/1"
+#define CLI_OBSERVED_SCHEMA "dtplan.observed/1"
 #define CLI_REPORTED_SCHEMA "dtplan.reported/1"
 
 struct cli_command {
@@ -91,6 +91,10 @@ const char *cli_records_cluster(const char *flag);
  * records when missing_ok.  Caller frees *recs with free(). */
 int cli_records_read(const char *cmd, const char *path, const char *cluster,
 		     struct dtplan_record **recs, size_t *n, bool missing_ok);
+
+/* One record as dtplan history --json and dtplan observe --json write it:
+ * a new reference, NULL when out of memory. */
+json_t *cli_record_json(const struct dtplan_record *r);
 
 /* A --site FILE option (CLI_OPT_CALL, .early, .dest a struct dtplan_config):
  * reads dtplan.conf into dest, so that the other flags override it. */
