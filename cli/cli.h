@@ -22,6 +22,11 @@
 #define CLI_CHECK_CONFIG_SCHEMA "dtplan.check-config/1"
 #define CLI_OBSERVED_SCHEMA "dtplan.observed/1"
 #define CLI_REPORTED_SCHEMA "dtplan.reported/1"
+#define CLI_LEDGER_SCHEMA "dtplan.ledger/1"
+#define CLI_PIPELINE_SCHEMA "dtplan.pipeline/1"
+#define CLI_COMM_SCHEMA "dtplan.comm/1"
+#define CLI_CKPT_SCHEMA "dtplan.ckpt/1"
+#define CLI_CALIBRATION_SCHEMA "dtplan.calibration/1"
 
 struct cli_command {
 	const char *name;
@@ -292,6 +297,13 @@ void cli_print_json(char *text);
  * reference (for json_pack()'s "o"), NULL when out of memory.
  */
 json_t *cli_json_number(double v);
+
+/*
+ * root with a "schema" member first, naming its document in
+ * doc/dtplan.cli.schema.json.  Takes root (NULL allowed: a failed
+ * json_pack()); returns a new object, NULL when out of memory.
+ */
+json_t *cli_json_schema(json_t *root, const char *schema);
 
 /*
  * Prints root ("{...}" with ", " and ": ", reals with 17 digits) and a

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --json on every command, and the CLI's own documents against their schema
 # (doc/dtplan.cli.schema.json, checked by tests/cli_schema.py): version, help,
-# check-config, observe and report; show --json is a dtplan.plan/1 and fabric
+# ledger, pipeline, comm, ckpt, calibrate, check-config, observe and report;
+# show --json is a dtplan.plan/1 and fabric
 # export a dtplan.fabric/1.  Errors stay on stderr as dtplan plan --json's do;
 # check-config --json also lists them.  Skipped (exit 77) when python3 has no
 # jsonschema module (Debian: python3-jsonschema).
@@ -61,6 +62,21 @@ json_eq '[f for f in j["flags"] if f["name"] in ("model", "json")]' \
 run 2 help nosuch --json
 stderr_has "unknown command 'nosuch'"
 
+# the calculators
+doc 0 dtplan.ledger/1 ledger --model llama2-7b --gpus 8 --zero 1 --json
+json_eq 'j["dp"], j["zero"]' "(8, 1)"
+doc 0 dtplan.ledger/1 ledger --model llama2-70b --gpus 64 --tp 8 --pp 2 --recompute full --json
+doc 0 dtplan.pipeline/1 pipeline --stages 4 --microbatches 8 --json
+doc 0 dtplan.pipeline/1 pipeline --stages 4 --microbatches 8 --chunks 2 --json
+doc 0 dtplan.comm/1 comm --op allreduce --bytes 14GB --ranks 64 --bandwidth 50GB/s --json
+doc 0 dtplan.comm/1 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 400Gb/s --algo tree --latency 5us --json
+doc 0 dtplan.ckpt/1 ckpt --gpus 1024 --mtbf-gpu-hours 50000 --write-seconds 30 --json
+json_eq '"interval_steps" in j' False
+doc 0 dtplan.ckpt/1 ckpt --gpus 1024 --mtbf-gpu-hours 50000 --write-seconds 30 --step-seconds 5 --json
+json_eq 'j["step_seconds"]' 5
+doc 0 dtplan.calibration/1 calibrate --show --records "$tmp/none.db" --json
+json_eq 'j["records_read"], j["corrections"]' "(0, [])"
+
 # check-config: valid, on a tree, on blocks, with nothing; invalid
 doc 0 dtplan.check-config/1 check-config --site "$data/dtplan-two-racks.conf" \
 	--topology "$data/topology-two-racks.conf" --json
@@ -116,6 +132,8 @@ json_eq 'j["record"]["job_id"], j["record"]["cluster"], j["record"]["measured_st
 json_eq 'j["records"]' "$tmp/r.db"
 run 0 history --records "$tmp/r.db" --json
 json_eq 'len(j), j[0]["job_id"]' "(1, 42)"
+doc 0 dtplan.calibration/1 calibrate --show --records "$tmp/r.db" --cluster c1 --json
+json_eq 'j["records_read"]' 1
 
 # report --json: what a collector took
 python3 - "$tmp/port" "$tmp/posted" <<'EOF_PY' &
