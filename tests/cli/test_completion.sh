@@ -34,6 +34,29 @@ for c in $cmds; do
 	json_eq '[f["name"] for f in j["flags"] if "--" + f["name"] not in j["usage"]]' "[]"
 done
 
+# zsh, where there is one: the script parses, and compinit binds it to dtplan
+if command -v zsh >/dev/null 2>&1; then
+	if zsh -n "$dir/_dtplan" 2>"$err"; then _pass "zsh -n _dtplan"; else _fail "zsh -n _dtplan"; fi
+	got=$(zsh -f -c 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -D; print -r -- ${_comps[dtplan]}' \
+		sh "$dir" 2>&1)
+	if [ "$got" = _dtplan ]; then _pass "compinit binds _dtplan to dtplan"; else _fail "compinit: '$got'"; fi
+	# zoffers "LINE" WANT: a tab after LINE in an interactive zsh gives WANT
+	zoffers() {
+		if zsh -f "$top_srcdir/tests/cli/zsh_complete.zsh" "$dir" "$1" "$2" >"$out" 2>"$err"; then
+			_pass "zsh: $1<tab> gives '$2'"
+		else
+			_fail "zsh: $1<tab> does not give '$2'"
+		fi
+	}
+	zoffers "dtplan pl" "dtplan plan"
+	zoffers "dtplan plan --mo" "dtplan plan --model"
+	zoffers "dtplan fabric " "dtplan fabric export"
+	zoffers "dtplan help obs" "dtplan help observe"
+	zoffers "dtplan check-config --js" "dtplan check-config --json"
+else
+	echo "# zsh not found: _dtplan is not loaded"
+fi
+
 if ! command -v bash >/dev/null 2>&1; then
 	echo "# bash not found: the script is not driven"
 	finish
