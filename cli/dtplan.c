@@ -155,7 +155,7 @@ static int help_json(const struct cli_command *one)
 	     p = NULL)
 		if (strncmp(line, "--", 2) == 0)
 			json_array_append_new(list, json_pack("{s:s#, s:b}", "name", line + 2,
-							      strcspn(line + 2, " "), "value",
+							      (int)strcspn(line + 2, " "), "value",
 							      strchr(line, ' ') != NULL));
 	json_object_set_new(root, "command", json_string(one->name));
 	json_object_set_new(root, "summary", json_string(one->summary));
