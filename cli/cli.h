@@ -15,12 +15,37 @@
 #define CLI_EXIT_FAIL 1  /* the request cannot be met, or a runtime failure */
 #define CLI_EXIT_USAGE 2 /* bad usage: unknown flag, bad value, missing value */
 
+/* The schemas of the JSON the CLI writes itself (doc/dtplan.cli.schema.json;
+ * a plan's, a node's and a fabric's are the library's). */
+#define CLI_VERSION_SCHEMA "dtplan.version/1"
+#define CLI_HELP_SCHEMA "dtplan.help/1"
+#define CLI_CHECK_CONFIG_SCHEMA "dtplan.check-config/1"
+#define CLI_OBSERVED_SCHEMA "dtplan.observed/1"
+#define CLI_REPORTED_SCHEMA "dtplan.reported/1"
+#define CLI_LEDGER_SCHEMA "dtplan.ledger/1"
+#define CLI_PIPELINE_SCHEMA "dtplan.pipeline/1"
+#define CLI_COMM_SCHEMA "dtplan.comm/1"
+#define CLI_CKPT_SCHEMA "dtplan.ckpt/1"
+#define CLI_CALIBRATION_SCHEMA "dtplan.calibration/1"
+
 struct cli_command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	void (*usage)(FILE *out);          /* full usage, starting "Usage: dtplan NAME" */
+	const char *sub;                   /* the subcommand before the flags ("export"), or NULL */
+	bool hidden; /* left out of the list of commands (dtplan completion) */
 };
+
+/*
+ * dtplan completion bash|zsh (cli/completion.c): the completion script,
+ * written from commands (ends with a NULL name) and each one's flag table
+ * (cli_list_options()).  */
+int cli_completion(const struct cli_command *commands, int argc, char **argv);
+void cli_completion_usage(FILE *out);
+/* The flags of c as cli_list_options() writes them (caller frees), NULL
+ * when out of memory. */
+char *cli_command_options(const struct cli_command *c);
 
 /* Subcommands, one per cli/cmd_<verb>.c. */
 int cmd_ledger(int argc, char **argv);
@@ -72,6 +97,10 @@ const char *cli_records_cluster(const char *flag);
 int cli_records_read(const char *cmd, const char *path, const char *cluster,
 		     struct dtplan_record **recs, size_t *n, bool missing_ok);
 
+/* One record as dtplan history --json and dtplan observe --json write it:
+ * a new reference, NULL when out of memory. */
+json_t *cli_record_json(const struct dtplan_record *r);
+
 /* A --site FILE option (CLI_OPT_CALL, .early, .dest a struct dtplan_config):
  * reads dtplan.conf into dest, so that the other flags override it. */
 struct cli_opt;
@@ -89,6 +118,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * RANGE, NOT_FOUND) when usage is true, else CLI_EXIT_FAIL.
  */
 int cli_report(const char *cmd, const struct dtplan_error *err, bool usage);
+
+/* ------------------------------------------------------------------------
+ * "Did you mean" (cli/suggest.c)
+ * ---------------------------------------------------------------------- */
+
+/* The Damerau-Levenshtein distance of a and b (optimal string alignment: an
+ * insertion, deletion, substitution or swap of neighbours costs 1); (size_t)-1
+ * when either is longer than 64 bytes. */
+size_t cli_edit_distance(const char *a, const char *b);
+/*
+ * The word of words[0..n) nearest to word: within 1 edit for up to 4 letters,
+ * 2 for up to 7, else 3 (ties: the first), or else the only word that starts
+ * with it.  NULL when none is near.  Borrowed from words.
+ */
+const char *cli_suggest(const char *word, const char *const *words, size_t n);
 
 /* ------------------------------------------------------------------------
  * Options (cli/options.c): each command describes its flags in a table of
@@ -155,6 +199,14 @@ struct cli_spec {
  * or CLI_OPT_CALL flag returned.
  */
 bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status);
+
+/*
+ * From now on cli_parse() parses nothing: it writes the command's flags to
+ * out, one a line ("--NAME", "--NAME VALUE" when it takes a value, "ARG"
+ * when operands follow), and returns false with CLI_EXIT_OK (the completion
+ * scripts, dtplan help --json).  NULL parses again.
+ */
+void cli_list_options(FILE *out);
 
 /* Ends a table of struct cli_opt. */
 #define CLI_OPT_END                                                                                \
@@ -245,6 +297,13 @@ void cli_print_json(char *text);
  * reference (for json_pack()'s "o"), NULL when out of memory.
  */
 json_t *cli_json_number(double v);
+
+/*
+ * root with a "schema" member first, naming its document in
+ * doc/dtplan.cli.schema.json.  Takes root (NULL allowed: a failed
+ * json_pack()); returns a new object, NULL when out of memory.
+ */
+json_t *cli_json_schema(json_t *root, const char *schema);
 
 /*
  * Prints root ("{...}" with ", " and ": ", reals with 17 digits) and a

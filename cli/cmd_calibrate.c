@@ -26,7 +26,7 @@ void cmd_calibrate_usage(FILE *out)
 		"  --cluster NAME   learn from this cluster's records (default\n"
 		"                   $SLURM_CLUSTER_NAME, else every cluster's)\n"
 		"  --site FILE      dtplan.conf, for RecordDB=\n"
-		"  --json           print them as JSON\n",
+		"  --json           print them as JSON (schema " CLI_CALIBRATION_SCHEMA ")\n",
 		DTPLAN_CALIB_PRIOR_LOG_SD * 100.0, DTPLAN_CALIB_RUN_LOG_SD * 100.0,
 		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX);
 }
@@ -84,13 +84,14 @@ int cmd_calibrate(int argc, char **argv)
 				a = NULL;
 			}
 		}
-		rc = cli_json_print(CMD, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "records",
-						   path, "cluster", cl, "records_read",
-						   (json_int_t)n, "prior_log_sd",
-						   cli_json_number(DTPLAN_CALIB_PRIOR_LOG_SD),
-						   "run_log_sd",
-						   cli_json_number(DTPLAN_CALIB_RUN_LOG_SD),
-						   "corrections", a != NULL ? a : json_null()));
+		rc = cli_json_print(CMD,
+				    json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o}", "schema",
+					      CLI_CALIBRATION_SCHEMA, "records", path, "cluster",
+					      cl, "records_read", (json_int_t)n, "prior_log_sd",
+					      cli_json_number(DTPLAN_CALIB_PRIOR_LOG_SD),
+					      "run_log_sd",
+					      cli_json_number(DTPLAN_CALIB_RUN_LOG_SD),
+					      "corrections", a != NULL ? a : json_null()));
 		goto out;
 	}
 	printf("%zu record%s in %s%s%s\n", n, n == 1 ? "" : "s", path, cl[0] ? ", cluster " : "",

@@ -23,7 +23,8 @@ void cmd_ckpt_usage(FILE *out)
 		"  --write-seconds S    time to write one checkpoint: 30, 30s, 2min\n"
 		"  --restart-seconds R  time to restart after a failure (default 0)\n"
 		"  --step-seconds T     time of one training step: shows the interval in steps\n"
-		"  --json               print JSON instead of a table\n",
+		"  --json               print JSON (schema " CLI_CKPT_SCHEMA
+		") instead of a table\n",
 		DTPLAN_DEFAULT_MTBF_GPU_HOURS);
 }
 
@@ -42,13 +43,13 @@ static int print_json(const struct dtplan_ckpt_in *in, const struct dtplan_ckpt 
 			 cli_json_number(k->interval_seconds), "waste_fraction",
 			 cli_json_number(k->waste_fraction));
 	if (root == NULL || in->step_seconds <= 0.0)
-		return cli_json_print(CMD, root);
+		return cli_json_print(CMD, cli_json_schema(root, CLI_CKPT_SCHEMA));
 	if (json_object_set_new(root, "step_seconds", cli_json_number(in->step_seconds)) != 0 ||
 	    json_object_set_new(root, "interval_steps", cli_json_number(k->interval_steps)) != 0) {
 		json_decref(root);
 		root = NULL;
 	}
-	return cli_json_print(CMD, root);
+	return cli_json_print(CMD, cli_json_schema(root, CLI_CKPT_SCHEMA));
 }
 
 int cmd_ckpt(int argc, char **argv)

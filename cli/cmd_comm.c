@@ -23,7 +23,8 @@ void cmd_comm_usage(FILE *out)
 		     "  --bandwidth RATE   link bandwidth per rank: 900GB/s, 400Gb/s\n"
 		     "  --latency TIME     per-message latency (default 0): 5us, 1.5ms\n"
 		     "  --algo ALGO        ring or tree (all-reduce only; default ring)\n"
-		     "  --json             print JSON instead of a table\n");
+		     "  --json             print JSON (schema " CLI_COMM_SCHEMA
+		     ") instead of a table\n");
 }
 
 int cmd_comm(int argc, char **argv)
@@ -77,7 +78,7 @@ int cmd_comm(int argc, char **argv)
 				 cli_json_number(bw), "latency", cli_json_number(lat), "seconds",
 				 cli_json_number(secs), "bytes_per_rank",
 				 cli_json_number(per_rank));
-		return cli_json_print(CMD, root);
+		return cli_json_print(CMD, cli_json_schema(root, CLI_COMM_SCHEMA));
 	}
 	printf("dtplan comm: %s (%s) of %s over %d ranks at %s, latency %s\n\n",
 	       dtplan_coll_name(op), dtplan_algo_name(algo),

@@ -14,7 +14,7 @@
 void cmd_fabric_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: dtplan fabric export --topology FILE [--site FILE]\n"
+		"Usage: dtplan fabric export --topology FILE [--site FILE] [--json]\n"
 		"\n"
 		"Writes the fabric of Slurm's topology.conf and dtplan's site file (switch\n"
 		"settings, node sets, network and NVLink values, GPU type) as %s JSON\n"
@@ -24,6 +24,7 @@ void cmd_fabric_usage(FILE *out)
 		"Options:\n"
 		"  --topology FILE    Slurm's topology.conf (the switch tree)\n"
 		"  --site FILE        the site file (dtplan.conf); default: dtplan's defaults\n"
+		"  --json             taken for every command's sake: the output is JSON\n"
 		"  -h, --help         show this help\n"
 		"\n"
 		"Exit status: 0 when written, 1 when a file has errors (FILE:LINE: message),\n"
@@ -38,10 +39,12 @@ static int fabric_export(int argc, char **argv)
 	struct dtplan_error err = {0};
 	const char *topology = NULL, *site = NULL;
 	char *json = NULL;
+	bool as_json = false; /* the output is JSON with or without it */
 	int rc;
 	const struct cli_opt opts[] = {
 		CLI_OPT_TOPOLOGY(&topology, true),
 		{.name = "site", .kind = CLI_OPT_STRING, .dest = &site, .once = true},
+		CLI_OPT_JSON(&as_json),
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_fabric_usage, .opts = opts};

@@ -26,23 +26,6 @@ void cmd_history_usage(FILE *out)
 		"  --json           print the records as a JSON array\n");
 }
 
-static json_t *record_json(const struct dtplan_record *r)
-{
-	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
-			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o}",
-			 "job_id", (json_int_t)r->job_id, "time", (json_int_t)r->time, "cluster",
-			 r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu, "model",
-			 r->model, "framework", r->framework, "precision", r->precision,
-			 "shape_class", r->shape_class, "tp", r->tp, "pp", r->pp, "dp", r->dp, "cp",
-			 r->cp, "ep", r->ep, "zero", r->zero, "micro_batch", r->micro_batch,
-			 "recompute", dtplan_recompute_name(r->recompute), "predicted_step_s",
-			 cli_json_number(r->predicted_step_s), "model_step_s",
-			 cli_json_number(r->model_step_s), "measured_step_s",
-			 cli_json_number(r->measured_step_s), "measured_step_spread_s",
-			 cli_json_number(r->measured_spread_s), "steps", (json_int_t)r->steps,
-			 "checkpoint_s", cli_json_number(r->checkpoint_s));
-}
-
 int cmd_history(int argc, char **argv)
 {
 	struct dtplan_config config;
@@ -71,7 +54,7 @@ int cmd_history(int argc, char **argv)
 		json_t *a = json_array();
 
 		for (size_t i = 0; a != NULL && i < n; i++)
-			if (json_array_append_new(a, record_json(&recs[i])) != 0) {
+			if (json_array_append_new(a, cli_record_json(&recs[i])) != 0) {
 				json_decref(a);
 				a = NULL;
 			}

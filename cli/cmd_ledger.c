@@ -29,7 +29,8 @@ void cmd_ledger_usage(FILE *out)
 		"  --seq S              sequence length for activations (default 4096, 0: none)\n"
 		"  --micro-batch B      sequences per micro-batch (default 1)\n"
 		"  --recompute R        none, selective, fine or full (default none)\n"
-		"  --json               print JSON instead of a table\n"
+		"  --json               print JSON (schema " CLI_LEDGER_SCHEMA
+		") instead of a table\n"
 		"Stage 0 of a 1F1B pipeline holds P micro-batches of activations.\n");
 }
 
@@ -73,7 +74,7 @@ static int print_json(const struct dtplan_model *m, const struct dtplan_ledger_i
 			 cli_json_number(l->weights), "gradients", cli_json_number(l->gradients),
 			 "optimizer", cli_json_number(l->optimizer), "activations",
 			 cli_json_number(l->activations), "total", cli_json_number(l->total));
-	return cli_json_print(CMD, root);
+	return cli_json_print(CMD, cli_json_schema(root, CLI_LEDGER_SCHEMA));
 }
 
 int cmd_ledger(int argc, char **argv)

@@ -19,7 +19,7 @@ void cmd_observe_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan observe --plan FILE [--output FILE] [--observe FILE]\n"
 		"                      [--job-id N] [--time EPOCH] [--records FILE]\n"
-		"                      [--cluster NAME] [--site FILE]\n\n"
+		"                      [--cluster NAME] [--site FILE] [--json]\n\n"
 		"Reads what a job measured and keeps it as the job's record: the step times\n"
 		"its framework printed (Megatron-LM/NeMo, torchtitan, DeepSpeed, Lightning) in\n"
 		"its output, or the lines it appended to its %s file, warm-up skipped;\n"
@@ -33,8 +33,11 @@ void cmd_observe_usage(FILE *out)
 		"  --records FILE   the record database (default: the site's RecordDB=, else\n"
 		"                   $XDG_STATE_HOME/dtplan/records.db)\n"
 		"  --cluster NAME   the cluster it ran on (default $SLURM_CLUSTER_NAME)\n"
-		"  --site FILE      dtplan.conf, for RecordDB=\n",
-		DTPLAN_OBSERVE_ENV, DTPLAN_OBSERVE_LOG_TAIL >> 20);
+		"  --site FILE      dtplan.conf, for RecordDB=\n"
+		"  --json           print the record kept as JSON (schema %s): the\n"
+		"                   database, where the steps came from, the notes, and the\n"
+		"                   record as dtplan history --json writes it\n",
+		DTPLAN_OBSERVE_ENV, DTPLAN_OBSERVE_LOG_TAIL >> 20, CLI_OBSERVED_SCHEMA);
 }
 
 int cmd_observe(int argc, char **argv)
@@ -49,6 +52,7 @@ int cmd_observe(int argc, char **argv)
 		   *cluster = NULL, *job = getenv("SLURM_JOB_ID");
 	double job_id = job != NULL ? strtod(job, NULL) : 0.0, when = (double)time(NULL);
 	char path[4096], buf[1024], user[64] = "", source[32], notes[2048];
+	bool json = false;
 	int rc;
 	const struct cli_opt opts[] = {
 		{.name = "plan", .kind = CLI_OPT_STRING, .dest = &plan_path, .required = true},
@@ -62,6 +66,7 @@ int cmd_observe(int argc, char **argv)
 		{.name = "time", .kind = CLI_OPT_DOUBLE, .dest = &when, .min = 0, .max = 1e11},
 		CLI_OPT_RECORDS(&records, &cluster),
 		CLI_OPT_SITE(&config),
+		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_observe_usage, .opts = opts};
@@ -94,6 +99,14 @@ int cmd_observe(int argc, char **argv)
 	if (dtplan_recdb_open(path, true, &db, &err) != DTPLAN_OK ||
 	    dtplan_recdb_add(db, &r, &err) != DTPLAN_OK) {
 		rc = cli_report(CMD, &err, false);
+		goto out;
+	}
+	if (json) {
+		rc = cli_json_print(CMD, json_pack("{s:s, s:s, s:s, s:o?, s:o}", "schema",
+						   CLI_OBSERVED_SCHEMA, "records", path, "source",
+						   source, "notes",
+						   notes[0] != '\0' ? json_string(notes) : NULL,
+						   "record", cli_record_json(&r)));
 		goto out;
 	}
 	printf("dtplan: job %lld: planned %s, measured %s (%+.0f%%) from %zu steps (%s)\n",

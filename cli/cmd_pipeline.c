@@ -25,7 +25,8 @@ void cmd_pipeline_usage(FILE *out)
 		"  --microbatches M     micro-batches per step (a multiple of P when V > 1)\n"
 		"  --backward-ratio R   backward time / forward time (default 2)\n"
 		"  --chunks V           model chunks per stage, interleaved schedule (default 1)\n"
-		"  --json               print JSON instead of text\n"
+		"  --json               print JSON (schema " CLI_PIPELINE_SCHEMA
+		") instead of text\n"
 		"Times are in units of one micro-batch forward on one stage.  In the chart\n"
 		"F3 is the forward and B3 the backward of micro-batch 3 (of one chunk when\n"
 		"V > 1); '.' is idle.\n");
@@ -89,7 +90,7 @@ static int print_json(const struct dtplan_pipeline_in *in, const struct dtplan_p
 			 cli_json_number(p->makespan), "ideal", cli_json_number(p->ideal),
 			 "bubble_fraction", cli_json_number(p->bubble_fraction), "closed_form",
 			 cli_json_number(closed));
-	return cli_json_print(CMD, root);
+	return cli_json_print(CMD, cli_json_schema(root, CLI_PIPELINE_SCHEMA));
 }
 
 int cmd_pipeline(int argc, char **argv)

@@ -18,6 +18,7 @@ void cmd_report_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan report --plan FILE [--url URL] [--site FILE] [--token-file FILE]\n"
 		"                     [--job-id N] [--timeout TIME] [--munge-socket PATH]\n"
+		"                     [--json]\n"
 		"\n"
 		"Posts a plan saved by \"dtplan plan --json\" or by the plugin\n"
 		"(dtplan-JOBID.json) to a collector, once, as %s JSON: the plan, its\n"
@@ -36,11 +37,13 @@ void cmd_report_usage(FILE *out)
 		"  --munge-socket PATH  munged's socket for the credential that proves who\n"
 		"                     posted (default: the site file's MungeSocket=, else\n"
 		"                     libmunge's); without munged the post has none\n"
+		"  --json             say what was posted as JSON (schema %s): the plan\n"
+		"                     file, the URL and the job id\n"
 		"  -h, --help         show this help\n"
 		"\n"
 		"Exit status: 0 when the collector took the report (HTTP 2xx), 1 when it could\n"
 		"not be posted or the plan cannot be read, 2 for bad usage.\n",
-		DTPLAN_REPORT_SCHEMA, DTPLAN_PLAN_SCHEMA);
+		DTPLAN_REPORT_SCHEMA, DTPLAN_PLAN_SCHEMA, CLI_REPORTED_SCHEMA);
 }
 
 /* The job id: --job-id, else $SLURM_JOB_ID when it is a job id, else 0. */
@@ -65,6 +68,7 @@ int cmd_report(int argc, char **argv)
 	char *plan = NULL, *token = NULL, buf[1024];
 	double timeout = 0;
 	int id = 0, rc;
+	bool json = false;
 	const struct cli_opt opts[] = {
 		{.name = "plan", .kind = CLI_OPT_STRING, .dest = &plan_path, .required = true},
 		{.name = "url", .kind = CLI_OPT_STRING, .dest = &url},
@@ -78,6 +82,7 @@ int cmd_report(int argc, char **argv)
 		 .positive = true,
 		 .max = 600,
 		 .limit = "must be more than 0 s and at most 600 s"},
+		CLI_OPT_JSON(&json),
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_report_usage, .opts = opts};
@@ -121,6 +126,13 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	rc = CLI_EXIT_OK;
+	if (json)
+		rc = cli_json_print(CMD, json_pack("{s:s, s:s, s:s, s:o, s:b}", "schema",
+						   CLI_REPORTED_SCHEMA, "plan", plan_path, "url",
+						   url, "job_id",
+						   job_id(id) > 0 ? json_integer(job_id(id))
+								  : json_null(),
+						   "reported", true));
 out:
 	if (token != NULL) {
 		memset(token, 0, strlen(token));

@@ -22,17 +22,56 @@
 typedef enum dtplan_err (*unit_parser)(const char *text, const char *what, double *out,
 				       struct dtplan_error *err);
 
-/* Reports a getopt_long() failure c (':' or '?'); optind and optopt tell which. */
-static int bad_option(const char *cmd, int c, char **argv)
+/* Where cli_parse() lists a command's flags instead of parsing (NULL: parse). */
+static FILE *listing;
+
+void cli_list_options(FILE *out)
 {
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	listing = out;
+}
+
+/* The flag of opts[0..n) or --help nearest to the long option arg, or NULL. */
+static const char *near_option(const struct cli_opt *opts, size_t n, const char *arg)
+{
+	const char *names[64], *hit;
+	char word[80];
+	size_t m = 0, len = strcspn(arg + 2, "=");
+
+	if (len >= sizeof(word))
+		return NULL;
+	memcpy(word, arg + 2, len);
+	word[len] = '\0';
+	for (size_t i = 0; i < n && m + 1 < sizeof(names) / sizeof(names[0]); i++)
+		names[m++] = opts[i].name;
+	names[m++] = "help";
+	hit = cli_suggest(word, names, m);
+	/* a prefix of a flag is getopt_long()'s, ambiguous when it gets here */
+	return hit != NULL && strncmp(hit, word, len) == 0 ? NULL : hit;
+}
+
+/* Reports a getopt_long() failure c (':' or '?'); optind and optopt tell which. */
+static int bad_option(const struct cli_spec *spec, size_t n, int c, char **argv)
+{
+	const char *cmd = spec->cmd, *arg = optind > 0 ? argv[optind - 1] : "", *near;
 
 	/* a long option names itself in argv; optopt is its value then */
 	if (c == ':')
 		return cli_usage_error(cmd, "option '%s' needs a value", arg);
 	if (optopt != 0 && strncmp(arg, "--", 2) != 0)
 		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	if (strncmp(arg, "--", 2) == 0 && (near = near_option(spec->opts, n, arg)) != NULL)
+		return cli_usage_error(cmd, "unknown option '%s'; did you mean '--%s'?", arg, near);
 	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+/* cli_list_options(): one line per flag, "--NAME" and " VALUE" when it takes one. */
+static void list_options(const struct cli_spec *spec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(listing, "--%s%s\n", spec->opts[i].name,
+			spec->opts[i].kind == CLI_OPT_FLAG ? "" : " VALUE");
+	if (spec->max_args > 0)
+		fprintf(listing, "ARG\n");
 }
 
 static int parse_int(const char *cmd, const char *flag, const char *text, const struct cli_opt *o)
@@ -188,6 +227,10 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status)
 
 	while (spec->opts[n].name != NULL)
 		n++;
+	if (listing != NULL) {
+		list_options(spec, n);
+		goto out;
+	}
 	lo = long_options(spec->opts, n);
 	last = calloc(n + 1, sizeof(*last));
 	given = calloc(n + 1, sizeof(*given));
@@ -203,7 +246,7 @@ bool cli_parse(const struct cli_spec *spec, int argc, char **argv, int *status)
 		const struct cli_opt *o;
 
 		if (c < OPT_BASE) {
-			rc = bad_option(cmd, c, argv);
+			rc = bad_option(spec, n, c, argv);
 			goto out;
 		}
 		o = &spec->opts[c - OPT_BASE];

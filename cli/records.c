@@ -54,3 +54,20 @@ int cli_records_read(const char *cmd, const char *path, const char *cluster,
 		return cli_report(cmd, &err, false);
 	return CLI_EXIT_OK;
 }
+
+json_t *cli_record_json(const struct dtplan_record *r)
+{
+	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
+			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o}",
+			 "job_id", (json_int_t)r->job_id, "time", (json_int_t)r->time, "cluster",
+			 r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu, "model",
+			 r->model, "framework", r->framework, "precision", r->precision,
+			 "shape_class", r->shape_class, "tp", r->tp, "pp", r->pp, "dp", r->dp, "cp",
+			 r->cp, "ep", r->ep, "zero", r->zero, "micro_batch", r->micro_batch,
+			 "recompute", dtplan_recompute_name(r->recompute), "predicted_step_s",
+			 cli_json_number(r->predicted_step_s), "model_step_s",
+			 cli_json_number(r->model_step_s), "measured_step_s",
+			 cli_json_number(r->measured_step_s), "measured_step_spread_s",
+			 cli_json_number(r->measured_spread_s), "steps", (json_int_t)r->steps,
+			 "checkpoint_s", cli_json_number(r->checkpoint_s));
+}

@@ -83,6 +83,18 @@ json_t *cli_json_number(double v)
 	return json_real(v);
 }
 
+json_t *cli_json_schema(json_t *root, const char *schema)
+{
+	json_t *out = root != NULL ? json_pack("{s:s}", "schema", schema) : NULL;
+
+	if (out != NULL && json_object_update(out, root) != 0) {
+		json_decref(out);
+		out = NULL;
+	}
+	json_decref(root);
+	return out;
+}
+
 int cli_json_print(const char *cmd, json_t *root)
 {
 	char *text = root != NULL ? json_dumps(root, JSON_REAL_PRECISION(17)) : NULL;
