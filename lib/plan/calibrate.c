@@ -94,6 +94,7 @@ void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *
 	c->correction_runs = k->runs;
 	c->correction_pooled = strcmp(k->shape_class, DTPLAN_SHAPE_ANY) == 0;
 	c->step.total *= f;
+	c->step_p95 *= f;
 	c->tflops_per_gpu /= f;
 	c->mfu /= f;
 }
