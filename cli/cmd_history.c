@@ -28,8 +28,9 @@ void cmd_history_usage(FILE *out)
 
 static json_t *record_json(const struct dtplan_record *r)
 {
+	/* the GPU count is the split's (EP is carved from DP) */
 	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
-			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o}",
+			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o, s:i}",
 			 "job_id", (json_int_t)r->job_id, "time", (json_int_t)r->time, "cluster",
 			 r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu, "model",
 			 r->model, "framework", r->framework, "precision", r->precision,
@@ -40,7 +41,8 @@ static json_t *record_json(const struct dtplan_record *r)
 			 cli_json_number(r->model_step_s), "measured_step_s",
 			 cli_json_number(r->measured_step_s), "measured_step_spread_s",
 			 cli_json_number(r->measured_spread_s), "steps", (json_int_t)r->steps,
-			 "checkpoint_s", cli_json_number(r->checkpoint_s));
+			 "checkpoint_s", cli_json_number(r->checkpoint_s), "gpus",
+			 r->tp * r->cp * r->pp * r->dp);
 }
 
 int cmd_history(int argc, char **argv)
@@ -82,8 +84,8 @@ int cmd_history(int argc, char **argv)
 		printf("no records in %s\n", path);
 		goto out;
 	}
-	printf("%-10s %-20s %-12s %-14s %-10s %-24s %10s %10s %8s\n", "job", "ended (UTC)",
-	       "cluster", "model", "gpu", "shape", "planned", "measured", "diff");
+	printf("%-10s %-20s %-12s %-14s %-10s %6s %-24s %10s %10s %8s\n", "job", "ended (UTC)",
+	       "cluster", "model", "gpu", "gpus", "shape", "planned", "measured", "diff");
 	for (size_t i = 0; i < n; i++) {
 		const struct dtplan_record *r = &recs[i];
 		time_t t = (time_t)r->time;
@@ -94,9 +96,11 @@ int cmd_history(int argc, char **argv)
 			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 		snprintf(shape, sizeof(shape), "tp%d pp%d dp%d mb%d z%d", r->tp, r->pp, r->dp,
 			 r->micro_batch, r->zero);
-		printf("%-10lld %-20s %-12.12s %-14.14s %-10.10s %-24s %9.3fs %9.3fs %+7.1f%%\n",
-		       (long long)r->job_id, when, r->cluster, r->model, r->gpu, shape,
-		       r->predicted_step_s, r->measured_step_s,
+		printf("%-10lld %-20s %-12.12s %-14.14s %-10.10s %6d %-24s %9.3fs %9.3fs "
+		       "%+7.1f%%\n",
+		       (long long)r->job_id, when, r->cluster, r->model, r->gpu,
+		       r->tp * r->cp * r->pp * r->dp, shape, r->predicted_step_s,
+		       r->measured_step_s,
 		       (r->measured_step_s / r->predicted_step_s - 1.0) * 100.0);
 	}
 out:

@@ -78,7 +78,18 @@ struct dtplan_correction {
 	double log_sd;        /* spread of log(measured / model) across the runs */
 	double weight;        /* the runs' share against the prior, in [0, 1) */
 	int runs;
+	/* how the error changes with the job's size (lib/record/learn.c):
+	 * log(measured / model) = log(factor) + slope (log(gpus) - log(ref_gpus)) */
+	double ref_gpus;        /* geometric mean of the runs' GPU counts (factor holds there) */
+	double slope;           /* per e-fold of GPUs, shrunk toward 0 */
+	double slope_weight;    /* the runs' share against the slope's prior, in [0, 1) */
+	int min_gpus, max_gpus; /* the runs' smallest and largest GPU counts */
 };
+
+/* The factor k applies to a plan of gpus GPUs: factor x (gpus /
+ * ref_gpus)^slope, bounded to [DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX];
+ * factor when k has no slope or ref_gpus. */
+double dtplan_correction_at(const struct dtplan_correction *k, int gpus);
 
 /* Corrections for one cluster: every GPU type, framework and class it has
  * records of.  Borrowed by a request; the caller keeps it alive while it

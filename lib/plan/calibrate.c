@@ -62,9 +62,12 @@ double dtplan__calibration_floor(const struct dtplan_request *r)
 
 	if (r->calibration == NULL)
 		return 1.0;
-	for (size_t i = 0; i < r->calibration->n; i++)
-		if (r->calibration->corrections[i].factor < lo)
-			lo = r->calibration->corrections[i].factor;
+	for (size_t i = 0; i < r->calibration->n; i++) {
+		double f = dtplan_correction_at(&r->calibration->corrections[i], r->gpus);
+
+		if (f < lo)
+			lo = f;
+	}
 	return lo < DTPLAN_CORRECTION_MIN ? DTPLAN_CORRECTION_MIN : lo;
 }
 
@@ -85,7 +88,8 @@ void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *
 				    dtplan_framework_name(r->framework), cls);
 	if (k == NULL || !(k->factor > 0.0))
 		return;
-	f = k->factor;
+	/* learned at the runs' sizes, applied at the plan's */
+	f = dtplan_correction_at(k, r->gpus);
 	if (f < DTPLAN_CORRECTION_MIN)
 		f = DTPLAN_CORRECTION_MIN;
 	if (f > DTPLAN_CORRECTION_MAX)
