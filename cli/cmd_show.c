@@ -59,6 +59,12 @@ int cmd_show(int argc, char **argv)
 		goto out;
 	}
 	fputs(text, stdout);
+	{
+		char spread[512];
+
+		dtplan_plan_spread_text(plan, spread, sizeof(spread));
+		fputs(spread, stdout);
+	}
 	rc = svg != NULL ? cli_write_svg(CMD, plan, svg) : CLI_EXIT_OK;
 out:
 	free(text);

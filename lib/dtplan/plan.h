@@ -186,7 +186,7 @@ double dtplan_request_step_cv(const struct dtplan_request *r);
 struct dtplan_plan;
 /* The text plan's lines on the best candidate's step spread (p50, p95, the
  * wait for the slowest GPU and which the plan's other numbers use) into
- * buf, "" when p is NULL. */
+ * buf; "" when p is NULL or has no p95 (a plan read from older JSON). */
 void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size);
 
 /* Applies a site configuration's fabric, reliability and threshold values. */

@@ -86,7 +86,8 @@ void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size
 	if (buf == NULL || size == 0)
 		return;
 	buf[0] = '\0';
-	if (p == NULL)
+	/* a plan read from JSON older than the spread has none */
+	if (p == NULL || !(p->best.step_p95 > 0.0))
 		return;
 	c = &p->best;
 	snprintf(buf, size,
@@ -95,8 +96,7 @@ void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size
 		 "               waits %s at the median; throughput, the checkpoint interval,\n"
 		 "               goodput and time to train use p50\n",
 		 dtplan_format_time(c->step.total, a, sizeof(a)),
-		 dtplan_format_time(c->step_p95 > 0.0 ? c->step_p95 : c->step.total, b, sizeof(b)),
-		 p->request.gpus, c->step_cv * 100.0,
+		 dtplan_format_time(c->step_p95, b, sizeof(b)), p->request.gpus, c->step_cv * 100.0,
 		 dtplan_format_time(c->step.straggler * (c->correction > 0.0 ? c->correction : 1.0),
 				    w, sizeof(w)));
 }
