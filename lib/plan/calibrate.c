@@ -8,6 +8,7 @@
 #include "plan/plan.h"
 #include "plan/search_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +55,22 @@ const struct dtplan_correction *dtplan_calibration_find(const struct dtplan_cali
 			any = k;
 	}
 	return any;
+}
+
+/* learned by lib/record/learn.c, applied here at the plan's size */
+double dtplan_correction_at(const struct dtplan_correction *k, int gpus)
+{
+	double f;
+
+	if (k == NULL)
+		return 1.0;
+	f = k->factor;
+	/* factor holds at ref_gpus; the slope carries it to the plan's size */
+	if (k->ref_gpus > 0.0 && isfinite(k->slope) && k->slope != 0.0 && gpus >= 1)
+		f *= pow(gpus / k->ref_gpus, k->slope);
+	return f < DTPLAN_CORRECTION_MIN   ? DTPLAN_CORRECTION_MIN
+	       : f > DTPLAN_CORRECTION_MAX ? DTPLAN_CORRECTION_MAX
+					   : f;
 }
 
 double dtplan__calibration_floor(const struct dtplan_request *r)

@@ -80,17 +80,6 @@ static void finish(struct dtplan_correction *k, const struct sums *sm)
 	k->log_sd = sqrt(var);
 }
 
-double dtplan_correction_at(const struct dtplan_correction *k, int gpus)
-{
-	if (k == NULL)
-		return 1.0;
-	if (!(k->ref_gpus > 0.0) || !isfinite(k->slope) || k->slope == 0.0 || gpus < 1)
-		return bound(k->factor);
-	/* log(factor) is the level at ref_gpus before bounding: the bound
-	 * applies once, at the plan's size */
-	return bound(k->factor * pow(gpus / k->ref_gpus, k->slope));
-}
-
 enum dtplan_err dtplan_calibration_learn(const struct dtplan_record *recs, size_t n,
 					 const char *cluster, struct dtplan_calibration *out,
 					 struct dtplan_error *err)
