@@ -19,7 +19,9 @@ void cmd_calibrate_usage(FILE *out)
 		"type, framework and shape class: the runs they were learned from, the measured\n"
 		"over modelled ratio, its spread, and the factor after shrinkage toward 1 (a\n"
 		"prior of +-%.0f%% on the model, runs differing by at least %.0f%%) within\n"
-		"[%.1f, %.1f].\n\n"
+		"[%.1f, %.1f], at the runs' geometric-mean GPU count; and how it changes with\n"
+		"the job's size: the slope of log(measured / model) per e-fold of GPUs, shrunk\n"
+		"toward 0 (a prior of +-%.0f%% per e-fold), from runs at several GPU counts.\n\n"
 		"  --show           show them (the only action)\n"
 		"  --records FILE   the record database (default: the site's RecordDB=, else\n"
 		"                   $XDG_STATE_HOME/dtplan/records.db)\n"
@@ -28,7 +30,7 @@ void cmd_calibrate_usage(FILE *out)
 		"  --site FILE      dtplan.conf, for RecordDB=\n"
 		"  --json           print them as JSON (schema " CLI_CALIBRATION_SCHEMA ")\n",
 		DTPLAN_CALIB_PRIOR_LOG_SD * 100.0, DTPLAN_CALIB_RUN_LOG_SD * 100.0,
-		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX);
+		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX, DTPLAN_CALIB_PRIOR_SLOPE_SD * 100.0);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -73,25 +75,31 @@ int cmd_calibrate(int argc, char **argv)
 			const struct dtplan_correction *k = &cal.corrections[i];
 
 			if (json_array_append_new(
-				    a, json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}", "gpu",
-						 k->gpu, "framework", k->framework, "shape_class",
-						 k->shape_class, "runs", k->runs, "observed",
-						 cli_json_number(k->observed), "log_sd",
-						 cli_json_number(k->log_sd), "weight",
-						 cli_json_number(k->weight), "factor",
-						 cli_json_number(k->factor))) != 0) {
+				    a,
+				    json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:i, s:i, "
+					      "s:o, s:o, s:o}",
+					      "gpu", k->gpu, "framework", k->framework,
+					      "shape_class", k->shape_class, "runs", k->runs,
+					      "observed", cli_json_number(k->observed), "log_sd",
+					      cli_json_number(k->log_sd), "weight",
+					      cli_json_number(k->weight), "factor",
+					      cli_json_number(k->factor), "min_gpus", k->min_gpus,
+					      "max_gpus", k->max_gpus, "ref_gpus",
+					      cli_json_number(k->ref_gpus), "slope",
+					      cli_json_number(k->slope), "slope_weight",
+					      cli_json_number(k->slope_weight))) != 0) {
 				json_decref(a);
 				a = NULL;
 			}
 		}
-		rc = cli_json_print(CMD,
-				    json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o}", "schema",
-					      CLI_CALIBRATION_SCHEMA, "records", path, "cluster",
-					      cl, "records_read", (json_int_t)n, "prior_log_sd",
-					      cli_json_number(DTPLAN_CALIB_PRIOR_LOG_SD),
-					      "run_log_sd",
-					      cli_json_number(DTPLAN_CALIB_RUN_LOG_SD),
-					      "corrections", a != NULL ? a : json_null()));
+		rc = cli_json_print(
+			CMD, json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "schema",
+				       CLI_CALIBRATION_SCHEMA, "records", path, "cluster", cl,
+				       "records_read", (json_int_t)n, "prior_log_sd",
+				       cli_json_number(DTPLAN_CALIB_PRIOR_LOG_SD), "run_log_sd",
+				       cli_json_number(DTPLAN_CALIB_RUN_LOG_SD), "prior_slope_sd",
+				       cli_json_number(DTPLAN_CALIB_PRIOR_SLOPE_SD), "corrections",
+				       a != NULL ? a : json_null()));
 		goto out;
 	}
 	printf("%zu record%s in %s%s%s\n", n, n == 1 ? "" : "s", path, cl[0] ? ", cluster " : "",
@@ -100,14 +108,19 @@ int cmd_calibrate(int argc, char **argv)
 		printf("nothing learned: plans use the model alone\n");
 		goto out;
 	}
-	printf("%-12s %-10s %-26s %5s %9s %7s %7s %7s\n", "gpu", "framework", "shape class", "runs",
-	       "measured", "spread", "weight", "factor");
+	printf("%-12s %-10s %-26s %5s %9s %7s %7s %7s %11s %7s\n", "gpu", "framework",
+	       "shape class", "runs", "measured", "spread", "weight", "factor", "gpus", "slope");
 	for (size_t i = 0; i < cal.n; i++) {
 		const struct dtplan_correction *k = &cal.corrections[i];
 
-		printf("%-12s %-10s %-26s %5d %8.3fx %6.1f%% %7.2f %6.3fx\n", k->gpu, k->framework,
-		       k->shape_class, k->runs, k->observed, k->log_sd * 100.0, k->weight,
-		       k->factor);
+		char gpus[32];
+
+		snprintf(gpus, sizeof(gpus), k->min_gpus == k->max_gpus ? "%d" : "%d-%d",
+			 k->min_gpus, k->max_gpus);
+		/* factor holds at the runs' geometric-mean size; slope: per e-fold */
+		printf("%-12s %-10s %-26s %5d %8.3fx %6.1f%% %7.2f %6.3fx %11s %+7.3f\n", k->gpu,
+		       k->framework, k->shape_class, k->runs, k->observed, k->log_sd * 100.0,
+		       k->weight, k->factor, gpus, k->slope);
 	}
 out:
 	dtplan_calibration_fini(&cal);

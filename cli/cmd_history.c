@@ -65,8 +65,8 @@ int cmd_history(int argc, char **argv)
 		printf("no records in %s\n", path);
 		goto out;
 	}
-	printf("%-10s %-20s %-12s %-14s %-10s %-24s %10s %10s %8s\n", "job", "ended (UTC)",
-	       "cluster", "model", "gpu", "shape", "planned", "measured", "diff");
+	printf("%-10s %-20s %-12s %-14s %-10s %6s %-24s %10s %10s %8s\n", "job", "ended (UTC)",
+	       "cluster", "model", "gpu", "gpus", "shape", "planned", "measured", "diff");
 	for (size_t i = 0; i < n; i++) {
 		const struct dtplan_record *r = &recs[i];
 		time_t t = (time_t)r->time;
@@ -77,9 +77,11 @@ int cmd_history(int argc, char **argv)
 			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 		snprintf(shape, sizeof(shape), "tp%d pp%d dp%d mb%d z%d", r->tp, r->pp, r->dp,
 			 r->micro_batch, r->zero);
-		printf("%-10lld %-20s %-12.12s %-14.14s %-10.10s %-24s %9.3fs %9.3fs %+7.1f%%\n",
-		       (long long)r->job_id, when, r->cluster, r->model, r->gpu, shape,
-		       r->predicted_step_s, r->measured_step_s,
+		printf("%-10lld %-20s %-12.12s %-14.14s %-10.10s %6d %-24s %9.3fs %9.3fs "
+		       "%+7.1f%%\n",
+		       (long long)r->job_id, when, r->cluster, r->model, r->gpu,
+		       r->tp * r->cp * r->pp * r->dp, shape, r->predicted_step_s,
+		       r->measured_step_s,
 		       (r->measured_step_s / r->predicted_step_s - 1.0) * 100.0);
 	}
 out:

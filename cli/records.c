@@ -57,8 +57,9 @@ int cli_records_read(const char *cmd, const char *path, const char *cluster,
 
 json_t *cli_record_json(const struct dtplan_record *r)
 {
+	/* the GPU count is the split's (EP is carved from DP) */
 	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
-			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o}",
+			 "s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:I, s:o, s:i}",
 			 "job_id", (json_int_t)r->job_id, "time", (json_int_t)r->time, "cluster",
 			 r->cluster, "fingerprint", r->fingerprint, "gpu", r->gpu, "model",
 			 r->model, "framework", r->framework, "precision", r->precision,
@@ -69,5 +70,6 @@ json_t *cli_record_json(const struct dtplan_record *r)
 			 cli_json_number(r->model_step_s), "measured_step_s",
 			 cli_json_number(r->measured_step_s), "measured_step_spread_s",
 			 cli_json_number(r->measured_spread_s), "steps", (json_int_t)r->steps,
-			 "checkpoint_s", cli_json_number(r->checkpoint_s));
+			 "checkpoint_s", cli_json_number(r->checkpoint_s), "gpus",
+			 r->tp * r->cp * r->pp * r->dp);
 }

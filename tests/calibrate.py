@@ -29,6 +29,7 @@ is memory-bound and does not move.  The step under any constants is then
   step    = compute + TP + (compute + TP) bubble share + PP + optimizer
             + exposed DP, EP and CP + zero3 x ZeRO-3's hidden part
             + 0.1 x the other hidden part
+            + compute x the wait for the slowest GPU's share of it
 
 (the bubble is a share of compute and TP, as in lib/plan/predict.c; the
 exposed communication is taken at the uncalibrated compute).  The fit
@@ -114,6 +115,9 @@ def parts(dtplan, results, tmp):
             "ampere": row["gpu"] in AMPERE,
             "gemm": gemm, "attn": attn, "mem": comp - gemm - attn, "tp": tp,
             "bubble": base["bubble_seconds"] / (comp + tp) if comp + tp > 0 else 0.0,
+            # the wait for the slowest GPU: a share of the compute
+            # (lib/plan/straggler.c), after the bubble
+            "straggle": base.get("straggler_seconds", 0.0) / comp if comp > 0 else 0.0,
             "fixed": base["pp_comm_seconds"] + base["optimizer_seconds"] + exposed,
             "hidden_z3": hidden_z3, "hidden": hidden - hidden_z3,
             "tokens": pinned["global_batch"] * pinned["model"]["seq"] / pinned["gpus"],
@@ -126,8 +130,8 @@ def predict(p, th):
     """Predicted tokens per second per GPU of one row under constants th."""
     sg, sa = (th[0], th[2]) if p["ampere"] else (th[1], th[3])
     comp = p["gemm"] / sg + p["attn"] / sa + p["mem"]
-    step = ((comp + p["tp"]) * (1.0 + p["bubble"]) + p["fixed"] + th[4] * p["hidden_z3"]
-            + OVERLAP_TAX * p["hidden"])
+    step = ((comp + p["tp"]) * (1.0 + p["bubble"]) + comp * p["straggle"] + p["fixed"]
+            + th[4] * p["hidden_z3"] + OVERLAP_TAX * p["hidden"])
     return p["tokens"] / step
 
 

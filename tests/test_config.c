@@ -923,8 +923,8 @@ static void config_setting__defaults_marked__changed_not(void **state)
 			assert_false(def);
 		}
 	}
-	/* 42 settings: 39 site keys plus site=, topology= and nccl_ib_hca= */
-	assert_int_equal(n, 42);
+	/* 43 settings: 40 site keys plus site=, topology= and nccl_ib_hca= */
+	assert_int_equal(n, 43);
 	assert_false(dtplan_config_setting(NULL, 0, NULL, NULL, NULL, 0, NULL));
 	assert_string_equal(dtplan_mode_name(DTPLAN_MODE_AUTO), "auto");
 	assert_string_equal(dtplan_policy_name(DTPLAN_POLICY_DENY), "deny");

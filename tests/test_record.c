@@ -165,6 +165,68 @@ static void learn__two_runs_at_1_3__shrunk_factor(void **state)
 	dtplan_plan_destroy(p);
 }
 
+/*
+ * The error changes with size: two jobs of one shape on 16 GPUs 20% slow,
+ * two on 64 GPUs 30% slow.  Centred at g0 = sqrt(16 x 64) = 32, l = log(g
+ * / g0) = -+log 2, x = log 1.2, log 1.3: the level's mean xbar = (log 1.2
+ * + log 1.3) / 2 shrinks by w = 4 tau^2 / (4 tau^2 + sigma^2), the slope
+ * b = (log 1.3 - log 1.2) / log 4 by w_b = Sll tau_b^2 / (Sll tau_b^2 +
+ * sigma^2), Sll = 4 (log 2)^2, sigma the run floor (the fit leaves no
+ * residual).  A plan at 64 gets exp(w xbar + w_b b log 2), within 5% of
+ * 1.30; one at 16 exp(w xbar - w_b b log 2), nearer 1.20 than 1.30.
+ */
+static void learn__16_gpus_20pct_64_gpus_30pct__slope_by_size(void **state)
+{
+	struct dtplan_plan *p16 = plan_of("llama3-8b", 16, NULL), *q16, *q64;
+	struct dtplan_record r[4] = {record_of(p16, 1, 1.2), record_of(p16, 2, 1.2),
+				     record_of(p16, 3, 1.3), record_of(p16, 4, 1.3)};
+	struct dtplan_calibration cal;
+	const struct dtplan_correction *k;
+	double tau2 = DTPLAN_CALIB_PRIOR_LOG_SD * DTPLAN_CALIB_PRIOR_LOG_SD,
+	       taub2 = DTPLAN_CALIB_PRIOR_SLOPE_SD * DTPLAN_CALIB_PRIOR_SLOPE_SD,
+	       sig2 = DTPLAN_CALIB_RUN_LOG_SD * DTPLAN_CALIB_RUN_LOG_SD, l2 = log(2.0);
+	double xbar = (log(1.2) + log(1.3)) / 2.0, b = (log(1.3) - log(1.2)) / log(4.0);
+	double w = 4 * tau2 / (4 * tau2 + sig2), sll = 4 * l2 * l2,
+	       wb = sll * taub2 / (sll * taub2 + sig2);
+	double at64 = exp(w * xbar + wb * b * l2), at16 = exp(w * xbar - wb * b * l2);
+
+	(void)state;
+	/* the same shape on four times the GPUs: DP four times wider */
+	assert_int_equal(r[0].tp * r[0].cp * r[0].pp * r[0].dp, 16);
+	r[2].dp *= 4;
+	r[3].dp *= 4;
+	assert_int_equal(dtplan_calibration_learn(r, 4, "c1", &cal, NULL), DTPLAN_OK);
+	k = dtplan_calibration_find(&cal, r[0].gpu, r[0].framework, r[0].shape_class);
+	assert_non_null(k);
+	assert_string_equal(k->shape_class, r[0].shape_class);
+	assert_int_equal(k->runs, 4);
+	assert_int_equal(k->min_gpus, 16);
+	assert_int_equal(k->max_gpus, 64);
+	assert_near(k->ref_gpus, 32.0, 1e-9);
+	assert_near(k->slope, wb * b, 1e-12);
+	assert_near(dtplan_correction_at(k, 64), at64, 1e-9);
+	assert_near(dtplan_correction_at(k, 16), at16, 1e-9);
+	assert_true(fabs(at64 / 1.30 - 1.0) < 0.05);
+	assert_true(at16 < 1.25);
+	/* the plans carry it at their own size */
+	q64 = plan_of("llama3-8b", 64, &cal);
+	q16 = plan_of("llama3-8b", 16, &cal);
+	assert_true(fabs(q64->best.correction / 1.30 - 1.0) < 0.05);
+	assert_true(q16->best.correction < 1.25);
+	assert_near(q64->best.step.total, q64->best.model_step * q64->best.correction,
+		    1e-9 * q64->best.step.total);
+	dtplan_plan_destroy(q16);
+	dtplan_plan_destroy(q64);
+	dtplan_calibration_fini(&cal);
+	/* one size only: no slope, the level as before */
+	assert_int_equal(dtplan_calibration_learn(r, 2, "c1", &cal, NULL), DTPLAN_OK);
+	k = dtplan_calibration_find(&cal, r[0].gpu, r[0].framework, r[0].shape_class);
+	assert_near(k->slope, 0.0, 0.0);
+	assert_near(dtplan_correction_at(k, 4096), k->factor, 0.0);
+	dtplan_calibration_fini(&cal);
+	dtplan_plan_destroy(p16);
+}
+
 static void learn__wild_ratio__bounded(void **state)
 {
 	struct dtplan_plan *p = plan_of("llama3-8b", 16, NULL);
@@ -408,6 +470,7 @@ int main(void)
 		cmocka_unit_test(fingerprint__same_shape__same_hex_and_other_cluster_differs),
 		cmocka_unit_test(shape_class__table),
 		cmocka_unit_test(learn__two_runs_at_1_3__shrunk_factor),
+		cmocka_unit_test(learn__16_gpus_20pct_64_gpus_30pct__slope_by_size),
 		cmocka_unit_test(learn__wild_ratio__bounded),
 		cmocka_unit_test(plan__calibrated__total_is_model_times_factor),
 		cmocka_unit_test(recdb__add_list_reopen__round_trip),

@@ -78,7 +78,18 @@ struct dtplan_correction {
 	double log_sd;        /* spread of log(measured / model) across the runs */
 	double weight;        /* the runs' share against the prior, in [0, 1) */
 	int runs;
+	/* how the error changes with the job's size (lib/record/learn.c):
+	 * log(measured / model) = log(factor) + slope (log(gpus) - log(ref_gpus)) */
+	double ref_gpus;        /* geometric mean of the runs' GPU counts (factor holds there) */
+	double slope;           /* per e-fold of GPUs, shrunk toward 0 */
+	double slope_weight;    /* the runs' share against the slope's prior, in [0, 1) */
+	int min_gpus, max_gpus; /* the runs' smallest and largest GPU counts */
 };
+
+/* The factor k applies to a plan of gpus GPUs: factor x (gpus /
+ * ref_gpus)^slope, bounded to [DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX];
+ * factor when k has no slope or ref_gpus. */
+double dtplan_correction_at(const struct dtplan_correction *k, int gpus);
 
 /* Corrections for one cluster: every GPU type, framework and class it has
  * records of.  Borrowed by a request; the caller keeps it alive while it
@@ -120,6 +131,8 @@ struct dtplan_request {
 	double efficiency;                 /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
 	double memory_headroom;            /* fraction of GPU memory kept free (0.1) */
+	double step_cv;                    /* one GPU's compute time per step: sd / mean (0: none;
+			 * dtplan_request_init(): DTPLAN_STEP_CV_DEFAULT) */
 	struct dtplan_model_fit model_fit; /* unset: the built-in constants */
 	/* checkpoint */
 	double mtbf_gpu_hours;
@@ -145,6 +158,36 @@ struct dtplan_request {
  * write bandwidth, 300 s restart; flash attention, bf16, DeepSpeed's memory
  * count, ZeRO-Offload only when nothing fits without it. */
 void dtplan_request_init(struct dtplan_request *r);
+
+/*
+ * One GPU's compute time per step varies from GPU to GPU; the step waits
+ * for the slowest.  The default coefficient of variation: Sinha et al.,
+ * "Not All GPUs Are Created Equal", SC'22 (arXiv 2208.11035), measured 8%
+ * average performance variation between identical GPUs of five clusters
+ * (Summit, Vortex, Frontera, Longhorn, Corona); read as the spread of the
+ * central 95% of a normal, 4 sd: 0.08 / 4 = 0.02.  A site sets its own
+ * with StepTimeCV= (dtplan.conf(5)).
+ */
+#define DTPLAN_STEP_CV_DEFAULT 0.02
+
+/* Phi^-1(p), the standard normal's quantile (Acklam's approximation,
+ * relative error < 1.2e-9); NAN outside (0, 1). */
+double dtplan_normal_quantile(double p);
+
+/* z of the q-quantile of the maximum of n iid standard normals:
+ * Phi^-1(q^(1/n)).  The step of n GPUs of mean mu and sd cv mu has its
+ * q-quantile at mu + cv mu z. */
+double dtplan_max_quantile_z(double q, int n);
+
+/* The coefficient of variation r plans with: its step_cv when in [0, 0.5],
+ * else DTPLAN_STEP_CV_DEFAULT. */
+double dtplan_request_step_cv(const struct dtplan_request *r);
+
+struct dtplan_plan;
+/* The text plan's lines on the best candidate's step spread (p50, p95, the
+ * wait for the slowest GPU and which the plan's other numbers use) into
+ * buf; "" when p is NULL or has no p95 (a plan read from older JSON). */
+void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size);
 
 /* Applies a site configuration's fabric, reliability and threshold values. */
 void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_config *c);
@@ -217,7 +260,10 @@ struct dtplan_step {
 				* and its transfers */
 	double ep_comm;    /* MoE all-to-all dispatch and combine: its exposed part */
 	double cp_comm;    /* ring attention's K/V exchange, not hidden behind attention */
-	double total;
+	double straggler;  /* the wait for the slowest GPU's compute, at the median
+			    * (dtplan_max_quantile_z(0.5, gpus) x cv x compute) */
+	double total;      /* the median step (p50): what throughput, the checkpoint
+			    * interval, goodput and time to train use */
 };
 
 struct dtplan_candidate {
@@ -255,6 +301,9 @@ struct dtplan_candidate {
 	double correction;      /* factor applied */
 	int correction_runs;    /* runs it was learned from */
 	bool correction_pooled; /* learned from other shape classes (DTPLAN_SHAPE_ANY) */
+	/* the step's spread (lib/plan/straggler.c): step.total is its median */
+	double step_p95; /* the 95th percentile, the correction included */
+	double step_cv;  /* one GPU's compute-time coefficient of variation it used */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32

@@ -129,6 +129,22 @@ enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
  */
 #define DTPLAN_CALIB_PRIOR_LOG_SD 0.25 /* the model's error before any run: +-25% */
 #define DTPLAN_CALIB_RUN_LOG_SD 0.10   /* runs of one shape differ by 10% at least */
+/*
+ * The error's change with size: x = a + b (log gpus - log g0), g0 the
+ * geometric mean of the runs' GPU counts, by least squares with normal
+ * priors centred on 0 for a (DTPLAN_CALIB_PRIOR_LOG_SD) and b
+ * (DTPLAN_CALIB_PRIOR_SLOPE_SD): centred, the two are independent and
+ * each shrinks alone, a by w above, b by w_b = Sll tau_b^2 / (Sll tau_b^2
+ * + sigma^2), Sll = sum (log gpus - log g0)^2 (0 when every run had one
+ * size: no slope).  sigma is the residual spread of the fit (n - 2 degrees
+ * of freedom), at least DTPLAN_CALIB_RUN_LOG_SD.  The slope's prior: the
+ * error may change by 10% per e-fold of GPUs (7% per doubling) at one
+ * standard deviation, the size of the change issue 34 measured on 18
+ * published series of one layout (real runs 1-44% slower per GPU from the
+ * smallest count to the largest, 9% on average, where the model predicted
+ * flat).
+ */
+#define DTPLAN_CALIB_PRIOR_SLOPE_SD 0.10
 
 /*
  * Learns the corrections of cluster ("" or NULL: every cluster) from n

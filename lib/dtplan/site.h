@@ -222,6 +222,7 @@ struct dtplan_config {
 	double slowdown_threshold;     /* warn or refuse an allocation only when one on fewer
 				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;         /* achievable fraction of peak for compute */
+	double step_cv; /* one GPU's compute time per step, sd / mean (StepTimeCV=) */
 	/* HTTP (probes/http.c): the fabric service and the plans' collector */
 	char fabric_url[256];      /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
 	char fabric_cache[256];    /* file holding the last good answer; "" no cache */

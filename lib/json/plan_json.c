@@ -96,6 +96,16 @@ static json_t *prediction_json(const struct dtplan_candidate *c)
 		      c->ep_links != NULL ? c->ep_links : "none", "ep_uplink_ratio",
 		      num(c->ep_uplink_ratio), "model_step_seconds",
 		      num(c->model_step > 0.0 ? c->model_step : s->total), "calibration", cal);
+	/* the spread: step_seconds is the median (lib/plan/straggler.c) */
+	if (o != NULL &&
+	    (json_object_set_new(o, "step_p50_seconds", num(s->total)) != 0 ||
+	     json_object_set_new(o, "step_p95_seconds",
+				 num(c->step_p95 > 0.0 ? c->step_p95 : s->total)) != 0 ||
+	     json_object_set_new(o, "straggler_seconds", num(s->straggler)) != 0 ||
+	     json_object_set_new(o, "step_cv", num(c->step_cv)) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	return o;
 }
 

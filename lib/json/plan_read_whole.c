@@ -253,6 +253,10 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		{"cp_comm_seconds", offsetof(struct dtplan_candidate, step.cp_comm)},
 		{"ep_bytes_per_gpu", offsetof(struct dtplan_candidate, ep_bytes)},
 		{"ep_uplink_ratio", offsetof(struct dtplan_candidate, ep_uplink_ratio)},
+		/* issue 34's: absent in older plans */
+		{"step_p95_seconds", offsetof(struct dtplan_candidate, step_p95)},
+		{"straggler_seconds", offsetof(struct dtplan_candidate, step.straggler)},
+		{"step_cv", offsetof(struct dtplan_candidate, step_cv)},
 	};
 	static const char *const links[] = {"none", "nvlink", "leaf", "uplink", "network"};
 	json_t *pr = json_object_get(root, "prediction"), *v;

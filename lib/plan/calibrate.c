@@ -8,6 +8,7 @@
 #include "plan/plan.h"
 #include "plan/search_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,15 +57,34 @@ const struct dtplan_correction *dtplan_calibration_find(const struct dtplan_cali
 	return any;
 }
 
+/* learned by lib/record/learn.c, applied here at the plan's size */
+double dtplan_correction_at(const struct dtplan_correction *k, int gpus)
+{
+	double f;
+
+	if (k == NULL)
+		return 1.0;
+	f = k->factor;
+	/* factor holds at ref_gpus; the slope carries it to the plan's size */
+	if (k->ref_gpus > 0.0 && isfinite(k->slope) && k->slope != 0.0 && gpus >= 1)
+		f *= pow(gpus / k->ref_gpus, k->slope);
+	return f < DTPLAN_CORRECTION_MIN   ? DTPLAN_CORRECTION_MIN
+	       : f > DTPLAN_CORRECTION_MAX ? DTPLAN_CORRECTION_MAX
+					   : f;
+}
+
 double dtplan__calibration_floor(const struct dtplan_request *r)
 {
 	double lo = 1.0;
 
 	if (r->calibration == NULL)
 		return 1.0;
-	for (size_t i = 0; i < r->calibration->n; i++)
-		if (r->calibration->corrections[i].factor < lo)
-			lo = r->calibration->corrections[i].factor;
+	for (size_t i = 0; i < r->calibration->n; i++) {
+		double f = dtplan_correction_at(&r->calibration->corrections[i], r->gpus);
+
+		if (f < lo)
+			lo = f;
+	}
 	return lo < DTPLAN_CORRECTION_MIN ? DTPLAN_CORRECTION_MIN : lo;
 }
 
@@ -85,7 +105,8 @@ void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *
 				    dtplan_framework_name(r->framework), cls);
 	if (k == NULL || !(k->factor > 0.0))
 		return;
-	f = k->factor;
+	/* learned at the runs' sizes, applied at the plan's */
+	f = dtplan_correction_at(k, r->gpus);
 	if (f < DTPLAN_CORRECTION_MIN)
 		f = DTPLAN_CORRECTION_MIN;
 	if (f > DTPLAN_CORRECTION_MAX)
@@ -94,6 +115,7 @@ void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *
 	c->correction_runs = k->runs;
 	c->correction_pooled = strcmp(k->shape_class, DTPLAN_SHAPE_ANY) == 0;
 	c->step.total *= f;
+	c->step_p95 *= f;
 	c->tflops_per_gpu /= f;
 	c->mfu /= f;
 }

@@ -490,6 +490,7 @@ void dtplan__predict(const struct ctx *x, const struct links *l, struct dtplan_c
 
 	st->total = st->compute + st->tp_comm + st->bubble + st->pp_comm + st->dp_exposed +
 		    st->optimizer + st->ep_comm + st->cp_comm;
+	dtplan__straggle(r, c);
 	c->net_bytes_per_gpu = p.net_bytes;
 	/* the fabric says which of them cross oversubscribed uplinks */
 	c->uplink_bytes = pp_net + ep_net;

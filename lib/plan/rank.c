@@ -120,6 +120,11 @@ static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_c
 	tb = dtplan__norm_time(b, b->step.total, requested);
 	if (ta != tb)
 		return ta < tb;
+	/* the same median step: the steadier plan (lib/plan/straggler.c) */
+	ta = dtplan__norm_time(a, a->step_p95, requested);
+	tb = dtplan__norm_time(b, b->step_p95, requested);
+	if (ta != tb)
+		return ta < tb;
 	cb = cmp_bytes(a->net_bytes_per_gpu, b->net_bytes_per_gpu);
 	if (cb != 0)
 		return cb < 0;

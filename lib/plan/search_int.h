@@ -190,6 +190,9 @@ void dtplan__predict_step(const struct ctx *x, const struct split *sp, struct dt
  * smallest factor r's corrections may apply (1 without any), by which the
  * search's lower bounds are scaled so that pruning stays sound. */
 void dtplan__calibrate(const struct dtplan_request *r, struct dtplan_candidate *c);
+/* Adds the wait for the slowest GPU to c's step (its median) and sets its
+ * 95th percentile (lib/plan/straggler.c). */
+void dtplan__straggle(const struct dtplan_request *r, struct dtplan_candidate *c);
 double dtplan__calibration_floor(const struct dtplan_request *r);
 
 /* ------------------------------------------------------------------------

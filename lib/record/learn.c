@@ -7,6 +7,7 @@
 #include "dtplan.h"
 #include "base/base.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,29 +27,56 @@ static bool same_key(const struct dtplan_correction *k, const struct dtplan_reco
 	       strcmp(k->shape_class, cls) == 0;
 }
 
-/* Shrinks the group's mean log-ratio (k->observed holds its sum, k->log_sd
- * the sum of squares) and bounds the factor. */
-static void finish(struct dtplan_correction *k)
-{
-	double n = k->runs, mean = k->observed / n, var = 0.0, tau2, sig2, f;
+/* What one key's runs add up to before finish(): x = log(measured /
+ * model), l = log(gpus). */
+struct sums {
+	double x, xx, l, ll, lx;
+};
 
-	if (k->runs > 1) {
-		var = (k->log_sd - n * mean * mean) / (n - 1.0);
-		if (var < 0.0)
-			var = 0.0;
-	}
+static double bound(double f)
+{
+	return f < DTPLAN_CORRECTION_MIN   ? DTPLAN_CORRECTION_MIN
+	       : f > DTPLAN_CORRECTION_MAX ? DTPLAN_CORRECTION_MAX
+					   : f;
+}
+
+/* The record's GPU count: its split's (EP is carved from DP). */
+static int record_gpus(const struct dtplan_record *r)
+{
+	long g = (long)r->tp * r->cp * r->pp * r->dp;
+
+	return g >= 1 && g <= (1L << 30) ? (int)g : 1;
+}
+
+/* Fits the level and the slope of the group's log-ratios against
+ * log(gpus), shrinks each toward 0 and bounds the factor (dtplan/record.h). */
+static void finish(struct dtplan_correction *k, const struct sums *sm)
+{
+	double n = k->runs, xbar = sm->x / n, lbar = sm->l / n, var = 0.0, tau2, taub2, sig2;
+	double sxx = sm->xx - n * xbar * xbar, sll = sm->ll - n * lbar * lbar,
+	       slx = sm->lx - n * lbar * xbar, b = 0.0;
+
+	if (sll < 1e-12 * n)
+		sll = 0.0;
+	if (sll > 0.0)
+		b = slx / sll;
+	if (sll > 0.0 && k->runs > 2)
+		var = (sxx - b * slx) / (n - 2.0);
+	else if (sll == 0.0 && k->runs > 1)
+		var = sxx / (n - 1.0);
+	if (var < 0.0)
+		var = 0.0;
 	tau2 = DTPLAN_CALIB_PRIOR_LOG_SD * DTPLAN_CALIB_PRIOR_LOG_SD;
+	taub2 = DTPLAN_CALIB_PRIOR_SLOPE_SD * DTPLAN_CALIB_PRIOR_SLOPE_SD;
 	sig2 = DTPLAN_CALIB_RUN_LOG_SD * DTPLAN_CALIB_RUN_LOG_SD;
 	if (var > sig2)
 		sig2 = var;
 	k->weight = n * tau2 / (n * tau2 + sig2);
-	f = exp(k->weight * mean);
-	if (f < DTPLAN_CORRECTION_MIN)
-		f = DTPLAN_CORRECTION_MIN;
-	if (f > DTPLAN_CORRECTION_MAX)
-		f = DTPLAN_CORRECTION_MAX;
-	k->factor = f;
-	k->observed = exp(mean);
+	k->slope_weight = sll * taub2 / (sll * taub2 + sig2);
+	k->slope = k->slope_weight * b;
+	k->ref_gpus = exp(lbar);
+	k->factor = bound(exp(k->weight * xbar));
+	k->observed = exp(xbar);
 	k->log_sd = sqrt(var);
 }
 
@@ -57,6 +85,7 @@ enum dtplan_err dtplan_calibration_learn(const struct dtplan_record *recs, size_
 					 struct dtplan_error *err)
 {
 	struct dtplan_correction *ks = NULL;
+	struct sums *ss = NULL;
 	size_t nk = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -64,7 +93,9 @@ enum dtplan_err dtplan_calibration_learn(const struct dtplan_record *recs, size_
 	for (size_t i = 0; i < n; i++) {
 		const struct dtplan_record *r = &recs[i];
 		struct dtplan_correction *k = NULL;
-		double x;
+		struct sums *sm;
+		int g = record_gpus(r);
+		double x, l;
 
 		if (!usable(r, cluster))
 			continue;
@@ -79,27 +110,44 @@ enum dtplan_err dtplan_calibration_learn(const struct dtplan_record *recs, size_
 					k = &ks[j];
 			if (k == NULL) {
 				struct dtplan_correction *m = realloc(ks, (nk + 1) * sizeof(*ks));
+				struct sums *ms =
+					m != NULL ? realloc(ss, (nk + 1) * sizeof(*ss)) : NULL;
 
-				if (m == NULL) {
+				if (m != NULL)
+					ks = m;
+				if (ms == NULL) {
 					free(ks);
+					free(ss);
 					return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0,
 							     "out of memory");
 				}
-				ks = m;
+				ss = ms;
+				memset(&ss[nk], 0, sizeof(*ss));
 				k = &ks[nk++];
 				memset(k, 0, sizeof(*k));
+				k->min_gpus = INT_MAX;
 				dtplan__strlcpy(k->gpu, r->gpu, sizeof(k->gpu));
 				dtplan__strlcpy(k->framework, r->framework, sizeof(k->framework));
 				dtplan__strlcpy(k->shape_class, cls, sizeof(k->shape_class));
 			}
 			x = log(r->measured_step_s / r->model_step_s);
+			l = log((double)g);
 			k->runs++;
-			k->observed += x;
-			k->log_sd += x * x;
+			sm = &ss[k - ks];
+			sm->x += x;
+			sm->xx += x * x;
+			sm->l += l;
+			sm->ll += l * l;
+			sm->lx += l * x;
+			if (g < k->min_gpus)
+				k->min_gpus = g;
+			if (g > k->max_gpus)
+				k->max_gpus = g;
 		}
 	}
 	for (size_t j = 0; j < nk; j++)
-		finish(&ks[j]);
+		finish(&ks[j], &ss[j]);
+	free(ss);
 	out->n = nk;
 	out->corrections = ks;
 	return DTPLAN_OK;
