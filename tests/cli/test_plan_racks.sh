@@ -47,4 +47,39 @@ run 0 plan --model llama3-70b --nodes 'node[1-18]' $racks --gpu h100-sxm --json
 json_eq 'j["gpu"]["name"]' h100-sxm
 json_eq '[w["message"] for w in j["warnings"] if w["code"] == "gpu-type"]' "['planned for h100-sxm GPUs as asked, but the site file gives the nodes gb200']"
 
+# Expert groups across racks: DeepSeek-V3 on 12 + 12 nodes of two racks with
+# EP 32 (8 nodes a group, PP 3): the middle stage's group spans both racks,
+# so its all-to-all crosses the network.  The warning gives the step with and
+# without the crossing and the fixes, and refuses under strict or deny.
+ep='[w["code"] for w in j["warnings"] if w["code"] == "ep-crosses-nvlink-domain"]'
+msg='[w["message"] for w in j["warnings"] if w["code"] == "ep-crosses-nvlink-domain"][0]'
+# shellcheck disable=SC2086
+run 0 plan --model deepseek-v3 --nodes 'node[7-30]' $racks --ep 32 --json
+json_eq 'j["parallelism"]["ep"]' 32
+json_eq 'j["prediction"]["ep_links"] != "nvlink"' True
+json_eq "$ep" "['ep-crosses-nvlink-domain']"
+json_eq "$msg.startswith('expert-parallel groups of EP 32 (32 GPUs each) span NVLink domains (the largest holds 48 of the job\\'s GPUs): their all-to-all (')" True
+json_eq "'crosses the network; predicted %.2f s a step against ' % j['prediction']['step_seconds'] in $msg" True
+json_eq "'ask for --segment=8 (topology/block keeps each group\\'s nodes in one rack), or EP 16, whose groups fit these domains (' in $msg" True
+# shellcheck disable=SC2086
+run 0 plan --model deepseek-v3 --nodes 'node[7-30]' $racks --ep 32
+stdout_has "[ep-crosses-nvlink-domain] expert-parallel groups of EP 32"
+# A SlowdownThreshold above the crossing's cost: tolerated.
+tmp=$(mktemp)
+{ echo "SlowdownThreshold=0.5"; cat "$data/dtplan-nvl72.conf"; } >"$tmp"
+run 0 plan --model deepseek-v3 --nodes 'node[7-30]' --site "$tmp" --ep 32 --json
+json_eq "$ep" '[]'
+rm -f "$tmp"
+
+# Where the racks hold the groups they stay inside: 16 + 16 nodes with EP 32
+# (64 GPUs a rack, two groups each), and 12 + 12 searched freely.
+# shellcheck disable=SC2086
+run 0 plan --model deepseek-v3 --nodes 'node[3-34]' $racks --ep 32 --json
+json_eq 'j["prediction"]["ep_links"]' nvlink
+json_eq "$ep" '[]'
+# shellcheck disable=SC2086
+run 0 plan --model deepseek-v3 --nodes 'node[7-30]' $racks --json
+json_eq 'j["prediction"]["ep_links"]' nvlink
+json_eq "$ep" '[]'
+
 finish
