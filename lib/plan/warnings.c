@@ -473,7 +473,7 @@ static enum dtplan_err ep_domain_warning(struct dtplan_plan *p, const struct dtp
 			break;
 	pin = r->split; /* the user's own pins, EP e */
 	pin.ep = e;
-	if (e > 1 && best_pinned(p, f, &pin, &other))
+	if (e > 1 && best_pinned(p, f, &pin, &other) && other.step.total < c->step.total)
 		snprintf(fix, sizeof(fix),
 			 "%sEP %d, whose groups fit these domains (%s, %s a step)",
 			 seg[0] ? ", or " : "", e, split_text(&other, split, sizeof(split)),
