@@ -246,7 +246,8 @@ struct dtplan_candidate {
 	double uplink_bytes;    /* of net_bytes_per_gpu, those of the groups that cross
 				    * oversubscribed leaf uplinks (0 without a fabric) */
 	const char *ep_links;   /* where an EP group's all-to-all runs: "nvlink", "leaf"
-				    * (one leaf switch), "uplink" (across leaves); static */
+				    * (one leaf switch), "uplink" (across leaves),
+				    * "network" (no topology known); static */
 	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
 	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
 	/* the learned correction step.total carries (dtplan_calibration_find()):
