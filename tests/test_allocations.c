@@ -398,6 +398,8 @@ static void gpu_match__inventory_models__catalog_or_null(void **state)
 		{"NVIDIA A100", 0, NULL},
 		{"NVIDIA B200", 0, "b200"},
 		{"NVIDIA GB200", 0, "gb200"},
+		{"NVIDIA GB300", 0, "gb300"},
+		{"NVIDIA B300 SXM6 AC", 0, "b300"},
 		{"AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2", 0, "mi250x"},
 		{"AMD Instinct MI300X", 0, "mi300x"},
 		{"Tesla T4", 0, NULL},

@@ -425,6 +425,7 @@ static void warning_refuses__table__topology_rules_only(void **state)
 		{"too-many-leaves", true},
 		{"oversubscribed-uplink", true},
 		{"ep-oversubscribed-uplink", false},
+		{"ep-crosses-nvlink-domain", true},
 		{"measured-oversubscription", false},
 		{"pipeline-bubble", false},
 		{"fabric-service", false},

@@ -12,17 +12,21 @@ static const struct {
 	int domain;
 	double hbm, matmul, fp8, fp8_eff;
 	int sms;
+	double fp4; /* dense FP4: Blackwell's block-scaled tensor cores */
 } gpu_cases[] = {
-	{"a100-40gb", "nvidia", 42949672960.0, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108},
-	{"a100-80gb", "nvidia", 85899345920.0, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108},
-	{"h100-sxm", "nvidia", 85520809984.0, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132},
-	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132},
-	{"h800", "nvidia", 85520809984.0, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132},
-	{"h200", "nvidia", 150754820096.0, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132},
-	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148},
-	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148},
-	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220},
-	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304},
+	{"a100-40gb", "nvidia", 42949672960.0, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 0},
+	{"a100-80gb", "nvidia", 85899345920.0, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 0},
+	{"h100-sxm", "nvidia", 85520809984.0, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
+	 0},
+	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132, 0},
+	{"h800", "nvidia", 85520809984.0, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 0},
+	{"h200", "nvidia", 150754820096.0, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132, 0},
+	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 148, 9e15},
+	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 0.575, 148, 10e15},
+	{"gb300", "nvidia", 288e9, 2.5e15, 1.8e12, 72, 8000e9, 0.801, 5e15, 0.575, 160, 15e15},
+	{"b300", "nvidia", 288e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 0.575, 160, 13.125e15},
+	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 0},
+	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 0},
 };
 
 static void gpu_find__catalog_names__datasheet_numbers(void **state)
@@ -43,6 +47,7 @@ static void gpu_find__catalog_names__datasheet_numbers(void **state)
 		assert_near(g->peak_fp8_flops, gpu_cases[i].fp8, 0.0);
 		assert_near(g->fp8_efficiency, gpu_cases[i].fp8_eff, 0.0);
 		assert_int_equal(g->sms, gpu_cases[i].sms);
+		assert_near(g->peak_fp4_flops, gpu_cases[i].fp4, 0.0);
 		assert_true(g->host_bytes_per_s > 0);
 	}
 }
@@ -68,6 +73,7 @@ static const struct {
 } alias_cases[] = {
 	{"h100", "h100-sxm"},     {"H100", "h100-sxm"},     {"h100-sxm5", "h100-sxm"},
 	{"H100-SXM", "h100-sxm"}, {"gb200-nvl72", "gb200"}, {"MI300X", "mi300x"},
+	{"GB300-NVL72", "gb300"}, {"B300", "b300"},
 };
 
 static void gpu_find__aliases_and_case__resolve(void **state)

@@ -284,7 +284,7 @@ static const struct {
 	{"framework=jax", DTPLAN_ERR_INVAL,
 	 "framework: 'jax' is not deepspeed, megatron or torchtitan"},
 	{"attention=sparse", DTPLAN_ERR_INVAL, "attention: 'sparse' is not unfused or flash"},
-	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16 or fp8"},
+	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16, fp8, mxfp8 or nvfp4"},
 	{"schedule=zb", DTPLAN_ERR_INVAL, "schedule: 'zb' is not 1f1b or dualpipe"},
 	{"moments=fp16", DTPLAN_ERR_INVAL, "moments: 'fp16' is not fp32 or bf16"},
 	{"tokens=lots", DTPLAN_ERR_PARSE, "tokens"},

@@ -47,6 +47,52 @@
  * eight DDR4-3200 channels (2 x 204.8 GB/s) shared by a node's 8 GPUs. */
 #define HOST_MEMORY_PER_GPU 51.2e9
 
+/*
+ * Bytes per element a GEMM input keeps in precision p, its scales
+ * included: 2 (bf16), 1 (fp8: one fp32 scale a tensor), 1 + 1/32 (MXFP8:
+ * one E8M0 byte per 32 elements, OCP MX v1.0), 0.5 + 1/16 (NVFP4: E2M1
+ * values, one E4M3 byte per 16 elements; its one fp32 a tensor is not
+ * counted).  Transformer Engine keeps these for the backward pass.
+ */
+double dtplan__precision_in_bytes(enum dtplan_precision p)
+{
+	switch (p) {
+	case DTPLAN_PRECISION_FP8:
+		return 1.0;
+	case DTPLAN_PRECISION_MXFP8:
+		return 1.0 + 1.0 / 32.0;
+	case DTPLAN_PRECISION_NVFP4:
+		return 0.5 + 1.0 / 16.0;
+	case DTPLAN_PRECISION_BF16:
+	default:
+		return 2.0;
+	}
+}
+
+/*
+ * The block-scaled formats on Blackwell (issue 33): MXFP8 GEMMs at the
+ * dense fp8 rate, NVFP4 at the dense fp4 rate, both at the fp8 share of the
+ * peak measured (no fp4 matmul measured yet).  Each input is cast as
+ * memory-bound work: read bf16 (2 bytes), write the values and scales
+ * (dtplan__precision_in_bytes()); NVFP4 reads it once more for the
+ * tensor's amax (its fp32 scale), 2 bytes more.  request.c refuses both on
+ * GPUs without block-scaled tensor cores.
+ */
+static void block_scaled(const struct dtplan_request *r, double share, struct dtplan__kernels *k)
+{
+	const struct dtplan_gpu *g = &r->gpu;
+	double peak;
+
+	if ((r->precision != DTPLAN_PRECISION_MXFP8 && r->precision != DTPLAN_PRECISION_NVFP4) ||
+	    !(g->peak_fp4_flops > 0.0) || !(g->peak_fp8_flops > 0.0))
+		return;
+	peak = r->precision == DTPLAN_PRECISION_NVFP4 ? g->peak_fp4_flops : g->peak_fp8_flops;
+	k->gemm_rate = fmin(peak * g->fp8_efficiency * share, peak);
+	k->gemm_in_bytes = dtplan__precision_in_bytes(r->precision);
+	k->cast_bytes =
+		2.0 + k->gemm_in_bytes + (r->precision == DTPLAN_PRECISION_NVFP4 ? 2.0 : 0.0);
+}
+
 void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k)
 {
 	const struct dtplan_gpu *g = &r->gpu;
@@ -66,7 +112,9 @@ void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels
 		k->gemm_rate = fmin(g->peak_fp8_flops * g->fp8_efficiency * sustained * scale,
 				    g->peak_fp8_flops);
 		k->gemm_in_bytes = 1.0;
+		k->cast_bytes = 3.0;
 	}
+	block_scaled(r, sustained * scale, k);
 	k->attn_rate = fmin(g->peak_bf16_flops * g->matmul_efficiency * attention * scale,
 			    g->peak_bf16_flops);
 	k->hbm = fmin(g->hbm_bytes_per_s * HBM_EFFICIENCY * scale, g->hbm_bytes_per_s);
@@ -192,8 +240,8 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 	if (k->gemm_in_bytes < 2.0) {
 		double grads_in = q + 2.0 * kvd + (swiglu ? 2.0 : 1.0) * f;
 
-		elem_f += tok * 3.0 * (2.0 * h + (q + f) / t) / k->hbm;
-		elem_b += tok * 3.0 * (2.0 * h + grads_in / t) / k->hbm;
+		elem_f += tok * k->cast_bytes * (2.0 * h + (q + f) / t) / k->hbm;
+		elem_b += tok * k->cast_bytes * (2.0 * h + grads_in / t) / k->hbm;
 	}
 	if (k->flash) {
 		/* causal: half of the 4 b s^2 h scores and values are computed
@@ -233,7 +281,8 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		 * key/value up-projections, and the routed experts' activation
 		 * function (read 2F, write F for SwiGLU) */
 		out->recompute =
-			tok * (8.0 * h + (k->gemm_in_bytes < 2.0 ? 6.0 * h : 0.0)) / t / k->hbm;
+			tok * (8.0 * h + (k->gemm_in_bytes < 2.0 ? 2.0 * k->cast_bytes * h : 0.0)) /
+			t / k->hbm;
 		if (mdl->kv_lora_rank > 0) {
 			double qk = a * ((double)mdl->qk_nope_dim + mdl->qk_rope_dim);
 			double kvu = a * ((double)mdl->qk_nope_dim + mdl->v_head_dim);

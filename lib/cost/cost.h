@@ -20,6 +20,7 @@
 struct dtplan__kernels {
 	double gemm_rate;     /* FLOP/s of a large GEMM in the request's precision */
 	double gemm_in_bytes; /* bytes per GEMM input element (1 for fp8) */
+	double cast_bytes;    /* bytes moved per element cast to it (read 2, write the rest) */
 	double bf16_rate;     /* the same in bf16 (attention's matrix multiplies) */
 	double attn_rate;     /* FlashAttention's FLOP/s */
 	double hbm;           /* bytes/s streaming kernels reach */
@@ -39,6 +40,8 @@ struct dtplan__layer_time {
 };
 
 void dtplan__kernels_init(const struct dtplan_request *r, struct dtplan__kernels *k);
+/* Bytes per element a GEMM input keeps in precision p, with its scales. */
+double dtplan__precision_in_bytes(enum dtplan_precision p);
 void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
 			   int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out);

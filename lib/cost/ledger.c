@@ -51,6 +51,8 @@ static const char *const attention_names[] = {
 static const char *const precision_names[] = {
 	[DTPLAN_PRECISION_BF16] = "bf16",
 	[DTPLAN_PRECISION_FP8] = "fp8",
+	[DTPLAN_PRECISION_MXFP8] = "mxfp8",
+	[DTPLAN_PRECISION_NVFP4] = "nvfp4",
 };
 
 static const char *const moments_names[] = {
@@ -122,6 +124,10 @@ static enum dtplan_err parse_name(const char *const *names, size_t n, const char
 			return DTPLAN_OK;
 		}
 	}
+	if (n > 3)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "%s: '%s' is not %s, %s, %s or %s", what, text ? text : "",
+				     names[0], names[1], names[2], names[3]);
 	if (n > 2)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "%s: '%s' is not %s, %s or %s",
 				     what, text ? text : "", names[0], names[1], names[2]);
@@ -428,7 +434,9 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 		return dtplan_activation_bytes_per_layer(s, in->micro_batch, in->model->hidden,
 							 in->model->heads, in->tp,
 							 in->sequence_parallel, rc);
-	layer_per_token(in->model, moe, fp8 ? 1.0 : 2.0, rc == DTPLAN_RECOMPUTE_FINE, &rep, &div);
+	layer_per_token(in->model, moe,
+			fp8 ? (in->gemm_in_bytes > 0.0 ? in->gemm_in_bytes : 1.0) : 2.0,
+			rc == DTPLAN_RECOMPUTE_FINE, &rep, &div);
 	if (in->sequence_parallel || in->tp == 1)
 		bytes = tok * (rep + div) / t;
 	else

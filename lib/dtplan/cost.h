@@ -67,10 +67,18 @@ enum dtplan_attention {
 	DTPLAN_ATTENTION_FLASH,
 };
 
-/* The precision of the matrix multiplies (the rest stays bf16). */
+/*
+ * The precision of the matrix multiplies (the rest stays bf16).  mxfp8 and
+ * nvfp4 are Blackwell's block-scaled formats, Transformer Engine's
+ * MXFP8BlockScaling (fp8 values, one E8M0 scale per 32) and
+ * NVFP4BlockScaling (fp4 E2M1 values, one E4M3 scale per 16 and one fp32
+ * per tensor) recipes: GEMMs at the fp8 and fp4 dense rates.
+ */
 enum dtplan_precision {
 	DTPLAN_PRECISION_BF16 = 0,
 	DTPLAN_PRECISION_FP8,
+	DTPLAN_PRECISION_MXFP8,
+	DTPLAN_PRECISION_NVFP4,
 };
 
 /*
@@ -88,7 +96,7 @@ enum dtplan_schedule {
 	DTPLAN_SCHEDULE_DUALPIPE,
 };
 
-/* "deepspeed"/"megatron"/"torchtitan", "unfused"/"flash", "bf16"/"fp8" <-> enums (static
+/* "deepspeed"/"megatron"/"torchtitan", "unfused"/"flash", "bf16"/"fp8"/"mxfp8"/"nvfp4" <-> enums (static
  * strings, "unknown" out of range).  Parse: case-insensitive,
  * DTPLAN_ERR_INVAL naming the accepted words. */
 const char *dtplan_framework_name(enum dtplan_framework f);
@@ -130,7 +138,10 @@ struct dtplan_ledger_in {
 	enum dtplan_framework framework; /* bytes per parameter (see the enum) */
 	enum dtplan_attention attention; /* flash: no a s^2 scores stored */
 	bool fp8;                        /* fp8 matrix multiplies keep their inputs in fp8 */
-	bool dualpipe;                   /* DualPipe (pp even): two stages per GPU */
+	/* bytes per element those inputs keep with their scales (mxfp8 1 + 1/32,
+	 * nvfp4 0.5 + 1/16); 0: 1 (fp8) */
+	double gemm_in_bytes;
+	bool dualpipe; /* DualPipe (pp even): two stages per GPU */
 };
 
 /*

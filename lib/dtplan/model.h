@@ -189,6 +189,9 @@ struct dtplan_gpu {
 	 * the Hopper figures */
 	double gemm_sustained;       /* share of the MAMF training GEMMs sustain */
 	double attention_efficiency; /* FlashAttention's rate over the MAMF */
+	/* Blackwell's block-scaled tensor cores (MXFP8, NVFP4): dense FP4
+	 * peak, FLOP/s; 0: none (Hopper has no MX formats) */
+	double peak_fp4_flops;
 };
 
 /* Finds a GPU type by name (case-insensitive).  Returns NULL and fills err

@@ -292,7 +292,8 @@ struct dtplan_candidate {
 	double uplink_bytes;    /* of net_bytes_per_gpu, those of the groups that cross
 				    * oversubscribed leaf uplinks (0 without a fabric) */
 	const char *ep_links;   /* where an EP group's all-to-all runs: "nvlink", "leaf"
-				    * (one leaf switch), "uplink" (across leaves); static */
+				    * (one leaf switch), "uplink" (across leaves),
+				    * "network" (no topology known); static */
 	double ep_uplink_ratio; /* largest oversubscription its all-to-all crosses (1.0 none) */
 	double ep_bytes;        /* bytes one rank sends per step in all-to-alls */
 	/* the learned correction step.total carries (dtplan_calibration_find()):
@@ -506,7 +507,7 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
 /*
  * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
  * [,recompute=none|selective|fine|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
- * [,framework=deepspeed|megatron|torchtitan][,attention=flash|unfused][,precision=bf16|fp8]
+ * [,framework=deepspeed|megatron|torchtitan][,attention=flash|unfused][,precision=bf16|fp8|mxfp8|nvfp4]
  * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
  * train).  Keys not given keep
  * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"

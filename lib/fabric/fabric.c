@@ -201,13 +201,28 @@ static void local_order(const struct dtplan_node *n, int *order)
 		order[i] = k[i].gpu;
 }
 
+/* NVLink domain size (GPUs) of a node without an inventory: its site
+ * GpuType='s (a gb200 node's 72), else the request's. */
+static int site_domain_size(const struct host *h, int dsize)
+{
+	const struct dtplan_gpu *t;
+
+	if (h->ns == NULL || h->ns->gpu_type[0] == '\0')
+		return dsize;
+	t = dtplan_gpu_find(h->ns->gpu_type, NULL);
+	return t != NULL && t->domain_size > 0 ? t->domain_size : dsize;
+}
+
 /* Largest NVLink domain of a node (GPUs), for the heterogeneity check. */
 static int node_domain_size(const struct host *h, const struct dtplan_request *req)
 {
 	int best = 1;
 
-	if (h->inv == NULL)
-		return req->gpu.domain_size < h->n_gpus ? req->gpu.domain_size : h->n_gpus;
+	if (h->inv == NULL) {
+		int d = site_domain_size(h, req->gpu.domain_size);
+
+		return d < h->n_gpus ? d : h->n_gpus;
+	}
 	for (int d = 0; d < h->inv->n_domains && d < DTPLAN_NODE_MAX_GPUS; d++)
 		if (h->inv->domains[d].n_gpus > best)
 			best = h->inv->domains[d].n_gpus;
@@ -401,7 +416,7 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 				else
 					d = -1;
 			} else {
-				d = l / dsize;
+				d = l / site_domain_size(h, dsize);
 			}
 			if (key[0] != '\0') {
 				id = dtplan__strmap_get(&keys, key);
@@ -697,7 +712,13 @@ enum dtplan_err dtplan__fabric_build(const struct dtplan_request *req,
 		f->inv[i] = h->inv;
 		f->leaf[i] = h->leaf;
 		f->n_unknown += h->leaf < 0 && !f->flat;
-		f->n_generic += h->inv == NULL;
+		if (h->inv == NULL && h->ns != NULL && h->ns->gpu_type[0] != '\0') {
+			f->n_site++;
+			if (f->site_gpu == NULL)
+				f->site_gpu = h->ns->gpu_type;
+		} else {
+			f->n_generic += h->inv == NULL;
+		}
 		if (h->inv == NULL) {
 			for (size_t l = 0; l < g; l++)
 				dst[l] = (int)l;

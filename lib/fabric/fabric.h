@@ -56,11 +56,13 @@ struct dtplan__fabric {
 	 * compares with (n_packed == n_leaves_needed unless flat) */
 	size_t n_packed;
 	struct dtplan__run *packed;
-	size_t n_unknown;                /* nodes missing from the tree */
-	size_t n_generic;                /* nodes without an inventory */
-	double net_bw;                   /* NIC bandwidth per GPU (bytes/s) */
-	bool flat;                       /* no topology given */
-	bool blocks;                     /* the leaves are topology/block blocks */
+	size_t n_unknown;     /* nodes missing from the tree */
+	size_t n_generic;     /* nodes without an inventory the site does not describe */
+	size_t n_site;        /* nodes without an inventory, GpuType= in the site file */
+	const char *site_gpu; /* the first of those nodes' GpuType= (borrowed), or NULL */
+	double net_bw;        /* NIC bandwidth per GPU (bytes/s) */
+	bool flat;            /* no topology given */
+	bool blocks;          /* the leaves are topology/block blocks */
 	enum dtplan_leaf_kind leaf_kind; /* switches, blocks, rings or toruses */
 	size_t block_size;               /* the base block's node count (blocks only) */
 	bool heterogeneous;

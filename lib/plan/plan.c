@@ -277,6 +277,31 @@ struct note {
 };
 
 /*
+ * Without an inventory, the site file's NodeName= GpuType= of the
+ * allocation's nodes replaces the default type and the global GpuType=
+ * (issue 33: GB200 racks described as NodeName=node[1-18] GpuType=gb200
+ * Gpus=4 NVLinkDomain=rack1 were planned as h100-sxm).  What the user asked
+ * for stays, with a note when the site says otherwise.
+ */
+static void site_gpu(struct dtplan_request *r, const struct dtplan__fabric *f, struct note *note)
+{
+	const struct dtplan_gpu *t =
+		f->site_gpu != NULL ? dtplan_gpu_find(f->site_gpu, NULL) : NULL;
+
+	if (t == NULL || strcmp(t->name, r->gpu.name) == 0)
+		return;
+	if (r->gpu_from == DTPLAN_GPU_FROM_USER) {
+		snprintf(note->code, sizeof(note->code), "gpu-type");
+		snprintf(note->text, sizeof(note->text),
+			 "planned for %s GPUs as asked, but the site file gives the nodes %s",
+			 r->gpu.name, t->name);
+		return;
+	}
+	r->gpu = *t;
+	r->gpu_from = DTPLAN_GPU_FROM_SITE;
+}
+
+/*
  * The GPU the allocation's inventory measured replaces the default type or
  * the site's GpuType= (issue 13, finding 20: T4 nodes were planned as
  * h100-sxm).  A model in the catalog takes its entry, with the measured
@@ -296,8 +321,10 @@ static void measured_gpu(struct dtplan_request *r, const struct dtplan__fabric *
 	for (size_t i = 0; g == NULL && i < f->n_nodes; i++)
 		if (f->inv[i] != NULL && f->inv[i]->n_gpus > 0 && f->inv[i]->gpus[0].model[0])
 			g = &f->inv[i]->gpus[0];
-	if (g == NULL)
+	if (g == NULL) {
+		site_gpu(r, f, note);
 		return;
+	}
 	match = dtplan_gpu_match(g->model, g->memory_bytes);
 	if (r->gpu_from == DTPLAN_GPU_FROM_USER) {
 		if (match != NULL && strcmp(match->name, r->gpu.name) != 0) {

@@ -126,7 +126,12 @@ void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
 					   x->fab->runs[e->worst_run].uplink_bw / e->worst_flows);
 			l->ep_bw = fmin(ebw, x->nvlink_bw);
 		}
-		l->ep_where = !e->net ? "nvlink" : e->crosses ? "uplink" : "leaf";
+		/* without a topology the groups that leave their NVLink
+		 * domain cross "the network", not a leaf switch dtplan knows */
+		l->ep_where = !e->net        ? "nvlink"
+			      : e->crosses   ? "uplink"
+			      : x->fab->flat ? "network"
+					     : "leaf";
 		l->ep_ratio = e->crosses && e->max_ratio > 1.0 ? e->max_ratio : 1.0;
 	}
 	/* the rails add up to the uplink's share of each group that crosses it */

@@ -8,6 +8,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "cost/cost.h"
 #include "model/model.h"
 #include "plan/plan.h"
 
@@ -110,7 +111,8 @@ void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candi
 		.stages = &c->stages,
 		.framework = r->framework,
 		.attention = r->attention,
-		.fp8 = r->precision == DTPLAN_PRECISION_FP8,
+		.fp8 = r->precision != DTPLAN_PRECISION_BF16,
+		.gemm_in_bytes = dtplan__precision_in_bytes(r->precision),
 		.dualpipe = c->dualpipe,
 	};
 
@@ -266,7 +268,7 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "fixed interleaving must be >= 0 (0: search), offload -1, 0 or 1";
 	else if (dtplan__framework(req->framework) == NULL || req->attention < 0 ||
 		 req->attention > DTPLAN_ATTENTION_FLASH || req->precision < 0 ||
-		 req->precision > DTPLAN_PRECISION_FP8 || req->schedule < 0 ||
+		 req->precision > DTPLAN_PRECISION_NVFP4 || req->schedule < 0 ||
 		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE || req->moments < 0 ||
 		 req->moments > DTPLAN_MOMENTS_BF16)
 		bad = "framework, attention, precision, schedule or moments out of range";
@@ -288,6 +290,12 @@ static enum dtplan_err check_gpu(const struct dtplan_request *r, struct dtplan_e
 				     "%s has no fp8 tensor cores (fp8 needs Hopper, Blackwell or "
 				     "MI300)",
 				     r->gpu.name);
+	if ((r->precision == DTPLAN_PRECISION_MXFP8 || r->precision == DTPLAN_PRECISION_NVFP4) &&
+	    !(r->gpu.peak_fp4_flops > 0.0 && r->gpu.peak_fp8_flops > 0.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "precision", 0,
+				     "%s has no block-scaled tensor cores (%s needs Blackwell: "
+				     "B200, GB200, B300, GB300; Hopper has no MX formats)",
+				     r->gpu.name, dtplan_precision_name(r->precision));
 	return DTPLAN_OK;
 }
 

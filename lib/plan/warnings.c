@@ -40,6 +40,7 @@ static const struct warning_kind {
 	{"too-many-leaves", true},
 	{"oversubscribed-uplink", true},
 	{"ep-oversubscribed-uplink", false},
+	{"ep-crosses-nvlink-domain", true},
 	/* the step (this file) */
 	{"pipeline-bubble", false},
 	{"exposed-communication", false},
@@ -397,6 +398,99 @@ static enum dtplan_err ep_warning(struct dtplan_plan *p)
 		c->ep_uplink_ratio, p->request.oversub_threshold);
 }
 
+/* The largest run of positions in one NVLink domain (GPUs). */
+static size_t largest_domain(const struct dtplan__fabric *f)
+{
+	size_t best = 0, start = 0;
+
+	for (size_t pos = 1; pos <= f->n_gpus; pos++)
+		if (pos == f->n_gpus || f->gpu_domain[pos] != f->gpu_domain[pos - 1]) {
+			if (pos - start > best)
+				best = pos - start;
+			start = pos;
+		}
+	return best;
+}
+
+/* The best plan on fabric f under p's request with the pins of `pin`
+ * (dp searched); false when nothing fits. */
+static bool best_pinned(const struct dtplan_plan *p, const struct dtplan__fabric *f,
+			const struct dtplan_split *pin, struct dtplan_candidate *out)
+{
+	struct dtplan_request r = p->request;
+	struct dtplan__search s;
+
+	r.split = *pin;
+	r.dp = 0;
+	if (dtplan__search_run_fabric(&r, f, false, &s, NULL) != DTPLAN_OK || !s.have_best ||
+	    !(s.best.step.total > 0.0))
+		return false;
+	*out = s.best;
+	return true;
+}
+
+/*
+ * Expert groups across NVLink domains (issue 33): on multi-node domains (the
+ * NVL72 racks of a site's NVLinkDomain= or NVML's fabric ids) an EP group of
+ * tp x ep consecutive GPUs inside one domain runs its all-to-all over
+ * NVLink; one that spans two crosses the network.  The cost is this plan's
+ * step against the same split with every group inside one domain (the
+ * layout Slurm's --segment=N gives on topology/block: the fabric with
+ * domains of one group each); warned, and refused under strict or deny,
+ * when that is faster by SlowdownThreshold.  The fixes: --segment=N, and
+ * the largest EP that fits the job's domains with its best plan here.
+ */
+static enum dtplan_err ep_domain_warning(struct dtplan_plan *p, const struct dtplan__fabric *f)
+{
+	const struct dtplan_candidate *c = &p->best;
+	const struct dtplan_request *r = &p->request;
+	size_t g = (size_t)f->gpus_per_node, span = (size_t)c->tp * (size_t)c->ep;
+	struct dtplan__fabric alt = *f;
+	struct dtplan_candidate inside, other;
+	struct dtplan_split pin = c->split;
+	char bytes[32], t1[32], t2[32], seg[96] = "", fix[192] = "", split[64];
+	double slowdown;
+	int e;
+
+	if (c->ep <= 1 || c->ep_links == NULL || strcmp(c->ep_links, "nvlink") == 0 || span <= g ||
+	    f->n_gpus % span != 0 || largest_domain(f) <= g)
+		return DTPLAN_OK;
+	alt.domain_gcd = (int)span;
+	alt.min_domain = (int)span;
+	alt.n_segments = f->n_gpus / span;
+	if (!best_pinned(p, &alt, &pin, &inside))
+		return DTPLAN_OK;
+	slowdown = c->step.total / inside.step.total - 1.0;
+	if (!(slowdown > r->slowdown_threshold + 1e-9))
+		return DTPLAN_OK;
+	if (span % g == 0 && f->n_nodes % (span / g) == 0)
+		snprintf(seg, sizeof(seg),
+			 "ask for --segment=%zu (topology/block keeps each group's nodes in one "
+			 "rack)",
+			 span / g);
+	for (e = c->ep - 1; e > 1; e--)
+		if (c->ep % e == 0 && f->domain_gcd > 0 && f->domain_gcd % (c->tp * e) == 0)
+			break;
+	pin = r->split; /* the user's own pins, EP e */
+	pin.ep = e;
+	if (e > 1 && best_pinned(p, f, &pin, &other) && other.step.total < c->step.total)
+		snprintf(fix, sizeof(fix),
+			 "%sEP %d, whose groups fit these domains (%s, %s a step)",
+			 seg[0] ? ", or " : "", e, split_text(&other, split, sizeof(split)),
+			 dtplan_format_time(other.step.total, t1, sizeof(t1)));
+	return dtplan_plan_add_warning(
+		p, "ep-crosses-nvlink-domain",
+		"expert-parallel groups of EP %d (%zu GPUs each) span NVLink domains (the "
+		"largest holds %zu of the job's GPUs): their all-to-all (%s per GPU per step) "
+		"crosses the network; predicted %s a step against %s with every group inside "
+		"one domain (%.1f%% longer, threshold %.0f%%)%s%s%s",
+		c->ep, span, largest_domain(f),
+		dtplan_format_bytes(c->ep_bytes, bytes, sizeof(bytes)),
+		dtplan_format_time(c->step.total, t1, sizeof(t1)),
+		dtplan_format_time(inside.step.total, t2, sizeof(t2)), slowdown * 100.0,
+		r->slowdown_threshold * 100.0, seg[0] || fix[0] ? ": " : "", seg, fix);
+}
+
 /*
  * bf16 Adam moments beside fp32 master weights are Megatron Core's
  * precision-aware optimizer, which Megatron-LM's arguments and Megatron-
@@ -438,6 +532,8 @@ enum dtplan_err dtplan__plan_warnings(struct dtplan_plan *p, const struct dtplan
 		rv = fabric_warnings(p, f);
 	if (rv == DTPLAN_OK && f != NULL)
 		rv = ep_warning(p);
+	if (rv == DTPLAN_OK && f != NULL)
+		rv = ep_domain_warning(p, f);
 	if (rv == DTPLAN_OK)
 		rv = step_warnings(p, f != NULL);
 	if (rv == DTPLAN_OK)

@@ -52,6 +52,10 @@ fresh --model 13B --gpus 32 --gpus-per-node 4 --seq 2048 --global-batch 512
 fresh --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 4 --train vp=5 --tokens 2T
 fresh --model llama2-70b --gpus 8 --gpu a100-80gb
 fresh --model llama3-8b --gpus 8 --train precision=fp8,framework=megatron,attention=unfused
+# Blackwell's block-scaled formats, and NVL72 racks from the site file
+fresh --model llama3-8b --gpus 8 --gpu b300 --train precision=mxfp8
+fresh --model llama3-8b --gpus 8 --gpu gb300 --train precision=nvfp4
+fresh --model deepseek-v3 --nodes 'node[7-30]' --site "$data/dtplan-nvl72.conf" --ep 32
 fresh --model llama2-70b --gpus 128 --gpu a100-80gb --gpus-per-node 4 --tp 8
 fresh --model llama3-70b --nodes 'gpu[01-16]' --topology "$data/topology-two-racks.conf" \
 	--site "$data/dtplan-two-racks.conf" --node-xml "gpu[01-16]=$xml"
