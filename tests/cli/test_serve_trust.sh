@@ -139,5 +139,47 @@ post 409 replayed "$url/" "$tmp/obs-root21.json" --cred "$tmp/cred"
 n=$(sqlite3 "$tmp/replay.db" "SELECT COUNT(*) FROM reports")
 [ "$n" = 1 ] && _pass "one signed report is stored once" || _fail "one signed report is stored $n times"
 
+# --- 3. the plan picture escapes what a user posted -------------------------
+post 200 - "$url/" "$tmp/plan-xss.json" --socket "$sock" --as-user nobody
+id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$out")
+curl -s "$url/plan/$id.svg" >"$out"
+stdout_has '<svg'
+stdout_lacks 'onload="'
+stdout_lacks '<b'
+stdout_has 'h?/??svg onload=?a()???b?'
+
+# --- 4. the page's cost: one report of 100,000 one-node leaves --------------
+python3 - "$plan_in" "$tmp/wide.json" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = 100000
+p["placement"]["nodes"] = ["n%d" % i for i in range(n)]
+p["placement"]["leaves"] = [{"name": "l%d" % i, "nodes": 1} for i in range(n)]
+json.dump({"schema": "dtplan.report/1", "sender": "t", "time": None, "cluster": "c1",
+           "job_id": 70, "user": "root", "uid": 0, "nodes": None, "host": "h", "state": "ok",
+           "warnings": [], "plan": p}, open(sys.argv[2], "w"), separators=(",", ":"))
+EOF2
+serve wide
+post 200 - "$url/" "$tmp/wide.json" --socket "$sock"
+t0=$(date +%s%N)
+code=$(curl -s -m 30 -o "$out" -w '%{http_code}' "$url/")
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$code" = 200 ] && [ $ms -lt 5000 ] && _pass "GET / after a 100,000-leaf report: $ms ms" ||
+	_fail "GET / after a 100,000-leaf report: $code in $ms ms"
+stdout_has 'The map shows the first 256 switches'
+
+# --- 10. the calibration: a median over users of each user's median ----------
+serve calibration
+post 200 - "$url/" "$tmp/obs-root21.json" --socket "$sock"
+post 200 - "$url/" "$tmp/obs-root22.json" --socket "$sock"
+post 200 - "$url/" "$tmp/obs-daemon23.json" --socket "$sock" --as-user daemon
+for job in 31 32 33 34 35; do post 200 - "$url/" "$tmp/obs-nobody$job.json" --socket "$sock" --as-user nobody; done
+curl -s "$url/calibration" >"$out"
+got=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"]; print(len(r), r[0]["correction"], r[0]["users"], r[0]["jobs"])' "$out")
+[ "$got" = "1 1.5 3 8" ] && _pass "/calibration: one user's 1e10 corrections leave the group's 1.5" ||
+	_fail "/calibration: records, correction, users, jobs are '$got', not '1 1.5 3 8'"
+curl -s "$url/metrics" >"$out"
+stdout_lacks 'e+299'
+
 echo "1..$((n_pass + n_fail))"
 [ "$n_fail" -eq 0 ]
