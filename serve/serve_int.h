@@ -32,6 +32,8 @@ enum serve_reason {
 	SERVE_USER,            /* a credential of neither root nor the user named */
 	SERVE_MUNGE,           /* munged cannot check it */
 	SERVE_STORAGE,         /* the store cannot keep it */
+	SERVE_RANGE,           /* a figure outside its physical range */
+	SERVE_BUDGET,          /* larger than the poster's whole share of the store */
 	SERVE_N_REASONS
 };
 
@@ -67,13 +69,15 @@ void serve_stop(struct server *s);
  * every call below takes it.
  * ---------------------------------------------------------------------- */
 
-#define SERVE_SCHEMA_VERSION 1
+#define SERVE_SCHEMA_VERSION 2
 
 struct serve_store {
 	sqlite3 *db;
 	pthread_mutex_t lock;
 	long keep_reports;
 	double keep_days;
+	long long max_bytes;      /* bodies kept, all posters (0: no bound) */
+	long long max_user_bytes; /* of which one poster's other than root */
 };
 
 /* Opens (creating or upgrading) the store at path.  Caller closes with
@@ -82,19 +86,25 @@ enum dtplan_err serve_store_open(const char *path, long keep_reports, double kee
 				 struct serve_store **out, struct dtplan_error *err);
 void serve_store_close(struct serve_store *st);
 
-/* Remembers credential id until expires: 1 when new, 0 when seen before,
+/* Remembers credential id (what the credential decodes to) until expires: 1 when new, 0 when seen before,
  * -1 when the store failed. */
 int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
 			      long long now);
 
 /*
- * Keeps document doc (its text body) of kind k received at now: the report
- * row and what the figures need (warnings, tiers, links, uplinks,
- * stragglers, the observation).  *id receives the report's id.  doc is
- * what dtplan_posted_parse() made of body.
+ * Keeps document doc (its text body) of kind k from uid poster (the
+ * credential's) received at now: the report row and what the figures need
+ * (warnings, the observation; tiers, links, uplinks and stragglers only
+ * from root, whose measurements are the fabric's).  Before it inserts,
+ * retention removes the oldest reports past keep_days and keep_reports,
+ * then the poster's oldest until its bodies and this one fit
+ * max_user_bytes (not for root), then the oldest of all until everything
+ * fits max_bytes.  *id receives the report's id.  doc is what
+ * dtplan_posted_parse() made of body.  DTPLAN_ERR_RANGE when body alone is
+ * larger than the poster's budget, DTPLAN_ERR_IO when the store fails.
  */
 enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
-				const char *body, long long now, long long *id,
+				const char *body, long long poster, long long now, long long *id,
 				struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------

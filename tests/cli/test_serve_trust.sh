@@ -181,5 +181,73 @@ got=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"]; pr
 curl -s "$url/metrics" >"$out"
 stdout_lacks 'e+299'
 
+# --- 1. only root reports the fabric; no user's plan changes /fabric -------
+serve trust --fabric "$fabric_in"
+for job in 1 2 3; do post 200 - "$url/" "$tmp/meas-root$job.json" --socket "$sock"; done
+fabric_eq 'j["switches"][0]["oversubscription"]' 2.0
+post 403 user "$url/" "$tmp/meas-user.json" --socket "$sock" --as-user nobody
+stdout_has 'measurements are taken from root (the prolog) only'
+for job in 11 12 13; do post 200 - "$url/" "$tmp/plan-user$job.json" --socket "$sock" --as-user nobody; done
+fabric_eq 'j["switches"][0]["oversubscription"]' 2.0
+fabric_eq 'j["switches"][0]["x-measured"]["reports"]' 3
+curl -s "$url/" >"$out"
+stdout_lacks 'invented-leaf'
+post 400 range "$url/" "$tmp/plan-minus5.json" --socket "$sock" --as-user nobody
+stdout_has 'an uplink'"'"'s \"oversubscription\" is -5, outside its physical range'
+fabric_eq 'min(s.get("oversubscription", 1) for s in j["switches"]) >= 1' True
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' "$tmp/fabric.json" "$tmp/enriched.json"
+"$DTPLAN" serve --listen 127.0.0.1:0 --db "$tmp/check.db" --fabric "$tmp/enriched.json" 2>"$err" &
+p=$!; sleep 0.5
+if kill -0 $p 2>/dev/null; then _pass "/fabric after the users' reports parses as fabric JSON"; kill $p; wait $p
+else _fail "/fabric does not parse: $(cat "$err")"; fi
+
+# --- 10. figures bounded to physical ranges, refused and counted -------------
+serve range
+post 400 range "$url/" "$tmp/obs-absurd.json" --socket "$sock" --as-user nobody
+stdout_has '\"predicted_step_s\" is 1e-300, outside its physical range [0.0001, 1e+06]'
+post 400 range "$url/" "$tmp/obs-denormal.json" --socket "$sock" --as-user nobody
+metric 'dtplan_reports_refused_total{reason="range"} 2'
+
+# --- 7. the rate per exact address: colliding addresses do not reset each other
+# 127.0.0.120 and 127.0.0.201 fell in one slot of the old hashed table.
+serve rate --rate 0.2
+post 200 - "$url/" "$tmp/obs-root21.json" --socket "$sock" --source 127.0.0.120
+post 200 - "$url/" "$tmp/obs-root22.json" --socket "$sock" --source 127.0.0.201
+post 429 rate "$url/" "$tmp/obs-root21.json" --socket "$sock" --source 127.0.0.120
+post 429 rate "$url/" "$tmp/obs-root22.json" --socket "$sock" --source 127.0.0.201
+
+# --- 5. the store's budget: a user fills only its own share -----------------
+serve budget --max-user-store 40KiB --max-store 200KiB
+post 200 - "$url/" "$tmp/obs-root21.json" --socket "$sock"
+for job in 11 12 13 11 12 13 11 12; do
+	$POST "$url/" "$tmp/plan-user$job.json" --socket "$sock" --as-user nobody >"$out" 2>&1
+	[ "$(head -1 "$out")" = 200 ] || { _fail "a user's report $job refused: $(tail -1 "$out")"; break; }
+done
+[ "$(head -1 "$out")" = 200 ] && _pass "a user over its share keeps posting (its oldest reports go)"
+got=$(sqlite3 "$tmp/budget.db" "SELECT SUM(bytes) <= 40960, COUNT(*) > 0 FROM reports WHERE poster = $(id -u nobody)")
+[ "$got" = "1|1" ] && _pass "the user's reports fit its 40 KiB" || _fail "the user's reports: '$got'"
+n=$(sqlite3 "$tmp/budget.db" "SELECT COUNT(*) FROM reports WHERE poster = 0")
+[ "$n" = 1 ] && _pass "root's report is kept" || _fail "root's reports: $n"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["pad"]="x"*50000; json.dump(d, open(sys.argv[2],"w"))' "$tmp/plan-user11.json" "$tmp/plan-big.json"
+post 413 budget "$url/" "$tmp/plan-big.json" --socket "$sock" --as-user nobody
+post 200 - "$url/" "$tmp/obs-root22.json" --socket "$sock"
+
+# --- 6. hostile clients: slow, many, large; a report still goes through -----
+serve hostile --request-timeout 3
+python3 "$top_srcdir/tests/serve_hostile.py" "$port" "$tmp/ready" 6 3 >"$tmp/hostile.out" 2>&1 &
+hostile=$!
+i=0; while [ ! -s "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+t0=$(date +%s%N)
+post 200 - "$url/" "$tmp/obs-root21.json" --socket "$sock"
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $ms -lt 5000 ] && _pass "a report under attack answered in $ms ms" || _fail "a report under attack took $ms ms"
+wait $hostile
+while read -r line; do
+	case $line in
+	"ok - "*) _pass "${line#ok - }" ;;
+	*) _fail "$line" ;;
+	esac
+done <"$tmp/hostile.out"
+
 echo "1..$((n_pass + n_fail))"
 [ "$n_fail" -eq 0 ]
