@@ -1,10 +1,12 @@
 /*
- * serve_int.h: what the collector's files share, in four files over this
+ * serve_int.h: what the collector's files share, in five files over this
  * header: serve.c the run (the fabric file, the store, the signals),
  * serve_http.c the HTTP server (libmicrohttpd: limits, rates, routes) and
  * the trust a report needs, serve_store.c the SQLite store (schema,
- * retention, the rows the figures read), serve_view.c what it answers
- * (/metrics, the page, the fabric, the calibration).  Each uses only the
+ * retention, the budget, the rows the figures read), serve_view.c what it
+ * answers (/metrics, the page, the fabric, the calibration), serve_rows.c
+ * what the answers share (rows copied out of the store, medians, an inert
+ * copy of a posted document).  Each uses only the
  * ones after it in this list, and of dtplan only libdtplan's public API
  * (what a posted document must hold is dtplan_posted_parse()'s,
  * lib/json/posted_json.c) and libdtprobes' report credential.  Included by
@@ -131,5 +133,40 @@ char *serve_fabric(struct serve_store *st, json_t *fabric);
 char *serve_calibration(struct serve_store *st);
 /* Report id's plan as SVG; NULL (and *missing) when it has none. */
 char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
+
+/* ------------------------------------------------------------------------
+ * What the answers share (serve_rows.c)
+ * ---------------------------------------------------------------------- */
+
+/* Rows copied out of the store under its lock, rendered after it (issue 32:
+ * the page was drawn under the lock).  Each cell is text (NULL for SQL
+ * NULL). */
+struct serve_rows {
+	char **cell;
+	size_t n, cols, cap;
+	bool failed;
+};
+
+/* Appends the rows of sql (?1 bound to from when it has a parameter) to
+ * *r, every cell copied; false when the query or a copy failed.  Call with
+ * the store's lock held; serve_rows_free() frees them (a zeroed struct
+ * before the first call). */
+bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long long from);
+void serve_rows_free(struct serve_rows *r);
+/* A cell's text ("" for NULL; owned by r), or its number (NAN for NULL). */
+const char *serve_cell(const struct serve_rows *r, size_t row, size_t col);
+double serve_cell_num(const struct serve_rows *r, size_t row, size_t col);
+/* The median of v[0..n) (sorted in place); NAN for none. */
+double serve_median(double *v, size_t n);
+/* The end of the group of rows starting at row i: the first row whose
+ * first keys columns differ. */
+size_t serve_group_end(const struct serve_rows *r, size_t i, size_t keys);
+/* The median of column col over rows [i, e), NULLs and non-finite values
+ * skipped, using v (room for e - i); *n (when not NULL) the values taken. */
+double serve_col_median(const struct serve_rows *r, size_t i, size_t e, size_t col, double *v,
+			size_t *n);
+/* A copy of v whose every string and key has & < > " ' and control
+ * characters made '?' (a new reference; NULL when out of memory). */
+json_t *serve_json_inert(json_t *v);
 
 #endif /* DTPLAN_SERVE_SERVE_INT_H */

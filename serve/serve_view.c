@@ -145,89 +145,6 @@ static bool each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlit
 	return rc == SQLITE_DONE;
 }
 
-/* Rows copied out of the store under its lock, rendered after it (issue 32:
- * the page was drawn under the lock).  Each cell is text (NULL for SQL
- * NULL). */
-struct rows {
-	char **cell;
-	size_t n, cols, cap;
-	bool failed;
-};
-
-static void rows_row(sqlite3_stmt *s, void *arg)
-{
-	struct rows *r = arg;
-	size_t cols = (size_t)sqlite3_column_count(s);
-
-	if (r->failed)
-		return;
-	if (r->cols == 0)
-		r->cols = cols;
-	if ((r->n + 1) * r->cols > r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64 * r->cols;
-		char **t = realloc(r->cell, cap * sizeof(*t));
-
-		if (t == NULL) {
-			r->failed = true;
-			return;
-		}
-		r->cell = t;
-		r->cap = cap;
-	}
-	for (size_t i = 0; i < r->cols; i++) {
-		const unsigned char *t = sqlite3_column_text(s, (int)i);
-
-		r->cell[r->n * r->cols + i] = t != NULL ? strdup((const char *)t) : NULL;
-		if (t != NULL && r->cell[r->n * r->cols + i] == NULL)
-			r->failed = true;
-	}
-	r->n++;
-}
-
-/* The rows of sql (?1: from), copied. */
-static bool rows_get(struct rows *r, sqlite3 *db, const char *sql, long long from)
-{
-	return each(db, sql, from, rows_row, r) && !r->failed;
-}
-
-static const char *cell(const struct rows *r, size_t row, size_t col)
-{
-	const char *t = r->cell[row * r->cols + col];
-
-	return t != NULL ? t : "";
-}
-
-static double cell_num(const struct rows *r, size_t row, size_t col)
-{
-	const char *t = r->cell[row * r->cols + col];
-
-	return t != NULL ? strtod(t, NULL) : NAN;
-}
-
-static void rows_free(struct rows *r)
-{
-	for (size_t i = 0; i < r->n * r->cols; i++)
-		free(r->cell[i]);
-	free(r->cell);
-	memset(r, 0, sizeof(*r));
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n) (sorted in place); NAN for none. */
-static double median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* ------------------------------------------------------------------------
  * /metrics
  * ---------------------------------------------------------------------- */
@@ -304,7 +221,7 @@ static const struct gauge gauges[] = {
 
 #define N_GAUGES (sizeof(gauges) / sizeof(gauges[0]))
 
-static void draw_gauge(struct serve_buf *b, const struct gauge *g, const struct rows *r)
+static void draw_gauge(struct serve_buf *b, const struct gauge *g, const struct serve_rows *r)
 {
 	serve_buf_add(b, "# HELP %s %s\n# TYPE %s gauge\n", g->name, g->help, g->name);
 	for (size_t i = 0; i < r->n; i++) {
@@ -313,17 +230,17 @@ static void draw_gauge(struct serve_buf *b, const struct gauge *g, const struct 
 		serve_buf_add(b, "%s", g->name);
 		for (; n < 3 && g->labels[n] != NULL; n++) {
 			serve_buf_add(b, "%s%s=\"", n == 0 ? "{" : ",", g->labels[n]);
-			label(b, cell(r, i, n));
+			label(b, serve_cell(r, i, n));
 			serve_buf_add(b, "\"");
 		}
-		serve_buf_add(b, "%s %.9g\n", n > 0 ? "}" : "", cell_num(r, i, n));
+		serve_buf_add(b, "%s %.9g\n", n > 0 ? "}" : "", serve_cell_num(r, i, n));
 	}
 }
 
 char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 {
 	struct serve_buf b = {0};
-	struct rows r[N_GAUGES] = {{0}};
+	struct serve_rows r[N_GAUGES] = {{0}};
 	long long from;
 	bool ok = true;
 
@@ -331,7 +248,7 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 	pthread_mutex_lock(&st->lock);
 	from = window_start(st->db);
 	for (size_t i = 0; i < N_GAUGES && ok; i++)
-		ok = rows_get(&r[i], st->db, gauges[i].sql, from);
+		ok = serve_rows_get(&r[i], st->db, gauges[i].sql, from);
 	pthread_mutex_unlock(&st->lock);
 	serve_buf_add(&b, "# HELP dtplan_reports_accepted_total Reports kept, by kind.\n"
 			  "# TYPE dtplan_reports_accepted_total counter\n");
@@ -346,7 +263,7 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 	for (size_t i = 0; i < N_GAUGES; i++) {
 		if (ok)
 			draw_gauge(&b, &gauges[i], &r[i]);
-		rows_free(&r[i]);
+		serve_rows_free(&r[i]);
 	}
 	if (!ok) {
 		free(serve_buf_take(&b));
@@ -357,7 +274,7 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 
 /* ------------------------------------------------------------------------
  * The page: everything it shows is copied out of the store under its lock
- * (struct rows, bounded by the LIMITs below), then drawn without it.  Its
+ * (struct serve_rows, bounded by the LIMITs below), then drawn without it.  Its
  * cost is linear in what it shows: the map's nodes come sorted by leaf and
  * are walked once with the sorted leaves.
  * ---------------------------------------------------------------------- */
@@ -366,27 +283,27 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 #define MAP_LEAVES 256 /* the LIMITs in serve_page() */
 #define MAP_NODES 4096
 
-static void draw_jobs(struct serve_buf *b, const struct rows *r)
+static void draw_jobs(struct serve_buf *b, const struct serve_rows *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		long long id = atoll(cell(r, i, 0));
+		long long id = atoll(serve_cell(r, i, 0));
 
 		serve_buf_add(b, "<tr class=\"job\" data-report=\"%lld\"><td>", id);
-		serve_buf_html(b, cell(r, i, 1));
+		serve_buf_html(b, serve_cell(r, i, 1));
 		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, cell(r, i, 2));
+		serve_buf_html(b, serve_cell(r, i, 2));
 		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, cell(r, i, 3));
+		serve_buf_html(b, serve_cell(r, i, 3));
 		serve_buf_add(b, "</td><td class=\"state ");
-		serve_buf_html(b, cell(r, i, 4));
+		serve_buf_html(b, serve_cell(r, i, 4));
 		serve_buf_add(b, "\">");
-		serve_buf_html(b, cell(r, i, 4));
+		serve_buf_html(b, serve_cell(r, i, 4));
 		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, cell(r, i, 5));
+		serve_buf_html(b, serve_cell(r, i, 5));
 		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, cell(r, i, 6));
+		serve_buf_html(b, serve_cell(r, i, 6));
 		serve_buf_add(b, "</td><td>");
-		if (atoi(cell(r, i, 7)))
+		if (atoi(serve_cell(r, i, 7)))
 			serve_buf_add(
 				b,
 				"<img class=\"plan\" src=\"/plan/%lld.svg\" alt=\"plan of report "
@@ -412,13 +329,13 @@ static const char *ratio_colour(double r)
 
 /* The map's nodes of leaf (rows sorted by leaf, from *j on): how many, and
  * *j left at the first. */
-static size_t leaf_nodes(const struct rows *nodes, const char *leaf, size_t *j)
+static size_t leaf_nodes(const struct serve_rows *nodes, const char *leaf, size_t *j)
 {
 	size_t k = 0;
 
-	while (*j < nodes->n && strcmp(cell(nodes, *j, 0), leaf) < 0)
+	while (*j < nodes->n && strcmp(serve_cell(nodes, *j, 0), leaf) < 0)
 		(*j)++;
-	while (*j + k < nodes->n && strcmp(cell(nodes, *j + k, 0), leaf) == 0)
+	while (*j + k < nodes->n && strcmp(serve_cell(nodes, *j + k, 0), leaf) == 0)
 		k++;
 	return k;
 }
@@ -426,13 +343,14 @@ static size_t leaf_nodes(const struct rows *nodes, const char *leaf, size_t *j)
 /* The map: leaves (by measured oversubscription; leaves rows: name, ratio),
  * their nodes and each node's link by how often it was slow (nodes rows:
  * leaf, node, slow, seen, straggler; sorted by leaf). */
-static void draw_map(struct serve_buf *b, const struct rows *leaves, const struct rows *nodes)
+static void draw_map(struct serve_buf *b, const struct serve_rows *leaves,
+		     const struct serve_rows *nodes)
 {
 	double w, x;
 	size_t per_leaf_max = 1, j = 0;
 
 	for (size_t i = 0; i < leaves->n; i++) {
-		size_t k = leaf_nodes(nodes, cell(leaves, i, 0), &j);
+		size_t k = leaf_nodes(nodes, serve_cell(leaves, i, 0), &j);
 
 		if (k > per_leaf_max)
 			per_leaf_max = k;
@@ -447,8 +365,8 @@ static void draw_map(struct serve_buf *b, const struct rows *leaves, const struc
 	x = 20.0;
 	j = 0;
 	for (size_t i = 0; i < leaves->n; i++) {
-		const char *leaf = cell(leaves, i, 0);
-		double lw = per_leaf_max * 70.0, nx = x, ratio = cell_num(leaves, i, 1);
+		const char *leaf = serve_cell(leaves, i, 0);
+		double lw = per_leaf_max * 70.0, nx = x, ratio = serve_cell_num(leaves, i, 1);
 		size_t k = leaf_nodes(nodes, leaf, &j);
 
 		serve_buf_add(b, "<g class=\"leaf %s\" data-switch=\"", ratio_class(ratio));
@@ -466,9 +384,10 @@ static void draw_map(struct serve_buf *b, const struct rows *leaves, const struc
 			serve_buf_add(b, " %.2f:1", ratio);
 		serve_buf_add(b, "</text>\n");
 		for (size_t e = j + k; j < e; j++) {
-			const char *node = cell(nodes, j, 1);
-			long slow_n = atol(cell(nodes, j, 2)), seen = atol(cell(nodes, j, 3)),
-			     strag = atol(cell(nodes, j, 4));
+			const char *node = serve_cell(nodes, j, 1);
+			long slow_n = atol(serve_cell(nodes, j, 2)),
+			     seen = atol(serve_cell(nodes, j, 3)),
+			     strag = atol(serve_cell(nodes, j, 4));
 			bool slow = slow_n >= SERVE_SLOW_REPORTS;
 
 			serve_buf_add(b, "<g class=\"node%s%s\" data-node=\"", slow ? " slow" : "",
@@ -505,23 +424,23 @@ static void draw_map(struct serve_buf *b, const struct rows *leaves, const struc
 			      MAP_LEAVES, MAP_NODES);
 }
 
-static void draw_stragglers(struct serve_buf *b, const struct rows *r)
+static void draw_stragglers(struct serve_buf *b, const struct serve_rows *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		serve_buf_add(b, "<tr class=\"straggler\"><td>");
-		serve_buf_html(b, cell(r, i, 0));
-		serve_buf_add(b, "</td><td>%lld</td></tr>\n", atoll(cell(r, i, 1)));
+		serve_buf_html(b, serve_cell(r, i, 0));
+		serve_buf_add(b, "</td><td>%lld</td></tr>\n", atoll(serve_cell(r, i, 1)));
 	}
 }
 
 /* Planned against measured step times (rows: predicted, measured). */
-static void draw_plot(struct serve_buf *b, const struct rows *r)
+static void draw_plot(struct serve_buf *b, const struct serve_rows *r)
 {
 	const double size = 300, pad = 40;
 	double max = 0;
 
 	for (size_t i = 0; i < r->n; i++)
-		max = fmax(max, fmax(cell_num(r, i, 0), cell_num(r, i, 1)));
+		max = fmax(max, fmax(serve_cell_num(r, i, 0), serve_cell_num(r, i, 1)));
 	if (!(max > 0) || !isfinite(max))
 		max = 1;
 	max *= 1.1;
@@ -535,7 +454,7 @@ static void draw_plot(struct serve_buf *b, const struct rows *r)
 		      size + pad + 20, size + pad + 20, pad, size, size, pad, size + 10, pad + size,
 		      pad + 40, size + 30, max);
 	for (size_t i = 0; i < r->n; i++) {
-		double px = cell_num(r, i, 0), py = cell_num(r, i, 1);
+		double px = serve_cell_num(r, i, 0), py = serve_cell_num(r, i, 1);
 
 		if (!(px > 0) || !(py > 0) || !isfinite(px) || !isfinite(py))
 			continue;
@@ -552,7 +471,7 @@ static void draw_plot(struct serve_buf *b, const struct rows *r)
 char *serve_page(struct serve_store *st, json_t *fabric)
 {
 	struct serve_buf b = {0};
-	struct rows jobs = {0}, leaves = {0}, nodes = {0}, strag = {0}, plot = {0};
+	struct serve_rows jobs = {0}, leaves = {0}, nodes = {0}, strag = {0}, plot = {0};
 	char sql[1024];
 	long long from;
 	bool ok;
@@ -565,33 +484,36 @@ char *serve_page(struct serve_store *st, json_t *fabric)
 		 SERVE_RECENT_JOBS);
 	pthread_mutex_lock(&st->lock);
 	from = window_start(st->db);
-	ok = rows_get(&jobs, st->db, sql, from) &&
-	     rows_get(&leaves, st->db,
-		      "SELECT l.name, AVG(u.oversubscription) FROM (SELECT DISTINCT leaf AS name"
-		      " FROM node_leaf WHERE report_id > ?1 UNION SELECT DISTINCT switch FROM"
-		      " uplinks WHERE report_id > ?1) l LEFT JOIN uplinks u ON u.switch = l.name"
-		      " AND u.report_id > ?1 GROUP BY 1 ORDER BY 1 LIMIT 256",
-		      from) &&
-	     rows_get(&nodes, st->db,
-		      "WITH nl AS (SELECT node, MAX(leaf) AS leaf FROM node_leaf WHERE report_id >"
-		      " ?1 GROUP BY 1), per AS (SELECT report_id, node, AVG(slow) AS s FROM (SELECT"
-		      " report_id, a AS node, slow FROM links WHERE report_id > ?1 UNION ALL SELECT"
-		      " report_id, b, slow FROM links WHERE report_id > ?1) GROUP BY 1, 2),"
-		      " agg AS (SELECT node, SUM(s > 0.5) AS slow, COUNT(*) AS seen FROM per GROUP"
-		      " BY 1), st AS (SELECT node, COUNT(*) AS n FROM stragglers WHERE report_id >"
-		      " ?1 GROUP BY 1) SELECT nl.leaf, nl.node, COALESCE(agg.slow, 0),"
-		      " COALESCE(agg.seen, 0), COALESCE(st.n, 0) FROM nl LEFT JOIN agg ON"
-		      " agg.node = nl.node LEFT JOIN st ON st.node = nl.node ORDER BY 1, 2"
-		      " LIMIT 4096",
-		      from) &&
-	     rows_get(&strag, st->db,
-		      "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1 ORDER"
-		      " BY 2 DESC, 1 LIMIT 20",
-		      from) &&
-	     rows_get(&plot, st->db,
-		      "SELECT predicted_s, measured_s FROM observations WHERE report_id > ?1"
-		      " ORDER BY report_id DESC LIMIT 512",
-		      from);
+	ok = serve_rows_get(&jobs, st->db, sql, from) &&
+	     serve_rows_get(
+		     &leaves, st->db,
+		     "SELECT l.name, AVG(u.oversubscription) FROM (SELECT DISTINCT leaf AS name"
+		     " FROM node_leaf WHERE report_id > ?1 UNION SELECT DISTINCT switch FROM"
+		     " uplinks WHERE report_id > ?1) l LEFT JOIN uplinks u ON u.switch = l.name"
+		     " AND u.report_id > ?1 GROUP BY 1 ORDER BY 1 LIMIT 256",
+		     from) &&
+	     serve_rows_get(
+		     &nodes, st->db,
+		     "WITH nl AS (SELECT node, MAX(leaf) AS leaf FROM node_leaf WHERE report_id >"
+		     " ?1 GROUP BY 1), per AS (SELECT report_id, node, AVG(slow) AS s FROM (SELECT"
+		     " report_id, a AS node, slow FROM links WHERE report_id > ?1 UNION ALL SELECT"
+		     " report_id, b, slow FROM links WHERE report_id > ?1) GROUP BY 1, 2),"
+		     " agg AS (SELECT node, SUM(s > 0.5) AS slow, COUNT(*) AS seen FROM per GROUP"
+		     " BY 1), st AS (SELECT node, COUNT(*) AS n FROM stragglers WHERE report_id >"
+		     " ?1 GROUP BY 1) SELECT nl.leaf, nl.node, COALESCE(agg.slow, 0),"
+		     " COALESCE(agg.seen, 0), COALESCE(st.n, 0) FROM nl LEFT JOIN agg ON"
+		     " agg.node = nl.node LEFT JOIN st ON st.node = nl.node ORDER BY 1, 2"
+		     " LIMIT 4096",
+		     from) &&
+	     serve_rows_get(
+		     &strag, st->db,
+		     "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1 ORDER"
+		     " BY 2 DESC, 1 LIMIT 20",
+		     from) &&
+	     serve_rows_get(&plot, st->db,
+			    "SELECT predicted_s, measured_s FROM observations WHERE report_id > ?1"
+			    " ORDER BY report_id DESC LIMIT 512",
+			    from);
 	pthread_mutex_unlock(&st->lock);
 	if (!ok)
 		goto out;
@@ -623,11 +545,11 @@ char *serve_page(struct serve_store *st, json_t *fabric)
 		      "href=\"/calibration\">calibration</a>%s</p>\n</body></html>\n",
 		      fabric != NULL ? " <a href=\"/fabric\">fabric</a>" : "");
 out:
-	rows_free(&jobs);
-	rows_free(&leaves);
-	rows_free(&nodes);
-	rows_free(&strag);
-	rows_free(&plot);
+	serve_rows_free(&jobs);
+	serve_rows_free(&leaves);
+	serve_rows_free(&nodes);
+	serve_rows_free(&strag);
+	serve_rows_free(&plot);
 	if (!ok) {
 		free(serve_buf_take(&b));
 		return NULL;
@@ -642,33 +564,6 @@ out:
 /* Observations of one user a calibration group takes (its latest). */
 #define CAL_PER_USER 16
 
-/* The end of the group of rows that starts at row i: the first row whose
- * first keys columns differ. */
-static size_t group_end(const struct rows *r, size_t i, size_t keys)
-{
-	size_t e = i + 1;
-
-	for (; e < r->n; e++)
-		for (size_t k = 0; k < keys; k++)
-			if (strcmp(cell(r, e, k), cell(r, i, k)) != 0)
-				return e;
-	return e;
-}
-
-/* The median of column col over rows [i, e), NULLs skipped, in v (room for
- * e - i); *n the values counted. */
-static double col_median(const struct rows *r, size_t i, size_t e, size_t col, double *v, size_t *n)
-{
-	size_t k = 0;
-
-	for (size_t j = i; j < e; j++)
-		if (r->cell[j * r->cols + col] != NULL && isfinite(cell_num(r, j, col)))
-			v[k++] = cell_num(r, j, col);
-	if (n != NULL)
-		*n = k;
-	return median(v, k);
-}
-
 static json_t *num_or_null(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
@@ -677,7 +572,8 @@ static json_t *num_or_null(double x)
 /* Each switch's measured oversubscription (the median of root's reports in
  * the window, at least 1:1) and each tier's bandwidth and latency (medians),
  * from rows sorted by name. */
-static bool fabric_medians(const struct rows *up, const struct rows *tr, json_t *ups, json_t *tiers)
+static bool fabric_medians(const struct serve_rows *up, const struct serve_rows *tr, json_t *ups,
+			   json_t *tiers)
 {
 	double *v = malloc((up->n + tr->n + 1) * sizeof(*v));
 	size_t n;
@@ -687,20 +583,20 @@ static bool fabric_medians(const struct rows *up, const struct rows *tr, json_t 
 	for (size_t i = 0, e; i < up->n; i = e) {
 		double m;
 
-		e = group_end(up, i, 1);
-		m = col_median(up, i, e, 1, v, &n);
+		e = serve_group_end(up, i, 1);
+		m = serve_col_median(up, i, e, 1, v, &n);
 		if (n > 0)
-			json_object_set_new(ups, cell(up, i, 0),
+			json_object_set_new(ups, serve_cell(up, i, 0),
 					    json_pack("{s:f, s:I}", "oversubscription",
 						      fmax(1.0, m), "reports", (json_int_t)n));
 	}
 	for (size_t i = 0, e; i < tr->n; i = e) {
 		double bw, lat;
 
-		e = group_end(tr, i, 1);
-		bw = col_median(tr, i, e, 1, v, NULL);
-		lat = col_median(tr, i, e, 2, v, NULL);
-		json_object_set_new(tiers, cell(tr, i, 0),
+		e = serve_group_end(tr, i, 1);
+		bw = serve_col_median(tr, i, e, 1, v, NULL);
+		lat = serve_col_median(tr, i, e, 2, v, NULL);
+		json_object_set_new(tiers, serve_cell(tr, i, 0),
 				    json_pack("{s:o, s:o, s:I}", "bandwidth_bytes_per_s",
 					      num_or_null(bw), "latency_s", num_or_null(lat),
 					      "reports", (json_int_t)(e - i)));
@@ -718,7 +614,7 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 {
 	json_t *out = json_deep_copy(fabric), *up = json_object(), *tiers = json_object(),
 	       *strag = json_object(), *sw;
-	struct rows ur = {0}, tr = {0};
+	struct serve_rows ur = {0}, tr = {0};
 	char *text = NULL;
 	long long from;
 	size_t i;
@@ -730,11 +626,11 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 	 * changes the fabric */
 	pthread_mutex_lock(&st->lock);
 	from = window_start(st->db);
-	ok = rows_get(&ur, st->db,
-		      "SELECT switch, oversubscription FROM uplinks WHERE report_id > ?1 AND"
-		      " oversubscription IS NOT NULL ORDER BY 1",
-		      from) &&
-	     rows_get(
+	ok = serve_rows_get(&ur, st->db,
+			    "SELECT switch, oversubscription FROM uplinks WHERE report_id > ?1 AND"
+			    " oversubscription IS NOT NULL ORDER BY 1",
+			    from) &&
+	     serve_rows_get(
 		     &tr, st->db,
 		     "SELECT tier, bandwidth, latency_s FROM tiers WHERE report_id > ?1 ORDER BY 1",
 		     from) &&
@@ -765,8 +661,8 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 			    json_pack("{s:O, s:O}", "tiers", tiers, "stragglers", strag));
 	text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 done:
-	rows_free(&ur);
-	rows_free(&tr);
+	serve_rows_free(&ur);
+	serve_rows_free(&tr);
 	json_decref(out);
 	json_decref(up);
 	json_decref(tiers);
@@ -777,7 +673,7 @@ done:
 char *serve_calibration(struct serve_store *st)
 {
 	json_t *records = json_array(), *root;
-	struct rows r = {0};
+	struct serve_rows r = {0};
 	double *v = NULL, *per[3] = {NULL, NULL, NULL};
 	char *text = NULL;
 	bool ok;
@@ -787,7 +683,7 @@ char *serve_calibration(struct serve_store *st)
 	/* each user's latest observation of a job, and a user's latest
 	 * CAL_PER_USER of a group */
 	pthread_mutex_lock(&st->lock);
-	ok = rows_get(
+	ok = serve_rows_get(
 		&r, st->db,
 		"WITH o AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY cluster, job_id, user"
 		" ORDER BY report_id DESC) AS per_job FROM observations WHERE predicted_s > 0"
@@ -807,27 +703,29 @@ char *serve_calibration(struct serve_store *st)
 	for (size_t i = 0, e; ok && i < r.n; i = e) {
 		size_t users = 0;
 
-		e = group_end(&r, i, 4);
+		e = serve_group_end(&r, i, 4);
 		for (size_t j = i, ue; j < e; j = ue, users++) {
-			ue = group_end(&r, j, 5);
+			ue = serve_group_end(&r, j, 5);
 			if (ue > e)
 				ue = e;
 			for (int k = 0; k < 3; k++)
-				per[k][users] = col_median(&r, j, ue, (size_t)(5 + k), v, NULL);
+				per[k][users] =
+					serve_col_median(&r, j, ue, (size_t)(5 + k), v, NULL);
 		}
 		json_array_append_new(
-			records, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "gpu",
-					   cell(&r, i, 0), "model", cell(&r, i, 1), "framework",
-					   cell(&r, i, 2), "fingerprint", cell(&r, i, 3), "jobs",
-					   (json_int_t)(e - i), "users", (json_int_t)users,
-					   "predicted_step_s", num_or_null(median(per[0], users)),
-					   "measured_step_s", num_or_null(median(per[1], users)),
-					   "correction", num_or_null(median(per[2], users))));
+			records,
+			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "gpu",
+				  serve_cell(&r, i, 0), "model", serve_cell(&r, i, 1), "framework",
+				  serve_cell(&r, i, 2), "fingerprint", serve_cell(&r, i, 3), "jobs",
+				  (json_int_t)(e - i), "users", (json_int_t)users,
+				  "predicted_step_s", num_or_null(serve_median(per[0], users)),
+				  "measured_step_s", num_or_null(serve_median(per[1], users)),
+				  "correction", num_or_null(serve_median(per[2], users))));
 	}
 	free(v);
 	for (int k = 0; k < 3; k++)
 		free(per[k]);
-	rows_free(&r);
+	serve_rows_free(&r);
 	if (!ok) {
 		json_decref(records);
 		return NULL;
@@ -837,60 +735,6 @@ char *serve_calibration(struct serve_store *st)
 		text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return text;
-}
-
-/* s with the characters markup gives a meaning to (& < > " ' and
- * controls) made '?': malloc'ed, NULL when out of memory. */
-static char *inert(const char *s)
-{
-	char *t = strdup(s);
-
-	for (char *p = t; p != NULL && *p; p++)
-		if (strchr("&<>\"'", *p) != NULL || (unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return t;
-}
-
-/* v with every string and key made inert(): the picture is drawn by
- * lib/launch's renderer from a plan a user posted, and nothing it writes
- * from that plan can then be markup (a GPU name, crosses_uplinks).  A new
- * reference; NULL when out of memory. */
-static json_t *inert_json(json_t *v)
-{
-	json_t *out = NULL, *x;
-	const char *key;
-	char *t;
-	size_t i;
-
-	if (json_is_string(v)) {
-		t = inert(json_string_value(v));
-		out = t != NULL ? json_string(t) : NULL;
-		free(t);
-	} else if (json_is_array(v)) {
-		out = json_array();
-		json_array_foreach(v, i, x)
-		{
-			if (out != NULL && json_array_append_new(out, inert_json(x)) != 0) {
-				json_decref(out);
-				out = NULL;
-			}
-		}
-	} else if (json_is_object(v)) {
-		out = json_object();
-		json_object_foreach(v, key, x)
-		{
-			t = inert(key);
-			if (out != NULL &&
-			    (t == NULL || json_object_set_new(out, t, inert_json(x)))) {
-				json_decref(out);
-				out = NULL;
-			}
-			free(t);
-		}
-	} else {
-		out = json_incref(v);
-	}
-	return out;
 }
 
 char *serve_plan_svg(struct serve_store *st, long long id, bool *missing)
@@ -917,7 +761,7 @@ char *serve_plan_svg(struct serve_store *st, long long id, bool *missing)
 	if (text == NULL)
 		return NULL;
 	doc = json_loads(text, 0, NULL);
-	safe = doc != NULL ? inert_json(doc) : NULL;
+	safe = doc != NULL ? serve_json_inert(doc) : NULL;
 	free(text);
 	text = safe != NULL ? json_dumps(safe, JSON_COMPACT) : NULL;
 	if (text != NULL && dtplan_plan_from_json(text, &plan, NULL) == DTPLAN_OK)
