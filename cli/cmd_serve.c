@@ -21,6 +21,8 @@ void cmd_serve_usage(FILE *out)
 		"Usage: dtplan serve [--listen ADDR:PORT] --db FILE [--munge-socket PATH]\n"
 		"                    [--fabric FILE] [--max-body SIZE] [--rate N]\n"
 		"                    [--keep-reports N] [--keep-days N] [--threads N]\n"
+		"                    [--max-store SIZE] [--max-user-store SIZE]\n"
+		"                    [--request-timeout S]\n"
 		"\n"
 		"The collector: keeps the plans (%s), step-time observations\n"
 		"(dtplan.observation/1) and measurements (%s) that jobs post\n"
@@ -40,12 +42,16 @@ void cmd_serve_usage(FILE *out)
 		"  --keep-reports N     reports kept (default %ld)\n"
 		"  --keep-days N        days a report is kept (default %g)\n"
 		"  --threads N          threads answering (default %d)\n"
+		"  --max-store SIZE     bytes of reports kept, the oldest removed first\n"
+		"                       (default 8GiB)\n"
+		"  --max-user-store SIZE  of which one user's, root's aside (default 256MiB)\n"
+		"  --request-timeout S  seconds a connection may stay open (default %g)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start, 2 for bad "
 		"usage.\n",
 		DTPLAN_REPORT_SCHEMA, DTPLAN_MEASURE_SCHEMA, SERVE_LISTEN, DTPLAN_FABRIC_SCHEMA,
-		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS);
+		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS, SERVE_REQUEST_S);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -54,6 +60,9 @@ int cmd_serve(int argc, char **argv)
 		.listen = SERVE_LISTEN,
 		.rate = SERVE_RATE,
 		.keep_days = SERVE_KEEP_DAYS,
+		.request_timeout = SERVE_REQUEST_S,
+		.max_store = SERVE_MAX_STORE,
+		.max_user_store = SERVE_MAX_USER_STORE,
 	};
 	struct dtplan_error err = {0};
 	double max_body = (double)SERVE_MAX_BODY;
@@ -81,6 +90,23 @@ int cmd_serve(int argc, char **argv)
 		 .min = 0.001,
 		 .max = 36500},
 		{.name = "threads", .kind = CLI_OPT_INT, .dest = &threads, .min = 1, .max = 256},
+		{.name = "max-store",
+		 .kind = CLI_OPT_BYTES,
+		 .dest = &o.max_store,
+		 .positive = true,
+		 .max = 1e15,
+		 .limit = "must be more than 0 and at most 1PB"},
+		{.name = "max-user-store",
+		 .kind = CLI_OPT_BYTES,
+		 .dest = &o.max_user_store,
+		 .positive = true,
+		 .max = 1e15,
+		 .limit = "must be more than 0 and at most 1PB"},
+		{.name = "request-timeout",
+		 .kind = CLI_OPT_DOUBLE,
+		 .dest = &o.request_timeout,
+		 .min = 1,
+		 .max = 86400},
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_serve_usage, .opts = opts};

@@ -39,7 +39,8 @@
 	X(wire)                                                                                    \
 	X(report)                                                                                  \
 	X(observe)                                                                                 \
-	X(posted)
+	X(posted)                                                                                  \
+	X(serve_http)
 
 #define DECLARE(name) int dtplan_fuzz_##name(const uint8_t *data, size_t size);
 TARGETS(DECLARE)

@@ -60,14 +60,14 @@ libs="$(pkg-config --libs hwloc jansson libcurl sqlite3) -lmunge -pthread -lm -l
 mkdir -p "$build/obj" "$build/bin"
 echo "fuzz: building with $cc in $build"
 # A changed header (or configuration) rebuilds every object.
-if [ -n "$(find "$top_srcdir/lib" "$top_srcdir/probes" "$top_builddir/config.h" \
+if [ -n "$(find "$top_srcdir/lib" "$top_srcdir/probes" "$top_srcdir/serve" "$top_builddir/config.h" \
 	-name '*.h' -newer "$build/obj/.stamp" 2>/dev/null | head -1)" ] ||
 	[ ! -e "$build/obj/.stamp" ]; then
 	rm -f "$build"/obj/*.o
 	touch "$build/obj/.stamp"
 fi
 # The library sources once (fuzzer-no-link: coverage without libFuzzer's main).
-for src in "$top_srcdir"/lib/*/*.c "$top_srcdir"/probes/*.c; do
+for src in "$top_srcdir"/lib/*/*.c "$top_srcdir"/probes/*.c "$top_srcdir"/serve/*.c; do
 	echo "$src"
 done | xargs -P "$jobs" -I{} sh -c '
 	o="$1/obj/$(basename "$(dirname "{}")")_$(basename "{}" .c).o"

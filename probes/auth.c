@@ -410,7 +410,16 @@ enum dtplan_err dtplan_report_cred_check(const char *socket, const char *cred, c
 	munge_ctx_get(c, MUNGE_OPT_ENCODE_TIME, &encoded);
 	munge_ctx_get(c, MUNGE_OPT_TTL, &ttl);
 	out->expires = (long long)encoded + (ttl > 0 ? ttl : DTPLAN_AUTH_TTL_MAX_S);
-	dtplan__sha256(cred, strlen(cred), sum);
+	/* its name is what it decodes to, never its text: libmunge decodes a
+	 * credential with bytes appended, and munged forgets what it decoded
+	 * when it restarts (issue 32) */
+	{
+		char what[sizeof(want) + 96];
+		int w = snprintf(what, sizeof(what), "uid=%u gid=%u encoded=%lld ttl=%d %s",
+				 (unsigned)out->uid, (unsigned)gid, (long long)encoded, ttl, want);
+
+		dtplan__sha256(what, (size_t)w, sum);
+	}
 	hex(sum, sizeof(sum), out->id);
 	*reason = NULL;
 out:

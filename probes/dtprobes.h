@@ -270,7 +270,8 @@ enum dtplan_err dtplan_report_cred_make(const char *socket, const void *body, si
 struct dtplan_report_cred {
 	uid_t uid;         /* who made it */
 	long long expires; /* when it stops being valid (encode time + TTL, epoch s) */
-	char id[65];       /* the SHA-256 of the credential's text, hex: its name */
+	char id[65];       /* its name: the SHA-256 of what it decodes to (uid, gid,
+			    * encode time, time to live, payload), hex */
 };
 
 /*

@@ -48,6 +48,8 @@ enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err)
 	rv = serve_store_open(o->db, o->keep_reports, o->keep_days, &st, err);
 	if (rv != DTPLAN_OK)
 		goto out;
+	st->max_bytes = (long long)o->max_store;
+	st->max_user_bytes = (long long)o->max_user_store;
 	/* the signals are taken here, by sigwait(), never by the server's threads */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

@@ -18,13 +18,16 @@
 #define SERVE_RATE 20.0                  /* reports a second from one address */
 #define SERVE_KEEP_REPORTS 200000L
 #define SERVE_KEEP_DAYS 90.0
-#define SERVE_TIMEOUT_S 10    /* an idle or trickling connection is closed */
-#define SERVE_THREADS 4       /* libmicrohttpd's thread pool */
-#define SERVE_CONNECTIONS 512 /* open connections at once */
-#define SERVE_PER_ADDRESS 64  /* of which from one address */
-#define SERVE_RECENT_JOBS 20  /* jobs on the page */
-#define SERVE_WINDOW 2000     /* reports the figures are taken over */
-#define SERVE_SLOW_REPORTS 3  /* a link slow this often is slow on the map */
+#define SERVE_TIMEOUT_S 10   /* an idle connection is closed */
+#define SERVE_REQUEST_S 60.0 /* any connection is closed this long after it opened */
+#define SERVE_MAX_STORE ((double)(8ULL << 30))        /* bytes of bodies kept, all posters */
+#define SERVE_MAX_USER_STORE ((double)(256ULL << 20)) /* of which one uid's (not root's) */
+#define SERVE_THREADS 4                               /* libmicrohttpd's thread pool */
+#define SERVE_CONNECTIONS 512                         /* open connections at once */
+#define SERVE_PER_ADDRESS 16                          /* of which from one address */
+#define SERVE_RECENT_JOBS 20                          /* jobs on the page */
+#define SERVE_WINDOW 2000                             /* reports the figures are taken over */
+#define SERVE_SLOW_REPORTS 3 /* a link slow this often is slow on the map */
 
 /* What the command was given; strings borrowed from argv. */
 struct serve_opts {
@@ -37,6 +40,9 @@ struct serve_opts {
 	long keep_reports;
 	double keep_days;
 	int threads;
+	double request_timeout; /* seconds a connection may stay open, whatever it sends */
+	double max_store;       /* bytes of report bodies kept */
+	double max_user_store;  /* of which from one uid other than root */
 };
 
 /* True when text is ADDR:PORT or [ADDR6]:PORT with numeric addresses. */

@@ -17,10 +17,17 @@
  * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
  * /calibration and /plan/ID.svg.  Nothing else is served.
  *
- * Every connection is bounded: idle or trickling ones close after
- * SERVE_TIMEOUT_S, at most SERVE_CONNECTIONS at once (SERVE_PER_ADDRESS per
+ * Every connection is bounded: idle ones close after SERVE_TIMEOUT_S, and
+ * every one, trickling or not, request_timeout after it opened (the
+ * reaper); at most SERVE_CONNECTIONS at once (SERVE_PER_ADDRESS per
  * address), so a client that holds connections open costs the others
- * nothing but its share.
+ * nothing but its share.  The rate is kept per exact address.
+ *
+ * The trust (doc/internals/collector.md): measurements only from root; a
+ * user's plan is kept for its page but its fabric figures are not (the
+ * store keeps those of root's reports only); figures out of their
+ * physical range are refused ("range", dtplan_posted_parse()); a poster's
+ * reports share its budget of the store.
  */
 #include "config.h"
 
@@ -39,13 +46,23 @@
 #include <sys/socket.h>
 #include <time.h>
 
-/* Addresses the rate is kept for (a table; the oldest slot is reused). */
+/* Addresses the rate is kept for: an exact table (each slot holds its
+ * address and is found by comparing it), the least recently used slot
+ * reused for a new address.  No two addresses share a bucket. */
 #define RATE_SLOTS 1024
 
 /* One address's token bucket. */
 struct rate_slot {
 	char addr[INET6_ADDRSTRLEN];
 	double tokens, last;
+};
+
+/* Open connections, for the whole-request deadline (SERVE_CONNECTIONS of
+ * them at most, so the table has room for each). */
+struct conn_slot {
+	struct MHD_Connection *c;
+	int fd;
+	double started;
 };
 
 struct server {
@@ -56,6 +73,12 @@ struct server {
 	pthread_mutex_t lock; /* counters and rates */
 	struct serve_counters counters;
 	struct rate_slot rates[RATE_SLOTS];
+	/* the reaper: closes connections older than request_timeout */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t conn_wake;
+	pthread_t reaper;
+	bool reaper_started, stopping;
+	struct conn_slot conns[SERVE_CONNECTIONS + 16];
 };
 
 /* A request's state, from its first call to its completion. */
@@ -86,16 +109,20 @@ static void count_refused(struct server *s, enum serve_reason r)
  * refilled at rate a second. */
 static bool rate_take(struct server *s, const char *addr)
 {
-	unsigned long h = 5381;
-	struct rate_slot *slot;
+	struct rate_slot *slot = NULL, *oldest = &s->rates[0];
 	double t = now_s(), burst = fmax(1.0, 2.0 * s->o->rate);
 	bool ok;
 
-	for (const char *p = addr; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	slot = &s->rates[h % RATE_SLOTS];
 	pthread_mutex_lock(&s->lock);
-	if (strcmp(slot->addr, addr) != 0) {
+	/* 1,024 comparisons under the lock: far less than the credential costs */
+	for (size_t i = 0; i < RATE_SLOTS && slot == NULL; i++) {
+		if (strcmp(s->rates[i].addr, addr) == 0)
+			slot = &s->rates[i];
+		else if (s->rates[i].last < oldest->last)
+			oldest = &s->rates[i];
+	}
+	if (slot == NULL) {
+		slot = oldest;
 		snprintf(slot->addr, sizeof(slot->addr), "%s", addr);
 		slot->tokens = burst;
 		slot->last = t;
@@ -273,13 +300,28 @@ static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, s
 		return refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
 	if (ret != DTPLAN_OK)
 		return refuse(s, c, MHD_HTTP_BAD_REQUEST,
-			      ret == DTPLAN_ERR_UNSUPPORTED ? SERVE_SCHEMA : SERVE_MALFORMED,
+			      ret == DTPLAN_ERR_UNSUPPORTED ? SERVE_SCHEMA
+			      : ret == DTPLAN_ERR_RANGE     ? SERVE_RANGE
+							    : SERVE_MALFORMED,
 			      err.text);
 	if (!user_may(doc, rc.uid, msg, sizeof(msg))) {
 		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
 		goto out;
 	}
-	if (serve_store_add(s->st, kind, doc, q->body, now, &id, &err) != DTPLAN_OK) {
+	/* the prolog's measurements are the fabric's: root's alone */
+	if (kind == DTPLAN_POSTED_MEASUREMENT && rc.uid != 0) {
+		snprintf(msg, sizeof(msg),
+			 "measurements are taken from root (the prolog) only, not from uid %u",
+			 (unsigned)rc.uid);
+		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
+		goto out;
+	}
+	ret = serve_store_add(s->st, kind, doc, q->body, (long long)rc.uid, now, &id, &err);
+	if (ret == DTPLAN_ERR_RANGE) {
+		r = refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_BUDGET, err.text);
+		goto out;
+	}
+	if (ret != DTPLAN_OK) {
 		r = refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
 		goto out;
 	}
@@ -407,6 +449,69 @@ static void on_done(void *cls, struct MHD_Connection *c, void **state,
 	*state = NULL;
 }
 
+/* Each connection's start, for the reaper; *ctx holds its slot. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn_slot *slot = *ctx;
+
+	pthread_mutex_lock(&s->conn_lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		for (size_t i = 0; ci != NULL && i < sizeof(s->conns) / sizeof(s->conns[0]); i++) {
+			if (s->conns[i].c == NULL) {
+				s->conns[i].c = c;
+				s->conns[i].fd = ci->connect_fd;
+				s->conns[i].started = now_s();
+				*ctx = &s->conns[i];
+				break;
+			}
+		}
+	} else if (slot != NULL) {
+		/* before libmicrohttpd closes the socket: the reaper never
+		 * shuts down a descriptor that was reused */
+		slot->c = NULL;
+		slot->fd = -1;
+		*ctx = NULL;
+	}
+	pthread_mutex_unlock(&s->conn_lock);
+}
+
+/* The whole-request deadline: every half second, a connection open longer
+ * than request_timeout is shut down (libmicrohttpd then reads its end and
+ * closes it), whether it trickles or not. */
+static void *reaper(void *arg)
+{
+	struct server *s = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&s->conn_lock);
+	while (!s->stopping) {
+		double t = now_s();
+
+		for (size_t i = 0; i < sizeof(s->conns) / sizeof(s->conns[0]); i++) {
+			struct conn_slot *slot = &s->conns[i];
+
+			if (slot->c != NULL && slot->fd >= 0 &&
+			    t - slot->started > s->o->request_timeout) {
+				shutdown(slot->fd, SHUT_RDWR);
+				slot->fd = -1;
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->conn_wake, &s->conn_lock, &ts);
+	}
+	pthread_mutex_unlock(&s->conn_lock);
+	return NULL;
+}
+
 /* ADDR:PORT or [ADDR6]:PORT into ss. */
 static bool parse_listen(const char *text, struct sockaddr_storage *ss, socklen_t *len)
 {
@@ -456,6 +561,20 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+static void stop_reaper(struct server *s)
+{
+	if (s->reaper_started) {
+		pthread_mutex_lock(&s->conn_lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->conn_wake);
+		pthread_mutex_unlock(&s->conn_lock);
+		pthread_join(s->reaper, NULL);
+	}
+	pthread_cond_destroy(&s->conn_wake);
+	pthread_mutex_destroy(&s->conn_lock);
+	pthread_mutex_destroy(&s->lock);
+}
+
 bool serve_listen_valid(const char *text)
 {
 	struct sockaddr_storage ss;
@@ -487,6 +606,10 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 	s->st = st;
 	s->fabric = fabric;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->conn_lock, NULL);
+	pthread_cond_init(&s->conn_wake, NULL);
+	if (pthread_create(&s->reaper, NULL, reaper, s) == 0)
+		s->reaper_started = true;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
@@ -495,9 +618,10 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_PER_ADDRESS,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
 	if (s->d == NULL) {
-		pthread_mutex_destroy(&s->lock);
+		stop_reaper(s);
 		free(s);
 		if (err != NULL) {
 			memset(err, 0, sizeof(*err));
@@ -518,6 +642,6 @@ void serve_stop(struct server *s)
 	if (s == NULL)
 		return;
 	MHD_stop_daemon(s->d);
-	pthread_mutex_destroy(&s->lock);
+	stop_reaper(s);
 	free(s);
 }

@@ -1,10 +1,12 @@
 /*
- * serve_int.h: what the collector's files share, in four files over this
+ * serve_int.h: what the collector's files share, in five files over this
  * header: serve.c the run (the fabric file, the store, the signals),
  * serve_http.c the HTTP server (libmicrohttpd: limits, rates, routes) and
  * the trust a report needs, serve_store.c the SQLite store (schema,
- * retention, the rows the figures read), serve_view.c what it answers
- * (/metrics, the page, the fabric, the calibration).  Each uses only the
+ * retention, the budget, the rows the figures read), serve_view.c what it
+ * answers (/metrics, the page, the fabric, the calibration), serve_rows.c
+ * what the answers share (rows copied out of the store, medians, an inert
+ * copy of a posted document).  Each uses only the
  * ones after it in this list, and of dtplan only libdtplan's public API
  * (what a posted document must hold is dtplan_posted_parse()'s,
  * lib/json/posted_json.c) and libdtprobes' report credential.  Included by
@@ -32,6 +34,8 @@ enum serve_reason {
 	SERVE_USER,            /* a credential of neither root nor the user named */
 	SERVE_MUNGE,           /* munged cannot check it */
 	SERVE_STORAGE,         /* the store cannot keep it */
+	SERVE_RANGE,           /* a figure outside its physical range */
+	SERVE_BUDGET,          /* larger than the poster's whole share of the store */
 	SERVE_N_REASONS
 };
 
@@ -67,13 +71,15 @@ void serve_stop(struct server *s);
  * every call below takes it.
  * ---------------------------------------------------------------------- */
 
-#define SERVE_SCHEMA_VERSION 1
+#define SERVE_SCHEMA_VERSION 2
 
 struct serve_store {
 	sqlite3 *db;
 	pthread_mutex_t lock;
 	long keep_reports;
 	double keep_days;
+	long long max_bytes;      /* bodies kept, all posters (0: no bound) */
+	long long max_user_bytes; /* of which one poster's other than root */
 };
 
 /* Opens (creating or upgrading) the store at path.  Caller closes with
@@ -82,19 +88,25 @@ enum dtplan_err serve_store_open(const char *path, long keep_reports, double kee
 				 struct serve_store **out, struct dtplan_error *err);
 void serve_store_close(struct serve_store *st);
 
-/* Remembers credential id until expires: 1 when new, 0 when seen before,
+/* Remembers credential id (what the credential decodes to) until expires: 1 when new, 0 when seen before,
  * -1 when the store failed. */
 int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
 			      long long now);
 
 /*
- * Keeps document doc (its text body) of kind k received at now: the report
- * row and what the figures need (warnings, tiers, links, uplinks,
- * stragglers, the observation).  *id receives the report's id.  doc is
- * what dtplan_posted_parse() made of body.
+ * Keeps document doc (its text body) of kind k from uid poster (the
+ * credential's) received at now: the report row and what the figures need
+ * (warnings, the observation; tiers, links, uplinks and stragglers only
+ * from root, whose measurements are the fabric's).  Before it inserts,
+ * retention removes the oldest reports past keep_days and keep_reports,
+ * then the poster's oldest until its bodies and this one fit
+ * max_user_bytes (not for root), then the oldest of all until everything
+ * fits max_bytes.  *id receives the report's id.  doc is what
+ * dtplan_posted_parse() made of body.  DTPLAN_ERR_RANGE when body alone is
+ * larger than the poster's budget, DTPLAN_ERR_IO when the store fails.
  */
 enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
-				const char *body, long long now, long long *id,
+				const char *body, long long poster, long long now, long long *id,
 				struct dtplan_error *err);
 
 /* ------------------------------------------------------------------------
@@ -121,5 +133,40 @@ char *serve_fabric(struct serve_store *st, json_t *fabric);
 char *serve_calibration(struct serve_store *st);
 /* Report id's plan as SVG; NULL (and *missing) when it has none. */
 char *serve_plan_svg(struct serve_store *st, long long id, bool *missing);
+
+/* ------------------------------------------------------------------------
+ * What the answers share (serve_rows.c)
+ * ---------------------------------------------------------------------- */
+
+/* Rows copied out of the store under its lock, rendered after it (issue 32:
+ * the page was drawn under the lock).  Each cell is text (NULL for SQL
+ * NULL). */
+struct serve_rows {
+	char **cell;
+	size_t n, cols, cap;
+	bool failed;
+};
+
+/* Appends the rows of sql (?1 bound to from when it has a parameter) to
+ * *r, every cell copied; false when the query or a copy failed.  Call with
+ * the store's lock held; serve_rows_free() frees them (a zeroed struct
+ * before the first call). */
+bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long long from);
+void serve_rows_free(struct serve_rows *r);
+/* A cell's text ("" for NULL; owned by r), or its number (NAN for NULL). */
+const char *serve_cell(const struct serve_rows *r, size_t row, size_t col);
+double serve_cell_num(const struct serve_rows *r, size_t row, size_t col);
+/* The median of v[0..n) (sorted in place); NAN for none. */
+double serve_median(double *v, size_t n);
+/* The end of the group of rows starting at row i: the first row whose
+ * first keys columns differ. */
+size_t serve_group_end(const struct serve_rows *r, size_t i, size_t keys);
+/* The median of column col over rows [i, e), NULLs and non-finite values
+ * skipped, using v (room for e - i); *n (when not NULL) the values taken. */
+double serve_col_median(const struct serve_rows *r, size_t i, size_t e, size_t col, double *v,
+			size_t *n);
+/* A copy of v whose every string and key has & < > " ' and control
+ * characters made '?' (a new reference; NULL when out of memory). */
+json_t *serve_json_inert(json_t *v);
 
 #endif /* DTPLAN_SERVE_SERVE_INT_H */

@@ -54,6 +54,29 @@ static const char *const schema_sql =
 	"CREATE TABLE credentials (id TEXT PRIMARY KEY, expires INTEGER NOT NULL);"
 	"CREATE INDEX credentials_expires ON credentials (expires);";
 
+/* Version 2: who posted each report (the credential's uid) and its body's
+ * size, for the store's budget; the index covers the sums and the oldest
+ * report of a poster without reading the bodies. */
+static const char *const schema2_sql =
+	"ALTER TABLE reports ADD COLUMN poster INTEGER;"
+	"ALTER TABLE reports ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE reports SET bytes = length(CAST(body AS BLOB)), poster = 0;"
+	"CREATE INDEX reports_poster ON reports (poster, id, bytes);";
+
+/* body is larger than budget: DTPLAN_ERR_RANGE. */
+static enum dtplan_err over_budget(struct dtplan_error *err, long long body, long long budget)
+{
+	if (err != NULL) {
+		memset(err, 0, sizeof(*err));
+		err->code = DTPLAN_ERR_RANGE;
+		snprintf(err->source, sizeof(err->source), "store");
+		snprintf(err->text, sizeof(err->text),
+			 "a body of %lld bytes is larger than the %lld bytes this poster may keep",
+			 body, budget);
+	}
+	return DTPLAN_ERR_RANGE;
+}
+
 static enum dtplan_err fail(struct dtplan_error *err, enum dtplan_err code, sqlite3 *db,
 			    const char *what)
 {
@@ -96,6 +119,10 @@ const char *serve_reason_name(enum serve_reason r)
 		return "munge";
 	case SERVE_STORAGE:
 		return "storage";
+	case SERVE_RANGE:
+		return "range";
+	case SERVE_BUDGET:
+		return "budget";
 	case SERVE_N_REASONS:
 		break;
 	}
@@ -179,9 +206,10 @@ enum dtplan_err serve_store_open(const char *path, long keep_reports, double kee
 		}
 		goto out;
 	}
-	if (v == 0) {
-		if (asprintf(&sql, "BEGIN; %s PRAGMA user_version=%d; COMMIT;", schema_sql,
-			     SERVE_SCHEMA_VERSION) < 0) {
+	if (v < SERVE_SCHEMA_VERSION) {
+		/* a version-1 store's reports came from root or their user: root's */
+		if (asprintf(&sql, "BEGIN; %s %s PRAGMA user_version=%d; COMMIT;",
+			     v == 0 ? schema_sql : "", schema2_sql, SERVE_SCHEMA_VERSION) < 0) {
 			sql = NULL;
 			rv = fail(err, DTPLAN_ERR_NOMEM, NULL, path);
 			goto out;
@@ -392,7 +420,8 @@ static bool add_leaves(sqlite3 *db, long long id, json_t *placement)
 	return ok;
 }
 
-static bool add_plan(sqlite3 *db, long long id, json_t *doc)
+/* A plan's warnings, and its fabric rows when root (trusted) posted it. */
+static bool add_plan(sqlite3 *db, long long id, json_t *doc, bool trusted)
 {
 	json_t *plan = get(doc, "plan"), *w;
 	size_t i;
@@ -404,7 +433,7 @@ static bool add_plan(sqlite3 *db, long long id, json_t *doc)
 			ok = ok && RUN(db, "INSERT INTO warnings (report_id, code) VALUES (?1, ?2)",
 				       id, get(w, "code"));
 	}
-	if (!json_is_object(plan))
+	if (!json_is_object(plan) || !trusted)
 		return ok;
 	return ok && add_measurements(db, id, get(plan, "measurements")) &&
 	       add_leaves(db, id, get(plan, "placement"));
@@ -423,6 +452,72 @@ static bool add_observation(sqlite3 *db, long long id, json_t *d)
 		get(d, "checkpoint_s"), get(d, "time"));
 }
 
+/* One number from sql with ?1 bound to a; -1 when it fails. */
+static long long number(sqlite3 *db, const char *sql, long long a)
+{
+	sqlite3_stmt *s = NULL;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, a);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Deletes the oldest reports (of poster, or of all when poster < 0) until
+ * used + more fits budget; false when the store fails.  Each step removes
+ * one report, found through an index: a poster over its budget loses its
+ * own reports, never another's. */
+static bool make_room(sqlite3 *db, long long poster, long long used, long long more,
+		      long long budget)
+{
+	while (used > 0 && used + more > budget) {
+		long long id =
+			poster >= 0 ? number(db,
+					     "SELECT id FROM reports WHERE poster = ?1 ORDER BY id"
+					     " LIMIT 1",
+					     poster)
+				    : number(db, "SELECT MIN(id) FROM reports WHERE ?1 = ?1", 0);
+		long long b = number(db, "SELECT bytes FROM reports WHERE id = ?1", id);
+
+		if (id <= 0 || b < 0 ||
+		    number(db, "DELETE FROM reports WHERE id = ?1 RETURNING 0", id) < 0)
+			return id <= 0; /* nothing left: it fits */
+		used -= b;
+	}
+	return true;
+}
+
+/* The budget, before an insert of more bytes from poster: its own oldest
+ * reports go first, then everybody's. */
+static enum dtplan_err budget(struct serve_store *st, long long poster, long long more,
+			      struct dtplan_error *err)
+{
+	long long mine, all;
+
+	if (poster != 0 && st->max_user_bytes > 0) {
+		if (more > st->max_user_bytes)
+			return over_budget(err, more, st->max_user_bytes);
+		mine = number(st->db,
+			      "SELECT COALESCE(SUM(bytes), 0) FROM reports WHERE poster = ?1",
+			      poster);
+		if (mine < 0 || !make_room(st->db, poster, mine, more, st->max_user_bytes))
+			return fail(err, DTPLAN_ERR_IO, st->db, "cannot make room");
+	}
+	if (st->max_bytes > 0) {
+		if (more > st->max_bytes)
+			return over_budget(err, more, st->max_bytes);
+		all = number(st->db, "SELECT COALESCE(SUM(bytes), 0) FROM reports WHERE ?1 = ?1",
+			     0);
+		if (all < 0 || !make_room(st->db, -1, all, more, st->max_bytes))
+			return fail(err, DTPLAN_ERR_IO, st->db, "cannot make room");
+	}
+	return DTPLAN_OK;
+}
+
 /* Retention: the oldest reports past keep_reports, and those past keep_days;
  * credentials past their time. */
 static bool prune(struct serve_store *st, long long now)
@@ -436,7 +531,8 @@ static bool prune(struct serve_store *st, long long now)
 			       -1, &s, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_int64(s, 1, now - (sqlite3_int64)(st->keep_days * 86400.0));
-	sqlite3_bind_int64(s, 2, st->keep_reports);
+	/* before an insert: room for it */
+	sqlite3_bind_int64(s, 2, st->keep_reports - 1);
 	ok = sqlite3_step(s) == SQLITE_DONE;
 	sqlite3_finalize(s);
 	if (!ok || sqlite3_prepare_v2(st->db, "DELETE FROM credentials WHERE expires < ?1", -1, &s,
@@ -449,25 +545,37 @@ static bool prune(struct serve_store *st, long long now)
 }
 
 enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
-				const char *body, long long now, long long *id,
+				const char *body, long long poster, long long now, long long *id,
 				struct dtplan_error *err)
 {
 	json_t *plan = get(doc, "plan"), *kind = json_string(serve_kind_name(k)), *deg;
 	enum dtplan_err rv = DTPLAN_OK;
+	long long bytes = (long long)strlen(body);
 	bool ok;
 
+	*id = 0;
 	pthread_mutex_lock(&st->lock);
 	deg = json_integer(json_is_true(get(plan, "degraded")) ||
 			   json_is_true(get(doc, "degraded")));
 	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+	/* retention first, so that what is over its time or count never
+	 * blocks an insert; then the budget */
+	if (!prune(st, now)) {
+		rv = fail(err, DTPLAN_ERR_IO, st->db, "cannot keep the report");
+		goto undo;
+	}
+	rv = budget(st, poster, bytes, err);
+	if (rv != DTPLAN_OK)
+		goto undo;
 	{
 		sqlite3_stmt *s = NULL;
 
 		ok = sqlite3_prepare_v2(
 			     st->db,
 			     "INSERT INTO reports (received, kind, cluster, job_id, user,"
-			     " uid, sender, state, degraded, nodes, step_s, body)"
-			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+			     " uid, sender, state, degraded, nodes, step_s, body, poster, bytes)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+			     "?14)",
 			     -1, &s, NULL) == SQLITE_OK;
 		if (ok) {
 			sqlite3_bind_int64(s, 1, now);
@@ -482,25 +590,26 @@ enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind 
 			bind_json(s, 10, get(doc, "nodes"));
 			bind_json(s, 11, get(plan, "step_seconds"));
 			sqlite3_bind_text(s, 12, body, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(s, 13, poster);
+			sqlite3_bind_int64(s, 14, bytes);
 			ok = sqlite3_step(s) == SQLITE_DONE;
 		}
 		sqlite3_finalize(s);
 	}
 	*id = sqlite3_last_insert_rowid(st->db);
 	if (ok && k == DTPLAN_POSTED_REPORT)
-		ok = add_plan(st->db, *id, doc);
+		ok = add_plan(st->db, *id, doc, poster == 0);
 	else if (ok && k == DTPLAN_POSTED_OBSERVATION)
 		ok = add_observation(st->db, *id, doc);
-	else if (ok && k == DTPLAN_POSTED_MEASUREMENT)
+	else if (ok && k == DTPLAN_POSTED_MEASUREMENT && poster == 0)
 		ok = add_measurements(st->db, *id, get(doc, "measurements"));
-	/* two range deletes over indexed columns: cheap enough for each report */
-	if (ok)
-		ok = prune(st, now);
-	if (!ok || sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rv = fail(err, DTPLAN_ERR_IO, st->db, "cannot keep the report");
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		*id = 0;
-	}
+	if (ok && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		goto done;
+	rv = fail(err, DTPLAN_ERR_IO, st->db, "cannot keep the report");
+undo:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	*id = 0;
+done:
 	pthread_mutex_unlock(&st->lock);
 	json_decref(kind);
 	json_decref(deg);

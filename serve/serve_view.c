@@ -149,42 +149,107 @@ static bool each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlit
  * /metrics
  * ---------------------------------------------------------------------- */
 
-struct metric {
-	struct serve_buf *b;
-	const char *name;
-	const char *labels[4]; /* the columns before the value */
+/* The gauges computed from the store: name, help, query (?1: the window's
+ * start) and the labels of the columns before the value. */
+struct gauge {
+	const char *name, *help, *sql;
+	const char *labels[3];
 };
 
-static void metric_row(sqlite3_stmt *s, void *arg)
-{
-	struct metric *m = arg;
-	int n = 0;
+static const struct gauge gauges[] = {
+	{"dtplan_plans",
+	 "Plan reports kept, by state (ok, degraded, refused).",
+	 "SELECT COALESCE(state, '?'), COUNT(*) FROM reports WHERE kind = 'plan'"
+	 " GROUP BY 1 ORDER BY 1",
+	 {"state"}},
+	{"dtplan_plans_degraded",
+	 "Plan reports kept whose plan is marked degraded.",
+	 "SELECT COUNT(*) FROM reports WHERE kind = 'plan' AND degraded = 1",
+	 {NULL}},
+	{"dtplan_plan_warnings",
+	 "Warnings in the plan reports kept, by kind.",
+	 "SELECT code, COUNT(*) FROM warnings GROUP BY 1 ORDER BY 1",
+	 {"kind"}},
+	{"dtplan_plan_refusals",
+	 "Refused plans kept (policy=deny, --dt-plan=strict), by the kind of warning in them.",
+	 "SELECT w.code, COUNT(*) FROM warnings w JOIN reports r ON r.id ="
+	 " w.report_id WHERE r.state = 'refused' GROUP BY 1 ORDER BY 1",
+	 {"kind"}},
+	{"dtplan_link_bandwidth_bytes_per_second",
+	 "Measured bandwidth per link tier, mean of the recent reports.",
+	 "SELECT tier, AVG(bandwidth) FROM tiers WHERE report_id > ?1 AND bandwidth"
+	 " IS NOT NULL GROUP BY 1 ORDER BY 1",
+	 {"tier"}},
+	{"dtplan_link_latency_seconds",
+	 "Measured latency per link tier, mean of the recent reports.",
+	 "SELECT tier, AVG(latency_s) FROM tiers WHERE report_id > ?1 AND latency_s"
+	 " IS NOT NULL GROUP BY 1 ORDER BY 1",
+	 {"tier"}},
+	{"dtplan_uplink_oversubscription",
+	 "Measured oversubscription per uplink (switch), mean of the recent reports.",
+	 "SELECT switch, AVG(oversubscription) FROM uplinks WHERE report_id > ?1 AND"
+	 " oversubscription IS NOT NULL GROUP BY 1 ORDER BY 1",
+	 {"switch"}},
+	{"dtplan_uplink_bandwidth_bytes_per_second",
+	 "Measured aggregate bandwidth per uplink (switch), mean of the recent reports.",
+	 "SELECT switch, AVG(bandwidth) FROM uplinks WHERE report_id > ?1 AND"
+	 " bandwidth IS NOT NULL GROUP BY 1 ORDER BY 1",
+	 {"switch"}},
+	{"dtplan_node_slow_link_reports",
+	 "Recent reports in which most of a node's links were slow.",
+	 "SELECT node, SUM(s > 0.5) FROM (SELECT report_id, node, AVG(slow) AS s"
+	 " FROM (SELECT report_id, a AS node, slow FROM links WHERE report_id > ?1"
+	 " UNION ALL SELECT report_id, b, slow FROM links WHERE report_id > ?1)"
+	 " GROUP BY 1, 2) GROUP BY 1 ORDER BY 1",
+	 {"node"}},
+	{"dtplan_node_straggler_reports",
+	 "Recent reports naming a node a straggler.",
+	 "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1"
+	 " ORDER BY 1",
+	 {"node"}},
+	{"dtplan_step_predicted_seconds",
+	 "Planned step time, mean of the recent observations.",
+	 "SELECT gpu, model, framework, AVG(predicted_s) FROM observations WHERE"
+	 " report_id > ?1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	 {"gpu", "model", "framework"}},
+	{"dtplan_step_measured_seconds",
+	 "Measured step time, mean of the recent observations.",
+	 "SELECT gpu, model, framework, AVG(measured_s) FROM observations WHERE"
+	 " report_id > ?1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	 {"gpu", "model", "framework"}},
+};
 
-	serve_buf_add(m->b, "%s", m->name);
-	for (; n < 4 && m->labels[n] != NULL; n++) {
-		serve_buf_add(m->b, "%s%s=\"", n == 0 ? "{" : ",", m->labels[n]);
-		label(m->b, col_text(s, n));
-		serve_buf_add(m->b, "\"");
+#define N_GAUGES (sizeof(gauges) / sizeof(gauges[0]))
+
+static void draw_gauge(struct serve_buf *b, const struct gauge *g, const struct serve_rows *r)
+{
+	serve_buf_add(b, "# HELP %s %s\n# TYPE %s gauge\n", g->name, g->help, g->name);
+	for (size_t i = 0; i < r->n; i++) {
+		size_t n = 0;
+
+		serve_buf_add(b, "%s", g->name);
+		for (; n < 3 && g->labels[n] != NULL; n++) {
+			serve_buf_add(b, "%s%s=\"", n == 0 ? "{" : ",", g->labels[n]);
+			label(b, serve_cell(r, i, n));
+			serve_buf_add(b, "\"");
+		}
+		serve_buf_add(b, "%s %.9g\n", n > 0 ? "}" : "", serve_cell_num(r, i, n));
 	}
-	serve_buf_add(m->b, "%s %.9g\n", n > 0 ? "}" : "", sqlite3_column_double(s, n));
-}
-
-static bool metric(struct serve_buf *b, sqlite3 *db, long long from, const char *name,
-		   const char *type, const char *help, const char *sql, const char *l0,
-		   const char *l1, const char *l2)
-{
-	struct metric m = {b, name, {l0, l1, l2, NULL}};
-
-	serve_buf_add(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-	return each(db, sql, from, metric_row, &m);
 }
 
 char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 {
 	struct serve_buf b = {0};
+	struct serve_rows r[N_GAUGES] = {{0}};
 	long long from;
 	bool ok = true;
 
+	/* copied under the lock, written after it */
+	pthread_mutex_lock(&st->lock);
+	from = window_start(st->db);
+	for (size_t i = 0; i < N_GAUGES && ok; i++)
+		ok = serve_rows_get(&r[i], st->db, gauges[i].sql, from);
+	pthread_mutex_unlock(&st->lock);
 	serve_buf_add(&b, "# HELP dtplan_reports_accepted_total Reports kept, by kind.\n"
 			  "# TYPE dtplan_reports_accepted_total counter\n");
 	for (int k = 0; k < DTPLAN_POSTED__LAST; k++)
@@ -192,77 +257,14 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 			      serve_kind_name(k), c->accepted[k]);
 	serve_buf_add(&b, "# HELP dtplan_reports_refused_total Reports refused, by reason.\n"
 			  "# TYPE dtplan_reports_refused_total counter\n");
-	for (int r = 0; r < SERVE_N_REASONS; r++)
+	for (int k = 0; k < SERVE_N_REASONS; k++)
 		serve_buf_add(&b, "dtplan_reports_refused_total{reason=\"%s\"} %llu\n",
-			      serve_reason_name(r), c->refused[r]);
-	pthread_mutex_lock(&st->lock);
-	from = window_start(st->db);
-	ok = ok && metric(&b, st->db, from, "dtplan_plans", "gauge",
-			  "Plan reports kept, by state (ok, degraded, refused).",
-			  "SELECT COALESCE(state, '?'), COUNT(*) FROM reports WHERE kind = 'plan'"
-			  " GROUP BY 1 ORDER BY 1",
-			  "state", NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_plans_degraded", "gauge",
-			  "Plan reports kept whose plan is marked degraded.",
-			  "SELECT COUNT(*) FROM reports WHERE kind = 'plan' AND degraded = 1", NULL,
-			  NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_plan_warnings", "gauge",
-			  "Warnings in the plan reports kept, by kind.",
-			  "SELECT code, COUNT(*) FROM warnings GROUP BY 1 ORDER BY 1", "kind", NULL,
-			  NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_plan_refusals", "gauge",
-			  "Refused plans kept (policy=deny, --dt-plan=strict), by the kind of"
-			  " warning in them.",
-			  "SELECT w.code, COUNT(*) FROM warnings w JOIN reports r ON r.id ="
-			  " w.report_id WHERE r.state = 'refused' GROUP BY 1 ORDER BY 1",
-			  "kind", NULL, NULL);
-	ok = ok &&
-	     metric(&b, st->db, from, "dtplan_link_bandwidth_bytes_per_second", "gauge",
-		    "Measured bandwidth per link tier, mean of the recent reports.",
-		    "SELECT tier, AVG(bandwidth) FROM tiers WHERE report_id > ?1 AND bandwidth"
-		    " IS NOT NULL GROUP BY 1 ORDER BY 1",
-		    "tier", NULL, NULL);
-	ok = ok &&
-	     metric(&b, st->db, from, "dtplan_link_latency_seconds", "gauge",
-		    "Measured latency per link tier, mean of the recent reports.",
-		    "SELECT tier, AVG(latency_s) FROM tiers WHERE report_id > ?1 AND latency_s"
-		    " IS NOT NULL GROUP BY 1 ORDER BY 1",
-		    "tier", NULL, NULL);
-	ok = ok &&
-	     metric(&b, st->db, from, "dtplan_uplink_oversubscription", "gauge",
-		    "Measured oversubscription per uplink (switch), mean of the recent reports.",
-		    "SELECT switch, AVG(oversubscription) FROM uplinks WHERE report_id > ?1 AND"
-		    " oversubscription IS NOT NULL GROUP BY 1 ORDER BY 1",
-		    "switch", NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_uplink_bandwidth_bytes_per_second", "gauge",
-			  "Measured aggregate bandwidth per uplink (switch), mean of the recent"
-			  " reports.",
-			  "SELECT switch, AVG(bandwidth) FROM uplinks WHERE report_id > ?1 AND"
-			  " bandwidth IS NOT NULL GROUP BY 1 ORDER BY 1",
-			  "switch", NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_node_slow_link_reports", "gauge",
-			  "Recent reports in which most of a node's links were slow.",
-			  "SELECT node, SUM(s > 0.5) FROM (SELECT report_id, node, AVG(slow) AS s"
-			  " FROM (SELECT report_id, a AS node, slow FROM links WHERE report_id > ?1"
-			  " UNION ALL SELECT report_id, b, slow FROM links WHERE report_id > ?1)"
-			  " GROUP BY 1, 2) GROUP BY 1 ORDER BY 1",
-			  "node", NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_node_straggler_reports", "gauge",
-			  "Recent reports naming a node a straggler.",
-			  "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1"
-			  " ORDER BY 1",
-			  "node", NULL, NULL);
-	ok = ok && metric(&b, st->db, from, "dtplan_step_predicted_seconds", "gauge",
-			  "Planned step time, mean of the recent observations.",
-			  "SELECT gpu, model, framework, AVG(predicted_s) FROM observations WHERE"
-			  " report_id > ?1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-			  "gpu", "model", "framework");
-	ok = ok && metric(&b, st->db, from, "dtplan_step_measured_seconds", "gauge",
-			  "Measured step time, mean of the recent observations.",
-			  "SELECT gpu, model, framework, AVG(measured_s) FROM observations WHERE"
-			  " report_id > ?1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-			  "gpu", "model", "framework");
-	pthread_mutex_unlock(&st->lock);
+			      serve_reason_name(k), c->refused[k]);
+	for (size_t i = 0; i < N_GAUGES; i++) {
+		if (ok)
+			draw_gauge(&b, &gauges[i], &r[i]);
+		serve_rows_free(&r[i]);
+	}
 	if (!ok) {
 		free(serve_buf_take(&b));
 		return NULL;
@@ -271,95 +273,44 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
 }
 
 /* ------------------------------------------------------------------------
- * The page
+ * The page: everything it shows is copied out of the store under its lock
+ * (struct serve_rows, bounded by the LIMITs below), then drawn without it.  Its
+ * cost is linear in what it shows: the map's nodes come sorted by leaf and
+ * are walked once with the sorted leaves.
  * ---------------------------------------------------------------------- */
 
-static void job_row(sqlite3_stmt *s, void *arg)
+/* What the map shows at most (a note says how much more there was). */
+#define MAP_LEAVES 256 /* the LIMITs in serve_page() */
+#define MAP_NODES 4096
+
+static void draw_jobs(struct serve_buf *b, const struct serve_rows *r)
 {
-	struct serve_buf *b = arg;
-	long long id = sqlite3_column_int64(s, 0);
-	const char *state = col_text(s, 4);
+	for (size_t i = 0; i < r->n; i++) {
+		long long id = atoll(serve_cell(r, i, 0));
 
-	serve_buf_add(b, "<tr class=\"job\" data-report=\"%lld\"><td>", id);
-	serve_buf_html(b, col_text(s, 1));
-	serve_buf_add(b, "</td><td>");
-	serve_buf_html(b, col_text(s, 2));
-	serve_buf_add(b, "</td><td>");
-	serve_buf_html(b, col_text(s, 3));
-	serve_buf_add(b, "</td><td class=\"state ");
-	serve_buf_html(b, state);
-	serve_buf_add(b, "\">");
-	serve_buf_html(b, state);
-	serve_buf_add(b, "</td><td>");
-	serve_buf_html(b, col_text(s, 5));
-	serve_buf_add(b, "</td><td>");
-	serve_buf_html(b, col_text(s, 6));
-	serve_buf_add(b, "</td><td>");
-	if (sqlite3_column_int(s, 7))
-		serve_buf_add(b,
-			      "<img class=\"plan\" src=\"/plan/%lld.svg\" alt=\"plan of report "
-			      "%lld\" width=\"480\">",
-			      id, id);
-	serve_buf_add(b, "</td></tr>\n");
-}
-
-/* The map: leaves (by measured oversubscription), their nodes and each
- * node's link (by how often it was slow). */
-struct map_node {
-	char leaf[64], node[64];
-	long slow, seen, straggler;
-};
-
-struct map {
-	struct map_node *n;
-	size_t count, cap;
-	char (*leaf)[64];
-	double *ratio;
-	size_t n_leaves, leaf_cap;
-};
-
-static void map_node_row(sqlite3_stmt *s, void *arg)
-{
-	struct map *m = arg;
-
-	if (m->count == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		struct map_node *t = realloc(m->n, cap * sizeof(*t));
-
-		if (t == NULL)
-			return;
-		m->n = t;
-		m->cap = cap;
+		serve_buf_add(b, "<tr class=\"job\" data-report=\"%lld\"><td>", id);
+		serve_buf_html(b, serve_cell(r, i, 1));
+		serve_buf_add(b, "</td><td>");
+		serve_buf_html(b, serve_cell(r, i, 2));
+		serve_buf_add(b, "</td><td>");
+		serve_buf_html(b, serve_cell(r, i, 3));
+		serve_buf_add(b, "</td><td class=\"state ");
+		serve_buf_html(b, serve_cell(r, i, 4));
+		serve_buf_add(b, "\">");
+		serve_buf_html(b, serve_cell(r, i, 4));
+		serve_buf_add(b, "</td><td>");
+		serve_buf_html(b, serve_cell(r, i, 5));
+		serve_buf_add(b, "</td><td>");
+		serve_buf_html(b, serve_cell(r, i, 6));
+		serve_buf_add(b, "</td><td>");
+		if (atoi(serve_cell(r, i, 7)))
+			serve_buf_add(
+				b,
+				"<img class=\"plan\" src=\"/plan/%lld.svg\" alt=\"plan of report "
+				"%lld\" width=\"480\">",
+				id, id);
+		serve_buf_add(b, "</td></tr>\n");
 	}
-	snprintf(m->n[m->count].leaf, 64, "%s", col_text(s, 0));
-	snprintf(m->n[m->count].node, 64, "%s", col_text(s, 1));
-	m->n[m->count].slow = sqlite3_column_int64(s, 2);
-	m->n[m->count].seen = sqlite3_column_int64(s, 3);
-	m->n[m->count].straggler = sqlite3_column_int64(s, 4);
-	m->count++;
-}
-
-static void map_leaf_row(sqlite3_stmt *s, void *arg)
-{
-	struct map *m = arg;
-
-	if (m->n_leaves == m->leaf_cap) {
-		size_t cap = m->leaf_cap ? 2 * m->leaf_cap : 16;
-		char(*l)[64] = realloc(m->leaf, cap * sizeof(*l));
-		double *r = realloc(m->ratio, cap * sizeof(*r));
-
-		if (l != NULL)
-			m->leaf = l;
-		if (r != NULL)
-			m->ratio = r;
-		if (l == NULL || r == NULL)
-			return;
-		m->leaf_cap = cap;
-	}
-	snprintf(m->leaf[m->n_leaves], 64, "%s", col_text(s, 0));
-	m->ratio[m->n_leaves] =
-		sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
-	m->n_leaves++;
 }
 
 static const char *ratio_class(double r)
@@ -376,38 +327,35 @@ static const char *ratio_colour(double r)
 	return r <= OK_RATIO ? "#4caf50" : r <= BAD_RATIO ? "#ff9800" : "#e53935";
 }
 
-static void draw_map(struct serve_buf *b, sqlite3 *db, long long from)
+/* The map's nodes of leaf (rows sorted by leaf, from *j on): how many, and
+ * *j left at the first. */
+static size_t leaf_nodes(const struct serve_rows *nodes, const char *leaf, size_t *j)
 {
-	struct map m = {0};
+	size_t k = 0;
+
+	while (*j < nodes->n && strcmp(serve_cell(nodes, *j, 0), leaf) < 0)
+		(*j)++;
+	while (*j + k < nodes->n && strcmp(serve_cell(nodes, *j + k, 0), leaf) == 0)
+		k++;
+	return k;
+}
+
+/* The map: leaves (by measured oversubscription; leaves rows: name, ratio),
+ * their nodes and each node's link by how often it was slow (nodes rows:
+ * leaf, node, slow, seen, straggler; sorted by leaf). */
+static void draw_map(struct serve_buf *b, const struct serve_rows *leaves,
+		     const struct serve_rows *nodes)
+{
 	double w, x;
-	size_t per_leaf_max = 1;
+	size_t per_leaf_max = 1, j = 0;
 
-	each(db,
-	     "SELECT l.name, AVG(u.oversubscription) FROM (SELECT DISTINCT leaf AS name FROM"
-	     " node_leaf WHERE report_id > ?1 UNION SELECT DISTINCT switch FROM uplinks WHERE"
-	     " report_id > ?1) l LEFT JOIN uplinks u ON u.switch = l.name AND u.report_id > ?1"
-	     " GROUP BY 1 ORDER BY 1",
-	     from, map_leaf_row, &m);
-	each(db,
-	     "WITH nl AS (SELECT node, MAX(leaf) AS leaf FROM node_leaf WHERE report_id > ?1"
-	     " GROUP BY 1), per AS (SELECT report_id, node, AVG(slow) AS s FROM (SELECT"
-	     " report_id, a AS node, slow FROM links WHERE report_id > ?1 UNION ALL SELECT"
-	     " report_id, b, slow FROM links WHERE report_id > ?1) GROUP BY 1, 2),"
-	     " agg AS (SELECT node, SUM(s > 0.5) AS slow, COUNT(*) AS seen FROM per GROUP BY 1),"
-	     " st AS (SELECT node, COUNT(*) AS n FROM stragglers WHERE report_id > ?1 GROUP BY 1)"
-	     " SELECT nl.leaf, nl.node, COALESCE(agg.slow, 0), COALESCE(agg.seen, 0),"
-	     " COALESCE(st.n, 0) FROM nl LEFT JOIN agg ON agg.node = nl.node LEFT JOIN st ON"
-	     " st.node = nl.node ORDER BY 1, 2",
-	     from, map_node_row, &m);
-	for (size_t i = 0; i < m.n_leaves; i++) {
-		size_t k = 0;
+	for (size_t i = 0; i < leaves->n; i++) {
+		size_t k = leaf_nodes(nodes, serve_cell(leaves, i, 0), &j);
 
-		for (size_t j = 0; j < m.count; j++)
-			k += strcmp(m.n[j].leaf, m.leaf[i]) == 0;
 		if (k > per_leaf_max)
 			per_leaf_max = k;
 	}
-	w = 40.0 + (double)(m.n_leaves > 0 ? m.n_leaves : 1) * (per_leaf_max * 70.0 + 30.0);
+	w = 40.0 + (double)(leaves->n > 0 ? leaves->n : 1) * (per_leaf_max * 70.0 + 30.0);
 	serve_buf_add(b,
 		      "<svg id=\"switch-map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		      "height=\"260\" viewBox=\"0 0 %.0f 260\">\n"
@@ -415,32 +363,36 @@ static void draw_map(struct serve_buf *b, sqlite3 *db, long long from)
 		      "fill=\"#90a4ae\"/><text x=\"30\" y=\"30\">spine</text>\n",
 		      w, w, w - 40.0);
 	x = 20.0;
-	for (size_t i = 0; i < m.n_leaves; i++) {
-		double lw = per_leaf_max * 70.0, nx = x;
+	j = 0;
+	for (size_t i = 0; i < leaves->n; i++) {
+		const char *leaf = serve_cell(leaves, i, 0);
+		double lw = per_leaf_max * 70.0, nx = x, ratio = serve_cell_num(leaves, i, 1);
+		size_t k = leaf_nodes(nodes, leaf, &j);
 
-		serve_buf_add(b, "<g class=\"leaf %s\" data-switch=\"", ratio_class(m.ratio[i]));
-		serve_buf_html(b, m.leaf[i]);
+		serve_buf_add(b, "<g class=\"leaf %s\" data-switch=\"", ratio_class(ratio));
+		serve_buf_html(b, leaf);
 		serve_buf_add(
 			b,
 			"\"><line class=\"uplink\" x1=\"%.0f\" y1=\"40\" x2=\"%.0f\" y2=\"100\" "
 			"stroke=\"%s\" stroke-width=\"6\"/><rect x=\"%.0f\" y=\"100\" "
 			"width=\"%.0f\" height=\"30\" fill=\"%s\"/><text x=\"%.0f\" "
 			"y=\"120\">",
-			x + lw / 2, x + lw / 2, ratio_colour(m.ratio[i]), x, lw,
-			ratio_colour(m.ratio[i]), x + 6);
-		serve_buf_html(b, m.leaf[i]);
-		if (isfinite(m.ratio[i]))
-			serve_buf_add(b, " %.2f:1", m.ratio[i]);
+			x + lw / 2, x + lw / 2, ratio_colour(ratio), x, lw, ratio_colour(ratio),
+			x + 6);
+		serve_buf_html(b, leaf);
+		if (isfinite(ratio))
+			serve_buf_add(b, " %.2f:1", ratio);
 		serve_buf_add(b, "</text>\n");
-		for (size_t j = 0; j < m.count; j++) {
-			const struct map_node *n = &m.n[j];
-			bool slow = n->slow >= SERVE_SLOW_REPORTS;
+		for (size_t e = j + k; j < e; j++) {
+			const char *node = serve_cell(nodes, j, 1);
+			long slow_n = atol(serve_cell(nodes, j, 2)),
+			     seen = atol(serve_cell(nodes, j, 3)),
+			     strag = atol(serve_cell(nodes, j, 4));
+			bool slow = slow_n >= SERVE_SLOW_REPORTS;
 
-			if (strcmp(n->leaf, m.leaf[i]) != 0)
-				continue;
 			serve_buf_add(b, "<g class=\"node%s%s\" data-node=\"", slow ? " slow" : "",
-				      n->straggler > 0 ? " straggler" : "");
-			serve_buf_html(b, n->node);
+				      strag > 0 ? " straggler" : "");
+			serve_buf_html(b, node);
 			serve_buf_add(
 				b,
 				"\" data-slow-reports=\"%ld\" data-reports=\"%ld\"><line "
@@ -448,70 +400,50 @@ static void draw_map(struct serve_buf *b, sqlite3 *db, long long from)
 				"stroke=\"%s\" stroke-width=\"%d\"/><rect x=\"%.0f\" y=\"190\" "
 				"width=\"60\" height=\"24\" fill=\"%s\"/><text x=\"%.0f\" "
 				"y=\"206\" font-size=\"11\">",
-				n->slow, n->seen, slow ? "slow" : "ok", nx + 30, nx + 30,
-				slow          ? "#e53935"
-				: n->slow > 0 ? "#ff9800"
-					      : "#4caf50",
-				slow ? 6 : 3, nx, n->straggler > 0 ? "#ffcdd2" : "#eceff1", nx + 4);
-			serve_buf_html(b, n->node);
+				slow_n, seen, slow ? "slow" : "ok", nx + 30, nx + 30,
+				slow         ? "#e53935"
+				: slow_n > 0 ? "#ff9800"
+					     : "#4caf50",
+				slow ? 6 : 3, nx, strag > 0 ? "#ffcdd2" : "#eceff1", nx + 4);
+			serve_buf_html(b, node);
 			serve_buf_add(b, "</text><title>");
-			serve_buf_html(b, n->node);
+			serve_buf_html(b, node);
 			serve_buf_add(
 				b, ": slow in %ld of %ld reports, straggler in %ld</title></g>\n",
-				n->slow, n->seen, n->straggler);
+				slow_n, seen, strag);
 			nx += 70.0;
 		}
 		serve_buf_add(b, "</g>\n");
 		x += lw + 30.0;
 	}
 	serve_buf_add(b, "</svg>\n");
-	free(m.n);
-	free(m.leaf);
-	free(m.ratio);
+	if (leaves->n >= MAP_LEAVES || nodes->n >= MAP_NODES)
+		serve_buf_add(b,
+			      "<p class=\"cut\">The map shows the first %d switches and %d "
+			      "nodes.</p>\n",
+			      MAP_LEAVES, MAP_NODES);
 }
 
-static void straggler_row(sqlite3_stmt *s, void *arg)
+static void draw_stragglers(struct serve_buf *b, const struct serve_rows *r)
 {
-	struct serve_buf *b = arg;
-
-	serve_buf_add(b, "<tr class=\"straggler\"><td>");
-	serve_buf_html(b, col_text(s, 0));
-	serve_buf_add(b, "</td><td>%lld</td></tr>\n", sqlite3_column_int64(s, 1));
+	for (size_t i = 0; i < r->n; i++) {
+		serve_buf_add(b, "<tr class=\"straggler\"><td>");
+		serve_buf_html(b, serve_cell(r, i, 0));
+		serve_buf_add(b, "</td><td>%lld</td></tr>\n", atoll(serve_cell(r, i, 1)));
+	}
 }
 
-/* Planned against measured step times. */
-struct plot {
-	double x[512], y[512], max;
-	size_t n;
-};
-
-static void plot_row(sqlite3_stmt *s, void *arg)
+/* Planned against measured step times (rows: predicted, measured). */
+static void draw_plot(struct serve_buf *b, const struct serve_rows *r)
 {
-	struct plot *p = arg;
-	double x = sqlite3_column_double(s, 0), y = sqlite3_column_double(s, 1);
-
-	if (p->n >= 512 || !(x > 0) || !(y > 0) || !isfinite(x) || !isfinite(y))
-		return;
-	p->x[p->n] = x;
-	p->y[p->n] = y;
-	p->max = fmax(p->max, fmax(x, y));
-	p->n++;
-}
-
-static void draw_plot(struct serve_buf *b, sqlite3 *db, long long from)
-{
-	struct plot *p = calloc(1, sizeof(*p));
 	const double size = 300, pad = 40;
+	double max = 0;
 
-	if (p == NULL)
-		return;
-	each(db,
-	     "SELECT predicted_s, measured_s FROM observations WHERE report_id > ?1 ORDER BY"
-	     " report_id DESC LIMIT 512",
-	     from, plot_row, p);
-	if (p->max <= 0)
-		p->max = 1;
-	p->max *= 1.1;
+	for (size_t i = 0; i < r->n; i++)
+		max = fmax(max, fmax(serve_cell_num(r, i, 0), serve_cell_num(r, i, 1)));
+	if (!(max > 0) || !isfinite(max))
+		max = 1;
+	max *= 1.1;
 	serve_buf_add(b,
 		      "<svg id=\"step-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		      "height=\"%.0f\">\n<rect x=\"%.0f\" y=\"10\" width=\"%.0f\" height=\"%.0f\" "
@@ -520,66 +452,108 @@ static void draw_plot(struct serve_buf *b, sqlite3 *db, long long from)
 		      "<text x=\"%.0f\" y=\"%.0f\">planned step (s), max %.3g</text>\n"
 		      "<text x=\"4\" y=\"20\">measured</text>\n",
 		      size + pad + 20, size + pad + 20, pad, size, size, pad, size + 10, pad + size,
-		      pad + 40, size + 30, p->max);
-	for (size_t i = 0; i < p->n; i++)
+		      pad + 40, size + 30, max);
+	for (size_t i = 0; i < r->n; i++) {
+		double px = serve_cell_num(r, i, 0), py = serve_cell_num(r, i, 1);
+
+		if (!(px > 0) || !(py > 0) || !isfinite(px) || !isfinite(py))
+			continue;
 		serve_buf_add(
 			b,
 			"<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			"fill=\"%s\"><title>planned %.4g s, measured %.4g s</title></circle>\n",
-			pad + p->x[i] / p->max * size, 10 + size - p->y[i] / p->max * size,
-			p->y[i] > 1.2 * p->x[i] ? "#e53935" : "#1e88e5", p->x[i], p->y[i]);
+			pad + px / max * size, 10 + size - py / max * size,
+			py > 1.2 * px ? "#e53935" : "#1e88e5", px, py);
+	}
 	serve_buf_add(b, "</svg>\n");
-	free(p);
 }
 
 char *serve_page(struct serve_store *st, json_t *fabric)
 {
 	struct serve_buf b = {0};
+	struct serve_rows jobs = {0}, leaves = {0}, nodes = {0}, strag = {0}, plot = {0};
+	char sql[1024];
 	long long from;
+	bool ok;
 
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id, COALESCE(r.job_id, ''), r.user, r.cluster, r.state, r.nodes,"
+		 " (SELECT GROUP_CONCAT(code, ' ') FROM warnings w WHERE w.report_id ="
+		 " r.id), json_type(r.body, '$.plan') = 'object' FROM reports r WHERE"
+		 " r.kind = 'plan' AND r.id > ?1 ORDER BY r.id DESC LIMIT %d",
+		 SERVE_RECENT_JOBS);
+	pthread_mutex_lock(&st->lock);
+	from = window_start(st->db);
+	ok = serve_rows_get(&jobs, st->db, sql, from) &&
+	     serve_rows_get(
+		     &leaves, st->db,
+		     "SELECT l.name, AVG(u.oversubscription) FROM (SELECT DISTINCT leaf AS name"
+		     " FROM node_leaf WHERE report_id > ?1 UNION SELECT DISTINCT switch FROM"
+		     " uplinks WHERE report_id > ?1) l LEFT JOIN uplinks u ON u.switch = l.name"
+		     " AND u.report_id > ?1 GROUP BY 1 ORDER BY 1 LIMIT 256",
+		     from) &&
+	     serve_rows_get(
+		     &nodes, st->db,
+		     "WITH nl AS (SELECT node, MAX(leaf) AS leaf FROM node_leaf WHERE report_id >"
+		     " ?1 GROUP BY 1), per AS (SELECT report_id, node, AVG(slow) AS s FROM (SELECT"
+		     " report_id, a AS node, slow FROM links WHERE report_id > ?1 UNION ALL SELECT"
+		     " report_id, b, slow FROM links WHERE report_id > ?1) GROUP BY 1, 2),"
+		     " agg AS (SELECT node, SUM(s > 0.5) AS slow, COUNT(*) AS seen FROM per GROUP"
+		     " BY 1), st AS (SELECT node, COUNT(*) AS n FROM stragglers WHERE report_id >"
+		     " ?1 GROUP BY 1) SELECT nl.leaf, nl.node, COALESCE(agg.slow, 0),"
+		     " COALESCE(agg.seen, 0), COALESCE(st.n, 0) FROM nl LEFT JOIN agg ON"
+		     " agg.node = nl.node LEFT JOIN st ON st.node = nl.node ORDER BY 1, 2"
+		     " LIMIT 4096",
+		     from) &&
+	     serve_rows_get(
+		     &strag, st->db,
+		     "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1 ORDER"
+		     " BY 2 DESC, 1 LIMIT 20",
+		     from) &&
+	     serve_rows_get(&plot, st->db,
+			    "SELECT predicted_s, measured_s FROM observations WHERE report_id > ?1"
+			    " ORDER BY report_id DESC LIMIT 512",
+			    from);
+	pthread_mutex_unlock(&st->lock);
+	if (!ok)
+		goto out;
 	serve_buf_add(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			  "<title>dtplan collector</title><style>"
 			  "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
 			  "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}"
 			  ".state.degraded{background:#fff3e0}.state.refused{background:#ffebee}"
 			  "</style></head><body>\n<h1>dtplan collector</h1>\n");
-	pthread_mutex_lock(&st->lock);
-	from = window_start(st->db);
 	serve_buf_add(&b, "<section id=\"jobs\"><h2>Recent jobs</h2>\n<table><tr><th>job</th>"
 			  "<th>user</th><th>cluster</th><th>state</th><th>nodes</th>"
 			  "<th>warnings</th><th>plan</th></tr>\n");
-	{
-		char sql[1024];
-
-		snprintf(sql, sizeof(sql),
-			 "SELECT r.id, COALESCE(r.job_id, ''), r.user, r.cluster, r.state, r.nodes,"
-			 " (SELECT GROUP_CONCAT(code, ' ') FROM warnings w WHERE w.report_id ="
-			 " r.id), json_type(r.body, '$.plan') = 'object' FROM reports r WHERE"
-			 " r.kind = 'plan' AND r.id > ?1 ORDER BY r.id DESC LIMIT %d",
-			 SERVE_RECENT_JOBS);
-		each(st->db, sql, from, job_row, &b);
-	}
+	draw_jobs(&b, &jobs);
 	serve_buf_add(&b,
 		      "</table></section>\n<section id=\"map\"><h2>Switches and uplinks</h2>\n"
 		      "<p>Leaves by measured oversubscription (green at most %.1f:1, orange at "
 		      "most %.1f:1, red above); a node's link red once most of its links were "
 		      "slow in %d reports.</p>\n",
 		      OK_RATIO, BAD_RATIO, SERVE_SLOW_REPORTS);
-	draw_map(&b, st->db, from);
+	draw_map(&b, &leaves, &nodes);
 	serve_buf_add(&b, "</section>\n<section id=\"stragglers\"><h2>Straggler nodes</h2>\n"
 			  "<table><tr><th>node</th><th>reports</th></tr>\n");
-	each(st->db,
-	     "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1 ORDER BY 2"
-	     " DESC, 1 LIMIT 20",
-	     from, straggler_row, &b);
+	draw_stragglers(&b, &strag);
 	serve_buf_add(&b, "</table></section>\n<section id=\"steps\"><h2>Planned against measured "
 			  "step times</h2>\n");
-	draw_plot(&b, st->db, from);
-	pthread_mutex_unlock(&st->lock);
+	draw_plot(&b, &plot);
 	serve_buf_add(&b,
 		      "</section>\n<p><a href=\"/metrics\">metrics</a> <a "
 		      "href=\"/calibration\">calibration</a>%s</p>\n</body></html>\n",
 		      fabric != NULL ? " <a href=\"/fabric\">fabric</a>" : "");
+out:
+	serve_rows_free(&jobs);
+	serve_rows_free(&leaves);
+	serve_rows_free(&nodes);
+	serve_rows_free(&strag);
+	serve_rows_free(&plot);
+	if (!ok) {
+		free(serve_buf_take(&b));
+		return NULL;
+	}
 	return serve_buf_take(&b);
 }
 
@@ -587,24 +561,48 @@ char *serve_page(struct serve_store *st, json_t *fabric)
  * The fabric, the calibration, a plan's picture
  * ---------------------------------------------------------------------- */
 
-static void uplink_row(sqlite3_stmt *s, void *arg)
-{
-	json_t *o = arg;
+/* Observations of one user a calibration group takes (its latest). */
+#define CAL_PER_USER 16
 
-	json_object_set_new(o, col_text(s, 0),
-			    json_pack("{s:f, s:I}", "oversubscription", sqlite3_column_double(s, 1),
-				      "reports", (json_int_t)sqlite3_column_int64(s, 2)));
+static json_t *num_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
 }
 
-static void tier_row(sqlite3_stmt *s, void *arg)
+/* Each switch's measured oversubscription (the median of root's reports in
+ * the window, at least 1:1) and each tier's bandwidth and latency (medians),
+ * from rows sorted by name. */
+static bool fabric_medians(const struct serve_rows *up, const struct serve_rows *tr, json_t *ups,
+			   json_t *tiers)
 {
-	json_t *o = arg;
+	double *v = malloc((up->n + tr->n + 1) * sizeof(*v));
+	size_t n;
 
-	json_object_set_new(o, col_text(s, 0),
-			    json_pack("{s:f, s:f, s:I}", "bandwidth_bytes_per_s",
-				      sqlite3_column_double(s, 1), "latency_s",
-				      sqlite3_column_double(s, 2), "reports",
-				      (json_int_t)sqlite3_column_int64(s, 3)));
+	if (v == NULL)
+		return false;
+	for (size_t i = 0, e; i < up->n; i = e) {
+		double m;
+
+		e = serve_group_end(up, i, 1);
+		m = serve_col_median(up, i, e, 1, v, &n);
+		if (n > 0)
+			json_object_set_new(ups, serve_cell(up, i, 0),
+					    json_pack("{s:f, s:I}", "oversubscription",
+						      fmax(1.0, m), "reports", (json_int_t)n));
+	}
+	for (size_t i = 0, e; i < tr->n; i = e) {
+		double bw, lat;
+
+		e = serve_group_end(tr, i, 1);
+		bw = serve_col_median(tr, i, e, 1, v, NULL);
+		lat = serve_col_median(tr, i, e, 2, v, NULL);
+		json_object_set_new(tiers, serve_cell(tr, i, 0),
+				    json_pack("{s:o, s:o, s:I}", "bandwidth_bytes_per_s",
+					      num_or_null(bw), "latency_s", num_or_null(lat),
+					      "reports", (json_int_t)(e - i)));
+	}
+	free(v);
+	return true;
 }
 
 static void count_row(sqlite3_stmt *s, void *arg)
@@ -616,25 +614,31 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 {
 	json_t *out = json_deep_copy(fabric), *up = json_object(), *tiers = json_object(),
 	       *strag = json_object(), *sw;
+	struct serve_rows ur = {0}, tr = {0};
 	char *text = NULL;
 	long long from;
 	size_t i;
+	bool ok;
 
 	if (out == NULL || up == NULL || tiers == NULL || strag == NULL)
 		goto done;
+	/* only root's reports have these rows (serve_store.c): no user's plan
+	 * changes the fabric */
 	pthread_mutex_lock(&st->lock);
 	from = window_start(st->db);
-	each(st->db,
-	     "SELECT switch, AVG(oversubscription), COUNT(*) FROM uplinks WHERE report_id > ?1"
-	     " AND oversubscription IS NOT NULL GROUP BY 1",
-	     from, uplink_row, up);
-	each(st->db,
-	     "SELECT tier, AVG(bandwidth), AVG(latency_s), COUNT(*) FROM tiers WHERE report_id >"
-	     " ?1 GROUP BY 1",
-	     from, tier_row, tiers);
-	each(st->db, "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1", from,
-	     count_row, strag);
+	ok = serve_rows_get(&ur, st->db,
+			    "SELECT switch, oversubscription FROM uplinks WHERE report_id > ?1 AND"
+			    " oversubscription IS NOT NULL ORDER BY 1",
+			    from) &&
+	     serve_rows_get(
+		     &tr, st->db,
+		     "SELECT tier, bandwidth, latency_s FROM tiers WHERE report_id > ?1 ORDER BY 1",
+		     from) &&
+	     each(st->db, "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1",
+		  from, count_row, strag);
 	pthread_mutex_unlock(&st->lock);
+	if (!ok || !fabric_medians(&ur, &tr, up, tiers))
+		goto done;
 	/* a switch measured in enough reports takes the measured ratio */
 	json_array_foreach(json_object_get(out, "switches"), i, sw)
 	{
@@ -657,6 +661,8 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 			    json_pack("{s:O, s:O}", "tiers", tiers, "stragglers", strag));
 	text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 done:
+	serve_rows_free(&ur);
+	serve_rows_free(&tr);
 	json_decref(out);
 	json_decref(up);
 	json_decref(tiers);
@@ -664,32 +670,62 @@ done:
 	return text;
 }
 
-static void calibration_row(sqlite3_stmt *s, void *arg)
-{
-	json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f}", "gpu",
-					     col_text(s, 0), "model", col_text(s, 1), "framework",
-					     col_text(s, 2), "fingerprint", col_text(s, 3), "jobs",
-					     (json_int_t)sqlite3_column_int64(s, 4),
-					     "predicted_step_s", sqlite3_column_double(s, 5),
-					     "measured_step_s", sqlite3_column_double(s, 6),
-					     "correction", sqlite3_column_double(s, 7)));
-}
-
 char *serve_calibration(struct serve_store *st)
 {
 	json_t *records = json_array(), *root;
+	struct serve_rows r = {0};
+	double *v = NULL, *per[3] = {NULL, NULL, NULL};
 	char *text = NULL;
 	bool ok;
 
 	if (records == NULL)
 		return NULL;
+	/* each user's latest observation of a job, and a user's latest
+	 * CAL_PER_USER of a group */
 	pthread_mutex_lock(&st->lock);
-	ok = each(st->db,
-		  "SELECT gpu, model, framework, fingerprint, COUNT(*), AVG(predicted_s),"
-		  " AVG(measured_s), AVG(measured_s / predicted_s) FROM observations WHERE"
-		  " predicted_s > 0 AND measured_s > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-		  0, calibration_row, records);
+	ok = serve_rows_get(
+		&r, st->db,
+		"WITH o AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY cluster, job_id, user"
+		" ORDER BY report_id DESC) AS per_job FROM observations WHERE predicted_s > 0"
+		" AND measured_s > 0), u AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY gpu,"
+		" model, framework, fingerprint, user ORDER BY report_id DESC) AS per_user"
+		" FROM o WHERE per_job = 1) SELECT gpu, model, framework, fingerprint,"
+		" COALESCE(user, ''), predicted_s, measured_s, measured_s / predicted_s FROM u"
+		" WHERE per_user <= 16 ORDER BY 1, 2, 3, 4, 5", /* CAL_PER_USER */
+		0);
 	pthread_mutex_unlock(&st->lock);
+	v = ok ? malloc((r.n + 1) * sizeof(*v)) : NULL;
+	for (int k = 0; k < 3 && v != NULL; k++)
+		per[k] = malloc((r.n + 1) * sizeof(*per[k]));
+	ok = v != NULL && per[0] != NULL && per[1] != NULL && per[2] != NULL;
+	/* a group's figures: the median over its users of each user's median,
+	 * so that a user outweighs no other, whatever it posts */
+	for (size_t i = 0, e; ok && i < r.n; i = e) {
+		size_t users = 0;
+
+		e = serve_group_end(&r, i, 4);
+		for (size_t j = i, ue; j < e; j = ue, users++) {
+			ue = serve_group_end(&r, j, 5);
+			if (ue > e)
+				ue = e;
+			for (int k = 0; k < 3; k++)
+				per[k][users] =
+					serve_col_median(&r, j, ue, (size_t)(5 + k), v, NULL);
+		}
+		json_array_append_new(
+			records,
+			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "gpu",
+				  serve_cell(&r, i, 0), "model", serve_cell(&r, i, 1), "framework",
+				  serve_cell(&r, i, 2), "fingerprint", serve_cell(&r, i, 3), "jobs",
+				  (json_int_t)(e - i), "users", (json_int_t)users,
+				  "predicted_step_s", num_or_null(serve_median(per[0], users)),
+				  "measured_step_s", num_or_null(serve_median(per[1], users)),
+				  "correction", num_or_null(serve_median(per[2], users))));
+	}
+	free(v);
+	for (int k = 0; k < 3; k++)
+		free(per[k]);
+	serve_rows_free(&r);
 	if (!ok) {
 		json_decref(records);
 		return NULL;
@@ -705,6 +741,7 @@ char *serve_plan_svg(struct serve_store *st, long long id, bool *missing)
 {
 	sqlite3_stmt *s = NULL;
 	struct dtplan_plan *plan = NULL;
+	json_t *doc = NULL, *safe = NULL;
 	char *text = NULL, *svg = NULL;
 
 	*missing = false;
@@ -723,10 +760,16 @@ char *serve_plan_svg(struct serve_store *st, long long id, bool *missing)
 	pthread_mutex_unlock(&st->lock);
 	if (text == NULL)
 		return NULL;
-	if (dtplan_plan_from_json(text, &plan, NULL) == DTPLAN_OK)
+	doc = json_loads(text, 0, NULL);
+	safe = doc != NULL ? serve_json_inert(doc) : NULL;
+	free(text);
+	text = safe != NULL ? json_dumps(safe, JSON_COMPACT) : NULL;
+	if (text != NULL && dtplan_plan_from_json(text, &plan, NULL) == DTPLAN_OK)
 		dtplan_plan_render_svg(plan, &svg, NULL);
 	else
-		*missing = true;
+		*missing = doc != NULL;
+	json_decref(doc);
+	json_decref(safe);
 	dtplan_plan_destroy(plan);
 	free(text);
 	return svg;

@@ -5,12 +5,16 @@ munge(1) command, the way probes/auth.c binds a body: the payload is
 
 usage: serve_post.py URL BODY_FILE [--socket S] [--cred auto|none|FILE]
                      [--for-body FILE] [--save-cred FILE] [--as-user NAME]
+                     [--source ADDR] [--append-cred TEXT]
 Prints the HTTP status on the first line and the answer's body after it.
 --for-body makes the credential for another file's body (a forged binding),
 --save-cred keeps the credential used (to replay it), --as-user makes it as
-that user (setpriv; the test runs as root)."""
+that user (setpriv; the test runs as root), --source posts from that local
+address (127.0.0.x), --append-cred appends TEXT to the credential."""
 import argparse
 import hashlib
+import http.client
+import urllib.parse
 import pwd
 import subprocess
 import sys
@@ -40,6 +44,8 @@ def main():
     ap.add_argument("--for-body")
     ap.add_argument("--save-cred")
     ap.add_argument("--as-user")
+    ap.add_argument("--source")
+    ap.add_argument("--append-cred", default="")
     a = ap.parse_args()
     body = open(a.body, "rb").read()
     cred = None
@@ -48,9 +54,23 @@ def main():
         cred = credential(signed, a.socket, a.as_user)
     elif a.cred != "none":
         cred = open(a.cred).read().strip()
+    if cred:
+        cred += a.append_cred
     if a.save_cred and cred:
         with open(a.save_cred, "w") as f:
             f.write(cred)
+    if a.source:
+        u = urllib.parse.urlsplit(a.url)
+        c = http.client.HTTPConnection(u.hostname, u.port, timeout=10,
+                                       source_address=(a.source, 0))
+        headers = {"Content-Type": "application/json"}
+        if cred:
+            headers["X-Dtplan-Munge"] = cred
+        c.request("POST", u.path or "/", body=body, headers=headers)
+        r = c.getresponse()
+        print(r.status)
+        print(r.read().decode())
+        return 0
     req = urllib.request.Request(a.url, data=body, method="POST",
                                  headers={"Content-Type": "application/json"})
     if cred:

@@ -47,6 +47,26 @@ static const struct posted_case cases[] = {
 	 DTPLAN_ERR_PARSE, 0, "\"fingerprint\" must be lowercase hex, not '09AF'"},
 	{"observation__fingerprint_empty__refused", OBS_HEAD ",\"fingerprint\":\"\"}",
 	 DTPLAN_ERR_PARSE, 0, "\"fingerprint\" must be lowercase hex"},
+	{"observation__measured_1e300__range",
+	 "{\"schema\":\"dtplan.observation/1\",\"job_id\":7,\"user\":\"u\",\"cluster\":\"c\","
+	 "\"gpu\":\"g\",\"model\":\"m\",\"framework\":\"f\",\"predicted_step_s\":1,"
+	 "\"measured_step_s\":1e300,\"measured_step_spread_s\":0,\"steps\":3,"
+	 "\"checkpoint_s\":null,\"time\":\"t\",\"fingerprint\":\"09af\"}",
+	 DTPLAN_ERR_RANGE, 0, "\"measured_step_s\" is 1e+300, outside its physical range"},
+	{"observation__predicted_denormal__range",
+	 "{\"schema\":\"dtplan.observation/1\",\"job_id\":7,\"user\":\"u\",\"cluster\":\"c\","
+	 "\"gpu\":\"g\",\"model\":\"m\",\"framework\":\"f\",\"predicted_step_s\":1e-310,"
+	 "\"measured_step_s\":1,\"measured_step_spread_s\":0,\"steps\":3,"
+	 "\"checkpoint_s\":null,\"time\":\"t\",\"fingerprint\":\"09af\"}",
+	 DTPLAN_ERR_RANGE, 0, "\"predicted_step_s\" is"},
+	{"report__uplink_oversubscription_negative__range",
+	 REPORT_HEAD ",\"plan\":{\"schema\":\"dtplan.plan/1\",\"measurements\":{\"uplinks\":"
+		     "[{\"switch\":\"s\",\"oversubscription\":-5}]}}}",
+	 DTPLAN_ERR_RANGE, 0, "an uplink's \"oversubscription\" is -5"},
+	{"measurement__tier_bandwidth_negative__range",
+	 "{\"schema\":\"dtplan.measurements/1\",\"job_id\":5,\"measurements\":{\"tiers\":"
+	 "{\"ib\":{\"bandwidth_bytes_per_s\":-1}}}}",
+	 DTPLAN_ERR_RANGE, 0, "a tier's \"bandwidth_bytes_per_s\" is -1"},
 	{"measurement__whole__taken",
 	 "{\"schema\":\"dtplan.measurements/1\",\"job_id\":5,\"measurements\":{}}", DTPLAN_OK,
 	 DTPLAN_POSTED_MEASUREMENT, NULL},

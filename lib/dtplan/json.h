@@ -158,7 +158,9 @@ struct json_t;
  * NULL, err names the member (source "report") and the code says why:
  * DTPLAN_ERR_UNSUPPORTED no "schema" string or a schema not taken,
  * DTPLAN_ERR_PARSE not JSON ("not JSON: line N: ..."), not an object, a
- * member missing or of the wrong type.
+ * member missing or of the wrong type; DTPLAN_ERR_RANGE a figure outside its
+ * physical range (a step time outside [1e-4, 1e6] s, an oversubscription
+ * outside [0.01, 1e4], a negative bandwidth, NaN or a denormal).
  */
 enum dtplan_err dtplan_posted_parse(const char *text, size_t len, struct json_t **doc,
 				    enum dtplan_posted_kind *kind, struct dtplan_error *err);

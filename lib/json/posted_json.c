@@ -6,9 +6,12 @@
  * against the tables below: the one list of what a posted document must
  * hold, next to the writers of the same documents.
  *
- * A member's type is all that is checked (and an observation's fingerprint,
- * which names records): the collector keeps the text whole and reads the
- * rest as it stores it, skipping what it does not find.
+ * A member's type is checked, an observation's fingerprint (it names
+ * records), and every figure the collector learns from: each within the
+ * physical range of the tables below (ranges[]), else DTPLAN_ERR_RANGE
+ * naming the member, its value and its range (issue 32: one user's 1e300 s
+ * made a group's mean infinite).  The collector keeps the text whole and
+ * reads the rest as it stores it, skipping what it does not find.
  */
 #include "config.h"
 
@@ -16,6 +19,7 @@
 #include "base/base.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -59,6 +63,74 @@ static const struct member measurement_members[] = {
 	{"measurements", W_OBJ},
 	{NULL, 0},
 };
+
+/* A figure's physical range: a step time between 0.1 ms and 11 days, a
+ * bandwidth up to 100 TB/s, a latency up to an hour, an oversubscription
+ * between 1:100 and 10,000:1. */
+struct range {
+	const char *key;
+	double min, max;
+};
+
+static const struct range observation_ranges[] = {
+	{"predicted_step_s", 1e-4, 1e6},    {"measured_step_s", 1e-4, 1e6},
+	{"measured_step_spread_s", 0, 1e6}, {"steps", 0, 1e12},
+	{"checkpoint_s", 0, 1e7},           {NULL, 0, 0},
+};
+
+/* In a measurements object's tiers, links and uplinks. */
+static const struct range measure_ranges[] = {
+	{"bandwidth_bytes_per_s", 0, 1e14}, {"latency_us", 0, 3.6e9},
+	{"oversubscription", 0.01, 1e4},    {"configured", 0.01, 1e4},
+	{"aggregate_bytes_per_s", 0, 1e14}, {NULL, 0, 0},
+};
+
+/* o's members named in r, when numbers, within their range. */
+static enum dtplan_err check_ranges(const json_t *o, const struct range *r, const char *where,
+				    struct dtplan_error *err)
+{
+	for (; json_is_object(o) && r->key != NULL; r++) {
+		const json_t *v = json_object_get(o, r->key);
+		double x = json_number_value(v);
+
+		if (!json_is_number(v))
+			continue;
+		/* NaN fails both comparisons; denormals are below every minimum */
+		if (!(x >= r->min && x <= r->max) || (x != 0 && fabs(x) < 1e-300))
+			return dtplan__error(err, DTPLAN_ERR_RANGE, SRC, 0,
+					     "%s\"%s\" is %g, outside its physical range [%g, %g]",
+					     where, r->key, x, r->min, r->max);
+	}
+	return DTPLAN_OK;
+}
+
+/* A measurements object: its tiers', links' and uplinks' figures. */
+static enum dtplan_err check_measurements(const json_t *m, struct dtplan_error *err)
+{
+	const char *key;
+	const json_t *v;
+	size_t i;
+	enum dtplan_err ret = DTPLAN_OK;
+
+	if (!json_is_object(m))
+		return DTPLAN_OK;
+	json_object_foreach((json_t *)json_object_get(m, "tiers"), key, v)
+	{
+		if ((ret = check_ranges(v, measure_ranges, "a tier's ", err)) != DTPLAN_OK)
+			return ret;
+	}
+	json_array_foreach(json_object_get(m, "links"), i, v)
+	{
+		if ((ret = check_ranges(v, measure_ranges, "a link's ", err)) != DTPLAN_OK)
+			return ret;
+	}
+	json_array_foreach(json_object_get(m, "uplinks"), i, v)
+	{
+		if ((ret = check_ranges(v, measure_ranges, "an uplink's ", err)) != DTPLAN_OK)
+			return ret;
+	}
+	return ret;
+}
 
 static bool is(const json_t *v, unsigned want)
 {
@@ -117,7 +189,7 @@ static enum dtplan_err check(const json_t *doc, enum dtplan_posted_kind *kind,
 		if (json_is_object(plan) && !json_is_string(json_object_get(plan, "schema")))
 			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 					     "\"plan\" has no \"schema\"");
-		return DTPLAN_OK;
+		return check_measurements(json_object_get(plan, "measurements"), err);
 	}
 	if (strcmp(schema, DTPLAN_OBSERVATION_SCHEMA) == 0) {
 		*kind = DTPLAN_POSTED_OBSERVATION;
@@ -128,11 +200,13 @@ static enum dtplan_err check(const json_t *doc, enum dtplan_posted_kind *kind,
 			return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
 					     "\"fingerprint\" must be lowercase hex, not '%.64s'",
 					     fp);
-		return DTPLAN_OK;
+		return check_ranges(doc, observation_ranges, "", err);
 	}
 	if (strcmp(schema, DTPLAN_MEASURE_SCHEMA) == 0) {
 		*kind = DTPLAN_POSTED_MEASUREMENT;
-		return check_members(doc, measurement_members, err);
+		if ((ret = check_members(doc, measurement_members, err)) != DTPLAN_OK)
+			return ret;
+		return check_measurements(json_object_get(doc, "measurements"), err);
 	}
 	return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, SRC, 0,
 			     "schema '%.200s' is not one the collector takes", schema);

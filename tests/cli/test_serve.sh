@@ -94,8 +94,8 @@ n=$(sqlite3 "$tmp/main.db" "SELECT COUNT(*) FROM reports WHERE job_id = 41 AND u
 [ "$n" = 1 ] && _pass "the store holds job 41" || _fail "the store holds $n rows of job 41"
 [ "$(sqlite3 "$tmp/main.db" 'PRAGMA journal_mode')" = wal ] && _pass "the store is in WAL mode" ||
 	_fail "the store is not in WAL mode"
-[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 1 ] && _pass "store schema version 1" ||
-	_fail "store schema version is not 1"
+[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 2 ] && _pass "store schema version 2" ||
+	_fail "store schema version is not 2"
 
 # --- refusals, each counted under its reason ------------------------------
 python3 - "$plan_in" "$tmp" <<'EOF'
