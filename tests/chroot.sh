@@ -178,7 +178,7 @@ copy_tree() {
 }
 
 # cluster_env: the cluster's folder, prefix, subnet and ports per suite
-# (the machine's own cluster: /tmp/dtplan-cluster, dt, 10.213, 6817/6818)
+# (the machine's own cluster: /tmp/dtplan-cluster, dt, 10.213, 6817-6820)
 cluster_env() {
 	local n
 	case $suite in
@@ -191,8 +191,9 @@ cluster_env() {
 	echo "DTPLAN_CLUSTER_NET=10.$((213 + n))"
 	echo "DTPLAN_CLUSTER_CTLD_PORT=$((6817 + 10 * n))"
 	echo "DTPLAN_CLUSTER_SLURMD_PORT=$((6818 + 10 * n))"
-	# the accounting daemons (MariaDB, slurmdbd) run in Debian 12's cluster
-	echo "DTPLAN_CLUSTER_ACCOUNTING=0"
+	# accounting: slurmdbd's port, and its MariaDB's on 127.0.0.1
+	echo "DTPLAN_CLUSTER_DBD_PORT=$((6819 + 10 * n))"
+	echo "DTPLAN_CLUSTER_DB_PORT=$((6820 + 10 * n))"
 }
 
 mins() { awk -v s="$1" 'BEGIN { printf "%.1f min", s / 60 }'; }
