@@ -351,7 +351,13 @@ accounting_configs() {
 		innodb_flush_log_at_trx_commit=0
 		init-file=$etc/db-init.sql
 	EOF
+	# The database is made here, not by slurmdbd: slurmdbd's first connect
+	# would fail on a missing database, and libmariadb 3.4 (Debian 13, sid)
+	# forgets its column limit on a handle whose connect failed, so
+	# slurmdbd's next query is refused (README.md, "Accounting on Debian 13
+	# and sid").
 	cat >"$etc/db-init.sql" <<-EOF || return 1
+		CREATE DATABASE IF NOT EXISTS slurm_acct_db;
 		CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
 		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
 	EOF
