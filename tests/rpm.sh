@@ -105,6 +105,11 @@ echo "rpm.sh: rpmbuild -ta $(basename "$tarball")${slurm_mm:+ for Slurm $slurm_m
 if ! rpmbuild --load "$macros" "${defs[@]}" "${check[@]}" --nodeps -ta "$tarball" \
 	>"$work/rpmbuild.log" 2>&1; then
 	tail -60 "$work/rpmbuild.log"
+	# a failing %check: which tests, and their logs
+	grep -E '^(FAIL|ERROR):' "$work/rpmbuild.log" || true
+	for log in "$work"/rpmbuild/BUILD/dtplan-*/test-suite.log; do
+		[ -f "$log" ] && sed -n '/^FAIL: \|^ERROR: /,$p' "$log" | head -200
+	done
 	fail "rpmbuild -ta $tarball"
 fi
 rpms=$work/rpmbuild/RPMS
