@@ -28,6 +28,9 @@ command -v rpmbuild >/dev/null || { echo "SKIP: no rpmbuild (Debian: apt-get ins
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/dtplan-rpm.XXXXXX)
+# searchable by all: %check run as root has a test that drops to nobody and
+# reads a fixture in the build tree (test_node's unreadable cache)
+chmod 0755 "$work"
 trap 'rm -rf "$work"' EXIT
 
 tarball=${1:-}
