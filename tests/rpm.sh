@@ -141,13 +141,14 @@ has "$spank" "$plugindir/dtplan_core.so" "$plugindir/dtplan_submit.so" \
 	/etc/slurm/plugstack.conf.d/dtplan.conf
 has "$collector" /usr/lib/systemd/system/dtplan-collector.service \
 	/usr/share/doc/dtplan-collector/prometheus-dtplan.yml
-rpm -qpl "$cli" | grep -q '^/usr/share/man/man1/dtplan\.1' || fail "no dtplan.1 in $(basename "$cli")"
-rpm -qpl "$spank" | grep -q '/man8/spank_dtplan\.8' || fail "no spank_dtplan.8 in $(basename "$spank")"
+# (outputs read whole: grep -q ending a pipe early fails it under pipefail)
+grep -q '^/usr/share/man/man1/dtplan\.1' <<<"$(rpm -qpl "$cli")" || fail "no dtplan.1 in $(basename "$cli")"
+grep -q '/man8/spank_dtplan\.8' <<<"$(rpm -qpl "$spank")" || fail "no spank_dtplan.8 in $(basename "$spank")"
 # the snippet, commented out, names the plugin folder
 rpm2cpio "$spank" | (cd "$work" && cpio -idm --quiet ./etc/slurm/plugstack.conf.d/dtplan.conf)
 grep -qx "#optional $plugindir/spank_dtplan.so .*" "$work/etc/slurm/plugstack.conf.d/dtplan.conf" ||
 	fail "the plugstack snippet does not name $plugindir/spank_dtplan.so"
-rpm -qp --configfiles "$spank" | grep -qx /etc/slurm/plugstack.conf.d/dtplan.conf ||
+grep -qx /etc/slurm/plugstack.conf.d/dtplan.conf <<<"$(rpm -qp --configfiles "$spank")" ||
 	fail "the plugstack snippet is not %config"
 requires=$(rpm -qp --requires "$spank")
 if [ -n "$slurm_mm" ]; then
