@@ -932,45 +932,6 @@ static void config_setting__defaults_marked__changed_not(void **state)
 	dtplan_config_fini(&c);
 }
 
-/* slurm.conf: AuthInfo's socket (23.11+ comma-separated options too) and
- * NodeAddr per node, ranges expanded in step; other keys pass unread. */
-static void slurm_conf__auth_socket_and_node_addrs__read(void **state)
-{
-	struct dtplan_slurm_conf s;
-	struct dtplan_error err = {0};
-	const char *text = "ClusterName=c1 # a comment\n"
-			   "AuthType=auth/munge\n"
-			   "authinfo=ttl=60,socket=/run/m2/munge.socket.2\n"
-			   "NodeName=DEFAULT CPUs=8 NodeAddr=10.9.9.9\n"
-			   "NodeName=gpu[1-3] NodeAddr=10.0.0.[11-13] CPUs=8\n"
-			   "NodeName=cpu7 CPUs=4\n"
-			   "PartitionName=p Nodes=ALL\n";
-
-	(void)state;
-	assert_int_equal(dtplan_slurm_conf_parse_string(text, "slurm.conf", &s, &err), DTPLAN_OK);
-	assert_string_equal(s.auth_socket, "/run/m2/munge.socket.2");
-	assert_int_equal(s.n_nodes, 3);
-	assert_string_equal(dtplan_slurm_conf_node_addr(&s, "gpu1"), "10.0.0.11");
-	assert_string_equal(dtplan_slurm_conf_node_addr(&s, "gpu3"), "10.0.0.13");
-	assert_null(dtplan_slurm_conf_node_addr(&s, "cpu7"));
-	assert_null(dtplan_slurm_conf_node_addr(&s, "gpu4"));
-	dtplan_slurm_conf_fini(&s);
-
-	/* no AuthInfo: no socket, libmunge's default */
-	assert_int_equal(dtplan_slurm_conf_parse_string("AuthType=auth/munge\n", "x", &s, &err),
-			 DTPLAN_OK);
-	assert_string_equal(s.auth_socket, "");
-	dtplan_slurm_conf_fini(&s);
-
-	/* as many addresses as names, or an error naming the line */
-	assert_int_equal(dtplan_slurm_conf_parse_string("\nNodeName=n[1-4] NodeAddr=10.0.0.[1-3]\n",
-							"slurm.conf", &s, &err),
-			 DTPLAN_ERR_PARSE);
-	assert_int_equal(err.line, 2);
-	assert_non_null(strstr(err.text, "4 nodes but NodeAddr=10.0.0.[1-3] 3 addresses"));
-	assert_int_equal(s.n_nodes, 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -993,7 +954,6 @@ int main(void)
 		cmocka_unit_test(config_apply_topology__switch_settings__copied_or_not_found),
 		cmocka_unit_test(config_nodeset_for__hostnames__first_matching_set),
 		cmocka_unit_test(config_setting__defaults_marked__changed_not),
-		cmocka_unit_test(slurm_conf__auth_socket_and_node_addrs__read),
 	};
 
 	test_setup_stdio();

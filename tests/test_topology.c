@@ -569,20 +569,28 @@ static void topology_parse_string__bad_yaml__error_names_line(void **state)
 		 "'&x': anchors (&) are not supported"},
 		{"- topology: a\n  tree: *x\n", DTPLAN_ERR_PARSE, 2, "aliases (*)"},
 		{"- topology: !!str a\n", DTPLAN_ERR_PARSE, 1, "tags (!) are not supported"},
-		{"- topology: a\n  tree: |\n", DTPLAN_ERR_PARSE, 2, "multi-line scalars"},
-		{"- topology: a\n  tree: {switches: []}\n", DTPLAN_ERR_PARSE, 2,
-		 "flow mappings ({...}) are not supported"},
+		/* a multi-line scalar reads (libyaml), as a scalar */
+		{"- topology: a\n  tree: |\n", DTPLAN_ERR_PARSE, 2, "tree: must be a mapping"},
+		{"- topology: a\n  tree: {switches: leaf1}\n", DTPLAN_ERR_PARSE, 2,
+		 "'switches:' must be a list of switches"},
+		{"- topology: a\n  ? [x]\n  : 1\n", DTPLAN_ERR_PARSE, 2,
+		 "a key that is a list or a mapping"},
+		{"- topology: a\n  tree: {flat: 1, flat: 2}\n", DTPLAN_ERR_PARSE, 2,
+		 "'flat' given twice in one mapping"},
+		{"- topology: \"a\\0b\"\n", DTPLAN_ERR_PARSE, 1, "a NUL character in a scalar"},
 		{"- topology: a\n\tflat: true\n", DTPLAN_ERR_PARSE, 2, "a tab in the indentation"},
 		{"- topology: a\n  flat: true\n---\n- topology: b\n", DTPLAN_ERR_PARSE, 3,
 		 "a second document"},
 		{"- topology: a\n  flat: true\n   extra: 1\n", DTPLAN_ERR_PARSE, 3,
-		 "'extra: 1': unexpected indentation"},
+		 "mapping values are not allowed in this context"},
 		{"- topology: a\n  flat: true\n  flat: true\n", DTPLAN_ERR_PARSE, 3,
 		 "'flat' given twice in one mapping"},
-		{"- topology: a\n  just words\n", DTPLAN_ERR_PARSE, 2, "expected 'key: value'"},
-		{"- topology: \"a\n", DTPLAN_ERR_PARSE, 1, "does not end with its quote"},
+		{"- topology: a\n  just words\n", DTPLAN_ERR_PARSE, 2,
+		 "while scanning a simple key: could not find expected ':'"},
+		{"- topology: \"a\n", DTPLAN_ERR_PARSE, 1,
+		 "while scanning a quoted scalar: found unexpected end of stream"},
 		{"- topology: a\n  block:\n    blocks: [b[1-2]]\n", DTPLAN_ERR_PARSE, 3,
-		 "nested lists and maps are not supported"},
+		 "did not find expected ',' or ']'"},
 		{"topology: a\nflat: true\n", DTPLAN_ERR_PARSE, 1,
 		 "topology.yaml is a list of topologies"},
 		{"- flat: true\n  topology: a\n", DTPLAN_ERR_PARSE, 1,
@@ -656,6 +664,44 @@ static void topology_parse_string__bad_yaml__error_names_line(void **state)
 		if (err.line != cases[i].line || strstr(err.text, cases[i].msg) == NULL)
 			fail_msg("case %zu: got line %d '%s', expected line %d '%s'", i, err.line,
 				 err.text, cases[i].line, cases[i].msg);
+	}
+}
+
+/*
+ * Slurm reads topology.yaml with libyaml, so every YAML form reads: flow
+ * mappings and sequences (Slurm's own example, "- {switch: s1, nodes:
+ * ..."), a whole document in flow style, block scalars, quoted keys,
+ * comments and a leading "---".
+ */
+static void topology_parse_string__yaml_flow_style__read(void **state)
+{
+	static const char *const texts[] = {
+		"- topology: f\n  tree:\n    switches:\n"
+		"    - {switch: s1, nodes: \"n[1-2]\"}\n"
+		"    - {switch: s2, nodes: [n3, n4]}  # a flow list\n"
+		"    - {switch: top, children: \"s[1-2]\"}\n",
+		"---\n[{topology: f, tree: {switches: [{switch: s1, nodes: 'n[1-2]'},\n"
+		"  {switch: s2, nodes: 'n[3-4]'}, {switch: top, children: 's[1-2]'}]}}]\n",
+		"- \"topology\": f\n  tree:\n    switches:\n    - switch: s1\n"
+		"      nodes: >-\n        n[1-2]\n    - switch: s2\n      nodes: |-\n"
+		"        n[3-4]\n    - {\n        switch: top,\n        children: [s1, s2]\n      "
+		"}\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct dtplan_topology *t = yaml_ok(texts[i]);
+
+		assert_int_equal(t->n_switches, 3);
+		assert_int_equal(t->n_nodes, 4);
+		assert_string_equal(t->node_names[0], "n1");
+		assert_string_equal(t->node_names[3], "n4");
+		assert_int_equal(t->node_leaf[0], t->node_leaf[1]);
+		assert_int_not_equal(t->node_leaf[1], t->node_leaf[2]);
+		assert_int_equal(t->switches[t->node_leaf[0]].parent,
+				 t->switches[t->node_leaf[3]].parent);
+		assert_int_not_equal(t->switches[t->node_leaf[0]].parent, -1);
+		dtplan_topology_destroy(t);
 	}
 }
 
@@ -734,6 +780,7 @@ int main(void)
 		cmocka_unit_test(topology_parse_string__yaml_forms__tree_blocks_flat),
 		cmocka_unit_test(topology_parse_string__yaml_26_05__flat_options_rings_toruses),
 		cmocka_unit_test(topology_parse_string__bad_yaml__error_names_line),
+		cmocka_unit_test(topology_parse_string__yaml_flow_style__read),
 		cmocka_unit_test(topology_parse_string__yaml_nested_deep__refused),
 		cmocka_unit_test(topology_parse_string__yaml_large_mapping_and_flow_list__linear),
 	};

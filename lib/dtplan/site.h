@@ -127,6 +127,10 @@ const char *dtplan_hostlist_compress(const char (*names)[64], size_t n, char *bu
  * What dtplan reads in Slurm's slurm.conf (lib/site/slurm_conf.c): MUNGE's
  * socket from AuthInfo=socket= (Slurm's auth/munge and cred/munge use it),
  * and each node's NodeAddr= where one is given.  Other keys pass unread.
+ * dtplan_slurm_conf_read() follows Include lines as Slurm does (relative
+ * paths in the including file's folder, %c the ClusterName; 16 files deep,
+ * 256 in all, a cycle refused); dtplan_slurm_conf_parse_string() has no
+ * folder and passes them unread.  Both leave s empty on error (fini it).
  */
 struct dtplan_slurm_conf {
 	char auth_socket[256]; /* "" when AuthInfo names none */

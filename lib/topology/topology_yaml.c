@@ -36,7 +36,7 @@
  * TOPOLOGY_CONF, RING_CONFIG and TORUS3D_CONFIG parsers (v0.0.45).
 
  *
- * The YAML itself is read by lib/topology/yaml.c.
+ * The YAML itself is read by lib/topology/yaml.c (libyaml's event parser).
  */
 #include "config.h"
 
@@ -612,14 +612,10 @@ enum dtplan_err dtplan__topology_parse_yaml(const char *text, const char *source
 	struct yparser p = {.source = source, .err = err};
 	struct ynode *root = NULL;
 	const struct ynode *pick = NULL;
-	char *copy;
 	enum dtplan_err rv;
 
 	*out = NULL;
-	copy = strdup(text);
-	if (copy == NULL)
-		return dtplan__error(err, DTPLAN_ERR_NOMEM, source, 0, "out of memory");
-	rv = dtplan__yaml_read(&p, copy, &root);
+	rv = dtplan__yaml_read(&p, text, &root);
 	if (rv == DTPLAN_OK && root == NULL)
 		rv = dtplan__error(err, DTPLAN_ERR_PARSE, source, 0, "no topologies defined");
 	if (rv == DTPLAN_OK && root->kind != Y_SEQ)
@@ -647,7 +643,5 @@ enum dtplan_err dtplan__topology_parse_yaml(const char *text, const char *source
 	if (rv == DTPLAN_OK)
 		rv = read_topology(&p, pick != NULL ? pick : root->items[0], out);
 	dtplan__ynode_free(root);
-	free(p.lines);
-	free(copy);
 	return rv;
 }

@@ -1,6 +1,6 @@
 /*
- * yaml_int.h: the YAML subset topology.yaml is written in, read into a tree
- * of values (lib/topology/yaml.c) for topology_yaml.c.  Inside
+ * yaml_int.h: topology.yaml's YAML, read with libyaml's event parser into a
+ * tree of values (lib/topology/yaml.c) for topology_yaml.c.  Inside
  * lib/topology/ only.
  */
 #ifndef DTPLAN_TOPOLOGY_YAML_INT_H
@@ -25,18 +25,11 @@ struct ynode {
 	struct ynode **items; /* Y_MAP values or Y_SEQ items */
 };
 
-/* One non-blank line: its indentation and its content (comment cut). */
-struct yline {
-	int indent;
-	int line;
-	char *text; /* points into the parser's copy; changed in place */
-};
-
 struct yparser {
 	const char *source;
-	struct yline *lines;
-	size_t n, i;
 	struct dtplan_error *err;
+	const char *text; /* the text read, for messages */
+	size_t len;
 };
 
 /* Frees y and everything under it; NULL is fine. */
@@ -47,11 +40,11 @@ enum dtplan_err dtplan__yaml_err(struct yparser *p, int line, const char *fmt, .
 /* Out of memory at line; returns DTPLAN_ERR_NOMEM. */
 enum dtplan_err dtplan__yaml_nomem(struct yparser *p, int line);
 /*
- * Reads copy (changed in place; it must outlive p's lines) into *root: one
- * block from the first line, every line used.  *root is NULL when the text
- * has no line; the caller frees it with dtplan__ynode_free() and p->lines
- * with free().
+ * Reads text (NUL-terminated; it must outlive p) into *root: the value of
+ * its one document.  *root is NULL when the text has none (comments only,
+ * or an empty document); the caller frees it with dtplan__ynode_free().
+ * On error *root is NULL and p->err says where.
  */
-enum dtplan_err dtplan__yaml_read(struct yparser *p, char *copy, struct ynode **root);
+enum dtplan_err dtplan__yaml_read(struct yparser *p, const char *text, struct ynode **root);
 
 #endif /* DTPLAN_TOPOLOGY_YAML_INT_H */
