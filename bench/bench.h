@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench.h: what every benchmark of bench/ times with: a monotonic clock,
  * the order of samples for medians, and the process's peak memory.

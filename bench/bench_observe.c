@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_observe.c: what the epilog adds to a job's end (plugin/observe.c).
  * The ticket lives on the batch node only: every other node of the job

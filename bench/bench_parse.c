@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_parse.c: inputs an admin or a job controls, at sizes that were
  * quadratic once (issue 13, findings 8 and 13).  Prints the median time of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_place.c: full search plus placement of 131,072 GPUs (16,384 nodes of
  * 8 H100, 32 nodes per leaf, 512 leaves under 16 spines, leaves 2:1

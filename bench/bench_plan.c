@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_plan.c: cost of dtplan_plan_create() from 8 to 131,072 GPUs.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/bench_plugin.sh: what the dtplan SPANK plugin adds to sbatch and to an
 # srun step launch, measured on the test cluster (tests/cluster).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_plugin_load.c: what spank_dtplan.so costs a command that does not
  * use it: sbatch, salloc or srun without any --dt-* option.  Without a

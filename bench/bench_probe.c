@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_probe.c: the probe's schedule at scale, simulated (doc/internals/probe.md):
  * for the test cluster's 8 nodes (two leaves of four) and for 1,000 and

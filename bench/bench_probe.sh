@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/bench_probe.sh: what the prolog's measurement adds to job start,
 # measured on the test cluster (tests/cluster), and the simulated schedule at
 # 1,000 and 16,000 nodes (bench/bench_probe).

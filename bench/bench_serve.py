@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench/bench_serve.py: the collector (dtplan serve) under the load of a
 site: 1,000 reports a minute from 8 posting clients (threads, one
 connection each), every report a real plan report with its own MUNGE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spank_null.c: a SPANK plugin that registers dtplan's three options and
  * does nothing with them, for bench/bench_plugin.sh: what any plugin with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cluster.c: the allocation for "dtplan plan --nodes ...": host names, the
  * switch tree, the site file, saved node inventories (hwloc XML or "dtplan

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_calibrate.c: dtplan calibrate --show: what the records taught, and
  * from what.

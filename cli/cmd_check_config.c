@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_check_config.c: "dtplan check-config": validates the site file,
  * topology.conf and the plugstack.conf arguments the plugin would read, and

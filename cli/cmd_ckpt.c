@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_ckpt.c: dtplan ckpt: checkpoint interval from the job's MTBF.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_comm.c: dtplan comm: time of one collective (alpha-beta model).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_fabric.c: "dtplan fabric export": the fabric of topology.conf and a
  * site file as dtplan.fabric/1 JSON, for a site to serve (FabricURL=).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_history.c: dtplan history: planned against measured, one line a job.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_ledger.c: dtplan ledger: memory per GPU for one parallel layout.
  */

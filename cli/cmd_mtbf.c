@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_mtbf.c: dtplan mtbf: the per-GPU MTBF from Slurm's accounting, node-
  * down events (sacctmgr) and jobs ended by NODE_FAIL (sacct), read from

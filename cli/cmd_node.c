@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_node.c: "dtplan node": discover this node (or read an hwloc XML file)
  * and show its GPUs, NVLink domains and NICs.

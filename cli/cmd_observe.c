@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_observe.c: dtplan observe: a finished job's record, from its plan,
  * its output and its observation file (what the plugin's epilog does).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_pipeline.c: dtplan pipeline: simulate a 1F1B schedule and draw it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_plan.c: dtplan plan: the whole plan for a model on N GPUs, offline.
  */

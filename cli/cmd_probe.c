@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_probe.c: "dtplan probe": the prolog's measurement, run by the job's
  * user in a step, one task per node:

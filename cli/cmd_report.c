@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_report.c: "dtplan report": posts a saved plan to a collector, as the
  * plugin does for each job (dtplan.report/1).

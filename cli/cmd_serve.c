@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_serve.c: "dtplan serve", the collector's command: its usage and
  * options, handed to serve_run() (serve/serve.h), which keeps the reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_show.c: dtplan show: a saved plan (a job's dtplan-JOBID.json, or
  * dtplan plan --json) shown as dtplan plan shows it, and its picture.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * completion.c: "dtplan completion bash|zsh": the shell completion scripts,
  * written from the table of commands (cli/dtplan.c) and each command's own

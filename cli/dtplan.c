@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan.c: the dtplan command-line tool: main, global options and the
  * subcommand table.  Each subcommand lives in cli/cmd_<verb>.c and uses only

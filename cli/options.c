@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * options.c: the one option parser of the dtplan subcommands.  A command
  * describes its flags in a table (struct cli_opt, cli/cli.h); cli_parse()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * records.c: the record database for dtplan plan, history, calibrate and
  * observe: which file, and what was learned from it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.c: one plan report for a collector, from the command line
  * ("dtplan report", "dtplan plan --report-url").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * suggest.c: "did you mean" for a mistyped command or option: the nearest
  * of the known words by Damerau-Levenshtein distance (the optimal string

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.c: error reporting, JSON output and logging helpers shared by the
  * subcommands.  The dispatcher (cli/dtplan.c) calls the subcommands

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 --[[
  job_submit.lua: keep dtplan jobs on as few leaf switches as their size allows.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_fabric.c: a fabric description as the fabric service (FabricURL=)
  * or its cache hands it back (dtplan_fabric_desc_parse()), read in both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_global_batch.c: a global batch ("1024", "1538!", "4k"), as gbs= and
  * dtplan plan --global-batch give it (dtplan_parse_global_batch()).

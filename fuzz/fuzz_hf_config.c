@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_hf_config.c: a HuggingFace config.json (dtplan_model_from_hf_config()),
  * through a file as --model PATH gives it: the input is written to one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_hostlist.c: hostlist expressions (lib/base/hostlist.c), as topology.conf,
  * the site file and --nodes give them.  Properties: what compresses expands

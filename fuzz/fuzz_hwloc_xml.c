@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_hwloc_xml.c: an hwloc XML topology, read as a cache entry or
  * --node-xml is: the shape check, then hwloc and dtplan's scan in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_measure_json.c: the prolog's measurement file as the batch step and
  * dtplan plan --measurements read it (dtplan_measure_file_from_json()).

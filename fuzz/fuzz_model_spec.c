@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_model_spec.c: --dt-model / --model specs (dtplan_model_parse()):
  * presets, sizes ("7B") and dimensions ("layers=..,hidden=..,heads=..").

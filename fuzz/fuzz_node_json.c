@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_node_json.c: a node inventory's JSON (dtplan_node_from_json()), as
  * --node-json and the hwloc child give it.  Properties: what reads back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_observe.c: what a job measured, as the epilog reads it
  * (lib/record/observe.c): the DTPLAN_OBSERVE file's JSON lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_plan_json.c: a plan read back, as every srun step reads it
  * (dtplan_plan_ranks_from_json(), then each task's environment from it,

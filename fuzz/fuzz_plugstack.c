@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_plugstack.c: the plugin's arguments on its plugstack.conf line
  * (dtplan_config_parse_args()), split on blanks as Slurm splits them.

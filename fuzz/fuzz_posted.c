@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_posted.c: a document posted to the collector (dtplan_posted_parse(),
  * what dtplan serve takes before it stores anything).  Property: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_report.c: the report a collector receives (dtplan_report_to_json()),
  * from a plan text that dtplan report reads from a file.  Property: a plan

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_serve_http.c: the collector's HTTP request path (serve/serve_http.c
  * over libmicrohttpd): each input is written raw to a collector on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_site.c: the site file, dtplan.conf (lib/site/config.c).  A node set it
  * describes is looked up by a name its expression gives.

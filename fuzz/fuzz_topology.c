@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_topology.c: Slurm's topology.conf (lib/topology/topology.c), then the site's
  * switch settings applied to the tree (lib/site/config.c).  Properties: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_train.c: --dt-train values (dtplan_request_parse_train()), e.g.
  * "seq=4096,gbs=512!,tp=8,recompute=auto,gpu=h100".  Property: what parses

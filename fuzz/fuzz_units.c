@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_units.c: sizes, rates, times, counts, whole numbers and booleans
  * (lib/base/units.c, lib/site/config.c's dtplan_parse_bool), as options and site file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_wire.c: a probe message as a node of the measurement receives it
  * from the network (lib/measure/wire.c): the frame (header, credential, body),

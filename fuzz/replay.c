@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * replay.c: runs every fuzzing harness on its seed corpus and on the inputs
  * that once crashed it, with the project's own compiler (make check):

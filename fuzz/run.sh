@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz/run.sh: builds the libFuzzer harnesses (fuzz/fuzz_*.c) with clang,
 # AddressSanitizer and UBSan, and runs each for a bounded time on a copy of
 # its seed corpus (tests/fuzz/corpus/NAME) and its regressions.  Fails on a

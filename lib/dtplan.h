@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan.h: libdtplan, placement plans for distributed training.
  *

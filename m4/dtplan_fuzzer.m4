@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # DTPLAN_WITH_FUZZER
 # ------------------
 # The libFuzzer harnesses (fuzz/) are built by `make fuzz` with a clang that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # DTPLAN_WITH_SLURM
 # -----------------
 # --with-slurm[=PREFIX]: locate <slurm/spank.h>.  slurm.pc is optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core.c: the entry points of dtplan_core.so and dtplan_submit.so, which
  * spank_dtplan.so calls where the work is (see the timeline in

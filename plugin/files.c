@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * files.c: the plan's files in the job's directory, written as the job's
  * user: dtplan-<jobid>.json and beside it the hostfile, the DeepSpeed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * local.c: sbatch/salloc (allocator context) and srun (local context), as the
  * user, before the allocation exists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log_slurm.c: libdtplan's log sink for the plugin.
  *

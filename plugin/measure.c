@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * measure.c: the prolog's measurement in the job's steps (slurmstepd).
  *

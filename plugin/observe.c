@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * observe.c: what a job measured becomes its record, in the epilog.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * opts.c: --dt-plan, --dt-model and --dt-train.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plugin.h: what the SPANK plugin's files share.  Never installed.
  *

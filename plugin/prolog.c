@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prolog.c: the job prolog and epilog (job_script context: root, a fresh
  * process per run, no slurm_spank_init, plugstack arguments in argv).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * service.c: the fabric service (FabricURL=) and the plans' collector
  * (ReportURL=) in slurmstepd.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * site.c: the plugstack.conf arguments and the site file they name ->
  * struct dtplan_config, for every context that reads them (init in each

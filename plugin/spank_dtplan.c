@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spank_dtplan.c: the SPANK entry points of dtplan: the options, and the
  * work handed to dtplan_core.so (plugin/core.c), loaded only where it is

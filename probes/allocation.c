@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * allocation.c: the allocation a plan is made on, and the plan, assembled in
  * one place and one order for the plugin (plugin/remote.c) and the CLI

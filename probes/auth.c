@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * auth.c: the probe's credentials with MUNGE, Slurm's own authentication:
  * munged runs on every Slurm node and shares one key, so a credential made

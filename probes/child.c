@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * child.c: the one bounded child process of libdtprobes: work forked off
  * the caller's process (slurmstepd, the prolog, the CLI) and bounded in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtprobes.h: libdtprobes, what measures the hardware for libdtplan.
  *

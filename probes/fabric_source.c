@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_source.c: the fabric service's policy, where the allocation is
  * assembled (probes/allocation.c asks it): which switch tree a plan uses

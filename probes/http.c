@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * http.c: the only libcurl user.  Fetches a fabric description from a
  * service (FabricURL=) through a cache file, and posts plan reports to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inventory.c: the inventory of an allocation, assembled in one place for
  * the plugin (the batch step) and the CLI (dtplan plan).  Each host takes,

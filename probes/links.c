@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * links.c: one pair's link probe in one round (doc/internals/probe.md,
  * "A pair in a round").  The prober connects, reads and checks the peer's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * net.c: sockets for the probe: listeners on the configured port range,
  * non-blocking connects and reads and writes bounded by deadlines, node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * node.c: where a node's inventory comes from: a live hwloc discovery, an
  * XML file, or the node cache the prolog fills.  probes/node_scan.c turns a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * node_scan.c: a loaded hwloc topology -> struct dtplan_node: GPUs, NICs,
  * the nearest NIC of each GPU, NVLink/xGMI domains.  Only reads the

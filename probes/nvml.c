@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nvml.c: optional NVIDIA Management Library support, loaded at run time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probes_private.h: internals shared across libdtprobes files.  Never
  * installed.  Functions here carry the dtprobe__ prefix; libdtplan's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous.c: one node's part in measuring the allocation
  * (doc/internals/probe.md): the driver.

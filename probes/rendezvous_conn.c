@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous_conn.c: the probe engine's connections (doc/internals/probe.md,
  * "Who speaks first", "Wire format").

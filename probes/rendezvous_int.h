@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous_int.h: what the probe engine's files share, and only they
  * include (doc/internals/probe.md).

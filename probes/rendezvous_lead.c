@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous_lead.c: the probe engine's leader, node 0
  * (doc/internals/probe.md, steps 5 and 8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous_tree.c: the probe engine's fan-in tree (doc/internals/probe.md,
  * steps 3, 4 and 7).

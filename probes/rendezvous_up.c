@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rendezvous_up.c: the probe engine's uplink, a node's connection to its
  * parent in the fan-in tree (doc/internals/probe.md, step 3, "Who speaks

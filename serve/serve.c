@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve.c: the collector's run (serve.h): the --fabric file, the store,
  * the server, and the signals that end it.  Runs in the foreground until

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve.h: "dtplan serve", the collector (serve/, libdtserve.la, linked
  * into dtplan), as the command sees it: its defaults, its options and one

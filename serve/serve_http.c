@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve_http.c: the collector's HTTP server (libmicrohttpd) and the trust a
  * report needs.

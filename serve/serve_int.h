@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve_int.h: what the collector's files share, in five files over this
  * header: serve.c the run (the fabric file, the store, the signals),

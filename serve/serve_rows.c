@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve_rows.c: what the collector's answers share (serve_view.c): rows
  * copied out of the store, so that an answer is rendered after the store's

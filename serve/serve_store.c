@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve_store.c: the collector's SQLite store.  One file, in WAL mode (the
  * page and /metrics read while reports are written), its schema versioned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * serve_view.c: what the collector answers, from its store: /metrics in
  * Prometheus's text format (0.0.4), the admin page (HTML with inline SVG,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tests/calibrate.py: fit the step-time model's calibrated constants, and
 check them out of sample.
 

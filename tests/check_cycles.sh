@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_cycles.sh [DIR...]: no cycle among the objects of a folder.
 #
 # For each folder (relative to the build tree: lib, plugin, probes, cli,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_exports.sh: the plugin's two modules export only what is looked up.
 #
 # spank_dtplan.so: the four variables of SPANK_PLUGIN() and slurm_spank_*

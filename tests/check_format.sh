@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_format.sh: every C source and header the project tracks is
 # formatted as .clang-format says.
 #

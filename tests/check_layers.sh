@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_layers.sh: libdtplan's areas only use the areas below them.
 #
 # lib/ has one folder per area, in this order from the bottom up (the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_plugin_load.sh: what a command loads with spank_dtplan.so in its
 # plugstack.conf.  Without a --dt-* option: the plugin alone (no core,
 # hwloc or Jansson); with one, the option's callback loads the submit side's

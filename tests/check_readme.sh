@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_readme.sh: README.md's examples are what the CLI prints.
 #
 # An example is a line "$ dtplan ARGS..." inside a ``` block, followed by

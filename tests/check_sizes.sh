@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_sizes.sh: no C source over 1,000 lines and no header over 800
 # in lib/, probes/, plugin/, cli/ and serve/ (doc/internals/map.md: a file
 # that grows past them holds more than one job; cut it along its seams).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_slurm_headers.sh: every plugin/*.c compiles with -Werror against the
 # public headers of each Slurm release found in DTPLAN_SLURM_HEADERS
 # (default: ../shared/slurm-headers beside the source tree), one folder per

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/check_warnings.sh: every warning code dtplan makes is in the one
 # warnings table (lib/plan/warnings.c, warning_kinds[]), which says which
 # codes refuse a job.

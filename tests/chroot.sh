@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/chroot.sh: dtplan's tests on other Debian releases (and their Slurm),
 # in debootstrap chroots on this machine.
 #

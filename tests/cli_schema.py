@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tests/cli_schema.py: checks the CLI's own JSON against doc/dtplan.cli.schema.json.
 
 Usage: cli_schema.py SCHEMA FILE...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * http_helper.c: runs tests/http_server.py for the cmocka drivers.
  */

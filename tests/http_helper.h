@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * http_helper.h: tests/http_server.py, a fabric service and a plan collector
  * on loopback, run by the cmocka drivers that talk HTTP (test_http,

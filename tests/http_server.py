@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A fabric service and a plan collector on loopback, for the HTTP tests.
 
 Usage: http_server.py DIR [ADDRESS]

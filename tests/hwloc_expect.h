@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hwloc_expect.h: what the hwloc the tests build and run against does with
  * the malformed XML dtplan must survive, keyed on what that hwloc is, so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/install-deps.sh: installs what building and testing dtplan needs on
 # Debian 12 / Ubuntu (as root).  Already-installed packages cost nothing.
 #
@@ -18,7 +19,7 @@ all="build-essential autoconf automake libtool pkg-config
 	libslurm-dev slurmctld slurmd slurmdbd slurm-client slurm-wlm-basic-plugins munge mariadb-server
 	iproute2 iptables iperf3 libnetfilter-queue-dev bats lua5.3 python3 python3-jsonschema python3-torch
 	valgrind clang clang-format-14|clang-format debhelper git
-	libmicrohttpd-dev libsqlite3-dev sqlite3 curl prometheus chromium libyaml-dev rpm rpmlint"
+	libmicrohttpd-dev libsqlite3-dev sqlite3 curl prometheus chromium libyaml-dev rpm rpmlint zsh"
 packages=${*:-$all}
 if [ "$packages" = --list ]; then
 	echo $all

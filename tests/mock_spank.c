@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mock_spank.c: fake spank_* and slurm_* functions for the plugin's tests.
  * See mock_spank.h.

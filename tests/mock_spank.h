@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mock_spank.h: the fake Slurm that tests/test_plugin.c runs the plugin in.
  *

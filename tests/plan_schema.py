@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tests/plan_schema.py: checks plan JSON files against the dtplan.plan/1 schema.
 
 Usage: plan_schema.py SCHEMA FILE...

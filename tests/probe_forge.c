@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe_forge.c: sends forged probe messages to a prolog's leader, for
  * tests/cluster/measure.bats.  Each kind goes on a connection of its own:

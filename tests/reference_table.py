@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tests/reference_table.py: dtplan against published training runs.
 
 Usage: reference_table.py [--dtplan PATH] [--table FILE] [--check]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/rpm.sh: builds the RPM packages from make dist's tarball with
 # rpmbuild -ta, as a RHEL site would (dtplan.spec), here on Debian with its
 # rpm package, and lints them.

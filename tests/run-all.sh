@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/run-all.sh: the one command that runs every dtplan test.
 #
 #   1. installs the build and test dependencies (when root),

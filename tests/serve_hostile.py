@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Hostile clients against a dtplan collector on loopback (issue 32), bounded
 in count and time.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Posts a file to a dtplan collector with a MUNGE credential made by the
 munge(1) command, the way probes/auth.c binds a body: the payload is
 "dtplan.report-body/1 sha256=" and the body's SHA-256 in hex.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_allocations.c: a plan for every allocation.  Every preset model on
  * every whole number of 8-GPU nodes from 1 to 64 either gets a plan or is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_auth.c: the probe's MUNGE credentials (probes/auth.c) against a
  * munged of the test's own (a key, socket and log in a scratch folder,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_base.c: the small mechanisms of lib/base/ every area shares: the
  * growing text (text.c), the UTF-8 check (utf8.c), the raw JSON scanner

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cli_util.c: the CLI's JSON numbers (cli/util.c): what a command's
  * --json writes for finite, whole, huge and non-finite values.

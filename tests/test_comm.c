@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_comm.c: alpha-beta collective costs (DESIGN.md acceptance numbers).
  */

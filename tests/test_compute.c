@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_compute.c: the kernel time model (lib/cost/compute.c).  Every expected
  * number is the arithmetic of doc/internals/cost-model.md ("Compute") done by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_config.c: defaults, the site file dtplan.conf, plugstack.conf
  * arguments and applying switch settings to a topology.

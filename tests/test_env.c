@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_env.c: a plan as launcher environment variables (lib/launch/env.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_error.c: error codes, struct dtplan_error helpers and the JSON
  * member getters' one convention.

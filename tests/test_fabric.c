@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_fabric_json.c: fabric descriptions as a service serves them
  * (dtplan.fabric/1 JSON and topology.conf), their export, and the reports a

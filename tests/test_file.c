@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_file.c: the bounded reader of whole files (lib/base/file.c).  FIFOs,
  * devices, directories, links and files over their limit get an error naming

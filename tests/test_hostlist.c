@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_hostlist.c: Slurm hostlist expressions: expansion, matching and
  * compression.

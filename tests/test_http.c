@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_http.c: probes/http.c against a real HTTP server on loopback
  * (tests/http_server.py): answers, every fault within its bound, the cap,

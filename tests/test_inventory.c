@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_inventory.c: the inventory of an allocation (probes/inventory.c):
  * the order of the sources, records shared among equal nodes, the assumed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_job_submit_lua.sh: etc/job_submit.lua with a fake `slurm` table, the
 # way slurmctld's job_submit/lua calls it, on hand-made topology.conf files
 # found beside $SLURM_CONF as slurmctld would.  Skipped (77) without lua.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_launch.c: the plan in the frameworks' words (lib/launch/launch.c): exact
  * Megatron-LM arguments, NeMo overrides, DeepSpeed fragments, hostfiles,

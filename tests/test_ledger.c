@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_ledger.c: memory per GPU (DESIGN.md acceptance numbers, Korthikanti's activations).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_measure.c: link results -> measurements (tiers, uplinks, stragglers,
  * missing nodes), the measurement as a plan's input and its warnings, the

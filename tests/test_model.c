@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_model.c: presets, parameter counts, config.json, explicit dimensions, sizes.
  */

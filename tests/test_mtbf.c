@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_mtbf.c: the per-GPU MTBF from Slurm's parsable accounting output
  * (lib/record/mtbf.c) and its exact chi-square interval.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_node.c: node discovery (probes/node.c, probes/nvml.c) and the node
  * inventory JSON (lib/json/node_json.c).

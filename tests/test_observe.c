@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_observe.c: what a job measured (lib/record/observe.c): the step
  * lines of Megatron-LM, torchtitan, DeepSpeed and Lightning, the

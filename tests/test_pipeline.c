@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_pipeline.c: 1F1B and interleaved schedule simulation.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_placement.c: fabric layout, rank orders on leaf uplinks, ranks and
  * placement warnings (lib/fabric/placement.c and its hooks in search.c, plan.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plan_json.c: plan -> JSON (lib/json/plan_json.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plan_ranks_json.c: reading back the parts of a plan's JSON that
  * tasks need, and the whole plan for dtplan show (lib/json/plan_ranks_json.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin.c: the SPANK glue (the plugin sources) run against tests/mock_spank.c.
  *

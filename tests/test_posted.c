@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_posted.c: what a collector takes (lib/json/posted_json.c): each
  * kind's members and types, and the refusals, each with its code and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_probe.c: the probe engine end to end on loopback (probes/rendezvous.c,
  * links.c, net.c): four processes, one per node, with real sockets and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_probe_schedule.c: the probe schedule as a pure function (pairs per
  * round, disjointness, coverage, a constant round count at 8, 1,000 and

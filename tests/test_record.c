@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_record.c: the records of earlier runs (lib/record/): the shape
  * fingerprint, the SQLite database and its refusals, the learned

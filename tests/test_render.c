@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_render.c: plan -> text block and SVG (lib/launch/render.c).
  */

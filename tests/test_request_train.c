@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_request_train.c: --dt-plan and --dt-train text -> request fields.
  */

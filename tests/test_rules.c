@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_rules.c: the training rules (lib/model/rules.c), and that the
  * request's checks, the ledger and the search's enumeration ask them alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_search.c: the configuration search, the step-time model and plans
  * (lib/plan/search.c, rank.c, candidate.c, predict.c, lib/plan/plan.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_slurm_conf.c: what dtplan reads in Slurm's slurm.conf (AuthInfo's
  * socket, NodeAddr=) and the Include lines it follows as Slurm does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_split_sweep.c: every plan dtplan writes reads back with the same
  * split, through each reader: the whole plan (dtplan show), the ranks an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_straggler.c: the step waits for the slowest GPU (lib/plan/
  * straggler.c): the normal quantile, the quantiles of the maximum of N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_strmap.c: the string map (lib/base/strmap.c): put and get through
  * growth, duplicates and absent names, and the hash's key: every map has

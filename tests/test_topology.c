@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_topology.c: topology.conf, SLURM_TOPOLOGY_ADDR trees and the lookups
  * placement uses.

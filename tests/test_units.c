@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_units.c: parsing and formatting sizes, rates, times, counts, longs, bools.
  */

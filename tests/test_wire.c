@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_wire.c: the probe's wire format (lib/measure/wire.c) and the SHA-256 its seal
  * uses (lib/base/sha256.c): headers, frames, seals, every body type, and hostile

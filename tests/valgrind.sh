@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/valgrind.sh: runs the cmocka unit tests and the fuzzing corpus replay
 # (fuzz/replay) under valgrind's memcheck: any invalid access, use of
 # uninitialised memory or leak (definite or possible) fails, in the test

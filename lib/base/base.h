@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * base/base.h: the base every area and libdtprobes use: errors, the log,
  * strings, the growing text, the UTF-8 check, the string map, Slurm-style

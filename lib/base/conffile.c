@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * conffile.c: reading Slurm-style configuration files (topology.conf,
  * dtplan.conf), read whole with dtplan_file_read(), one line at a time

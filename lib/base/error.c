@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * error.c: error codes and struct dtplan_error helpers.
  */

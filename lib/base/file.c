@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * file.c: the one reader of whole files.  Every file dtplan reads as text
  * (site file, topology.conf, config.json, node JSON, hwloc XML, the plan read

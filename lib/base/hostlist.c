@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hostlist.c: Slurm hostlist expressions ("node[01-16,20],gpu7") expanded to
  * names, matched against a name without expanding, and compressed back for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json_get.c: the one family that reads a member of a JSON object for the
  * readers of text dtplan did not write or that users may edit (node JSON,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json_load.c: Jansson's parser for JSON that dtplan did not write (the
  * fabric service's answer, the measurement file, node JSON, a model's

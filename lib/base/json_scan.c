@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json_scan.c: the one raw JSON scanner: where blanks, a string and a value
  * end in a text, without building or checking anything.  For readers that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kv.c: the one Key=Value table engine (issue 20).  A list of key=value
  * tokens, split on ',' or on blanks, applied to a struct through a table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c: the library's only way to say something.  The host program installs
  * a sink (stderr in the CLI, slurm_* in the plugin); without one, messages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sha256.c: SHA-256 (FIPS 180-4), written from the standard.  The probe's
  * MUNGE credential carries the digest of the message body it vouches for

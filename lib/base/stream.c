@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stream.c: a text written through stdio into memory (open_memstream(3)),
  * for writers that print with fprintf: the hand-offs and the plan's text

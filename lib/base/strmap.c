@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * strmap.c: a small string -> int hash map (open addressing), so that name
  * lookups stay linear on clusters of tens of thousands of nodes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * text.c: the one growing text (curl's dynbuf): printf-style and raw
  * appends, doubling from 1 KiB; on allocation failure it frees what it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tree.c: the one cycle check of a forest given as parent links (switches
  * under their parents): each node's parents are walked once, the path

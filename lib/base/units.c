@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * units.c: sizes, rates, times and counts as people write them.
  */

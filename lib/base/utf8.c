@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * utf8.c: the one UTF-8 check, RFC 3629's: no overlong forms, no
  * surrogates, nothing past U+10FFFF.

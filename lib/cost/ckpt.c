@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ckpt.c: checkpoint interval from the job's failure rate (Young, Daly).
  */

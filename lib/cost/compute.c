@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compute.c: how long the kernels of one micro-batch take on one GPU: matrix
  * multiplies at the GPU's measured matmul ceiling with tile and wave

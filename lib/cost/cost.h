@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cost/cost.h: the kernel model's rates and times, optimizer bytes and the
  * ledger's per-split shape.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ledger.c: memory a GPU needs for weights, gradients, optimizer state and
  * activations.

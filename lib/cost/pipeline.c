@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pipeline.c: 1F1B pipeline schedule simulation and bubble.
  *

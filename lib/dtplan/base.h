@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/base.h: errors, logging, units, bounded files and the library's version.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/cost.h: the memory ledger, collectives, the pipeline and the checkpoint interval.
  *

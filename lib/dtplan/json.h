@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/json.h: dtplan's own documents: plans, nodes, fabric descriptions and reports.
  *

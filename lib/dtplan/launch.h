@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/launch.h: what a plan becomes for people and launchers: text, SVG, environment, framework arguments.
  *

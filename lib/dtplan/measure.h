@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/measure.h: libdtplan's side of measuring an allocation: the probe
  * schedule, the probe's wire format and the measurements a plan reads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/node.h: a node's inventory and sets of distinct inventories.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/plan.h: the request, the search and the plan; the user's options as text.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/record.h: what earlier runs measured and what later plans learn
  * from it (lib/record/, doc/internals/records.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtplan/site.h: the switch tree and the site's configuration.
  *

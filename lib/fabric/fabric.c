@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric.c: the allocation's fabric layout: nodes in topology order, GPUs in
  * rail order, NVLink domains, leaf runs and their uplinks.  The rules are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric/fabric.h: the allocation as placement sees it, its links' cost and the
  * placement.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_cost.c: what a (tp, pp, dp) split costs on a fabric under a rank
  * order: where each group kind runs and its effective bandwidth over the

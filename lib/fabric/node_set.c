@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * node_set.c: distinct node inventories shared among the hosts of a job
  * (probes/inventory.c keeps an allocation's records in one).

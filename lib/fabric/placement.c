@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * placement.c: ranks -> GPUs -> nodes -> switches on a built fabric
  * (lib/fabric/fabric.c) under the chosen candidate's rank order.  The rules are in

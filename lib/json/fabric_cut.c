@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_cut.c: the answer's top-level "switches" array cut out of its text
  * by the raw scanner (base/base.h), its members as spans.  See

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_export.c: a topology.conf and a site file written as one
  * dtplan.fabric/1 JSON document ("dtplan fabric"), the form fabric_json.c

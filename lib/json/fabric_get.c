@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_get.c: the fabric answer's members as Key=Value tokens (a string,
  * a quantity with its unit, a list of names), the keys an object may hold,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_int.h: the fabric answer's reader (dtplan.fabric/1, fabric_json.c)
  * in four files over one parse state: fabric_json.c the entry and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_json.c: fabric descriptions as a service serves them.  Two formats,
  * chosen by the answer's Content-Type or the site's FabricFormat=

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fabric_switches.c: the fabric answer's switches: each read once, their
  * names indexed, children and parents linked, cycles refused, those over a

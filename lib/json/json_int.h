@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json/json_int.h: what the plan writer takes from the measurement writer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * measure_json.c: measurements <-> JSON: the "measurements" object of the
  * plan and of "dtplan probe --json", and the measurement file the prolog's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mtbf_json.c: the cache of `dtplan mtbf --write-cache` ("dtplan.mtbf/1"),
  * and what plans take from it with the site's MTBF=slurm.

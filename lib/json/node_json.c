@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * node_json.c: node inventory (struct dtplan_node) <-> JSON, and NIC kind
  * names.

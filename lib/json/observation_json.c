@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * observation_json.c: a finished job's record, from the files it left
  * (the plugin's epilog and dtplan observe), and "dtplan.observation/1",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_json.c: plan -> JSON ("dtplan.plan/1").  The only Jansson user for
  * plans.  Objects keep insertion order, so the text does not depend on

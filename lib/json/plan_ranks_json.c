@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_ranks_json.c: a plan's JSON read back.  dtplan_plan_ranks_from_json()
  * reads the part tasks need (parallel degrees, node order, ranks) in every

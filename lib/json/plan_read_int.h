@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_read_int.h: what the parts of the plan reader share (lib/json/ only).
  *

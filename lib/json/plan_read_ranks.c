@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_read_ranks.c: what tasks need from a plan's JSON, read with the
  * streaming reader (plan_read_stream.c) from where the first pass found it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_read_stream.c: the plan reader's tokenizer, a small JSON reader over
  * a NUL-terminated text that allocates nothing: a value of any kind checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan_read_whole.c: the whole plan's small members for
  * dtplan_plan_from_json() (dtplan show), each from the Jansson tree of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * posted_json.c: what a collector takes (dtplan serve, ReportURL=): a plan
  * report (dtplan.report/1, report_json.c writes it), a job's observation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report_json.c: what a collector (ReportURL=) receives for each plan,
  * "dtplan.report/1": who, where and when, the plan's state and warnings,

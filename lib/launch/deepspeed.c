@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * deepspeed.c: the plan as a DeepSpeed configuration fragment, or why
  * DeepSpeed cannot run it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * env.c: a plan as environment variables for launchers (torchrun,
  * Megatron-LM, DeepSpeed).  The plugin copies them into the job or the task;

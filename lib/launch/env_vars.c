@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * env_vars.c: struct dtplan_env, the NAME=value list that lib/launch/env.c and
  * lib/launch/launch.c fill and the host program copies into an environment.

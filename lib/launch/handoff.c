@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * handoff.c: what every hand-off of lib/launch/ shares: the text it builds,
  * the plan it checks, its global batch, sequence and checkpoint interval,

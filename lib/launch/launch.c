@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * launch.c: the plan in the words of the frameworks that run it: the one
  * dispatcher over the hand-offs of lib/launch/ (megatron.c, nemo.c,

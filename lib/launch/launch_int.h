@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * launch/launch_int.h: what the hand-offs of lib/launch/ share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * megatron.c: the plan as Megatron-LM arguments, and the stage splits,
  * recompute modules and GPU names its successors (NeMo, Megatron-Bridge) take.

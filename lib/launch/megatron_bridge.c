@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * megatron_bridge.c: the plan as Megatron-Bridge overrides.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nemo.c: the plan as NeMo 1.x overrides.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * render.c: plan -> the readable block for people and the job log, and an
  * SVG picture of nodes and GPUs coloured by pipeline stage.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * torchrun.c: the plan for torchrun and a hostfile: the nodes, the ranks per
  * node, the rendezvous port, a hostfile in rank order.

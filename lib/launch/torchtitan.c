@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * torchtitan.c: the plan as torchtitan options, or why they cannot say it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe_schedule.c: who probes whom in each round, the fan-in tree, and
  * what a run costs (doc/internals/probe.md).  A pure function of the node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * wire.c: the probe's messages as bytes (doc/internals/probe.md, "Wire
  * format").  Frames and bodies are big-endian; every count read from a

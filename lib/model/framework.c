@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * framework.c: one row per framework (enum dtplan_framework): its names and
  * the traits every other file reads, so that adding a framework or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model.c: model presets, HuggingFace config.json and explicit dimensions.
  *

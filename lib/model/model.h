@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/model.h: a model's parameters by where a pipeline holds them, and
  * the training rules: which splits a model and a framework allow.

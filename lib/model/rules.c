@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rules.c: which splits a model and a framework allow, and why not.
  *

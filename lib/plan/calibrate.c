@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * calibrate.c: a candidate's shape class, and the learned correction its
  * predicted step carries (lib/record/learn.c learns them from the records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * candidate.c: one candidate of the search before its time is predicted:
  * the request's constants the search works from, the pipeline stages a

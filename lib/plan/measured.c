@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * measured.c: a measurement's findings as the plan's warnings.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan.c: request + cluster -> plan: the fabric, the search, the
  * checkpoint interval, the placement and the warnings, in that order

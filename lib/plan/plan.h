@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plan/plan.h: the request's checks, the search and the plan's warnings.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * predict.c: the predicted step of one candidate.  The formulas are derived
  * in doc/internals/cost-model.md; keep the two in step.  The kernels' times

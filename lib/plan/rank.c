@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rank.c: which of the search's candidates is the plan, which the
  * runner-up, and why.  Two passes over the same candidates: the first finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * request.c: the request's one home: its defaults, the site configuration
  * applied to it, the user's options as text (--dt-plan, --dt-train, the

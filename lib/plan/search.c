@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * search.c: the (tp, pp, dp, zero, micro-batch, recompute, interleaving,
  * offload) search.  The formulas are derived in doc/internals/cost-model.md;

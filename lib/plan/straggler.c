@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * straggler.c: the step waits for the slowest of its GPUs.  Each GPU's
  * compute per step is taken as normal, mean mu and standard deviation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * warnings.c: every warning of a plan, made in one place from the finished
  * plan (and the fabric it was placed on): the fabric's (nodes that differ,

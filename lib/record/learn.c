@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * learn.c: the corrections later plans apply, learned from the records
  * (dtplan/record.h says how; doc/internals/records.md why).

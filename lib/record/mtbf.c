@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mtbf.c: the per-GPU MTBF from Slurm's own records: node-down events
  * (sacctmgr -P show event) and jobs ended by NODE_FAIL (sacct -P), read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * observe.c: what a job measured, from the file it appended to
  * (DTPLAN_OBSERVE) and from the step lines its framework printed.  Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * recdb.c: the record database, one SQLite file (libsqlite3).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * record.c: a plan's shape fingerprint and the plan half of a run's record.
  */

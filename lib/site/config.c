@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config.c: the site configuration's settings.  Defaults
  * (dtplan_config_init(), the only place they live), the table of global

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config_args.c: the plugstack.conf arguments: space-free key=value tokens,
  * the snake_case names of the site settings plus site=, topology= and

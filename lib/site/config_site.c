@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config_site.c: the site file dtplan.conf.  Slurm-style lines of
  * whitespace-separated Key=Value tokens: SwitchName= lines describe switches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * site/site_int.h: the settings table, shared by the site file's and the
  * plugstack arguments' readers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slurm_conf.c: what dtplan takes from Slurm's own slurm.conf: the socket
  * Slurm's MUNGE plugin talks to (AuthInfo=socket=PATH) and the addresses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology.c: the cluster's switch tree, linked from the switches (or
  * blocks) a topology file names or built from per-node SLURM_TOPOLOGY_ADDR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology_block.c: Slurm's topology/block topology.conf (Slurm 23.11+),
  * the way NVL72-class systems are described:

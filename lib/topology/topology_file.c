@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology_file.c: a topology file in whichever form Slurm reads, handed to
  * its reader: topology.yaml (lib/topology/topology_yaml.c), a topology.conf of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology/topology_int.h: what the topology readers share: entries before they
  * are linked, the linker, the readers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology_tree.c: Slurm's topology.conf for topology/tree, one switch per
  * line, into the entries lib/topology/topology.c links:

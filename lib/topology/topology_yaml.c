@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology_yaml.c: Slurm's topology.yaml (Slurm 25.05+), a list of named
  * topologies, each a tree, a set of blocks or flat:

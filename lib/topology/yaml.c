@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * yaml.c: the YAML of topology.yaml, read with libyaml's event parser (as
  * Slurm reads it, src/interfaces/serializer/yaml) into a tree of values:

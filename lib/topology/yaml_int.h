@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * yaml_int.h: topology.yaml's YAML, read with libyaml's event parser into a
  * tree of values (lib/topology/yaml.c) for topology_yaml.c.  Inside

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs plans' DeepSpeed fragments through DeepSpeed's own configuration checks.
 
 Usage: deepspeed_config.py DEEPSPEED_DIR PLAN.json...

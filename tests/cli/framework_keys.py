@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks a plan's launch words against the frameworks' own option tables.
 
 Every Megatron-LM argument, Megatron-Bridge override key and torchtitan

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Stand-ins for what a framework's modules import and this Python lacks.
 
 install() puts an empty, permissive module in place of each named module

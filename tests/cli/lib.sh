@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cli/lib.sh: helpers for the CLI tests, sourced by tests/cli/test_*.sh.
 #
 # Each test script runs dtplan with arguments and checks the exit status,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Applies plans' Megatron-Bridge overrides as Megatron-Bridge applies them.
 
 Usage: megatron_bridge_overrides.py MEGATRON_LM_DIR MEGATRON_BRIDGE_DIR PLAN.json...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks a plan's ranks against the process groups Megatron-LM forms.
 
 An independent re-implementation, from reading it, of Megatron-LM's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs plans' Megatron-LM arguments through Megatron-LM's own validation.
 
 Usage: megatron_validate.py MEGATRON_LM_DIR PLAN.json...

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Blackwell (issue 33): GB300 and B300 in the catalog, precision=mxfp8 and
 # precision=nvfp4 (Transformer Engine's MXFP8BlockScaling and
 # NVFP4BlockScaling), refused where the tensor cores lack block scaling.

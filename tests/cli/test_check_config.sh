@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan check-config: valid files, each kind of bad file, usage errors.
 . "$(dirname "$0")/lib.sh"
 data="$top_srcdir/tests/data"

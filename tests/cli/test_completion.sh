@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shell completion: etc/completion/dtplan (bash) and _dtplan (zsh) are what
 # `dtplan completion bash|zsh` writes from the commands' own flag tables
 # (DTPLAN_UPDATE_GOLDEN=1 rewrites them), every flag of a table is in its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A sweep of plans whose DeepSpeed fragments go through DeepSpeed's own
 # DeepSpeedConfig (batch check for the plan's world, ZeRO stage), its
 # pipeline topology's rank coordinates and its engines' ZeRO/MoE checks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every Megatron-LM argument, Megatron-Bridge override and torchtitan option a
 # plan emits is one the framework defines, of its type, among its choices
 # (tests/cli/framework_keys.py names the sources and commits read).

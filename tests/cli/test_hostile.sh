@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile and careless input through the CLI (issue 13): every case gets a
 # clear error and an exit status, never a hang, a crash or a wrong answer.
 # dtplan runs under timeout(1): a hang fails the case (status 124) instead of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fabric from a service and plans posted to a collector, against a real
 # HTTP server on loopback (tests/http_server.py): dtplan plan --fabric-url
 # and --report-url, dtplan report, dtplan fabric export.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --json stays JSON for every input: a value that is infinite or undefined
 # is written as null (JSON has no inf or nan), the others as numbers.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --json on every command, and the CLI's own documents against their schema
 # (doc/dtplan.cli.schema.json, checked by tests/cli_schema.py): version, help,
 # ledger, pipeline, comm, ckpt, calibrate, check-config, observe and report;

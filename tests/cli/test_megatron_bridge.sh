@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A sweep of plans whose DT_MEGATRON_BRIDGE_OVERRIDES go onto Megatron-Bridge's
 # own recipe ConfigContainer through its own OmegaConf utilities in struct
 # mode, then its runtime_config_update() and ConfigContainer.validate(), with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A sweep of plans (dense, GQA, MoE with and without latent attention, 8 to
 # 1,024 GPUs, pins, --dt-train keys) whose Megatron-LM arguments go through
 # Megatron-LM's own parse_args() and validate_args() and its TransformerConfig

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cli/test_mtbf.sh: dtplan mtbf over saved parsable output of
 # `sacctmgr -P -n show event event=node format=NodeName,Start,End,State,Reason`
 # and `sacct -P -n -X -a --state=NODE_FAIL --format=JobIDRaw,NodeList,Start,End,State`.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cli/test_node.sh: dtplan node on the project's own hwloc XML fixtures.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/cli/lib.sh"
 data="$top_srcdir/tests/data"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The option layer every command shares (cli/options.c): --help, bad and
 # abbreviated flags, --flag=value, "--", leftover arguments, repeats and
 # the site file read before the flags that override it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan pipeline: 1F1B simulation and chart.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan plan: the whole plan, offline.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # NVL72 racks as the site file describes them (issue 33): NodeName= GpuType=,
 # Gpus= and NVLinkDomain= for nodes without an inventory.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The plan JSON against its schema (doc/dtplan.plan.schema.json, checked by
 # tests/plan_schema.py): every golden plan in tests/cli/golden and fresh
 # `dtplan plan --json` output of every kind.  Skipped (exit 77) when python3

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan plan on an allocation: --nodes, --topology, --site, --node-xml, --node-json.
 . "$(dirname "$0")/lib.sh"
 data="$top_srcdir/tests/data"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cli/test_probe.sh: dtplan probe in a one-node step (no other node
 # to meet, so no munged is needed) and dtplan plan --measurements with what
 # it saves.  The multi-node probe runs on the test cluster

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every rank's TP/CP/DP/PP/EP coordinate against the groups Megatron-LM forms:
 # tests/cli/megatron_ranks.py re-implements its RankGenerator (decoder and
 # expert generators, megatron/core/parallel_state.py at d98e8a6).

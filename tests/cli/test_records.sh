@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cli/test_records.sh: dtplan observe, history, calibrate and plan
 # over a real record database (SQLite).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan against published training runs (tests/data/reference-runs.json):
 # every row gets a plan, and the agreement stays at or above the thresholds
 # tests/reference_table.py sets (doc/internals/cost-model.md, "Reference

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan serve, the collector, on loopback with a munged of the test's own:
 # reports posted by dtplan report and by tests/serve_post.py (credentials
 # from munge(1)), refusals by reason, the store (SQLite), /metrics, the page,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan serve's trust model (doc/internals/collector.md, issue 32): what only
 # root may report, what a user may, and how what the site learns stays
 # robust to a few users; the credential's identity; the store's budget; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dtplan show: a saved plan shows as dtplan plan showed it, text and picture.
 . "$(dirname "$0")/lib.sh"
 data="$top_srcdir/tests/data"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # "Did you mean": a mistyped command or option names the nearest one on
 # stderr (Damerau-Levenshtein, cli/suggest.c) and exits 2; a word near
 # nothing gets no suggestion.

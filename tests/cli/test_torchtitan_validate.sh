@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A sweep of torchtitan plans (dense, GQA, MoE with EP, 8 to 1,024 GPUs; DDP,
 # FSDP2, TP, CP, PP, interleaved, full and per-op selective recomputation,
 # pins) whose

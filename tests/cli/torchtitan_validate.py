@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs plans' torchtitan options through torchtitan's own configuration.
 
 Usage: torchtitan_validate.py TORCHTITAN_DIR PLAN.json...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/basic.bats: the test cluster itself works as the plugin's
 # end-to-end tests expect.  Needs a cluster brought up by cluster.sh (run.sh
 # does that).

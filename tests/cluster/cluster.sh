@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/cluster.sh: a real multi-node Slurm cluster on one machine.
 #
 # Usage: cluster.sh up|down|status|env

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/collector.bats: the collector (dtplan serve) on the test
 # cluster's network, with the cluster's munged: --dt-plan=auto jobs post
 # their plans to it (ReportURL=), a real Prometheus (Debian's prometheus)

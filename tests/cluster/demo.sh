@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/demo.sh: the dtplan plugin end to end on the test cluster.
 #
 # Usage: tests/cluster/demo.sh [EXTRA-SBATCH-ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hold_ports.py LO-HI SECONDS: a user's process that takes the probe's ports.
 
 For tests/cluster/measure.bats (issue 26).  Run as an unprivileged user in a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash disable=SC2034
 # tests/cluster/lib.sh: configuration and helpers for the test cluster.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/lightning.bats: the Lightning recipe of doc/launchers.md.
 # Every task of a --dt-plan=auto job's hostfile step builds Lightning's own
 # SLURMEnvironment (tests/cluster/lightning_env.py, from the source folder

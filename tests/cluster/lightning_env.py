@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """One srun task's view through Lightning's own SLURMEnvironment.
 
 Usage: lightning_env.py LIGHTNING_SRC   (the folder holding lightning/)

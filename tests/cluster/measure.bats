@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/measure.bats: the prolog measures the allocation (issue 8,
 # doc/internals/probe.md) on the test cluster: every node's own hwloc XML,
 # link tiers against the tbf shaping, a cross-leaf delay, a straggler, a node

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/moe.bats: a mixture-of-experts job end to end on the test
 # cluster: the plan's expert parallelism reaches every task as DT_EP_RANK,
 # and an expert-parallel group placed across the two 4:1 leaves is warned

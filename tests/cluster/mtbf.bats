@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/mtbf.bats: dtplan mtbf on the test cluster's own accounting
 # (slurmdbd on MariaDB) counts exactly the node failures that were caused.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nfq_delay.c: adds a fixed one-way delay to the packets an iptables NFQUEUE
  * rule hands it (this kernel has no netem; ../shared/TESTBED.md, "Shaping

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/observe.bats: a job's measured step time becomes its record
 # in the epilog (plugin/observe.c), and later plans learn from the records.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """plan_check.py: checks a job's dtplan plan file against what the job saw.
 
 Usage:

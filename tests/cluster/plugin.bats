@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/plugin.bats: the dtplan SPANK plugin end to end on the test
 # cluster: options in sbatch/salloc/srun, the batch step's plan, log, file and
 # environment, per-task ranks in srun steps, the hostfile recipe, topology warnings and refusals,

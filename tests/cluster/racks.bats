@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/racks.bats: expert groups and NVL72-style racks (issue 33).
 # The site file names multi-node NVLink domains (NVLinkDomain=) over the
 # test cluster's nodes; an EP group that spans two of them is warned about

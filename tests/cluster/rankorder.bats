@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/rankorder.bats: dtplan's RANK is the plan's whatever order
 # Slurm gives its tasks.  The switch tree is rewritten so that its first
 # leaf holds node3 and node4, its second node1 and node2: the plan (and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/run.sh: the end-to-end tests on a real Slurm cluster.
 #
 # Usage: tests/cluster/run.sh [BATS-ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/scale.bats: the correction learned from the records changes
 # with the job's size (issue 34, 3; lib/record/learn.c,
 # doc/internals/records.md "How the error changes with size").

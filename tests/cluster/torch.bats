@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/cluster/torch.bats: torch.distributed (gloo) runs across the
 # namespaced nodes, and torch_launch.py accepts a layout whose TP groups sit
 # inside nodes and rejects one whose TP groups cross nodes.  Here the layout

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """torch_launch.py: one training-shaped step over a TP x PP x DP layout.
 
 A real distributed client for the test cluster: run one copy per task (srun),
