@@ -83,7 +83,7 @@ const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework
 
 	dtplan__plan_split(p, &s);
 	return dtplan__split_runs(&s, dtplan__framework(runner), clauses, (int)p->best.rank_order,
-				  p->request.precision == DTPLAN_PRECISION_FP8);
+				  (int)p->request.precision);
 }
 
 bool dtplan__bf16_grads(const struct dtplan_plan *p)

@@ -187,11 +187,19 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		c->tp, c->pp, c->micro_batch, dtplan__plan_global_batch(c), dtplan__plan_seq(p));
 	/* the matrix multiplies in fp8 through Transformer Engine: e4m3
 	 * forward and e5m2 gradients with per-tensor current scaling, MXFP8
-	 * blocks on Blackwell (TransformerConfig.fp8, .fp8_recipe) */
+	 * blocks on Blackwell (TransformerConfig.fp8, .fp8_recipe); the
+	 * block-scaled formats by their recipes: MXFP8 (e4m3 values, a shared
+	 * E8M0 scale per 32) and NVFP4 (e2m1 values, an E4M3 scale per 16),
+	 * --fp4-format/--fp4-recipe (megatron/training/arguments.py,
+	 * Megatron-LM main as of 2026-12) */
 	if (p->request.precision == DTPLAN_PRECISION_FP8)
 		fputs(dtplan__blackwell(p) ? " --fp8-format e4m3 --fp8-recipe mxfp8"
 					   : " --fp8-format hybrid --fp8-recipe tensorwise",
 		      t.f);
+	else if (p->request.precision == DTPLAN_PRECISION_MXFP8)
+		fputs(" --fp8-format e4m3 --fp8-recipe mxfp8", t.f);
+	else if (p->request.precision == DTPLAN_PRECISION_NVFP4)
+		fputs(" --fp4-format e2m1 --fp4-recipe nvfp4", t.f);
 	/* The ledger divides activations by TP with sequence parallelism
 	 * (which Megatron-LM also requires of EP with TP). */
 	if (c->tp > 1)

@@ -78,6 +78,12 @@ static void put_bridge_precision(FILE *f, const struct dtplan_plan *p)
 		fputs(dtplan__blackwell(p) ? " mixed_precision=bf16_with_mxfp8_mixed"
 					   : " mixed_precision=bf16_with_fp8_current_scaling_mixed",
 		      f);
+	/* the block-scaled formats' own recipes (bf16_with_mxfp8_mixed(),
+	 * bf16_with_nvfp4_mixed(), training/mixed_precision.py) */
+	else if (p->request.precision == DTPLAN_PRECISION_MXFP8)
+		fputs(" mixed_precision=bf16_with_mxfp8_mixed", f);
+	else if (p->request.precision == DTPLAN_PRECISION_NVFP4)
+		fputs(" mixed_precision=bf16_with_nvfp4_mixed", f);
 	/* and bf16 is "bf16_mixed" where the plan reduces gradients in fp32:
 	 * setup() also overwrites ddp.grad_reduce_in_fp32, which the DeepSeek-V3
 	 * recipe's MixedPrecisionConfig has false.  No named bf16 recipe

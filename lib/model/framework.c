@@ -71,7 +71,8 @@ static const struct dtplan__framework frameworks[] = {
 			.orders = ORDERS_ALL,
 			.fp8_option = true,
 			.handoffs = DTPLAN__HANDOFF_DEEPSPEED,
-			.runs = DTPLAN__RUNS_SHARD_PP | DTPLAN__RUNS_CP_PP | DTPLAN__RUNS_MOE_ZERO3,
+			.runs = DTPLAN__RUNS_SHARD_PP | DTPLAN__RUNS_CP_PP |
+				DTPLAN__RUNS_MOE_ZERO3 | DTPLAN__RUNS_FORMAT,
 		},
 	[DTPLAN_FRAMEWORK_MEGATRON] =
 		{
@@ -94,6 +95,7 @@ static const struct dtplan__framework frameworks[] = {
 			.orders = ORDERS_ALL,
 			.fsdp_orders = 1u << DTPLAN_ORDER_TP_DP_PP,
 			.fp8_option = true,
+			.formats = (1u << DTPLAN_PRECISION_MXFP8) | (1u << DTPLAN_PRECISION_NVFP4),
 			.bridge_runs = DTPLAN__RUNS_FSDP_ORDER,
 			.handoffs = DTPLAN__HANDOFF_MEGATRON | DTPLAN__HANDOFF_NEMO |
 				    DTPLAN__HANDOFF_MEGATRON_BRIDGE,
@@ -124,7 +126,8 @@ static const struct dtplan__framework frameworks[] = {
 			.handoffs = DTPLAN__HANDOFF_TORCHTITAN,
 			.runs = DTPLAN__RUNS_ORDER | DTPLAN__RUNS_ZERO | DTPLAN__RUNS_OFFLOAD |
 				DTPLAN__RUNS_EP | DTPLAN__RUNS_DUALPIPE | DTPLAN__RUNS_CP_ZERO |
-				DTPLAN__RUNS_FP8 | DTPLAN__RUNS_MOMENTS | DTPLAN__RUNS_RECOMPUTE,
+				DTPLAN__RUNS_FP8 | DTPLAN__RUNS_FORMAT | DTPLAN__RUNS_MOMENTS |
+				DTPLAN__RUNS_RECOMPUTE,
 		},
 };
 

@@ -90,6 +90,8 @@ enum {
 	DTPLAN__RUNS_MOMENTS = 1u << 10,    /* bf16 moments */
 	DTPLAN__RUNS_RECOMPUTE = 1u << 11,  /* the recomputation as the plan counted it */
 	DTPLAN__RUNS_FSDP_ORDER = 1u << 12, /* Megatron-FSDP in the plan's rank order */
+	DTPLAN__RUNS_FORMAT = 1u << 13,     /* a block-scaled format (mxfp8, nvfp4) its
+					     * launcher has a recipe for */
 };
 
 /* A framework: a row of the table, static, never freed. */
@@ -117,6 +119,8 @@ struct dtplan__framework {
 	unsigned orders;            /* 1u << enum dtplan_rank_order it lays ranks out in */
 	unsigned fsdp_orders;       /* those ZeRO-2/3 runs in, where a launcher checks */
 	bool fp8_option;            /* fp8 set by an option of its launcher */
+	unsigned formats;           /* 1u << enum dtplan_precision of the block-scaled
+				     * formats its launcher sets (mxfp8, nvfp4) */
 	unsigned handoffs;          /* DTPLAN__HANDOFF_* saying its plans */
 	unsigned runs;              /* DTPLAN__RUNS_* its own launcher answers */
 	unsigned bridge_runs;       /* those Megatron-Bridge answers for its plans */
@@ -245,12 +249,12 @@ enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
 /*
  * Whether a launcher of runner's can run split s as counted under
  * s->framework, with ranks in rank order `order` (enum dtplan_rank_order)
- * and fp8 matrix multiplies when fp8: the clauses `clauses` (DTPLAN__RUNS_*;
+ * and matrix multiplies in `precision` (enum dtplan_precision): the clauses `clauses` (DTPLAN__RUNS_*;
  * runner->runs for its own launcher), answered from runner's row.  NULL
  * when it can; else why, a static string.
  */
 const char *dtplan__split_runs(const struct dtplan__split *s,
 			       const struct dtplan__framework *runner, unsigned clauses, int order,
-			       bool fp8);
+			       int precision);
 
 #endif /* DTPLAN_MODEL_MODEL_H */

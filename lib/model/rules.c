@@ -428,12 +428,25 @@ static const char *runs_parallel(const struct dtplan__split *s, const struct dtp
 }
 
 static const char *runs_numerics(const struct dtplan__split *s, const struct dtplan__framework *r,
-				 unsigned q, bool fp8)
+				 unsigned q, int precision)
 {
+	bool fp8 = precision == DTPLAN_PRECISION_FP8;
+
 	const struct dtplan__framework *counted = dtplan__framework(s->framework);
 
 	if ((q & DTPLAN__RUNS_FP8) && !r->fp8_option && fp8)
 		return "its Float8 converter is set in the model's configuration, not by an option";
+	/* Transformer Engine's MXFP8BlockScaling and NVFP4BlockScaling recipes,
+	 * which Megatron-LM sets by --fp8-recipe mxfp8 and --fp4-recipe nvfp4
+	 * (megatron/training/arguments.py) and Megatron-Bridge by its
+	 * bf16_with_mxfp8_mixed and bf16_with_nvfp4_mixed recipes
+	 * (src/megatron/bridge/training/mixed_precision.py) */
+	if ((q & DTPLAN__RUNS_FORMAT) &&
+	    (precision == DTPLAN_PRECISION_MXFP8 || precision == DTPLAN_PRECISION_NVFP4) &&
+	    !(r->formats & (1u << precision)))
+		return precision == DTPLAN_PRECISION_MXFP8
+			       ? "its launcher has no MXFP8 block-scaling recipe"
+			       : "its launcher has no NVFP4 block-scaling recipe";
 	if ((q & DTPLAN__RUNS_MOMENTS) && !r->bf16_moments && s->moments == DTPLAN_MOMENTS_BF16)
 		return "its Adam keeps fp32 moments";
 	if ((q & DTPLAN__RUNS_RECOMPUTE) && s->recompute == DTPLAN_RECOMPUTE_FINE &&
@@ -449,12 +462,12 @@ static const char *runs_numerics(const struct dtplan__split *s, const struct dtp
 
 const char *dtplan__split_runs(const struct dtplan__split *s,
 			       const struct dtplan__framework *runner, unsigned clauses, int order,
-			       bool fp8)
+			       int precision)
 {
 	const char *why;
 
 	if (s == NULL || runner == NULL)
 		return NULL;
 	why = runs_parallel(s, runner, clauses, order);
-	return why != NULL ? why : runs_numerics(s, runner, clauses, fp8);
+	return why != NULL ? why : runs_numerics(s, runner, clauses, precision);
 }

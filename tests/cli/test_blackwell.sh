@@ -44,4 +44,19 @@ done
 run 2 plan --model llama3-70b --gpus 64 --gpu gb300 --train precision=fp4
 stderr_has "precision: 'fp4' is not bf16, fp8, mxfp8 or nvfp4"
 
+# The hand-offs name each format's recipe: Megatron-LM's --fp8-recipe mxfp8
+# and --fp4-format e2m1 --fp4-recipe nvfp4 (megatron/training/arguments.py),
+# Megatron-Bridge's bf16_with_mxfp8_mixed and bf16_with_nvfp4_mixed
+# (training/mixed_precision.py); DeepSpeed has neither, and says so.
+for p in mxfp8 nvfp4; do
+	run 0 plan --model llama3-8b --gpus 8 --gpu b200 --train precision=$p,framework=megatron --json
+	case $p in
+	mxfp8) want='--fp8-format e4m3 --fp8-recipe mxfp8' ;;
+	nvfp4) want='--fp4-format e2m1 --fp4-recipe nvfp4' ;;
+	esac
+	json_eq "'$want' in j['launch']['megatron_args']" True
+	json_eq "'mixed_precision=bf16_with_${p}_mixed' in j['launch']['megatron_bridge_overrides']" True
+	json_eq "j['launch']['deepspeed_unsupported']" "its launcher has no $(echo "$p" | tr a-z A-Z) block-scaling recipe"
+done
+
 finish
