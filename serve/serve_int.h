@@ -148,6 +148,11 @@ struct serve_rows {
 	bool failed;
 };
 
+/* Runs sql (?1: from, when it has a parameter) and calls row(statement, arg)
+ * for each row; false when SQLite fails. */
+bool serve_each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlite3_stmt *, void *),
+		void *arg);
+
 /* Appends the rows of sql (?1 bound to from when it has a parameter) to
  * *r, every cell copied; false when the query or a copy failed.  Call with
  * the store's lock held; serve_rows_free() frees them (a zeroed struct

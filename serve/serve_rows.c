@@ -44,7 +44,8 @@ static void rows_row(sqlite3_stmt *s, void *arg)
 	r->n++;
 }
 
-bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long long from)
+bool serve_each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlite3_stmt *, void *),
+		void *arg)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
@@ -54,9 +55,14 @@ bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long lon
 	if (sqlite3_bind_parameter_count(s) >= 1)
 		sqlite3_bind_int64(s, 1, from);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		rows_row(s, r);
+		row(s, arg);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE && !r->failed;
+	return rc == SQLITE_DONE;
+}
+
+bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long long from)
+{
+	return serve_each(db, sql, from, rows_row, r) && !r->failed;
 }
 
 const char *serve_cell(const struct serve_rows *r, size_t row, size_t col)

@@ -129,23 +129,6 @@ static long long window_start(sqlite3 *db)
 	return first;
 }
 
-/* Runs sql (?1: the window's start, ?2: an optional id) and calls row for each row. */
-static bool each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlite3_stmt *, void *),
-		 void *arg)
-{
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return false;
-	if (sqlite3_bind_parameter_count(s) >= 1)
-		sqlite3_bind_int64(s, 1, from);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		row(s, arg);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE;
-}
-
 /* ------------------------------------------------------------------------
  * /metrics
  * ---------------------------------------------------------------------- */
@@ -635,8 +618,9 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 		     &tr, st->db,
 		     "SELECT tier, bandwidth, latency_s FROM tiers WHERE report_id > ?1 ORDER BY 1",
 		     from) &&
-	     each(st->db, "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1",
-		  from, count_row, strag);
+	     serve_each(st->db,
+			"SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1",
+			from, count_row, strag);
 	pthread_mutex_unlock(&st->lock);
 	if (!ok || !fabric_medians(&ur, &tr, up, tiers))
 		goto done;

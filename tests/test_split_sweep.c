@@ -151,23 +151,36 @@ out:
 	dtplan_plan_destroy(p);
 }
 
-static void every_plan__json_steps_records__same_split(void **state)
+/* A sweep with a record database of its own, in the build folder. */
+static void sweep_open(struct sweep *s)
 {
-	struct sweep s = {.db = "split-sweep-XXXXXX"};
 	int fd;
 
-	(void)state;
-	fd = mkstemp(s.db);
+	snprintf(s->db, sizeof(s->db), "split-sweep-XXXXXX");
+	fd = mkstemp(s->db);
 	assert_true(fd >= 0);
 	close(fd);
-	unlink(s.db);
-	assert_int_equal(dtplan_recdb_open(s.db, true, &s.recdb, NULL), DTPLAN_OK);
+	unlink(s->db);
+	assert_int_equal(dtplan_recdb_open(s->db, true, &s->recdb, NULL), DTPLAN_OK);
+}
+
+static void sweep_close(struct sweep *s)
+{
+	dtplan_recdb_close(s->recdb);
+	unlink(s->db);
+}
+
+static void every_plan__json_steps_records__same_split(void **state)
+{
+	struct sweep s = {0};
+
+	(void)state;
+	sweep_open(&s);
 	for (size_t m = 0; m < N_OF(models); m++)
 		for (size_t g = 0; g < N_OF(gpu_counts); g++)
 			for (size_t i = 0; i < N_OF(pins); i++)
 				check_one(&s, models[m], gpu_counts[g], pins[i]);
-	dtplan_recdb_close(s.recdb);
-	unlink(s.db);
+	sweep_close(&s);
 	printf("%d plans read back with their split; %d pinned requests refused\n", s.planned,
 	       s.refused);
 	/* a few hundred, as the sweep is meant to be */
@@ -178,19 +191,13 @@ static void every_plan__json_steps_records__same_split(void **state)
  * that checked dp % ep where the rule is (dp x cp) % ep. */
 static void cp_times_ep__not_dividing_dp__reads_back(void **state)
 {
-	struct sweep s = {.db = "split-cpep-XXXXXX"};
-	int fd;
+	struct sweep s = {0};
 
 	(void)state;
-	fd = mkstemp(s.db);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(s.db);
-	assert_int_equal(dtplan_recdb_open(s.db, true, &s.recdb, NULL), DTPLAN_OK);
+	sweep_open(&s);
 	check_one(&s, "mixtral-8x7b", 16, "tp=2,pp=1,cp=2,ep=8,seq=32768");
 	assert_int_equal(s.planned, 1);
-	dtplan_recdb_close(s.recdb);
-	unlink(s.db);
+	sweep_close(&s);
 }
 
 int main(void)
