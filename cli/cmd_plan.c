@@ -428,14 +428,8 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	fputs(a.json ? json : text, stdout);
-	if (a.json) {
+	if (a.json)
 		fputc('\n', stdout);
-	} else {
-		char spread[512];
-
-		dtplan_plan_spread_text(plan, spread, sizeof(spread));
-		fputs(spread, stdout);
-	}
 	fflush(stdout);
 	if (a.report_url != NULL)
 		report(&a, json);

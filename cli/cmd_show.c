@@ -72,11 +72,7 @@ int cmd_show(int argc, char **argv)
 		rc = cli_report(CMD, &err, false);
 		goto out;
 	} else {
-		char spread[512];
-
 		fputs(text, stdout);
-		dtplan_plan_spread_text(plan, spread, sizeof(spread));
-		fputs(spread, stdout);
 	}
 	rc = svg != NULL ? cli_write_svg(CMD, plan, svg) : CLI_EXIT_OK;
 out:

@@ -93,7 +93,7 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 
 	fprintf(f,
 		"  step time    %s = compute %s + TP %s + bubble %s + PP %s + DP exposed %s"
-		" + optimizer %s\n",
+		" + optimizer %s",
 		dtplan_format_time(c->model_step > 0.0 ? c->model_step : s->total, t, sizeof(t)),
 		dtplan_format_time(s->compute, a, sizeof(a)),
 		dtplan_format_time(s->tp_comm, b, sizeof(b)),
@@ -101,6 +101,11 @@ static void text_step(FILE *f, const struct dtplan_candidate *c)
 		dtplan_format_time(s->pp_comm, e, sizeof(e)),
 		dtplan_format_time(s->dp_exposed, g, sizeof(g)),
 		dtplan_format_time(s->optimizer, h, sizeof(h)));
+	/* the wait for the slowest GPU (lib/plan/straggler.c), a part of the
+	 * median step */
+	if (s->straggler > 0.0)
+		fprintf(f, " + slowest GPU %s", dtplan_format_time(s->straggler, a, sizeof(a)));
+	fputc('\n', f);
 	if (c->correction_runs > 0)
 		fprintf(f,
 			"  predicted    %s = model %s x %.2f learned from %d run%s%s on this "
@@ -307,7 +312,7 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 	const struct dtplan_request *r;
 	const struct dtplan_candidate *c;
 	struct dtplan__stream s = {0};
-	char count[32], buf[256], from[96];
+	char count[32], buf[256], from[96], spread[512];
 
 	if (out != NULL)
 		*out = NULL;
@@ -359,6 +364,8 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 			: "");
 	text_memory(s.f, p);
 	text_step(s.f, c);
+	dtplan_plan_spread_text(p, spread, sizeof(spread));
+	fputs(spread, s.f);
 	if (p->have_runner_up)
 		fprintf(s.f, "  runner-up    %s\n               why not: %s\n",
 			dtplan__candidate_describe(&p->runner_up, buf, sizeof(buf)),
