@@ -543,7 +543,7 @@ static int svg_legend(FILE *f, const struct dtplan_plan *p, int y, int width, in
 	fprintf(f,
 		"<text x=\"%d\" y=\"%d\">on each GPU its PP stage (colour and number) and "
 		"dN its DP rank (of %d); grey: no rank</text></g>\n",
-		pad + (p->best.tp > 1 ? 150 : 130), y + 12, p->best.dp);
+		pad + (p->best.tp > 1 ? 150 : 122), y + 12, p->best.dp);
 	y += 22;
 	for (int i = 0; i < pp; i++) {
 		int x = pad + (i % per_row) * w, ey = y + (i / per_row) * h;
