@@ -282,6 +282,22 @@ static void render_svg__pp200__distinct_colours(void **state)
 	dtplan_plan_destroy(p);
 }
 
+/* A plan that claims more stages than the legend names: the rest counted. */
+static void render_svg__pp5000__legend_bounded(void **state)
+{
+	struct dtplan_plan *p = make_plan("llama2-7b", 8);
+	char *svg = NULL;
+
+	(void)state;
+	p->best.pp = 5000;
+	assert_int_equal(dtplan_plan_render_svg(p, &svg, NULL), DTPLAN_OK);
+	assert_int_equal(count(svg, "<g class=\"stage-key\">"), 1024);
+	assert_non_null(strstr(svg, ">... 3976 more stages</text>"));
+	assert_true(strlen(svg) < 200000);
+	free(svg);
+	dtplan_plan_destroy(p);
+}
+
 static void render_svg__tp_groups__outlined_dp_ranks_labelled(void **state)
 {
 	struct dtplan_plan *p = make_plan_split("llama2-7b", 16, 2, 2);
@@ -366,6 +382,7 @@ int main(void)
 		cmocka_unit_test(render_svg__pp16__sixteen_colours_each_named),
 		cmocka_unit_test(render_svg__pp128__distinct_colours_compact_legend),
 		cmocka_unit_test(render_svg__pp200__distinct_colours),
+		cmocka_unit_test(render_svg__pp5000__legend_bounded),
 		cmocka_unit_test(render_svg__tp_groups__outlined_dp_ranks_labelled),
 		cmocka_unit_test(render_svg__ranks_and_odd_names__escaped),
 		cmocka_unit_test(render__null__inval),

@@ -18,6 +18,8 @@
 /* Nodes listed in the rank map and drawn in the picture; the rest are counted. */
 #define MAX_MAP_NODES 64
 #define MAX_SVG_NODES 256
+/* Stages named in the picture's legend; the rest are counted. */
+#define MAX_SVG_STAGES 1024
 
 static int nodes_of(const struct dtplan_request *r)
 {
@@ -451,7 +453,8 @@ static void stage_colour(int stage, int pp, struct svg_colour *c)
 {
 	static const double levels[] = {0.60, 0.40, 0.76, 0.50};
 	double h = fmod(stage * 137.50776405, 360.0) / 360.0, s = 0.70;
-	double l = pp > 12 ? levels[stage % 4] : 0.62, q = l < 0.5 ? l * (1 + s) : l + s - l * s;
+	double l = pp > 12 ? levels[(unsigned)stage % 4] : 0.62,
+	       q = l < 0.5 ? l * (1 + s) : l + s - l * s;
 	double p = 2 * l - q, y;
 	int rgb[3];
 
@@ -520,18 +523,22 @@ static void svg_tp_outlines(FILE *f, const struct svg_gpu *row, int n, int x, in
 }
 
 /* What the marks mean, then one entry per stage: "stage N" by its colour up
- * to 32 stages, else the stage's number printed on its colour.  Returns the
- * height it takes; draws only when f is not NULL. */
+ * to 32 stages, else the stage's number printed on its colour; the first
+ * MAX_SVG_STAGES, the rest counted.  Returns the height it takes; draws only
+ * when f is not NULL. */
 static int svg_legend(FILE *f, const struct dtplan_plan *p, int y, int width, int pad)
 {
 	int pp = p->best.pp > 0 ? p->best.pp : 1, compact = pp > 32;
+	int named = pp < MAX_SVG_STAGES ? pp : MAX_SVG_STAGES;
 	int w = compact ? 26 : 70, h = compact ? 18 : 16, per_row = (width - 2 * pad) / w;
+	int rows, more = named < pp ? 16 : 0;
 	struct svg_colour c;
 
 	if (per_row < 1)
 		per_row = 1;
+	rows = (named + per_row - 1) / per_row;
 	if (f == NULL)
-		return 22 + ((pp + per_row - 1) / per_row) * h + 4;
+		return 22 + rows * h + more + 4;
 	fprintf(f, "<g class=\"key\">");
 	if (p->best.tp > 1)
 		fprintf(f,
@@ -545,7 +552,7 @@ static int svg_legend(FILE *f, const struct dtplan_plan *p, int y, int width, in
 		"dN its DP rank (of %d); grey: no rank</text></g>\n",
 		pad + (p->best.tp > 1 ? 150 : 122), y + 12, p->best.dp);
 	y += 22;
-	for (int i = 0; i < pp; i++) {
+	for (int i = 0; i < named; i++) {
 		int x = pad + (i % per_row) * w, ey = y + (i / per_row) * h;
 
 		stage_colour(i, pp, &c);
@@ -562,7 +569,10 @@ static int svg_legend(FILE *f, const struct dtplan_plan *p, int y, int width, in
 				"%d</text></g>\n",
 				x, ey, c.fill, x + 16, ey + 10, i);
 	}
-	return 22 + ((pp + per_row - 1) / per_row) * h + 4;
+	if (more)
+		fprintf(f, "<text x=\"%d\" y=\"%d\">... %d more stages</text>\n", pad,
+			y + rows * h + 12, pp - named);
+	return 22 + rows * h + more + 4;
 }
 
 /* The picture's header: size, title, styles, background, heading. */
