@@ -18,6 +18,8 @@
 /* Nodes listed in the rank map and drawn in the picture; the rest are counted. */
 #define MAX_MAP_NODES 64
 #define MAX_SVG_NODES 256
+/* Stages named in the picture's legend; the rest are counted. */
+#define MAX_SVG_STAGES 1024
 
 static int nodes_of(const struct dtplan_request *r)
 {
@@ -412,81 +414,254 @@ static void xml_text(FILE *f, const char *t)
 	}
 }
 
-/* Stage colour: hues spread around the wheel, repeating after 12. */
-static void stage_colour(int stage, char *buf, size_t size)
+/*
+ * Stage colour: hues a golden angle (137.5 degrees) apart, so that any
+ * number of stages spreads around the wheel without repeating; above 12
+ * stages the lightness also cycles through four levels, so that the stages
+ * whose hues come close (8, 21, 34, 55, 89 apart) differ in lightness.  Up
+ * to 128 stages no two share a colour (tests/test_render.c).  The text on
+ * a colour is black or white, whichever contrasts more (WCAG's relative
+ * luminance; at least 4.6:1 for every colour made here).
+ */
+struct svg_colour {
+	char fill[8], ink[8];
+};
+
+static double hsl_part(double p, double q, double t)
 {
-	snprintf(buf, size, "hsl(%d,65%%,60%%)", (stage % 12) * 30);
+	if (t < 0)
+		t += 1;
+	if (t > 1)
+		t -= 1;
+	if (t < 1.0 / 6)
+		return p + (q - p) * 6 * t;
+	if (t < 0.5)
+		return q;
+	if (t < 2.0 / 3)
+		return p + (q - p) * (2.0 / 3 - t) * 6;
+	return p;
 }
 
-/* The PP stage of (node, gpu): from the ranks, else from rank order tp, dp, pp. */
-static int svg_stage(const struct dtplan_plan *p, int node, int gpu, int *rank)
+static double srgb_linear(int c)
 {
-	const struct dtplan_request *r = &p->request;
-	long k;
+	double v = c / 255.0;
 
+	return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+static void stage_colour(int stage, int pp, struct svg_colour *c)
+{
+	static const double levels[] = {0.60, 0.40, 0.76, 0.50};
+	double h = fmod(stage * 137.50776405, 360.0) / 360.0, s = 0.70;
+	double l = pp > 12 ? levels[(unsigned)stage % 4] : 0.62,
+	       q = l < 0.5 ? l * (1 + s) : l + s - l * s;
+	double p = 2 * l - q, y;
+	int rgb[3];
+
+	for (int i = 0; i < 3; i++)
+		rgb[i] = (int)lround(255 * hsl_part(p, q, h + (1 - i) / 3.0));
+	snprintf(c->fill, sizeof(c->fill), "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+	y = 0.2126 * srgb_linear(rgb[0]) + 0.7152 * srgb_linear(rgb[1]) +
+	    0.0722 * srgb_linear(rgb[2]);
+	/* contrast with black (y + 0.05) / 0.05 against white 1.05 / (y + 0.05) */
+	snprintf(c->ink, sizeof(c->ink), "%s", (y + 0.05) * (y + 0.05) >= 0.0525 ? "#000" : "#fff");
+}
+
+/* One GPU as the picture draws it: its rank (-1 none), PP stage, DP rank
+ * and TP group (the ranks' index / TP: TP is the fastest in every order). */
+struct svg_gpu {
+	int rank, stage, dp, tp_group;
+};
+
+/* The ranks on the nodes shown, by node * gpn + gpu: from the plan's ranks,
+ * else from its rank order (TP fastest, CP, then DP and PP or PP and DP). */
+static void svg_gpus(const struct dtplan_plan *p, int shown, struct svg_gpu *at)
+{
+	const struct dtplan_candidate *c = &p->best;
+	int gpn = p->request.gpus_per_node, tp = c->tp > 0 ? c->tp : 1;
+	int cp = c->cp > 0 ? c->cp : 1, dp = c->dp > 0 ? c->dp : 1, pp = c->pp > 0 ? c->pp : 1;
+
+	for (long k = 0; k < (long)shown * gpn; k++)
+		at[k] = (struct svg_gpu){-1, -1, -1, -1};
 	if (p->n_ranks > 0) {
-		for (size_t i = 0; i < p->n_ranks; i++)
-			if (p->ranks[i].node == node && p->ranks[i].gpu == gpu) {
-				*rank = (int)i;
-				return p->ranks[i].pp_rank;
-			}
-		*rank = -1;
-		return -1;
+		for (size_t i = 0; i < p->n_ranks; i++) {
+			const struct dtplan_rank *k = &p->ranks[i];
+
+			if (k->node >= 0 && k->node < shown && k->gpu >= 0 && k->gpu < gpn)
+				at[(long)k->node * gpn + k->gpu] =
+					(struct svg_gpu){(int)i, k->pp_rank, k->dp_rank,
+							 (int)(i / (size_t)tp)};
+		}
+		return;
 	}
-	k = (long)node * r->gpus_per_node + gpu;
-	if (k >= r->gpus) {
-		*rank = -1;
-		return -1;
+	for (long k = 0; k < (long)shown * gpn && k < p->request.gpus; k++) {
+		long rest = k / ((long)tp * cp);
+		bool pp_inner = c->rank_order == DTPLAN_ORDER_TP_PP_DP;
+
+		at[k] = (struct svg_gpu){(int)k, (int)(pp_inner ? rest % pp : rest / dp),
+					 (int)(pp_inner ? rest / pp : rest % dp), (int)(k / tp)};
 	}
-	*rank = (int)k;
-	return (int)(k / ((long)p->best.tp * p->best.dp));
+}
+
+/* The TP groups of one node's row: an outline around each run of GPUs of
+ * one group (TP above 1). */
+static void svg_tp_outlines(FILE *f, const struct svg_gpu *row, int n, int x, int y, int pitch,
+			    int gw)
+{
+	for (int g = 0; g < n;) {
+		int end = g + 1;
+
+		while (end < n && row[g].tp_group >= 0 && row[end].tp_group == row[g].tp_group)
+			end++;
+		if (row[g].tp_group >= 0)
+			fprintf(f,
+				"<rect class=\"tp\" x=\"%d.5\" y=\"%d.5\" width=\"%d\" "
+				"height=\"%d\"/>\n",
+				x + g * pitch - 3, y - 3, (end - g - 1) * pitch + gw + 5, gw + 5);
+		g = end;
+	}
+}
+
+/* What the marks mean, then one entry per stage: "stage N" by its colour up
+ * to 32 stages, else the stage's number printed on its colour; the first
+ * MAX_SVG_STAGES, the rest counted.  Returns the height it takes; draws only
+ * when f is not NULL. */
+static int svg_legend(FILE *f, const struct dtplan_plan *p, int y, int width, int pad)
+{
+	int pp = p->best.pp > 0 ? p->best.pp : 1, compact = pp > 32;
+	int named = pp < MAX_SVG_STAGES ? pp : MAX_SVG_STAGES;
+	int w = compact ? 26 : 70, h = compact ? 18 : 16, per_row = (width - 2 * pad) / w;
+	int rows, more = named < pp ? 16 : 0;
+	struct svg_colour c;
+
+	if (per_row < 1)
+		per_row = 1;
+	rows = (named + per_row - 1) / per_row;
+	if (f == NULL)
+		return 22 + rows * h + more + 4;
+	fprintf(f, "<g class=\"key\">");
+	if (p->best.tp > 1)
+		fprintf(f,
+			"<rect class=\"tp\" x=\"%d.5\" y=\"%d.5\" width=\"20\" height=\"11\"/>"
+			"<text x=\"%d\" y=\"%d\">a TP group of %d GPUs;</text>",
+			pad, y + 2, pad + 26, y + 12, p->best.tp);
+	else
+		fprintf(f, "<text x=\"%d\" y=\"%d\">TP 1: no TP groups;</text>", pad, y + 12);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\">on each GPU its PP stage (colour and number) and "
+		"dN its DP rank (of %d); grey: no rank</text></g>\n",
+		pad + (p->best.tp > 1 ? 150 : 122), y + 12, p->best.dp);
+	y += 22;
+	for (int i = 0; i < named; i++) {
+		int x = pad + (i % per_row) * w, ey = y + (i / per_row) * h;
+
+		stage_colour(i, pp, &c);
+		if (compact)
+			fprintf(f,
+				"<g class=\"stage-key\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+				"height=\"%d\" fill=\"%s\"/><text class=\"st\" x=\"%d\" y=\"%d\" "
+				"fill=\"%s\">%d</text></g>\n",
+				x, ey, w - 2, h - 2, c.fill, x + w / 2 - 1, ey + h - 6, c.ink, i);
+		else
+			fprintf(f,
+				"<g class=\"stage-key\"><rect x=\"%d\" y=\"%d\" width=\"12\" "
+				"height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">stage "
+				"%d</text></g>\n",
+				x, ey, c.fill, x + 16, ey + 10, i);
+	}
+	if (more)
+		fprintf(f, "<text x=\"%d\" y=\"%d\">... %d more stages</text>\n", pad,
+			y + rows * h + 12, pp - named);
+	return 22 + rows * h + more + 4;
+}
+
+/* The picture's header: size, title, styles, background, heading. */
+static void svg_head(FILE *f, const struct dtplan_plan *p, int width, int height, int pad)
+{
+	const struct dtplan_candidate *c = &p->best;
+
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n",
+		width, height);
+	fprintf(f, "<title>dtplan plan: ");
+	xml_text(f, p->request.model.name);
+	fprintf(f, " on %d GPUs, TP %d x PP %d x DP %d", p->request.gpus, c->tp, c->pp, c->dp);
+	if (c->cp > 1 || c->ep > 1)
+		fprintf(f, ", CP %d, EP %d", c->cp, c->ep);
+	fprintf(f, "</title>\n");
+	fprintf(f, "<style>.st{font-size:10px;font-weight:bold;text-anchor:middle}"
+		   ".dp{font-size:7px;text-anchor:middle}"
+		   ".tp{fill:none;stroke:#000;stroke-width:1.5}</style>\n");
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", pad);
+	xml_text(f, p->request.model.name);
+	fprintf(f, ": TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
+	if (c->cp > 1 || c->ep > 1)
+		fprintf(f, " (CP %d, EP %d)", c->cp, c->ep);
+	fprintf(f, ", ZeRO-%d on %d x ", c->zero, p->request.gpus);
+	xml_text(f, p->request.gpu.name);
+	fprintf(f, "</text>\n");
+}
+
+/* One GPU: its stage's colour, its stage's number and its DP rank. */
+static void svg_gpu(FILE *f, const struct dtplan_plan *p, const struct svg_gpu *k, int g, int gx,
+		    int gy, int gw)
+{
+	struct svg_colour c = {"#dddddd", "#000"};
+
+	if (k->stage >= 0)
+		stage_colour(k->stage, p->best.pp, &c);
+	fprintf(f,
+		"<rect class=\"gpu\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		"fill=\"%s\" stroke=\"#555\" stroke-width=\"0.5\"><title>GPU %d",
+		gx, gy, gw, gw, c.fill, g);
+	if (k->rank < 0) {
+		fprintf(f, "</title></rect>\n");
+		return;
+	}
+	fprintf(f,
+		", rank %d, PP stage %d, DP rank %d, TP group %d</title></rect>\n"
+		"<text class=\"st\" x=\"%d\" y=\"%d\" fill=\"%s\">%d</text>"
+		"<text class=\"dp\" x=\"%d\" y=\"%d\" fill=\"%s\">d%d</text>\n",
+		k->rank, k->stage, k->dp, k->tp_group, gx + gw / 2, gy + 11, c.ink, k->stage,
+		gx + gw / 2, gy + gw - 3, c.ink, k->dp);
 }
 
 enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 				       struct dtplan_error *err)
 {
-	const int gw = 22, pad = 8, label = 16, cols = 4;
+	const int gw = 24, pitch = 32, pad = 8, label = 16, cols = 4;
 	struct dtplan__stream s = {0};
-	int n_nodes, gpn, shown, node_w, node_h, rows, width, height, legend;
+	struct svg_gpu *at;
+	int n_nodes, gpn, shown, node_w, node_h, rows, width, height, legend_y;
 	bool hot, any_hot = false;
-	char colour[32], name[80];
+	char name[80];
 
 	if (out != NULL)
 		*out = NULL;
 	if (p == NULL || out == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or output pointer");
-	if (dtplan__stream_open(&s, err) != DTPLAN_OK)
-		return DTPLAN_ERR_NOMEM;
-	gpn = p->request.gpus_per_node;
+	gpn = p->request.gpus_per_node > 0 ? p->request.gpus_per_node : 1;
 	n_nodes = p->n_nodes > 0 ? (int)p->n_nodes : nodes_of(&p->request);
 	shown = n_nodes < MAX_SVG_NODES ? n_nodes : MAX_SVG_NODES;
-	node_w = pad * 2 + (gpn < 8 ? gpn : 8) * (gw + 2);
-	node_h = label + pad + ((gpn + 7) / 8) * (gw + 2) + pad;
+	at = calloc((size_t)(shown > 0 ? shown : 1) * (size_t)gpn, sizeof(*at));
+	if (at == NULL)
+		return dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
+	if (dtplan__stream_open(&s, err) != DTPLAN_OK) {
+		free(at);
+		return DTPLAN_ERR_NOMEM;
+	}
+	svg_gpus(p, shown, at);
+	node_w = pad * 2 + (gpn < 8 ? gpn : 8) * pitch - (pitch - gw);
+	node_h = label + ((gpn + 7) / 8) * pitch + 4;
 	rows = (shown + cols - 1) / cols;
-	legend = p->best.pp < 12 ? p->best.pp : 12;
 	width = cols * (node_w + pad) + pad;
-	if (width < 420)
-		width = 420;
-	height = 40 + rows * (node_h + pad) + 30;
-	fprintf(s.f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"sans-serif\" font-size=\"11\">\n",
-		width, height);
-	fprintf(s.f, "<title>dtplan plan: ");
-	xml_text(s.f, p->request.model.name);
-	fprintf(s.f, " on %d GPUs, TP %d x PP %d x DP %d", p->request.gpus, p->best.tp, p->best.pp,
-		p->best.dp);
-	if (p->best.cp > 1 || p->best.ep > 1)
-		fprintf(s.f, ", CP %d, EP %d", p->best.cp, p->best.ep);
-	fprintf(s.f, "</title>\n");
-	fprintf(s.f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(s.f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", pad);
-	xml_text(s.f, p->request.model.name);
-	fprintf(s.f, ": TP %d x PP %d x DP %d", p->best.tp, p->best.pp, p->best.dp);
-	if (p->best.cp > 1 || p->best.ep > 1)
-		fprintf(s.f, " (CP %d, EP %d)", p->best.cp, p->best.ep);
-	fprintf(s.f, ", ZeRO-%d on %d x %s</text>\n", p->best.zero, p->request.gpus,
-		p->request.gpu.name);
+	if (width < 640)
+		width = 640;
+	legend_y = 34 + rows * (node_h + pad) + (shown < n_nodes ? 18 : 0);
+	height = legend_y + svg_legend(NULL, p, 0, width, pad);
+	svg_head(s.f, p, width, height, pad);
 	for (int n = 0; n < shown; n++) {
 		int x = pad + (n % cols) * (node_w + pad), y = 34 + (n / cols) * (node_h + pad);
 
@@ -516,40 +691,27 @@ enum dtplan_err dtplan_plan_render_svg(const struct dtplan_plan *p, char **out,
 			hot ? 2 : 1, x + pad, y + label - 3);
 		xml_text(s.f, name);
 		fprintf(s.f, "</text>\n");
-		for (int g = 0; g < gpn; g++) {
-			int rank, stage = svg_stage(p, n, g, &rank);
-			int gx = x + pad + (g % 8) * (gw + 2), gy = y + label + (g / 8) * (gw + 2);
-
-			if (stage < 0)
-				snprintf(colour, sizeof(colour), "#dddddd");
-			else
-				stage_colour(stage, colour, sizeof(colour));
-			fprintf(s.f,
-				"<rect class=\"gpu\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				"fill=\"%s\" stroke=\"#333\"><title>GPU %d",
-				gx, gy, gw, gw, colour, g);
-			if (rank >= 0)
-				fprintf(s.f, ", rank %d, PP stage %d", rank, stage);
-			fprintf(s.f, "</title></rect>\n");
-		}
+		for (int g = 0; g < gpn; g++)
+			svg_gpu(s.f, p, &at[(long)n * gpn + g], g, x + pad + (g % 8) * pitch,
+				y + label + 2 + (g / 8) * pitch, gw);
+		for (int g = 0; g < gpn && p->best.tp > 1; g += 8)
+			svg_tp_outlines(s.f, &at[(long)n * gpn + g], gpn - g < 8 ? gpn - g : 8,
+					x + pad, y + label + 2 + (g / 8) * pitch, pitch, gw);
 		fprintf(s.f, "</g>\n");
 	}
+	free(at);
 	if (shown < n_nodes)
-		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad, height - 22,
-			n_nodes - shown);
-	if (any_hot)
+		fprintf(s.f, "<text x=\"%d\" y=\"%d\">... %d more nodes</text>\n", pad,
+			legend_y - 6, n_nodes - shown);
+	if (any_hot) {
 		fprintf(s.f,
 			"<text x=\"%d\" y=\"20\" text-anchor=\"end\" fill=\"#c00\">red border: "
-			"leaf "
-			"uplink above %.1f:1 crossed by %s traffic</text>\n",
-			width - pad, p->request.oversub_threshold, p->best.crosses_uplinks);
-	for (int i = 0; i < legend; i++) {
-		stage_colour(i, colour, sizeof(colour));
-		fprintf(s.f,
-			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%d\">stage %d</text>\n",
-			pad + i * 64, height - 16, colour, pad + i * 64 + 16, height - 6, i);
+			"leaf uplink above %.1f:1 crossed by ",
+			width - pad, p->request.oversub_threshold);
+		xml_text(s.f, p->best.crosses_uplinks);
+		fprintf(s.f, " traffic</text>\n");
 	}
+	svg_legend(s.f, p, legend_y, width, pad);
 	fprintf(s.f, "</svg>\n");
 	return dtplan__stream_finish(&s, out, err);
 }

@@ -73,6 +73,16 @@ run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --svg "$svg"
 if grep -q '<svg' "$svg" && [ "$(grep -o 'class="gpu"' "$svg" | wc -l)" -eq 128 ]; then
 	_pass "svg has 128 GPUs"; else _fail "svg has 128 GPUs"; fi
 rm -f "$svg"
+# PP 16: sixteen stage colours, each in the legend; well-formed XML
+run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --pp 16 --svg "$svg"
+fills=$(grep -o '<g class="stage-key"><rect [^>]* fill="#[0-9a-f]*"' "$svg" | sed 's/.*fill=//' | sort -u | wc -l)
+[ "$fills" -eq 16 ] && grep -q '>stage 15</text>' "$svg" && _pass "svg: 16 stages, 16 colours" ||
+	_fail "svg: $fills colours for 16 stages"
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$svg" 2>"$svg.err" && _pass "svg is well-formed" || _fail "svg: $(cat "$svg.err")"
+	rm -f "$svg.err"
+fi
+rm -f "$svg"
 run 1 plan --model llama2-7b --gpus 8 --svg /nonexistent-dir/plan.svg; stderr_has "cannot write '/nonexistent-dir/plan.svg'"
 
 # too few GPUs: ZeRO-Offload keeps the optimizer state in host memory
