@@ -5,7 +5,9 @@
  * in PRAGMA user_version.  Each report is kept whole (its text) with the
  * rows the figures are computed from; those rows go with their report
  * (ON DELETE CASCADE) when retention removes it: more than keep_reports
- * reports, or older than keep_days.  Credentials are remembered until their
+ * reports, or older than keep_days.  The counters /metrics answers are kept
+ * apart (the counters table), added to in the transaction that keeps a
+ * report, so that they never fall.  Credentials are remembered until their
  * time to live has passed.
  *
  * What a document must hold is checked before it comes here, by
