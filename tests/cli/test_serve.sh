@@ -322,13 +322,31 @@ got=$(sqlite3 "$tmp/keep.db" "SELECT GROUP_CONCAT(job_id, ' ') FROM (SELECT job_
 metric 'dtplan_reports_accepted_total{kind="plan"} 4'
 metric 'dtplan_plans_total{state="ok"} 4'
 metric 'dtplan_reports_kept{kind="plan"} 3'
+# a refusal not yet in the store when it stops: kept as it stops
+$POST "$url/" "$tmp/r42.json" --cred none >/dev/null 2>&1
 kill "$keep_pid"; wait "$keep_pid" 2>/dev/null
 serve keep --keep-reports 3
 metric 'dtplan_reports_accepted_total{kind="plan"} 4'
-metric 'dtplan_reports_received_total 4'
+metric 'dtplan_reports_refused_total{reason="unauthenticated"} 1'
+metric 'dtplan_reports_received_total 5'
 curl -s "$url/metrics" >"$out"
 grep -q '^dtplan_last_report_timestamp_seconds [0-9]' "$out" && _pass "the last report's time" ||
 	_fail "no dtplan_last_report_timestamp_seconds"
+promtool_ok
+# a version-2 store is upgraded, its counters started at the reports it holds
+cp "$tmp/keep.db" "$tmp/v2.db"
+sqlite3 "$tmp/v2.db" 'DROP TABLE counters; PRAGMA user_version = 2'
+serve v2
+metric 'dtplan_reports_accepted_total{kind="plan"} 3'
+metric 'dtplan_plans_total{state="ok"} 3'
+[ "$(sqlite3 "$tmp/v2.db" 'PRAGMA user_version')" = 3 ] && _pass "a version-2 store upgraded to 3" ||
+	_fail "a version-2 store not upgraded"
+# /healthz: 503 and why when the store does not answer
+sqlite3 "$tmp/v2.db" 'DROP TABLE counters'
+curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"
+[ "$(cat "$err")" = 503 ] && _pass "/healthz of a broken store: 503" ||
+	_fail "/healthz of a broken store answered $(cat "$err")"
+stdout_has "the store does not answer"
 
 # --- the collector down or silent costs dtplan report its --timeout only ----
 python3 -c '
