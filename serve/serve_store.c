@@ -75,9 +75,13 @@ static const char *const schema3_sql =
 	"CREATE TABLE counters (name TEXT NOT NULL, label TEXT NOT NULL,"
 	" value REAL NOT NULL, PRIMARY KEY (name, label));"
 	"INSERT INTO counters SELECT 'stored', kind, COUNT(*) FROM reports GROUP BY 2;"
-	"INSERT INTO counters SELECT 'plans', COALESCE(state, '?'), COUNT(*) FROM reports"
-	" WHERE kind = 'plan' GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plans', CASE WHEN state IN ('ok', 'degraded', 'refused')"
+	" THEN state ELSE 'other' END, COUNT(*) FROM reports WHERE kind = 'plan' GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plans_degraded', '', COUNT(*) FROM reports"
+	" WHERE kind = 'plan' AND degraded = 1 HAVING COUNT(*) > 0;"
 	"INSERT INTO counters SELECT 'plan_warnings', code, COUNT(*) FROM warnings GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plan_refusals', w.code, COUNT(*) FROM warnings w"
+	" JOIN reports r ON r.id = w.report_id WHERE r.state = 'refused' GROUP BY 2;"
 	"INSERT INTO counters SELECT 'last_report', '', MAX(received) FROM reports"
 	" HAVING COUNT(*) > 0;";
 
@@ -605,7 +609,15 @@ static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bo
 	json_t *w;
 
 	if (ok && k == DTPLAN_POSTED_REPORT) {
-		ok = bump(db, "plans", state != NULL ? state : "?", 1, false) &&
+		/* the states a plugin writes; anything else one label, so that a
+		 * poster cannot make series of its own */
+		ok = bump(db, "plans",
+			  state != NULL && (strcmp(state, "ok") == 0 ||
+					    strcmp(state, "degraded") == 0 ||
+					    strcmp(state, "refused") == 0)
+				  ? state
+				  : "other",
+			  1, false) &&
 		     (!degraded || bump(db, "plans_degraded", "", 1, false));
 		json_array_foreach(get(doc, "warnings"), i, w)
 		{

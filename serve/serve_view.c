@@ -250,7 +250,7 @@ static const char *reason_at(int k)
 	return serve_reason_name((enum serve_reason)k);
 }
 
-static const char *const plan_states[] = {"ok", "degraded", "refused"};
+static const char *const plan_states[] = {"ok", "degraded", "refused", "other"};
 
 static const char *state_at(int k)
 {
@@ -299,8 +299,9 @@ char *serve_metrics(struct serve_store *st)
 		     "kind", kind_at, DTPLAN_POSTED__LAST);
 	draw_counter(&b, &cnt, "dtplan_reports_refused_total", "Reports refused, by reason.",
 		     "refused", "reason", reason_at, SERVE_N_REASONS);
-	draw_counter(&b, &cnt, "dtplan_plans_total", "Plan reports kept, by state.", "plans",
-		     "state", state_at, 3);
+	draw_counter(&b, &cnt, "dtplan_plans_total",
+		     "Plan reports kept, by state (other: none of the three).", "plans", "state",
+		     state_at, 4);
 	draw_counter(&b, &cnt, "dtplan_plans_degraded_total",
 		     "Plan reports kept whose plan is marked degraded.", "plans_degraded", NULL,
 		     NULL, 0);
