@@ -16,7 +16,13 @@
  * node's plugin) nor the uid of the user the report names (403).
  *
  * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
- * /calibration and /plan/ID.svg.  Nothing else is served.
+ * /calibration and /plan/ID.svg; /healthz answers 200 "ok" when the store
+ * answers a trivial SELECT (its lock had within SERVE_HEALTH_TIMEOUT_S),
+ * 503 and why otherwise.  Nothing else is served.
+ *
+ * Every refusal is logged to stderr with the client's address, the
+ * poster's uid once its credential is checked, and why: SERVE_LOG_PER_S
+ * lines a second at most, then a line saying how many were suppressed.
  *
  * Every connection is bounded: idle ones close after SERVE_TIMEOUT_S, and
  * every one, trickling or not, request_timeout after it opened (the
@@ -52,6 +58,9 @@
  * reused for a new address.  No two addresses share a bucket. */
 #define RATE_SLOTS 1024
 
+/* Refusals logged a second at most. */
+#define SERVE_LOG_PER_S 10
+
 /* One address's token bucket. */
 struct rate_slot {
 	char addr[INET6_ADDRSTRLEN];
@@ -71,8 +80,12 @@ struct server {
 	struct serve_store *st;
 	json_t *fabric; /* the --fabric file; NULL: none */
 	struct MHD_Daemon *d;
-	pthread_mutex_t lock; /* counters and rates */
-	struct serve_counters counters;
+	pthread_mutex_t lock;           /* counters, rates and the log's budget */
+	struct serve_counters counters; /* refusals not yet in the store */
+	double flushed;                 /* when they were last added to it */
+	double log_second;              /* the second the log's budget is of */
+	int log_lines;                  /* refusals logged in it */
+	unsigned long long suppressed;  /* and those not logged */
 	struct rate_slot rates[RATE_SLOTS];
 	/* the reaper: closes connections older than request_timeout */
 	pthread_mutex_t conn_lock;
@@ -99,11 +112,56 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void count_refused(struct server *s, enum serve_reason r)
+static const char *reason_at(int k)
 {
+	return serve_reason_name((enum serve_reason)k);
+}
+
+/* Adds the refusals counted to the store's counters; call with s->lock
+ * held (the store's is taken after it, never before).  Kept for the next
+ * time when the store fails. */
+static void flush_refused(struct server *s)
+{
+	if (serve_store_count(s->st, "refused", s->counters.refused, SERVE_N_REASONS, reason_at))
+		memset(&s->counters, 0, sizeof(s->counters));
+	s->flushed = now_s();
+}
+
+/* Counts refusal r and logs it to stderr with the client's address, the
+ * poster's uid when known (uid >= 0) and why: SERVE_LOG_PER_S lines a
+ * second at most, then one line saying how many were not logged. */
+static void count_refused(struct server *s, enum serve_reason r, const char *addr, long long uid,
+			  const char *why)
+{
+	double t = now_s();
+	unsigned long long suppressed = 0;
+	bool log;
+	char who[32] = "";
+
 	pthread_mutex_lock(&s->lock);
 	s->counters.refused[r]++;
+	if (t - s->flushed >= 1.0)
+		flush_refused(s);
+	if (t - s->log_second >= 1.0) {
+		suppressed = s->suppressed;
+		s->suppressed = 0;
+		s->log_second = t;
+		s->log_lines = 0;
+	}
+	log = s->log_lines < SERVE_LOG_PER_S;
+	if (log)
+		s->log_lines++;
+	else
+		s->suppressed++;
 	pthread_mutex_unlock(&s->lock);
+	if (suppressed > 0)
+		fprintf(stderr, "dtplan serve: suppressed %llu refusal lines\n", suppressed);
+	if (!log)
+		return;
+	if (uid >= 0)
+		snprintf(who, sizeof(who), " uid %lld", uid);
+	fprintf(stderr, "dtplan serve: refused a report from %s%s: %s: %s\n",
+		addr != NULL ? addr : "?", who, serve_reason_name(r), why != NULL ? why : "");
 }
 
 /* True when addr may post now: a bucket of 2 x rate tokens (at least one),
@@ -186,9 +244,11 @@ static enum MHD_Result answer_take(struct MHD_Connection *c, unsigned status, co
 	return rc;
 }
 
-/* A refusal: counted, and said as JSON {"refused": reason, "message": ...}. */
-static enum MHD_Result refuse(struct server *s, struct MHD_Connection *c, unsigned status,
-			      enum serve_reason r, const char *message)
+/* A refusal from addr (uid: the poster's, -1 when not known): counted,
+ * logged and said as JSON {"refused": reason, "message": ...}. */
+static enum MHD_Result refuse_from(struct server *s, struct MHD_Connection *c, const char *addr,
+				   long long uid, unsigned status, enum serve_reason r,
+				   const char *message)
 {
 	json_t *j = json_pack("{s:s, s:s}", "refused", serve_reason_name(r), "message",
 			      message != NULL ? message : "");
@@ -196,7 +256,7 @@ static enum MHD_Result refuse(struct server *s, struct MHD_Connection *c, unsign
 	enum MHD_Result rc;
 
 	json_decref(j);
-	count_refused(s, r);
+	count_refused(s, r, addr, uid, message);
 	if (text == NULL)
 		return answer(c, status, "text/plain", serve_reason_name(r),
 			      strlen(serve_reason_name(r)));
@@ -275,38 +335,41 @@ static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, s
 	char msg[600], ok[64];
 	long long id = 0, now = (long long)time(NULL);
 	enum MHD_Result r;
+	long long uid = -1; /* the poster's, once its credential is checked */
 	int seen;
 
 	if (cred == NULL || cred[0] == '\0')
-		return refuse(s, c, MHD_HTTP_UNAUTHORIZED, SERVE_UNAUTHENTICATED,
-			      "no MUNGE credential (" DTPLAN_REPORT_CRED_HEADER ")");
+		return refuse_from(s, c, q->addr, uid, MHD_HTTP_UNAUTHORIZED, SERVE_UNAUTHENTICATED,
+				   "no MUNGE credential (" DTPLAN_REPORT_CRED_HEADER ")");
 	if (dtplan_report_cred_check(s->o->munge_socket, cred, q->body, q->len, &rc, &why, &err) !=
 	    DTPLAN_OK) {
 		reason = reason_of(why);
-		return refuse(s, c,
-			      reason == SERVE_MUNGE      ? MHD_HTTP_SERVICE_UNAVAILABLE
-			      : reason == SERVE_REPLAYED ? MHD_HTTP_CONFLICT
-							 : MHD_HTTP_FORBIDDEN,
-			      reason, err.text);
+		return refuse_from(s, c, q->addr, uid,
+				   reason == SERVE_MUNGE      ? MHD_HTTP_SERVICE_UNAVAILABLE
+				   : reason == SERVE_REPLAYED ? MHD_HTTP_CONFLICT
+							      : MHD_HTTP_FORBIDDEN,
+				   reason, err.text);
 	}
+	uid = (long long)rc.uid;
 	seen = serve_store_cred_remember(s->st, rc.id, rc.expires, now);
 	if (seen < 0)
-		return refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE,
-			      "cannot remember the credential");
+		return refuse_from(s, c, q->addr, uid, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE,
+				   "cannot remember the credential");
 	if (seen == 0)
-		return refuse(s, c, MHD_HTTP_CONFLICT, SERVE_REPLAYED,
-			      "this credential was taken before");
+		return refuse_from(s, c, q->addr, uid, MHD_HTTP_CONFLICT, SERVE_REPLAYED,
+				   "this credential was taken before");
 	ret = dtplan_posted_parse(q->body, q->len, &doc, &kind, &err);
 	if (ret == DTPLAN_ERR_NOMEM)
-		return refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
+		return refuse_from(s, c, q->addr, uid, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE,
+				   err.text);
 	if (ret != DTPLAN_OK)
-		return refuse(s, c, MHD_HTTP_BAD_REQUEST,
-			      ret == DTPLAN_ERR_UNSUPPORTED ? SERVE_SCHEMA
-			      : ret == DTPLAN_ERR_RANGE     ? SERVE_RANGE
-							    : SERVE_MALFORMED,
-			      err.text);
+		return refuse_from(s, c, q->addr, uid, MHD_HTTP_BAD_REQUEST,
+				   ret == DTPLAN_ERR_UNSUPPORTED ? SERVE_SCHEMA
+				   : ret == DTPLAN_ERR_RANGE     ? SERVE_RANGE
+								 : SERVE_MALFORMED,
+				   err.text);
 	if (!user_may(doc, rc.uid, msg, sizeof(msg))) {
-		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
+		r = refuse_from(s, c, q->addr, uid, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
 		goto out;
 	}
 	/* the prolog's measurements are the fabric's: root's alone */
@@ -314,21 +377,20 @@ static enum MHD_Result take_report(struct server *s, struct MHD_Connection *c, s
 		snprintf(msg, sizeof(msg),
 			 "measurements are taken from root (the prolog) only, not from uid %u",
 			 (unsigned)rc.uid);
-		r = refuse(s, c, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
+		r = refuse_from(s, c, q->addr, uid, MHD_HTTP_FORBIDDEN, SERVE_USER, msg);
 		goto out;
 	}
 	ret = serve_store_add(s->st, kind, doc, q->body, (long long)rc.uid, now, &id, &err);
 	if (ret == DTPLAN_ERR_RANGE) {
-		r = refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_BUDGET, err.text);
+		r = refuse_from(s, c, q->addr, uid, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_BUDGET,
+				err.text);
 		goto out;
 	}
 	if (ret != DTPLAN_OK) {
-		r = refuse(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE, err.text);
+		r = refuse_from(s, c, q->addr, uid, MHD_HTTP_SERVICE_UNAVAILABLE, SERVE_STORAGE,
+				err.text);
 		goto out;
 	}
-	pthread_mutex_lock(&s->lock);
-	s->counters.accepted[kind]++;
-	pthread_mutex_unlock(&s->lock);
 	snprintf(ok, sizeof(ok), "{\"accepted\":\"%s\",\"id\":%lld}", serve_kind_name(kind), id);
 	r = answer(c, MHD_HTTP_OK, "application/json", ok, strlen(ok));
 out:
@@ -338,7 +400,7 @@ out:
 
 static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const char *url)
 {
-	struct serve_counters snap;
+	char why[256];
 	long long id;
 	char tail[8];
 	bool missing = false;
@@ -347,11 +409,18 @@ static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const cha
 		return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8",
 				   serve_page(s->st, s->fabric));
 	if (strcmp(url, "/metrics") == 0) {
+		/* the refusals counted so far, in the store before it answers */
 		pthread_mutex_lock(&s->lock);
-		snap = s->counters;
+		flush_refused(s);
 		pthread_mutex_unlock(&s->lock);
 		return answer_take(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				   serve_metrics(s->st, &snap));
+				   serve_metrics(s->st));
+	}
+	if (strcmp(url, "/healthz") == 0) {
+		if (serve_store_ping(s->st, why, sizeof(why) - 1))
+			return answer(c, MHD_HTTP_OK, "text/plain", "ok\n", 3);
+		strcat(why, "\n");
+		return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", why, strlen(why));
 	}
 	if (strcmp(url, "/fabric") == 0) {
 		if (s->fabric == NULL)
@@ -394,13 +463,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*state = q;
 		client_addr(c, q->addr, sizeof(q->addr));
 		if (!rate_take(s, q->addr))
-			return refuse(s, c, MHD_HTTP_TOO_MANY_REQUESTS, SERVE_RATE_LIMITED,
-				      "this address posts faster than the collector takes");
+			return refuse_from(s, c, q->addr, -1, MHD_HTTP_TOO_MANY_REQUESTS,
+					   SERVE_RATE_LIMITED,
+					   "this address posts faster than the collector takes");
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl != NULL && strtoull(cl, NULL, 10) > s->o->max_body)
-			return refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_OVERSIZED,
-				      "the body is larger than the collector takes");
+			return refuse_from(s, c, q->addr, -1, MHD_HTTP_CONTENT_TOO_LARGE,
+					   SERVE_OVERSIZED,
+					   "the body is larger than the collector takes");
 		return MHD_YES;
 	}
 	if (*size > 0) {
@@ -431,10 +502,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (q->over)
-		return refuse(s, c, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_OVERSIZED,
-			      "the body is larger than the collector takes");
+		return refuse_from(s, c, q->addr, -1, MHD_HTTP_CONTENT_TOO_LARGE, SERVE_OVERSIZED,
+				   "the body is larger than the collector takes");
 	if (q->body == NULL)
-		return refuse(s, c, MHD_HTTP_BAD_REQUEST, SERVE_MALFORMED, "no body");
+		return refuse_from(s, c, q->addr, -1, MHD_HTTP_BAD_REQUEST, SERVE_MALFORMED,
+				   "no body");
 	return take_report(s, c, q);
 }
 
@@ -643,6 +715,10 @@ void serve_stop(struct server *s)
 	if (s == NULL)
 		return;
 	MHD_stop_daemon(s->d);
+	/* the refusals not yet kept */
+	pthread_mutex_lock(&s->lock);
+	flush_refused(s);
+	pthread_mutex_unlock(&s->lock);
 	stop_reaper(s);
 	free(s);
 }

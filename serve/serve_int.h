@@ -47,11 +47,19 @@ const char *serve_reason_name(enum serve_reason r);
  * "observation", "measurement". */
 const char *serve_kind_name(enum dtplan_posted_kind k);
 
-/* The process's counters (Prometheus counters: they start at 0). */
+/* Refusals counted and not yet added to the store's counters (serve_http.c
+ * adds them at most once a second, before /metrics answers and when it
+ * stops). */
 struct serve_counters {
-	unsigned long long accepted[DTPLAN_POSTED__LAST];
 	unsigned long long refused[SERVE_N_REASONS];
 };
+
+/* The buckets of dtplan_step_ratio (measured / planned step time). */
+#define SERVE_RATIO_BUCKETS 10
+extern const double serve_ratio_buckets[SERVE_RATIO_BUCKETS];
+
+/* How long /healthz waits for the store's lock. */
+#define SERVE_HEALTH_TIMEOUT_S 2
 
 /* ------------------------------------------------------------------------
  * The server (serve_http.c)
@@ -72,7 +80,7 @@ void serve_stop(struct server *s);
  * every call below takes it.
  * ---------------------------------------------------------------------- */
 
-#define SERVE_SCHEMA_VERSION 2
+#define SERVE_SCHEMA_VERSION 3
 
 struct serve_store {
 	sqlite3 *db;
@@ -94,6 +102,15 @@ void serve_store_close(struct serve_store *st);
 int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
 			      long long now);
 
+/* Adds delta[i] to counter name{label(i)} for i in [0, n), in one
+ * transaction; false when the store fails (nothing added). */
+bool serve_store_count(struct serve_store *st, const char *name, const unsigned long long *delta,
+		       int n, const char *(*label)(int));
+
+/* True when the store answers a trivial SELECT, its lock had within
+ * SERVE_HEALTH_TIMEOUT_S; false with why otherwise. */
+bool serve_store_ping(struct serve_store *st, char *why, size_t size);
+
 /*
  * Keeps document doc (its text body) of kind k from uid poster (the
  * credential's) received at now: the report row and what the figures need
@@ -102,7 +119,9 @@ int serve_store_cred_remember(struct serve_store *st, const char *id, long long 
  * retention removes the oldest reports past keep_days and keep_reports,
  * then the poster's oldest until its bodies and this one fit
  * max_user_bytes (not for root), then the oldest of all until everything
- * fits max_bytes.  *id receives the report's id.  doc is what
+ * fits max_bytes.  The counters (kind, a plan's state and warnings, the
+ * step ratio's histogram, the last report's time) are added in the same
+ * transaction.  *id receives the report's id.  doc is what
  * dtplan_posted_parse() made of body.  DTPLAN_ERR_RANGE when body alone is
  * larger than the poster's budget, DTPLAN_ERR_IO when the store fails.
  */
@@ -127,7 +146,7 @@ void serve_buf_html(struct serve_buf *b, const char *s);
 /* The text, handed over (NULL after a failure). */
 char *serve_buf_take(struct serve_buf *b);
 
-char *serve_metrics(struct serve_store *st, const struct serve_counters *c);
+char *serve_metrics(struct serve_store *st);
 char *serve_page(struct serve_store *st, json_t *fabric);
 /* The fabric file with what was measured: NULL without one. */
 char *serve_fabric(struct serve_store *st, json_t *fabric);

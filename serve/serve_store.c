@@ -5,7 +5,9 @@
  * in PRAGMA user_version.  Each report is kept whole (its text) with the
  * rows the figures are computed from; those rows go with their report
  * (ON DELETE CASCADE) when retention removes it: more than keep_reports
- * reports, or older than keep_days.  Credentials are remembered until their
+ * reports, or older than keep_days.  The counters /metrics answers are kept
+ * apart (the counters table), added to in the transaction that keeps a
+ * report, so that they never fall.  Credentials are remembered until their
  * time to live has passed.
  *
  * What a document must hold is checked before it comes here, by
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const schema_sql =
 	"CREATE TABLE reports (id INTEGER PRIMARY KEY, received INTEGER NOT NULL,"
@@ -63,6 +66,24 @@ static const char *const schema2_sql =
 	"ALTER TABLE reports ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE reports SET bytes = length(CAST(body AS BLOB)), poster = 0;"
 	"CREATE INDEX reports_poster ON reports (poster, id, bytes);";
+
+/* Version 3: the counters /metrics answers (issue 35), kept apart from the
+ * reports so that they never fall when retention removes one, and updated
+ * in the transaction that keeps a report.  A store upgraded from version 2
+ * starts them at what it still holds. */
+static const char *const schema3_sql =
+	"CREATE TABLE counters (name TEXT NOT NULL, label TEXT NOT NULL,"
+	" value REAL NOT NULL, PRIMARY KEY (name, label));"
+	"INSERT INTO counters SELECT 'stored', kind, COUNT(*) FROM reports GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plans', CASE WHEN state IN ('ok', 'degraded', 'refused')"
+	" THEN state ELSE 'other' END, COUNT(*) FROM reports WHERE kind = 'plan' GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plans_degraded', '', COUNT(*) FROM reports"
+	" WHERE kind = 'plan' AND degraded = 1 HAVING COUNT(*) > 0;"
+	"INSERT INTO counters SELECT 'plan_warnings', code, COUNT(*) FROM warnings GROUP BY 2;"
+	"INSERT INTO counters SELECT 'plan_refusals', w.code, COUNT(*) FROM warnings w"
+	" JOIN reports r ON r.id = w.report_id WHERE r.state = 'refused' GROUP BY 2;"
+	"INSERT INTO counters SELECT 'last_report', '', MAX(received) FROM reports"
+	" HAVING COUNT(*) > 0;";
 
 /* body is larger than budget: DTPLAN_ERR_RANGE. */
 static enum dtplan_err over_budget(struct dtplan_error *err, long long body, long long budget)
@@ -209,8 +230,9 @@ enum dtplan_err serve_store_open(const char *path, long keep_reports, double kee
 	}
 	if (v < SERVE_SCHEMA_VERSION) {
 		/* a version-1 store's reports came from root or their user: root's */
-		if (asprintf(&sql, "BEGIN; %s %s PRAGMA user_version=%d; COMMIT;",
-			     v == 0 ? schema_sql : "", schema2_sql, SERVE_SCHEMA_VERSION) < 0) {
+		if (asprintf(&sql, "BEGIN; %s %s %s PRAGMA user_version=%d; COMMIT;",
+			     v < 1 ? schema_sql : "", v < 2 ? schema2_sql : "", schema3_sql,
+			     SERVE_SCHEMA_VERSION) < 0) {
 			sql = NULL;
 			rv = fail(err, DTPLAN_ERR_NOMEM, NULL, path);
 			goto out;
@@ -545,6 +567,132 @@ static bool prune(struct serve_store *st, long long now)
 	return ok;
 }
 
+/* ------------------------------------------------------------------------
+ * Counters
+ * ---------------------------------------------------------------------- */
+
+/* The upper bounds of dtplan_step_ratio's buckets (measured / planned). */
+const double serve_ratio_buckets[SERVE_RATIO_BUCKETS] = {0.5,  0.8, 0.9,  0.95, 1.0,
+							 1.05, 1.1, 1.25, 1.5,  2.0};
+
+/* Adds delta to counter name{label} (set: makes it at least delta). */
+static bool bump(sqlite3 *db, const char *name, const char *label, double delta, bool set)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok;
+
+	ok = sqlite3_prepare_v2(db,
+				set ? "INSERT INTO counters VALUES (?1, ?2, ?3) ON CONFLICT DO"
+				      " UPDATE SET value = MAX(value, excluded.value)"
+				    : "INSERT INTO counters VALUES (?1, ?2, ?3) ON CONFLICT DO"
+				      " UPDATE SET value = value + excluded.value",
+				-1, &s, NULL) == SQLITE_OK;
+	if (ok) {
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, label != NULL ? label : "?", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(s, 3, delta);
+		ok = sqlite3_step(s) == SQLITE_DONE;
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/* The counters of a report kept: its kind, a plan's state and warnings, an
+ * observation's measured / planned step in the histogram, its time. */
+static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bool degraded,
+			 long long now)
+{
+	const char *state = json_string_value(get(doc, "state"));
+	bool ok = bump(db, "stored", serve_kind_name(k), 1, false) &&
+		  bump(db, "last_report", "", (double)now, true);
+	size_t i;
+	json_t *w;
+
+	if (ok && k == DTPLAN_POSTED_REPORT) {
+		/* the states a plugin writes; anything else one label, so that a
+		 * poster cannot make series of its own */
+		ok = bump(db, "plans",
+			  state != NULL && (strcmp(state, "ok") == 0 ||
+					    strcmp(state, "degraded") == 0 ||
+					    strcmp(state, "refused") == 0)
+				  ? state
+				  : "other",
+			  1, false) &&
+		     (!degraded || bump(db, "plans_degraded", "", 1, false));
+		json_array_foreach(get(doc, "warnings"), i, w)
+		{
+			const char *code = json_string_value(get(w, "code"));
+
+			if (ok && code != NULL)
+				ok = bump(db, "plan_warnings", code, 1, false) &&
+				     (state == NULL || strcmp(state, "refused") != 0 ||
+				      bump(db, "plan_refusals", code, 1, false));
+		}
+	}
+	if (ok && k == DTPLAN_POSTED_OBSERVATION) {
+		double p = json_number_value(get(doc, "predicted_step_s")),
+		       m = json_number_value(get(doc, "measured_step_s")), r = m / p;
+		char le[32];
+
+		if (json_is_number(get(doc, "predicted_step_s")) &&
+		    json_is_number(get(doc, "measured_step_s")) && p > 0 && isfinite(r)) {
+			ok = bump(db, "step_ratio_count", "", 1, false) &&
+			     bump(db, "step_ratio_sum", "", r, false);
+			for (int b = 0; ok && b < SERVE_RATIO_BUCKETS; b++) {
+				if (r > serve_ratio_buckets[b])
+					continue;
+				snprintf(le, sizeof(le), "%g", serve_ratio_buckets[b]);
+				ok = bump(db, "step_ratio_bucket", le, 1, false);
+			}
+		}
+	}
+	return ok;
+}
+
+bool serve_store_count(struct serve_store *st, const char *name, const unsigned long long *delta,
+		       int n, const char *(*label)(int))
+{
+	bool ok;
+
+	pthread_mutex_lock(&st->lock);
+	ok = sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+	for (int i = 0; ok && i < n; i++)
+		ok = delta[i] == 0 || bump(st->db, name, label(i), (double)delta[i], false);
+	if (ok && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		ok = true;
+	else {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		ok = false;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return ok;
+}
+
+bool serve_store_ping(struct serve_store *st, char *why, size_t size)
+{
+	struct timespec until;
+	sqlite3_stmt *s = NULL;
+	bool ok;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SERVE_HEALTH_TIMEOUT_S;
+	rc = pthread_mutex_timedlock(&st->lock, &until);
+	if (rc != 0) {
+		snprintf(why, size, "the store is busy (its lock not had in %d s)",
+			 SERVE_HEALTH_TIMEOUT_S);
+		return false;
+	}
+	ok = sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM counters", -1, &s, NULL) ==
+		     SQLITE_OK &&
+	     sqlite3_step(s) == SQLITE_ROW;
+	if (!ok)
+		snprintf(why, size, "the store does not answer: %s", sqlite3_errmsg(st->db));
+	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->lock);
+	return ok;
+}
+
 enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind k, json_t *doc,
 				const char *body, long long poster, long long now, long long *id,
 				struct dtplan_error *err)
@@ -604,6 +752,7 @@ enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind 
 		ok = add_observation(st->db, *id, doc);
 	else if (ok && k == DTPLAN_POSTED_MEASUREMENT && poster == 0)
 		ok = add_measurements(st->db, *id, get(doc, "measurements"));
+	ok = ok && count_report(st->db, k, doc, json_integer_value(deg) != 0, now);
 	if (ok && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
 		goto done;
 	rv = fail(err, DTPLAN_ERR_IO, st->db, "cannot keep the report");

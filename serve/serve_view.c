@@ -141,23 +141,9 @@ struct gauge {
 };
 
 static const struct gauge gauges[] = {
-	{"dtplan_plans",
-	 "Plan reports kept, by state (ok, degraded, refused).",
-	 "SELECT COALESCE(state, '?'), COUNT(*) FROM reports WHERE kind = 'plan'"
-	 " GROUP BY 1 ORDER BY 1",
-	 {"state"}},
-	{"dtplan_plans_degraded",
-	 "Plan reports kept whose plan is marked degraded.",
-	 "SELECT COUNT(*) FROM reports WHERE kind = 'plan' AND degraded = 1",
-	 {NULL}},
-	{"dtplan_plan_warnings",
-	 "Warnings in the plan reports kept, by kind.",
-	 "SELECT code, COUNT(*) FROM warnings GROUP BY 1 ORDER BY 1",
-	 {"kind"}},
-	{"dtplan_plan_refusals",
-	 "Refused plans kept (policy=deny, --dt-plan=strict), by the kind of warning in them.",
-	 "SELECT w.code, COUNT(*) FROM warnings w JOIN reports r ON r.id ="
-	 " w.report_id WHERE r.state = 'refused' GROUP BY 1 ORDER BY 1",
+	{"dtplan_reports_kept",
+	 "Reports the store holds now, by kind (retention removes the oldest).",
+	 "SELECT kind, COUNT(*) FROM reports GROUP BY 1 ORDER BY 1",
 	 {"kind"}},
 	{"dtplan_link_bandwidth_bytes_per_second",
 	 "Measured bandwidth per link tier, mean of the recent reports.",
@@ -221,29 +207,131 @@ static void draw_gauge(struct serve_buf *b, const struct gauge *g, const struct 
 	}
 }
 
-char *serve_metrics(struct serve_store *st, const struct serve_counters *c)
+/* The store's counters (name, label, value, ordered): value of name{label}
+ * (0 when absent). */
+static double counter(const struct serve_rows *r, const char *name, const char *lab)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(serve_cell(r, i, 0), name) == 0 && strcmp(serve_cell(r, i, 1), lab) == 0)
+			return serve_cell_num(r, i, 2);
+	return 0;
+}
+
+/* Counter family name (store's counters under key) with each label value
+ * the store has, or those of fixed (n of them) when given. */
+static void draw_counter(struct serve_buf *b, const struct serve_rows *r, const char *name,
+			 const char *help, const char *key, const char *lab,
+			 const char *(*fixed)(int), int n)
+{
+	serve_buf_add(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	if (lab == NULL) {
+		serve_buf_add(b, "%s %.17g\n", name, counter(r, key, ""));
+		return;
+	}
+	for (int k = 0; fixed != NULL && k < n; k++)
+		serve_buf_add(b, "%s{%s=\"%s\"} %.17g\n", name, lab, fixed(k),
+			      counter(r, key, fixed(k)));
+	for (size_t i = 0; fixed == NULL && i < r->n; i++) {
+		if (strcmp(serve_cell(r, i, 0), key) != 0)
+			continue;
+		serve_buf_add(b, "%s{%s=\"", name, lab);
+		label(b, serve_cell(r, i, 1));
+		serve_buf_add(b, "\"} %.17g\n", serve_cell_num(r, i, 2));
+	}
+}
+
+static const char *kind_at(int k)
+{
+	return serve_kind_name((enum dtplan_posted_kind)k);
+}
+
+static const char *reason_at(int k)
+{
+	return serve_reason_name((enum serve_reason)k);
+}
+
+static const char *const plan_states[] = {"ok", "degraded", "refused", "other"};
+
+static const char *state_at(int k)
+{
+	return plan_states[k];
+}
+
+/*
+ * /metrics (issue 35): counters that only grow, kept in the store
+ * (serve_store.c's counters table, updated with each report kept, the
+ * refusals added by serve_http.c) so that neither retention nor a restart
+ * lowers them; gauges for what holds now; the measured / planned step in a
+ * histogram.
+ */
+char *serve_metrics(struct serve_store *st)
 {
 	struct serve_buf b = {0};
-	struct serve_rows r[N_GAUGES] = {{0}};
+	struct serve_rows r[N_GAUGES] = {{0}}, cnt = {0};
 	long long from;
+	double received = 0, last;
 	bool ok = true;
 
 	/* copied under the lock, written after it */
 	pthread_mutex_lock(&st->lock);
 	from = window_start(st->db);
+	ok = serve_rows_get(&cnt, st->db,
+			    "SELECT name, label, value FROM counters WHERE ?1 = ?1 ORDER BY 1, 2",
+			    0);
 	for (size_t i = 0; i < N_GAUGES && ok; i++)
 		ok = serve_rows_get(&r[i], st->db, gauges[i].sql, from);
 	pthread_mutex_unlock(&st->lock);
-	serve_buf_add(&b, "# HELP dtplan_reports_accepted_total Reports kept, by kind.\n"
-			  "# TYPE dtplan_reports_accepted_total counter\n");
-	for (int k = 0; k < DTPLAN_POSTED__LAST; k++)
-		serve_buf_add(&b, "dtplan_reports_accepted_total{kind=\"%s\"} %llu\n",
-			      serve_kind_name(k), c->accepted[k]);
-	serve_buf_add(&b, "# HELP dtplan_reports_refused_total Reports refused, by reason.\n"
-			  "# TYPE dtplan_reports_refused_total counter\n");
-	for (int k = 0; k < SERVE_N_REASONS; k++)
-		serve_buf_add(&b, "dtplan_reports_refused_total{reason=\"%s\"} %llu\n",
-			      serve_reason_name(k), c->refused[k]);
+	for (size_t i = 0; i < cnt.n; i++)
+		if (strcmp(serve_cell(&cnt, i, 0), "stored") == 0 ||
+		    strcmp(serve_cell(&cnt, i, 0), "refused") == 0)
+			received += serve_cell_num(&cnt, i, 2);
+	serve_buf_add(&b,
+		      "# HELP dtplan_build_info The collector's version.\n"
+		      "# TYPE dtplan_build_info gauge\n"
+		      "dtplan_build_info{version=\"%s\"} 1\n",
+		      PACKAGE_VERSION);
+	serve_buf_add(&b,
+		      "# HELP dtplan_reports_received_total Reports posted, kept or refused.\n"
+		      "# TYPE dtplan_reports_received_total counter\n"
+		      "dtplan_reports_received_total %.17g\n",
+		      received);
+	draw_counter(&b, &cnt, "dtplan_reports_accepted_total", "Reports kept, by kind.", "stored",
+		     "kind", kind_at, DTPLAN_POSTED__LAST);
+	draw_counter(&b, &cnt, "dtplan_reports_refused_total", "Reports refused, by reason.",
+		     "refused", "reason", reason_at, SERVE_N_REASONS);
+	draw_counter(&b, &cnt, "dtplan_plans_total",
+		     "Plan reports kept, by state (other: none of the three).", "plans", "state",
+		     state_at, 4);
+	draw_counter(&b, &cnt, "dtplan_plans_degraded_total",
+		     "Plan reports kept whose plan is marked degraded.", "plans_degraded", NULL,
+		     NULL, 0);
+	draw_counter(&b, &cnt, "dtplan_plan_warnings_total",
+		     "Warnings in the plan reports kept, by kind.", "plan_warnings", "kind", NULL,
+		     0);
+	draw_counter(&b, &cnt, "dtplan_plan_refusals_total",
+		     "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind.",
+		     "plan_refusals", "kind", NULL, 0);
+	last = counter(&cnt, "last_report", "");
+	serve_buf_add(&b, "# HELP dtplan_last_report_timestamp_seconds When the last report was "
+			  "kept (Unix time; absent before the first).\n"
+			  "# TYPE dtplan_last_report_timestamp_seconds gauge\n");
+	if (last > 0)
+		serve_buf_add(&b, "dtplan_last_report_timestamp_seconds %.17g\n", last);
+	serve_buf_add(&b, "# HELP dtplan_step_ratio Measured over planned step time of the "
+			  "observations kept.\n# TYPE dtplan_step_ratio histogram\n");
+	for (int k = 0; k < SERVE_RATIO_BUCKETS; k++) {
+		char le[32];
+
+		snprintf(le, sizeof(le), "%g", serve_ratio_buckets[k]);
+		serve_buf_add(&b, "dtplan_step_ratio_bucket{le=\"%s\"} %.17g\n", le,
+			      counter(&cnt, "step_ratio_bucket", le));
+	}
+	serve_buf_add(&b,
+		      "dtplan_step_ratio_bucket{le=\"+Inf\"} %.17g\n"
+		      "dtplan_step_ratio_sum %.17g\ndtplan_step_ratio_count %.17g\n",
+		      counter(&cnt, "step_ratio_count", ""), counter(&cnt, "step_ratio_sum", ""),
+		      counter(&cnt, "step_ratio_count", ""));
+	serve_rows_free(&cnt);
 	for (size_t i = 0; i < N_GAUGES; i++) {
 		if (ok)
 			draw_gauge(&b, &gauges[i], &r[i]);

@@ -71,6 +71,13 @@ metric() {
 	curl -s "$url/metrics" >"$out"
 	if grep -qxF -- "$1" "$out"; then _pass "metrics: $1"; else _fail "metrics lack '$1'"; fi
 }
+# /metrics passes promtool's check (when promtool is here)
+promtool_ok() {
+	command -v promtool >/dev/null 2>&1 || { echo "# skipped: no promtool"; return 0; }
+	curl -s "$url/metrics" >"$out"
+	if promtool check metrics <"$out" >"$err" 2>&1; then _pass "promtool check metrics"
+	else _fail "promtool check metrics: $(cat "$err")"; fi
+}
 page_has() { curl -s "$url/" >"$out"; stdout_has "$1"; }
 page_lacks() { curl -s "$url/" >"$out"; stdout_lacks "$1"; }
 
@@ -90,13 +97,13 @@ serve main --fabric "$top_srcdir/tests/data/fabric-two-leaves.json"
 # --- a plan from dtplan report, with its credential -----------------------
 run 0 report --url "$url/" --plan "$plan_in" --munge-socket "$sock" --job-id 41
 metric 'dtplan_reports_accepted_total{kind="plan"} 1'
-metric 'dtplan_plans{state="ok"} 1'
+metric 'dtplan_plans_total{state="ok"} 1'
 n=$(sqlite3 "$tmp/main.db" "SELECT COUNT(*) FROM reports WHERE job_id = 41 AND user = '$(id -un)'")
 [ "$n" = 1 ] && _pass "the store holds job 41" || _fail "the store holds $n rows of job 41"
 [ "$(sqlite3 "$tmp/main.db" 'PRAGMA journal_mode')" = wal ] && _pass "the store is in WAL mode" ||
 	_fail "the store is not in WAL mode"
-[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 2 ] && _pass "store schema version 2" ||
-	_fail "store schema version is not 2"
+[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 3 ] && _pass "store schema version 3" ||
+	_fail "store schema version is not 3"
 
 # --- refusals, each counted under its reason ------------------------------
 python3 - "$plan_in" "$tmp" <<'EOF'
@@ -143,10 +150,21 @@ metric 'dtplan_reports_refused_total{reason="forged"} 2'
 metric 'dtplan_reports_refused_total{reason="replayed"} 1'
 metric 'dtplan_reports_refused_total{reason="malformed"} 2'
 metric 'dtplan_reports_refused_total{reason="schema"} 1'
+# each refusal logged with the address, the uid once the credential is checked, and why
+grep -q 'refused a report from 127.0.0.1: unauthenticated: no MUNGE credential' "$tmp/main.log" &&
+	_pass "a refusal without a credential is logged with its address" ||
+	_fail "no log line for the refusal without a credential"
+grep -q "refused a report from 127.0.0.1 uid $(id -u): schema: " "$tmp/main.log" &&
+	_pass "a refusal after the credential is logged with its uid" ||
+	_fail "no log line with the uid for the schema refusal"
 post 200 - "$url/" "$tmp/refused.json" --socket "$sock"
-metric 'dtplan_plans{state="refused"} 1'
-metric 'dtplan_plan_refusals{kind="oversubscribed-uplinks"} 1'
-metric 'dtplan_plan_warnings{kind="spread"} 1'
+metric 'dtplan_plans_total{state="refused"} 1'
+metric 'dtplan_plan_refusals_total{kind="oversubscribed-uplinks"} 1'
+metric 'dtplan_plan_warnings_total{kind="spread"} 1'
+promtool_ok
+curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"
+[ "$(cat "$err")" = 200 ] && [ "$(cat "$out")" = ok ] && _pass "/healthz: 200 ok" ||
+	_fail "/healthz answered $(cat "$err") $(cat "$out")"
 
 # --- nothing a report says is rendered unescaped ---------------------------
 post 200 - "$url/" "$tmp/xss.json" --socket "$sock"
@@ -240,6 +258,11 @@ stdout_has '\"fingerprint\" must be lowercase hex'
 metric 'dtplan_reports_accepted_total{kind="observation"} 2'
 metric 'dtplan_step_predicted_seconds{gpu="h100-sxm",model="llama3-8b",framework="megatron"} 2'
 metric 'dtplan_step_measured_seconds{gpu="h100-sxm",model="llama3-8b",framework="megatron"} 2.4'
+# measured / planned: 1.25 and 1.15, in the histogram
+metric 'dtplan_step_ratio_bucket{le="1.1"} 0'
+metric 'dtplan_step_ratio_bucket{le="1.25"} 2'
+metric 'dtplan_step_ratio_bucket{le="+Inf"} 2'
+metric 'dtplan_step_ratio_count 2'
 curl -s "$url/calibration" >"$out"
 json_eq 'j["schema"]' dtplan.calibration/1
 json_eq 'j["records"][0]["jobs"]' 2
@@ -258,6 +281,7 @@ EOF
 post 200 - "$url/" "$tmp/meas.json" --socket "$sock"
 metric 'dtplan_reports_accepted_total{kind="measurement"} 1'
 metric 'dtplan_node_straggler_reports{node="gpu04"} 4'
+promtool_ok
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 	post 403 user "$url/" "$tmp/meas.json" --socket "$sock" --as-user nobody
 fi
@@ -272,12 +296,57 @@ metric 'dtplan_reports_refused_total{reason="rate"} 1'
 metric 'dtplan_reports_refused_total{reason="oversized"} 1'
 sleep 2.1
 post 200 - "$url/" "$tmp/r43.json" --socket "$sock"
+# a flood of refusals: at most 10 lines a second logged, then how many were not
+python3 - "$url" <<'EOF'
+import sys, urllib.request, urllib.error
+for _ in range(40):
+    try:
+        urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/", data=b"{}"), timeout=5)
+    except urllib.error.HTTPError:
+        pass
+EOF
+sleep 1.1
+post 429 rate "$url/" "$tmp/r43.json" --socket "$sock"
+n=$(grep -c 'refused a report from 127.0.0.1' "$tmp/small.log")
+[ "$n" -le 22 ] && _pass "a flood of 41 refusals logged in $n lines" || _fail "a flood logged in $n lines"
+grep -q 'suppressed [0-9]* refusal lines' "$tmp/small.log" && _pass "the lines not logged are counted" ||
+	_fail "no 'suppressed' line after a flood"
 serve keep --keep-reports 3
+keep_pid=$!
 for job in 42 43 44 45; do
 	run 0 report --url "$url/" --plan "$plan_in" --munge-socket "$sock" --job-id $job
 done
 got=$(sqlite3 "$tmp/keep.db" "SELECT GROUP_CONCAT(job_id, ' ') FROM (SELECT job_id FROM reports ORDER BY id)")
 [ "$got" = "43 44 45" ] && _pass "retention keeps the newest 3 reports" || _fail "retention kept jobs '$got'"
+# the counters never fall when retention removes a report, nor when the collector restarts
+metric 'dtplan_reports_accepted_total{kind="plan"} 4'
+metric 'dtplan_plans_total{state="ok"} 4'
+metric 'dtplan_reports_kept{kind="plan"} 3'
+# a refusal not yet in the store when it stops: kept as it stops
+$POST "$url/" "$tmp/r42.json" --cred none >/dev/null 2>&1
+kill "$keep_pid"; wait "$keep_pid" 2>/dev/null
+serve keep --keep-reports 3
+metric 'dtplan_reports_accepted_total{kind="plan"} 4'
+metric 'dtplan_reports_refused_total{reason="unauthenticated"} 1'
+metric 'dtplan_reports_received_total 5'
+curl -s "$url/metrics" >"$out"
+grep -q '^dtplan_last_report_timestamp_seconds [0-9]' "$out" && _pass "the last report's time" ||
+	_fail "no dtplan_last_report_timestamp_seconds"
+promtool_ok
+# a version-2 store is upgraded, its counters started at the reports it holds
+cp "$tmp/keep.db" "$tmp/v2.db"
+sqlite3 "$tmp/v2.db" 'DROP TABLE counters; PRAGMA user_version = 2'
+serve v2
+metric 'dtplan_reports_accepted_total{kind="plan"} 3'
+metric 'dtplan_plans_total{state="ok"} 3'
+[ "$(sqlite3 "$tmp/v2.db" 'PRAGMA user_version')" = 3 ] && _pass "a version-2 store upgraded to 3" ||
+	_fail "a version-2 store not upgraded"
+# /healthz: 503 and why when the store does not answer
+sqlite3 "$tmp/v2.db" 'DROP TABLE counters'
+curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"
+[ "$(cat "$err")" = 503 ] && _pass "/healthz of a broken store: 503" ||
+	_fail "/healthz of a broken store answered $(cat "$err")"
+stdout_has "the store does not answer"
 
 # --- the collector down or silent costs dtplan report its --timeout only ----
 python3 -c '
