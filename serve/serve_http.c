@@ -409,12 +409,17 @@ static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const cha
 		return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8",
 				   serve_page(s->st, s->fabric));
 	if (strcmp(url, "/metrics") == 0) {
-		/* the refusals counted so far, in the store before it answers */
+		struct serve_counters pending;
+
+		/* the refusals counted so far, in the store before it answers;
+		 * those a full or failing store did not take are shown all the
+		 * same */
 		pthread_mutex_lock(&s->lock);
 		flush_refused(s);
+		pending = s->counters;
 		pthread_mutex_unlock(&s->lock);
 		return answer_take(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				   serve_metrics(s->st));
+				   serve_metrics(s->st, &pending));
 	}
 	if (strcmp(url, "/healthz") == 0) {
 		if (serve_store_ping(s->st, why, sizeof(why) - 1))

@@ -146,7 +146,9 @@ void serve_buf_html(struct serve_buf *b, const char *s);
 /* The text, handed over (NULL after a failure). */
 char *serve_buf_take(struct serve_buf *b);
 
-char *serve_metrics(struct serve_store *st);
+/* pending: refusals counted but not yet in the store (it was full or
+ * failing; NULL none), added to the store's counts. */
+char *serve_metrics(struct serve_store *st, const struct serve_counters *pending);
 char *serve_page(struct serve_store *st, json_t *fabric);
 /* The fabric file with what was measured: NULL without one. */
 char *serve_fabric(struct serve_store *st, json_t *fabric);

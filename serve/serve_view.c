@@ -221,7 +221,7 @@ static double counter(const struct serve_rows *r, const char *name, const char *
  * the store has, or those of fixed (n of them) when given. */
 static void draw_counter(struct serve_buf *b, const struct serve_rows *r, const char *name,
 			 const char *help, const char *key, const char *lab,
-			 const char *(*fixed)(int), int n)
+			 const char *(*fixed)(int), int n, const unsigned long long *pending)
 {
 	serve_buf_add(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
 	if (lab == NULL) {
@@ -230,7 +230,8 @@ static void draw_counter(struct serve_buf *b, const struct serve_rows *r, const 
 	}
 	for (int k = 0; fixed != NULL && k < n; k++)
 		serve_buf_add(b, "%s{%s=\"%s\"} %.17g\n", name, lab, fixed(k),
-			      counter(r, key, fixed(k)));
+			      counter(r, key, fixed(k)) +
+				      (pending != NULL ? (double)pending[k] : 0.0));
 	for (size_t i = 0; fixed == NULL && i < r->n; i++) {
 		if (strcmp(serve_cell(r, i, 0), key) != 0)
 			continue;
@@ -264,7 +265,7 @@ static const char *state_at(int k)
  * lowers them; gauges for what holds now; the measured / planned step in a
  * histogram.
  */
-char *serve_metrics(struct serve_store *st)
+char *serve_metrics(struct serve_store *st, const struct serve_counters *pending)
 {
 	struct serve_buf b = {0};
 	struct serve_rows r[N_GAUGES] = {{0}}, cnt = {0};
@@ -285,6 +286,8 @@ char *serve_metrics(struct serve_store *st)
 		if (strcmp(serve_cell(&cnt, i, 0), "stored") == 0 ||
 		    strcmp(serve_cell(&cnt, i, 0), "refused") == 0)
 			received += serve_cell_num(&cnt, i, 2);
+	for (int k = 0; pending != NULL && k < SERVE_N_REASONS; k++)
+		received += (double)pending->refused[k];
 	serve_buf_add(&b,
 		      "# HELP dtplan_build_info The collector's version.\n"
 		      "# TYPE dtplan_build_info gauge\n"
@@ -296,21 +299,22 @@ char *serve_metrics(struct serve_store *st)
 		      "dtplan_reports_received_total %.17g\n",
 		      received);
 	draw_counter(&b, &cnt, "dtplan_reports_accepted_total", "Reports kept, by kind.", "stored",
-		     "kind", kind_at, DTPLAN_POSTED__LAST);
+		     "kind", kind_at, DTPLAN_POSTED__LAST, NULL);
 	draw_counter(&b, &cnt, "dtplan_reports_refused_total", "Reports refused, by reason.",
-		     "refused", "reason", reason_at, SERVE_N_REASONS);
+		     "refused", "reason", reason_at, SERVE_N_REASONS,
+		     pending != NULL ? pending->refused : NULL);
 	draw_counter(&b, &cnt, "dtplan_plans_total",
 		     "Plan reports kept, by state (other: none of the three).", "plans", "state",
-		     state_at, 4);
+		     state_at, 4, NULL);
 	draw_counter(&b, &cnt, "dtplan_plans_degraded_total",
 		     "Plan reports kept whose plan is marked degraded.", "plans_degraded", NULL,
-		     NULL, 0);
+		     NULL, 0, NULL);
 	draw_counter(&b, &cnt, "dtplan_plan_warnings_total",
 		     "Warnings in the plan reports kept, by kind.", "plan_warnings", "kind", NULL,
-		     0);
+		     0, NULL);
 	draw_counter(&b, &cnt, "dtplan_plan_refusals_total",
 		     "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind.",
-		     "plan_refusals", "kind", NULL, 0);
+		     "plan_refusals", "kind", NULL, 0, NULL);
 	last = counter(&cnt, "last_report", "");
 	serve_buf_add(&b, "# HELP dtplan_last_report_timestamp_seconds When the last report was "
 			  "kept (Unix time; absent before the first).\n"
