@@ -20,7 +20,18 @@
 #include <unistd.h>
 
 static struct server *srv;
+static struct serve_store *store;
 static unsigned port;
+
+/* The collector and its store end with the process, as `dtplan serve`
+ * ends them, so that the replay under valgrind holds nothing at exit. */
+static void stop(void)
+{
+	serve_stop(srv);
+	serve_store_close(store);
+	srv = NULL;
+	store = NULL;
+}
 
 static void start(void)
 {
@@ -45,6 +56,8 @@ static void start(void)
 	st->max_user_bytes = (long long)o.max_user_store;
 	srv = serve_start(&o, st, NULL, &port, NULL);
 	DTPLAN_FUZZ_CHECK(srv != NULL && port != 0);
+	store = st;
+	atexit(stop);
 }
 
 /* Writes data to a new connection and reads the answer into buf (size):
