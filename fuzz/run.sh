@@ -53,10 +53,10 @@ fi
 # the project compiler's, which builds these same files with -Werror.
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-g -O1 $san -Wall -Wextra -Wno-unused-parameter -DDTPLAN_LIBFUZZER"
-cflags="$cflags -I$top_builddir -I$top_srcdir/lib -I$top_srcdir/probes -I$top_srcdir/fuzz"
-cflags="$cflags $(pkg-config --cflags hwloc jansson libcurl sqlite3 yaml-0.1) -pthread"
+cflags="$cflags -I$top_builddir -I$top_srcdir/lib -I$top_srcdir/probes -I$top_srcdir/serve -I$top_srcdir/fuzz"
+cflags="$cflags $(pkg-config --cflags hwloc jansson libcurl sqlite3 yaml-0.1 libmicrohttpd) -pthread"
 # probes/auth.c speaks to munged (libmunge has no .pc file everywhere).
-libs="$(pkg-config --libs hwloc jansson libcurl sqlite3 yaml-0.1) -lmunge -pthread -lm -ldl"
+libs="$(pkg-config --libs hwloc jansson libcurl sqlite3 yaml-0.1 libmicrohttpd) -lmunge -pthread -lm -ldl"
 
 mkdir -p "$build/obj" "$build/bin"
 echo "fuzz: building with $cc in $build"
