@@ -97,9 +97,12 @@ def semantics(j):
     return out
 
 
-def main(argv):
+def check_files(argv, doc, semantics=None):
+    """The main of this checker and of tests/cli_schema.py: argv is
+    [program, SCHEMA, FILE...]; doc the program's usage; semantics(j) the
+    problems beyond the schema, as (place, text) pairs, or None."""
     if len(argv) < 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print(doc.split("\n\n")[1], file=sys.stderr)
         return 2
     with open(argv[1]) as f:
         validator = strict_validator(json.load(f))
@@ -115,11 +118,15 @@ def main(argv):
         errors = sorted(validator.iter_errors(j), key=lambda e: list(e.absolute_path))
         for e in errors:
             print("%s: %s: %s" % (name, where(e.absolute_path), e.message))
-        problems = [] if errors else semantics(j)
+        problems = [] if errors or semantics is None else semantics(j)
         for place, text in problems:
             print("%s: %s: %s" % (name, place, text))
         bad += 1 if errors or problems else 0
     return 1 if bad else 0
+
+
+def main(argv):
+    return check_files(argv, __doc__, semantics)
 
 
 if __name__ == "__main__":

@@ -355,3 +355,35 @@ plugstack_restore() {
 	[ ! -f "$BATS_FILE_TMPDIR/plugstack.conf.orig" ] ||
 		cp "$BATS_FILE_TMPDIR/plugstack.conf.orig" "$CL_DIR/etc/plugstack.conf"
 }
+
+# megatron_step_script FILE RATIO: writes a batch script to FILE that prints
+# 30 of Megatron-LM's iteration lines, each RATIO x the model's step of the
+# job's plan ($DTPLAN_FILE), the first one three times as long (a warm-up),
+# for the epilog to read from the job's output.
+megatron_step_script() {
+	cat >"$1" <<EOF_JOB
+#!/bin/bash
+t=\$(/usr/bin/python3 -c 'import json, os; print(json.load(open(os.environ["DTPLAN_FILE"]))["prediction"]["model_step_seconds"])')
+/usr/bin/python3 - "\$t" <<'EOF_PY'
+import sys
+t = float(sys.argv[1]) * $2
+for it in range(1, 31):
+    ms = t * 1000.0 * (3.0 if it == 1 else 1.0)
+    print(" [2026-12-01 10:00:%02d.000000] iteration %8d/%8d | consumed samples: %12d |"
+          " elapsed time per iteration (ms): %.1f | learning rate: 3.000000E-04 |"
+          " global batch size:  1024 |" % (it % 60, it * 10, 300, it * 10240, ms))
+EOF_PY
+EOF_JOB
+}
+
+# epilog_done: waits until the epilog of job $JOB removed its ticket
+# ($CL_DIR/spool-dtplan/JOB.observe).
+epilog_done() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$CL_DIR/spool-dtplan/$JOB.observe" ] || [ "$(job_state "$JOB")" != COMPLETED ] ||
+			{ sleep 0.3; return 0; }
+		sleep 0.1
+	done
+	return 1
+}

@@ -53,34 +53,11 @@ teardown() {
 # show RATIO x the model's step in its plan; JOB its id once it completed.
 slow_job() {
 	local nodes=$1 ratio=$2
-	cat >"$BATS_TEST_TMPDIR/job.sh" <<EOF_JOB
-#!/bin/bash
-t=\$(/usr/bin/python3 -c 'import json, os; print(json.load(open(os.environ["DTPLAN_FILE"]))["prediction"]["model_step_seconds"])')
-/usr/bin/python3 - "\$t" <<'EOF_PY'
-import sys
-t = float(sys.argv[1]) * $ratio
-for it in range(1, 31):
-    ms = t * 1000.0 * (3.0 if it == 1 else 1.0)
-    print(" [2026-12-01 10:00:%02d.000000] iteration %8d/%8d | consumed samples: %12d |"
-          " elapsed time per iteration (ms): %.1f | learning rate: 3.000000E-04 |"
-          " global batch size:  1024 |" % (it % 60, it * 10, 300, it * 10240, ms))
-EOF_PY
-EOF_JOB
+	megatron_step_script "$BATS_TEST_TMPDIR/job.sh" "$ratio"
 	JOB=$(sbatch --parsable -N"$nodes" --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
 		--dt-train="$SHAPE" "$BATS_TEST_TMPDIR/job.sh")
 	JOB=${JOB%%;*}
 	submit_wait "$JOB" 90
-}
-
-# epilog_done: waits until the epilog removed the job's ticket.
-epilog_done() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$CL_DIR/spool-dtplan/$JOB.observe" ] || [ "$(job_state "$JOB")" != COMPLETED ] ||
-			{ sleep 0.3; return 0; }
-		sleep 0.1
-	done
-	return 1
 }
 
 records() { "$CLI" history --records "$DB" --json; }
