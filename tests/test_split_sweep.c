@@ -61,6 +61,22 @@ static void assert_same_split(const struct dtplan_candidate *want,
 			 (int)want->dualpipe);
 }
 
+/* The layers of each stage, and the slowest stage's share, read back
+ * (a stage_imbalance is written with %.17g: exact). */
+static void assert_same_stages(const struct dtplan_candidate *want,
+			       const struct dtplan_candidate *got, const char *whose,
+			       const char *what)
+{
+	if (want->stages.first != got->stages.first ||
+	    (want->pp > 2 && want->stages.middle != got->stages.middle) ||
+	    (want->pp > 1 && want->stages.last != got->stages.last) ||
+	    want->stage_imbalance != got->stage_imbalance)
+		fail_msg("%s: %s's stages read back as %d/%d/%d x %.17g; written %d/%d/%d x %.17g",
+			 what, whose, got->stages.first, got->stages.middle, got->stages.last,
+			 got->stage_imbalance, want->stages.first, want->stages.middle,
+			 want->stages.last, want->stage_imbalance);
+}
+
 /* Every rank of q sits where p put it, in every group. */
 static void assert_same_ranks(const struct dtplan_plan *p, const struct dtplan_plan *q,
 			      const char *what)
@@ -137,7 +153,13 @@ static void check_one(struct sweep *s, const char *model, int gpus, const char *
 	if (dtplan_plan_from_json(json, &whole, &err) != DTPLAN_OK)
 		fail_msg("%s: dtplan show's reader refuses the plan: %s", what, err.text);
 	assert_same_split(&p->best, &whole->best, "dtplan show's reader", what);
+	assert_same_stages(&p->best, &whole->best, "the plan", what);
 	assert_same_ranks(p, whole, what);
+	assert_int_equal(whole->have_runner_up, p->have_runner_up);
+	if (p->have_runner_up) {
+		assert_same_split(&p->runner_up, &whole->runner_up, "the runner-up's reader", what);
+		assert_same_stages(&p->runner_up, &whole->runner_up, "the runner-up", what);
+	}
 	if (dtplan_plan_ranks_from_json(json, &ranks, &err) != DTPLAN_OK)
 		fail_msg("%s: the steps' reader refuses the plan: %s", what, err.text);
 	assert_same_split(&p->best, &ranks->best, "the steps' reader", what);

@@ -158,6 +158,11 @@ struct json_t;
 enum dtplan_err dtplan__plan_read_whole(struct json_t *root, struct dtplan_plan *p,
 					struct dtplan_error *err);
 
+/* The layer count v of stage i of n of where's layers_per_stage into b's
+ * stages (the first, the middle, all equal, and the last), checked. */
+enum dtplan_err dtplan__plan_stage_at(struct dtplan_candidate *b, const char *where, size_t i,
+				      size_t n, long long v, struct dtplan_error *err);
+
 /*
  * A split as a plan gives it, under the schedule it names: vp, ep and cp 1
  * when a plan from before them has none, then the rules every chosen split

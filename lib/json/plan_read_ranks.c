@@ -131,27 +131,33 @@ static enum dtplan_err read_stages(struct dtplan__rd *r, struct dtplan_candidate
 		} else {
 			ret = dtplan__rd_skip_value(r);
 		}
-		if (ret != DTPLAN_OK)
+		if (ret != DTPLAN_OK ||
+		    (ret = dtplan__plan_stage_at(b, "parallelism", i, n, v, r->err)) != DTPLAN_OK)
 			return ret;
-		if (v < 1 || v > 1000000)
-			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "parallelism.layers_per_stage[%zu]: expected a whole "
-					     "number >= 1",
-					     i);
-		if (i == 0)
-			b->stages.first = (int)v;
-		else if (i + 1 == n)
-			b->stages.last = (int)v;
-		else if (i == 1)
-			b->stages.middle = (int)v;
-		else if (v != b->stages.middle)
-			return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
-					     "parallelism.layers_per_stage[%zu]: the stages "
-					     "between the first and the last hold equal layers",
-					     i);
 		i++;
 	}
 	return ret;
+}
+
+enum dtplan_err dtplan__plan_stage_at(struct dtplan_candidate *b, const char *where, size_t i,
+				      size_t n, long long v, struct dtplan_error *err)
+{
+	if (v < 1 || v > 1000000)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.layers_per_stage[%zu]: expected a whole number >= 1",
+				     where, i);
+	if (i == 0)
+		b->stages.first = (int)v;
+	else if (i + 1 == n)
+		b->stages.last = (int)v;
+	else if (i == 1)
+		b->stages.middle = (int)v;
+	else if (v != b->stages.middle)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.layers_per_stage[%zu]: the stages between the first and "
+				     "the last hold equal layers",
+				     where, i);
+	return DTPLAN_OK;
 }
 
 enum dtplan_err dtplan__plan_read_split(struct dtplan_candidate *b, enum dtplan_schedule schedule,

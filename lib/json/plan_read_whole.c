@@ -54,7 +54,7 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"ep", offsetof(struct dtplan_candidate, ep)},
 		{"cp", offsetof(struct dtplan_candidate, cp)},
 	};
-	json_t *rc, *sch;
+	json_t *rc, *sch, *st;
 	enum dtplan_recompute named;
 	enum dtplan_err ret;
 	bool offload = false;
@@ -96,7 +96,27 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 	b->recompute = n;
 	/* the split as "parallelism" reads it, by the rules every chosen
 	 * split meets */
-	return dtplan__plan_read_split(b, (enum dtplan_schedule)schedule, where, err);
+	ret = dtplan__plan_read_split(b, (enum dtplan_schedule)schedule, where, err);
+	if (ret != DTPLAN_OK)
+		return ret;
+	/* the stages' layers and their imbalance, as dtplan__plan_read_
+	 * parallelism() reads the plan's own */
+	st = json_object_get(obj, "layers_per_stage");
+	if (st == NULL || json_is_null(st))
+		return DTPLAN_OK;
+	if (!json_is_array(st) || json_array_size(st) != (size_t)b->pp)
+		return dtplan__error(err, DTPLAN_ERR_PARSE, SRC, 0,
+				     "%s.layers_per_stage: expected %d layer counts", where, b->pp);
+	for (size_t i = 0; i < json_array_size(st); i++) {
+		json_t *v = json_array_get(st, i);
+
+		ret = dtplan__plan_stage_at(b, where, i, json_array_size(st),
+					    json_is_integer(v) ? json_integer_value(v) : 0, err);
+		if (ret != DTPLAN_OK)
+			return ret;
+	}
+	return dtplan__jget_num(obj, SRC, where, "stage_imbalance", OPT, -DBL_MAX, DBL_MAX,
+				&b->stage_imbalance, err);
 }
 
 /* Model, GPUs and batch into the request (dtplan_request_init() first). */
