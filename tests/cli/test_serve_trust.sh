@@ -165,7 +165,10 @@ post 200 - "$url/" "$tmp/wide.json" --socket "$sock"
 t0=$(date +%s%N)
 code=$(curl -s -m 30 -o "$out" -w '%{http_code}' "$url/")
 ms=$((($(date +%s%N) - t0) / 1000000))
-[ "$code" = 200 ] && [ $ms -lt 5000 ] && _pass "GET / after a 100,000-leaf report: $ms ms" ||
+# a bound that only a page quadratic in the leaves breaks (it took minutes);
+# how fast the page is belongs to bench/ (AddressSanitizer on a loaded
+# machine took 6.7 s)
+[ "$code" = 200 ] && [ $ms -lt 20000 ] && _pass "GET / after a 100,000-leaf report: $ms ms" ||
 	_fail "GET / after a 100,000-leaf report: $code in $ms ms"
 stdout_has 'The map shows the first 256 switches'
 
