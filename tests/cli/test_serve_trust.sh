@@ -214,7 +214,9 @@ metric 'dtplan_reports_refused_total{reason="range"} 2'
 
 # --- 7. the rate per exact address: colliding addresses do not reset each other
 # 127.0.0.120 and 127.0.0.201 fell in one slot of the old hashed table.
-serve rate --rate 0.2
+# --rate 0.02: a bucket of one report, refilled in 50 s, longer than the
+# four posts take on a loaded machine
+serve rate --rate 0.02
 post 200 - "$url/" "$tmp/obs-root21.json" --socket "$sock" --source 127.0.0.120
 post 200 - "$url/" "$tmp/obs-root22.json" --socket "$sock" --source 127.0.0.201
 post 429 rate "$url/" "$tmp/obs-root21.json" --socket "$sock" --source 127.0.0.120
