@@ -1152,6 +1152,7 @@ static void search_run__recipe_sweep__invariants(void **state)
 						.vp = c->vp,
 						.fp8 = true,
 						.ep = c->ep,
+						.etp = c->etp,
 						.cp = c->cp,
 					};
 					assert_int_equal(dtplan_ledger_compute(&in, &lf, NULL),
