@@ -7,8 +7,9 @@ RankGenerator and generate_masked_orthogonal_rank_groups()
 (megatron/core/parallel_state.py at commit
 d98e8a64ddf34856e74b24714e3bedb2f5a39553): the decoder generator over
 tp, cp, dp, pp (ep 1) in the order "tp-cp-ep-dp-pp" (or "tp-cp-ep-pp-dp"
-with --use-tp-pp-dp-mapping), and the expert generator over expert-tp (tp),
-ep, expert-dp = world / (tp ep pp), pp with cp 1 in the same order.  A
+with --use-tp-pp-dp-mapping), and the expert generator over expert-tp
+(--expert-tensor-parallel-size, tp when unset), ep, expert-dp = world /
+(etp ep pp), pp with cp 1 in the same order (MoE parallel folding).  A
 rank's coordinate in a kind of group is its index in the group that holds
 it (torch.distributed.new_group() ranks in ascending order).
 
@@ -60,13 +61,14 @@ def main():
     par, place = j["parallelism"], j["placement"]
     tp, pp, dp = par["tp"], par["pp"], par["dp"]
     cp, ep = max(par.get("cp", 1), 1), max(par.get("ep", 1), 1)
+    etp = par.get("etp", tp)
     world = tp * cp * dp * pp
     # the order Megatron-LM initialises with (initialize_model_parallel())
     order = "tp-cp-ep-pp-dp" if place["rank_order"].endswith("-dp") else "tp-cp-ep-dp-pp"
     dense = {"tp": tp, "cp": cp, "ep": 1, "dp": dp, "pp": pp}
-    if world % (tp * ep * pp) != 0:
+    if world % (etp * ep * pp) != 0:
         raise ValueError("world is not a multiple of expert tp x ep x pp")
-    expert = {"tp": tp, "cp": 1, "ep": ep, "dp": world // (tp * ep * pp), "pp": pp}
+    expert = {"tp": etp, "cp": 1, "ep": ep, "dp": world // (etp * ep * pp), "pp": pp}
     if not order.endswith("pp") and pp > 1 and expert["dp"] != dp:
         raise ValueError("Megatron-LM refuses this order: expert and dense DP differ")
     # Megatron asserts the two generators' pipeline groups agree
@@ -78,6 +80,8 @@ def main():
         "dp_rank": index_in(groups(dense, order, "dp")),
         "pp_rank": index_in(groups(dense, order, "pp")),
         "ep_rank": index_in(groups(expert, order, "ep")),
+        "etp_rank": index_in(groups(expert, order, "tp")),
+        "edp_rank": index_in(groups(expert, order, "dp")),
     }
     ranks = place["ranks"]
     bad = 0
@@ -87,6 +91,13 @@ def main():
     for k in ranks:
         r = k["rank"]
         for field, at in want.items():
+            if field not in k and field in ("etp_rank", "edp_rank"):
+                # written only where the experts' coordinates are not the
+                # attention's: ETP is TP, expert DP the CP x DP rank
+                if ep > 1 or etp != tp:
+                    print(f"rank {r}: no {field} in a plan with EP {ep}, ETP {etp}")
+                    bad += 1
+                continue
             if k[field] != at[r]:
                 print(f"rank {r}: {field} {k[field]}, Megatron-LM {at[r]}")
                 bad += 1
