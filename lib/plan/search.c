@@ -575,7 +575,12 @@ static int etp_choices(const struct ctx *x, int tp, int *etps)
 /* Expert-parallel degrees: 1 for a dense model, else every divisor of the
  * experts that the rules allow beside etp (Megatron-Core folds ETP x EP
  * over TP x CP x DP; others carve EP from CP x DP, or TP x CP x DP with
- * ETP 1), or the pinned one. */
+ * ETP 1), or the pinned one.  An unpinned ETP other than TP's, where TP's
+ * would do (a folding framework), is tried only for the EPs that do not
+ * divide CP x DP, which only folding reaches: the layouts Megatron-Bridge's
+ * MoE recipes fold for (src/megatron/bridge/recipes/, 067f987: DeepSeek-V3,
+ * Qwen3, gpt-oss, all with EP above CP x DP), at the cost of a few more EPs
+ * per split and not of every EP twice (bench/bench_plan). */
 static int ep_choices(const struct ctx *x, int tp, int cp, int dp, int etp, int *eps)
 {
 	const struct dtplan_request *r = x->req;
@@ -594,7 +599,9 @@ static int ep_choices(const struct ctx *x, int tp, int cp, int dp, int etp, int 
 		return n;
 	}
 	rules.ep = 1;
-	if (allowed(&rules, ep_rules))
+	/* ETP without EP, unpinned: the experts unsharded beside TP, which
+	 * TP's ETP beats (see below) */
+	if (!(r->etp == 0 && etp != tp && x->n_moe > 0) && allowed(&rules, ep_rules))
 		eps[n++] = 1;
 	if (x->n_moe == 0)
 		return n;
@@ -602,8 +609,13 @@ static int ep_choices(const struct ctx *x, int tp, int cp, int dp, int etp, int 
 		int ds[MAX_DIVISORS];
 		size_t n_d = divisors(e, tp * cp * dp / etp, ds);
 
+		const struct dtplan__framework *fw = dtplan__framework(r->framework);
+		bool beyond = r->etp == 0 && etp != tp && fw != NULL && fw->fold;
+
 		for (size_t i = 0; i < n_d && n < MAX_EP; i++) {
 			rules.ep = ds[i];
+			if (beyond && (cp * dp) % ds[i] == 0)
+				continue;
 			if (ds[i] >= 2 && allowed(&rules, ep_rules))
 				eps[n++] = ds[i];
 		}
