@@ -90,14 +90,29 @@ rm -f "$out.w1" "$out.w2"
 run 0 plan --model mixtral-8x7b --gpus 32 --tp 2 --pp 4 --ep 8 --train framework=megatron --json
 json_eq 'j["parallelism"]["etp"]' 1
 
-# every rank's expert coordinates are the RankGenerator's (tests/cli/megatron_ranks.py)
+# every rank's expert coordinates are the RankGenerator's: re-derived
+# (tests/cli/megatron_ranks.py), and with a Megatron-LM source tree in
+# DTPLAN_MEGATRON_LM (read at d98e8a64ddf34856e74b24714e3bedb2f5a39553) and a
+# Python with numpy and torch (DTPLAN_PYTHON, else /usr/bin/python3) its own
+# RankGenerator's too
+mlm="" mpy=python3
+if [ -f "${DTPLAN_MEGATRON_LM:-/nonexistent}/megatron/core/parallel_state.py" ]; then
+	for py in ${DTPLAN_PYTHON:-} python3 /usr/bin/python3; do
+		if "$py" -c 'import numpy, torch' 2>/dev/null; then
+			mlm=$DTPLAN_MEGATRON_LM mpy=$py
+			break
+		fi
+	done
+fi
+[ -n "$mlm" ] || echo "# no Megatron-LM tree and Python with torch: the re-derivation alone"
 for pins in "--tp 2 --pp 2 --ep 8 --etp 1" "--tp 4 --pp 1 --ep 8 --etp 1" \
 	"--tp 2 --cp 2 --pp 2 --ep 8 --etp 1" "--tp 4 --pp 2 --ep 2 --etp 2" \
 	"--tp 2 --pp 1 --ep 4 --etp 4" "--tp 8 --pp 2 --ep 8 --etp 1" "--tp 1 --pp 2 --ep 8 --etp 2"; do
 	# shellcheck disable=SC2086
 	run 0 plan --model mixtral-8x7b --nodes 'gpu[01-04]' --node-xml "gpu[01-04]=$xml" $pins \
 		--train framework=megatron --json || continue
-	if got=$(python3 "$top_srcdir/tests/cli/megatron_ranks.py" "$out" 2>&1); then
+	# shellcheck disable=SC2086 # mlm: no word, or the tree
+	if got=$("$mpy" "$top_srcdir/tests/cli/megatron_ranks.py" "$out" $mlm 2>&1); then
 		_pass "$pins: expert ranks as Megatron-Core's RankGenerator forms them ($got)"
 	else
 		_fail "$pins: $got"
