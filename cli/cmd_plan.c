@@ -20,7 +20,8 @@ void cmd_plan_usage(FILE *out)
 	fprintf(out,
 		"Usage: dtplan plan --model SPEC --gpus N [--gpus-per-node G] [--gpu TYPE]\n"
 		"                   [--seq S] [--global-batch B] [--tp T] [--pp P] [--ep E]\n"
-		"                   [--cp C] [--zero Z] [--micro-batch B] [--recompute R]\n"
+		"                   [--etp T] [--cp C] [--zero Z] [--micro-batch B] [--recompute "
+		"R]\n"
 		"                   [--train SPEC] [--tokens N] [--svg FILE] [--json]\n"
 		"                   [--nodes HOSTLIST] [--topology FILE] [--site FILE]\n"
 		"                   [--node-xml HOSTLIST=FILE[,...]] [--node-json HOSTLIST=FILE]\n"
@@ -43,8 +44,12 @@ void cmd_plan_usage(FILE *out)
 		"  --tp T, --pp P, --zero Z, --micro-batch B, --recompute "
 		"none|selective|fine|full\n"
 		"                       pin that choice instead of searching it\n"
-		"  --ep E, --cp C       pin expert parallelism (a divisor of the experts and of\n"
-		"                       DP) and context parallelism (1: none)\n"
+		"  --ep E, --cp C       pin expert parallelism (a divisor of the experts; with\n"
+		"                       framework=megatron ETP x EP divides TP x CP x DP,\n"
+		"                       Megatron-Core's folding) and context parallelism (1: "
+		"none)\n"
+		"  --etp T              pin the experts' tensor parallelism (default: searched,\n"
+		"                       TP's or 1)\n"
 		"  --train SPEC         the --dt-train keys: vp=N, offload=auto|yes|no,\n"
 		"                       framework=deepspeed|megatron|torchtitan,\n"
 		"                       attention=flash|unfused,\n"
@@ -322,6 +327,7 @@ int cmd_plan(int argc, char **argv)
 		CLI_OPT_TP(&req->tp, 1024),
 		CLI_OPT_PP(&req->pp),
 		{.name = "ep", .kind = CLI_OPT_INT, .dest = &req->ep, .min = 1, .max = 1 << 16},
+		{.name = "etp", .kind = CLI_OPT_INT, .dest = &req->etp, .min = 1, .max = 1 << 16},
 		{.name = "cp", .kind = CLI_OPT_INT, .dest = &req->cp, .min = 1, .max = 1 << 16},
 		CLI_OPT_ZERO(&req->zero),
 		CLI_OPT_MICRO_BATCH(&req->micro_batch),

@@ -79,7 +79,8 @@ def semantics(j):
         for i, r in enumerate(pl["ranks"]):
             if r["rank"] != i or r["node"] >= len(pl["nodes"]):
                 out.append(("placement.ranks[%d]" % i, "out of order or on no node"))
-            if r["ep_rank"] != r["dp_rank"] % par["ep"] or r["cp_rank"] >= par["cp"]:
+            etp = par.get("etp", par["tp"])
+            if r["ep_rank"] != r["rank"] // etp % par["ep"] or r["cp_rank"] >= par["cp"]:
                 out.append(("placement.ranks[%d]" % i, "ep_rank or cp_rank out of place"))
                 break
     ln = j["launch"]

@@ -52,6 +52,10 @@ static int setup(void **state)
 		f->ranks[r].tp_rank = r % 4;
 		f->ranks[r].pp_rank = r / 4;
 		f->ranks[r].dp_rank = 0;
+		/* the experts' coordinates as placement gives them: ETP is
+		 * TP's (4), no EP, expert DP 1 */
+		f->ranks[r].etp_rank = r % 4;
+		f->ranks[r].edp_rank = 0;
 		if (r % 4 != 3)
 			snprintf(f->ranks[r].nic, sizeof(f->ranks[r].nic), "mlx5_%d", r % 4);
 	}
@@ -152,8 +156,9 @@ static const struct {
 	{"MASTER_PORT", "29734"}, /* 29500 + 1234 % 1000 */
 	{"DT_TP", "4"},
 	{"DT_PP", "2"},
-	/* no experts, no context parallelism: 1 each */
+	/* no experts, no context parallelism: 1 each; the experts' TP is TP's */
 	{"DT_EP", "1"},
+	{"DT_ETP", "4"},
 	{"DT_CP", "1"},
 	{"DT_DP", "1"},
 	{"DT_ZERO", "1"},
@@ -489,13 +494,15 @@ static void env_task__one_task_per_gpu__plan_ranks(void **state)
 	assert_string_equal(dtplan_env_get(&e, "DT_PP_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_DP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_EP_RANK"), "0");
+	assert_string_equal(dtplan_env_get(&e, "DT_ETP_RANK"), "1");
+	assert_string_equal(dtplan_env_get(&e, "DT_EDP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_CP_RANK"), "0");
 	assert_string_equal(dtplan_env_get(&e, "DT_LOCAL_GPU"), "1");
 	assert_string_equal(dtplan_env_get(&e, "DT_NODE_RANK"), "1");
 	assert_string_equal(dtplan_env_get(&e, "PET_NODE_RANK"), "1");
 	/* No NCCL_IB_HCA unless the site asks for it (nccl_ib_hca=node). */
 	assert_null(dtplan_env_get(&e, "NCCL_IB_HCA"));
-	assert_int_equal(e.n, 13);
+	assert_int_equal(e.n, 15);
 	dtplan_env_fini(&e);
 
 	/* A dotted host name matches the plan's short one. */

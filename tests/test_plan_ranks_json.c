@@ -781,8 +781,12 @@ static void both_readers__mistake_in_parallelism__same_error(void **state)
 		{"\"layers_per_stage\": [4, 4], \"stage_imbalance\": \"x\"",
 		 "parallelism.stage_imbalance: expected a number", 2},
 		{"\"zero\": 1.5", "parallelism.zero: expected a whole number", 2},
+		/* the experts' groups fold over TP x CP x DP (Megatron-Core's
+		 * folding, the widest layout a plan may have) */
 		{"\"ep\": 2",
-		 "parallelism: EP 2 does not divide CP x DP 1 (EP is carved from them)", 0},
+		 "parallelism: ETP 1 x EP 2 does not divide TP x CP x DP 1 (the experts' groups "
+		 "fold over the same ranks)",
+		 0},
 		{"\"zero\": 0, \"offload\": true",
 		 "parallelism: ZeRO-Offload runs with ZeRO-1, 2 or 3, not ZeRO-0", 0},
 	};
@@ -838,7 +842,7 @@ static void plan_from_json__runner_up_ep_not_dividing_dp__refused(void **state)
 	ep[6] = '7'; /* no DP of a 64-GPU split is a multiple of 7 */
 	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
 	assert_null(back);
-	assert_non_null(strstr(err.text, ": EP 7 does not divide CP x DP "));
+	assert_non_null(strstr(err.text, " x EP 7 does not divide TP x CP x DP "));
 	free(json);
 	dtplan_plan_destroy(p);
 }

@@ -420,6 +420,64 @@ static void recdb__hostile_files__refused_with_reason(void **state)
 	}
 }
 
+/*
+ * A version-1 database (no etp column): read-only its records read the
+ * experts' TP as TP's; opened writable it becomes version 2 and keeps a
+ * folded record's ETP.
+ */
+static void recdb__version_1__read_then_upgraded(void **state)
+{
+	struct dtplan_plan *p = plan_of("llama3-8b", 16, NULL);
+	struct dtplan_record r = record_of(p, 5, 1.0), *back = NULL;
+	struct dtplan_recdb *db = NULL;
+	struct dtplan_error err = {0};
+	sqlite3 *s = NULL;
+	size_t n = 0;
+
+	(void)state;
+	/* a version-2 file with one record, made version 1 by hand: its
+	 * table as version 1 made it, the same row */
+	assert_int_equal(dtplan_recdb_open(in_dir("v1.db"), true, &db, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_recdb_add(db, &r, &err), DTPLAN_OK);
+	dtplan_recdb_close(db);
+	assert_int_equal(sqlite3_open(in_dir("v1.db"), &s), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(s, "ALTER TABLE records DROP COLUMN etp; PRAGMA user_version = 1",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(s);
+	assert_int_equal(dtplan_recdb_open(in_dir("v1.db"), false, &db, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_recdb_list(db, "", &back, &n, &err), DTPLAN_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(back[0].etp, back[0].tp);
+	free(back);
+	dtplan_recdb_close(db);
+	/* writable: upgraded, and a record with ETP 1 beside TP 2 kept */
+	assert_int_equal(dtplan_recdb_open(in_dir("v1.db"), true, &db, &err), DTPLAN_OK);
+	r.job_id = 6;
+	r.tp = 2;
+	r.dp = 8;
+	r.etp = 1;
+	assert_int_equal(dtplan_recdb_add(db, &r, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_recdb_list(db, "", &back, &n, &err), DTPLAN_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(back[1].etp, 1);
+	free(back);
+	dtplan_recdb_close(db);
+	assert_int_equal(sqlite3_open(in_dir("v1.db"), &s), SQLITE_OK);
+	{
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(s, "PRAGMA user_version", -1, &st, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), DTPLAN_RECDB_SCHEMA);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(s);
+	dtplan_plan_destroy(p);
+}
+
 /* Another writer holds the lock: the store gives up within the busy wait. */
 static void recdb__locked__timeout_bounded(void **state)
 {
@@ -478,6 +536,7 @@ int main(void)
 		cmocka_unit_test(recdb__nan_negative__refused),
 		cmocka_unit_test(recdb__hostile_files__refused_with_reason),
 		cmocka_unit_test(recdb__locked__timeout_bounded),
+		cmocka_unit_test(recdb__version_1__read_then_upgraded),
 		cmocka_unit_test(recdb__default_path__xdg_then_home),
 	};
 

@@ -24,6 +24,66 @@ static int setup(void **state)
 	return 0;
 }
 
+/*
+ * The experts' layouts: Megatron-Core folds ETP x EP over TP x CP x DP
+ * (expert DP = world / (etp ep pp), initialize_model_parallel(),
+ * megatron/core/parallel_state.py, d98e8a6); torchtitan's EP takes TP
+ * ranks with its experts whole (ETP 1, its sparse mesh pp, dp_replicate,
+ * efsdp, ep, torchtitan/distributed/parallel_dims.py, b5bcd76); DeepSpeed
+ * shards them by TP and carves EP from DP.  mixtral-8x7b: 8 experts of
+ * width 14336.
+ */
+static void split_check__expert_layouts__key_and_reason(void **state)
+{
+	static const struct {
+		const char *what;
+		int framework, tp, dp, cp, ep, etp;
+		const char *source, *text; /* NULL: allowed */
+	} cases[] = {
+		{"torchtitan EP with TP's ETP", 2, 2, 8, 0, 2, 2, "etp",
+		 "ETP 2 with EP 2: torchtitan's EP takes TP ranks"},
+		{"torchtitan EP with TP, ETP 1", 2, 2, 8, 0, 2, 1, NULL, NULL},
+		{"torchtitan EP 8 over TP 2 x DP 4, ETP 1", 2, 2, 4, 0, 8, 1, NULL, NULL},
+		{"torchtitan ETP 1 without EP", 2, 2, 8, 0, 1, 1, "etp",
+		 "ETP 1 with TP 2: torchtitan shards its experts by TP without EP"},
+		{"folded EP 8 of TP 2 x DP 4, ETP 1", 1, 2, 4, 0, 8, 1, NULL, NULL},
+		{"folded EP 8 of TP 2 x CP 2 x DP 2, ETP 1", 1, 2, 2, 2, 8, 1, NULL, NULL},
+		{"folded ETP 2 x EP 8 of TP 2 x DP 4", 1, 2, 4, 0, 8, 2, "ep",
+		 "ETP 2 x EP 8 does not divide TP x CP x DP 8"},
+		{"ETP 4 above TP 2", 1, 2, 4, 0, 2, 4, NULL, NULL},
+		{"DeepSpeed ETP 1 with TP 2", 0, 2, 4, 0, 2, 1, "etp",
+		 "ETP 1 with TP 2: DeepSpeed shards its experts by TP"},
+		{"DeepSpeed EP 8 of TP 2 x DP 4", 0, 2, 4, 0, 8, 2, "ep",
+		 "EP 8 does not divide CP x DP 4 (DeepSpeed carves EP from them"},
+		{"ETP 3 of the expert width 14336", 1, 0, 0, 0, 0, 3, "etp",
+		 "ETP 3 does not divide the expert FFN width 14336"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtplan__split s;
+		struct dtplan_error err = {0};
+		enum dtplan_err rv;
+
+		dtplan__split_init(&s, &mixtral);
+		s.framework = (enum dtplan_framework)cases[i].framework;
+		s.tp = cases[i].tp;
+		s.dp = cases[i].dp;
+		s.cp = cases[i].cp;
+		s.ep = cases[i].ep;
+		s.etp = cases[i].etp;
+		rv = dtplan__split_check(&s, DTPLAN__RULES_ALL, &err);
+		if (cases[i].text == NULL) {
+			if (rv != DTPLAN_OK)
+				fail_msg("%s: refused: %s", cases[i].what, err.text);
+			continue;
+		}
+		if (rv != DTPLAN_ERR_INVAL || strcmp(err.source, cases[i].source) != 0 ||
+		    strncmp(err.text, cases[i].text, strlen(cases[i].text)) != 0)
+			fail_msg("%s: got %d [%s] %s", cases[i].what, rv, err.source, err.text);
+	}
+}
+
 /* One split, one broken rule: the key and the start of the reason. */
 static void split_check__each_rule__key_and_reason(void **state)
 {
@@ -74,8 +134,6 @@ static void split_check__each_rule__key_and_reason(void **state)
 		 "offload=yes: torchtitan's CPU offload moves parameters"},
 		{"torchtitan CP without FSDP", 0, 2, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, -1, -1,
 		 "zero", "CP 2 with ZeRO-0: torchtitan always shards with FSDP over CP"},
-		{"torchtitan EP with TP", 1, 2, 1, 0, 0, 0, 2, 1, 8, 0, 2, 0, 3, -1, -1, "ep",
-		 "EP 2 with TP 2: torchtitan's EP takes TP ranks"},
 		{"torchtitan DualPipe", 0, 2, 1, 1, 0, 0, 0, 4, 0, 0, 0, 0, 3, -1, -1, "schedule",
 		 "schedule=dualpipe: torchtitan has no DualPipe"},
 		/* DeepSpeed: "MoE not supported with Stage 3" */
@@ -399,6 +457,7 @@ static void search__every_plan__allowed_by_the_rules(void **state)
 					s.dp = c[k]->dp;
 					s.cp = c[k]->cp;
 					s.ep = c[k]->ep;
+					s.etp = c[k]->etp;
 					s.vp = c[k]->vp;
 					s.zero = c[k]->zero;
 					s.offload = c[k]->offload ? 1 : 0;
@@ -422,6 +481,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_check__each_rule__key_and_reason),
+		cmocka_unit_test(split_check__expert_layouts__key_and_reason),
 		cmocka_unit_test(split_check__sequence__cp_and_tp_divide_it),
 		cmocka_unit_test(vp_split_of__units_account_layout_none),
 		cmocka_unit_test(search__odd_sequence__no_tp_that_cannot_split_it),

@@ -42,6 +42,12 @@ static const char *const pins[] = {
 	"framework=torchtitan",
 	"framework=torchtitan,zero=3,pp=2",
 	"framework=megatron,cp=2,ep=4,pp=2,vp=2",
+	/* Megatron-Core's folding: ETP x EP over TP x CP x DP */
+	"framework=megatron,tp=2,ep=8,etp=1",
+	"framework=megatron,tp=4,pp=2,ep=8,etp=1",
+	"framework=megatron,tp=2,cp=2,ep=4,etp=4",
+	"framework=megatron,tp=8,ep=8,etp=2",
+	"framework=torchtitan,tp=2,ep=8",
 };
 
 /* The split of a plan read back by `reader` is the plan's own. */
@@ -51,14 +57,15 @@ static void assert_same_split(const struct dtplan_candidate *want,
 {
 	if (memcmp(&want->split, &got->split, sizeof(want->split)) != 0 ||
 	    want->dualpipe != got->dualpipe)
-		fail_msg("%s: %s reads tp %d pp %d dp %d cp %d ep %d vp %d zero %d mb %d "
+		fail_msg("%s: %s reads tp %d pp %d dp %d cp %d ep %d etp %d vp %d zero %d mb %d "
 			 "recompute %d offload %d dualpipe %d; the plan has tp %d pp %d dp %d "
-			 "cp %d ep %d vp %d zero %d mb %d recompute %d offload %d dualpipe %d",
-			 what, reader, got->tp, got->pp, got->dp, got->cp, got->ep, got->vp,
-			 got->zero, got->micro_batch, got->recompute, got->offload,
+			 "cp %d ep %d etp %d vp %d zero %d mb %d recompute %d offload %d "
+			 "dualpipe %d",
+			 what, reader, got->tp, got->pp, got->dp, got->cp, got->ep, got->etp,
+			 got->vp, got->zero, got->micro_batch, got->recompute, got->offload,
 			 (int)got->dualpipe, want->tp, want->pp, want->dp, want->cp, want->ep,
-			 want->vp, want->zero, want->micro_batch, want->recompute, want->offload,
-			 (int)want->dualpipe);
+			 want->etp, want->vp, want->zero, want->micro_batch, want->recompute,
+			 want->offload, (int)want->dualpipe);
 }
 
 /* The layers of each stage, and the slowest stage's share, read back
@@ -87,7 +94,8 @@ static void assert_same_ranks(const struct dtplan_plan *p, const struct dtplan_p
 
 		if (a->tp_rank != b->tp_rank || a->pp_rank != b->pp_rank ||
 		    a->dp_rank != b->dp_rank || a->cp_rank != b->cp_rank ||
-		    a->ep_rank != b->ep_rank || a->node != b->node || a->gpu != b->gpu)
+		    a->ep_rank != b->ep_rank || a->etp_rank != b->etp_rank ||
+		    a->edp_rank != b->edp_rank || a->node != b->node || a->gpu != b->gpu)
 			fail_msg("%s: rank %zu reads back elsewhere", what, i);
 	}
 }
@@ -104,6 +112,7 @@ static void check_record(struct sweep *s, const struct dtplan_plan *p, const cha
 {
 	struct dtplan_record r, *back = NULL;
 	struct dtplan_candidate want = p->best, got = p->best;
+	struct dtplan_error err = {0};
 	size_t n = 0;
 
 	dtplan_record_from_plan(&r, p, "sweep");
@@ -111,8 +120,10 @@ static void check_record(struct sweep *s, const struct dtplan_plan *p, const cha
 	r.time = 1700000000 + s->job;
 	r.measured_step_s = r.model_step_s;
 	r.steps = 10;
-	assert_int_equal(dtplan_recdb_add(s->recdb, &r, NULL), DTPLAN_OK);
-	assert_int_equal(dtplan_recdb_list(s->recdb, "sweep", &back, &n, NULL), DTPLAN_OK);
+	if (dtplan_recdb_add(s->recdb, &r, &err) != DTPLAN_OK)
+		fail_msg("%s: the record database refuses its record: %s", what, err.text);
+	if (dtplan_recdb_list(s->recdb, "sweep", &back, &n, &err) != DTPLAN_OK)
+		fail_msg("%s: the record database reads back no records: %s", what, err.text);
 	assert_true(n >= 1);
 	got.split = back[n - 1].split;
 	/* offload has no column (dtplan_record) */

@@ -146,7 +146,7 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 			   int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out)
 {
-	dtplan__layer_seconds_ex(k, mdl, seq, micro_batch, tp, 1, false, rc, out);
+	dtplan__layer_seconds_ex(k, mdl, seq, micro_batch, tp, 1, false, 0, rc, out);
 }
 
 /*
@@ -181,10 +181,15 @@ static double attn_proj(const struct dtplan__kernels *k, const struct dtplan_mod
 }
 
 void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      int seq, int micro_batch, int tp, int cp, bool moe, int etp,
 			      enum dtplan_recompute rc, struct dtplan__layer_time *out)
 {
 	double s = seq, b = micro_batch, t = tp, h = mdl->hidden, a = mdl->heads;
+	/* the routed experts' tensor parallelism: with ETP each GPU runs
+	 * etp / tp times the rows of its TP share through 1 / etp of each
+	 * expert (Megatron-Core's MoE parallel folding: the tokens of the
+	 * etp x ep group are all-gathered over ETP), the same FLOPs */
+	double et = etp > 0 ? etp : t;
 	double c = cp > 1 ? cp : 1.0, sl = s / c;
 	double f = mdl->ffn > 0 ? mdl->ffn : 4.0 * h, tok = sl * b;
 	double d = dtplan__model_head_dim(mdl), q = dtplan__model_q_dim(mdl);
@@ -220,11 +225,11 @@ void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtpl
 		 * write 2h each way) */
 		double fe = mdl->moe_ffn, sh = mdl->shared_experts, e = mdl->experts;
 		double routed = tok * mdl->top_k * DTPLAN_MOE_CAPACITY_FACTOR,
-		       up = swiglu ? 2.0 : 1.0;
+		       up = swiglu ? 2.0 : 1.0, rows = routed * et / t;
 
 		gemm_f += gemm(k, k->bf16_rate, 2.0, tok, e, h) +
-			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, up * fe / t, h) +
-			  gemm(k, k->gemm_rate, k->gemm_in_bytes, routed, h, fe / t);
+			  gemm(k, k->gemm_rate, k->gemm_in_bytes, rows, up * fe / et, h) +
+			  gemm(k, k->gemm_rate, k->gemm_in_bytes, rows, h, fe / et);
 		if (sh > 0.0)
 			gemm_f +=
 				gemm(k, k->gemm_rate, k->gemm_in_bytes, tok, up * sh * fe / t, h) +

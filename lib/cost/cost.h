@@ -47,9 +47,10 @@ void dtplan__layer_seconds(const struct dtplan__kernels *k, const struct dtplan_
 			   int micro_batch, int tp, enum dtplan_recompute rc,
 			   struct dtplan__layer_time *out);
 /* The same for a layer of a model with experts (moe: the layer is an MoE
- * layer) or latent attention, on s / cp tokens of each sequence. */
+ * layer, its routed experts cut etp ways, 0: tp) or latent attention, on
+ * s / cp tokens of each sequence. */
 void dtplan__layer_seconds_ex(const struct dtplan__kernels *k, const struct dtplan_model *mdl,
-			      int seq, int micro_batch, int tp, int cp, bool moe,
+			      int seq, int micro_batch, int tp, int cp, bool moe, int etp,
 			      enum dtplan_recompute rc, struct dtplan__layer_time *out);
 void dtplan__head_seconds(const struct dtplan__kernels *k, const struct dtplan_model *mdl, int seq,
 			  int micro_batch, int tp, struct dtplan__layer_time *out);

@@ -290,7 +290,7 @@ static enum dtplan_err check_in(const struct dtplan_ledger_in *in, struct dtplan
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "ledger: unknown framework %d or attention %d",
 				     (int)in->framework, (int)in->attention);
-	if (in->vp < 0 || in->ep < 0 || in->cp < 0)
+	if (in->vp < 0 || in->ep < 0 || in->cp < 0 || in->etp < 0)
 		return dtplan__error(
 			err, DTPLAN_ERR_INVAL, "", 0,
 			"ledger: interleaved chunks (%d), EP (%d) and CP (%d) must not "
@@ -493,19 +493,22 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	 * copy and Adam's moments in host memory (Ren et al., arXiv 2101.06840).
 	 * Context parallelism replicates the weights: ZeRO shards over dp x cp
 	 * (Megatron-LM's data-parallel group with CP).  Expert parallelism
-	 * divides the routed experts, which the expert data-parallel group of
-	 * dp x cp / ep ranks shards (expert TP is TP, Megatron-LM's default).
+	 * and expert tensor parallelism divide the routed experts, and the
+	 * expert data-parallel group of tp x cp x dp / (etp x ep) ranks shards
+	 * them (Megatron-Core's MoE parallel folding, parallel_state.py,
+	 * d98e8a6; etp 0: TP's, Megatron-LM's default).
 	 */
 	int cp = in->cp > 1 ? in->cp : 1, ep = in->ep > 1 ? in->ep : 1;
+	int etp = in->etp > 0 ? in->etp : in->tp;
 	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
-	double p, pe, n = (double)in->dp * cp, ne = n / ep, stage_acts;
+	double p, pe, n = (double)in->dp * cp, ne = n * in->tp / ((double)etp * ep), stage_acts;
 	double opt = dtplan__optimizer_bytes(in->offload, in->no_master_copy, in->bf16_moments);
 	double grad = dtplan__grad_bytes(in->framework);
 	bool gshard;
 
 	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */
 	p = (sh->dense + (twin != NULL ? twin->dense : 0.0)) / in->tp;
-	pe = (sh->expert + (twin != NULL ? twin->expert : 0.0)) / ((double)in->tp * ep);
+	pe = (sh->expert + (twin != NULL ? twin->expert : 0.0)) / ((double)etp * ep);
 	memset(l, 0, sizeof(*l));
 	l->stage = stage;
 	l->stage_layers = layers + (twin != NULL ? twin->layers : 0);

@@ -124,8 +124,8 @@ struct dtplan_ledger_in {
 	const struct dtplan_model *model;
 	/* tp, pp, dp >= 1 each; zero 0..3, sharded over dp; micro_batch b;
 	 * recompute an enum dtplan_recompute; vp interleaved virtual stages
-	 * (0 or 1: none); ep expert parallelism (0 or 1: none), carved from
-	 * cp x dp; cp context parallelism (0 or 1: none); offload 1:
+	 * (0 or 1: none); ep expert parallelism (0 or 1: none) and etp expert
+	 * tensor parallelism (0: tp), etp x ep folded over tp x cp x dp; cp context parallelism (0 or 1: none); offload 1:
 	 * ZeRO-Offload, master copy and Adam in host memory */
 	DTPLAN_SPLIT_EMBED;
 	bool no_master_copy;    /* 12 bytes/param instead of 16 */
@@ -160,8 +160,9 @@ struct dtplan_ledger_in {
 struct dtplan_ledger {
 	int stage;             /* the heaviest stage (0 with pp == 1) */
 	int stage_layers;      /* its transformer layers */
-	double params_per_gpu; /* its parameters on one GPU: dense / tp + experts / (tp ep) */
-	double expert_params_per_gpu; /* of them, expert parameters (sharded over dp cp / ep) */
+	double params_per_gpu; /* its parameters on one GPU: dense / tp + experts / (etp ep) */
+	double expert_params_per_gpu; /* of them, expert parameters (sharded over
+				       * tp cp dp / (etp ep)) */
 	double weights;               /* bytes per GPU */
 	double gradients;
 	double optimizer; /* master copy (if any) + Adam m and v */

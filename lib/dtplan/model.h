@@ -128,7 +128,11 @@ const struct dtplan_model *dtplan_model_presets(size_t *n);
  * dtplan_recompute) and ZeRO-Offload (1 yes, 0 no).  Where a split is not
  * chosen yet (a request's pins, the rules' partial splits) 0 means "not
  * known" for a degree and the micro-batch, -1 for zero, recompute and
- * offload.  GPUs: tp x cp x pp x dp; EP is carved from CP x DP.
+ * offload.  GPUs: tp x cp x pp x dp.  The experts' layers lay the same
+ * ranks of each pipeline stage out as etp x ep x edp (expert tensor,
+ * expert and expert data parallelism: Megatron-Core's MoE parallel
+ * folding), so etp x ep divides tp x cp x dp; etp 0 in a chosen split
+ * reads as tp (Megatron-LM's default for --expert-tensor-parallel-size).
  *
  * One declaration, embedded by DTPLAN_SPLIT_EMBED in every struct that
  * names a split (the request, the candidate, the ledger's input, the
@@ -137,7 +141,7 @@ const struct dtplan_model *dtplan_model_presets(size_t *n);
  * by member (the C11 anonymous union that Linux's struct_group() makes).
  */
 #define DTPLAN_SPLIT_MEMBERS                                                                       \
-	int tp, pp, dp, cp, ep, vp;                                                                \
+	int tp, pp, dp, cp, ep, vp, etp;                                                           \
 	int zero;                                                                                  \
 	int micro_batch;                                                                           \
 	int recompute;                                                                             \

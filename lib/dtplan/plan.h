@@ -323,7 +323,10 @@ struct dtplan_rank {
 	int local_rank; /* rank among the node's ranks */
 	int tp_rank, pp_rank, dp_rank;
 	int cp_rank;  /* rank in its context-parallel group (0 without CP) */
-	int ep_rank;  /* rank in its expert-parallel group: rank / tp % ep (over CP x DP) */
+	int ep_rank;  /* rank in its expert-parallel group: rank / etp % ep (folded over
+		       * TP x CP x DP, Megatron-Core's expert RankGenerator) */
+	int etp_rank; /* rank in its expert tensor-parallel group: rank % etp */
+	int edp_rank; /* rank in its expert data-parallel group: rank / (etp ep) % edp */
 	int domain;   /* global NVLink domain id */
 	char nic[32]; /* nearest NIC, "" unknown */
 };

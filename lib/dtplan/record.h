@@ -69,8 +69,11 @@ void dtplan_record_from_plan(struct dtplan_record *r, const struct dtplan_plan *
  * ---------------------------------------------------------------------- */
 
 /* Schema version (PRAGMA user_version) and the file's application_id
- * ("dtp1"); a database of another application or a newer schema is refused. */
-#define DTPLAN_RECDB_SCHEMA 1
+ * ("dtp1"); a database of another application or a newer schema is refused.
+ * Version 2 adds the experts' tensor parallelism (etp, NULL: TP's); a
+ * version-1 file is upgraded when opened writable and read with TP's ETP
+ * otherwise. */
+#define DTPLAN_RECDB_SCHEMA 2
 #define DTPLAN_RECDB_APPLICATION_ID 0x64747031
 /* How long one statement waits for another job's lock before giving up. */
 #define DTPLAN_RECDB_BUSY_MS 250

@@ -18,7 +18,7 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 {
 	const struct dtplan_candidate *c;
 	enum dtplan_rank_order o;
-	size_t g, tp, pp, dp, cp, ep;
+	size_t g, tp, pp, dp, cp, ep, etp, edp;
 
 	if (p == NULL || f == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no plan or fabric");
@@ -30,10 +30,16 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 	dp = (size_t)c->dp;
 	cp = c->cp > 1 ? (size_t)c->cp : 1;
 	ep = c->ep > 1 ? (size_t)c->ep : 1;
+	etp = c->etp > 0 ? (size_t)c->etp : tp;
 	if (tp * cp * pp * dp != f->n_gpus)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
 				     "TP %zu x CP %zu x PP %zu x DP %zu is not the %zu GPUs placed",
 				     tp, cp, pp, dp, f->n_gpus);
+	if ((tp * cp * dp) % (etp * ep) != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+				     "ETP %zu x EP %zu does not divide TP x CP x DP %zu", etp, ep,
+				     tp * cp * dp);
+	edp = tp * cp * dp / (etp * ep);
 	p->ranks = calloc(f->n_gpus, sizeof(*p->ranks));
 	p->node_names = calloc(f->n_nodes, sizeof(*p->node_names));
 	p->node_leaf = calloc(f->n_nodes, sizeof(*p->node_leaf));
@@ -49,9 +55,11 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 		struct dtplan_rank *k = &p->ranks[rank];
 		/* Megatron-LM's order: TP fastest, CP, then DP and PP in the
 		 * plan's rank order.  Its expert groups come from a second
-		 * generator over tp-ep-dp-pp without CP (RankGenerator,
-		 * megatron/core/parallel_state.py, d98e8a6): EP takes the
-		 * ranks next to TP's, over CP x DP */
+		 * generator over tp-ep-dp-pp without CP, its tp the expert
+		 * TP (RankGenerator, megatron/core/parallel_state.py,
+		 * d98e8a6): ETP fastest, then EP, then expert DP, over the
+		 * same tp x cp x dp ranks of each stage (the tp-pp-dp
+		 * order runs EP only without PP: the same groups) */
 		size_t node = rank / g, l = rank % g, rest = rank / (tp * cp);
 		const struct dtplan_node *inv = f->inv[node];
 		int nic;
@@ -68,7 +76,9 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
 			k->dp_rank = (int)(rest % dp);
 			k->pp_rank = (int)(rest / dp);
 		}
-		k->ep_rank = (int)(rank / tp % ep);
+		k->etp_rank = (int)(rank % etp);
+		k->ep_rank = (int)(rank / etp % ep);
+		k->edp_rank = (int)(rank / (etp * ep) % edp);
 		k->domain = f->gpu_domain[rank];
 		nic = inv != NULL ? inv->gpus[k->gpu].nic : -1;
 		if (nic >= 0 && nic < inv->n_nics)

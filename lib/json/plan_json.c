@@ -134,6 +134,11 @@ static json_t *parallelism_json(const struct dtplan_candidate *c)
 			  stages_json(c), "stage_imbalance", num(c->stage_imbalance), "vp",
 			  c->vp > 1 ? c->vp : 1, "offload", c->offload);
 
+	/* only when not TP's: the plans of before read the same */
+	if (o != NULL && c->etp > 0 && c->etp != c->tp && !put(o, "etp", json_integer(c->etp))) {
+		json_decref(o);
+		return NULL;
+	}
 	/* only when not 1F1B: the plans of before read the same */
 	if (o != NULL && c->dualpipe &&
 	    !put(o, "schedule", json_string(dtplan_schedule_name(DTPLAN_SCHEDULE_DUALPIPE)))) {
@@ -241,6 +246,15 @@ static json_t *placement_json(const struct dtplan_plan *p)
 				      "dp_rank", r->dp_rank, "cp_rank", r->cp_rank, "ep_rank",
 				      r->ep_rank, "nic", r->nic);
 
+		/* the experts' coordinates where they are not the attention's
+		 * (EP, or an ETP of its own): the plans of before read the same */
+		if (j != NULL &&
+		    (p->best.ep > 1 || (p->best.etp > 0 && p->best.etp != p->best.tp)) &&
+		    (!put(j, "etp_rank", json_integer(r->etp_rank)) ||
+		     !put(j, "edp_rank", json_integer(r->edp_rank)))) {
+			json_decref(j);
+			goto fail;
+		}
 		if (j == NULL || json_array_append_new(ranks, j) != 0)
 			goto fail;
 	}

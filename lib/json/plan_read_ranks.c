@@ -31,7 +31,8 @@ enum {
 	S_GLOBAL_BATCH,
 	S_EP,
 	S_CP,
-	S_VP, /* the integers */
+	S_VP,
+	S_ETP, /* the integers */
 	S_RECOMPUTE,
 	S_OFFLOAD,
 	S_SCHEDULE,
@@ -168,6 +169,8 @@ enum dtplan_err dtplan__plan_read_split(struct dtplan_candidate *b, enum dtplan_
 		b->vp = 1;
 	if (b->ep == 0)
 		b->ep = 1;
+	if (b->etp == 0)
+		b->etp = b->tp;
 	if (b->cp == 0)
 		b->cp = 1;
 	b->dualpipe = schedule == DTPLAN_SCHEDULE_DUALPIPE && b->pp > 1;
@@ -223,13 +226,14 @@ enum dtplan_err dtplan__plan_read_parallelism(struct dtplan__rd *r, struct dtpla
 		[S_EP] = "ep",
 		[S_CP] = "cp",
 		[S_VP] = "vp",
+		[S_ETP] = "etp",
 		[S_RECOMPUTE] = "recompute",
 		[S_OFFLOAD] = "offload",
 		[S_SCHEDULE] = "schedule",
 		[S_STAGES] = "layers_per_stage",
 		[S_IMBALANCE] = "stage_imbalance",
 	};
-	int *const ints[S_VP + 1] = {
+	int *const ints[S_ETP + 1] = {
 		[S_TP] = &b->tp,
 		[S_PP] = &b->pp,
 		[S_DP] = &b->dp,
@@ -240,6 +244,7 @@ enum dtplan_err dtplan__plan_read_parallelism(struct dtplan__rd *r, struct dtpla
 		[S_EP] = &b->ep,
 		[S_CP] = &b->cp,
 		[S_VP] = &b->vp,
+		[S_ETP] = &b->etp,
 	};
 	struct split_read s = {.recompute_n = b->recompute, .schedule = DTPLAN_SCHEDULE_1F1B};
 	enum dtplan_err ret, rv = DTPLAN_OK;
@@ -403,11 +408,13 @@ static enum dtplan_err read_rank(struct dtplan__rd *r, size_t i, struct dtplan_p
 {
 	static const char *const keys[] = {"rank",    "gpu",     "local_rank", "tp_rank",
 					   "pp_rank", "dp_rank", "domain",     "node",
-					   "nic",     "cp_rank", "ep_rank"};
+					   "nic",     "cp_rank", "ep_rank",    "etp_rank",
+					   "edp_rank"};
 	struct dtplan_rank *rk = &p->ranks[i];
 	int *const ints[] = {NULL,         &rk->gpu,     &rk->local_rank, &rk->tp_rank,
 			     &rk->pp_rank, &rk->dp_rank, &rk->domain,     NULL,
-			     NULL,         &rk->cp_rank, &rk->ep_rank};
+			     NULL,         &rk->cp_rank, &rk->ep_rank,    &rk->etp_rank,
+			     &rk->edp_rank};
 	enum dtplan_err ret, rv = DTPLAN_OK;
 	bool first = true, more = true, whole;
 	char where[48], key[16], name[64];
@@ -423,6 +430,8 @@ static enum dtplan_err read_rank(struct dtplan__rd *r, size_t i, struct dtplan_p
 				     where);
 	rk->domain = -1;
 	rk->node = -1;
+	rk->etp_rank = -1;
+	rk->edp_rank = -1;
 	if ((ret = dtplan__rd_open_container(r, '{')) != DTPLAN_OK)
 		return ret;
 	while ((ret = dtplan__rd_next_member(r, &first, key, sizeof(key), &more)) == DTPLAN_OK &&
@@ -459,6 +468,12 @@ static enum dtplan_err read_rank(struct dtplan__rd *r, size_t i, struct dtplan_p
 	if (rk->node < 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,
 				     "%s.node: not one of the plan's %zu nodes", where, p->n_nodes);
+	/* written only where the experts' coordinates are not the
+	 * attention's: ETP is TP, expert DP the CP x DP rank (EP 1) */
+	if (rk->etp_rank < 0)
+		rk->etp_rank = rk->tp_rank;
+	if (rk->edp_rank < 0)
+		rk->edp_rank = rk->dp_rank * (p->best.cp > 1 ? p->best.cp : 1) + rk->cp_rank;
 	if (rk->local_rank < 0 || rk->gpu < 0 || rk->tp_rank < 0 || rk->pp_rank < 0 ||
 	    rk->dp_rank < 0 || rk->cp_rank < 0 || rk->ep_rank < 0)
 		return dtplan__error(r->err, DTPLAN_ERR_PARSE, SRC, 0,

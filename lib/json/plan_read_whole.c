@@ -53,6 +53,7 @@ static enum dtplan_err read_split(json_t *obj, const char *where, struct dtplan_
 		{"vp", offsetof(struct dtplan_candidate, vp)},
 		{"ep", offsetof(struct dtplan_candidate, ep)},
 		{"cp", offsetof(struct dtplan_candidate, cp)},
+		{"etp", offsetof(struct dtplan_candidate, etp)},
 	};
 	json_t *rc, *sch, *st;
 	enum dtplan_recompute named;

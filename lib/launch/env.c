@@ -100,6 +100,7 @@ static enum dtplan_err set_plan_vars(struct dtplan_env *e, const struct dtplan_p
 	ret |= dtplan_env_set(e, "DT_TP", "%d", b->tp);
 	ret |= dtplan_env_set(e, "DT_PP", "%d", b->pp);
 	ret |= dtplan_env_set(e, "DT_EP", "%d", b->ep > 1 ? b->ep : 1);
+	ret |= dtplan_env_set(e, "DT_ETP", "%d", b->etp > 0 ? b->etp : b->tp);
 	ret |= dtplan_env_set(e, "DT_CP", "%d", b->cp > 1 ? b->cp : 1);
 	ret |= dtplan_env_set(e, "DT_DP", "%d", b->dp);
 	ret |= dtplan_env_set(e, "DT_ZERO", "%d", b->zero);
@@ -323,6 +324,8 @@ enum dtplan_err dtplan_env_task(const struct dtplan_plan *p, const struct dtplan
 	ret |= dtplan_env_set(e, "DT_PP_RANK", "%d", r->pp_rank);
 	ret |= dtplan_env_set(e, "DT_DP_RANK", "%d", r->dp_rank);
 	ret |= dtplan_env_set(e, "DT_EP_RANK", "%d", r->ep_rank);
+	ret |= dtplan_env_set(e, "DT_ETP_RANK", "%d", r->etp_rank);
+	ret |= dtplan_env_set(e, "DT_EDP_RANK", "%d", r->edp_rank);
 	ret |= dtplan_env_set(e, "DT_CP_RANK", "%d", r->cp_rank);
 	ret |= dtplan_env_set(e, "DT_LOCAL_GPU", "%d", r->gpu);
 	ret |= dtplan_env_set(e, "DT_NODE_RANK", "%d", node);

@@ -206,6 +206,10 @@ enum dtplan_err dtplan_launch_megatron_args(const struct dtplan_plan *p, char **
 		fputs(" --sequence-parallel", t.f);
 	if (c->ep > 1)
 		fprintf(t.f, " --expert-model-parallel-size %d", c->ep);
+	/* the experts' own TP where it is not TP's, Megatron-LM's default
+	 * (validate_args(), megatron/training/arguments.py, d98e8a6) */
+	if (c->etp > 0 && c->etp != c->tp)
+		fprintf(t.f, " --expert-tensor-parallel-size %d", c->etp);
 	if (c->cp > 1)
 		fprintf(t.f, " --context-parallel-size %d", c->cp);
 	put_megatron_optimizer(t.f, p);

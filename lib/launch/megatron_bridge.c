@@ -59,6 +59,10 @@ static void put_bridge_sizes(FILE *f, const struct dtplan_plan *p, const char *m
 		m, c->tp, m, c->pp, m, c->cp > 1 ? c->cp : 1, m, c->ep > 1 ? c->ep : 1, m,
 		c->tp > 1 ? "true" : "false", dtplan__plan_seq(p), c->micro_batch,
 		dtplan__plan_global_batch(c));
+	/* the recipes set their own expert TP (mostly 1,
+	 * src/megatron/bridge/recipes/, 067f987): always said for experts */
+	if (p->request.model.experts > 0)
+		fprintf(f, " %sexpert_tensor_parallel_size=%d", m, c->etp > 0 ? c->etp : c->tp);
 }
 
 /* The mixed-precision recipe. */

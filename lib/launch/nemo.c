@@ -87,6 +87,8 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
 	if (c->ep > 1)
 		fprintf(t.f, " model.expert_model_parallel_size=%d", c->ep);
+	if (c->etp > 0 && c->etp != c->tp)
+		fprintf(t.f, " ++model.expert_tensor_parallel_size=%d", c->etp);
 	if (c->cp > 1)
 		fprintf(t.f, " ++model.context_parallel_size=%d", c->cp);
 	if (dtplan__pp_inner(c))

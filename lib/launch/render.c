@@ -340,7 +340,16 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 			r->model.experts, r->model.top_k, dtplan_model_moe_layers(&r->model));
 	fprintf(s.f, "  GPUs         %d x %s (%d %s of %d)\n", r->gpus, r->gpu.name, nodes_of(r),
 		nodes_of(r) == 1 ? "node" : "nodes", r->gpus_per_node);
-	if (c->ep > 1)
+	if (c->etp > 0 && c->ep > 0 && (c->etp != c->tp || (c->cp * c->dp) % c->ep != 0))
+		/* Megatron-Core's folding: the experts' groups over the same
+		 * TP x CP x DP ranks of each stage */
+		fprintf(s.f,
+			"  parallelism  TP %d x CP %d x PP %d x DP %d (experts: ETP %d x EP %d x "
+			"EDP "
+			"%d of TP x CP x DP)",
+			c->tp, c->cp, c->pp, c->dp, c->etp, c->ep,
+			c->tp * c->cp * c->dp / (c->etp * c->ep));
+	else if (c->ep > 1)
 		fprintf(s.f, "  parallelism  TP %d x CP %d x PP %d x DP %d (EP %d of %s)", c->tp,
 			c->cp, c->pp, c->dp, c->ep, c->cp > 1 ? "CP x DP" : "DP");
 	else if (c->cp > 1)

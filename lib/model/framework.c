@@ -72,7 +72,7 @@ static const struct dtplan__framework frameworks[] = {
 			.fp8_option = true,
 			.handoffs = DTPLAN__HANDOFF_DEEPSPEED,
 			.runs = DTPLAN__RUNS_SHARD_PP | DTPLAN__RUNS_CP_PP |
-				DTPLAN__RUNS_MOE_ZERO3 | DTPLAN__RUNS_FORMAT,
+				DTPLAN__RUNS_MOE_ZERO3 | DTPLAN__RUNS_EP | DTPLAN__RUNS_FORMAT,
 		},
 	[DTPLAN_FRAMEWORK_MEGATRON] =
 		{
@@ -90,6 +90,7 @@ static const struct dtplan__framework frameworks[] = {
 			.moe_zero3 = true,
 			.offload = true,
 			.ep_with_tp = true,
+			.fold = true,
 			.dualpipe = true,
 			.cp_replicated = true,
 			.orders = ORDERS_ALL,

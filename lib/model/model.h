@@ -113,6 +113,9 @@ struct dtplan__framework {
 	bool moe_zero3;             /* experts with ZeRO-3 */
 	bool offload;               /* the optimizer alone on the CPU (ZeRO-Offload) */
 	bool ep_with_tp;            /* EP beside TP > 1, experts sharded by TP */
+	bool fold;                  /* Megatron-Core's MoE parallel folding: any ETP, EP
+				     * from TP x CP x DP; else ETP is TP (or 1 with EP
+				     * under ep_shard) */
 	bool ep_shard;              /* EP divides its sharded ranks (dp_shard x cp x tp) */
 	bool dualpipe;              /* the DualPipe schedule */
 	bool cp_replicated;         /* CP with ZeRO-0 */
@@ -170,11 +173,11 @@ enum {
 	DTPLAN__RULE_DUALPIPE = 1u << 6,   /* DualPipe: an even PP, no interleaving */
 	DTPLAN__RULE_OFFLOAD_ZERO = 1u << 7, /* ZeRO-Offload needs ZeRO >= 1 */
 	DTPLAN__RULE_CP_FLASH = 1u << 8,     /* CP needs flash attention */
-	DTPLAN__RULE_EP_DP = 1u << 9,        /* EP divides CP x DP (carved from them) */
-	DTPLAN__RULE_GPUS = 1u << 10,        /* TP, TP x PP, EP, TP x CP divide the GPUs */
-	DTPLAN__RULE_SEQ = 1u << 11,         /* CP and TP split the sequence as Megatron-LM does */
-	DTPLAN__RULE_VP_LAYERS = 1u << 12,   /* interleaving cuts the layers into whole chunks */
-	DTPLAN__RULE_WHOLE = 1u << 13,       /* every degree >= 1, ZeRO 0-3, a known
+	DTPLAN__RULE_EP_DP = 1u << 9, /* ETP x EP divides TP x CP x DP (folding), or EP CP x DP */
+	DTPLAN__RULE_GPUS = 1u << 10, /* TP, TP x PP, EP, TP x CP divide the GPUs */
+	DTPLAN__RULE_SEQ = 1u << 11,  /* CP and TP split the sequence as Megatron-LM does */
+	DTPLAN__RULE_VP_LAYERS = 1u << 12, /* interleaving cuts the layers into whole chunks */
+	DTPLAN__RULE_WHOLE = 1u << 13,     /* every degree >= 1, ZeRO 0-3, a known
 					     * recomputation, offload 0 or 1 (a chosen split) */
 };
 

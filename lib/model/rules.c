@@ -87,6 +87,13 @@ static enum dtplan_err check_model(const struct dtplan__split *s, unsigned rules
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
 				     "EP %d does not divide the %d experts of %s", s->ep,
 				     m->experts, m->name);
+	/* ETP cuts each expert's FFN (megatron/core/transformer/moe/experts.py
+	 * splits moe_ffn_hidden_size over the expert TP group) */
+	if ((rules & DTPLAN__RULE_EP_EXPERTS) && s->etp > 1 && m->experts > 0 && m->moe_ffn > 0 &&
+	    m->moe_ffn % s->etp != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "etp", 0,
+				     "ETP %d does not divide the expert FFN width %d of %s", s->etp,
+				     m->moe_ffn, m->name);
 	return DTPLAN_OK;
 }
 
@@ -181,11 +188,21 @@ static enum dtplan_err check_framework(const struct dtplan__split *s, struct dtp
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0,
 				     "CP %d with ZeRO-0: %s always shards with FSDP over CP", s->cp,
 				     fw->title);
-	if (!fw->ep_with_tp && s->ep > 1 && s->tp > 1)
-		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d with TP %d: %s's EP takes TP ranks (experts "
-				     "unsharded by TP), another expert layout than this plan's",
-				     s->ep, s->tp, fw->title);
+	/* torchtitan's EP takes TP ranks and leaves its experts whole (its
+	 * sparse mesh is pp, dp_replicate, efsdp, ep: no expert TP,
+	 * parallel_dims.py, b5bcd76): ETP 1 with EP, TP's without */
+	if (!fw->fold && !fw->ep_with_tp && s->ep > 1 && s->etp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "etp", 0,
+				     "ETP %d with EP %d: %s's EP takes TP ranks and keeps its "
+				     "experts whole (ETP 1)",
+				     s->etp, s->ep, fw->title);
+	if (!fw->fold && s->etp > 0 && s->tp > 0 && s->etp != s->tp &&
+	    (fw->ep_with_tp || s->ep <= 1))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "etp", 0,
+				     "ETP %d with TP %d: %s shards its experts by TP%s (no "
+				     "expert tensor parallelism of its own; framework=megatron "
+				     "folds them)",
+				     s->etp, s->tp, fw->title, fw->ep_with_tp ? "" : " without EP");
 	if (!fw->dualpipe && s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
 				     "schedule=dualpipe: %s has no DualPipe schedule", fw->title);
@@ -276,14 +293,31 @@ static enum dtplan_err check_gpus(const struct dtplan__split *s, unsigned rules,
 				  struct dtplan_error *err)
 {
 	int tp = s->tp > 0 ? s->tp : 1;
+	const struct dtplan__framework *fw = dtplan__framework(s->framework);
+	long cd = (long)s->dp * (s->cp > 1 ? s->cp : 1);
 
-	/* Megatron-LM's expert generator: expert DP = world / (tp ep pp), EP
-	 * taken from CP x DP (parallel_state.py, d98e8a6) */
-	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 &&
-	    ((long)s->dp * (s->cp > 1 ? s->cp : 1)) % s->ep != 0)
+	/* Megatron-Core's expert generator: expert DP = world / (etp ep pp)
+	 * over the same ranks as tp x cp x dp, whole in every stage
+	 * (initialize_model_parallel(), parallel_state.py, d98e8a6);
+	 * torchtitan's EP divides dp_shard x cp x tp (ETP 1); DeepSpeed's
+	 * divides its data-parallel ranks */
+	if ((rules & DTPLAN__RULE_EP_DP) && s->dp > 0 && (fw == NULL || fw->fold) &&
+	    (s->ep > 1 || (s->etp > 0 && s->etp != tp)) &&
+	    (cd * tp) % ((long)(s->etp > 0 ? s->etp : tp) * s->ep) != 0)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
-				     "EP %d does not divide CP x DP %ld (EP is carved from them)",
-				     s->ep, (long)s->dp * (s->cp > 1 ? s->cp : 1));
+				     "ETP %d x EP %d does not divide TP x CP x DP %ld (the "
+				     "experts' groups fold over the same ranks)",
+				     s->etp > 0 ? s->etp : tp, s->ep, cd * tp);
+	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 && fw != NULL && !fw->fold &&
+	    fw->ep_with_tp && cd % s->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide CP x DP %ld (%s carves EP from "
+				     "them; framework=megatron folds EP over TP too)",
+				     s->ep, cd, fw->title);
+	if ((rules & DTPLAN__RULE_EP_DP) && s->ep > 1 && s->dp > 0 && fw != NULL && !fw->fold &&
+	    !fw->ep_with_tp && (cd * tp) % s->ep != 0)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "ep", 0,
+				     "EP %d does not divide TP x CP x DP %ld", s->ep, cd * tp);
 	if (!(rules & DTPLAN__RULE_GPUS) || s->gpus <= 0)
 		return DTPLAN_OK;
 	if (s->tp > 0 && s->gpus % s->tp != 0)
@@ -307,9 +341,9 @@ static enum dtplan_err check_whole(const struct dtplan__split *s, struct dtplan_
 	if (s->tp < 1 || s->pp < 1 || s->dp < 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "tp", 0,
 				     "tp, pp and dp must be whole numbers >= 1");
-	if (s->cp < 1 || s->ep < 1 || s->vp < 1)
+	if (s->cp < 1 || s->ep < 1 || s->vp < 1 || s->etp < 1)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "cp", 0,
-				     "cp, ep and vp must be whole numbers >= 1");
+				     "cp, ep, etp and vp must be whole numbers >= 1");
 	if (s->zero < 0 || s->zero > 3)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "zero", 0, "ZeRO stage %d is not 0-3",
 				     s->zero);
@@ -350,8 +384,13 @@ enum dtplan_err dtplan__split_check_read(const struct dtplan_split *s,
 	dtplan__split_init(&x, NULL);
 	x.split = *s;
 	x.schedule = schedule;
+	/* a plan does not say whose rules counted it: its expert layout is
+	 * checked against the widest, Megatron-Core's folding */
+	x.framework = DTPLAN_FRAMEWORK_MEGATRON;
 	if (x.ep == 0)
 		x.ep = 1;
+	if (x.etp == 0)
+		x.etp = x.tp;
 	if (x.cp == 0)
 		x.cp = 1;
 	if (x.vp == 0)
@@ -410,8 +449,17 @@ static const char *runs_parallel(const struct dtplan__split *s, const struct dtp
 		return "DeepSpeed refuses MoE layers with ZeRO stage 3";
 	if ((q & DTPLAN__RUNS_OFFLOAD) && !r->offload && s->offload == 1)
 		return "its CPU offload moves parameters and gradients too";
-	if ((q & DTPLAN__RUNS_EP) && !r->ep_with_tp && s->ep > 1 && s->tp > 1)
-		return "its expert parallelism takes TP ranks";
+	/* the expert layout: folded (Megatron-Core), ETP 1 with EP
+	 * (torchtitan) or TP's with EP inside DP (DeepSpeed) */
+	if ((q & DTPLAN__RUNS_EP) && !r->fold && !r->ep_with_tp && s->ep > 1 && s->etp > 1)
+		return "its expert parallelism takes TP ranks and keeps the experts whole (ETP 1)";
+	if ((q & DTPLAN__RUNS_EP) && !r->fold && s->etp > 0 && s->etp != s->tp &&
+	    (r->ep_with_tp || s->ep <= 1))
+		return "it shards its experts by TP (no expert tensor parallelism of its own)";
+	if ((q & DTPLAN__RUNS_EP) && !r->fold && r->ep_with_tp && s->ep > 1 &&
+	    ((long)s->dp * (s->cp > 1 ? s->cp : 1)) % s->ep != 0)
+		return "its expert parallelism divides the data-parallel ranks (no folding over "
+		       "TP)";
 	if ((q & DTPLAN__RUNS_EP) && r->ep_shard && s->ep > 1 &&
 	    ((long)(s->zero >= 2 ? s->dp : 1) * (s->cp > 1 ? s->cp : 1) * s->tp) % s->ep != 0)
 		return "its expert parallelism divides dp_shard x cp x tp, and DDP shards nothing";

@@ -183,6 +183,8 @@ enum dtplan_err dtplan__candidate_evaluate(const struct dtplan_request *req,
 		c->vp = 1;
 	if (c->ep == 0)
 		c->ep = 1;
+	if (c->etp == 0)
+		c->etp = c->tp;
 	if (c->cp == 0)
 		c->cp = 1;
 	rv = dtplan__split_check_read(&c->split, req->schedule, DTPLAN_ERR_INVAL, "", "candidate",
@@ -212,7 +214,9 @@ const char *dtplan__candidate_describe(const struct dtplan_candidate *c, char *b
 		snprintf(vp, sizeof(vp), " (%d interleaved)", c->vp);
 	if (c->cp > 1)
 		snprintf(cp, sizeof(cp), " x CP %d", c->cp);
-	if (c->ep > 1)
+	if (c->ep > 1 && c->etp != c->tp)
+		snprintf(ep, sizeof(ep), " (EP %d, ETP %d)", c->ep, c->etp);
+	else if (c->ep > 1)
 		snprintf(ep, sizeof(ep), " (EP %d)", c->ep);
 	snprintf(buf, size,
 		 "TP %d%s x PP %d%s x DP %d%s, ZeRO-%d%s, micro-batch %d x %d, %s recompute", c->tp,

@@ -35,6 +35,12 @@ static double dp_rails(int gpus_per_node, long stride, int dp)
 	return (double)(k < dp ? k : dp);
 }
 
+/* The experts' tensor-parallel degree (0 in a candidate not normalised: TP's). */
+static int etp(const struct dtplan_candidate *c)
+{
+	return c->etp > 0 ? c->etp : c->tp;
+}
+
 /* Bandwidth and latency of the links a group of `span` consecutive ranks uses. */
 static void group_link(const struct ctx *x, int span, bool *net, double *bw, double *lat)
 {
@@ -61,14 +67,15 @@ void dtplan__flat_links(const struct ctx *x, const struct dtplan_candidate *c, s
 	group_link(x, tc * c->dp * c->pp, &l->pp_net, &l->pp_bw, &l->pp_lat);
 	group_link(x, tc * c->dp, &l->dp_net, &l->dp_bw, &l->dp_lat);
 	group_link(x, tc, &l->cp_net, &l->cp_bw, &l->cp_lat);
-	/* Megatron-LM's expert groups: ep ranks tp apart, over CP x DP */
-	group_link(x, c->tp * c->ep, &l->ep_net, &l->ep_bw, &l->ep_lat);
+	/* Megatron-Core's expert groups: ep ranks etp apart, folded over
+	 * TP x CP x DP */
+	group_link(x, etp(c) * c->ep, &l->ep_net, &l->ep_bw, &l->ep_lat);
 	l->dp_rails = l->dp_net ? dp_rails(r->gpus_per_node, tc, c->dp) : 1.0;
 	if (l->dp_net)
 		l->dp_bw = fmin(l->dp_bw * l->dp_rails, x->nvlink_bw);
 	/* an all-to-all leaving the node runs over every rail of its members */
 	if (l->ep_net)
-		l->ep_bw = fmin(l->ep_bw * dp_rails(r->gpus_per_node, c->tp, c->ep), x->nvlink_bw);
+		l->ep_bw = fmin(l->ep_bw * dp_rails(r->gpus_per_node, etp(c), c->ep), x->nvlink_bw);
 	l->ep_where = l->ep_net ? "network" : "nvlink";
 	l->ep_ratio = 1.0;
 }
@@ -112,9 +119,9 @@ void dtplan__fabric_links(const struct ctx *x, const struct split *sp,
 	}
 	{
 		const struct dtplan__group_links *e = &ep_ev->dp;
-		/* ep ranks tp apart in both orders (with EP, tp-pp-dp runs
+		/* ep ranks etp apart in both orders (with EP, tp-pp-dp runs
 		 * only without PP) */
-		double rails = dp_rails(r->gpus_per_node, c->tp, c->ep);
+		double rails = dp_rails(r->gpus_per_node, etp(c), c->ep);
 
 		l->ep_net = e->net;
 		l->ep_lat = e->net ? r->net_latency_s : r->nvlink_latency_s;
@@ -213,12 +220,12 @@ static void microbatch_seconds(const struct ctx *x, const struct dtplan_candidat
 			return;
 		}
 	}
-	dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp, false,
+	dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp, false, 0,
 				 c->recompute, &lt);
 	memset(&mo, 0, sizeof(mo));
 	if (moe > 0)
 		dtplan__layer_seconds_ex(&x->k, &r->model, r->seq, c->micro_batch, c->tp, c->cp,
-					 true, c->recompute, &mo);
+					 true, c->etp, c->recompute, &mo);
 	dtplan__head_seconds(&x->k, &r->model, r->seq / c->cp, c->micro_batch, c->tp, &hd);
 	*fwd = (layers * lt.fwd + moe * mo.fwd + hd.fwd) * share;
 	*rest = (layers * (lt.bwd + lt.recompute) + moe * (mo.bwd + mo.recompute) + hd.bwd) * share;
@@ -348,18 +355,36 @@ static void cp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 }
 
 /* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
- * 2 backward), 2 more when full recomputation reruns the forward. */
+ * 2 backward), 2 more when full recomputation reruns the forward.  Half
+ * of them are the MLP's: an MoE layer's run over its ETP group instead
+ * when ETP is not TP (the all-gather and reduce-scatter around the
+ * experts, Megatron-Core's MoE parallel folding), on the links of etp
+ * consecutive ranks. */
 static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
 		    const struct step_in *p)
 {
-	double n_ar, t;
+	double per = c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
+	double layers = x->req->model.layers, moe = etp(c) != c->tp ? x->n_moe : 0.0, t;
 
-	if (c->tp <= 1)
-		return;
-	n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->req->model.layers / c->pp;
-	t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, c->tp, l->tp_bw,
-				l->tp_lat);
-	c->step.tp_comm = n_ar * p->m * t;
+	c->step.tp_comm = 0.0;
+	if (c->tp > 1) {
+		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, c->tp,
+					l->tp_bw, l->tp_lat);
+		c->step.tp_comm = per * (layers - 0.5 * moe) / c->pp * p->m * t;
+	}
+	if (moe > 0.0 && etp(c) > 1) {
+		bool net;
+		double bw, lat;
+
+		group_link(x, etp(c), &net, &bw, &lat);
+		if (etp(c) <= c->tp) {
+			bw = l->tp_bw;
+			lat = l->tp_lat;
+		}
+		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, etp(c), bw,
+					lat);
+		c->step.tp_comm += 0.5 * per * moe / c->pp * p->m * t;
+	}
 }
 
 /*
@@ -415,14 +440,14 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	double grad_bytes = wire * c->memory.params_per_gpu, m = p->m;
 	double fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb, bw = l->dp_bw, lat = l->dp_lat;
 	/* the dense gradients over dp x cp ranks, the experts' over the expert
-	 * data-parallel group of dp x cp / ep */
+	 * data-parallel group of tp x cp x dp / (etp x ep) */
 	double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
-	int n = c->dp * c->cp, ne = n / c->ep;
+	int n = c->dp * c->cp, ne = n * c->tp / (etp(c) * c->ep);
 
 	double mr = dtplan__grads_reduced_once(x->req->framework, c->zero, c->pp) ? 1.0 : m;
 
 	c->dp_bytes = dp_traffic(c, x->req->framework, grad_bytes);
-	if (n <= 1)
+	if (n <= 1 && ne <= 1)
 		return;
 	rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
 	     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
@@ -463,8 +488,8 @@ static void optimizer_part(const struct ctx *x, struct dtplan_candidate *c)
 {
 	double held = c->zero >= 1 ? (c->memory.params_per_gpu - c->memory.expert_params_per_gpu) /
 						     ((double)c->dp * c->cp) +
-					     c->memory.expert_params_per_gpu * c->ep /
-						     ((double)c->dp * c->cp)
+					     c->memory.expert_params_per_gpu * c->ep * etp(c) /
+						     ((double)c->dp * c->cp * c->tp)
 				   : c->memory.params_per_gpu;
 
 	c->step.optimizer = dtplan__optimizer_seconds(&x->k, held, x->grad_bytes, c->offload);

@@ -63,20 +63,22 @@ static int cmp_bytes(double a, double b)
  * arXiv 2104.04473, takeaway 2): no host offload; the fewest model-parallel
  * GPUs tp * pp (model parallelism changes the training script, ZeRO and
  * recomputation are switches); lower ZeRO; plain 1F1B before interleaving;
- * less recomputation.  How tp * pp splits into TP and PP is left to the
- * predicted time.  <0 when a is simpler, >0 when b is, 0 when neither; *why
+ * less recomputation; the experts' TP left TP's (Megatron-LM's default: no
+ * --expert-tensor-parallel-size).  How tp * pp splits into TP and PP is
+ * left to the predicted time.  <0 when a is simpler, >0 when b is, 0 when neither; *why
  * names the first difference.
  */
 static int cmp_simpler(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
 		       const char **why)
 {
-	static const char *const reasons[] = {"offload", "mp", "zero", "vp", "recompute"};
+	static const char *const reasons[] = {"offload", "mp", "zero", "vp", "recompute", "etp"};
 	int d[] = {
 		(int)a->offload - (int)b->offload,
 		a->tp * a->cp * a->pp - b->tp * b->cp * b->pp,
 		a->zero - b->zero,
 		a->vp - b->vp,
 		(int)a->recompute - (int)b->recompute,
+		(a->etp > 0 && a->etp != a->tp) - (b->etp > 0 && b->etp != b->tp),
 	};
 
 	for (size_t i = 0; i < DTPLAN_ARRAY_SIZE(d); i++) {
@@ -136,12 +138,13 @@ static bool same_layout(const struct dtplan_candidate *a, const struct dtplan_ca
 {
 	return a->tp == b->tp && a->pp == b->pp && a->zero == b->zero &&
 	       a->recompute == b->recompute && a->vp == b->vp && a->offload == b->offload &&
-	       a->ep == b->ep && a->cp == b->cp;
+	       a->ep == b->ep && a->cp == b->cp && a->etp == b->etp;
 }
 
 static bool same_split(const struct dtplan_candidate *a, const struct dtplan_candidate *b)
 {
-	return a->tp == b->tp && a->pp == b->pp && a->ep == b->ep && a->cp == b->cp;
+	return a->tp == b->tp && a->pp == b->pp && a->ep == b->ep && a->cp == b->cp &&
+	       a->etp == b->etp;
 }
 
 /* The step part in which b exceeds a the most. */
@@ -195,6 +198,9 @@ static const char *simpler_part(const struct dtplan_candidate *w, const struct d
 		snprintf(buf, size, "plain 1F1B instead of %d interleaved chunks per stage", l->vp);
 	else if (strcmp(why, "vp") == 0)
 		snprintf(buf, size, "%d interleaved chunks per stage instead of %d", w->vp, l->vp);
+	else if (strcmp(why, "etp") == 0)
+		snprintf(buf, size, "the experts' TP left TP's (%d) instead of ETP %d", w->tp,
+			 l->etp);
 	else
 		snprintf(buf, size, "%s recompute instead of %s",
 			 dtplan_recompute_name(w->recompute), dtplan_recompute_name(l->recompute));

@@ -124,7 +124,7 @@ void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candi
 enum dtplan_err dtplan_request_model_state(const struct dtplan_request *r,
 					   struct dtplan_ledger *out, struct dtplan_error *err)
 {
-	struct dtplan_candidate c = {.tp = 1, .pp = 1, .dp = 1, .ep = 1, .cp = 1, .vp = 1};
+	struct dtplan_candidate c = {.tp = 1, .pp = 1, .dp = 1, .ep = 1, .cp = 1, .vp = 1, .etp = 1};
 	struct dtplan_ledger_in in;
 	enum dtplan_err rv;
 
@@ -259,8 +259,9 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		bad = "network and NVLink bandwidths must be > 0";
 	else if (req->net_latency_s < 0.0 || req->nvlink_latency_s < 0.0)
 		bad = "latencies must be >= 0";
-	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0 || req->ep < 0 || req->cp < 0)
-		bad = "fixed tp, pp, ep, cp and micro-batch must be >= 0 (0: search)";
+	else if (req->tp < 0 || req->pp < 0 || req->micro_batch < 0 || req->ep < 0 || req->cp < 0 ||
+		 req->etp < 0)
+		bad = "fixed tp, pp, ep, etp, cp and micro-batch must be >= 0 (0: search)";
 	else if (req->zero < -1 || req->zero > 3)
 		bad = "fixed ZeRO stage must be 0 to 3 (-1: search)";
 	else if (req->recompute < -1 || req->recompute > DTPLAN_RECOMPUTE_FULL)
@@ -335,6 +336,23 @@ static enum dtplan_err check_pins(const struct dtplan_request *r, unsigned rules
 	rv = dtplan__split_check(&s, DTPLAN__RULE_GPUS, err);
 	if (rv != DTPLAN_OK)
 		return rv;
+	/* a pinned EP (or ETP) beside a pinned TP and PP: the expert groups
+	 * must fold into each stage's TP x CP x DP ranks, whatever CP, with
+	 * the unpinned ETP the search tries that allows most (1, or TP's where
+	 * the framework shards its experts by TP) */
+	if ((r->ep > 1 || r->etp > 0) && r->tp > 0 && r->pp > 0 && r->gpus % (r->tp * r->pp) == 0) {
+		const struct dtplan__framework *fw = dtplan__framework(r->framework);
+
+		s.cp = 1;
+		s.dp = r->gpus / (r->tp * r->pp);
+		if (s.etp == 0)
+			s.etp = fw != NULL && !fw->fold && fw->ep_with_tp ? r->tp : 1;
+		if (s.ep == 0)
+			s.ep = 1;
+		rv = dtplan__split_check(&s, DTPLAN__RULE_EP_DP | DTPLAN__RULE_FRAMEWORK, err);
+		if (rv != DTPLAN_OK)
+			return rv;
+	}
 	if (r->micro_batch > r->global_batch)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "micro-batch", 0,
 				     "micro-batch %d is larger than the global batch %d",
@@ -497,6 +515,7 @@ static const struct dtplan__kv_key train_keys[] = {
 	TRAIN_INT("tp", tp, 1, 4096),
 	TRAIN_INT("pp", pp, 1, 4096),
 	TRAIN_INT("ep", ep, 1, 4096),
+	TRAIN_INT("etp", etp, 1, 4096),
 	TRAIN_INT("cp", cp, 1, 4096),
 	TRAIN_INT("zero", zero, 0, 3),
 	TRAIN_INT("mb", micro_batch, 1, 1L << 16),

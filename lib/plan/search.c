@@ -402,6 +402,7 @@ static enum dtplan_err walk_split_vps(struct walk *w, const struct dtplan_candid
 	s.rules.tp = base->tp;
 	s.rules.cp = base->cp;
 	s.rules.ep = base->ep;
+	s.rules.etp = base->etp;
 	if (!allowed(&s.rules, DTPLAN__RULE_DUALPIPE))
 		return DTPLAN_OK;
 	s.rules.offload = x->offload ? 1 : 0;
@@ -549,32 +550,72 @@ static int cp_choices(const struct ctx *x, int rest, int *cps)
 	return n;
 }
 
+/*
+ * Expert tensor-parallel degrees: the pinned one, else TP's (Megatron-LM's
+ * default when --expert-tensor-parallel-size is unset, arguments.py,
+ * d98e8a6) and 1 (the experts whole, as most of Megatron-Bridge's MoE
+ * recipes run them, and torchtitan's EP always does), those the rules
+ * allow for some EP (a dense model: TP's alone).
+ */
+static int etp_choices(const struct ctx *x, int tp, int *etps)
+{
+	const struct dtplan_request *r = x->req;
+	int n = 0;
+
+	if (r->etp > 0) {
+		etps[n++] = r->etp;
+		return n;
+	}
+	etps[n++] = tp;
+	if (tp > 1 && x->n_moe > 0)
+		etps[n++] = 1;
+	return n;
+}
+
 /* Expert-parallel degrees: 1 for a dense model, else every divisor of the
- * experts that divides cp x dp (EP is carved from them), or the pinned one. */
-static int ep_choices(const struct ctx *x, int cp, int dp, int *eps)
+ * experts that the rules allow beside etp (Megatron-Core folds ETP x EP
+ * over TP x CP x DP; others carve EP from CP x DP, or TP x CP x DP with
+ * ETP 1), or the pinned one.  An unpinned ETP other than TP's, where TP's
+ * would do (a folding framework), is tried only for the EPs that do not
+ * divide CP x DP, which only folding reaches: the layouts Megatron-Bridge's
+ * MoE recipes fold for (src/megatron/bridge/recipes/, 067f987: DeepSeek-V3,
+ * Qwen3, gpt-oss, all with EP above CP x DP), at the cost of a few more EPs
+ * per split and not of every EP twice (bench/bench_plan). */
+static int ep_choices(const struct ctx *x, int tp, int cp, int dp, int etp, int *eps)
 {
 	const struct dtplan_request *r = x->req;
 	int n = 0, e = r->model.experts;
 	struct dtplan__split rules = x->rules;
-	unsigned ep_rules = DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP;
+	unsigned ep_rules = DTPLAN__RULE_EP_EXPERTS | DTPLAN__RULE_EP_DP | DTPLAN__RULE_FRAMEWORK;
 
 	rules.dp = dp;
 	rules.cp = cp;
+	rules.tp = tp;
+	rules.etp = etp;
 	if (r->ep > 0) {
 		rules.ep = r->ep;
 		if (allowed(&rules, ep_rules))
 			eps[n++] = r->ep;
 		return n;
 	}
-	eps[n++] = 1;
+	rules.ep = 1;
+	/* ETP without EP, unpinned: the experts unsharded beside TP, which
+	 * TP's ETP beats (see below) */
+	if (!(r->etp == 0 && etp != tp && x->n_moe > 0) && allowed(&rules, ep_rules))
+		eps[n++] = 1;
 	if (x->n_moe == 0)
 		return n;
 	{
 		int ds[MAX_DIVISORS];
-		size_t n_d = divisors(e, cp * dp, ds);
+		size_t n_d = divisors(e, tp * cp * dp / etp, ds);
+
+		const struct dtplan__framework *fw = dtplan__framework(r->framework);
+		bool beyond = r->etp == 0 && etp != tp && fw != NULL && fw->fold;
 
 		for (size_t i = 0; i < n_d && n < MAX_EP; i++) {
 			rules.ep = ds[i];
+			if (beyond && (cp * dp) % ds[i] == 0)
+				continue;
 			if (ds[i] >= 2 && allowed(&rules, ep_rules))
 				eps[n++] = ds[i];
 		}
@@ -631,7 +672,7 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 			size_t n_pp = divisors(gpus / tc, layers, pps);
 
 			for (size_t k = 0; k < n_pp && !w->stop; k++) {
-				int pp = pps[k], n_ep;
+				int pp = pps[k], n_ep, n_etp, etps[2];
 				/* DualPipe is the request's schedule wherever there is
 				 * a pipeline */
 				struct dtplan_candidate c = {
@@ -662,26 +703,34 @@ static enum dtplan_err walk_all(struct walk *w, struct dtplan_error *err)
 							    &sp.ev[DTPLAN_ORDER_TP_PP_DP]);
 					sp.tp_on_nvlink = dtplan__fabric_tp_fits(x->fab, tp);
 				}
-				/* the kernel times do not depend on EP */
-				memo_next(x);
-				n_ep = ep_choices(x, cp, c.dp, eps);
-				for (int ke = 0; ke < n_ep && !w->stop; ke++) {
-					c.ep = eps[ke];
-					if (x->fab != NULL) {
-						/* the EP groups: ep ranks tp apart over
-						 * CP x DP, as Megatron-LM's expert rank
-						 * generator forms them (tp-pp-dp only
-						 * without PP: the same groups) */
-						dtplan__fabric_eval(
-							x->fab, tp, pp * (cp * c.dp / c.ep), c.ep,
-							DTPLAN_ORDER_TP_DP_PP, x->nvlink_bw,
-							&sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
-						sp.ep_ev[DTPLAN_ORDER_TP_PP_DP] =
-							sp.ep_ev[DTPLAN_ORDER_TP_DP_PP];
+				n_etp = etp_choices(x, tp, etps);
+				for (int kt = 0; kt < n_etp && !w->stop; kt++) {
+					/* the kernel times depend on ETP, not on EP */
+					memo_next(x);
+					c.etp = etps[kt];
+					n_ep = ep_choices(x, tp, cp, c.dp, c.etp, eps);
+					for (int ke = 0; ke < n_ep && !w->stop; ke++) {
+						c.ep = eps[ke];
+						if (x->fab != NULL) {
+							/* the EP groups: ep ranks etp apart over
+						 * the stage's TP x CP x DP, as Megatron-
+						 * Core's expert rank generator forms
+						 * them (tp-pp-dp only without PP: the
+						 * same groups) */
+							dtplan__fabric_eval(
+								x->fab, c.etp,
+								pp * (tc * c.dp / (c.etp * c.ep)),
+								c.ep, DTPLAN_ORDER_TP_DP_PP,
+								x->nvlink_bw,
+								&sp.ep_ev[DTPLAN_ORDER_TP_DP_PP]);
+							sp.ep_ev[DTPLAN_ORDER_TP_PP_DP] =
+								sp.ep_ev[DTPLAN_ORDER_TP_DP_PP];
+						}
+						rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL,
+								err);
+						if (rv != DTPLAN_OK)
+							return rv;
 					}
-					rv = walk_split(w, &c, x->fab != NULL ? &sp : NULL, err);
-					if (rv != DTPLAN_OK)
-						return rv;
 				}
 			}
 		}

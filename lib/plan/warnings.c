@@ -213,7 +213,9 @@ static const char *split_text(const struct dtplan_candidate *c, char *buf, size_
 				     c->pp, c->dp)
 			  : snprintf(buf, size, "TP %d x PP %d x DP %d", c->tp, c->pp, c->dp);
 
-	if (c->ep > 1 && w > 0 && (size_t)w < size)
+	if (c->ep > 1 && c->etp > 0 && c->etp != c->tp && w > 0 && (size_t)w < size)
+		snprintf(buf + w, size - (size_t)w, " (EP %d, ETP %d)", c->ep, c->etp);
+	else if (c->ep > 1 && w > 0 && (size_t)w < size)
 		snprintf(buf + w, size - (size_t)w, " (EP %d)", c->ep);
 	return buf;
 }
@@ -445,7 +447,9 @@ static enum dtplan_err ep_domain_warning(struct dtplan_plan *p, const struct dtp
 {
 	const struct dtplan_candidate *c = &p->best;
 	const struct dtplan_request *r = &p->request;
-	size_t g = (size_t)f->gpus_per_node, span = (size_t)c->tp * (size_t)c->ep;
+	/* an expert group: ep ranks etp apart, etp x ep consecutive ranks */
+	int etp = c->etp > 0 ? c->etp : c->tp;
+	size_t g = (size_t)f->gpus_per_node, span = (size_t)etp * (size_t)c->ep;
 	struct dtplan__fabric alt = *f;
 	struct dtplan_candidate inside, other;
 	struct dtplan_split pin = c->split;
@@ -470,7 +474,7 @@ static enum dtplan_err ep_domain_warning(struct dtplan_plan *p, const struct dtp
 			 "rack)",
 			 span / g);
 	for (e = c->ep - 1; e > 1; e--)
-		if (c->ep % e == 0 && f->domain_gcd > 0 && f->domain_gcd % (c->tp * e) == 0)
+		if (c->ep % e == 0 && f->domain_gcd > 0 && f->domain_gcd % (etp * e) == 0)
 			break;
 	pin = r->split; /* the user's own pins, EP e */
 	pin.ep = e;

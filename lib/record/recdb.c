@@ -26,6 +26,7 @@
 struct dtplan_recdb {
 	sqlite3 *db;
 	char path[4096];
+	bool no_etp; /* a version-1 file opened read-only: no etp column */
 };
 
 static const char schema_v1[] =
@@ -41,6 +42,9 @@ static const char schema_v1[] =
 	" steps INTEGER NOT NULL, checkpoint_s REAL,"
 	" PRIMARY KEY (cluster, job_id));"
 	"CREATE INDEX records_key ON records (cluster, gpu, framework, shape_class);";
+
+/* Version 1 to 2: the experts' tensor parallelism (NULL: TP's) */
+static const char schema_v2_up[] = "ALTER TABLE records ADD COLUMN etp INTEGER;";
 
 enum dtplan_err dtplan_recdb_default_path(const char *xdg_state_home, const char *home, char *buf,
 					  size_t size, struct dtplan_error *err)
@@ -147,6 +151,38 @@ static enum dtplan_err pragma_int(struct dtplan_recdb *d, const char *sql, long 
 	return rc == SQLITE_OK ? DTPLAN_OK : sql_error(d->db, rc, d->path, "reading", err);
 }
 
+/* A version-1 file, writable: upgraded to 2 in one transaction (another
+ * job may have done it meanwhile). */
+static enum dtplan_err upgrade(struct dtplan_recdb *d, struct dtplan_error *err)
+{
+	enum dtplan_err ret;
+	long version = 0;
+	char sql[64];
+	int rc;
+
+	rc = sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_error(d->db, rc, d->path, "upgrading the schema", err);
+	if ((ret = pragma_int(d, "PRAGMA user_version", &version, err)) != DTPLAN_OK) {
+		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+		return ret;
+	}
+	if (version == 1) {
+		rc = sqlite3_exec(d->db, schema_v2_up, NULL, NULL, NULL);
+		if (rc == SQLITE_OK) {
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DTPLAN_RECDB_SCHEMA);
+			rc = sqlite3_exec(d->db, sql, NULL, NULL, NULL);
+		}
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+		return sql_error(d->db, rc, d->path, "upgrading the schema", err);
+	}
+	return DTPLAN_OK;
+}
+
 /* The schema: made in a fresh file, checked in any other. */
 static enum dtplan_err schema(struct dtplan_recdb *d, bool writable, struct dtplan_error *err)
 {
@@ -173,6 +209,8 @@ static enum dtplan_err schema(struct dtplan_recdb *d, bool writable, struct dtpl
 			}
 			if (version == 0)
 				rc = sqlite3_exec(d->db, schema_v1, NULL, NULL, NULL);
+			if (rc == SQLITE_OK && version == 0)
+				rc = sqlite3_exec(d->db, schema_v2_up, NULL, NULL, NULL);
 			if (rc == SQLITE_OK && version == 0) {
 				snprintf(sql, sizeof(sql),
 					 "PRAGMA application_id = %d; PRAGMA user_version = %d",
@@ -193,7 +231,10 @@ static enum dtplan_err schema(struct dtplan_recdb *d, bool writable, struct dtpl
 				     "refused: another application's database (application_id "
 				     "%#lx, dtplan's is %#x)",
 				     (unsigned long)app, DTPLAN_RECDB_APPLICATION_ID);
-	if (version != DTPLAN_RECDB_SCHEMA)
+	if (version == 1 && writable)
+		return upgrade(d, err);
+	d->no_etp = version == 1;
+	if (version != DTPLAN_RECDB_SCHEMA && version != 1)
 		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, d->path, 0,
 				     "refused: schema version %ld, this dtplan reads %d", version,
 				     DTPLAN_RECDB_SCHEMA);
@@ -286,8 +327,8 @@ enum dtplan_err dtplan_recdb_add(struct dtplan_recdb *db, const struct dtplan_re
 		"model, framework, precision, shape_class, recompute, tp, pp, dp, cp, ep, vp, "
 		"zero, "
 		"micro_batch, predicted_step_s, model_step_s, measured_step_s, measured_spread_s, "
-		"steps, checkpoint_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
+		"steps, checkpoint_s, etp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+		"?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
 	const char *texts[] = {r->cluster,
 			       r->user,
 			       r->fingerprint,
@@ -335,6 +376,8 @@ enum dtplan_err dtplan_recdb_add(struct dtplan_recdb *db, const struct dtplan_re
 	if (rc == SQLITE_OK)
 		rc = isnan(r->checkpoint_s) ? sqlite3_bind_null(st, 25)
 					    : sqlite3_bind_double(st, 25, r->checkpoint_s);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(st, 26, r->etp > 0 ? r->etp : r->tp);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
 		rc = SQLITE_OK;
 	rv = rc == SQLITE_OK ? DTPLAN_OK : sql_error(db->db, rc, db->path, "cannot store", err);
@@ -376,6 +419,8 @@ static enum dtplan_err read_row(sqlite3_stmt *st, const char *path, struct dtpla
 	r->dp = sqlite3_column_int(st, 13);
 	r->cp = sqlite3_column_int(st, 14);
 	r->ep = sqlite3_column_int(st, 15);
+	/* NULL (a version-1 record): Megatron-LM's default, TP's */
+	r->etp = sqlite3_column_type(st, 25) == SQLITE_NULL ? r->tp : sqlite3_column_int(st, 25);
 	r->vp = sqlite3_column_int(st, 16);
 	r->zero = sqlite3_column_int(st, 17);
 	r->micro_batch = sqlite3_column_int(st, 18);
@@ -401,12 +446,18 @@ static enum dtplan_err read_row(sqlite3_stmt *st, const char *path, struct dtpla
 enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
 				  struct dtplan_record **out, size_t *n, struct dtplan_error *err)
 {
-	static const char sql[] =
+	/* a version-1 file read-only has no etp column */
+	static const char *const sql[2] = {
 		"SELECT * FROM (SELECT cluster, job_id, time, user, fingerprint, gpu, model, "
 		"framework, precision, shape_class, recompute, tp, pp, dp, cp, ep, vp, zero, "
 		"micro_batch, predicted_step_s, model_step_s, measured_step_s, measured_spread_s, "
-		"steps, checkpoint_s FROM records WHERE ?1 = '' OR cluster = ?1 "
-		"ORDER BY time DESC, job_id DESC LIMIT ?2) ORDER BY time, job_id";
+		"steps, checkpoint_s, etp FROM records WHERE ?1 = '' OR cluster = ?1 "
+		"ORDER BY time DESC, job_id DESC LIMIT ?2) ORDER BY time, job_id",
+		"SELECT * FROM (SELECT cluster, job_id, time, user, fingerprint, gpu, model, "
+		"framework, precision, shape_class, recompute, tp, pp, dp, cp, ep, vp, zero, "
+		"micro_batch, predicted_step_s, model_step_s, measured_step_s, measured_spread_s, "
+		"steps, checkpoint_s, NULL FROM records WHERE ?1 = '' OR cluster = ?1 "
+		"ORDER BY time DESC, job_id DESC LIMIT ?2) ORDER BY time, job_id"};
 	struct dtplan_record *v = NULL;
 	size_t len = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
@@ -415,7 +466,7 @@ enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
 
 	*out = NULL;
 	*n = 0;
-	rc = sqlite3_prepare_v2(db->db, sql, -1, &st, NULL);
+	rc = sqlite3_prepare_v2(db->db, sql[db->no_etp], -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_text(st, 1, cluster != NULL ? cluster : "", -1, SQLITE_TRANSIENT);
 	if (rc == SQLITE_OK)

@@ -9,7 +9,8 @@ its type and among its choices, as read (never copied) from:
   Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553:
     megatron/training/arguments.py (add_argument, validate_args),
     megatron/training/config/{training_config,common_config}.py,
-    megatron/core/{model_parallel_config,transformer/transformer_config}.py,
+    megatron/core/{model_parallel_config,transformer/transformer_config}.py
+    (expert_tensor_parallel_size: --expert-tensor-parallel-size),
     megatron/core/transformer/pipeline_parallel_layer_layout.py,
     megatron/core/distributed/distributed_data_parallel_config.py,
     megatron/core/optimizer/optimizer_config.py
@@ -33,6 +34,8 @@ MEGATRON = {
     "--tensor-model-parallel-size": INT, "--pipeline-model-parallel-size": INT,
     "--micro-batch-size": INT, "--global-batch-size": INT, "--seq-length": INT,
     "--bf16": FLAG, "--sequence-parallel": FLAG, "--expert-model-parallel-size": INT,
+    # a ModelParallelConfig field made an argument (default TP's)
+    "--expert-tensor-parallel-size": INT,
     "--context-parallel-size": INT, "--use-distributed-optimizer": FLAG,
     "--use-megatron-fsdp": FLAG,
     "--data-parallel-sharding-strategy": ("no_shard", "optim", "optim_grads",
@@ -64,6 +67,7 @@ DTYPES = ("fp32", "float32", "torch.float32", "fp16", "float16", "torch.float16"
 BRIDGE = {
     "model.tensor_model_parallel_size": INT, "model.pipeline_model_parallel_size": INT,
     "model.context_parallel_size": INT, "model.expert_model_parallel_size": INT,
+    "model.expert_tensor_parallel_size": INT,
     "model.sequence_parallel": BOOL, "model.virtual_pipeline_model_parallel_size": INT,
     "model.num_layers_in_first_pipeline_stage": INT,
     "model.num_layers_in_last_pipeline_stage": INT,

@@ -255,8 +255,12 @@ def check(plan):
     runtime_config_update(cfg)
     par = j["parallelism"]
     got = tuple(getattr(cfg.model, f"{k}_parallel_size") for k in (
-        "tensor_model", "pipeline_model", "expert_model", "context"))
-    want = (par["tp"], par["pp"], max(par.get("ep", 1), 1), max(par.get("cp", 1), 1))
+        "tensor_model", "pipeline_model", "expert_model", "context", "expert_tensor"))
+    # the experts' TP the plan folds (written when not TP's), which the
+    # recipes set themselves (mostly 1) and the overrides always say
+    want = (par["tp"], par["pp"], max(par.get("ep", 1), 1), max(par.get("cp", 1), 1),
+            par.get("etp", par["tp"]) if j["model"].get("experts", 0) > 0
+            else cfg.model.expert_tensor_parallel_size)
     # the plan's fp8 survives MixedPrecisionConfig.setup()
     want_fp8 = ("e4m3" if j["gpu"]["name"] in ("b200", "gb200") else "hybrid") if (
         j.get("request", {}).get("precision") == "fp8" or "fp8" in ov) else None
@@ -280,7 +284,7 @@ def check(plan):
     if getattr(cfg.model, "mtp_num_layers", None):
         return f"model.mtp_num_layers {cfg.model.mtp_num_layers}, none in the plan"
     if got != want:
-        return f"applied TP, PP, EP, CP {got}, the plan's {want}"
+        return f"applied TP, PP, EP, CP, ETP {got}, the plan's {want}"
     return None
 
 

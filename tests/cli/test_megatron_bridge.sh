@@ -76,6 +76,12 @@ fw_plan --model "$q30" --gpus 8 --tp 4 --ep 2
 fw_plan --model "$q30" --gpus 8 --tp 4 --pp 2
 fw_plan --model "$q235" --gpus 256 --tp 4 --pp 16 --cp 2
 fw_plan --model "$q235" --gpus 256 --tp 4 --pp 8 --cp 2 --ep 4
+# and the recipes' own layouts, folded (ETP 1, EP over TP x CP x DP:
+# Megatron-Core's MoE parallel folding; the recipes' files at 067f987)
+fw_plan --model deepseek-v3 --gpus 1024 --tp 2 --pp 16 --ep 64 --train framework=megatron
+fw_plan --model deepseek-v3 --gpus 256 --tp 2 --pp 8 --ep 32 --train framework=megatron
+fw_plan --model "$q30" --gpus 8 --tp 4 --pp 2 --ep 4 --train framework=megatron
+fw_plan --model "$q235" --gpus 256 --tp 4 --pp 16 --cp 2 --ep 8 --train framework=megatron
 
 # the sweep spans what it says it does
 kinds=$(cat "$plans"/*.json | grep -o -e 'virtual_pipeline_model_parallel_size=[0-9]' \

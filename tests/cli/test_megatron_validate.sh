@@ -38,14 +38,21 @@ fw_plan --model mixtral-8x22b --gpus 256 --ep 8 --tp 2
 fw_plan --model deepseek-v3 --gpus 1024 --ep 16 --pp 8 --train framework=megatron,recompute=fine
 fw_plan --model bloom-176b --gpus 512 --train schedule=dualpipe
 fw_plan --model llama2-70b --gpus 128 --gpu a100-80gb --zero 0 --micro-batch 2
+# Megatron-Core's MoE parallel folding (ETP x EP over TP x CP x DP):
+# Megatron-Bridge's DeepSeek-V3 and Qwen3-30B-A3B layouts, an ETP above TP
+fw_plan --model deepseek-v3 --gpus 1024 --tp 2 --pp 16 --ep 64 --train framework=megatron
+fw_plan --model "$top_srcdir/tests/data/hf-qwen3-30b-a3b.json" --gpus 8 --tp 4 --pp 2 --ep 4 \
+	--train framework=megatron
+fw_plan --model mixtral-8x7b --gpus 64 --tp 1 --pp 2 --ep 8 --etp 2 --train framework=megatron
 
 # the sweep spans what it says it does
 kinds=$(cat "$plans"/*.json | grep -o -e '--use-megatron-fsdp' -e '--expert-model-parallel-size' \
 	-e '--context-parallel-size' -e 'mla_up_proj' -e 'moe_act' -e '--use-tp-pp-dp-mapping' \
 	-e '--decoder-first-pipeline-num-layers' -e '--num-layers-per-virtual-pipeline-stage' \
-	-e '--fp8-recipe mxfp8' -e '--optimizer-cpu-offload' -e '--exp-avg-dtype' | sort -u | wc -l)
-if [ "$kinds" -eq 11 ]; then _pass "the sweep has all 11 kinds of argument"
-else _fail "the sweep has $kinds of the 11 kinds of argument"; fi
+	-e '--fp8-recipe mxfp8' -e '--optimizer-cpu-offload' -e '--exp-avg-dtype' \
+	-e '--expert-tensor-parallel-size' | sort -u | wc -l)
+if [ "$kinds" -eq 12 ]; then _pass "the sweep has all 12 kinds of argument"
+else _fail "the sweep has $kinds of the 12 kinds of argument"; fi
 fw_count 100
 
 fw_check "Megatron-LM's validate_args()" "$check" "$mlm"

@@ -34,6 +34,13 @@ megatron_ok 'gpu[01-08]' llama3-70b --tp 8 --pp 4
 megatron_ok 'gpu[01-08]' llama3-70b --tp 4 --cp 2 --pp 2
 megatron_ok 'gpu[01-08]' llama3-70b
 
+# folded, worked by hand: TP 4 x DP 4 (16 GPUs), EP 8 with ETP 1.  Rank 6 is
+# tp 2, dp 1; its experts' coordinates over tp-ep-dp-pp with tp = etp = 1
+# are etp 0, ep 6 % 8 = 6, expert DP 6 / 8 = 0; rank 13 is ep 5, expert DP 1.
+run 0 plan --model mixtral-8x7b --nodes 'gpu[01-02]' --node-xml "gpu[01-02]=$xml" \
+	--tp 4 --pp 1 --ep 8 --etp 1 --train framework=megatron --json
+json_eq '[j["placement"]["ranks"][r][k] for r in (6, 13) for k in ("tp_rank", "dp_rank", "etp_rank", "ep_rank", "edp_rank")]' '[2, 1, 0, 6, 0, 1, 3, 0, 5, 1]'
+
 # one rank worked by hand: 2 x 2 x 4 x 2 (tp, cp, dp, pp), EP 4.  Rank 6 is
 # tp 0, cp 1, dp 1, pp 0 (6 = 0 + 2 (1 + 2 (1 + 4 . 0))); its expert
 # coordinates over tp-ep-dp-pp are ep (6 / 2) % 4 = 3, where EP from DP
@@ -49,7 +56,7 @@ derive() {
 	RANK=$1
 	tp_rank=$((RANK % DT_TP))
 	cp_rank=$((RANK / DT_TP % DT_CP))
-	ep_rank=$((RANK / DT_TP % DT_EP))
+	ep_rank=$((RANK / DT_ETP % DT_EP))
 	case $DT_RANK_ORDER in
 	*-dp) pp_rank=$((RANK / (DT_TP * DT_CP) % DT_PP)) dp_rank=$((RANK / (DT_TP * DT_CP * DT_PP))) ;;
 	*) dp_rank=$((RANK / (DT_TP * DT_CP) % DT_DP)) pp_rank=$((RANK / (DT_TP * DT_CP * DT_DP))) ;;
@@ -64,6 +71,7 @@ derived_ok() {
 	# DT_RANK_ORDER, the placement's rank order
 	env=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["parallelism"]
 for k in ("tp", "cp", "ep", "pp", "dp"): print("DT_%s=%d" % (k.upper(), max(p[k], 1)))
+print("DT_ETP=%d" % p.get("etp", p["tp"]))
 print("DT_RANK_ORDER=%s" % j["placement"]["rank_order"])' "$out") ||
 		{ _fail "$model $*: no parallelism in the plan"; return; }
 	eval "$env"
@@ -81,4 +89,7 @@ for k in json.load(open(sys.argv[1]))["placement"]["ranks"]:
 derived_ok 'gpu[01-04]' mixtral-8x7b --tp 2 --cp 2 --ep 4 --pp 2
 derived_ok 'gpu[01-08]' llama3-70b --tp 8 --pp 4
 derived_ok 'gpu[01-08]' llama3-70b --tp 4 --cp 2 --pp 2
+# folded: EP 8 over TP 4 x DP 2 with the experts whole (ETP 1)
+derived_ok 'gpu[01-02]' mixtral-8x7b --tp 4 --ep 8 --etp 1 --pp 1 --train framework=megatron
+derived_ok 'gpu[01-04]' mixtral-8x7b --tp 2 --cp 2 --ep 8 --etp 1 --pp 2 --train framework=megatron
 finish

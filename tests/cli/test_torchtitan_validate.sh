@@ -31,6 +31,9 @@ for m in llama3-8b llama3-70b llama3-405b mixtral-8x7b deepseek-v3; do
 done
 fw_plan --model llama3-70b --gpus 64 --global-batch 128 --tp 4 --pp 4 --train vp=5,framework=torchtitan,zero=3
 fw_plan --model llama3-405b --gpus 1024 --seq 8192 --train framework=torchtitan,zero=3,cp=2
+# EP over TP ranks with the experts whole (ETP 1): dp_shard x cp x tp holds EP
+fw_plan --model deepseek-v3 --gpus 1024 --tp 2 --pp 16 --ep 64 --train framework=torchtitan,zero=3
+fw_plan --model mixtral-8x7b --gpus 16 --tp 4 --ep 8 --train framework=torchtitan,zero=3
 
 # the sweep spans what it says it does
 kinds=$(cat "$plans"/*.json | grep -o -e 'replicate_degree \([2-9]\|[1-9][0-9]\)' -e 'shard_degree \([2-9]\|[1-9][0-9]\)' \
