@@ -122,4 +122,36 @@ enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
 					      const struct dtplan__ledger_shape *sh,
 					      struct dtplan_ledger *out, struct dtplan_error *err);
 
+/* ------------------------------------------------------------------------
+ * Collectives as NCCL runs them (lib/cost/comm.c): doc/internals/
+ * cost-model.md, "Collectives at scale"
+ * ---------------------------------------------------------------------- */
+
+/* NCCL's protocols: LL (8-byte stores carrying 4 bytes and a flag), LL128
+ * (128-byte lines carrying 120), Simple (bulk copies behind a fence). */
+enum dtplan__proto {
+	DTPLAN__PROTO_LL = 0,
+	DTPLAN__PROTO_LL128,
+	DTPLAN__PROTO_SIMPLE,
+};
+
+/* The links one collective's group runs over. */
+struct dtplan__nccl_path {
+	double bw;        /* bytes/s of the group's slowest link (its rails summed) */
+	double intra_lat; /* one hop inside a node (NVLink), measured or configured */
+	double inter_lat; /* one hop between nodes (network), measured or configured */
+	int nodes;        /* nodes the n ranks span, each holding n / nodes (1: one node) */
+};
+
+/* One algorithm and protocol: seconds, NAN where NCCL does not run it (tree
+ * for all-gather and reduce-scatter) or for bad arguments. */
+double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p,
+				 double bytes, int n, const struct dtplan__nccl_path *path);
+
+/* The fastest algorithm and protocol, as NCCL's tuner picks; *algo and
+ * *proto (either may be NULL) say which.  0 for n <= 1 or no bytes. */
+double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
+			    const struct dtplan__nccl_path *path, enum dtplan_algo *algo,
+			    enum dtplan__proto *proto);
+
 #endif /* DTPLAN_COST_COST_H */
