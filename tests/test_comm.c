@@ -344,6 +344,52 @@ static void nccl__bad_arguments__nan_or_zero(void **state)
 		    0.0);
 }
 
+static void bucket_tail__by_formula(void **state)
+{
+	(void)state;
+	/* one bucket: it starts when the compute ends, all of it sticks out */
+	assert_near(dtplan__bucket_tail(2.0, 1.0, 10.0), 2.0, 0.0);
+	/* 10 buckets of 0.5 s ready every 1 s over 10 s: each done before the
+	 * next is ready, the last one's 0.5 s sticks out */
+	assert_near(dtplan__bucket_tail(0.5, 10.0, 10.0), 0.5, 1e-15);
+	/* 10 buckets of 2 s: back to back from the first's 1 s, done at
+	 * 1 + 20 = 21 s, 11 s after the compute: 10 x 2 - 10 x 9/10 */
+	assert_near(dtplan__bucket_tail(2.0, 10.0, 10.0), 11.0, 1e-12);
+}
+
+static void dp_buckets__framework_defaults(void **state)
+{
+	struct dtplan__buckets b;
+
+	(void)state;
+	/* Megatron-LM: max(40e6, 1e6 x DP) parameters a bucket
+	 * (DistributedDataParallelConfig.bucket_size, d98e8a6): 1e9 held over
+	 * DP 8 in 25 buckets, over DP 512 in ceil(1e9 / 5.12e8) = 2 */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 1e9, 8, 32, &b);
+	assert_near(b.reduce, 25.0, 0.0);
+	assert_near(b.gather, 25.0, 0.0);
+	assert_false(b.gather_after_step);
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 1e9, 512, 32, &b);
+	assert_near(b.reduce, 2.0, 0.0);
+	/* DeepSpeed (zero/config.py, 1b88ac3): reduce_bucket_size 5e8,
+	 * stage3_prefetch_bucket_size 5e7; ZeRO-1/2 gather in step(), one
+	 * all-gather of the flat partition */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_DEEPSPEED, 3, 7e9, 64, 32, &b);
+	assert_near(b.reduce, 14.0, 0.0);
+	assert_near(b.gather, 140.0, 0.0);
+	assert_false(b.gather_after_step);
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_DEEPSPEED, 2, 7e9, 64, 32, &b);
+	assert_near(b.gather, 1.0, 0.0);
+	assert_true(b.gather_after_step);
+	/* torchtitan: fully_shard() per block, 32 blocks on the stage */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_TORCHTITAN, 3, 7e9, 64, 32, &b);
+	assert_near(b.reduce, 32.0, 0.0);
+	assert_near(b.gather, 32.0, 0.0);
+	/* nothing held: one bucket */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 0.0, 8, 32, &b);
+	assert_near(b.reduce, 1.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +407,8 @@ int main(void)
 		cmocka_unit_test(nccl__allgather__ring_only_and_hierarchical),
 		cmocka_unit_test(nccl__one_rank_per_node__tree_hops_and_link_floor),
 		cmocka_unit_test(nccl__bad_arguments__nan_or_zero),
+		cmocka_unit_test(bucket_tail__by_formula),
+		cmocka_unit_test(dp_buckets__framework_defaults),
 	};
 
 	test_setup_stdio();

@@ -10,6 +10,7 @@
 #include "dtplan.h"
 #include "base/base.h"
 #include "cost/cost.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <string.h>
@@ -272,4 +273,34 @@ double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
 	if (proto != NULL)
 		*proto = bp;
 	return best;
+}
+
+void dtplan__dp_buckets(enum dtplan_framework f, int zero, double params, int n, double layers,
+			struct dtplan__buckets *out)
+{
+	const struct dtplan__framework *fw = dtplan__framework(f);
+	double rb, gb;
+
+	out->reduce = out->gather = 1.0;
+	out->gather_after_step = false;
+	if (fw == NULL || !(params > 0.0))
+		return;
+	out->gather_after_step = zero <= 2 && fw->gather_after_step;
+	if (fw->bucket_per_block) {
+		out->reduce = out->gather = fmax(1.0, ceil(layers));
+		return;
+	}
+	rb = fmax(fw->bucket, fw->bucket_per_dp * n);
+	gb = zero >= 3 ? fw->z3_gather_bucket : fw->gather_bucket;
+	if (rb > 0.0)
+		out->reduce = fmax(1.0, ceil(params / rb));
+	if (gb > 0.0)
+		out->gather = fmax(1.0, ceil(params / gb));
+}
+
+double dtplan__bucket_tail(double c, double nb, double t)
+{
+	if (!(nb > 1.0))
+		return c;
+	return fmax(c, nb * c - t * (nb - 1.0) / nb);
 }

@@ -154,4 +154,27 @@ double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
 			    const struct dtplan__nccl_path *path, enum dtplan_algo *algo,
 			    enum dtplan__proto *proto);
 
+/*
+ * DP/ZeRO buckets as the framework's defaults cut them (its row's bucket
+ * sizes): the reductions' and the gathers' counts for a rank holding
+ * `params` parameters of `layers` transformer blocks over n data-parallel
+ * ranks; at least 1 each.
+ */
+struct dtplan__buckets {
+	double reduce, gather;
+	bool gather_after_step; /* ZeRO-1/2's gathers hide behind nothing */
+};
+
+void dtplan__dp_buckets(enum dtplan_framework f, int zero, double params, int n, double layers,
+			struct dtplan__buckets *out);
+
+/*
+ * Exposed seconds of nb buckets of c seconds each whose inputs become ready
+ * evenly over t seconds of compute, their collectives one after another on
+ * one stream: the last bucket's c, or, when the collectives fall behind,
+ * nb c - t (nb - 1) / nb.  The same for gathers prefetched ahead of the
+ * compute that uses them (the first one waits).
+ */
+double dtplan__bucket_tail(double c, double nb, double t);
+
 #endif /* DTPLAN_COST_COST_H */
