@@ -371,6 +371,7 @@ static void dp_buckets__framework_defaults(void **state)
 	assert_false(b.gather_after_step);
 	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 1e9, 512, 32, &b);
 	assert_near(b.reduce, 2.0, 0.0);
+	assert_near(b.gather, 2.0, 0.0);
 	/* DeepSpeed (zero/config.py, 1b88ac3): reduce_bucket_size 5e8,
 	 * stage3_prefetch_bucket_size 5e7; ZeRO-1/2 gather in step(), one
 	 * all-gather of the flat partition */

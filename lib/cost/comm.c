@@ -210,21 +210,23 @@ static bool path_ok(const struct dtplan__nccl_path *path, int n)
 	       path->nodes >= 1 && (n <= 1 || path->nodes <= n);
 }
 
-double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p,
-				 double bytes, int n, const struct dtplan__nccl_path *path)
+static inline double max2(double a, double b)
 {
-	double fn = n, nodes, ppn, intra, inter, steps, inter_steps, lat;
+	return a > b ? a : b;
+}
 
-	if (!args_ok(c, a, bytes) || (unsigned)p > DTPLAN__PROTO_SIMPLE || !path_ok(path, n))
-		return NAN;
-	if (a == DTPLAN_ALGO_TREE && c != DTPLAN_COLL_ALLREDUCE)
-		return NAN;
-	if (n <= 1 || bytes == 0.0)
-		return 0.0;
-	nodes = path->nodes;
-	ppn = fn / nodes;
-	intra = fmax(path->intra_lat, nccl_nvlink_hop_us[p] * 1e-6);
-	inter = fmax(path->inter_lat,
+/*
+ * One algorithm and protocol on a checked path, n >= 2 and bytes > 0;
+ * lg = floor(log2(nodes)), the tree's levels between nodes (computed once
+ * by the callers: the search asks for many).
+ */
+static double algo_time(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p, double bytes,
+			double fn, const struct dtplan__nccl_path *path, double lg)
+{
+	double nodes = path->nodes, ppn = fn / nodes, intra, inter, steps, inter_steps, lat;
+
+	intra = max2(path->intra_lat, nccl_nvlink_hop_us[p] * 1e-6);
+	inter = max2(path->inter_lat,
 		     (a == DTPLAN_ALGO_TREE || ppn <= 1.0 ? nccl_net_tree_hop_us[p]
 							  : nccl_net_ring_hop_us[p]) *
 			     1e-6);
@@ -234,34 +236,56 @@ double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dt
 	if (a == DTPLAN_ALGO_TREE) {
 		/* a chain through the node's ranks, a double binary tree over
 		 * the nodes, up and down */
-		lat += 2.0 * ((ppn - 1.0) * intra + floor(log2(nodes)) * inter);
+		lat += 2.0 * ((ppn - 1.0) * intra + lg * inter);
 		return lat + 2.0 * bytes / (proto_share(a, p, path->nodes) * path->bw);
 	}
 	/* the ring's steps, 2(n-1) or n-1, of which 2(nodes-1) or nodes-1
-	 * cross the network */
+	 * cross the network; each rank sends 2(n-1)/n or (n-1)/n S */
 	steps = c == DTPLAN_COLL_ALLREDUCE ? 2.0 * (fn - 1.0) : fn - 1.0;
 	inter_steps = nodes <= 1.0                 ? 0.0
 		      : c == DTPLAN_COLL_ALLREDUCE ? 2.0 * (nodes - 1.0)
 						   : nodes - 1.0;
 	lat += (steps - inter_steps) * intra + inter_steps * inter;
-	return lat + dtplan_comm_bytes_per_rank(c, a, bytes, n) /
-			     (proto_share(a, p, path->nodes) * path->bw);
+	return lat + steps / fn * bytes / (proto_share(a, p, path->nodes) * path->bw);
+}
+
+double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p,
+				 double bytes, int n, const struct dtplan__nccl_path *path)
+{
+	if (!args_ok(c, a, bytes) || (unsigned)p > DTPLAN__PROTO_SIMPLE || !path_ok(path, n))
+		return NAN;
+	if (a == DTPLAN_ALGO_TREE && c != DTPLAN_COLL_ALLREDUCE)
+		return NAN;
+	if (n <= 1 || bytes == 0.0)
+		return 0.0;
+	return algo_time(c, a, p, bytes, n, path, floor(log2(path->nodes)));
 }
 
 double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
 			    const struct dtplan__nccl_path *path, enum dtplan_algo *algo,
 			    enum dtplan__proto *proto)
 {
-	double best = NAN;
+	double best = INFINITY, lg;
 	enum dtplan_algo ba = DTPLAN_ALGO_RING;
 	enum dtplan__proto bp = DTPLAN__PROTO_SIMPLE;
+	/* NCCL's tree runs all-reduces only */
+	int last = c == DTPLAN_COLL_ALLREDUCE ? DTPLAN_ALGO_TREE : DTPLAN_ALGO_RING;
 
-	for (int a = DTPLAN_ALGO_RING; a <= DTPLAN_ALGO_TREE; a++) {
+	if (algo != NULL)
+		*algo = ba;
+	if (proto != NULL)
+		*proto = bp;
+	if (!args_ok(c, DTPLAN_ALGO_RING, bytes) || !path_ok(path, n))
+		return NAN;
+	if (n <= 1 || bytes == 0.0)
+		return 0.0;
+	lg = path->nodes > 1 ? floor(log2(path->nodes)) : 0.0;
+	for (int a = DTPLAN_ALGO_RING; a <= last; a++) {
 		for (int p = DTPLAN__PROTO_LL; p <= DTPLAN__PROTO_SIMPLE; p++) {
-			double t = dtplan__nccl_algo_seconds(c, (enum dtplan_algo)a,
-							     (enum dtplan__proto)p, bytes, n, path);
+			double t = algo_time(c, (enum dtplan_algo)a, (enum dtplan__proto)p, bytes,
+					     n, path, lg);
 
-			if (isnan(t) || !(isnan(best) || t < best))
+			if (!(t < best))
 				continue;
 			best = t;
 			ba = (enum dtplan_algo)a;
@@ -291,7 +315,7 @@ void dtplan__dp_buckets(enum dtplan_framework f, int zero, double params, int n,
 		return;
 	}
 	rb = fmax(fw->bucket, fw->bucket_per_dp * n);
-	gb = zero >= 3 ? fw->z3_gather_bucket : fw->gather_bucket;
+	gb = fw->gathers_as_reduces ? rb : zero >= 3 ? fw->z3_gather_bucket : fw->gather_bucket;
 	if (rb > 0.0)
 		out->reduce = fmax(1.0, ceil(params / rb));
 	if (gb > 0.0)

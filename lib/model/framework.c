@@ -98,8 +98,7 @@ static const struct dtplan__framework frameworks[] = {
 			 * optimizer's gathers in the same buckets */
 			.bucket = 40e6,
 			.bucket_per_dp = 1e6,
-			.gather_bucket = 40e6,
-			.z3_gather_bucket = 40e6,
+			.gathers_as_reduces = true,
 			.recompute = RECOMPUTE_ALL,
 			.bf16_moments = true,
 			.zero = ZERO_ALL,

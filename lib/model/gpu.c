@@ -55,9 +55,9 @@
  * 0.826 and 0.236 before), then with the collectives' latency as NCCL runs
  * them and the DP/ZeRO buckets (lib/cost/comm.c; 0.881, 0.452, 0.870 and
  * 0.250 before) */
-#define AMPERE_GEMM 0.888
+#define AMPERE_GEMM 0.889
 #define AMPERE_ATTN 0.449
-#define HOPPER_GEMM 0.898
+#define HOPPER_GEMM 0.900
 #define HOPPER_ATTN 0.242
 
 static const struct dtplan_gpu catalog[] = {

@@ -103,9 +103,11 @@ struct dtplan__framework {
 	double grad_wire_bytes;     /* gradient bytes sent per parameter by a reduction */
 	/* its DP/ZeRO buckets (lib/cost/comm.c dtplan__dp_buckets()), in
 	 * parameters: reduction buckets of max(bucket, bucket_per_dp x DP);
-	 * ZeRO-1/2's gathers of gather_bucket, ZeRO-3's of z3_gather_bucket;
+	 * ZeRO-1/2's gathers of gather_bucket (0: one), ZeRO-3's of
+	 * z3_gather_bucket, or, gathers_as_reduces, the reductions' buckets;
 	 * or, bucket_per_block, one of each per transformer block */
 	double bucket, bucket_per_dp, gather_bucket, z3_gather_bucket;
+	bool gathers_as_reduces;
 	bool bucket_per_block;
 	bool gather_after_step;  /* ZeRO-1/2 gather the updated weights in the
 				 * optimizer's step, behind no compute */

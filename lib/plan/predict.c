@@ -160,6 +160,28 @@ static double zero3_overlap_tax(const struct ctx *x)
 				     : DTPLAN__ZERO3_OVERLAP_TAX;
 }
 
+/* dtplan__nccl_seconds(), through the search's memo when it has one (the
+ * candidates of a split differ in what does not change their collectives). */
+static double nccl_time(const struct ctx *x, enum dtplan_coll coll, double bytes, int n,
+			const struct dtplan__nccl_path *path)
+{
+	struct comm_time *e;
+	double t;
+
+	if (x->memo == NULL)
+		return dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
+	e = &x->memo->comm[((unsigned)coll * 5u + (unsigned)n * 3u + (unsigned)path->nodes) & 15u];
+	if (e->set && e->coll == (int)coll && e->n == n && e->nodes == path->nodes &&
+	    e->bytes == bytes && e->bw == path->bw && e->intra_lat == path->intra_lat &&
+	    e->inter_lat == path->inter_lat)
+		return e->seconds;
+	t = dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
+	*e = (struct comm_time){
+		true, (int)coll, n, path->nodes, bytes, path->bw, path->intra_lat, path->inter_lat,
+		t};
+	return t;
+}
+
 /* Bytes one rank sends per step in its DP/ZeRO collectives (see dtplan__predict()). */
 static double dp_traffic(const struct dtplan_candidate *c, enum dtplan_framework f,
 			 double grad_bytes)
@@ -362,7 +384,7 @@ static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	if (c->tp <= 1)
 		return;
 	n_ar = (c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0) * x->req->model.layers / c->pp;
-	t = dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, p->act, c->tp, &path, NULL, NULL);
+	t = nccl_time(x, DTPLAN_COLL_ALLREDUCE, p->act, c->tp, &path);
 	c->step.tp_comm = n_ar * p->m * t;
 }
 
@@ -444,8 +466,15 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 			   r->model.layers * p->share, &bk);
 	/* one bucket's collectives, the dense and the experts' share */
 #define BUCKET(coll, nb)                                                                           \
-	(dtplan__nccl_seconds(coll, gd / (nb), n, &pd, NULL, NULL) +                               \
-	 dtplan__nccl_seconds(coll, ge / (nb), ne, &pe, NULL, NULL))
+	(nccl_time(x, coll, gd / (nb), n, &pd) +                                                   \
+	 (ge > 0.0 ? nccl_time(x, coll, ge / (nb), ne, &pe) : 0.0))
+	if (c->zero == 0) {
+		double ar_b = BUCKET(DTPLAN_COLL_ALLREDUCE, bk.reduce);
+
+		st->dp_comm = bk.reduce * ar_b;
+		st->dp_exposed = dtplan__bucket_tail(ar_b, bk.reduce, bwd_mb);
+		goto taxed;
+	}
 	rs_b = BUCKET(DTPLAN_COLL_REDUCESCATTER, bk.reduce);
 	ag_b = BUCKET(DTPLAN_COLL_ALLGATHER, bk.gather);
 	rs = bk.reduce * rs_b;
@@ -454,13 +483,6 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	 * else ahead of the next step's first forward */
 	ag_exposed = bk.gather_after_step ? ag : dtplan__bucket_tail(ag_b, bk.gather, fwd_mb);
 	switch (c->zero) {
-	case 0: {
-		double ar_b = BUCKET(DTPLAN_COLL_ALLREDUCE, bk.reduce);
-
-		st->dp_comm = bk.reduce * ar_b;
-		st->dp_exposed = dtplan__bucket_tail(ar_b, bk.reduce, bwd_mb);
-		break;
-	}
 	case 1:
 		st->dp_comm = rs + ag;
 		st->dp_exposed = dtplan__bucket_tail(rs_b, bk.reduce, bwd_mb) + ag_exposed;
@@ -486,6 +508,7 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	}
 	}
 #undef BUCKET
+taxed:
 	/* Overlap is not free: NCCL's channels take SMs and HBM bandwidth from
 	 * the kernels they hide behind (and hold their SMs while they wait on
 	 * a hop). */
