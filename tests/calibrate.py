@@ -41,7 +41,12 @@ the fit depends on (FlashAttention on Ampere when llm-foundry, its only
 source, is left out) keeps its uncalibrated value, the first start's.
 
 Prints the fit on all rows (in sample) and leave-one-source-out: for each
-source, the constants fitted without it predict its rows.  With --check,
+source, the constants fitted without it predict its rows.  Then the scaling
+series (scaling()): rows of one source, model, GPU and published layout
+(all but DP and the global batch) at two or more GPU counts; for each, the
+out-of-sample predicted change of tokens per second per GPU from its smallest
+to its largest count against the measured change, and the share within 5
+points; and the median |error| by job size.  With --check,
 exits 1 when the out-of-sample agreement is below the thresholds (what the
 model reaches, rounded down; raise them when it improves).
 """
@@ -207,6 +212,49 @@ def fit(ps):
     return [v if u else prior for v, u, prior in zip(best, exercised(ps), STARTS[0])]
 
 
+def series_key(p):
+    """What a scaling series holds fixed: source, model, GPU, software and
+    the published layout but DP and the global batch."""
+    row = p["row"]
+    pub = {k: v for k, v in row["published"].items() if k not in ("dp", "global_batch")}
+    return json.dumps([p["source"], row["model"], row["gpu"], row.get("software", ""),
+                       row.get("net", ""), row["gpus_per_node"], pub], sort_keys=True)
+
+
+def scaling(ps, preds):
+    """Per series of two or more GPU counts: (id of its smallest row, its
+    smallest and largest counts, predicted and measured change of tokens per
+    second per GPU from the one to the other).  Rows at the same count are
+    taken at their geometric mean."""
+    groups = {}
+    for p, pred in zip(ps, preds):
+        groups.setdefault(series_key(p), {}).setdefault(p["row"]["gpus"], []).append(
+            (p, pred))
+    out = []
+    for g in groups.values():
+        if len(g) < 2:
+            continue
+        lo, hi = min(g), max(g)
+
+        def gmean(v):
+            return math.exp(sum(math.log(x) for x in v) / len(v))
+        pl, ph = gmean([q for _, q in g[lo]]), gmean([q for _, q in g[hi]])
+        ml = gmean([p["measured"] for p, _ in g[lo]])
+        mh = gmean([p["measured"] for p, _ in g[hi]])
+        out.append((g[lo][0][0]["row"]["id"], lo, hi, ph / pl - 1.0, mh / ml - 1.0))
+    return sorted(out)
+
+
+def by_size(ps, errs):
+    """Median |error| of the rows by GPU count."""
+    out = []
+    for lo, hi in ((1, 64), (65, 512), (513, 4096), (4097, 1 << 30)):
+        e = [abs(x) for p, x in zip(ps, errs) if lo <= p["row"]["gpus"] <= hi]
+        if e:
+            out.append((lo, hi, len(e), sorted(e)[len(e) // 2]))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dtplan", default=os.environ.get("DTPLAN",
@@ -214,9 +262,11 @@ def main():
     ap.add_argument("--table", default=os.path.join(HERE, "data", "reference-runs.json"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--rows", action="store_true", help="print every row's errors")
-    ap.add_argument("--max-median", type=float, default=0.14)
-    ap.add_argument("--min-within10", type=float, default=0.37)
+    ap.add_argument("--max-median", type=float, default=0.11)
+    ap.add_argument("--min-within10", type=float, default=0.47)
     ap.add_argument("--min-within25", type=float, default=0.79)
+    ap.add_argument("--min-series5", type=float, default=0.54,
+                    help="least share of scaling series within 5 points")
     a = ap.parse_args()
 
     with open(a.table) as f:
@@ -236,12 +286,14 @@ def main():
     med, w10, w25 = ref.agreement(ins)
     print("in sample: median |error| %.1f%%, within 10%% %.0f%%, within 25%% %.0f%%"
           % (100 * med, 100 * w10, 100 * w25))
-    out = []
+    out, loso = [], {}
     print("leave one source out (the constants fitted without it):")
     for s in sources:
         held = [p for p in ps if p["source"] == s]
         t = fit([p for p in ps if p["source"] != s])
         errs = [predict(p, t) / p["measured"] - 1.0 for p in held]
+        for p in held:
+            loso[id(p)] = predict(p, t)
         out += errs
         m, s10, s25 = ref.agreement(errs)
         print("  %-36s %3d rows: median |error| %5.1f%%, within 10%% %3.0f%%, within 25%% %3.0f%%"
@@ -250,9 +302,28 @@ def main():
     med, w10, w25 = ref.agreement(out)
     print("out of sample (%d rows, %d sources): median |error| %.1f%%, within 10%% %.0f%%, "
           "within 25%% %.0f%%" % (len(out), len(sources), 100 * med, 100 * w10, 100 * w25))
+    oos = [loso[id(p)] / p["measured"] - 1.0 for p in ps]
+    for lo, hi, n, e in by_size(ps, oos):
+        print("  %5d-%-6s GPUs: %3d rows, median |error| %.1f%%"
+              % (lo, hi if hi < (1 << 30) else "", n, 100 * e))
+    ser = scaling(ps, [loso[id(p)] for p in ps])
+    print("scaling series (out of sample), tokens/s per GPU from the smallest to the largest"
+          " count, predicted vs measured:")
+    for rid, lo, hi, pc, mc in ser:
+        print("  %-40s %5d -> %-6d predicted %+6.1f%%, measured %+6.1f%%%s"
+              % (rid, lo, hi, 100 * pc, 100 * mc, "" if abs(pc - mc) <= 0.05 else "  (off)"))
+    w5 = sum(1 for s_ in ser if abs(s_[3] - s_[4]) <= 0.05) / len(ser) if ser else 1.0
+    print("scaling series: %d from %d sources, %.0f%% within 5 points"
+          % (len(ser), len({json.loads(series_key(p))[0] for p in ps
+                            if any(series_key(p) == series_key(q) and
+                                   p["row"]["gpus"] != q["row"]["gpus"] for q in ps)}),
+             100 * w5))
     if not a.check:
         return 0
     bad = []
+    if w5 < a.min_series5:
+        bad.append("scaling series: %.0f%% within 5 points, below %.0f%%"
+                   % (100 * w5, 100 * a.min_series5))
     if med > a.max_median:
         bad.append("out of sample: median |error| %.1f%%, above %.1f%%"
                    % (100 * med, 100 * a.max_median))

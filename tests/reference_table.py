@@ -167,9 +167,9 @@ def main():
     ap.add_argument("--min-tp", type=float, default=0.77)
     ap.add_argument("--min-pp", type=float, default=0.85)
     ap.add_argument("--max-median", type=float, default=0.08)
-    ap.add_argument("--min-within10", type=float, default=0.59)
-    ap.add_argument("--min-within25", type=float, default=0.87)
-    ap.add_argument("--korthikanti-mean", type=float, default=0.04)
+    ap.add_argument("--min-within10", type=float, default=0.63)
+    ap.add_argument("--min-within25", type=float, default=0.86)
+    ap.add_argument("--korthikanti-mean", type=float, default=0.037)
     ap.add_argument("--korthikanti-max", type=float, default=0.085)
     a = ap.parse_args()
 

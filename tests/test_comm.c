@@ -4,6 +4,8 @@
  */
 #include "test_common.h"
 
+#include "cost/cost.h"
+
 /* Ring all-reduce bytes per rank relative to S: 2(n-1)/n. */
 static const struct {
 	int n;
@@ -222,6 +224,173 @@ static void algo_parse__table__round_trips(void **state)
 	assert_int_equal(dtplan_algo_parse(NULL, &a, NULL), DTPLAN_ERR_INVAL);
 }
 
+/*
+ * NCCL's latency model (lib/cost/comm.c; NVIDIA/nccl src/graph/tuning.cc at
+ * 5067397): launch 6.6 / 14.0 / 8.4 us (LL / LL128 / Simple), NVLink hop
+ * 0.6 / 1.9 / 3.4 us, network hop 2.7 / 4.0 / 14.0 us on a ring and 5.0 /
+ * 8.5 / 14.0 us on a tree (and on a ring of one rank per node).  A 4,096-rank
+ * ring all-reduce over 512 nodes of 8 takes 2(n-1) = 8,190 steps, 2(512-1) =
+ * 1,022 of them across the network; the tree 2((8-1) NVLink + log2(512) = 9
+ * network) hops.  Links of 1 us and 5 us (dtplan's default NVLinkLatency
+ * and NetworkLatency) are floors under the hops.
+ */
+static const struct dtplan__nccl_path path_4096 = {400e9, 1e-6, 5e-6, 512};
+
+static void nccl__ring_allreduce_4096__pays_2n_minus_2_hops(void **state)
+{
+	double S = 8.0, bw = path_4096.bw, us = 1e-6;
+	double bytes_ring = 2.0 * 4095.0 / 4096.0 * S;
+	/* Simple: 8.4 + (8190 - 1022) max(1, 3.4) + 1022 max(5, 14) us */
+	double simple = (8.4 + 7168.0 * 3.4 + 1022.0 * 14.0) * us + bytes_ring / bw;
+	/* LL: 6.6 + 7168 max(1, 0.6) + 1022 max(5, 2.7) us, at half the bandwidth */
+	double ll = (6.6 + 7168.0 * 1.0 + 1022.0 * 5.0) * us + bytes_ring / (0.5 * bw);
+
+	(void)state;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+					      DTPLAN__PROTO_SIMPLE, S, 4096, &path_4096),
+		    simple, 1e-12);
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING,
+					      DTPLAN__PROTO_LL, S, 4096, &path_4096),
+		    ll, 1e-12);
+	/* about 12 ms of latency alone: linear in n */
+	assert_true(ll > 12e-3);
+}
+
+static void nccl__tree_allreduce_4096__pays_2_log2_hops(void **state)
+{
+	double S = 8.0, bw = path_4096.bw, us = 1e-6;
+	/* LL: 6.6 + 2 (7 x 1 + 9 x 5) us; 2S at 0.92 / 3.8 of the bandwidth */
+	double ll = (6.6 + 2.0 * (7.0 * 1.0 + 9.0 * 5.0)) * us + 2.0 * S / (0.92 / 3.8 * bw);
+	enum dtplan_algo a = DTPLAN_ALGO_RING;
+	enum dtplan__proto p = DTPLAN__PROTO_SIMPLE;
+
+	(void)state;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_TREE,
+					      DTPLAN__PROTO_LL, S, 4096, &path_4096),
+		    ll, 1e-12);
+	/* NCCL picks the tree's LL for 8 bytes over 4,096 ranks: 110.6 us,
+	 * against the ring's 12 ms */
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, S, 4096, &path_4096, &a, &p), ll,
+		    1e-12);
+	assert_int_equal(a, DTPLAN_ALGO_TREE);
+	assert_int_equal(p, DTPLAN__PROTO_LL);
+}
+
+static void nccl__large_message_one_node__ring_simple(void **state)
+{
+	/* 1 GB over 8 GPUs of one node at 400 GB/s: the ring's 2 x 7/8 GB at
+	 * the full bandwidth (Simple) beats the tree's 2 GB at 0.92 of it and
+	 * LL128's 0.92; the 14 NVLink hops of 3.4 us and 8.4 us launch add 56 us */
+	struct dtplan__nccl_path one = {400e9, 1e-6, 5e-6, 1};
+	double want = 2.0 * 7.0 / 8.0 * 1e9 / 400e9 + (8.4 + 14.0 * 3.4) * 1e-6;
+	enum dtplan_algo a = DTPLAN_ALGO_TREE;
+	enum dtplan__proto p = DTPLAN__PROTO_LL;
+
+	(void)state;
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e9, 8, &one, &a, &p), want, 1e-12);
+	assert_int_equal(a, DTPLAN_ALGO_RING);
+	assert_int_equal(p, DTPLAN__PROTO_SIMPLE);
+}
+
+static void nccl__allgather__ring_only_and_hierarchical(void **state)
+{
+	/* all-gather over 64 ranks on 8 nodes: n - 1 = 63 steps, 8 - 1 = 7 of
+	 * them across nodes; LL128: 14 + 56 x 1.9 + 7 x 5 (the link's floor
+	 * over 4.0) us + 63/64 S at 0.92 */
+	struct dtplan__nccl_path p8 = {100e9, 1e-6, 5e-6, 8};
+	double S = 1e6;
+	double want = (14.0 + 56.0 * 1.9 + 7.0 * 5.0) * 1e-6 + 63.0 / 64.0 * S / (0.92 * 100e9);
+
+	(void)state;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING,
+					      DTPLAN__PROTO_LL128, S, 64, &p8),
+		    want, 1e-12);
+	/* NCCL has no tree all-gather */
+	assert_true(isnan(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_TREE,
+						    DTPLAN__PROTO_SIMPLE, S, 64, &p8)));
+	assert_false(
+		isnan(dtplan__nccl_seconds(DTPLAN_COLL_REDUCESCATTER, S, 64, &p8, NULL, NULL)));
+}
+
+static void nccl__one_rank_per_node__tree_hops_and_link_floor(void **state)
+{
+	/* 16 ranks on 16 nodes: NCCL charges the ring the tree's network hop
+	 * (Simple 14 us); a measured 20 us link is the floor instead */
+	struct dtplan__nccl_path p = {50e9, 1e-6, 5e-6, 16};
+	double S = 1e3, bytes = 15.0 / 16.0 * S / 50e9;
+
+	(void)state;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
+					      DTPLAN__PROTO_LL, S, 16, &p),
+		    (6.6 + 15.0 * 5.0) * 1e-6 + 15.0 / 16.0 * S / (0.5 * 50e9), 1e-12);
+	p.inter_lat = 20e-6;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING,
+					      DTPLAN__PROTO_SIMPLE, S, 16, &p),
+		    (8.4 + 15.0 * 20.0) * 1e-6 + bytes, 1e-12);
+}
+
+static void nccl__bad_arguments__nan_or_zero(void **state)
+{
+	struct dtplan__nccl_path bad = {0.0, 1e-6, 5e-6, 1}, many = {1e9, 1e-6, 5e-6, 9};
+
+	(void)state;
+	assert_true(isnan(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e6, 8, &bad, NULL, NULL)));
+	/* more nodes than ranks */
+	assert_true(isnan(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e6, 8, &many, NULL, NULL)));
+	assert_true(isnan(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e6, 8, NULL, NULL, NULL)));
+	assert_true(isnan(
+		dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, -1.0, 8, &path_4096, NULL, NULL)));
+	assert_true(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e6, 1, &path_4096, NULL, NULL) ==
+		    0.0);
+}
+
+static void bucket_tail__by_formula(void **state)
+{
+	(void)state;
+	/* one bucket: it starts when the compute ends, all of it sticks out */
+	assert_near(dtplan__bucket_tail(2.0, 1.0, 10.0), 2.0, 0.0);
+	/* 10 buckets of 0.5 s ready every 1 s over 10 s: each done before the
+	 * next is ready, the last one's 0.5 s sticks out */
+	assert_near(dtplan__bucket_tail(0.5, 10.0, 10.0), 0.5, 1e-15);
+	/* 10 buckets of 2 s: back to back from the first's 1 s, done at
+	 * 1 + 20 = 21 s, 11 s after the compute: 10 x 2 - 10 x 9/10 */
+	assert_near(dtplan__bucket_tail(2.0, 10.0, 10.0), 11.0, 1e-12);
+}
+
+static void dp_buckets__framework_defaults(void **state)
+{
+	struct dtplan__buckets b;
+
+	(void)state;
+	/* Megatron-LM: max(40e6, 1e6 x DP) parameters a bucket
+	 * (DistributedDataParallelConfig.bucket_size, d98e8a6): 1e9 held over
+	 * DP 8 in 25 buckets, over DP 512 in ceil(1e9 / 5.12e8) = 2 */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 1e9, 8, 32, &b);
+	assert_near(b.reduce, 25.0, 0.0);
+	assert_near(b.gather, 25.0, 0.0);
+	assert_false(b.gather_after_step);
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 1e9, 512, 32, &b);
+	assert_near(b.reduce, 2.0, 0.0);
+	assert_near(b.gather, 2.0, 0.0);
+	/* DeepSpeed (zero/config.py, 1b88ac3): reduce_bucket_size 5e8,
+	 * stage3_prefetch_bucket_size 5e7; ZeRO-1/2 gather in step(), one
+	 * all-gather of the flat partition */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_DEEPSPEED, 3, 7e9, 64, 32, &b);
+	assert_near(b.reduce, 14.0, 0.0);
+	assert_near(b.gather, 140.0, 0.0);
+	assert_false(b.gather_after_step);
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_DEEPSPEED, 2, 7e9, 64, 32, &b);
+	assert_near(b.gather, 1.0, 0.0);
+	assert_true(b.gather_after_step);
+	/* torchtitan: fully_shard() per block, 32 blocks on the stage */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_TORCHTITAN, 3, 7e9, 64, 32, &b);
+	assert_near(b.reduce, 32.0, 0.0);
+	assert_near(b.gather, 32.0, 0.0);
+	/* nothing held: one bucket */
+	dtplan__dp_buckets(DTPLAN_FRAMEWORK_MEGATRON, 1, 0.0, 8, 32, &b);
+	assert_near(b.reduce, 1.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +402,14 @@ int main(void)
 		cmocka_unit_test(comm_seconds__bad_arguments__nan),
 		cmocka_unit_test(coll_parse__table__round_trips),
 		cmocka_unit_test(algo_parse__table__round_trips),
+		cmocka_unit_test(nccl__ring_allreduce_4096__pays_2n_minus_2_hops),
+		cmocka_unit_test(nccl__tree_allreduce_4096__pays_2_log2_hops),
+		cmocka_unit_test(nccl__large_message_one_node__ring_simple),
+		cmocka_unit_test(nccl__allgather__ring_only_and_hierarchical),
+		cmocka_unit_test(nccl__one_rank_per_node__tree_hops_and_link_floor),
+		cmocka_unit_test(nccl__bad_arguments__nan_or_zero),
+		cmocka_unit_test(bucket_tail__by_formula),
+		cmocka_unit_test(dp_buckets__framework_defaults),
 	};
 
 	test_setup_stdio();

@@ -123,4 +123,59 @@ enum dtplan_err dtplan__ledger_compute_shaped(const struct dtplan_ledger_in *in,
 					      const struct dtplan__ledger_shape *sh,
 					      struct dtplan_ledger *out, struct dtplan_error *err);
 
+/* ------------------------------------------------------------------------
+ * Collectives as NCCL runs them (lib/cost/comm.c): doc/internals/
+ * cost-model.md, "Collectives at scale"
+ * ---------------------------------------------------------------------- */
+
+/* NCCL's protocols: LL (8-byte stores carrying 4 bytes and a flag), LL128
+ * (128-byte lines carrying 120), Simple (bulk copies behind a fence). */
+enum dtplan__proto {
+	DTPLAN__PROTO_LL = 0,
+	DTPLAN__PROTO_LL128,
+	DTPLAN__PROTO_SIMPLE,
+};
+
+/* The links one collective's group runs over. */
+struct dtplan__nccl_path {
+	double bw;        /* bytes/s of the group's slowest link (its rails summed) */
+	double intra_lat; /* one hop inside a node (NVLink), measured or configured */
+	double inter_lat; /* one hop between nodes (network), measured or configured */
+	int nodes;        /* nodes the n ranks span, each holding n / nodes (1: one node) */
+};
+
+/* One algorithm and protocol: seconds, NAN where NCCL does not run it (tree
+ * for all-gather and reduce-scatter) or for bad arguments. */
+double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p,
+				 double bytes, int n, const struct dtplan__nccl_path *path);
+
+/* The fastest algorithm and protocol, as NCCL's tuner picks; *algo and
+ * *proto (either may be NULL) say which.  0 for n <= 1 or no bytes. */
+double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
+			    const struct dtplan__nccl_path *path, enum dtplan_algo *algo,
+			    enum dtplan__proto *proto);
+
+/*
+ * DP/ZeRO buckets as the framework's defaults cut them (its row's bucket
+ * sizes): the reductions' and the gathers' counts for a rank holding
+ * `params` parameters of `layers` transformer blocks over n data-parallel
+ * ranks; at least 1 each.
+ */
+struct dtplan__buckets {
+	double reduce, gather;
+	bool gather_after_step; /* ZeRO-1/2's gathers hide behind nothing */
+};
+
+void dtplan__dp_buckets(enum dtplan_framework f, int zero, double params, int n, double layers,
+			struct dtplan__buckets *out);
+
+/*
+ * Exposed seconds of nb buckets of c seconds each whose inputs become ready
+ * evenly over t seconds of compute, their collectives one after another on
+ * one stream: the last bucket's c, or, when the collectives fall behind,
+ * nb c - t (nb - 1) / nb.  The same for gathers prefetched ahead of the
+ * compute that uses them (the first one waits).
+ */
+double dtplan__bucket_tail(double c, double nb, double t);
+
 #endif /* DTPLAN_COST_COST_H */

@@ -61,6 +61,17 @@ static const struct dtplan__framework frameworks[] = {
 			.title = "DeepSpeed",
 			.grad_bytes = 2.0,
 			.grad_wire_bytes = 2.0,
+			/* DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py,
+			 * 1b88ac3): reduce_bucket_size 5e8 and
+			 * stage3_prefetch_bucket_size 5e7 elements; stage 1/2
+			 * gather the updated partitions in step(), one
+			 * all_gather_into_tensor() of the flat partition
+			 * (all_gather_into_tensor_dp_groups(),
+			 * deepspeed/runtime/utils.py; allgather_bucket_size only
+			 * where torch lacks it) */
+			.bucket = 5e8,
+			.z3_gather_bucket = 5e7,
+			.gather_after_step = true,
 			.recompute = RECOMPUTE_ALL & ~(1u << DTPLAN_RECOMPUTE_FINE),
 			.zero = ZERO_ALL,
 			.zero_max = 3,
@@ -81,6 +92,13 @@ static const struct dtplan__framework frameworks[] = {
 			.title = "Megatron-LM",
 			.grad_bytes = 4.0,
 			.grad_wire_bytes = 2.0,
+			/* DistributedDataParallelConfig.bucket_size: max(40000000,
+			 * 1000000 x dp_size) parameters (megatron/core/distributed/
+			 * distributed_data_parallel.py, d98e8a6), the distributed
+			 * optimizer's gathers in the same buckets */
+			.bucket = 40e6,
+			.bucket_per_dp = 1e6,
+			.gathers_as_reduces = true,
 			.recompute = RECOMPUTE_ALL,
 			.bf16_moments = true,
 			.zero = ZERO_ALL,
@@ -107,6 +125,10 @@ static const struct dtplan__framework frameworks[] = {
 			.title = "torchtitan",
 			.grad_bytes = 4.0,
 			.grad_wire_bytes = 4.0,
+			/* fully_shard() on every transformer block
+			 * (torchtitan/distributed/fsdp.py,
+			 * b5bcd76): one all-gather and one reduce-scatter each */
+			.bucket_per_block = true,
 			.grads_once_with_pp = true,
 			.selective_per_op = true,
 			.recompute = RECOMPUTE_ALL & ~(1u << DTPLAN_RECOMPUTE_FINE),

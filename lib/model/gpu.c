@@ -51,12 +51,14 @@
  * A100 contemporary) Ampere's.
  */
 /* fitted with the wait for the slowest GPU in the step (issue 34:
- * lib/plan/straggler.c), which the measured runs include; 0.832, 0.451,
- * 0.826 and 0.236 before */
-#define AMPERE_GEMM 0.881
-#define AMPERE_ATTN 0.452
-#define HOPPER_GEMM 0.870
-#define HOPPER_ATTN 0.250
+ * lib/plan/straggler.c), which the measured runs include (0.832, 0.451,
+ * 0.826 and 0.236 before), then with the collectives' latency as NCCL runs
+ * them and the DP/ZeRO buckets (lib/cost/comm.c; 0.881, 0.452, 0.870 and
+ * 0.250 before) */
+#define AMPERE_GEMM 0.889
+#define AMPERE_ATTN 0.449
+#define HOPPER_GEMM 0.900
+#define HOPPER_ATTN 0.242
 
 static const struct dtplan_gpu catalog[] = {
 	/* A100 SXM4 datasheet: 312 TFLOPS bf16 dense, NVLink 3 600 GB/s, HGX 8,

@@ -101,34 +101,44 @@ struct dtplan__framework {
 	const char *title;          /* its name in messages: "DeepSpeed" */
 	double grad_bytes;          /* gradient bytes held per parameter */
 	double grad_wire_bytes;     /* gradient bytes sent per parameter by a reduction */
-	bool grads_once_with_pp;    /* ZeRO-2/3 gradients reduced once per step with PP > 1 */
-	bool selective_per_op;      /* its selective recomputation is a per-op policy */
-	unsigned recompute;         /* 1u << enum dtplan_recompute it runs */
-	bool bf16_moments;          /* Adam's moments in bf16 (moments=bf16) */
-	unsigned zero;              /* 1u << ZeRO stage it runs */
-	const char *zero_note;      /* what it runs instead of the others, for messages */
-	int zero_max;               /* the highest stage the search tries unasked */
-	bool shard_with_pp;         /* ZeRO-2/3 with PP > 1 */
-	bool cp_with_pp;            /* CP with PP > 1 (its own launcher) */
-	bool moe_zero3;             /* experts with ZeRO-3 */
-	bool offload;               /* the optimizer alone on the CPU (ZeRO-Offload) */
-	bool ep_with_tp;            /* EP beside TP > 1, experts sharded by TP */
-	bool fold;                  /* Megatron-Core's MoE parallel folding: any ETP, EP
-				     * from TP x CP x DP; else ETP is TP (or 1 with EP
-				     * under ep_shard) */
-	bool ep_shard;              /* EP divides its sharded ranks (dp_shard x cp x tp) */
-	bool dualpipe;              /* the DualPipe schedule */
-	bool cp_replicated;         /* CP with ZeRO-0 */
-	unsigned orders;            /* 1u << enum dtplan_rank_order it lays ranks out in */
-	unsigned fsdp_orders;       /* those ZeRO-2/3 runs in, where a launcher checks */
-	bool fp8_option;            /* fp8 set by an option of its launcher */
-	unsigned formats;           /* 1u << enum dtplan_precision of the block-scaled
+	/* its DP/ZeRO buckets (lib/cost/comm.c dtplan__dp_buckets()), in
+	 * parameters: reduction buckets of max(bucket, bucket_per_dp x DP);
+	 * ZeRO-1/2's gathers of gather_bucket (0: one), ZeRO-3's of
+	 * z3_gather_bucket, or, gathers_as_reduces, the reductions' buckets;
+	 * or, bucket_per_block, one of each per transformer block */
+	double bucket, bucket_per_dp, gather_bucket, z3_gather_bucket;
+	bool gathers_as_reduces;
+	bool bucket_per_block;
+	bool gather_after_step;  /* ZeRO-1/2 gather the updated weights in the
+				 * optimizer's step, behind no compute */
+	bool grads_once_with_pp; /* ZeRO-2/3 gradients reduced once per step with PP > 1 */
+	bool selective_per_op;   /* its selective recomputation is a per-op policy */
+	unsigned recompute;      /* 1u << enum dtplan_recompute it runs */
+	bool bf16_moments;       /* Adam's moments in bf16 (moments=bf16) */
+	unsigned zero;           /* 1u << ZeRO stage it runs */
+	const char *zero_note;   /* what it runs instead of the others, for messages */
+	int zero_max;            /* the highest stage the search tries unasked */
+	bool shard_with_pp;      /* ZeRO-2/3 with PP > 1 */
+	bool cp_with_pp;         /* CP with PP > 1 (its own launcher) */
+	bool moe_zero3;          /* experts with ZeRO-3 */
+	bool offload;            /* the optimizer alone on the CPU (ZeRO-Offload) */
+	bool ep_with_tp;         /* EP beside TP > 1, experts sharded by TP */
+	bool fold;               /* Megatron-Core's MoE parallel folding: any ETP, EP
+				  * from TP x CP x DP; else ETP is TP (or 1 with EP
+				  * under ep_shard) */
+	bool ep_shard;           /* EP divides its sharded ranks (dp_shard x cp x tp) */
+	bool dualpipe;           /* the DualPipe schedule */
+	bool cp_replicated;      /* CP with ZeRO-0 */
+	unsigned orders;         /* 1u << enum dtplan_rank_order it lays ranks out in */
+	unsigned fsdp_orders;    /* those ZeRO-2/3 runs in, where a launcher checks */
+	bool fp8_option;         /* fp8 set by an option of its launcher */
+	unsigned formats;        /* 1u << enum dtplan_precision of the block-scaled
 				     * formats its launcher sets (mxfp8, nvfp4) */
-	unsigned handoffs;          /* DTPLAN__HANDOFF_* saying its plans */
-	unsigned runs;              /* DTPLAN__RUNS_* its own launcher answers */
-	unsigned bridge_runs;       /* those Megatron-Bridge answers for its plans */
-	const char *why_zero;       /* DTPLAN__RUNS_ZERO's reason */
-	const char *why_order;      /* DTPLAN__RUNS_ORDER's reason */
+	unsigned handoffs;       /* DTPLAN__HANDOFF_* saying its plans */
+	unsigned runs;           /* DTPLAN__RUNS_* its own launcher answers */
+	unsigned bridge_runs;    /* those Megatron-Bridge answers for its plans */
+	const char *why_zero;    /* DTPLAN__RUNS_ZERO's reason */
+	const char *why_order;   /* DTPLAN__RUNS_ORDER's reason */
 };
 
 /* Framework f's row; NULL out of range. */

@@ -167,6 +167,28 @@ static double zero3_overlap_tax(const struct ctx *x)
 				     : DTPLAN__ZERO3_OVERLAP_TAX;
 }
 
+/* dtplan__nccl_seconds(), through the search's memo when it has one (the
+ * candidates of a split differ in what does not change their collectives). */
+static double nccl_time(const struct ctx *x, enum dtplan_coll coll, double bytes, int n,
+			const struct dtplan__nccl_path *path)
+{
+	struct comm_time *e;
+	double t;
+
+	if (x->memo == NULL)
+		return dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
+	e = &x->memo->comm[((unsigned)coll * 5u + (unsigned)n * 3u + (unsigned)path->nodes) & 15u];
+	if (e->set && e->coll == (int)coll && e->n == n && e->nodes == path->nodes &&
+	    e->bytes == bytes && e->bw == path->bw && e->intra_lat == path->intra_lat &&
+	    e->inter_lat == path->inter_lat)
+		return e->seconds;
+	t = dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
+	*e = (struct comm_time){
+		true, (int)coll, n, path->nodes, bytes, path->bw, path->intra_lat, path->inter_lat,
+		t};
+	return t;
+}
+
 /* Bytes one rank sends per step in its DP/ZeRO collectives (see dtplan__predict()). */
 static double dp_traffic(const struct dtplan_candidate *c, enum dtplan_framework f,
 			 double grad_bytes)
@@ -355,7 +377,8 @@ static void cp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 }
 
 /* TP: 4 all-reduces of 2sbh bytes per layer per micro-batch (2 forward,
- * 2 backward), 2 more when full recomputation reruns the forward.  Half
+ * 2 backward), 2 more when full recomputation reruns the forward; as NCCL
+ * runs them (a group that leaves its node spans tp / node's GPUs).  Half
  * of them are the MLP's: an MoE layer's run over its ETP group instead
  * when ETP is not TP (the all-gather and reduce-scatter around the
  * experts, Megatron-Core's MoE parallel folding), on the links of etp
@@ -363,26 +386,32 @@ static void cp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
 		    const struct step_in *p)
 {
+	const struct dtplan_request *r = x->req;
 	double per = c->recompute == DTPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
-	double layers = x->req->model.layers, moe = etp(c) != c->tp ? x->n_moe : 0.0, t;
+	double layers = r->model.layers, moe = etp(c) != c->tp ? x->n_moe : 0.0, t;
+	int nodes = l->tp_net && c->tp > r->gpus_per_node ? c->tp / r->gpus_per_node : 1;
+	struct dtplan__nccl_path path = {l->tp_bw, nodes > 1 ? r->nvlink_latency_s : l->tp_lat,
+					 l->tp_lat, nodes};
 
 	c->step.tp_comm = 0.0;
 	if (c->tp > 1) {
-		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, c->tp,
-					l->tp_bw, l->tp_lat);
+		t = nccl_time(x, DTPLAN_COLL_ALLREDUCE, p->act, c->tp, &path);
 		c->step.tp_comm = per * (layers - 0.5 * moe) / c->pp * p->m * t;
 	}
 	if (moe > 0.0 && etp(c) > 1) {
 		bool net;
 		double bw, lat;
+		int en;
 
 		group_link(x, etp(c), &net, &bw, &lat);
 		if (etp(c) <= c->tp) {
 			bw = l->tp_bw;
 			lat = l->tp_lat;
+			net = l->tp_net;
 		}
-		t = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, p->act, etp(c), bw,
-					lat);
+		en = net && etp(c) > r->gpus_per_node ? etp(c) / r->gpus_per_node : 1;
+		path = (struct dtplan__nccl_path){bw, en > 1 ? r->nvlink_latency_s : lat, lat, en};
+		t = nccl_time(x, DTPLAN_COLL_ALLREDUCE, p->act, etp(c), &path);
 		c->step.tp_comm += 0.5 * per * moe / c->pp * p->m * t;
 	}
 }
@@ -423,61 +452,95 @@ static double pipeline_part(const struct links *l, struct dtplan_candidate *c, s
 }
 
 /*
- * DP/ZeRO (doc/internals/cost-model.md): ZeRO-0 all-reduces and ZeRO-1
- * reduce-scatters + all-gathers the accumulated gradients once per step,
- * hidden only behind the last micro-batch's backward.  ZeRO-2/3 keep
+ * DP/ZeRO (doc/internals/cost-model.md, "DP buckets"): ZeRO-0 all-reduces
+ * and ZeRO-1 reduce-scatters + all-gathers the accumulated gradients once
+ * per step, during the last micro-batch's backward.  ZeRO-2/3 keep
  * gradients sharded, so every micro-batch's backward reduce-scatters
  * (under torchtitan's pipeline only the last's: dtplan__grads_reduced_once());
  * ZeRO-2 all-gathers the updated weights once, ZeRO-3 gathers them before
- * every forward and backward instead.  A group that leaves the node runs
+ * every forward and backward instead.  Each runs in the framework's buckets
+ * (dtplan__dp_buckets()), one NCCL collective each, one after another as
+ * the backward readies them or ahead of the compute that uses them: what
+ * sticks out is dtplan__bucket_tail().  A group that leaves the node runs
  * over as many NICs as it has members on each node.
  */
 static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_candidate *c,
 		    struct step_in *p)
 {
+	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
-	double wire = dtplan__grad_wire_bytes(x->req->framework);
+	double wire = dtplan__grad_wire_bytes(r->framework);
 	double grad_bytes = wire * c->memory.params_per_gpu, m = p->m;
-	double fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb, bw = l->dp_bw, lat = l->dp_lat;
+	double fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb;
 	/* the dense gradients over dp x cp ranks, the experts' over the expert
 	 * data-parallel group of tp x cp x dp / (etp x ep) */
-	double rs, ag, hidden, ge = wire * c->memory.expert_params_per_gpu, gd = grad_bytes - ge;
+	double rs, ag, rs_b, ag_b, ag_exposed, hidden, ge = wire * c->memory.expert_params_per_gpu,
+						       gd = grad_bytes - ge;
 	int n = c->dp * c->cp, ne = n * c->tp / (etp(c) * c->ep);
+	/* the group's nodes: its members on each node share them */
+	int nodes = l->dp_net ? (int)fmax(1.0, floor(c->dp / l->dp_rails)) : 1;
+	struct dtplan__nccl_path pd = {l->dp_bw, r->nvlink_latency_s, l->dp_lat,
+				       nodes < n ? nodes : n};
+	struct dtplan__nccl_path pe = pd;
+	struct dtplan__buckets bk;
 
-	double mr = dtplan__grads_reduced_once(x->req->framework, c->zero, c->pp) ? 1.0 : m;
+	double mr = dtplan__grads_reduced_once(r->framework, c->zero, c->pp) ? 1.0 : m;
 
-	c->dp_bytes = dp_traffic(c, x->req->framework, grad_bytes);
+	pe.nodes = pe.nodes < ne ? pe.nodes : ne > 0 ? ne : 1;
+	c->dp_bytes = dp_traffic(c, r->framework, grad_bytes);
 	if (n <= 1 && ne <= 1)
 		return;
-	rs = dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
-	     dtplan_comm_seconds(DTPLAN_COLL_REDUCESCATTER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
-	ag = dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, gd, n, bw, lat) +
-	     dtplan_comm_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_RING, ge, ne, bw, lat);
+	dtplan__dp_buckets(r->framework, c->zero, c->memory.params_per_gpu, n,
+			   r->model.layers * p->share, &bk);
+	/* one bucket's collectives, the dense and the experts' share */
+#define BUCKET(coll, nb)                                                                           \
+	(nccl_time(x, coll, gd / (nb), n, &pd) +                                                   \
+	 (ge > 0.0 ? nccl_time(x, coll, ge / (nb), ne, &pe) : 0.0))
+	if (c->zero == 0) {
+		double ar_b = BUCKET(DTPLAN_COLL_ALLREDUCE, bk.reduce);
+
+		st->dp_comm = bk.reduce * ar_b;
+		st->dp_exposed = dtplan__bucket_tail(ar_b, bk.reduce, bwd_mb);
+		goto taxed;
+	}
+	rs_b = BUCKET(DTPLAN_COLL_REDUCESCATTER, bk.reduce);
+	ag_b = BUCKET(DTPLAN_COLL_ALLGATHER, bk.gather);
+	rs = bk.reduce * rs_b;
+	ag = bk.gather * ag_b;
+	/* ZeRO-1/2's gathers of the updated weights: in DeepSpeed's step,
+	 * else ahead of the next step's first forward */
+	ag_exposed = bk.gather_after_step ? ag : dtplan__bucket_tail(ag_b, bk.gather, fwd_mb);
 	switch (c->zero) {
-	case 0:
-		st->dp_comm = dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, gd, n,
-						  bw, lat) +
-			      dtplan_comm_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_RING, ge, ne,
-						  bw, lat);
-		st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
-		break;
 	case 1:
 		st->dp_comm = rs + ag;
-		st->dp_exposed = fmax(0.0, st->dp_comm - bwd_mb);
+		st->dp_exposed = dtplan__bucket_tail(rs_b, bk.reduce, bwd_mb) + ag_exposed;
 		break;
-	case 2:
+	case 2: {
+		/* an earlier micro-batch's tail runs on into the next forward */
+		double tail = dtplan__bucket_tail(rs_b, bk.reduce, bwd_mb);
+
 		st->dp_comm = mr * rs + ag;
-		st->dp_exposed = (mr - 1.0) * fmax(0.0, rs - bwd_mb) + fmax(0.0, rs + ag - bwd_mb);
-		break;
-	default:
-		st->dp_comm = mr * rs + 2.0 * m * ag;
-		st->dp_exposed = m * fmax(0.0, ag - fwd_mb) + (m - mr) * fmax(0.0, ag - bwd_mb) +
-				 mr * fmax(0.0, rs + ag - bwd_mb);
+		st->dp_exposed = (mr - 1.0) * fmax(0.0, tail - fwd_mb) + tail + ag_exposed;
 		break;
 	}
+	default: {
+		/* the backward gathers again and reduces: both in the finer
+		 * buckets, one stream */
+		double nb = fmax(bk.gather, bk.reduce), both = (ag + rs) / nb;
+
+		st->dp_comm = mr * rs + 2.0 * m * ag;
+		st->dp_exposed = m * dtplan__bucket_tail(ag_b, bk.gather, fwd_mb) +
+				 (m - mr) * dtplan__bucket_tail(ag_b, bk.gather, bwd_mb) +
+				 mr * dtplan__bucket_tail(both, nb, bwd_mb);
+		break;
+	}
+	}
+#undef BUCKET
+taxed:
 	/* Overlap is not free: NCCL's channels take SMs and HBM bandwidth from
-	 * the kernels they hide behind. */
-	hidden = st->dp_comm - st->dp_exposed;
+	 * the kernels they hide behind (and hold their SMs while they wait on
+	 * a hop). */
+	hidden = fmax(0.0, st->dp_comm - st->dp_exposed);
 	st->dp_exposed += (c->zero >= 3 ? zero3_overlap_tax(x) : overlap_tax(x)) * hidden;
 	if (l->dp_net)
 		p->net_bytes += c->dp_bytes / l->dp_rails;

@@ -46,9 +46,19 @@ struct kernel_time {
 
 /* On the stack of the search that walks; the walk counts its splits in
  * `split` and the prediction fills and reads `t`. */
+/* One collective's time (dtplan__nccl_seconds()) and what it was asked. */
+struct comm_time {
+	bool set;
+	int coll, n, nodes;
+	double bytes, bw, intra_lat, inter_lat, seconds;
+};
+
 struct kernel_memo {
 	unsigned split; /* counts the splits walked */
 	struct kernel_time t[32][DTPLAN_RECOMPUTE_FULL + 1];
+	/* the collectives' times, any split's: candidates of one split ask
+	 * the same ones (predict.c nccl_time()) */
+	struct comm_time comm[16];
 };
 
 /*
