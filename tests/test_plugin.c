@@ -602,8 +602,12 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
 	assert_int_equal(give_option("dt-model", "7B", 1), 0);
 	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 1), 0);
+	/* what etc/cli_filter.lua put in the job's environment */
+	mock_env_set("DTPLAN_SEGMENT_REASON", "--segment=2: an expert group spans 2 nodes");
 	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_true(mock_log_has("dtplan: at submission: --segment=2: an expert group spans 2 "
+				 "nodes"));
 
 	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
 	assert_env("DTPLAN_PLAN_STATE", "ok");
