@@ -13,9 +13,12 @@
  job's --dt-model, --dt-train, node count and GPUs per node, the largest
  number of nodes that divides the job's, fits a block and holds whole groups
  of the plan the preview at sbatch makes.  The reason is said on the user's
- terminal and, for sbatch, put in the job's environment as
- DTPLAN_SEGMENT_REASON (through --export-file, unless the job gave one),
- which the plugin writes into the job's log at job start.
+ terminal and handed to the plugin, which runs next in the same process: it
+ puts it in the job's environment (SLURM_SPANK_DTPLAN_SEGMENT_REASON) and
+ writes it into the job's log at job start.  Nothing else of the job
+ changes (neither --export nor --export-file: sbatch's --export-file drops
+ the submit environment, and --export=ALL,NAME=value makes slurmd load the
+ user's login environment, src/sbatch/sbatch.c).
 
  Nothing here refuses a job: no dtplan, a timeout, output it cannot read, a
  node or GPU count unknown at submission, no blocks: the job goes as it
@@ -186,34 +189,31 @@ local function run_dtplan(model, train, gpus, per_node)
 	return tonumber(seg), reason, nil
 end
 
--- The file --export-file reads (NUL-separated NAME=value), removed after
--- the job is sent.
-local reason_files = {}
+-- The reason for the plugin, which runs next in this process (its
+-- init_post_opt, plugin/local.c): an anonymous temporary file, kept open
+-- until the job is sent, whose text starts with DTPLAN_SEGMENT_REASON=.
+-- The plugin passes it on in the job's environment and its batch step
+-- writes it into the job's log.
+local notes = {}
 
--- For sbatch: the reason into the job's environment, unless the job has
--- an --export-file of its own.  Returns where the reason goes.
-local function export_reason(options, offset, text)
-	if options.type ~= "sbatch" then
-		return ""
+local function note_reason(offset, text)
+	if notes[offset] ~= nil then
+		notes[offset]:close()
+		notes[offset] = nil
 	end
-	if opt(options, "export-file") ~= nil then
-		return " (not in the job's log: the job has its own --export-file)"
-	end
-	local path = os.tmpname()
-	local f = io.open(path, "w")
+	local f = io.tmpfile()
 	if f == nil then
-		return " (not in the job's log: cannot write " .. path .. ")"
+		return " (not in the job's log: no temporary file)"
 	end
-	f:write("DTPLAN_SEGMENT_REASON=" .. text .. "\0")
-	f:close()
-	options["export-file"] = path
-	reason_files[offset] = path
+	f:write("DTPLAN_SEGMENT_REASON=" .. string.gsub(text, "\n", " ") .. "\n")
+	f:flush()
+	notes[offset] = f
 	return ""
 end
 
--- The message on the terminal and, for sbatch, in the job's log.
+-- The message on the terminal and in the job's log.
 local function say(options, offset, text)
-	local where = export_reason(options, offset, text)
+	local where = note_reason(offset, text)
 	slurm.log_info("%s%s%s", PREFIX, text, where)
 end
 
@@ -275,10 +275,9 @@ function slurm_cli_pre_submit(options, offset)
 end
 
 function slurm_cli_post_submit(offset, job_id, step_id)
-	local path = reason_files[offset]
-	if path ~= nil then
-		os.remove(path)
-		reason_files[offset] = nil
+	if notes[offset] ~= nil then
+		notes[offset]:close()
+		notes[offset] = nil
 	end
 	return slurm.SUCCESS
 end

@@ -462,8 +462,9 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 	const char *file = NULL;
 	size_t n = 0;
 
-	/* what etc/cli_filter.lua did about --segment at submission, and why */
-	job_getenv(sp, "DTPLAN_SEGMENT_REASON", reason, sizeof(reason));
+	/* what etc/cli_filter.lua did about --segment at submission, and why
+	 * (passed on by plugin/local.c) */
+	job_getenv(sp, "SLURM_SPANK_DTPLAN_SEGMENT_REASON", reason, sizeof(reason));
 	if (reason[0] != '\0')
 		slurm_spank_log(DTPLAN_LOG_PREFIX "at submission: %s", reason);
 	reason[0] = '\0';

@@ -48,12 +48,21 @@ run() { # run DIR: the test below, with slurm.conf in DIR
 
 # The checks, run for each script: check(name, options, want_segment,
 # want_log) where want_log is a pattern the one message must match (nil:
-# no message); the reason file --export-file names holds the message.
+# no message); the anonymous file left open for the plugin holds the
+# message, and is closed once the job is sent.
 cat >"$tmp/lib.lua" <<'LUA'
 logged = {}
 slurm = {SUCCESS = 0, ERROR = -1,
 	log_info = function(fmt, ...) logged[#logged + 1] = string.format(fmt, ...) end,
 	log_debug = function() end}
+-- the anonymous files the script makes, kept to read them back
+notes_made = {}
+local tmpfile = io.tmpfile
+io.tmpfile = function()
+	local f = tmpfile()
+	notes_made[#notes_made + 1] = f
+	return f
+end
 dofile(arg[1])
 fails = 0
 NONE = {} -- job({name = NONE}): the option unset
@@ -74,34 +83,33 @@ function job(t)
 end
 function check(name, o, want_segment, want_log)
 	logged = {}
-	local before = o["export-file"]
+	local made = #notes_made
 	local rc = slurm_cli_pre_submit(o, 0)
 	local ok = rc == slurm.SUCCESS and o.segment == want_segment
 	local msg = logged[1]
+	local said = nil
 	if want_log == nil then
-		ok = ok and msg == nil
+		ok = ok and msg == nil and #notes_made == made
 	else
 		ok = ok and msg ~= nil and string.find(msg, want_log) ~= nil and #logged == 1
-	end
-	local file = o["export-file"]
-	local said = nil
-	if file ~= nil and file ~= before then
-		local f = io.open(file, "r")
-		said = f and f:read("*a")
-		if f then f:close() end
-		ok = ok and said == "DTPLAN_SEGMENT_REASON=" .. string.sub(msg, 9) .. "\0"
-		slurm_cli_post_submit(0, 1234, 0)
-		ok = ok and io.open(file, "r") == nil -- removed once the job is sent
+		-- the note for the plugin: the message, open until the job is sent
+		local f = notes_made[#notes_made]
+		ok = ok and #notes_made == made + 1
+		if ok then
+			f:seek("set")
+			said = f:read("*a")
+			ok = said == "DTPLAN_SEGMENT_REASON=" .. string.sub(msg, 9) .. "\n"
+			slurm_cli_post_submit(0, 1234, 0)
+			ok = ok and io.type(f) == "closed file"
+		end
 	end
 	print((ok and "ok - " or "not ok - ") .. name)
 	if not ok then
-		print(string.format("#   rc %s segment %s export-file %s", tostring(rc),
-			tostring(o.segment), tostring(file)))
+		print(string.format("#   rc %s segment %s", tostring(rc), tostring(o.segment)))
 		print("#   log: " .. tostring(msg))
-		print("#   file: " .. tostring(said))
+		print("#   note: " .. tostring(said))
 		fails = fails + 1
 	end
-	return file
 end
 function done()
 	print(fails == 0 and "# all passed" or ("# " .. fails .. " failed"))
@@ -141,11 +149,7 @@ check(where .. "no GPUs per node", job({gres = NONE}), "unset", "GPUs per node u
 check(where .. "a model dtplan refuses", job({spank = {["dt-plan"] = "auto",
 	["dt-model"] = "no-such-model"}}), "unset",
 	"^dtplan: %-%-segment not set: .* segment failed %(exit 2%): dtplan segment: ")
--- srun: the terminal only; the job's own --export-file is kept
-check(where .. "srun: no export file", job({type = "srun"}), "2", "^dtplan: %-%-segment=2: ")
-local kept = check(where .. "the job's own --export-file", job({["export-file"] = "/mine"}),
-	"2", "not in the job's log: the job has its own %-%-export%-file")
-if kept ~= "/mine" then print("not ok - the job's --export-file replaced"); fails = fails + 1 end
+check(where .. "srun too", job({type = "srun"}), "2", "^dtplan: %-%-segment=2: ")
 done()
 LUA
 	run "$tmp/$dir" <"$tmp/test.lua" || exit 1
