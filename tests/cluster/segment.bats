@@ -95,7 +95,7 @@ write_segment_script() {
 # block_holder NODE: a job on NODE alone until cancelled; its id in HOLD.
 block_holder() {
 	local id i
-	id=$(sbatch --parsable -N1 -w "$1" --wrap 'sleep 600') || return 1
+	id=$(sbatch --parsable -N1 --exclusive -w "$1" --wrap 'sleep 600') || return 1
 	for ((i = 0; i < 150; i++)); do
 		[ "$(job_state "$id")" = RUNNING ] && { HOLD+=("$id"); return 0; }
 		sleep 0.2
@@ -116,6 +116,12 @@ block_holder() {
 	run_job 240 "${MOE[@]}" --segment=3 "$CL_DIR/jobs/segment-job.sh"
 	grep -q '^done$' <<<"$LOG"
 	! grep -q 'at submission' <<<"$LOG"
+	# its nodes idle again: only the segments keep the next job waiting
+	for ((i = 0; i < 300; i++)); do
+		[ "$(nodes_in_state idle)" = $((CL_NODES - 2)) ] && break
+		sleep 0.2
+	done
+	[ "$(nodes_in_state idle)" = $((CL_NODES - 2)) ] || { sinfo -N; false; }
 	run -0 --separate-stderr sbatch --parsable "${MOE[@]}" "$CL_DIR/jobs/segment-job.sh"
 	echo "$stderr"
 	JOB=${output%%;*}
