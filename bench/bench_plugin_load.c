@@ -82,6 +82,15 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_NOT_REMOTE;
 }
 
+spank_err_t spank_job_control_setenv(spank_t sp, const char *name, const char *value, int overwrite)
+{
+	(void)sp;
+	(void)name;
+	(void)value;
+	(void)overwrite;
+	return ESPANK_SUCCESS;
+}
+
 spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 {
 	(void)sp;

@@ -28,6 +28,7 @@
 #define CLI_COMM_SCHEMA "dtplan.comm/1"
 #define CLI_CKPT_SCHEMA "dtplan.ckpt/1"
 #define CLI_CALIBRATION_SCHEMA "dtplan.calibration/1"
+#define CLI_SEGMENT_SCHEMA "dtplan.segment/1"
 
 struct cli_command {
 	const char *name;
@@ -81,6 +82,8 @@ int cmd_observe(int argc, char **argv);
 void cmd_observe_usage(FILE *out);
 int cmd_mtbf(int argc, char **argv);
 void cmd_mtbf_usage(FILE *out);
+int cmd_segment(int argc, char **argv);
+void cmd_segment_usage(FILE *out);
 
 /* ------------------------------------------------------------------------
  * The record database (cli/records.c)

@@ -49,6 +49,8 @@ static const struct cli_command commands[] = {
 	 cmd_observe_usage, NULL, false},
 	{"mtbf", "the per-GPU MTBF from Slurm's accounting (node failures)", cmd_mtbf,
 	 cmd_mtbf_usage, NULL, false},
+	{"segment", "Slurm's --segment that keeps the plan's groups inside blocks", cmd_segment,
+	 cmd_segment_usage, NULL, false},
 	{"completion", "print the bash or zsh completion script", cmd_completion,
 	 cli_completion_usage, NULL, true},
 	{NULL, NULL, NULL, NULL, NULL, false} /* End of commands */

@@ -17,7 +17,11 @@
  nodes.  The file is TOPOLOGY_FILE below when set, else topology.conf beside
  slurm.conf (the folder of $SLURM_CONF, else /etc/slurm).  A topology/block
  site (BlockName= lines) is left alone: Slurm's block plugin already packs a
- job into the fewest blocks, and --segment is the user's choice.  Without a
+ job into the fewest blocks, and --segment is set at submission by
+ etc/cli_filter.lua (dtplan segment, run in sbatch as the user), or chosen
+ by the user; this script never changes it, so on Slurm 26.05, whose
+ job_submit/lua can read and set job_desc.segment_size, the segment the
+ user's cli_filter set is kept as it is.  Without a
  readable tree, LEAF_NODES (nodes per leaf, all leaves alike) is used when
  set; otherwise the script logs why and changes no job.
 

@@ -12,9 +12,11 @@
 
 #include "plugin.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Submit-side variables that may carry the GPU request, most precise first.
  * #SBATCH lines are not in the environment, so often none is set. */
@@ -117,6 +119,58 @@ static void preview_fewest(const struct dtplan_request *req)
 			   fewest, fewest / gpn, fewest / gpn == 1 ? "node" : "nodes", gpn);
 }
 
+/*
+ * The reason etc/cli_filter.lua gave about --segment (issue 33), on to the
+ * job.  cli_filter's pre_submit runs in this process before this callback
+ * (process_options_second_pass(), src/sbatch/opt.c, then
+ * spank_init_post_opt(), src/sbatch/sbatch.c, Slurm 24.11 and 26.05) and
+ * can set no variable of the job's; it leaves the reason in an anonymous
+ * temporary file (Lua's io.tmpfile()) that it keeps open until the job is
+ * sent, starting with SEGMENT_NOTE.  Found among this process's open files
+ * that are deleted, read without moving their offset, and set in the job
+ * control environment: the job sees it as SLURM_SPANK_DTPLAN_SEGMENT_REASON
+ * and its batch step logs it (plugin/remote.c).
+ */
+#define SEGMENT_NOTE "DTPLAN_SEGMENT_REASON="
+
+static void pass_segment_reason(spank_t sp)
+{
+	DIR *d = opendir("/proc/self/fd");
+	const size_t k = strlen(SEGMENT_NOTE);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char link[64], target[512], buf[1024];
+		char *end;
+		ssize_t n;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (end == e->d_name || *end != '\0' || fd == dirfd(d))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strstr(target, " (deleted)") == NULL)
+			continue;
+		n = pread((int)fd, buf, sizeof(buf) - 1, 0);
+		if (n <= (ssize_t)k)
+			continue;
+		buf[n] = '\0';
+		if (strncmp(buf, SEGMENT_NOTE, k) != 0)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (spank_job_control_setenv(sp, "DTPLAN_SEGMENT_REASON", buf + k, 1) !=
+		    ESPANK_SUCCESS)
+			slurm_info(DTPLAN_LOG_PREFIX "cannot pass on the reason for --segment");
+		break;
+	}
+	closedir(d);
+}
+
 int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 {
 	const struct dtplan_opts *o = dtspank__opts();
@@ -132,6 +186,7 @@ int dtspank__local_init_post_opt(spank_t sp, const struct dtplan_config *c)
 		return 0;
 	if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID") != NULL)
 		return 0;
+	pass_segment_reason(sp);
 	if (dtspank__opts_mode(o, c) == DTPLAN_MODE_OFF) {
 		if (!o->mode_given)
 			slurm_info(DTPLAN_LOG_PREFIX

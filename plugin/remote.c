@@ -462,6 +462,12 @@ static void batch_user_init(spank_t sp, const struct dtplan_config *c, const str
 	const char *file = NULL;
 	size_t n = 0;
 
+	/* what etc/cli_filter.lua did about --segment at submission, and why
+	 * (passed on by plugin/local.c) */
+	job_getenv(sp, "SLURM_SPANK_DTPLAN_SEGMENT_REASON", reason, sizeof(reason));
+	if (reason[0] != '\0')
+		slurm_spank_log(DTPLAN_LOG_PREFIX "at submission: %s", reason);
+	reason[0] = '\0';
 	if (expand_nodes(f, &names, &n, reason, sizeof(reason)) != 0)
 		goto degraded;
 	ctx.plan = make_plan(sp, c, f, names, n, true, reason, sizeof(reason));

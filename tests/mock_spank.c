@@ -268,6 +268,21 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_SUCCESS;
 }
 
+/* The job control environment: the job sees NAME as SLURM_SPANK_NAME
+ * (sbatch's _set_spank_env(), src/sbatch/sbatch.c, Slurm 24.11). */
+spank_err_t spank_job_control_setenv(spank_t sp, const char *name, const char *value, int overwrite)
+{
+	char var[256];
+
+	if (sp != MOCK_SP || name == NULL || value == NULL)
+		return ESPANK_BAD_ARG;
+	snprintf(var, sizeof(var), "SLURM_SPANK_%s", name);
+	if (!overwrite && mock_env_get(var) != NULL)
+		return ESPANK_ENV_EXISTS;
+	mock_env_set(var, value);
+	return ESPANK_SUCCESS;
+}
+
 /*
  * Slurm's hostlist, faked with libdtplan's expansion.  Slurm 23.11 made
  * hostlist_t the struct itself where earlier releases typedef a pointer to

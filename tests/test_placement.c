@@ -956,6 +956,148 @@ static void plan_create__blocks__segment_divides_the_nodes(void **state)
 	dtplan_topology_destroy(a.t);
 }
 
+/*
+ * --segment at submission (dtplan_segment_for(), issue 33).  The rule, from
+ * lib/dtplan/plan.h: a group of B consecutive ranks spans lcm(B, G) / G
+ * nodes of G GPUs (an expert group is TP x EP ranks; a model-parallel group
+ * TP x CP x PP, consecutive under tp-pp-dp or with one stage); the segment
+ * is the largest S that divides the job's nodes, fits a block and is a
+ * multiple of the spans of the groups that cross nodes (and are not the
+ * whole job); else of the expert group's alone; else none.
+ */
+static struct dtplan_candidate split_of(int tp, int cp, int pp, int dp, int ep,
+					enum dtplan_rank_order o)
+{
+	struct dtplan_candidate c;
+
+	memset(&c, 0, sizeof(c));
+	c.tp = tp;
+	c.cp = cp;
+	c.pp = pp;
+	c.dp = dp;
+	c.ep = ep;
+	c.rank_order = o;
+	return c;
+}
+
+static size_t lcm_of(size_t a, size_t b)
+{
+	size_t x = a, y = b;
+
+	while (y != 0) {
+		size_t t = x % y;
+
+		x = y;
+		y = t;
+	}
+	return a / x * b;
+}
+
+/* The issue's case: 24 GB200 nodes of 4 GPUs on NVL72 racks of 18 nodes,
+ * TP 1 x PP 1 x DP 96 with EP 32.  An expert group is 32 GPUs, 8 nodes;
+ * the multiples of 8 up to 18 are 8 and 16, and 16 does not divide 24: 8. */
+static void segment_for__ep32_on_gb200__eight_nodes(void **state)
+{
+	struct dtplan_candidate c = split_of(1, 1, 1, 96, 32, DTPLAN_ORDER_TP_DP_PP);
+	struct dtplan_segment s;
+
+	(void)state;
+	assert_int_equal(dtplan_segment_for(&c, 4, 24, 18, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, lcm_of(1 * 32, 4) / 4);
+	assert_int_equal(s.model_nodes, 1); /* TP 1 x PP 1: one GPU */
+	assert_int_equal(s.segment, 8);
+	if (strstr(s.reason, "--segment=8: an expert group (TP 1 x EP 32, 32 GPUs) spans 8 "
+			     "nodes of 4 GPUs") == NULL ||
+	    strstr(s.reason, "divide the job's 24 and fit a block of 18") == NULL)
+		fail_msg("%s", s.reason);
+	/* EP 16: 4 nodes; of 4, 8, 12 and 16 the largest dividing 24 is 12 */
+	c.ep = 16;
+	assert_int_equal(dtplan_segment_for(&c, 4, 24, 18, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, 16 / 4);
+	assert_int_equal(s.segment, 12);
+}
+
+/* A group not aligned on nodes: TP 1 x EP 12 on 8-GPU nodes holds whole
+ * groups every lcm(12, 8) / 8 = 3 nodes; 12 nodes, blocks of 8: 6. */
+static void segment_for__unaligned_group__lcm_of_group_and_node(void **state)
+{
+	struct dtplan_candidate c = split_of(1, 1, 1, 96, 12, DTPLAN_ORDER_TP_DP_PP);
+	struct dtplan_segment s;
+
+	(void)state;
+	assert_int_equal(dtplan_segment_for(&c, 8, 12, 8, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, lcm_of(12, 8) / 8);
+	assert_int_equal(s.segment, 6);
+}
+
+/* PP inner (tp-pp-dp): a replica TP 2 x PP 4 is 8 consecutive GPUs, 2
+ * nodes of 4; the expert group TP 2 x EP 8 is 16 GPUs, 4 nodes; both whole
+ * every lcm(4, 2) = 4 nodes.  16 nodes in blocks of 6: 4.  With PP outer
+ * (tp-dp-pp) the replica has a member in every stage: the whole job, which
+ * no segment keeps whole, and only the expert groups count. */
+static void segment_for__replica_and_expert_groups(void **state)
+{
+	struct dtplan_candidate c = split_of(2, 1, 4, 8, 8, DTPLAN_ORDER_TP_PP_DP);
+	struct dtplan_segment s;
+
+	(void)state;
+	assert_int_equal(dtplan_segment_for(&c, 4, 16, 6, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, lcm_of(2 * 8, 4) / 4);
+	assert_int_equal(s.model_nodes, lcm_of(2 * 4, 4) / 4);
+	assert_int_equal(s.segment, 4);
+	assert_non_null(strstr(s.reason, "hold whole expert and model-parallel groups"));
+	c.rank_order = DTPLAN_ORDER_TP_DP_PP;
+	assert_int_equal(dtplan_segment_for(&c, 4, 16, 6, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.model_nodes, 16);
+	assert_non_null(strstr(s.reason, "has a member in every stage"));
+	assert_int_equal(s.segment, 4); /* multiples of 4 up to 6 dividing 16 */
+	assert_non_null(strstr(s.reason, "hold whole expert groups"));
+}
+
+/* Both spans wanted but no common multiple fits: TP 1 x EP 8 on 4-GPU
+ * nodes spans 2 nodes, a replica PP 12 (tp-pp-dp) 12 GPUs, lcm(12, 4) / 4 =
+ * 3 nodes; both need multiples of 6, more than a block of 5: the expert
+ * groups alone, the largest multiple of 2 up to 5 dividing 24 is 4. */
+static void segment_for__no_common_multiple__expert_groups_first(void **state)
+{
+	struct dtplan_candidate c = split_of(1, 1, 12, 8, 8, DTPLAN_ORDER_TP_PP_DP);
+	struct dtplan_segment s;
+
+	(void)state;
+	assert_int_equal(dtplan_segment_for(&c, 4, 24, 5, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, 2);
+	assert_int_equal(s.model_nodes, 3);
+	assert_int_equal(s.segment, 4);
+	assert_non_null(strstr(s.reason, "no multiple of 6 nodes would keep the "
+					 "model-parallel groups whole too"));
+}
+
+/* Nothing to ask for: an expert group inside one node (TP 1 x EP 4 on 8
+ * GPUs), no blocks, a group larger than a block; and a split that is not
+ * the job's GPUs is refused. */
+static void segment_for__none(void **state)
+{
+	struct dtplan_candidate c = split_of(1, 1, 1, 32, 4, DTPLAN_ORDER_TP_DP_PP);
+	struct dtplan_segment s;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	assert_int_equal(dtplan_segment_for(&c, 8, 4, 18, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.expert_nodes, 1);
+	assert_int_equal(s.segment, 0);
+	assert_non_null(strstr(s.reason, "no --segment: no group to keep inside a block"));
+	c.ep = 32; /* 4 nodes of 8 */
+	assert_int_equal(dtplan_segment_for(&c, 8, 4, 0, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.segment, 0);
+	assert_non_null(strstr(s.reason, "no blocks"));
+	assert_int_equal(dtplan_segment_for(&c, 8, 4, 2, &s, NULL), DTPLAN_OK);
+	assert_int_equal(s.segment, 0);
+	assert_non_null(strstr(s.reason, "no multiple of 4 nodes up to a block's 2 divides "
+					 "the job's 4"));
+	assert_int_equal(dtplan_segment_for(&c, 8, 5, 18, &s, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "is not the 40 GPUs of 5 nodes of 8"));
+}
+
 static void plan_create__heterogeneous_and_generic__plans_on_smallest(void **state)
 {
 	struct dtplan_node inv[2];
@@ -1092,6 +1234,11 @@ int main(void)
 		cmocka_unit_test(fabric_build__rings__ring_order_rings_named),
 		cmocka_unit_test(plan_create__blocks__plan_names_blocks_and_asks_for_segment),
 		cmocka_unit_test(plan_create__blocks__segment_divides_the_nodes),
+		cmocka_unit_test(segment_for__ep32_on_gb200__eight_nodes),
+		cmocka_unit_test(segment_for__unaligned_group__lcm_of_group_and_node),
+		cmocka_unit_test(segment_for__replica_and_expert_groups),
+		cmocka_unit_test(segment_for__no_common_multiple__expert_groups_first),
+		cmocka_unit_test(segment_for__none),
 		cmocka_unit_test(plan_create__heterogeneous_and_generic__plans_on_smallest),
 		cmocka_unit_test(plan_create__fixed_tp_beyond_domain__warns),
 		cmocka_unit_test(plan_create__job_holds_2_of_8_gpus__ranks_on_every_node),

@@ -215,6 +215,34 @@ static void opt_plan__bare_and_names__accepted(void **state)
 	assert_string_equal(mock_log(), "");
 }
 
+/* What etc/cli_filter.lua said about --segment (an anonymous temporary
+ * file it keeps open, as Lua's io.tmpfile() makes) goes on to the job's
+ * environment at init_post_opt; other deleted files are not read as one. */
+static void init_post_opt__cli_filter_reason__passed_to_the_job(void **state)
+{
+	static const char note_text[] =
+		"DTPLAN_SEGMENT_REASON=--segment=2: an expert group spans 2 nodes\n";
+	FILE *other = tmpfile(), *note = tmpfile();
+
+	(void)state;
+	assert_non_null(other);
+	assert_non_null(note);
+	fputs("DTPLAN_SEGMENT_REASONS are not this\n", other);
+	fflush(other);
+	fputs(note_text, note);
+	fflush(note);
+	assert_int_equal(start_plugin(S_CTX_ALLOCATOR, 0, NULL), 0);
+	assert_int_equal(give_option("dt-plan", "auto", 0), 0);
+	assert_int_equal(give_option("dt-model", "7B", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
+	assert_env("SLURM_SPANK_DTPLAN_SEGMENT_REASON",
+		   "--segment=2: an expert group spans 2 nodes");
+	/* the file's offset is Lua's, untouched */
+	assert_int_equal(ftell(note), (long)strlen(note_text));
+	fclose(note);
+	fclose(other);
+}
+
 static void opt_plan__conflict_or_garbage__refused_with_message(void **state)
 {
 	(void)state;
@@ -602,8 +630,13 @@ static void user_init__batch_canned_allocation__plan_env_file_and_log(void **sta
 	assert_int_equal(give_option("dt-plan", "auto", 1), 0);
 	assert_int_equal(give_option("dt-model", "7B", 1), 0);
 	assert_int_equal(give_option("dt-train", "seq=4096,gbs=512", 1), 0);
+	/* what etc/cli_filter.lua put in the job's environment */
+	mock_env_set("SLURM_SPANK_DTPLAN_SEGMENT_REASON",
+		     "--segment=2: an expert group spans 2 nodes");
 	assert_int_equal(slurm_spank_init_post_opt(MOCK_SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(MOCK_SP, 0, NULL), 0);
+	assert_true(mock_log_has("dtplan: at submission: --segment=2: an expert group spans 2 "
+				 "nodes"));
 
 	snprintf(path, sizeof(path), "%s/dtplan-%d.json", tmpdir, JOB_ID);
 	assert_env("DTPLAN_PLAN_STATE", "ok");
@@ -2446,6 +2479,7 @@ int main(void)
 		T(init__register_fails__minus_one_logged),
 		T(init__bad_plugstack_argument__logged_and_plugin_idle),
 		T(opt_plan__bare_and_names__accepted),
+		T(init_post_opt__cli_filter_reason__passed_to_the_job),
 		T(opt_plan__conflict_or_garbage__refused_with_message),
 		T(opt_model__unknown__message_names_option_and_value),
 		T(opt_model__repeat_and_conflict__same_ok_different_refused),

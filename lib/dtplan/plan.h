@@ -244,6 +244,33 @@ struct dtplan_candidate;
  * "tp-ep-dp-pp", .., "tp-cp-pp-dp".  A static string; "tp-dp-pp" for NULL. */
 const char *dtplan_candidate_rank_order(const struct dtplan_candidate *c);
 
+/*
+ * Slurm's --segment for a job on topology/block (issue 33): the segment
+ * size S that keeps whole groups of candidate c inside blocks, for a job of
+ * `nodes` nodes of `gpus_per_node` GPUs (c's GPUs) and base blocks of
+ * `block_nodes` nodes (0: no blocks).  Ranks lie as the plan places them
+ * (lib/fabric/placement.c): an expert group is TP x EP consecutive ranks; a
+ * model-parallel group (TP x CP x PP, one model replica) is consecutive when
+ * PP is inner (tp-pp-dp), or with one stage or one replica, and otherwise
+ * has a member in every stage, dp replicas apart: the whole job.  A group of
+ * B consecutive ranks (aligned on B) lies whole in segments of S nodes when
+ * S x G is a multiple of B: its node span is the fewest such nodes,
+ * lcm(B, G) / G.  S is the largest number of nodes that divides the job's,
+ * fits a block and is a multiple of the span of every group that spans more
+ * than one node and less than the job (the expert group's, the
+ * model-parallel group's); else of the expert group's alone; else none.
+ * No group spanning nodes: none either (nothing to keep whole).
+ */
+struct dtplan_segment {
+	size_t expert_nodes; /* one expert group's node span; 0 without EP */
+	size_t model_nodes;  /* one model-parallel group's (the job's when strided) */
+	size_t segment;      /* the --segment to ask for; 0: none */
+	char reason[384];    /* why, one line */
+};
+enum dtplan_err dtplan_segment_for(const struct dtplan_candidate *c, int gpus_per_node,
+				   size_t nodes, size_t block_nodes, struct dtplan_segment *out,
+				   struct dtplan_error *err);
+
 /* The rank order a dtplan_candidate_rank_order() string names (its last
  * group: pp for DTPLAN_ORDER_TP_DP_PP, dp for DTPLAN_ORDER_TP_PP_DP);
  * DTPLAN_ERR_PARSE for a string it never returns. */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --json on every command, and the CLI's own documents against their schema
 # (doc/dtplan.cli.schema.json, checked by tests/cli_schema.py): version, help,
-# ledger, pipeline, comm, ckpt, calibrate, check-config, observe and report;
+# ledger, pipeline, comm, ckpt, segment, calibrate, check-config, observe and report;
 # show --json is a dtplan.plan/1 and fabric
 # export a dtplan.fabric/1.  Errors stay on stderr as dtplan plan --json's do;
 # check-config --json also lists them.  Skipped (exit 77) when python3 has no
@@ -72,6 +72,11 @@ doc 0 dtplan.pipeline/1 pipeline --stages 4 --microbatches 8 --chunks 2 --json
 doc 0 dtplan.comm/1 comm --op allreduce --bytes 14GB --ranks 64 --bandwidth 50GB/s --json
 doc 0 dtplan.comm/1 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 400Gb/s --algo tree --latency 5us --json
 doc 0 dtplan.ckpt/1 ckpt --gpus 1024 --mtbf-gpu-hours 50000 --write-seconds 30 --json
+doc 0 dtplan.segment/1 segment --model mixtral-8x7b --gpus 48 --gpus-per-node 8 \
+	--train seq=4096,tp=2,pp=1,ep=8 --topology "$data/topology-blocks.conf" --json
+json_eq 'j["segment"]' 2
+doc 0 dtplan.segment/1 segment --model llama3-8b --gpus 32 --json
+json_eq 'j["segment"], j["block_nodes"]' "(None, None)"
 json_eq '"interval_steps" in j' False
 doc 0 dtplan.ckpt/1 ckpt --gpus 1024 --mtbf-gpu-hours 50000 --write-seconds 30 --step-seconds 5 --json
 json_eq 'j["step_seconds"]' 5
