@@ -232,8 +232,14 @@ static void vp_split_of__units_account_layout_none(void **state)
 	assert_int_equal(dtplan__vp_split_of(126, 8, 5), DTPLAN__VP_NONE);
 	assert_int_equal(dtplan__vp_split_of(126, 8, 32), DTPLAN__VP_NONE);
 	assert_int_equal(dtplan__vp_split_of(80, 4, 6), DTPLAN__VP_NONE);
-	/* 2 stages have no middle to be one layer longer than the ends */
-	assert_int_equal(dtplan__vp_split_of(126, 2, 4), DTPLAN__VP_NONE);
+	/* 2 stages have no middle to be one layer longer than the ends, but
+	 * a layout: 7 chunks of 16 and a last of 14; Megatron-Bridge's GB300
+	 * DeepSeek-V3 recipe, PP 2 x vp 8, "Et*4|(t*4|)*14tmL" (src/megatron/
+	 * bridge/perf_recipes/deepseek/gb300/deepseek_v3.py, 067f987): 15 x 4
+	 * + 1; and 10 layers in 8 chunks of 2 would need 14 */
+	assert_int_equal(dtplan__vp_split_of(126, 2, 4), DTPLAN__VP_LAYOUT);
+	assert_int_equal(dtplan__vp_split_of(61, 2, 8), DTPLAN__VP_LAYOUT);
+	assert_int_equal(dtplan__vp_split_of(10, 2, 4), DTPLAN__VP_NONE);
 }
 
 /*

@@ -364,11 +364,13 @@ static void plan_create__pinned_choices__honoured(void **state)
 	assert_int_equal(p->best.recompute, DTPLAN_RECOMPUTE_FULL);
 	/* m = 1024 / (16 * 2) = 32; the stages of 40 + 40 layers interleave in
 	 * any v dividing 40 up to 32 (m is a multiple of p): 1, 2, 4, 5, 8, 10,
-	 * 20; and v = 16, which divides the 80 layers into 5 chunks but not 40:
-	 * 3 + 2 chunks (48 + 32 layers) balance the ends instead, 8
-	 * configurations */
+	 * 20; v = 16, which divides the 80 layers into 5 chunks but not 40:
+	 * 3 + 2 chunks (48 + 32 layers) balance the ends instead; and the
+	 * pipeline layouts of 2v chunks of k = ceil(80 / 2v) layers with a
+	 * shorter last: v = 3 (5 x 14 + 10), 6 (11 x 7 + 3) and 7 (13 x 6 + 2),
+	 * where v = 9 would need 17 x 5 = 85; 11 configurations */
 	assert_int_equal(p->best.num_microbatches, 32);
-	assert_int_equal(p->n_considered, 8);
+	assert_int_equal(p->n_considered, 11);
 	dtplan_plan_destroy(p);
 	/* pinning v too leaves one */
 	r.vp = 4;

@@ -60,11 +60,12 @@ bool dtplan__stages_account(const struct dtplan_candidate *c)
 bool dtplan__stages_layout(const struct dtplan_candidate *c)
 {
 	const struct dtplan_stage_layers *s = &c->stages;
-	int k = c->vp > 1 ? s->middle / c->vp : 0;
+	int k = c->vp > 1 ? s->first / c->vp : 0;
 
-	return c->pp > 2 && c->vp > 1 && k >= 1 && s->middle % c->vp == 0 &&
-	       s->first == s->middle && s->last > k * (c->vp - 1) && s->last < s->middle &&
-	       s->last % c->vp != 0;
+	/* with PP 2 there is no middle stage: the first holds vp full chunks */
+	return c->pp >= 2 && c->vp > 1 && k >= 1 && s->first % c->vp == 0 &&
+	       (c->pp == 2 || s->first == s->middle) && s->last > k * (c->vp - 1) &&
+	       s->last < s->first && s->last % c->vp != 0;
 }
 
 /* The layout of dtplan__stages_layout() in Megatron's words: virtual stages of
@@ -72,7 +73,7 @@ bool dtplan__stages_layout(const struct dtplan_candidate *c)
  * before the first and "L" (the loss) after the last. */
 void dtplan__put_layout(FILE *f, const struct dtplan_candidate *c)
 {
-	int n = c->pp * c->vp, k = c->stages.middle / c->vp;
+	int n = c->pp * c->vp, k = c->stages.first / c->vp;
 	int r = c->stages.last - k * (c->vp - 1);
 
 	for (int i = 0; i < n; i++) {

@@ -228,7 +228,10 @@ enum {
  * (_get_deepseek_v3_pipeline_layout(), src/megatron/bridge/recipes/
  * deepseek/h100/deepseek_v3.py, 067f987: 16 chunks of 4, the last of 1);
  * else DTPLAN__VP_NONE.  DTPLAN__VP_UNITS when vp or pp is below 2; the
- * account and layout splits need pp >= 3.
+ * account split needs pp >= 3, the layout pp >= 2 (Megatron-Bridge's GB300
+ * DeepSeek-V3 recipes lay 61 layers over PP 2 x vp 8 with it:
+ * src/megatron/bridge/perf_recipes/deepseek/gb300/deepseek_v3.py, 067f987,
+ * "Et*4|(t*4|)*14tmL").
  */
 enum dtplan__vp_split {
 	DTPLAN__VP_NONE,

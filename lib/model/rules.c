@@ -44,7 +44,7 @@ enum dtplan__vp_split dtplan__vp_split_of(int layers, int pp, int vp)
 	 * (src/megatron/bridge/recipes/llama/h100/llama3.py, 067f987) */
 	if (pp > 2 && ends % pp == 0 && (ends / pp) % vp == 0 && ends / pp >= 2)
 		return DTPLAN__VP_ACCOUNT;
-	if (pp > 2 && layers - (layers + pp * vp - 1) / (pp * vp) * (pp * vp - 1) >= 1)
+	if (layers - (layers + pp * vp - 1) / (pp * vp) * (pp * vp - 1) >= 1)
 		return DTPLAN__VP_LAYOUT;
 	return DTPLAN__VP_NONE;
 }

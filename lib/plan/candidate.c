@@ -93,7 +93,7 @@ static enum dtplan_err vp_stages(int layers, int pp, int vp, const double *e,
 		int n = pp * vp, k = (layers + n - 1) / n;
 
 		st->first = k * vp;
-		st->middle = k * vp;
+		st->middle = pp > 2 ? k * vp : 0; /* as dtplan_stage_split() */
 		st->last = layers - k * (n - 1) + k * (vp - 1);
 		return DTPLAN_OK;
 	}

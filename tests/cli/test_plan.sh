@@ -38,11 +38,13 @@ json_eq "j['framework']" megatron
 run 0 plan --model llama2-7b --gpus 8 --gpu a100-80gb --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(1, 1, 8, 1)"
 # pinned choices; interleaving is searched unless pinned too: v of 1, 2, 4, 5,
-# 8, 10, 20 on the 40 + 40 layers, and 16 on chunks of 5 layers (48 + 32)
+# 8, 10, 20 on the 40 + 40 layers, 16 on chunks of 5 layers (48 + 32), and
+# Megatron's pipeline layouts of 2v chunks with a shorter last for v of 3, 6
+# and 7 (tests/test_search.c)
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --json
 json_eq "(j['parallelism']['tp'], j['parallelism']['pp'], j['parallelism']['dp'], j['parallelism']['zero'])" "(4, 2, 16, 1)"
 json_eq "j['parallelism']['num_microbatches']" 32
-json_eq "j['considered']" 8
+json_eq "j['considered']" 11
 run 0 plan --model llama2-70b --gpus 128 --gpu a100-80gb --tp 4 --pp 2 --zero 1 --micro-batch 2 --recompute full --train vp=5 --json
 json_eq "(j['parallelism']['vp'], j['considered'])" "(5, 1)"
 json_eq "'--num-layers-per-virtual-pipeline-stage 8' in j['launch']['megatron_args']" True
