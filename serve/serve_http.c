@@ -15,7 +15,9 @@
  * document of those kinds (400, dtplan_posted_parse()), or the credential's uid is neither root (a
  * node's plugin) nor the uid of the user the report names (403).
  *
- * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
+ * GET answers what serve_page.c and serve_view.c write: the dashboard at /,
+ * a job's page at /job/ID (a report's at /report/ID), a leaf's or a rack's
+ * nodes at /fabric/leaf/NAME and /fabric/rack/NAME, /metrics, /fabric,
  * /calibration and /plan/ID.svg; /healthz answers 200 "ok" when the store
  * answers a trivial SELECT (its lock had within SERVE_HEALTH_TIMEOUT_S),
  * 503 and why otherwise.  Nothing else is served.
@@ -78,7 +80,8 @@ struct conn_slot {
 struct server {
 	const struct serve_opts *o;
 	struct serve_store *st;
-	json_t *fabric; /* the --fabric file; NULL: none */
+	json_t *fabric;          /* the --fabric file; NULL: none */
+	struct serve_site *site; /* its leaves, nodes and racks (read only) */
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;           /* counters, rates and the log's budget */
 	struct serve_counters counters; /* refusals not yet in the store */
@@ -398,16 +401,44 @@ out:
 	return r;
 }
 
+/* A page: 200 and the HTML, 404 when what it shows is not known, 503
+ * when the store fails. */
+static enum MHD_Result answer_page(struct MHD_Connection *c, char *html, bool missing,
+				   const char *what)
+{
+	if (html == NULL && missing)
+		return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", what, strlen(what));
+	return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8", html);
+}
+
 static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const char *url)
 {
-	char why[256];
-	long long id;
+	char why[256], *html;
+	long long id, now = (long long)time(NULL);
 	char tail[8];
 	bool missing = false;
 
 	if (strcmp(url, "/") == 0)
 		return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8",
-				   serve_page(s->st, s->fabric));
+				   serve_page(s->st, s->site, s->fabric != NULL, now));
+	/* a job's page, a report's; a leaf's or a rack's nodes (the name as
+	 * libmicrohttpd unescaped it) */
+	if (sscanf(url, "/job/%lld%7s", &id, tail) == 1 && id > 0) {
+		html = serve_job_page(s->st, id, 0, now, &missing);
+		return answer_page(c, html, missing, "no such job\n");
+	}
+	if (sscanf(url, "/report/%lld%7s", &id, tail) == 1 && id > 0) {
+		html = serve_job_page(s->st, 0, id, now, &missing);
+		return answer_page(c, html, missing, "no such report\n");
+	}
+	if (strncmp(url, "/fabric/leaf/", 13) == 0 && url[13] != '\0') {
+		html = serve_nodes_page(s->st, s->site, url + 13, false, now, &missing);
+		return answer_page(c, html, missing, "no such leaf\n");
+	}
+	if (strncmp(url, "/fabric/rack/", 13) == 0 && url[13] != '\0') {
+		html = serve_nodes_page(s->st, s->site, url + 13, true, now, &missing);
+		return answer_page(c, html, missing, "no such rack\n");
+	}
 	if (strcmp(url, "/metrics") == 0) {
 		struct serve_counters pending;
 
@@ -641,6 +672,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 static void stop_reaper(struct server *s)
 {
+	serve_site_destroy(s->site);
+	s->site = NULL;
 	if (s->reaper_started) {
 		pthread_mutex_lock(&s->conn_lock);
 		s->stopping = true;
@@ -683,6 +716,10 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 	s->o = o;
 	s->st = st;
 	s->fabric = fabric;
+	if (serve_site_create(fabric, &s->site, err) != DTPLAN_OK) {
+		free(s);
+		return NULL;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_cond_init(&s->conn_wake, NULL);

@@ -65,6 +65,27 @@ bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long lon
 	return serve_each(db, sql, from, rows_row, r) && !r->failed;
 }
 
+bool serve_rows_get3(struct serve_rows *r, sqlite3 *db, const char *sql, long long i1,
+		     const char *t2, const char *t3)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, n;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	n = sqlite3_bind_parameter_count(s);
+	if (n >= 1)
+		sqlite3_bind_int64(s, 1, i1);
+	if (n >= 2 && t2 != NULL)
+		sqlite3_bind_text(s, 2, t2, -1, SQLITE_STATIC);
+	if (n >= 3 && t3 != NULL)
+		sqlite3_bind_text(s, 3, t3, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		rows_row(s, r);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE && !r->failed;
+}
+
 const char *serve_cell(const struct serve_rows *r, size_t row, size_t col)
 {
 	const char *t = r->cell[row * r->cols + col];

@@ -167,7 +167,7 @@ code=$(curl -s -m 30 -o "$out" -w '%{http_code}' "$url/")
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$code" = 200 ] && [ $ms -lt 5000 ] && _pass "GET / after a 100,000-leaf report: $ms ms" ||
 	_fail "GET / after a 100,000-leaf report: $code in $ms ms"
-stdout_has 'The map shows the first 256 switches'
+stdout_has 'The map shows the first 2048 of 100000 leaves'
 
 # --- 10. the calibration: a median over users of each user's median ----------
 serve calibration
