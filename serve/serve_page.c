@@ -236,6 +236,64 @@ static void draw_tile(struct serve_buf *b, const char *what, const char *name,
 	serve_buf_add(b, "</a>\n");
 }
 
+/* The name of tally leaf k (site leaves in display order, then extras) and
+ * its index in t->leaf. */
+static const char *leaf_at(const struct serve_site *s, const struct serve_tally *t, size_t k,
+			   size_t *li)
+{
+	*li = k < s->n_leaves ? s->order[k] : k;
+	return k < s->n_leaves ? s->leaves[*li].name : t->extra[k - s->n_leaves];
+}
+
+/* The site at a glance: leaves and racks counted by health, and the tiles
+ * of those bad, then strained (ATTENTION_TILES at most). */
+#define ATTENTION_TILES 48
+static void draw_health(struct serve_buf *b, const struct serve_site *s,
+			const struct serve_tally *t)
+{
+	static const char *const cls[] = {"bad", "strained", "fine", "unmeasured"};
+	size_t leaves[4] = {0}, racks[4] = {0}, shown = 0, li;
+
+	for (size_t k = 0; k < t->n_leaves; k++)
+		for (int c = 0; c < 4; c++)
+			leaves[c] += strcmp(serve_health_class(&t->leaf[k]), cls[c]) == 0;
+	for (size_t k = 0; k < s->n_racks; k++)
+		for (int c = 0; c < 4; c++)
+			racks[c] += strcmp(serve_health_class(&t->rack[k]), cls[c]) == 0;
+	serve_buf_add(b, "<section id=\"health\"><h2>Health</h2>\n<p>Leaves: ");
+	for (int c = 0; c < 4; c++)
+		serve_buf_add(b, "%s<span class=\"%s\">%zu %s</span>", c ? ", " : "", cls[c],
+			      leaves[c], cls[c]);
+	if (s->n_racks > 0) {
+		serve_buf_add(b, "; racks: ");
+		for (int c = 0; c < 4; c++)
+			serve_buf_add(b, "%s<span class=\"%s\">%zu %s</span>", c ? ", " : "",
+				      cls[c], racks[c], cls[c]);
+	}
+	serve_buf_add(b, ".</p>\n");
+	if (leaves[0] + leaves[1] == 0) {
+		serve_buf_add(b, "</section>\n");
+		return;
+	}
+	serve_buf_add(b, "<div class=\"tiles\">\n");
+	for (int c = 0; c < 2; c++)
+		for (size_t k = 0; k < t->n_leaves && shown < ATTENTION_TILES; k++) {
+			const char *name = leaf_at(s, t, k, &li);
+
+			if (strcmp(serve_health_class(&t->leaf[li]), cls[c]) != 0)
+				continue;
+			draw_tile(b, "leaf", name, &t->leaf[li]);
+			shown++;
+		}
+	serve_buf_add(b, "</div>\n");
+	if (shown < leaves[0] + leaves[1])
+		serve_buf_add(b,
+			      "<p class=\"cut\">The first %d of %zu leaves bad or strained; "
+			      "all are under <a href=\"#fabric\">Fabric</a>.</p>\n",
+			      ATTENTION_TILES, leaves[0] + leaves[1]);
+	serve_buf_add(b, "</section>\n");
+}
+
 static void draw_fabric(struct serve_buf *b, const struct serve_site *s,
 			const struct serve_tally *t, size_t measured_rows, long long now)
 {
@@ -264,9 +322,9 @@ static void draw_fabric(struct serve_buf *b, const struct serve_site *s,
 	serve_buf_add(b, "<h3>Leaves</h3>\n");
 	for (size_t k = 0; k < t->n_leaves && shown < PAGE_TILES; k++, shown++) {
 		bool site = k < s->n_leaves;
-		size_t li = site ? s->order[k] : k;
+		size_t li;
+		const char *name = leaf_at(s, t, k, &li);
 		const char *parent = site ? s->leaves[li].parent : "";
-		const char *name = site ? s->leaves[li].name : t->extra[k - s->n_leaves];
 
 		if (group == NULL || (site && strcmp(group, parent) != 0) ||
 		    (!site && k == s->n_leaves)) {
@@ -408,8 +466,9 @@ char *serve_page(struct serve_store *st, const struct serve_site *site, bool fab
 	serve_buf_add(&b, ".%s</p>\n",
 		      fabric_link ? " <a href=\"/fabric\">The fabric file, measured (JSON)</a>"
 				  : "");
-	draw_jobs(&b, &jobs, now);
+	draw_health(&b, site, &t);
 	draw_refusals(&b, &refused, now);
+	draw_jobs(&b, &jobs, now);
 	draw_fabric(&b, site, &t, nodes.n, now);
 	draw_stragglers(&b, &strag, now);
 	serve_buf_add(&b, "<section id=\"steps\"><h2>Planned against measured step times</h2>\n"
