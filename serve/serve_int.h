@@ -105,6 +105,10 @@ void serve_store_close(struct serve_store *st);
 int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
 			      long long now);
 
+/* True when code is one of the warning codes this version's plans carry
+ * (dtplan_warning_code_at()); the counters label the others "other". */
+bool serve_warning_known(const char *code);
+
 /* Adds delta[i] to counter name{label(i)} for i in [0, n), in one
  * transaction; false when the store fails (nothing added). */
 bool serve_store_count(struct serve_store *st, const char *name, const unsigned long long *delta,

@@ -603,6 +603,16 @@ static bool bump(sqlite3 *db, const char *name, const char *label, double delta,
 	return ok;
 }
 
+bool serve_warning_known(const char *code)
+{
+	const char *c;
+
+	for (size_t i = 0; code != NULL && (c = dtplan_warning_code_at(i)) != NULL; i++)
+		if (strcmp(c, code) == 0)
+			return true;
+	return false;
+}
+
 /* The counters of a report kept: its kind, a plan's state and warnings, an
  * observation's measured / planned step in the histogram, its time. */
 static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bool degraded,
@@ -629,6 +639,8 @@ static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bo
 		{
 			const char *code = json_string_value(get(w, "code"));
 
+			if (code != NULL && !serve_warning_known(code))
+				code = "other";
 			if (ok && code != NULL)
 				ok = bump(db, "plan_warnings", code, 1, false) &&
 				     (state == NULL || strcmp(state, "refused") != 0 ||

@@ -235,6 +235,25 @@ static void draw_counter(struct serve_buf *b, const struct serve_rows *r, const 
 	}
 }
 
+/* Warnings counted by code (the store's counters under key): every code of
+ * this version's table, then "other" holding the rest, whatever label an
+ * older store gave them, so that no poster makes a series of its own. */
+static void draw_warnings(struct serve_buf *b, const struct serve_rows *r, const char *name,
+			  const char *help, const char *key)
+{
+	const char *c;
+	double other = 0;
+
+	serve_buf_add(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (size_t i = 0; (c = dtplan_warning_code_at(i)) != NULL; i++)
+		serve_buf_add(b, "%s{kind=\"%s\"} %.17g\n", name, c, counter(r, key, c));
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(serve_cell(r, i, 0), key) == 0 &&
+		    !serve_warning_known(serve_cell(r, i, 1)))
+			other += serve_cell_num(r, i, 2);
+	serve_buf_add(b, "%s{kind=\"other\"} %.17g\n", name, other);
+}
+
 static const char *kind_at(int k)
 {
 	return serve_kind_name((enum dtplan_posted_kind)k);
@@ -303,12 +322,14 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *pending
 	draw_counter(&b, &cnt, "dtplan_plans_degraded_total",
 		     "Plan reports kept whose plan is marked degraded.", "plans_degraded", NULL,
 		     NULL, 0, NULL);
-	draw_counter(&b, &cnt, "dtplan_plan_warnings_total",
-		     "Warnings in the plan reports kept, by kind.", "plan_warnings", "kind", NULL,
-		     0, NULL);
-	draw_counter(&b, &cnt, "dtplan_plan_refusals_total",
-		     "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind.",
-		     "plan_refusals", "kind", NULL, 0, NULL);
+	draw_warnings(&b, &cnt, "dtplan_plan_warnings_total",
+		      "Warnings in the plan reports kept, by kind (other: a code this version "
+		      "does not make).",
+		      "plan_warnings");
+	draw_warnings(&b, &cnt, "dtplan_plan_refusals_total",
+		      "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind "
+		      "(other: a code this version does not make).",
+		      "plan_refusals");
 	last = counter(&cnt, "last_report", "");
 	serve_buf_add(&b, "# HELP dtplan_last_report_timestamp_seconds When the last report was "
 			  "kept (Unix time; absent before the first).\n"

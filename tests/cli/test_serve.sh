@@ -132,8 +132,13 @@ r = report(47, "root", 0); r["job_id"] = "47"
 json.dump(r, open(t + "/badtype.json", "w"))
 json.dump({"schema": "something/else"}, open(t + "/schema.json", "w"))
 r = report(48, "root", 0); r["state"] = "refused"; r["reason"] = "policy=deny: <script>alert(2)</script>"
-r["warnings"] = [{"code": "oversubscribed-uplinks", "message": "m"}, {"code": "spread", "message": "m"}]
+r["warnings"] = [{"code": "oversubscribed-uplink", "message": "m"}, {"code": "spread", "message": "m"}]
 json.dump(r, open(t + "/refused.json", "w"))
+# 40 codes no version of dtplan makes, one with markup: counted as "other"
+r = report(49, "root", 0)
+r["warnings"] = [{"code": "invented-%d" % i, "message": "m"} for i in range(39)]
+r["warnings"].append({"code": '<b>"x"\\', "message": "m"})
+json.dump(r, open(t + "/codes.json", "w"))
 open(t + "/garbage.json", "w").write("{not json")
 EOF
 post 401 unauthenticated "$url/" "$tmp/r42.json" --cred none
@@ -167,8 +172,19 @@ grep -q "refused a report from 127.0.0.1 uid $(id -u): schema: " "$tmp/main.log"
 	_fail "no log line with the uid for the schema refusal"
 post 200 - "$url/" "$tmp/refused.json" --socket "$sock"
 metric 'dtplan_plans_total{state="refused"} 1'
-metric 'dtplan_plan_refusals_total{kind="oversubscribed-uplinks"} 1'
-metric 'dtplan_plan_warnings_total{kind="spread"} 1'
+metric 'dtplan_plan_refusals_total{kind="oversubscribed-uplink"} 1'
+metric 'dtplan_plan_refusals_total{kind="other"} 1'
+# a code not in lib/plan/warnings.c's table ("spread") is counted as other
+metric 'dtplan_plan_warnings_total{kind="other"} 1'
+post 200 - "$url/" "$tmp/codes.json" --socket "$sock"
+metric 'dtplan_plan_warnings_total{kind="other"} 41'
+metric 'dtplan_plan_warnings_total{kind="oversubscribed-uplink"} 1'
+metric 'dtplan_plan_warnings_total{kind="fabric-service"} 0'
+# one series a known code (19 in lib/plan/warnings.c's table) and other
+n=$(grep -c '^dtplan_plan_warnings_total{' "$out")
+[ "$n" = 20 ] && _pass "dtplan_plan_warnings_total has 20 series after 41 codes" ||
+	_fail "dtplan_plan_warnings_total has $n series"
+stdout_lacks 'invented-'
 promtool_ok
 curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"
 [ "$(cat "$err")" = 200 ] && [ "$(cat "$out")" = ok ] && _pass "/healthz: 200 ok" ||
