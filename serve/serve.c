@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
 
 /* The --fabric file: a fabric the planner reads, kept as JSON. */
 static json_t *load_fabric(const char *path, struct dtplan_error *err)
@@ -30,6 +32,26 @@ out:
 	dtplan_fabric_desc_destroy(f);
 	free(text);
 	return j;
+}
+
+void serve_json_line(FILE *f, const char *event, json_t *more)
+{
+	struct timeval tv;
+	json_t *j;
+	char *text;
+
+	gettimeofday(&tv, NULL);
+	j = json_pack("{s:s, s:s, s:f}", "schema", SERVE_JSON_SCHEMA, "event", event, "time",
+		      (double)tv.tv_sec + (double)tv.tv_usec / 1e6);
+	if (j != NULL && more != NULL)
+		json_object_update(j, more);
+	json_decref(more);
+	text = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (text != NULL)
+		fprintf(f, "%s\n", text);
+	fflush(f);
+	free(text);
+	json_decref(j);
 }
 
 enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err)
@@ -63,14 +85,23 @@ enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err)
 		rv = err != NULL && err->code != DTPLAN_OK ? err->code : DTPLAN_ERR_IO;
 		goto out;
 	}
-	fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port, o->listen,
-		o->db);
+	if (o->json)
+		serve_json_line(stdout, "listening",
+				json_pack("{s:s, s:s, s:i, s:s, s:s?}", "version", PACKAGE_VERSION,
+					  "listen", o->listen, "port", (int)port, "store", o->db,
+					  "fabric", o->fabric));
+	else
+		fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port,
+			o->listen, o->db);
 	fflush(stderr);
 	do {
 		if (sigwait(&set, &sig) != 0)
 			break;
 	} while (sig == SIGHUP);
-	fprintf(stderr, "dtplan serve: stopping\n");
+	if (o->json)
+		serve_json_line(stdout, "stopping", json_pack("{s:s}", "signal", strsignal(sig)));
+	else
+		fprintf(stderr, "dtplan serve: stopping\n");
 	rv = DTPLAN_OK;
 out:
 	serve_stop(srv);

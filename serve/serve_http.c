@@ -157,10 +157,21 @@ static void count_refused(struct server *s, enum serve_reason r, const char *add
 	else
 		s->suppressed++;
 	pthread_mutex_unlock(&s->lock);
-	if (suppressed > 0)
+	if (suppressed > 0 && s->o->json)
+		serve_json_line(stderr, "suppressed",
+				json_pack("{s:I}", "lines", (json_int_t)suppressed));
+	else if (suppressed > 0)
 		fprintf(stderr, "dtplan serve: suppressed %llu refusal lines\n", suppressed);
 	if (!log)
 		return;
+	if (s->o->json) {
+		serve_json_line(stderr, "refused",
+				json_pack("{s:s, s:o, s:s, s:s}", "address",
+					  addr != NULL ? addr : "?", "uid",
+					  uid >= 0 ? json_integer(uid) : json_null(), "reason",
+					  serve_reason_name(r), "message", why != NULL ? why : ""));
+		return;
+	}
 	if (uid >= 0)
 		snprintf(who, sizeof(who), " uid %lld", uid);
 	fprintf(stderr, "dtplan serve: refused a report from %s%s: %s: %s\n",
@@ -666,8 +677,20 @@ static bool parse_listen(const char *text, struct sockaddr_storage *ss, socklen_
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	fputs("dtplan serve: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	const struct serve_opts *o = cls;
+	char msg[512];
+	size_t n;
+
+	if (o == NULL || !o->json) {
+		fputs("dtplan serve: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	serve_json_line(stderr, "server", json_pack("{s:s}", "message", msg));
 }
 
 static void stop_reaper(struct server *s)
@@ -728,7 +751,7 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
-				on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				on_mhd_log, (void *)o, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
