@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 /* The --fabric file: a fabric the planner reads, kept as JSON. */
 static json_t *load_fabric(const char *path, struct dtplan_error *err)
@@ -32,26 +31,6 @@ out:
 	dtplan_fabric_desc_destroy(f);
 	free(text);
 	return j;
-}
-
-void serve_json_line(FILE *f, const char *event, json_t *more)
-{
-	struct timeval tv;
-	json_t *j;
-	char *text;
-
-	gettimeofday(&tv, NULL);
-	j = json_pack("{s:s, s:s, s:f}", "schema", SERVE_JSON_SCHEMA, "event", event, "time",
-		      (double)tv.tv_sec + (double)tv.tv_usec / 1e6);
-	if (j != NULL && more != NULL)
-		json_object_update(j, more);
-	json_decref(more);
-	text = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	if (text != NULL)
-		fprintf(f, "%s\n", text);
-	fflush(f);
-	free(text);
-	json_decref(j);
 }
 
 enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err)

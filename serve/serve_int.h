@@ -10,7 +10,7 @@
  * picture), serve_draw.c what the pages draw (times, the plot, escaping),
  * serve_site.c the site the pages aggregate by (leaves, racks) and
  * serve_rows.c what the answers share (rows copied out of the store,
- * medians, an inert copy of a posted document).  Each uses only the
+ * medians, an inert copy of a posted document, --json's lines).  Each uses only the
  * ones after it in this list, and of dtplan only libdtplan's public API
  * (what a posted document must hold is dtplan_posted_parse()'s,
  * lib/json/posted_json.c) and libdtprobes' report credential.  Included by
@@ -165,9 +165,8 @@ struct serve_site;
 char *serve_metrics(struct serve_store *st, const struct serve_counters *pending);
 /* The pages (serve_page.c), HTML at now (Unix seconds, for the ages):
  * the dashboard; a job's (job_id > 0) or one report's (report > 0); a
- * leaf's or a rack's nodes (rack true).  *missing (NULL: none) is set
- * when the job, report, leaf or rack is not known; the answer is then
- * NULL.  site is the --fabric file's (never NULL; empty without one). */
+ * leaf's or a rack's nodes (rack true).  *missing is set when the job,
+ * report, leaf or rack is not known; the answer is then NULL.  site is the --fabric file's (never NULL; empty without one). */
 char *serve_page(struct serve_store *st, const struct serve_site *site, bool fabric_link,
 		 long long now);
 char *serve_job_page(struct serve_store *st, long long job_id, long long report, long long now,
