@@ -151,13 +151,19 @@ dom_count 445 'data-switch="leaf[0-9]*" href'
 dom_count 889 'data-rack="rack[0-9]*" href'
 dom_lacks 'data-node='
 # Chromium's own time to load and draw it: its run on the page less its run
-# on a page of three bytes (/healthz), so that its start is not counted
-t0=$(now_ms)
-chrome --dump-dom "$url/healthz" >/dev/null
-base=$(($(now_ms) - t0))
-t0=$(now_ms)
-chrome --dump-dom "$url/" >"$out"
-ms=$(($(now_ms) - t0))
+# on a page of three bytes (/healthz), so that its start is not counted; the
+# faster of two runs each, so that a moment's load on a shared machine is not
+base= ms=
+for k in 1 2; do
+	t0=$(now_ms)
+	chrome --dump-dom "$url/healthz" >/dev/null
+	t=$(($(now_ms) - t0))
+	[ -n "$base" ] && [ "$base" -le "$t" ] || base=$t
+	t0=$(now_ms)
+	chrome --dump-dom "$url/" >"$out"
+	t=$(($(now_ms) - t0))
+	[ -n "$ms" ] && [ "$ms" -le "$t" ] || ms=$t
+done
 echo "# chromium: $ms ms for the 16,000-node dashboard, $base ms for /healthz, $ms32 ms for a 32-node screenshot"
 [ $((ms - base)) -lt 2000 ] && _pass "Chromium draws the 16,000-node dashboard in $((ms - base)) ms, under 2 s" ||
 	_fail "Chromium took $((ms - base)) ms over its start for the 16,000-node dashboard"
