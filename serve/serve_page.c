@@ -529,20 +529,31 @@ static void draw_reports(struct serve_buf *b, const struct serve_rows *r, long l
 	serve_buf_add(b, "</table></section>\n");
 }
 
-/* A table of rows: a header (ours) and each row's cells escaped; col 0
- * (the report id) a link; num[c]: column c a number times num[c]. */
+/* A table of rows: a header (ours, after the report and its time) and each
+ * row's cells escaped; col 0 (the report id) a link, then the report's
+ * time from reps (the job's reports: id, received; at most
+ * PAGE_JOB_REPORTS, so each row's look-up is bounded); num[c]: column c a
+ * number times num[c]. */
 static void draw_table(struct serve_buf *b, const char *id, const char *title, const char *ths,
-		       const struct serve_rows *r, const double *num)
+		       const struct serve_rows *r, const double *num, const struct serve_rows *reps,
+		       long long now)
 {
 	serve_buf_add(b, "<h3>%s</h3>\n", title);
 	if (r->n == 0) {
 		serve_buf_add(b, "<p id=\"%s\">None.</p>\n", id);
 		return;
 	}
-	serve_buf_add(b, "<table id=\"%s\"><tr>%s</tr>\n", id, ths);
+	serve_buf_add(b, "<table id=\"%s\"><tr><th>report</th><th>received (UTC)</th>%s</tr>\n", id,
+		      ths);
 	for (size_t i = 0; i < r->n; i++) {
+		const char *when = "0";
+
+		for (size_t k = 0; k < reps->n; k++)
+			if (strcmp(serve_cell(reps, k, 0), serve_cell(r, i, 0)) == 0)
+				when = serve_cell(reps, k, 1);
 		serve_buf_add(b, "<tr><td><a href=\"/report/%lld\">%lld</a></td>",
 			      atoll(serve_cell(r, i, 0)), atoll(serve_cell(r, i, 0)));
+		td_time(b, when, now);
 		for (size_t c = 1; c < r->cols; c++) {
 			if (num != NULL && num[c] != 0)
 				td_num(b, r, i, c, num[c]);
@@ -707,24 +718,24 @@ char *serve_job_page(struct serve_store *st, long long job_id, long long report,
 	else
 		serve_buf_add(&b, "<p>No plan reported.</p>\n");
 	serve_buf_add(&b, "</section>\n<section id=\"warnings\">");
-	draw_table(&b, "warning-list", "Warnings", "<th>report</th><th>code</th><th>message</th>",
-		   &warn, NULL);
+	draw_table(&b, "warning-list", "Warnings", "<th>code</th><th>message</th>", &warn, NULL,
+		   &reps, now);
 	serve_buf_add(&b, "</section>\n<section id=\"measurements\"><h2>Measurements</h2>\n"
 			  "<p>Root's reports only (the prolog's): a user's plan keeps no fabric "
 			  "figures (doc/internals/collector.md).</p>\n");
 	draw_table(&b, "tiers", "Link tiers",
-		   "<th>report</th><th>tier</th><th>bandwidth (GB/s)</th><th>latency (us)</th>",
-		   &tiers, (const double[]){0, 0, 1e-9, 1e6});
+		   "<th>tier</th><th>bandwidth (GB/s)</th><th>latency (us)</th>", &tiers,
+		   (const double[]){0, 0, 1e-9, 1e6}, &reps, now);
 	draw_table(&b, "links", "Links",
-		   "<th>report</th><th>links measured</th><th>slow</th><th>mean bandwidth "
+		   "<th>links measured</th><th>slow</th><th>mean bandwidth "
 		   "(GB/s)</th><th>mean latency (us)</th>",
-		   &links, (const double[]){0, 0, 0, 1e-9, 1e6});
+		   &links, (const double[]){0, 0, 0, 1e-9, 1e6}, &reps, now);
 	draw_table(&b, "uplinks", "Uplinks",
-		   "<th>report</th><th>switch</th><th>oversubscription</th><th>configured</th>"
+		   "<th>switch</th><th>oversubscription</th><th>configured</th>"
 		   "<th>bandwidth (GB/s)</th><th>saturated</th>",
-		   &ups, (const double[]){0, 0, 1, 1, 1e-9, 0});
-	draw_table(&b, "job-stragglers", "Stragglers",
-		   "<th>report</th><th>node</th><th>its slow links</th>", &strag, NULL);
+		   &ups, (const double[]){0, 0, 1, 1, 1e-9, 0}, &reps, now);
+	draw_table(&b, "job-stragglers", "Stragglers", "<th>node</th><th>its slow links</th>",
+		   &strag, NULL, &reps, now);
 	serve_buf_add(&b, "</section>\n<section id=\"steps\"><h2>Planned against measured step "
 			  "times</h2>\n");
 	if (obs.n == 0)

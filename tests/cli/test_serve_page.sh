@@ -122,6 +122,11 @@ dom_has 'measured = planned</text>'
 dom_has 'other jobs, same GPU and model (7)'
 dom_has '<table id="observations">'
 dom_has '<table id="job-stragglers">'
+# every table of the job's page has its reports' times
+for t in warning-list tiers links uplinks job-stragglers observations; do
+	sed -n "/<table id=\"$t\">/,/<\/table>/p" "$out" | grep -q '<td class="time"><time datetime="' &&
+		_pass "the job's $t table has times" || _fail "the job's $t table has no time"
+done
 dom_has '<td>gpu00013</td>'
 dom_has '<time datetime="'
 chrome --screenshot="$tmp/job.png" "$url/job/1003" >/dev/null
