@@ -23,7 +23,7 @@ void cmd_serve_usage(FILE *out)
 		"                    [--fabric FILE] [--max-body SIZE] [--rate N]\n"
 		"                    [--keep-reports N] [--keep-days N] [--threads N]\n"
 		"                    [--max-store SIZE] [--max-user-store SIZE]\n"
-		"                    [--request-timeout S]\n"
+		"                    [--request-timeout S] [--json]\n"
 		"\n"
 		"The collector: keeps the plans (%s), step-time observations\n"
 		"(dtplan.observation/1) and measurements (%s) that jobs post\n"
@@ -47,12 +47,17 @@ void cmd_serve_usage(FILE *out)
 		"                       (default 8GiB)\n"
 		"  --max-user-store SIZE  of which one user's, root's aside (default 256MiB)\n"
 		"  --request-timeout S  seconds a connection may stay open (default %g)\n"
+		"  --json               JSON lines (schema %s): \"listening\" (the address,\n"
+		"                       port, store and version) and \"stopping\" on stdout,\n"
+		"                       the log (\"refused\", \"suppressed\", \"server\") on\n"
+		"                       stderr\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start, 2 for bad "
 		"usage.\n",
 		DTPLAN_REPORT_SCHEMA, DTPLAN_MEASURE_SCHEMA, SERVE_LISTEN, DTPLAN_FABRIC_SCHEMA,
-		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS, SERVE_REQUEST_S);
+		SERVE_RATE, SERVE_KEEP_REPORTS, SERVE_KEEP_DAYS, SERVE_THREADS, SERVE_REQUEST_S,
+		SERVE_JSON_SCHEMA);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -108,6 +113,7 @@ int cmd_serve(int argc, char **argv)
 		 .dest = &o.request_timeout,
 		 .min = 1,
 		 .max = 86400},
+		CLI_OPT_JSON(&o.json),
 		CLI_OPT_END,
 	};
 	const struct cli_spec cs = {.cmd = CMD, .usage = cmd_serve_usage, .opts = opts};

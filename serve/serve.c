@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The --fabric file: a fabric the planner reads, kept as JSON. */
 static json_t *load_fabric(const char *path, struct dtplan_error *err)
@@ -63,14 +64,23 @@ enum dtplan_err serve_run(const struct serve_opts *o, struct dtplan_error *err)
 		rv = err != NULL && err->code != DTPLAN_OK ? err->code : DTPLAN_ERR_IO;
 		goto out;
 	}
-	fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port, o->listen,
-		o->db);
+	if (o->json)
+		serve_json_line(stdout, "listening",
+				json_pack("{s:s, s:s, s:i, s:s, s:s?}", "version", PACKAGE_VERSION,
+					  "listen", o->listen, "port", (int)port, "store", o->db,
+					  "fabric", o->fabric));
+	else
+		fprintf(stderr, "dtplan serve: listening on port %u (%s), store %s\n", port,
+			o->listen, o->db);
 	fflush(stderr);
 	do {
 		if (sigwait(&set, &sig) != 0)
 			break;
 	} while (sig == SIGHUP);
-	fprintf(stderr, "dtplan serve: stopping\n");
+	if (o->json)
+		serve_json_line(stdout, "stopping", json_pack("{s:s}", "signal", strsignal(sig)));
+	else
+		fprintf(stderr, "dtplan serve: stopping\n");
 	rv = DTPLAN_OK;
 out:
 	serve_stop(srv);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The collector's defaults (dtplan-serve(1)). */
 #define SERVE_LISTEN "127.0.0.1:8390"
@@ -44,7 +45,17 @@ struct serve_opts {
 	double request_timeout; /* seconds a connection may stay open, whatever it sends */
 	double max_store;       /* bytes of report bodies kept */
 	double max_user_store;  /* of which from one uid other than root */
+	bool json;              /* SERVE_JSON_SCHEMA lines: events on stdout, the log on stderr */
 };
+
+/* --json: each line one object of this schema, its "event" saying what:
+ * "listening" and "stopping" on stdout, "refused", "suppressed" and
+ * "server" (libmicrohttpd's messages) on stderr. */
+#define SERVE_JSON_SCHEMA "dtplan.serve/1"
+
+/* Writes one --json line to f: {"schema", "event", "time"} and the members
+ * of more (a new reference taken; NULL: none), then flushes. */
+void serve_json_line(FILE *f, const char *event, struct json_t *more);
 
 /* True when text is ADDR:PORT or [ADDR6]:PORT with numeric addresses. */
 bool serve_listen_valid(const char *text);
@@ -53,7 +64,8 @@ bool serve_listen_valid(const char *text);
  * Runs the collector in the foreground: loads o->fabric, opens the store
  * o->db, serves o->listen on its own threads ("listening on port N" on
  * stderr once it does) until SIGTERM or SIGINT (SIGHUP is ignored), then
- * stops and frees everything.  Blocks those signals in the calling thread
+ * stops and frees everything (with o->json, a "listening" line on stdout
+ * instead, and a "stopping" line).  Blocks those signals in the calling thread
  * and ignores SIGPIPE.  DTPLAN_OK after a signal; otherwise the error that
  * kept it from starting, in err (naming the file or --listen).
  */

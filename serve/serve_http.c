@@ -15,7 +15,9 @@
  * document of those kinds (400, dtplan_posted_parse()), or the credential's uid is neither root (a
  * node's plugin) nor the uid of the user the report names (403).
  *
- * GET answers what serve_view.c writes: the page at /, /metrics, /fabric,
+ * GET answers what serve_page.c and serve_view.c write: the dashboard at /,
+ * a job's page at /job/ID (a report's at /report/ID), a leaf's or a rack's
+ * nodes at /fabric/leaf/NAME and /fabric/rack/NAME, /metrics, /fabric,
  * /calibration and /plan/ID.svg; /healthz answers 200 "ok" when the store
  * answers a trivial SELECT (its lock had within SERVE_HEALTH_TIMEOUT_S),
  * 503 and why otherwise.  Nothing else is served.
@@ -78,7 +80,8 @@ struct conn_slot {
 struct server {
 	const struct serve_opts *o;
 	struct serve_store *st;
-	json_t *fabric; /* the --fabric file; NULL: none */
+	json_t *fabric;          /* the --fabric file; NULL: none */
+	struct serve_site *site; /* its leaves, nodes and racks (read only) */
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;           /* counters, rates and the log's budget */
 	struct serve_counters counters; /* refusals not yet in the store */
@@ -154,10 +157,21 @@ static void count_refused(struct server *s, enum serve_reason r, const char *add
 	else
 		s->suppressed++;
 	pthread_mutex_unlock(&s->lock);
-	if (suppressed > 0)
+	if (suppressed > 0 && s->o->json)
+		serve_json_line(stderr, "suppressed",
+				json_pack("{s:I}", "lines", (json_int_t)suppressed));
+	else if (suppressed > 0)
 		fprintf(stderr, "dtplan serve: suppressed %llu refusal lines\n", suppressed);
 	if (!log)
 		return;
+	if (s->o->json) {
+		serve_json_line(stderr, "refused",
+				json_pack("{s:s, s:o, s:s, s:s}", "address",
+					  addr != NULL ? addr : "?", "uid",
+					  uid >= 0 ? json_integer(uid) : json_null(), "reason",
+					  serve_reason_name(r), "message", why != NULL ? why : ""));
+		return;
+	}
 	if (uid >= 0)
 		snprintf(who, sizeof(who), " uid %lld", uid);
 	fprintf(stderr, "dtplan serve: refused a report from %s%s: %s: %s\n",
@@ -398,16 +412,44 @@ out:
 	return r;
 }
 
+/* A page: 200 and the HTML, 404 when what it shows is not known, 503
+ * when the store fails. */
+static enum MHD_Result answer_page(struct MHD_Connection *c, char *html, bool missing,
+				   const char *what)
+{
+	if (html == NULL && missing)
+		return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", what, strlen(what));
+	return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8", html);
+}
+
 static enum MHD_Result get(struct server *s, struct MHD_Connection *c, const char *url)
 {
-	char why[256];
-	long long id;
+	char why[256], *html;
+	long long id, now = (long long)time(NULL);
 	char tail[8];
 	bool missing = false;
 
 	if (strcmp(url, "/") == 0)
 		return answer_take(c, MHD_HTTP_OK, "text/html; charset=utf-8",
-				   serve_page(s->st, s->fabric));
+				   serve_page(s->st, s->site, s->fabric != NULL, now));
+	/* a job's page, a report's; a leaf's or a rack's nodes (the name as
+	 * libmicrohttpd unescaped it) */
+	if (sscanf(url, "/job/%lld%7s", &id, tail) == 1 && id > 0) {
+		html = serve_job_page(s->st, id, 0, now, &missing);
+		return answer_page(c, html, missing, "no such job\n");
+	}
+	if (sscanf(url, "/report/%lld%7s", &id, tail) == 1 && id > 0) {
+		html = serve_job_page(s->st, 0, id, now, &missing);
+		return answer_page(c, html, missing, "no such report\n");
+	}
+	if (strncmp(url, "/fabric/leaf/", 13) == 0 && url[13] != '\0') {
+		html = serve_nodes_page(s->st, s->site, url + 13, false, now, &missing);
+		return answer_page(c, html, missing, "no such leaf\n");
+	}
+	if (strncmp(url, "/fabric/rack/", 13) == 0 && url[13] != '\0') {
+		html = serve_nodes_page(s->st, s->site, url + 13, true, now, &missing);
+		return answer_page(c, html, missing, "no such rack\n");
+	}
 	if (strcmp(url, "/metrics") == 0) {
 		struct serve_counters pending;
 
@@ -635,12 +677,26 @@ static bool parse_listen(const char *text, struct sockaddr_storage *ss, socklen_
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	fputs("dtplan serve: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	const struct serve_opts *o = cls;
+	char msg[512];
+	size_t n;
+
+	if (o == NULL || !o->json) {
+		fputs("dtplan serve: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	serve_json_line(stderr, "server", json_pack("{s:s}", "message", msg));
 }
 
 static void stop_reaper(struct server *s)
 {
+	serve_site_destroy(s->site);
+	s->site = NULL;
 	if (s->reaper_started) {
 		pthread_mutex_lock(&s->conn_lock);
 		s->stopping = true;
@@ -683,6 +739,10 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 	s->o = o;
 	s->st = st;
 	s->fabric = fabric;
+	if (serve_site_create(fabric, &s->site, err) != DTPLAN_OK) {
+		free(s);
+		return NULL;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_cond_init(&s->conn_wake, NULL);
@@ -691,7 +751,7 @@ struct server *serve_start(const struct serve_opts *o, struct serve_store *st, j
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
-				on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				on_mhd_log, (void *)o, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,

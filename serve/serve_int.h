@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * serve_int.h: what the collector's files share, in five files over this
+ * serve_int.h: what the collector's files share, in eight files over this
  * header: serve.c the run (the fabric file, the store, the signals),
  * serve_http.c the HTTP server (libmicrohttpd: limits, rates, routes) and
  * the trust a report needs, serve_store.c the SQLite store (schema,
- * retention, the budget, the rows the figures read), serve_view.c what it
- * answers (/metrics, the page, the fabric, the calibration), serve_rows.c
- * what the answers share (rows copied out of the store, medians, an inert
- * copy of a posted document).  Each uses only the
+ * retention, the budget, the rows the figures read), serve_page.c the
+ * admin's pages (the dashboard, a job's, a leaf's or a rack's), serve_view.c
+ * the other answers (/metrics, the fabric, the calibration, a plan's
+ * picture), serve_draw.c what the pages draw (times, the plot, escaping),
+ * serve_site.c the site the pages aggregate by (leaves, racks) and
+ * serve_rows.c what the answers share (rows copied out of the store,
+ * medians, an inert copy of a posted document, --json's lines).  Each uses only the
  * ones after it in this list, and of dtplan only libdtplan's public API
  * (what a posted document must hold is dtplan_posted_parse()'s,
  * lib/json/posted_json.c) and libdtprobes' report credential.  Included by
@@ -80,7 +83,7 @@ void serve_stop(struct server *s);
  * every call below takes it.
  * ---------------------------------------------------------------------- */
 
-#define SERVE_SCHEMA_VERSION 3
+#define SERVE_SCHEMA_VERSION 4
 
 struct serve_store {
 	sqlite3 *db;
@@ -101,6 +104,10 @@ void serve_store_close(struct serve_store *st);
  * -1 when the store failed. */
 int serve_store_cred_remember(struct serve_store *st, const char *id, long long expires,
 			      long long now);
+
+/* True when code is one of the warning codes this version's plans carry
+ * (dtplan_warning_code_at()); the counters label the others "other". */
+bool serve_warning_known(const char *code);
 
 /* Adds delta[i] to counter name{label(i)} for i in [0, n), in one
  * transaction; false when the store fails (nothing added). */
@@ -146,10 +153,26 @@ void serve_buf_html(struct serve_buf *b, const char *s);
 /* The text, handed over (NULL after a failure). */
 char *serve_buf_take(struct serve_buf *b);
 
+/* A leaf's health: its uplink's measured oversubscription at most
+ * SERVE_OK_RATIO is fine, at most SERVE_BAD_RATIO strained, above it bad. */
+#define SERVE_OK_RATIO 1.5
+#define SERVE_BAD_RATIO 3.0
+
+struct serve_site;
+
 /* pending: refusals counted but not yet in the store (it was full or
  * failing; NULL none), added to the store's counts. */
 char *serve_metrics(struct serve_store *st, const struct serve_counters *pending);
-char *serve_page(struct serve_store *st, json_t *fabric);
+/* The pages (serve_page.c), HTML at now (Unix seconds, for the ages):
+ * the dashboard; a job's (job_id > 0) or one report's (report > 0); a
+ * leaf's or a rack's nodes (rack true).  *missing is set when the job,
+ * report, leaf or rack is not known; the answer is then NULL.  site is the --fabric file's (never NULL; empty without one). */
+char *serve_page(struct serve_store *st, const struct serve_site *site, bool fabric_link,
+		 long long now);
+char *serve_job_page(struct serve_store *st, long long job_id, long long report, long long now,
+		     bool *missing);
+char *serve_nodes_page(struct serve_store *st, const struct serve_site *site, const char *name,
+		       bool rack, long long now, bool *missing);
 /* The fabric file with what was measured: NULL without one. */
 char *serve_fabric(struct serve_store *st, json_t *fabric);
 char *serve_calibration(struct serve_store *st);
@@ -195,5 +218,108 @@ double serve_col_median(const struct serve_rows *r, size_t i, size_t e, size_t c
 /* A copy of v whose every string and key has & < > " ' and control
  * characters made '?' (a new reference; NULL when out of memory). */
 json_t *serve_json_inert(json_t *v);
+
+/* Like serve_rows_get(), with ?1 bound to i1 and ?2, ?3 to t2, t3 when
+ * not NULL. */
+bool serve_rows_get3(struct serve_rows *r, sqlite3 *db, const char *sql, long long i1,
+		     const char *t2, const char *t3);
+
+/* ------------------------------------------------------------------------
+ * The site (serve_site.c): the --fabric file's leaves, nodes and racks,
+ * made once at start and read by every page without a lock.
+ * ---------------------------------------------------------------------- */
+
+struct serve_site_leaf {
+	char *name;
+	char *parent;   /* the switch above it; "" for a root */
+	size_t n_nodes; /* under it, in the fabric file */
+};
+struct serve_site_node {
+	char *name;
+	int leaf; /* index in leaves; -1 none */
+	int rack; /* index in racks; -1 none */
+};
+struct serve_site {
+	struct serve_site_leaf *leaves; /* sorted by name */
+	size_t n_leaves;
+	size_t *order; /* leaves for display: by parent, then name (natural order) */
+	struct serve_site_node *nodes; /* sorted by name */
+	size_t n_nodes;
+	char **racks; /* the node sets' nvlink_domain names, sorted, unique */
+	size_t n_racks;
+};
+
+/* The site of fabric (dtplan.fabric/1 JSON; NULL: an empty site).  Caller
+ * frees with serve_site_destroy().  Errors name --fabric. */
+enum dtplan_err serve_site_create(json_t *fabric, struct serve_site **out,
+				  struct dtplan_error *err);
+void serve_site_destroy(struct serve_site *s);
+/* Indexes by name; -1 when absent. */
+int serve_site_leaf(const struct serve_site *s, const char *name);
+long serve_site_node(const struct serve_site *s, const char *name);
+int serve_site_rack(const struct serve_site *s, const char *name);
+/* Natural order ("leaf2" before "leaf10"). */
+int serve_natural_cmp(const char *a, const char *b);
+
+/* What was measured of a leaf, a rack or the site, over the window. */
+struct serve_health {
+	size_t nodes;      /* in the fabric file, or named by reports */
+	size_t measured;   /* of which in a measurement */
+	size_t slow;       /* of which slow in SERVE_SLOW_REPORTS reports or more */
+	size_t flaky;      /* slow in fewer */
+	size_t stragglers; /* named a straggler at least once */
+	double ratio;      /* the uplink's measured oversubscription; NAN none */
+	long long last;    /* the last report that measured one, Unix time; 0 none */
+};
+/* "fine", "strained", "bad" or "unmeasured" (SERVE_OK_RATIO, SERVE_BAD_RATIO). */
+const char *serve_health_class(const struct serve_health *h);
+
+/* The tally of the measured nodes (rows: node, leaf a report named, slow
+ * reports, reports seen, straggler reports, last report's time; sorted by
+ * node) and the uplinks (rows: switch, mean oversubscription) over a
+ * site.  leaf[] holds the site's leaves (its indexes), then n_extra
+ * leaves only reports name (extra[], sorted, borrowed from the rows);
+ * rack[] the site's racks.  site_node[i]: node row i's index in the site,
+ * -1 when the site lacks it.  serve_tally_fini() frees. */
+struct serve_tally {
+	const struct serve_rows *rows;
+	long *site_node;
+	const char **extra;
+	size_t n_extra, n_leaves;
+	struct serve_health *leaf, *rack, all;
+};
+bool serve_tally_make(struct serve_tally *t, const struct serve_site *s,
+		      const struct serve_rows *nodes, const struct serve_rows *ups);
+void serve_tally_fini(struct serve_tally *t);
+/* The leaf of node row i: the site's, else the one its report named. */
+const char *serve_tally_leaf_name(const struct serve_site *s, const struct serve_tally *t,
+				  size_t i);
+
+/* ------------------------------------------------------------------------
+ * What the pages draw (serve_draw.c)
+ * ---------------------------------------------------------------------- */
+
+/* t (Unix seconds) as <time> in UTC ISO 8601 and its age at now ("5 min
+ * ago"); "never" for t <= 0. */
+void serve_draw_time(struct serve_buf *b, long long t, long long now);
+/* s percent-encoded for a URL's path segment (all but A-Z a-z 0-9 - . _ ~). */
+void serve_buf_url(struct serve_buf *b, const char *s);
+
+/* A point of the plot: planned and measured step time, and its class. */
+enum serve_point_kind {
+	SERVE_POINT_FINE,    /* measured within SERVE_PLOT_SLOW of planned */
+	SERVE_POINT_SLOW,    /* measured slower than that */
+	SERVE_POINT_CONTEXT, /* another job's (a job's page) */
+};
+#define SERVE_PLOT_SLOW 1.2
+struct serve_point {
+	double planned, measured;
+	enum serve_point_kind kind;
+};
+/* The planned-against-measured plot (SVG, id="step-plot"): axes from 0,
+ * ticks, axis labels, the parity line and a legend; context_label names
+ * the context points (NULL: none are drawn in the legend). */
+void serve_draw_plot(struct serve_buf *b, const struct serve_point *p, size_t n,
+		     const char *context_label);
 
 #endif /* DTPLAN_SERVE_SERVE_INT_H */

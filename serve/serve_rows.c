@@ -2,8 +2,9 @@
 /*
  * serve_rows.c: what the collector's answers share (serve_view.c): rows
  * copied out of the store, so that an answer is rendered after the store's
- * lock is released; medians over them; and a posted document made inert
- * for a renderer that writes its strings as they are.  Uses nothing of
+ * lock is released; medians over them; a posted document made inert
+ * for a renderer that writes its strings as they are; and --json's lines
+ * (serve_json_line(), for serve.c and serve_http.c).  Uses nothing of
  * serve/ but serve_int.h's declarations.
  */
 #include "config.h"
@@ -11,8 +12,10 @@
 #include "serve_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 static void rows_row(sqlite3_stmt *s, void *arg)
 {
@@ -63,6 +66,27 @@ bool serve_each(sqlite3 *db, const char *sql, long long from, void (*row)(sqlite
 bool serve_rows_get(struct serve_rows *r, sqlite3 *db, const char *sql, long long from)
 {
 	return serve_each(db, sql, from, rows_row, r) && !r->failed;
+}
+
+bool serve_rows_get3(struct serve_rows *r, sqlite3 *db, const char *sql, long long i1,
+		     const char *t2, const char *t3)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, n;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	n = sqlite3_bind_parameter_count(s);
+	if (n >= 1)
+		sqlite3_bind_int64(s, 1, i1);
+	if (n >= 2 && t2 != NULL)
+		sqlite3_bind_text(s, 2, t2, -1, SQLITE_STATIC);
+	if (n >= 3 && t3 != NULL)
+		sqlite3_bind_text(s, 3, t3, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		rows_row(s, r);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE && !r->failed;
 }
 
 const char *serve_cell(const struct serve_rows *r, size_t row, size_t col)
@@ -183,4 +207,25 @@ json_t *serve_json_inert(json_t *v)
 		out = json_incref(v);
 	}
 	return out;
+}
+
+/* --json's lines (serve.h): written by serve.c and serve_http.c. */
+void serve_json_line(FILE *f, const char *event, json_t *more)
+{
+	struct timeval tv;
+	json_t *j;
+	char *text;
+
+	gettimeofday(&tv, NULL);
+	j = json_pack("{s:s, s:s, s:f}", "schema", SERVE_JSON_SCHEMA, "event", event, "time",
+		      (double)tv.tv_sec + (double)tv.tv_usec / 1e6);
+	if (j != NULL && more != NULL)
+		json_object_update(j, more);
+	json_decref(more);
+	text = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (text != NULL)
+		fprintf(f, "%s\n", text);
+	fflush(f);
+	free(text);
+	json_decref(j);
 }

@@ -85,6 +85,12 @@ static const char *const schema3_sql =
 	"INSERT INTO counters SELECT 'last_report', '', MAX(received) FROM reports"
 	" HAVING COUNT(*) > 0;";
 
+/* Version 4: a job's reports and observations found by its id (the job's
+ * page, /job/ID, issue 35) without reading the table. */
+static const char *const schema4_sql =
+	"CREATE INDEX IF NOT EXISTS reports_job ON reports (job_id);"
+	"CREATE INDEX IF NOT EXISTS observations_job ON observations (job_id);";
+
 /* body is larger than budget: DTPLAN_ERR_RANGE. */
 static enum dtplan_err over_budget(struct dtplan_error *err, long long body, long long budget)
 {
@@ -230,9 +236,9 @@ enum dtplan_err serve_store_open(const char *path, long keep_reports, double kee
 	}
 	if (v < SERVE_SCHEMA_VERSION) {
 		/* a version-1 store's reports came from root or their user: root's */
-		if (asprintf(&sql, "BEGIN; %s %s %s PRAGMA user_version=%d; COMMIT;",
-			     v < 1 ? schema_sql : "", v < 2 ? schema2_sql : "", schema3_sql,
-			     SERVE_SCHEMA_VERSION) < 0) {
+		if (asprintf(&sql, "BEGIN; %s %s %s %s PRAGMA user_version=%d; COMMIT;",
+			     v < 1 ? schema_sql : "", v < 2 ? schema2_sql : "",
+			     v < 3 ? schema3_sql : "", schema4_sql, SERVE_SCHEMA_VERSION) < 0) {
 			sql = NULL;
 			rv = fail(err, DTPLAN_ERR_NOMEM, NULL, path);
 			goto out;
@@ -597,6 +603,16 @@ static bool bump(sqlite3 *db, const char *name, const char *label, double delta,
 	return ok;
 }
 
+bool serve_warning_known(const char *code)
+{
+	const char *c;
+
+	for (size_t i = 0; code != NULL && (c = dtplan_warning_code_at(i)) != NULL; i++)
+		if (strcmp(c, code) == 0)
+			return true;
+	return false;
+}
+
 /* The counters of a report kept: its kind, a plan's state and warnings, an
  * observation's measured / planned step in the histogram, its time. */
 static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bool degraded,
@@ -623,6 +639,8 @@ static bool count_report(sqlite3 *db, enum dtplan_posted_kind k, json_t *doc, bo
 		{
 			const char *code = json_string_value(get(w, "code"));
 
+			if (code != NULL && !serve_warning_known(code))
+				code = "other";
 			if (ok && code != NULL)
 				ok = bump(db, "plan_warnings", code, 1, false) &&
 				     (state == NULL || strcmp(state, "refused") != 0 ||

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * serve_view.c: what the collector answers, from its store: /metrics in
- * Prometheus's text format (0.0.4), the admin page (HTML with inline SVG,
- * every value from a report escaped), the fabric file enriched with what
- * was measured, the site-wide calibration records and each plan's picture
- * (lib/launch/render.c).
+ * serve_view.c: what the collector answers, from its store, besides the
+ * admin's pages (serve_page.c): /metrics in Prometheus's text format
+ * (0.0.4), the fabric file enriched with what was measured, the site-wide
+ * calibration records and each plan's picture (lib/launch/render.c).
  *
  * The measured figures are taken over the last SERVE_WINDOW reports.  A
  * link is slow in a report when its bandwidth is below
@@ -22,11 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Colours of the map: measured oversubscription at most OK_RATIO is fine,
- * at most BAD_RATIO strained, above it oversubscribed. */
-#define OK_RATIO 1.5
-#define BAD_RATIO 3.0
 
 void serve_buf_add(struct serve_buf *b, const char *fmt, ...)
 {
@@ -241,6 +235,25 @@ static void draw_counter(struct serve_buf *b, const struct serve_rows *r, const 
 	}
 }
 
+/* Warnings counted by code (the store's counters under key): every code of
+ * this version's table, then "other" holding the rest, whatever label an
+ * older store gave them, so that no poster makes a series of its own. */
+static void draw_warnings(struct serve_buf *b, const struct serve_rows *r, const char *name,
+			  const char *help, const char *key)
+{
+	const char *c;
+	double other = 0;
+
+	serve_buf_add(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (size_t i = 0; (c = dtplan_warning_code_at(i)) != NULL; i++)
+		serve_buf_add(b, "%s{kind=\"%s\"} %.17g\n", name, c, counter(r, key, c));
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(serve_cell(r, i, 0), key) == 0 &&
+		    !serve_warning_known(serve_cell(r, i, 1)))
+			other += serve_cell_num(r, i, 2);
+	serve_buf_add(b, "%s{kind=\"other\"} %.17g\n", name, other);
+}
+
 static const char *kind_at(int k)
 {
 	return serve_kind_name((enum dtplan_posted_kind)k);
@@ -309,12 +322,14 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *pending
 	draw_counter(&b, &cnt, "dtplan_plans_degraded_total",
 		     "Plan reports kept whose plan is marked degraded.", "plans_degraded", NULL,
 		     NULL, 0, NULL);
-	draw_counter(&b, &cnt, "dtplan_plan_warnings_total",
-		     "Warnings in the plan reports kept, by kind.", "plan_warnings", "kind", NULL,
-		     0, NULL);
-	draw_counter(&b, &cnt, "dtplan_plan_refusals_total",
-		     "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind.",
-		     "plan_refusals", "kind", NULL, 0, NULL);
+	draw_warnings(&b, &cnt, "dtplan_plan_warnings_total",
+		      "Warnings in the plan reports kept, by kind (other: a code this version "
+		      "does not make).",
+		      "plan_warnings");
+	draw_warnings(&b, &cnt, "dtplan_plan_refusals_total",
+		      "Warnings in refused plans kept (policy=deny, --dt-plan=strict), by kind "
+		      "(other: a code this version does not make).",
+		      "plan_refusals");
 	last = counter(&cnt, "last_report", "");
 	serve_buf_add(&b, "# HELP dtplan_last_report_timestamp_seconds When the last report was "
 			  "kept (Unix time; absent before the first).\n"
@@ -341,291 +356,6 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *pending
 			draw_gauge(&b, &gauges[i], &r[i]);
 		serve_rows_free(&r[i]);
 	}
-	if (!ok) {
-		free(serve_buf_take(&b));
-		return NULL;
-	}
-	return serve_buf_take(&b);
-}
-
-/* ------------------------------------------------------------------------
- * The page: everything it shows is copied out of the store under its lock
- * (struct serve_rows, bounded by the LIMITs below), then drawn without it.  Its
- * cost is linear in what it shows: the map's nodes come sorted by leaf and
- * are walked once with the sorted leaves.
- * ---------------------------------------------------------------------- */
-
-/* What the map shows at most (a note says how much more there was). */
-#define MAP_LEAVES 256 /* the LIMITs in serve_page() */
-#define MAP_NODES 4096
-
-static void draw_jobs(struct serve_buf *b, const struct serve_rows *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		long long id = atoll(serve_cell(r, i, 0));
-
-		serve_buf_add(b, "<tr class=\"job\" data-report=\"%lld\"><td>", id);
-		serve_buf_html(b, serve_cell(r, i, 1));
-		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, serve_cell(r, i, 2));
-		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, serve_cell(r, i, 3));
-		serve_buf_add(b, "</td><td class=\"state ");
-		serve_buf_html(b, serve_cell(r, i, 4));
-		serve_buf_add(b, "\">");
-		serve_buf_html(b, serve_cell(r, i, 4));
-		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, serve_cell(r, i, 5));
-		serve_buf_add(b, "</td><td>");
-		serve_buf_html(b, serve_cell(r, i, 6));
-		serve_buf_add(b, "</td><td>");
-		if (atoi(serve_cell(r, i, 7)))
-			serve_buf_add(
-				b,
-				"<img class=\"plan\" src=\"/plan/%lld.svg\" alt=\"plan of report "
-				"%lld\" width=\"480\">",
-				id, id);
-		serve_buf_add(b, "</td></tr>\n");
-	}
-}
-
-static const char *ratio_class(double r)
-{
-	if (!isfinite(r))
-		return "unmeasured";
-	return r <= OK_RATIO ? "fine" : r <= BAD_RATIO ? "strained" : "oversubscribed";
-}
-
-static const char *ratio_colour(double r)
-{
-	if (!isfinite(r))
-		return "#bbbbbb";
-	return r <= OK_RATIO ? "#4caf50" : r <= BAD_RATIO ? "#ff9800" : "#e53935";
-}
-
-/* The map's nodes of leaf (rows sorted by leaf, from *j on): how many, and
- * *j left at the first. */
-static size_t leaf_nodes(const struct serve_rows *nodes, const char *leaf, size_t *j)
-{
-	size_t k = 0;
-
-	while (*j < nodes->n && strcmp(serve_cell(nodes, *j, 0), leaf) < 0)
-		(*j)++;
-	while (*j + k < nodes->n && strcmp(serve_cell(nodes, *j + k, 0), leaf) == 0)
-		k++;
-	return k;
-}
-
-/* The map: leaves (by measured oversubscription; leaves rows: name, ratio),
- * their nodes and each node's link by how often it was slow (nodes rows:
- * leaf, node, slow, seen, straggler; sorted by leaf). */
-static void draw_map(struct serve_buf *b, const struct serve_rows *leaves,
-		     const struct serve_rows *nodes)
-{
-	double w, x;
-	size_t per_leaf_max = 1, j = 0;
-
-	for (size_t i = 0; i < leaves->n; i++) {
-		size_t k = leaf_nodes(nodes, serve_cell(leaves, i, 0), &j);
-
-		if (k > per_leaf_max)
-			per_leaf_max = k;
-	}
-	w = 40.0 + (double)(leaves->n > 0 ? leaves->n : 1) * (per_leaf_max * 70.0 + 30.0);
-	serve_buf_add(b,
-		      "<svg id=\"switch-map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		      "height=\"260\" viewBox=\"0 0 %.0f 260\">\n"
-		      "<rect class=\"spine\" x=\"20\" y=\"10\" width=\"%.0f\" height=\"30\" "
-		      "fill=\"#90a4ae\"/><text x=\"30\" y=\"30\">spine</text>\n",
-		      w, w, w - 40.0);
-	x = 20.0;
-	j = 0;
-	for (size_t i = 0; i < leaves->n; i++) {
-		const char *leaf = serve_cell(leaves, i, 0);
-		double lw = per_leaf_max * 70.0, nx = x, ratio = serve_cell_num(leaves, i, 1);
-		size_t k = leaf_nodes(nodes, leaf, &j);
-
-		serve_buf_add(b, "<g class=\"leaf %s\" data-switch=\"", ratio_class(ratio));
-		serve_buf_html(b, leaf);
-		serve_buf_add(
-			b,
-			"\"><line class=\"uplink\" x1=\"%.0f\" y1=\"40\" x2=\"%.0f\" y2=\"100\" "
-			"stroke=\"%s\" stroke-width=\"6\"/><rect x=\"%.0f\" y=\"100\" "
-			"width=\"%.0f\" height=\"30\" fill=\"%s\"/><text x=\"%.0f\" "
-			"y=\"120\">",
-			x + lw / 2, x + lw / 2, ratio_colour(ratio), x, lw, ratio_colour(ratio),
-			x + 6);
-		serve_buf_html(b, leaf);
-		if (isfinite(ratio))
-			serve_buf_add(b, " %.2f:1", ratio);
-		serve_buf_add(b, "</text>\n");
-		for (size_t e = j + k; j < e; j++) {
-			const char *node = serve_cell(nodes, j, 1);
-			long slow_n = atol(serve_cell(nodes, j, 2)),
-			     seen = atol(serve_cell(nodes, j, 3)),
-			     strag = atol(serve_cell(nodes, j, 4));
-			bool slow = slow_n >= SERVE_SLOW_REPORTS;
-
-			serve_buf_add(b, "<g class=\"node%s%s\" data-node=\"", slow ? " slow" : "",
-				      strag > 0 ? " straggler" : "");
-			serve_buf_html(b, node);
-			serve_buf_add(
-				b,
-				"\" data-slow-reports=\"%ld\" data-reports=\"%ld\"><line "
-				"class=\"link %s\" x1=\"%.0f\" y1=\"130\" x2=\"%.0f\" y2=\"190\" "
-				"stroke=\"%s\" stroke-width=\"%d\"/><rect x=\"%.0f\" y=\"190\" "
-				"width=\"60\" height=\"24\" fill=\"%s\"/><text x=\"%.0f\" "
-				"y=\"206\" font-size=\"11\">",
-				slow_n, seen, slow ? "slow" : "ok", nx + 30, nx + 30,
-				slow         ? "#e53935"
-				: slow_n > 0 ? "#ff9800"
-					     : "#4caf50",
-				slow ? 6 : 3, nx, strag > 0 ? "#ffcdd2" : "#eceff1", nx + 4);
-			serve_buf_html(b, node);
-			serve_buf_add(b, "</text><title>");
-			serve_buf_html(b, node);
-			serve_buf_add(
-				b, ": slow in %ld of %ld reports, straggler in %ld</title></g>\n",
-				slow_n, seen, strag);
-			nx += 70.0;
-		}
-		serve_buf_add(b, "</g>\n");
-		x += lw + 30.0;
-	}
-	serve_buf_add(b, "</svg>\n");
-	if (leaves->n >= MAP_LEAVES || nodes->n >= MAP_NODES)
-		serve_buf_add(b,
-			      "<p class=\"cut\">The map shows the first %d switches and %d "
-			      "nodes.</p>\n",
-			      MAP_LEAVES, MAP_NODES);
-}
-
-static void draw_stragglers(struct serve_buf *b, const struct serve_rows *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		serve_buf_add(b, "<tr class=\"straggler\"><td>");
-		serve_buf_html(b, serve_cell(r, i, 0));
-		serve_buf_add(b, "</td><td>%lld</td></tr>\n", atoll(serve_cell(r, i, 1)));
-	}
-}
-
-/* Planned against measured step times (rows: predicted, measured). */
-static void draw_plot(struct serve_buf *b, const struct serve_rows *r)
-{
-	const double size = 300, pad = 40;
-	double max = 0;
-
-	for (size_t i = 0; i < r->n; i++)
-		max = fmax(max, fmax(serve_cell_num(r, i, 0), serve_cell_num(r, i, 1)));
-	if (!(max > 0) || !isfinite(max))
-		max = 1;
-	max *= 1.1;
-	serve_buf_add(b,
-		      "<svg id=\"step-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		      "height=\"%.0f\">\n<rect x=\"%.0f\" y=\"10\" width=\"%.0f\" height=\"%.0f\" "
-		      "fill=\"none\" stroke=\"#555\"/>\n<line class=\"parity\" x1=\"%.0f\" "
-		      "y1=\"%.0f\" x2=\"%.0f\" y2=\"10\" stroke=\"#999\" stroke-dasharray=\"4\"/>\n"
-		      "<text x=\"%.0f\" y=\"%.0f\">planned step (s), max %.3g</text>\n"
-		      "<text x=\"4\" y=\"20\">measured</text>\n",
-		      size + pad + 20, size + pad + 20, pad, size, size, pad, size + 10, pad + size,
-		      pad + 40, size + 30, max);
-	for (size_t i = 0; i < r->n; i++) {
-		double px = serve_cell_num(r, i, 0), py = serve_cell_num(r, i, 1);
-
-		if (!(px > 0) || !(py > 0) || !isfinite(px) || !isfinite(py))
-			continue;
-		serve_buf_add(
-			b,
-			"<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			"fill=\"%s\"><title>planned %.4g s, measured %.4g s</title></circle>\n",
-			pad + px / max * size, 10 + size - py / max * size,
-			py > 1.2 * px ? "#e53935" : "#1e88e5", px, py);
-	}
-	serve_buf_add(b, "</svg>\n");
-}
-
-char *serve_page(struct serve_store *st, json_t *fabric)
-{
-	struct serve_buf b = {0};
-	struct serve_rows jobs = {0}, leaves = {0}, nodes = {0}, strag = {0}, plot = {0};
-	char sql[1024];
-	long long from;
-	bool ok;
-
-	snprintf(sql, sizeof(sql),
-		 "SELECT r.id, COALESCE(r.job_id, ''), r.user, r.cluster, r.state, r.nodes,"
-		 " (SELECT GROUP_CONCAT(code, ' ') FROM warnings w WHERE w.report_id ="
-		 " r.id), json_type(r.body, '$.plan') = 'object' FROM reports r WHERE"
-		 " r.kind = 'plan' AND r.id > ?1 ORDER BY r.id DESC LIMIT %d",
-		 SERVE_RECENT_JOBS);
-	pthread_mutex_lock(&st->lock);
-	from = window_start(st->db);
-	ok = serve_rows_get(&jobs, st->db, sql, from) &&
-	     serve_rows_get(
-		     &leaves, st->db,
-		     "SELECT l.name, AVG(u.oversubscription) FROM (SELECT DISTINCT leaf AS name"
-		     " FROM node_leaf WHERE report_id > ?1 UNION SELECT DISTINCT switch FROM"
-		     " uplinks WHERE report_id > ?1) l LEFT JOIN uplinks u ON u.switch = l.name"
-		     " AND u.report_id > ?1 GROUP BY 1 ORDER BY 1 LIMIT 256",
-		     from) &&
-	     serve_rows_get(
-		     &nodes, st->db,
-		     "WITH nl AS (SELECT node, MAX(leaf) AS leaf FROM node_leaf WHERE report_id >"
-		     " ?1 GROUP BY 1), per AS (SELECT report_id, node, AVG(slow) AS s FROM (SELECT"
-		     " report_id, a AS node, slow FROM links WHERE report_id > ?1 UNION ALL SELECT"
-		     " report_id, b, slow FROM links WHERE report_id > ?1) GROUP BY 1, 2),"
-		     " agg AS (SELECT node, SUM(s > 0.5) AS slow, COUNT(*) AS seen FROM per GROUP"
-		     " BY 1), st AS (SELECT node, COUNT(*) AS n FROM stragglers WHERE report_id >"
-		     " ?1 GROUP BY 1) SELECT nl.leaf, nl.node, COALESCE(agg.slow, 0),"
-		     " COALESCE(agg.seen, 0), COALESCE(st.n, 0) FROM nl LEFT JOIN agg ON"
-		     " agg.node = nl.node LEFT JOIN st ON st.node = nl.node ORDER BY 1, 2"
-		     " LIMIT 4096",
-		     from) &&
-	     serve_rows_get(
-		     &strag, st->db,
-		     "SELECT node, COUNT(*) FROM stragglers WHERE report_id > ?1 GROUP BY 1 ORDER"
-		     " BY 2 DESC, 1 LIMIT 20",
-		     from) &&
-	     serve_rows_get(&plot, st->db,
-			    "SELECT predicted_s, measured_s FROM observations WHERE report_id > ?1"
-			    " ORDER BY report_id DESC LIMIT 512",
-			    from);
-	pthread_mutex_unlock(&st->lock);
-	if (!ok)
-		goto out;
-	serve_buf_add(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			  "<title>dtplan collector</title><style>"
-			  "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
-			  "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}"
-			  ".state.degraded{background:#fff3e0}.state.refused{background:#ffebee}"
-			  "</style></head><body>\n<h1>dtplan collector</h1>\n");
-	serve_buf_add(&b, "<section id=\"jobs\"><h2>Recent jobs</h2>\n<table><tr><th>job</th>"
-			  "<th>user</th><th>cluster</th><th>state</th><th>nodes</th>"
-			  "<th>warnings</th><th>plan</th></tr>\n");
-	draw_jobs(&b, &jobs);
-	serve_buf_add(&b,
-		      "</table></section>\n<section id=\"map\"><h2>Switches and uplinks</h2>\n"
-		      "<p>Leaves by measured oversubscription (green at most %.1f:1, orange at "
-		      "most %.1f:1, red above); a node's link red once most of its links were "
-		      "slow in %d reports.</p>\n",
-		      OK_RATIO, BAD_RATIO, SERVE_SLOW_REPORTS);
-	draw_map(&b, &leaves, &nodes);
-	serve_buf_add(&b, "</section>\n<section id=\"stragglers\"><h2>Straggler nodes</h2>\n"
-			  "<table><tr><th>node</th><th>reports</th></tr>\n");
-	draw_stragglers(&b, &strag);
-	serve_buf_add(&b, "</table></section>\n<section id=\"steps\"><h2>Planned against measured "
-			  "step times</h2>\n");
-	draw_plot(&b, &plot);
-	serve_buf_add(&b,
-		      "</section>\n<p><a href=\"/metrics\">metrics</a> <a "
-		      "href=\"/calibration\">calibration</a>%s</p>\n</body></html>\n",
-		      fabric != NULL ? " <a href=\"/fabric\">fabric</a>" : "");
-out:
-	serve_rows_free(&jobs);
-	serve_rows_free(&leaves);
-	serve_rows_free(&nodes);
-	serve_rows_free(&strag);
-	serve_rows_free(&plot);
 	if (!ok) {
 		free(serve_buf_take(&b));
 		return NULL;

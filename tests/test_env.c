@@ -445,6 +445,23 @@ static void warning_refuses__table__topology_rules_only(void **state)
 	assert_false(dtplan_warning_refuses(NULL));
 }
 
+static void warning_code_at__each__the_table_then_null(void **state)
+{
+	size_t n = 0;
+	bool fabric_service = false;
+
+	(void)state;
+	for (const char *c; (c = dtplan_warning_code_at(n)) != NULL; n++) {
+		assert_true(c[0] != '\0');
+		fabric_service = fabric_service || strcmp(c, "fabric-service") == 0;
+	}
+	/* the table in lib/plan/warnings.c: 19 codes at this version */
+	assert_int_equal(n, 19);
+	assert_true(fabric_service);
+	assert_null(dtplan_warning_code_at(n));
+	assert_null(dtplan_warning_code_at((size_t)-1));
+}
+
 static void plan_refused__mode_policy_codes__table(void **state)
 {
 	struct fixture *f = *state;
@@ -693,6 +710,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(env_job__degraded_or_refused_plan__state_and_reason,
 						setup, teardown),
 		cmocka_unit_test(warning_refuses__table__topology_rules_only),
+		cmocka_unit_test(warning_code_at__each__the_table_then_null),
 		cmocka_unit_test_setup_teardown(plan_refused__mode_policy_codes__table, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(env_task__one_task_per_gpu__plan_ranks, setup,

@@ -434,6 +434,10 @@ struct dtplan_plan {
  * the table lacks.
  */
 bool dtplan_warning_refuses(const char *code);
+/* The table's i-th code (a static string), NULL past its end: every code a
+ * plan of this version can carry (the collector labels its counters with
+ * these and "other", so that a poster makes no series of its own). */
+const char *dtplan_warning_code_at(size_t i);
 
 /*
  * True when the plan must not run: mode strict or policy deny, and a warning

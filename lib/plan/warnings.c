@@ -67,6 +67,11 @@ bool dtplan_warning_refuses(const char *code)
 	return false;
 }
 
+const char *dtplan_warning_code_at(size_t i)
+{
+	return i < DTPLAN_ARRAY_SIZE(warning_kinds) ? warning_kinds[i].code : NULL;
+}
+
 bool dtplan_plan_refused(const struct dtplan_plan *p, enum dtplan_mode mode,
 			 enum dtplan_policy policy, char *reason, size_t size)
 {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --json on every command, and the CLI's own documents against their schema
 # (doc/dtplan.cli.schema.json, checked by tests/cli_schema.py): version, help,
-# ledger, pipeline, comm, ckpt, segment, calibrate, check-config, observe and report;
+# ledger, pipeline, comm, ckpt, segment, calibrate, check-config, observe,
+# report and serve's lines;
 # show --json is a dtplan.plan/1 and fabric
 # export a dtplan.fabric/1.  Errors stay on stderr as dtplan plan --json's do;
 # check-config --json also lists them.  Skipped (exit 77) when python3 has no
@@ -40,11 +41,10 @@ doc() {
 	valid "dtplan $* is a valid $name" "$tmp/doc$i.json"
 }
 
-# every command listed takes --json, but the collector (a daemon)
+# every command listed takes --json
 cmds=$("$DTPLAN" help --json | python3 -c 'import json,sys; print(" ".join(c["name"] for c in json.load(sys.stdin)["commands"]))')
 for c in $cmds; do
 	run 0 help "$c" --json || continue
-	if [ "$c" = serve ]; then continue; fi
 	json_eq '"json" in [f["name"] for f in j["flags"]]' True
 done
 
@@ -170,6 +170,33 @@ if [ -s "$tmp/posted" ]; then _pass "the collector got the report"; else _fail "
 run 1 report --url "http://127.0.0.1:1/collect" --plan "$tmp/plan.json" --timeout 2s --json
 stdout_lacks "schema"
 stderr_has "not reported"
+
+# serve --json: a line when it listens and when it stops (stdout), its log
+# on stderr: a post without a credential refused
+"$DTPLAN" serve --json --listen 127.0.0.1:0 --db "$tmp/serve.db" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+spid=$!
+n=0
+while ! grep -q listening "$tmp/serve.out" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+head -1 "$tmp/serve.out" >"$tmp/listening.json"
+valid "dtplan serve --json says where it listens as a valid dtplan.serve/1" "$tmp/listening.json"
+port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' "$tmp/listening.json")
+cp "$tmp/listening.json" "$out"
+json_eq 'j["event"], j["listen"], j["store"], j["fabric"]' "('listening', '127.0.0.1:0', '$tmp/serve.db', None)"
+python3 -c '
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:%s/" % sys.argv[1], data=b"{}"), timeout=5)
+except urllib.error.HTTPError:
+    pass' "$port"
+kill "$spid"; wait "$spid"
+grep '"event":"refused"' "$tmp/serve.err" | head -1 >"$tmp/refused.json"
+valid "dtplan serve --json logs a refusal as a valid dtplan.serve/1" "$tmp/refused.json"
+cp "$tmp/refused.json" "$out"
+json_eq 'j["address"], j["uid"], j["reason"]' "('127.0.0.1', None, 'unauthenticated')"
+tail -1 "$tmp/serve.out" >"$tmp/stopping.json"
+valid "dtplan serve --json says it stops as a valid dtplan.serve/1" "$tmp/stopping.json"
+n=$(grep -vc '^{"schema":"dtplan.serve/1",' "$tmp/serve.out" "$tmp/serve.err" | awk -F: '{s += $2} END {print s}')
+[ "$n" = 0 ] && _pass "dtplan serve --json writes JSON lines only" || _fail "dtplan serve --json wrote $n other lines"
 
 # the check can fail
 printf '{"schema": "dtplan.version/1", "version": 1}\n' >"$tmp/bad1.json"

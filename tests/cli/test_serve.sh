@@ -80,6 +80,14 @@ promtool_ok() {
 }
 page_has() { curl -s "$url/" >"$out"; stdout_has "$1"; }
 page_lacks() { curl -s "$url/" >"$out"; stdout_lacks "$1"; }
+# at_has PATH TEXT, at_lacks PATH TEXT: the page at PATH has (lacks) TEXT
+at_has() { curl -s "$url$1" >"$out"; stdout_has "$2"; }
+at_lacks() { curl -s "$url$1" >"$out"; stdout_lacks "$2"; }
+# status_is PATH CODE: GET PATH answers CODE
+status_is() {
+	got=$(curl -s -o "$out" -w '%{http_code}' "$url$1")
+	[ "$got" = "$2" ] && _pass "GET $1: $2" || _fail "GET $1 answered $got, not $2"
+}
 
 run 0 serve --help
 stdout_starts "Usage: dtplan serve"
@@ -102,8 +110,8 @@ n=$(sqlite3 "$tmp/main.db" "SELECT COUNT(*) FROM reports WHERE job_id = 41 AND u
 [ "$n" = 1 ] && _pass "the store holds job 41" || _fail "the store holds $n rows of job 41"
 [ "$(sqlite3 "$tmp/main.db" 'PRAGMA journal_mode')" = wal ] && _pass "the store is in WAL mode" ||
 	_fail "the store is not in WAL mode"
-[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 3 ] && _pass "store schema version 3" ||
-	_fail "store schema version is not 3"
+[ "$(sqlite3 "$tmp/main.db" 'PRAGMA user_version')" = 4 ] && _pass "store schema version 4" ||
+	_fail "store schema version is not 4"
 
 # --- refusals, each counted under its reason ------------------------------
 python3 - "$plan_in" "$tmp" <<'EOF'
@@ -123,9 +131,14 @@ json.dump(report(46, "root", 0, cluster="<script>alert(1)</script>"), open(t + "
 r = report(47, "root", 0); r["job_id"] = "47"
 json.dump(r, open(t + "/badtype.json", "w"))
 json.dump({"schema": "something/else"}, open(t + "/schema.json", "w"))
-r = report(48, "root", 0); r["state"] = "refused"
-r["warnings"] = [{"code": "oversubscribed-uplinks", "message": "m"}, {"code": "spread", "message": "m"}]
+r = report(48, "root", 0); r["state"] = "refused"; r["reason"] = "policy=deny: <script>alert(2)</script>"
+r["warnings"] = [{"code": "oversubscribed-uplink", "message": "m"}, {"code": "spread", "message": "m"}]
 json.dump(r, open(t + "/refused.json", "w"))
+# 40 codes no version of dtplan makes, one with markup: counted as "other"
+r = report(49, "root", 0)
+r["warnings"] = [{"code": "invented-%d" % i, "message": "m"} for i in range(39)]
+r["warnings"].append({"code": '<b>"x"\\', "message": "m"})
+json.dump(r, open(t + "/codes.json", "w"))
 open(t + "/garbage.json", "w").write("{not json")
 EOF
 post 401 unauthenticated "$url/" "$tmp/r42.json" --cred none
@@ -159,18 +172,49 @@ grep -q "refused a report from 127.0.0.1 uid $(id -u): schema: " "$tmp/main.log"
 	_fail "no log line with the uid for the schema refusal"
 post 200 - "$url/" "$tmp/refused.json" --socket "$sock"
 metric 'dtplan_plans_total{state="refused"} 1'
-metric 'dtplan_plan_refusals_total{kind="oversubscribed-uplinks"} 1'
-metric 'dtplan_plan_warnings_total{kind="spread"} 1'
+metric 'dtplan_plan_refusals_total{kind="oversubscribed-uplink"} 1'
+metric 'dtplan_plan_refusals_total{kind="other"} 1'
+# a code not in lib/plan/warnings.c's table ("spread") is counted as other
+metric 'dtplan_plan_warnings_total{kind="other"} 1'
+post 200 - "$url/" "$tmp/codes.json" --socket "$sock"
+metric 'dtplan_plan_warnings_total{kind="other"} 41'
+metric 'dtplan_plan_warnings_total{kind="oversubscribed-uplink"} 1'
+metric 'dtplan_plan_warnings_total{kind="fabric-service"} 0'
+# one series a known code (19 in lib/plan/warnings.c's table) and other
+n=$(grep -c '^dtplan_plan_warnings_total{' "$out")
+[ "$n" = 20 ] && _pass "dtplan_plan_warnings_total has 20 series after 41 codes" ||
+	_fail "dtplan_plan_warnings_total has $n series"
+stdout_lacks 'invented-'
 promtool_ok
 curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"
 [ "$(cat "$err")" = 200 ] && [ "$(cat "$out")" = ok ] && _pass "/healthz: 200 ok" ||
 	_fail "/healthz answered $(cat "$err") $(cat "$out")"
 
+# the refused plan's reason on the dashboard and on its job's page, escaped
+page_has 'policy=deny: &lt;script&gt;alert(2)&lt;/script&gt;'
+page_has '<section id="refusals">'
+at_has /job/48 '<p class="refusal" id="refusal"><b>Refused</b>: policy=deny: &lt;script&gt;'
+at_lacks /job/48 '<script>'
+# times: the last report's, and each job's received in UTC ISO 8601 with its age
+page_has '<p id="status">Last report <time datetime="'
+curl -s "$url/" >"$out"
+grep -q '<td class="time"><time datetime="[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]\{8\}Z">' "$out" &&
+	_pass "a job's time in UTC ISO 8601" || _fail "no job time in UTC ISO 8601"
+grep -q '<span class="age">([0-9]* s ago)</span>' "$out" && _pass "a time's age" || _fail "no age"
+page_has '<a class="job" href="/job/41">41</a>'
+
 # --- nothing a report says is rendered unescaped ---------------------------
 post 200 - "$url/" "$tmp/xss.json" --socket "$sock"
 page_lacks "<script>"
 page_has "&lt;script&gt;alert(1)&lt;/script&gt;"
-page_has '<img class="plan" src="/plan/'
+at_has /job/46 '<img class="plan" src="/plan/'
+at_has /job/46 "Cluster &lt;script&gt;alert(1)&lt;/script&gt;"
+at_lacks /job/46 "<script>"
+status_is /job/999999 404
+status_is '/job/%3Cscript%3E' 404
+stdout_lacks '<script>'
+status_is '/fabric/leaf/%3Cscript%3E' 404
+stdout_lacks '<script>'
 id46=$(sqlite3 "$tmp/main.db" "SELECT id FROM reports WHERE job_id = 46")
 curl -s -o "$out" -w '%{http_code} %{content_type}\n' "$url/plan/$id46.svg" >"$err"
 grep -q '^200 image/svg+xml' "$err" && _pass "the plan's picture is served" || _fail "no plan picture: $(cat "$err")"
@@ -208,7 +252,9 @@ json.dump(p, open(sys.argv[2], "w"))
 EOF
 for job in 51 52; do run 0 report --url "$url/" --plan "$tmp/slow.json" --munge-socket "$sock" --job-id $job; done
 metric 'dtplan_node_slow_link_reports{node="gpu04"} 2'
-page_lacks 'class="node slow" data-node="gpu04"'
+at_lacks /fabric/leaf/leaf1 'class="node slow'
+at_has /fabric/leaf/leaf1 'class="node straggler" data-node="gpu04"'
+page_has 'class="tile leaf bad" data-switch="leaf1"'
 run 0 report --url "$url/" --plan "$tmp/slow.json" --munge-socket "$sock" --job-id 53
 metric 'dtplan_node_slow_link_reports{node="gpu04"} 3'
 metric 'dtplan_node_slow_link_reports{node="gpu01"} 0'
@@ -216,9 +262,13 @@ metric 'dtplan_node_straggler_reports{node="gpu04"} 3'
 metric 'dtplan_uplink_oversubscription{switch="leaf1"} 4'
 metric 'dtplan_link_bandwidth_bytes_per_second{tier="intra_leaf"} 1.25e+10'
 metric 'dtplan_link_latency_seconds{tier="intra_leaf"} 5e-06'
-page_has 'class="node slow straggler" data-node="gpu04"'
-page_has 'class="node" data-node="gpu01"'
-page_has 'class="leaf oversubscribed" data-switch="leaf1"'
+at_has /fabric/leaf/leaf1 'class="node slow straggler" data-node="gpu04"'
+at_has /fabric/leaf/leaf1 'class="node" data-node="gpu01"'
+page_has 'class="tile leaf bad" data-switch="leaf1"'
+# the fabric file names two leaves under the spine: each a tile, leaf2 not measured
+page_has 'class="tile leaf unmeasured" data-switch="leaf2" href="/fabric/leaf/leaf2"'
+page_has '<h4>under spine</h4>'
+at_has /fabric/leaf/leaf2 'class="node" data-node="gpu05"'
 
 # --- the fabric with what was measured --------------------------------------
 curl -s "$url/fabric" >"$out"
@@ -297,14 +347,17 @@ metric 'dtplan_reports_refused_total{reason="rate"} 1'
 metric 'dtplan_reports_refused_total{reason="oversized"} 1'
 sleep 10.1
 post 200 - "$url/" "$tmp/r43.json" --socket "$sock"
-# a flood of refusals: at most 10 lines a second logged, then how many were not
+# a flood of refusals, 8 at a time: at most 10 lines a second logged, then how many were not
 python3 - "$url" <<'EOF'
 import sys, urllib.request, urllib.error
-for _ in range(40):
+from concurrent.futures import ThreadPoolExecutor
+def one(_):
     try:
         urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/", data=b"{}"), timeout=5)
-    except urllib.error.HTTPError:
+    except Exception:
         pass
+with ThreadPoolExecutor(8) as pool:
+    list(pool.map(one, range(40)))
 EOF
 # one more refusal once the log's second is over: refused by the rate, or
 # for its size if the flood was slow enough to refill the bucket
@@ -344,8 +397,17 @@ sqlite3 "$tmp/v2.db" 'DROP TABLE counters; PRAGMA user_version = 2'
 serve v2
 metric 'dtplan_reports_accepted_total{kind="plan"} 3'
 metric 'dtplan_plans_total{state="ok"} 3'
-[ "$(sqlite3 "$tmp/v2.db" 'PRAGMA user_version')" = 3 ] && _pass "a version-2 store upgraded to 3" ||
+[ "$(sqlite3 "$tmp/v2.db" 'PRAGMA user_version')" = 4 ] && _pass "a version-2 store upgraded to 4" ||
 	_fail "a version-2 store not upgraded"
+# a version-3 store gains the index of a job's reports
+url_v2=$url
+cp "$tmp/keep.db" "$tmp/v3.db"
+sqlite3 "$tmp/v3.db" 'DROP INDEX reports_job; DROP INDEX observations_job; PRAGMA user_version = 3'
+serve v3
+[ "$(sqlite3 "$tmp/v3.db" "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('reports_job', 'observations_job')")" = 2 ] &&
+	_pass "a version-3 store upgraded: a job's reports indexed" || _fail "a version-3 store lacks the job indexes"
+at_has /job/45 '<h1>Job 45</h1>'
+url=$url_v2
 # /healthz: 503 and why when the store does not answer
 sqlite3 "$tmp/v2.db" 'DROP TABLE counters'
 curl -s -o "$out" -w '%{http_code}' "$url/healthz" >"$err"

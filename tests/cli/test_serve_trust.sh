@@ -170,7 +170,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 # machine took 6.7 s)
 [ "$code" = 200 ] && [ $ms -lt 20000 ] && _pass "GET / after a 100,000-leaf report: $ms ms" ||
 	_fail "GET / after a 100,000-leaf report: $code in $ms ms"
-stdout_has 'The map shows the first 256 switches'
+stdout_has 'The map shows the first 2048 of 100000 leaves'
 
 # --- 10. the calibration: a median over users of each user's median ----------
 serve calibration

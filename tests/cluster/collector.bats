@@ -126,12 +126,22 @@ prom_wait() {
 	return 1
 }
 
+# leaf_pages: every leaf's page the dashboard links to, one after another (the
+# dashboard draws a tile a leaf; a node's row is on its leaf's page).
+leaf_pages() {
+	local href
+	for href in $(curl -s --noproxy '*' "$URL/" | grep -o 'href="/fabric/leaf/[^"]*"' |
+		sed 's/^href="//; s/"$//' | sort -u); do
+		curl -s --noproxy '*' "$URL$href"
+	done
+}
+
 @test "collector: three jobs with node6 shaped to 100 Mbit/s; its link turns slow on the map at the third" {
 	shape_node node6 100mbit
 	for i in 1 2 3; do
 		run_job 90 -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b --wrap 'echo ran'
 		stored "$i"
-		curl -s --noproxy '*' "$URL/" >"$D/page$i.html"
+		leaf_pages >"$D/page$i.html"
 		if [ "$i" -lt 3 ] && grep -q 'class="node slow[^"]*" data-node="node6"' "$D/page$i.html"; then
 			echo "node6 shown slow after $i jobs"
 			return 1
@@ -139,6 +149,8 @@ prom_wait() {
 	done
 	grep -q 'class="node slow[^"]*" data-node="node6"' "$D/page3.html"
 	grep -q 'class="node[^"]*" data-node="node6" data-slow-reports="3" data-reports="3"' "$D/page3.html"
+	# its leaf is bad on the dashboard
+	curl -s --noproxy '*' "$URL/" | grep -q 'class="tile leaf bad"'
 	# every job's report came from the plugin as root.  (Whether the other
 	# nodes stay off the map's slow list is not asserted: a node whose links
 	# mostly run to node6, or any node on a loaded machine, can turn slow
@@ -199,23 +211,35 @@ prom_wait() {
 	/usr/bin/python3 -c 'import sys; assert float(sys.argv[1]) >= 2.0' "$v"
 }
 
-@test "collector: headless Chromium renders the page: switch map with node6 slow, plan pictures, the plot" {
+@test "collector: headless Chromium renders the page: leaves with node6's bad, a job's plan picture, the plot" {
 	[ -x "$CHROMIUM" ] || skip "no chromium (Debian's chromium package)"
 	local chrome=("$CHROMIUM" --headless --no-sandbox --disable-gpu --no-proxy-server
 		--user-data-dir="$D/chromium" --window-size=1400,1800)
 	timeout 60 "${chrome[@]}" --dump-dom "$URL/" >"$D/dom.html" 2>"$D/chromium.log"
-	grep -q '<svg id="switch-map"' "$D/dom.html"
-	grep -q 'class="node slow[^"]*" data-node="node6"' "$D/dom.html"
-	grep -q 'class="leaf [a-z]*" data-switch="leaf1"' "$D/dom.html"
-	[ "$(grep -o '<img class="plan" src="/plan/[0-9]*.svg"' "$D/dom.html" | wc -l)" -ge 3 ]
+	grep -q '<section id="fabric">' "$D/dom.html"
+	grep -q 'class="tile leaf [a-z]*" data-switch="leaf1"' "$D/dom.html"
+	grep -q '<p id="status">Last report <time datetime="' "$D/dom.html"
+	# node6 slow on its leaf's page (the dashboard draws leaves, not nodes)
+	local href found=
+	for href in $(grep -o 'href="/fabric/leaf/[^"]*"' "$D/dom.html" | sed 's/^href="//; s/"$//' | sort -u); do
+		curl -s --noproxy '*' "$URL$href" | grep -q 'class="node slow[^"]*" data-node="node6"' && found=$href
+	done
+	echo "node6 slow on $found"
+	[ -n "$found" ]
+	[ "$(grep -o '<a class="job" href="/job/[0-9]*"' "$D/dom.html" | sort -u | wc -l)" -ge 3 ]
 	grep -q '<svg id="step-plot"' "$D/dom.html"
+	grep -q '<g class="legend">' "$D/dom.html"
 	grep -q '<circle class="point"' "$D/dom.html"
-	src=$(grep -o '/plan/[0-9]*.svg' "$D/dom.html" | head -1)
+	# a job's page: its plan's picture
+	href=$(grep -o '/job/[0-9]*' "$D/dom.html" | head -1)
+	timeout 60 "${chrome[@]}" --dump-dom "$URL$href" >"$D/job.html" 2>>"$D/chromium.log"
+	src=$(grep -o '<img class="plan" src="/plan/[0-9]*.svg"' "$D/job.html" | grep -o '/plan/[0-9]*.svg' | head -1)
+	[ -n "$src" ]
 	[ "$(curl -s --noproxy '*' -o /dev/null -w '%{http_code} %{content_type}' "$URL$src")" = "200 image/svg+xml" ]
 	timeout 60 "${chrome[@]}" --screenshot="$D/page.png" "$URL/" 2>>"$D/chromium.log"
 	cp "$D/page.png" "$CL_DIR/jobs/collector-page.png"
-	# the screenshot: the page's size, and the map's colours drawn: red (#e53935,
-	# slow or oversubscribed) and green (#4caf50, fine)
+	# the screenshot: the page's size, and the tiles' colours drawn: red (#ef9a9a,
+	# a bad leaf: node6's) and green (#a5d6a7, fine)
 	run -0 /usr/bin/python3 - "$D/page.png" <<-'EOF'
 		import struct, sys, zlib
 		data = open(sys.argv[1], "rb").read()
@@ -243,7 +267,7 @@ prom_wait() {
 		    rows.append(line)
 		    prev = line
 		count = lambda rgb: sum(1 for r in rows for x in range(0, stride, bpp) if tuple(r[x:x + 3]) == rgb)
-		red, green = count((0xe5, 0x39, 0x35)), count((0x4c, 0xaf, 0x50))
+		red, green = count((0xef, 0x9a, 0x9a)), count((0xa5, 0xd6, 0xa7))
 		print("screenshot %dx%d: %d red, %d green pixels" % (w, h, red, green))
 		assert w == 1400 and red > 100 and green > 100
 	EOF
