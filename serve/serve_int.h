@@ -141,6 +141,10 @@ enum dtplan_err serve_store_add(struct serve_store *st, enum dtplan_posted_kind 
  * NULL when out of memory or the store failed; they take the store's lock.
  * ---------------------------------------------------------------------- */
 
+/* The first report id of the pages' window: the last SERVE_WINDOW reports
+ * (serve_view.c). */
+long long serve_window_start(sqlite3 *db);
+
 /* A growing text. */
 struct serve_buf {
 	char *s;

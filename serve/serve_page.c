@@ -38,20 +38,6 @@
 /* Nodes the tally takes at most (a site of DTPLAN_HOSTLIST_MAX / 4). */
 #define PAGE_TALLY_NODES 262144
 
-/* The first report id of the window (serve_view.c's window_start()). */
-static long long window_from(sqlite3 *db)
-{
-	sqlite3_stmt *s = NULL;
-	long long first = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM reports", -1, &s, NULL) ==
-		    SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		first = sqlite3_column_int64(s, 0) - SERVE_WINDOW;
-	sqlite3_finalize(s);
-	return first;
-}
-
 /* Each node measured in the window: node, the leaf a report named, the
  * reports in which most of its links were slow, the reports that measured
  * its links, those naming it a straggler, and the last one's time; sorted
@@ -413,7 +399,7 @@ char *serve_page(struct serve_store *st, const struct serve_site *site, bool fab
 	bool ok;
 
 	pthread_mutex_lock(&st->lock);
-	from = window_from(st->db);
+	from = serve_window_start(st->db);
 	ok = serve_rows_get(&head, st->db,
 			    "SELECT (SELECT value FROM counters WHERE name = 'last_report' AND"
 			    " label = ''), (SELECT COUNT(*) FROM reports), ?1",
@@ -614,7 +600,7 @@ char *serve_job_page(struct serve_store *st, long long job_id, long long report,
 			 : "(?1)"; /* PAGE_JOB_REPORTS */
 	osel = job_id > 0 ? "o.job_id = ?1" : "o.report_id = ?1";
 	pthread_mutex_lock(&st->lock);
-	from = window_from(st->db);
+	from = serve_window_start(st->db);
 	snprintf(sql, sizeof(sql),
 		 "SELECT id, received, kind, COALESCE(job_id, ''), cluster, user, state, nodes,"
 		 " COALESCE(step_s, json_extract(body, '$.plan.prediction.step_seconds')),"
@@ -820,7 +806,7 @@ char *serve_nodes_page(struct serve_store *st, const struct serve_site *site, co
 	*missing = false;
 	pthread_mutex_lock(&st->lock);
 	{
-		long long from = window_from(st->db);
+		long long from = serve_window_start(st->db);
 
 		ok = serve_rows_get(&nodes, st->db, nodes_sql, from) &&
 		     serve_rows_get(&ups, st->db, uplinks_sql, from);

@@ -109,8 +109,7 @@ static const char *col_text(sqlite3_stmt *s, int i)
 	return t != NULL ? (const char *)t : "";
 }
 
-/* The first report id of the window. */
-static long long window_start(sqlite3 *db)
+long long serve_window_start(sqlite3 *db)
 {
 	sqlite3_stmt *s = NULL;
 	long long first = 0;
@@ -288,7 +287,7 @@ char *serve_metrics(struct serve_store *st, const struct serve_counters *pending
 
 	/* copied under the lock, written after it */
 	pthread_mutex_lock(&st->lock);
-	from = window_start(st->db);
+	from = serve_window_start(st->db);
 	ok = serve_rows_get(&cnt, st->db,
 			    "SELECT name, label, value FROM counters WHERE ?1 = ?1 ORDER BY 1, 2",
 			    0);
@@ -431,7 +430,7 @@ char *serve_fabric(struct serve_store *st, json_t *fabric)
 	/* only root's reports have these rows (serve_store.c): no user's plan
 	 * changes the fabric */
 	pthread_mutex_lock(&st->lock);
-	from = window_start(st->db);
+	from = serve_window_start(st->db);
 	ok = serve_rows_get(&ur, st->db,
 			    "SELECT switch, oversubscription FROM uplinks WHERE report_id > ?1 AND"
 			    " oversubscription IS NOT NULL ORDER BY 1",

@@ -36,6 +36,9 @@ size_t dtplan__strlcpy(char *dst, const char *src, size_t size);
 /* Case-insensitive string equality. */
 bool dtplan__streq_nocase(const char *a, const char *b);
 
+/* The greatest common divisor of a and b (a when b is 0). */
+long long dtplan__gcd(long long a, long long b);
+
 struct json_t;
 
 /* Deepest nesting any JSON reader takes (a plan nests 4 deep, a fabric 5). */

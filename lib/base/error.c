@@ -102,6 +102,17 @@ bool dtplan__streq_nocase(const char *a, const char *b)
 	return a != NULL && b != NULL && strcasecmp(a, b) == 0;
 }
 
+long long dtplan__gcd(long long a, long long b)
+{
+	while (b != 0) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 const char *dtplan_version(void)
 {
 	return PACKAGE_VERSION;

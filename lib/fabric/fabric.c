@@ -360,17 +360,6 @@ static enum dtplan_err place_in_tree(const struct dtplan_topology *t, struct hos
 	return DTPLAN_OK;
 }
 
-static int gcd(int a, int b)
-{
-	while (b != 0) {
-		int r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /*
  * Global NVLink domain of every GPU position: a site NVLinkDomain or an NVML
  * fabric id names a domain shared by nodes; otherwise a node's own domains
@@ -453,7 +442,7 @@ static enum dtplan_err assign_domains(struct dtplan__fabric *f, const struct hos
 		if (!end)
 			continue;
 		len = (int)(pos - seg_start);
-		f->domain_gcd = gcd(f->domain_gcd, len);
+		f->domain_gcd = dtplan__gcd(f->domain_gcd, len);
 		if (f->min_domain == 0 || len < f->min_domain)
 			f->min_domain = len;
 		f->n_segments++;

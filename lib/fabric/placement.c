@@ -112,21 +112,10 @@ enum dtplan_err dtplan__placement_fill(struct dtplan_plan *p, const struct dtpla
  * --segment on topology/block (dtplan_segment_for(), lib/dtplan/plan.h)
  * ---------------------------------------------------------------------- */
 
-static size_t gcd(size_t a, size_t b)
-{
-	while (b != 0) {
-		size_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Nodes of g GPUs that hold whole groups of b consecutive ranks. */
 static size_t span_nodes(size_t b, size_t g)
 {
-	return b / gcd(b, g); /* lcm(b, g) / g */
+	return b / dtplan__gcd(b, g); /* lcm(b, g) / g */
 }
 
 /* The largest s <= most that divides n and is a multiple of unit; 0: none. */
@@ -206,7 +195,7 @@ enum dtplan_err dtplan_segment_for(const struct dtplan_candidate *c, int gpus_pe
 	}
 	unit = use_e ? e : m;
 	if (use_e && use_m)
-		unit = e / gcd(e, m) * m;
+		unit = e / dtplan__gcd(e, m) * m;
 	s = largest_segment(nodes, block_nodes, unit);
 	if (s > 0) {
 		out->segment = s;

@@ -31,17 +31,6 @@ static bool allowed(const struct dtplan__split *s, unsigned rules)
 /* Most interleaved chunks per stage tried (Megatron-LM's recipes go to 20). */
 #define MAX_VP 32
 
-static int gcd(int a, int b)
-{
-	while (b != 0) {
-		int t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * The interleaving degrees v a split allows, ascending, into vps (MAX_VP):
  * 1, and with pp >= 2 every v > 1 that divides each stage's layers (a chunk
@@ -58,9 +47,9 @@ static int vp_choices(const struct ctx *x, const struct dtplan_candidate *c, int
 	s.schedule = c->dualpipe ? DTPLAN_SCHEDULE_DUALPIPE : DTPLAN_SCHEDULE_1F1B;
 
 	if (c->pp >= 2) {
-		g = gcd(g, c->stages.last);
+		g = dtplan__gcd(g, c->stages.last);
 		if (c->pp > 2)
-			g = gcd(g, c->stages.middle);
+			g = dtplan__gcd(g, c->stages.middle);
 	}
 	for (int v = 1; v <= MAX_VP && n < MAX_VP; v++) {
 		/* a chunk holds whole layers of each stage; the rules: PP >= 2,
