@@ -323,7 +323,7 @@ def main():
     ap.add_argument("--max-median", type=float, default=0.10)
     ap.add_argument("--min-within10", type=float, default=0.50)
     ap.add_argument("--min-within25", type=float, default=0.84)
-    ap.add_argument("--min-series5", type=float, default=0.90,
+    ap.add_argument("--min-series5", type=float, default=0.86,
                     help="least share of scaling series within 5 points")
     ap.add_argument("--max-blackwell-median", type=float, default=0.14)
     a = ap.parse_args()
