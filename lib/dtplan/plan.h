@@ -265,7 +265,7 @@ struct dtplan_segment {
 	size_t expert_nodes; /* one expert group's node span; 0 without EP */
 	size_t model_nodes;  /* one model-parallel group's (the job's when strided) */
 	size_t segment;      /* the --segment to ask for; 0: none */
-	char reason[384];    /* why, one line */
+	char reason[640];    /* why, one line */
 };
 enum dtplan_err dtplan_segment_for(const struct dtplan_candidate *c, int gpus_per_node,
 				   size_t nodes, size_t block_nodes, struct dtplan_segment *out,
