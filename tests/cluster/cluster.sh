@@ -489,7 +489,7 @@ our_pids() {
 			;;
 		*) continue ;;
 		esac
-		cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)
+		cmd=$({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null)
 		case $cmd in
 		*"$CL_CONF"* | *"$CL_MUNGE_SOCKET"*) echo "$p" ;;
 		esac
