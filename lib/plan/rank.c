@@ -46,6 +46,28 @@ static bool within_tie(const struct dtplan_candidate *c, double bound, int reque
 	       bound * (1.0 + DTPLAN__TIE_FRACTION);
 }
 
+/*
+ * The upper end of c's step: its 95th percentile (the slowest of its GPUs,
+ * lib/plan/straggler.c) with the exposed communication at
+ * DTPLAN__LINK_EFFICIENCY_LOW.
+ */
+static double upper_end(const struct dtplan_candidate *c, int requested)
+{
+	double p95 = c->step_p95 > c->step.total ? c->step_p95 : c->step.total;
+
+	return dtplan__norm_time(c,
+				 p95 + exposed_comm(c) * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0),
+				 requested);
+}
+
+/* a is faster at its upper end than b at its median: a is the steadier plan
+ * beyond doubt, and no tie between the two */
+static bool steadier(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
+		     int requested)
+{
+	return upper_end(a, requested) < dtplan__norm_time(b, b->step.total, requested);
+}
+
 /* Network bytes differing by under 1% count as equal. */
 static int cmp_bytes(double a, double b)
 {
@@ -96,12 +118,16 @@ static int cmp_simpler(const struct dtplan_candidate *a, const struct dtplan_can
  * nearest the request, then fewer bytes over oversubscribed uplinks (shared
  * uplinks make that traffic the riskiest; none without a fabric), then the
  * simpler (cmp_simpler()), then the shorter step, then fewer network bytes;
- * outside it, time (at the requested batch) alone.
+ * outside it, time (at the requested batch) alone.  Fewer model-parallel
+ * GPUs do not win when the other split is faster even at its upper end than
+ * they are at their median (steadier()): that is no tie, whatever the window
+ * says (issue 34: a tie goes to the steadier plan).
  */
 static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_candidate *b,
 			 double fastest, int requested)
 {
 	bool in_a = within_tie(a, fastest, requested), in_b = within_tie(b, fastest, requested);
+	const char *why = "";
 	double ta, tb;
 	int cb, da, db, cs;
 
@@ -115,7 +141,12 @@ static bool ranks_before(const struct dtplan_candidate *a, const struct dtplan_c
 		cb = cmp_bytes(a->uplink_bytes, b->uplink_bytes);
 		if (cb != 0)
 			return cb < 0;
-		cs = cmp_simpler(a, b, NULL);
+		cs = cmp_simpler(a, b, &why);
+		/* fewer model-parallel GPUs, unless the other split is the
+		 * steadier beyond doubt */
+		if (cs != 0 && strcmp(why, "mp") == 0 &&
+		    steadier(cs < 0 ? b : a, cs < 0 ? a : b, requested))
+			return cs > 0;
 		if (cs != 0)
 			return cs < 0;
 	}
@@ -211,6 +242,7 @@ void dtplan__rank_explain(struct dtplan__search *out, double fastest, int reques
 {
 	const struct dtplan_candidate *w = &out->best, *l = &out->runner_up;
 	char gb_w[32], gb_l[32], why[96];
+	const char *mp = "";
 	double slower = (dtplan__norm_time(l, l->step.total, requested) /
 				 dtplan__norm_time(w, w->step.total, requested) -
 			 1.0) *
@@ -231,6 +263,17 @@ void dtplan__rank_explain(struct dtplan__search *out, double fastest, int reques
 			 l->step.total, w->step.total,
 			 dtplan_format_bytes(l->uplink_bytes, gb_l, sizeof(gb_l)),
 			 dtplan_format_bytes(w->uplink_bytes, gb_w, sizeof(gb_w)));
+	} else if (cmp_simpler(l, w, &mp) < 0 && strcmp(mp, "mp") == 0 &&
+		   steadier(w, l, requested)) {
+		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
+			 "needs fewer model-parallel GPUs (%d instead of %d) but is slower beyond "
+			 "the "
+			 "model's uncertainty: %.3f s per step at its median, the plan %.3f s even "
+			 "at its upper end (p95, links at %.0f%% of their bandwidth)",
+			 l->tp * l->cp * l->pp, w->tp * w->cp * w->pp, l->step.total,
+			 upper_end(w, requested) * w->step.total /
+				 dtplan__norm_time(w, w->step.total, requested),
+			 DTPLAN__LINK_EFFICIENCY_LOW * 100.0);
 	} else if (cmp_simpler(w, l, NULL) < 0) {
 		snprintf(out->runner_up_reason, sizeof(out->runner_up_reason),
 			 "ties within the model's accuracy (%.3f s vs %.3f s per step); the plan "
