@@ -860,6 +860,47 @@ static void torchtitan_args__fsdp2_tp_pp__options_it_has(void **state)
 	assert_non_null(strstr(err.text, "no ZeRO-1"));
 }
 
+/*
+ * A folded plan whose experts' TP is not TP's: Megatron-LM takes
+ * --expert-tensor-parallel-size; NeMo 1.x (8cfedd7) copies the key into its
+ * model config but forms the process groups at TP's size
+ * (nlp_overrides.py's initialize_model_parallel() call has no
+ * expert_tensor_parallel_size), so its overrides are refused, and the job
+ * gets no DT_NEMO_OVERRIDES.
+ */
+static void megatron_and_nemo__etp_not_tp__nemo_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct dtplan_candidate *c = &f->plan.best;
+	struct dtplan_error err = {0};
+	struct dtplan_env e;
+	char *out = NULL, *args = NULL;
+
+	c->ep = 8;
+	c->etp = 1;
+	assert_int_equal(dtplan_launch_megatron_args(&f->plan, &args, NULL), DTPLAN_OK);
+	assert_non_null(strstr(args, "--expert-model-parallel-size 8 "));
+	assert_non_null(strstr(args, "--expert-tensor-parallel-size 1"));
+	free(args);
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &out, &err),
+			 DTPLAN_ERR_UNSUPPORTED);
+	assert_null(out);
+	assert_string_equal(err.source, "etp");
+	assert_non_null(strstr(err.text, "TP's size (8)"));
+	assert_non_null(strstr(err.text, "experts' TP 1"));
+	dtplan_env_init(&e);
+	assert_int_equal(dtplan_launch_env(&f->plan, NULL, &e, NULL), DTPLAN_OK);
+	assert_non_null(dtplan_env_get(&e, "DT_MEGATRON_ARGS"));
+	assert_null(dtplan_env_get(&e, "DT_NEMO_OVERRIDES"));
+	dtplan_env_fini(&e);
+	/* the experts' TP left TP's: NeMo runs it, without the key */
+	c->etp = 8;
+	assert_int_equal(dtplan_launch_nemo_overrides(&f->plan, &out, NULL), DTPLAN_OK);
+	assert_non_null(strstr(out, "model.expert_model_parallel_size=8"));
+	assert_null(strstr(out, "expert_tensor_parallel_size"));
+	free(out);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -875,6 +916,7 @@ int main(void)
 		T(megatron_and_nemo__plain_dp__sizes_only),
 		T(megatron_and_nemo__full_recompute_even_stages_zero2_and_3__flags),
 		T(megatron_and_nemo__fine_recompute_bf16_moments__modules_of_the_model),
+		T(megatron_and_nemo__etp_not_tp__nemo_refused),
 		T(megatron_args__pp2_first_differs__both_stage_flags),
 		T(megatron_nemo_bridge__account_split__flags_not_layer_counts),
 		T(megatron_nemo_bridge__layout_split__one_layout_string),

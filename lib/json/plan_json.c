@@ -333,17 +333,23 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 {
 	const struct dtplan_candidate *c = &p->best;
 	char *megatron = NULL, *nemo = NULL, *ds = NULL, *titan = NULL, *bridge = NULL;
-	json_t *o = NULL, *deepspeed = NULL, *titan_why = NULL, *bridge_why = NULL;
-	struct dtplan_error why = {0}, bwhy = {0};
+	json_t *o = NULL, *deepspeed = NULL, *titan_why = NULL, *bridge_why = NULL,
+	       *nemo_why = NULL;
+	struct dtplan_error why = {0}, bwhy = {0}, nwhy = {0};
 
 	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->micro_batch < 1 || c->num_microbatches < 1)
 		return json_null();
 	if (dtplan_launch_megatron_args(p, &megatron, NULL) != DTPLAN_OK ||
-	    dtplan_launch_nemo_overrides(p, &nemo, NULL) != DTPLAN_OK ||
 	    dtplan_launch_deepspeed_config(p, &ds, NULL) != DTPLAN_OK)
 		goto out;
-	/* Megatron-Bridge's overrides and torchtitan's options, or why they
-	 * cannot run the plan as it is */
+	/* NeMo's and Megatron-Bridge's overrides and torchtitan's options, or
+	 * why they cannot run the plan as it is */
+	if (dtplan_launch_nemo_overrides(p, &nemo, &nwhy) != DTPLAN_OK) {
+		nemo = NULL;
+		nemo_why = json_string(nwhy.text);
+		if (nemo_why == NULL)
+			goto out;
+	}
 	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, &bwhy) != DTPLAN_OK) {
 		bridge = NULL;
 		bridge_why = json_string(bwhy.text);
@@ -360,8 +366,8 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 	if (deepspeed == NULL)
 		goto out;
 	o = json_pack("{s:o, s:o, s:o, s:o, s:O, s:o, s:{s:o, s:o, s:o}, s:o}", "megatron_args",
-		      string_take(megatron), "nemo_overrides", string_take(nemo),
-		      "megatron_bridge_overrides",
+		      string_take(megatron), "nemo_overrides",
+		      nemo != NULL ? string_take(nemo) : json_null(), "megatron_bridge_overrides",
 		      bridge != NULL ? string_take(bridge) : json_null(), "torchtitan_args",
 		      titan != NULL ? string_take(titan) : json_null(), "deepspeed", deepspeed,
 		      "torchrun", torchrun_json(p, l), "files", "hostfile",
@@ -380,6 +386,11 @@ static json_t *launch_json(const struct dtplan_plan *p, const struct dtplan_laun
 		json_decref(o);
 		o = NULL;
 	}
+	if (o != NULL && nemo_why != NULL &&
+	    json_object_set(o, "nemo_unsupported", nemo_why) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o != NULL && bridge_why != NULL &&
 	    json_object_set(o, "megatron_bridge_unsupported", bridge_why) != 0) {
 		json_decref(o);
@@ -390,6 +401,7 @@ out:
 	free(bridge);
 	json_decref(titan_why);
 	json_decref(bridge_why);
+	json_decref(nemo_why);
 	free(megatron);
 	free(nemo);
 	free(ds);

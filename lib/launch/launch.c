@@ -54,15 +54,12 @@ enum dtplan_err dtplan_launch_env(const struct dtplan_plan *p, const struct dtpl
 	if (e == NULL)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "no environment given");
 	ret = dtplan_launch_megatron_args(p, &megatron, err);
-	if (ret == DTPLAN_OK)
-		ret = dtplan_launch_nemo_overrides(p, &nemo, err);
-	if (ret != DTPLAN_OK) {
-		free(megatron);
+	if (ret != DTPLAN_OK)
 		return ret;
-	}
 	ret |= set_take(e, "DT_MEGATRON_ARGS", megatron);
-	ret |= set_take(e, "DT_NEMO_OVERRIDES", nemo);
 	/* only where the framework can say the plan */
+	if (dtplan_launch_nemo_overrides(p, &nemo, NULL) == DTPLAN_OK)
+		ret |= set_take(e, "DT_NEMO_OVERRIDES", nemo);
 	if (dtplan_launch_torchtitan_args(p, &titan, NULL) == DTPLAN_OK)
 		ret |= set_take(e, "DT_TORCHTITAN_ARGS", titan);
 	if (dtplan_launch_megatron_bridge_overrides(p, &bridge, NULL) == DTPLAN_OK)

@@ -25,6 +25,16 @@
  *   model_checkpoint.py, 7f0c343) refuses both >= 1, so every_n_epochs=0.
  *   Read at NeMo 8cfedd7, the last of NeMo 1.x's LLM path (legacy; NeMo 2
  *   runs Megatron-Bridge).
+ *
+ *   The experts' TP: megatron_base_model.py copies
+ *   model.expert_tensor_parallel_size into ModelParallelConfig, but neither
+ *   initialize_model_parallel_for_nemo() (megatron_init.py, whose
+ *   fake_initialize_model_parallel() then takes ETP = TP) nor
+ *   NLPDDPStrategy.init_model_parallel() (nlp_overrides.py, which calls
+ *   Megatron Core's initialize_model_parallel() without
+ *   expert_tensor_parallel_size, so TP's) passes it to the process groups:
+ *   the layers would be cut for one ETP and the groups formed for another.
+ *   A plan whose experts' TP is not TP's is refused (DTPLAN_ERR_UNSUPPORTED).
  */
 #include "config.h"
 
@@ -43,9 +53,16 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 	int nodes, per;
 
 	rv = dtplan__check_plan(p, out, err);
-	if (rv != DTPLAN_OK || (rv = dtplan__stream_open(&t, err)) != DTPLAN_OK)
+	if (rv != DTPLAN_OK)
 		return rv;
 	c = &p->best;
+	if (c->etp > 0 && c->etp != c->tp)
+		return dtplan__error(err, DTPLAN_ERR_UNSUPPORTED, "etp", 0,
+				     "NeMo 1.x forms its expert groups at TP's size (%d): the "
+				     "experts' TP %d needs Megatron-LM or Megatron-Bridge",
+				     c->tp, c->etp);
+	if ((rv = dtplan__stream_open(&t, err)) != DTPLAN_OK)
+		return rv;
 	per = dtplan__ranks_per_node(p, &nodes);
 	fprintf(t.f,
 		"trainer.num_nodes=%d trainer.devices=%d model.tensor_model_parallel_size=%d "
@@ -87,8 +104,6 @@ enum dtplan_err dtplan_launch_nemo_overrides(const struct dtplan_plan *p, char *
 		fprintf(t.f, " model.virtual_pipeline_model_parallel_size=%d", c->vp);
 	if (c->ep > 1)
 		fprintf(t.f, " model.expert_model_parallel_size=%d", c->ep);
-	if (c->etp > 0 && c->etp != c->tp)
-		fprintf(t.f, " ++model.expert_tensor_parallel_size=%d", c->etp);
 	if (c->cp > 1)
 		fprintf(t.f, " ++model.context_parallel_size=%d", c->cp);
 	if (dtplan__pp_inner(c))

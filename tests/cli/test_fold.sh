@@ -89,6 +89,12 @@ rm -f "$out.w1" "$out.w2"
 # unpinned, the search tries ETP 1 beside TP's: EP 8 beyond CP x DP 4 needs it
 run 0 plan --model mixtral-8x7b --gpus 32 --tp 2 --pp 4 --ep 8 --train framework=megatron --json
 json_eq 'j["parallelism"]["etp"]' 1
+# NeMo 1.x forms its expert groups at TP's size (lib/launch/nemo.c, 8cfedd7):
+# no overrides for ETP 1 under TP 2, and why; Megatron-LM's arguments carry it
+json_eq 'j["launch"]["nemo_overrides"]' None
+json_eq '"TP'"'"'s size (2)" in j["launch"]["nemo_unsupported"]' True
+json_eq '"--expert-tensor-parallel-size 1" in j["launch"]["megatron_args"]' True
+json_eq '"DT_NEMO_OVERRIDES" in j["launch"]["env"]' False
 
 # every rank's expert coordinates are the RankGenerator's: re-derived
 # (tests/cli/megatron_ranks.py), and with a Megatron-LM source tree in
