@@ -164,7 +164,7 @@ def main():
                                                         os.path.join(HERE, "..", "cli", "dtplan")))
     ap.add_argument("--table", default=os.path.join(HERE, "data", "reference-runs.json"))
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--min-tp", type=float, default=0.80)
+    ap.add_argument("--min-tp", type=float, default=0.82)
     ap.add_argument("--min-pp", type=float, default=0.87)
     ap.add_argument("--max-median", type=float, default=0.07)
     ap.add_argument("--min-within10", type=float, default=0.62)

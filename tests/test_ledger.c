@@ -438,6 +438,48 @@ static void ledger__llama2_7b_pp4__fine_fp8_moments_dualpipe_by_hand(void **stat
 	assert_int_equal(dtplan_ledger_compute(&in, &l, NULL), DTPLAN_ERR_INVAL);
 }
 
+/*
+ * Mixtral 8x7B (top 2 of 8 experts, hidden 4096) at TP 4 x DP 8, EP 8, with
+ * sequence parallelism: the experts' TP group gathers its members' tokens before the
+ * experts (Megatron-Core's token dispatcher all-gathers over the expert TP
+ * group), so each routed copy's permuted input (2 h bytes in bf16) is kept
+ * for ETP / TP of the sequence: the whole of it at ETP = TP (the default),
+ * a quarter at ETP 1 (parallel folding).  Everything else an MoE layer keeps
+ * is the same, so the two ledgers differ by (ETP 4 - ETP 1) / TP 4 x
+ * tokens x capacity x top_k x 2 h per MoE layer held.
+ */
+static void ledger__mixtral_tp4__etp_gathers_permuted_tokens(void **state)
+{
+	struct dtplan_model m;
+	struct dtplan_ledger_in in = {.tp = 4,
+				      .pp = 1,
+				      .dp = 8,
+				      .ep = 8,
+				      .framework = DTPLAN_FRAMEWORK_MEGATRON,
+				      .seq = 4096,
+				      .micro_batch = 1,
+				      .num_microbatches = 1,
+				      .sequence_parallel = true,
+				      .recompute = DTPLAN_RECOMPUTE_SELECTIVE};
+	struct dtplan_ledger whole, folded;
+	double routed, per_layer;
+
+	(void)state;
+	assert_int_equal(dtplan_model_parse("mixtral-8x7b", &m, NULL), DTPLAN_OK);
+	in.model = &m;
+	in.etp = 4;
+	assert_int_equal(dtplan_ledger_compute(&in, &whole, NULL), DTPLAN_OK);
+	in.etp = 1;
+	assert_int_equal(dtplan_ledger_compute(&in, &folded, NULL), DTPLAN_OK);
+	routed = DTPLAN_MOE_CAPACITY_FACTOR * m.top_k;
+	per_layer = 4096.0 * routed * 2.0 * m.hidden * (4.0 - 1.0) / 4.0;
+	assert_int_equal(whole.stage_layers, m.layers);
+	if (fabs(whole.activations - folded.activations - m.layers * per_layer) > 1.0)
+		fail_msg("ETP 4 %.0f, ETP 1 %.0f bytes: %.0f apart, want %.0f", whole.activations,
+			 folded.activations, whole.activations - folded.activations,
+			 m.layers * per_layer);
+}
+
 static void ledger__bad_input__error(void **state)
 {
 	struct dtplan_model m = model_of_size(7e9), empty = {0};
@@ -578,6 +620,7 @@ int main(void)
 		cmocka_unit_test(ledger__given_stages__last_stage_heaviest),
 		cmocka_unit_test(activation_bytes_per_layer__korthikanti_table__by_hand),
 		cmocka_unit_test(ledger__llama2_7b_pp4__stage0_holds_min_m_p),
+		cmocka_unit_test(ledger__mixtral_tp4__etp_gathers_permuted_tokens),
 		cmocka_unit_test(ledger__bad_input__error),
 		cmocka_unit_test(ledger_layout__products__dp_or_clear_error),
 		cmocka_unit_test(recompute_parse__table__round_trips),

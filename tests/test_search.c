@@ -1084,19 +1084,14 @@ static double upper_end(const struct dtplan_candidate *c)
 /*
  * DeepSeek-V3's report recipe with TP, PP and EP left to the search (the
  * reference table's deepseek-v3-2048-h800 row): the choice is the report's
- * TP 1 x PP 16 (issue 33: PP within 2x of 16).  TP 2 x PP 4, with half the
- * model-parallel GPUs, lies inside the tie window of PP 16's pessimistic
- * step, but its median is slower than PP 16's upper end (p95 of the slowest
- * GPU, links at half their bandwidth): slower beyond the model's
- * uncertainty, so no tie, and the runner-up's reason says so (issue 34: a
- * tie goes to the steadier plan).
+ * TP 1 x PP 16 x EP 64 (issue 33: PP within 2x of 16), faster than TP 2 x
+ * PP 4 beyond the tie window of its pessimistic step.
  */
 static void search_run__deepseek_v3_2048_h800__report_recipe__free_choice(void **state)
 {
 	struct dtplan_request r;
 	struct dtplan__search s, two;
 	const struct dtplan_candidate *c, *d;
-	double pessimistic;
 
 	(void)state;
 	deepseek_v3_request(&r, true);
@@ -1114,12 +1109,53 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__free_choice(void *
 	assert_int_equal(dtplan__search_run(&r, false, &two, NULL), DTPLAN_OK);
 	assert_true(two.have_best);
 	d = &two.best;
-	pessimistic = c->step.total + (upper_end(c) - c->step_p95);
+	if (!(d->step.total > upper_end(c) - c->step_p95 + c->step.total))
+		fail_msg("TP 2 x PP 4 %.3f s not slower than PP 16's pessimistic %.3f s",
+			 d->step.total, upper_end(c) - c->step_p95 + c->step.total);
+}
+
+/*
+ * Llama 3.1 405B on 256 GB200 at 8K, batch 1,536, Megatron-LM in fp8 (the
+ * reference table's bridge-26.02-gb200-llama3-405b-fp8-256 row, Megatron-
+ * Bridge's TP 4 x PP 16): the choice is TP 4 x PP 16.  TP 1 x PP 32 needs
+ * half the model-parallel GPUs and lies inside the tie window of TP 4's
+ * pessimistic step (its 4-way TP doubled), but TP 4 x PP 16 is faster even
+ * at its upper end (p95 of the slowest GPU, links at half their bandwidth)
+ * than TP 1 x PP 32 at its median: slower beyond the model's uncertainty,
+ * so no tie, and the simpler split does not win it (issue 34: a tie goes to
+ * the steadier plan).
+ */
+static void search_run__llama3_405b_256_gb200__fewer_mp_gpus_not_steadier(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan__search s, one;
+	const struct dtplan_candidate *c, *d;
+	double pessimistic;
+
+	(void)state;
+	preset_request(&r, "llama3-405b", "gb200", 256);
+	r.gpus_per_node = 4;
+	r.seq = 8192;
+	r.global_batch = 1536;
+	r.net_bytes_per_s = 100e9;
+	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	r.precision = DTPLAN_PRECISION_FP8;
+	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
+	assert_true(s.have_best);
+	c = &s.best;
+	assert_int_equal(c->tp, 4);
+	assert_int_equal(c->pp, 16);
+	r.tp = 1;
+	r.pp = 32;
+	assert_int_equal(dtplan__search_run(&r, false, &one, NULL), DTPLAN_OK);
+	assert_true(one.have_best);
+	d = &one.best;
+	pessimistic = upper_end(c) - c->step_p95 + c->step.total;
 	if (!(d->step.total <= pessimistic * (1.0 + DTPLAN__TIE_FRACTION)))
-		fail_msg("TP 2 x PP 4 %.3f s outside the window of %.3f s", d->step.total,
+		fail_msg("TP 1 x PP 32 %.3f s outside the window of %.3f s", d->step.total,
 			 pessimistic);
 	if (!(upper_end(c) < d->step.total))
-		fail_msg("PP 16's upper end %.3f s not below TP 2 x PP 4's %.3f s", upper_end(c),
+		fail_msg("TP 4's upper end %.3f s not below TP 1 x PP 32's %.3f s", upper_end(c),
 			 d->step.total);
 	assert_true(d->tp * d->pp < c->tp * c->pp);
 }
@@ -1622,6 +1658,7 @@ int main(void)
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__published_split_fits),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__report_recipe__published_split),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__report_recipe__free_choice),
+		cmocka_unit_test(search_run__llama3_405b_256_gb200__fewer_mp_gpus_not_steadier),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__default_batch__pp16_ties),
 		cmocka_unit_test(search_run__deepseek_v3_2048_h800__1f1b__published_split_ties),
 		cmocka_unit_test(search_run__llama3_70b_128k__context_parallel),

@@ -350,7 +350,12 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
  * d_v) and its latents (the up-projections' inputs and the rotary key).  An
  * MoE MLP keeps its input (the router's, bf16) and for each of the top_k
  * routed copies of a token, times the capacity factor, the permuted input
- * (g h bytes), its expert's activation input (g u F: under fp8 cached in fp8,
+ * (g h e bytes, e the experts' TP: the expert TP group gathers its e
+ * members' tokens, so once divided by t the rank keeps e / t of the
+ * sequence's: all of it at e = t, Megatron's TP all-gather before the
+ * experts, its own sequence-parallel share at e = 1, parallel folding),
+ * its expert's activation
+ * input (g u F: under fp8 cached in fp8,
  * as DeepSeek-V3's recipe caches the SwiGLU operator's inputs, arXiv
  * 2412.19437, section 3.3.3) and output (g F, the second matrix's input);
  * the shared experts their g u F + g F each; and the fp32 router logits
@@ -362,7 +367,7 @@ static int stage_first_layer(const struct dtplan_ledger_in *in,
  * what is kept when the backward pass needs it.
  */
 static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bool fine,
-			    double *rep, double *div)
+			    double gather, double *rep, double *div)
 {
 	double h = m->hidden, a = m->heads, f = m->moe_ffn, routed;
 	double qd = dtplan__model_q_dim(m), kvd = dtplan__model_kv_dim(m);
@@ -386,7 +391,7 @@ static void layer_per_token(const struct dtplan_model *m, bool moe, double g, bo
 	}
 	routed = DTPLAN_MOE_CAPACITY_FACTOR * m->top_k;
 	*rep += fine ? 0.0 : 2.0 * h;
-	*div += routed * (g * h + g * u * f + (fine ? 0.0 : g * f)) +
+	*div += routed * (g * h * gather + g * u * f + (fine ? 0.0 : g * f)) +
 		m->shared_experts * (g * u * f + g * f) + 4.0 * m->experts;
 }
 
@@ -437,7 +442,7 @@ static double layer_activations(const struct dtplan_ledger_in *in, enum dtplan_r
 							 in->sequence_parallel, rc);
 	layer_per_token(in->model, moe,
 			fp8 ? (in->gemm_in_bytes > 0.0 ? in->gemm_in_bytes : 1.0) : 2.0,
-			rc == DTPLAN_RECOMPUTE_FINE, &rep, &div);
+			rc == DTPLAN_RECOMPUTE_FINE, in->etp > 0 ? in->etp : t, &rep, &div);
 	if (in->sequence_parallel || in->tp == 1)
 		bytes = tok * (rep + div) / t;
 	else
