@@ -84,6 +84,44 @@ static void split_check__expert_layouts__key_and_reason(void **state)
 	}
 }
 
+/*
+ * Experts with linear biases (a GELU MoE: dtplan's GELU MLPs have biases,
+ * lib/model/model.c): Megatron-Core's TransformerConfig refuses them unless
+ * the experts' TP is 1 ("Bias in Moe is only supported when ETP==1",
+ * transformer_config.py, d98e8a6); DeepSpeed shards biased experts by TP.
+ */
+static void split_check__biased_experts__megatron_etp_1(void **state)
+{
+	struct dtplan_model gelu = mixtral;
+	struct dtplan__split s;
+	struct dtplan_error err = {0};
+
+	(void)state;
+	gelu.mlp = DTPLAN_MLP_GELU;
+	snprintf(gelu.name, sizeof(gelu.name), "gelu-moe");
+	dtplan__split_init(&s, &gelu);
+	s.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	s.tp = 2;
+	s.dp = 4;
+	s.ep = 8;
+	s.etp = 1;
+	assert_int_equal(dtplan__split_check(&s, DTPLAN__RULES_ALL, &err), DTPLAN_OK);
+	s.ep = 4;
+	s.etp = 2;
+	assert_int_equal(dtplan__split_check(&s, DTPLAN__RULES_ALL, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.source, "etp");
+	assert_string_equal(err.text, "ETP 2: gelu-moe's experts have linear biases, which "
+				      "Megatron-LM keeps only with the experts' TP 1 (etp=1)");
+	/* SwiGLU experts have none */
+	s.model = &mixtral;
+	assert_int_equal(dtplan__split_check(&s, DTPLAN__RULES_ALL, &err), DTPLAN_OK);
+	/* DeepSpeed shards them by TP: its own layout, allowed */
+	s.model = &gelu;
+	s.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	s.ep = 2;
+	assert_int_equal(dtplan__split_check(&s, DTPLAN__RULES_ALL, &err), DTPLAN_OK);
+}
+
 /* One split, one broken rule: the key and the start of the reason. */
 static void split_check__each_rule__key_and_reason(void **state)
 {
@@ -488,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_check__each_rule__key_and_reason),
 		cmocka_unit_test(split_check__expert_layouts__key_and_reason),
+		cmocka_unit_test(split_check__biased_experts__megatron_etp_1),
 		cmocka_unit_test(split_check__sequence__cp_and_tp_divide_it),
 		cmocka_unit_test(vp_split_of__units_account_layout_none),
 		cmocka_unit_test(search__odd_sequence__no_tp_that_cannot_split_it),

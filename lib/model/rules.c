@@ -203,6 +203,15 @@ static enum dtplan_err check_framework(const struct dtplan__split *s, struct dtp
 				     "expert tensor parallelism of its own; framework=megatron "
 				     "folds them)",
 				     s->etp, s->tp, fw->title, fw->ep_with_tp ? "" : " without EP");
+	/* Megatron-Core keeps the biases of MoE linear layers only with
+	 * ETP 1 (TransformerConfig.__post_init__, "Bias in Moe is only
+	 * supported when ETP==1", d98e8a6); dtplan's GELU models have linear
+	 * biases (lib/model/model.c), its SwiGLU ones none */
+	if (fw->fold && m != NULL && m->experts > 0 && m->mlp == DTPLAN_MLP_GELU && s->etp > 1)
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "etp", 0,
+				     "ETP %d: %s's experts have linear biases, which %s keeps "
+				     "only with the experts' TP 1 (etp=1)",
+				     s->etp, m->name, fw->title);
 	if (!fw->dualpipe && s->schedule == DTPLAN_SCHEDULE_DUALPIPE)
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "schedule", 0,
 				     "schedule=dualpipe: %s has no DualPipe schedule", fw->title);
