@@ -3,7 +3,8 @@
  * test_straggler.c: the step waits for the slowest GPU (lib/plan/
  * straggler.c): the normal quantile, the quantiles of the maximum of N
  * GPUs, and the median and 95th percentile a plan gives, through its JSON
- * and back.
+ * and back; the cv learned from the records' step spread (lib/record/
+ * learn.c) and which cv a plan uses.
  */
 #include "test_common.h"
 
@@ -168,6 +169,123 @@ static void plan__json__p50_p95_read_back(void **state)
 	dtplan_plan_destroy(b);
 }
 
+/* ---- the cv learned from the records' step spread ---- */
+
+/*
+ * A run of g GPUs (DP g) on cluster c1 as the planner's own model has it:
+ * one GPU's compute normal, mean mu and sd cv mu, the step the slowest of
+ * g, so its quartiles sit at mu (1 + cv z(q, g)): median mu (1 + cv z50),
+ * interquartile range cv mu (z75 - z25).
+ */
+static struct dtplan_record run_of(int g, double mu, double cv, int64_t steps)
+{
+	struct dtplan_record r;
+	double z50 = dtplan_max_quantile_z(0.5, g);
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.cluster, sizeof(r.cluster), "c1");
+	snprintf(r.gpu, sizeof(r.gpu), "h100-sxm");
+	snprintf(r.framework, sizeof(r.framework), "megatron");
+	snprintf(r.shape_class, sizeof(r.shape_class), "dp/z1/none");
+	r.tp = r.cp = r.pp = 1;
+	r.dp = g;
+	r.measured_step_s = mu * (1.0 + cv * (z50 > 0.0 ? z50 : 0.0));
+	r.measured_spread_s =
+		cv * mu * (dtplan_max_quantile_z(0.75, g) - dtplan_max_quantile_z(0.25, g));
+	r.model_step_s = r.predicted_step_s = mu;
+	r.steps = steps;
+	r.checkpoint_s = NAN;
+	return r;
+}
+
+static void learn_of(const struct dtplan_record *recs, size_t n, struct dtplan_calibration *cal)
+{
+	struct dtplan_error err = {0};
+
+	assert_int_equal(dtplan_calibration_learn(recs, n, "c1", cal, &err), DTPLAN_OK);
+}
+
+/* Stated cv 3% at 1, 8, 64, 512 and 4096 GPUs, steps of 0.5 s to 9 s:
+ * learned back as 0.03. */
+static void learn_cv__3pct_at_five_sizes__learned_back(void **state)
+{
+	static const int gs[] = {1, 8, 64, 512, 4096};
+	struct dtplan_record recs[5];
+	struct dtplan_calibration cal;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		recs[i] = run_of(gs[i], 0.5 + 2.0 * (double)i, 0.03, 100);
+	/* one GPU: the normal's own IQR, 2 x 0.6744897501960817 sd */
+	assert_near(recs[0].measured_spread_s / recs[0].measured_step_s,
+		    0.03 * 2.0 * 0.6744897501960817, 1e-9);
+	learn_of(recs, 5, &cal);
+	assert_int_equal(cal.cv_runs, 5);
+	assert_near(cal.step_cv, 0.03, 1e-9);
+	dtplan_calibration_fini(&cal);
+}
+
+/* Two runs, runs of 19 steps, runs without a spread, another cluster's:
+ * nothing learned; the third run of 20 steps makes three. */
+static void learn_cv__too_few_runs_or_steps__none(void **state)
+{
+	struct dtplan_record recs[6];
+	struct dtplan_calibration cal;
+
+	(void)state;
+	recs[0] = run_of(8, 1.0, 0.03, 100);
+	recs[1] = run_of(64, 1.0, 0.03, DTPLAN_CALIB_CV_MIN_STEPS);
+	learn_of(recs, 2, &cal);
+	assert_int_equal(cal.cv_runs, 0);
+	assert_near(cal.step_cv, 0.0, 0.0);
+	assert_int_equal((int)cal.n, 2); /* the corrections are learned all the same */
+	dtplan_calibration_fini(&cal);
+	recs[2] = run_of(16, 1.0, 0.03, DTPLAN_CALIB_CV_MIN_STEPS - 1);
+	recs[3] = run_of(16, 1.0, 0.03, 100);
+	recs[3].measured_spread_s = 0.0;
+	recs[4] = run_of(16, 1.0, 0.03, 100);
+	snprintf(recs[4].cluster, sizeof(recs[4].cluster), "c2");
+	learn_of(recs, 5, &cal);
+	assert_int_equal(cal.cv_runs, 0);
+	dtplan_calibration_fini(&cal);
+	recs[5] = run_of(32, 1.0, 0.03, DTPLAN_CALIB_CV_MIN_STEPS);
+	learn_of(recs, 6, &cal);
+	assert_int_equal(cal.cv_runs, 3);
+	assert_near(cal.step_cv, 0.03, 1e-9);
+	dtplan_calibration_fini(&cal);
+}
+
+/* Runs at 2%, 3% and 40% learn 3%; four at 3% with one at 40%, 3%; a
+ * spread wider than the model allows counts as the bound, 0.5. */
+static void learn_cv__one_outlier_run__median_holds(void **state)
+{
+	struct dtplan_record recs[5];
+	struct dtplan_calibration cal;
+
+	(void)state;
+	recs[0] = run_of(8, 1.0, 0.02, 50);
+	recs[1] = run_of(64, 2.0, 0.03, 50);
+	recs[2] = run_of(8, 1.0, 0.40, 50);
+	learn_of(recs, 3, &cal);
+	assert_int_equal(cal.cv_runs, 3);
+	assert_near(cal.step_cv, 0.03, 1e-9);
+	dtplan_calibration_fini(&cal);
+	recs[0] = run_of(128, 3.0, 0.03, 50);
+	recs[3] = run_of(1024, 1.0, 0.03, 50);
+	learn_of(recs, 4, &cal);
+	assert_near(cal.step_cv, 0.03, 1e-9);
+	dtplan_calibration_fini(&cal);
+	/* three runs whose IQR is the whole median at 1024 GPUs (z50 = 3.2):
+	 * m dz < s z50, past any cv */
+	for (int i = 0; i < 3; i++) {
+		recs[i] = run_of(1024, 1.0, 0.03, 50);
+		recs[i].measured_spread_s = recs[i].measured_step_s;
+	}
+	learn_of(recs, 3, &cal);
+	assert_near(cal.step_cv, DTPLAN_STEP_CV_MAX, 0.0);
+	dtplan_calibration_fini(&cal);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +294,9 @@ int main(void)
 		cmocka_unit_test(plan__cv_3pct_64_gpus__p95_from_the_maximum),
 		cmocka_unit_test(plan__one_gpu__median_unchanged),
 		cmocka_unit_test(plan__json__p50_p95_read_back),
+		cmocka_unit_test(learn_cv__3pct_at_five_sizes__learned_back),
+		cmocka_unit_test(learn_cv__too_few_runs_or_steps__none),
+		cmocka_unit_test(learn_cv__one_outlier_run__median_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

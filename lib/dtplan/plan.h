@@ -99,6 +99,11 @@ struct dtplan_calibration {
 	char cluster[64]; /* "" any cluster */
 	size_t n;
 	const struct dtplan_correction *corrections; /* n entries */
+	/* one GPU's compute-time coefficient of variation, learned from the
+	 * runs' step spread (dtplan/record.h, DTPLAN_CALIB_CV_MIN_RUNS);
+	 * cv_runs 0: none learned */
+	double step_cv;
+	int cv_runs;
 };
 
 struct dtplan_request {
@@ -170,6 +175,8 @@ void dtplan_request_init(struct dtplan_request *r);
  * with StepTimeCV= (dtplan.conf(5)).
  */
 #define DTPLAN_STEP_CV_DEFAULT 0.02
+/* The largest cv a site may set (StepTimeCV=) or the records teach. */
+#define DTPLAN_STEP_CV_MAX 0.5
 
 /* Phi^-1(p), the standard normal's quantile (Acklam's approximation,
  * relative error < 1.2e-9); NAN outside (0, 1). */
