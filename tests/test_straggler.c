@@ -148,12 +148,12 @@ static void plan__json__p50_p95_read_back(void **state)
 
 	(void)state;
 	dtplan_request_init(&r);
-	assert_near(dtplan_request_step_cv(&r), DTPLAN_STEP_CV_DEFAULT, 0.0);
+	assert_near(dtplan_request_step_cv(&r, NULL), DTPLAN_STEP_CV_DEFAULT, 0.0);
 	dtplan_config_init(&c);
 	assert_int_equal(dtplan_config_parse_string(&c, "StepTimeCV=0.04\n", "test", &err),
 			 DTPLAN_OK);
 	dtplan_request_apply_config(&r, &c);
-	assert_near(dtplan_request_step_cv(&r), 0.04, 0.0);
+	assert_near(dtplan_request_step_cv(&r, NULL), 0.04, 0.0);
 	dtplan_config_fini(&c);
 	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
 	assert_non_null(strstr(json, "\"step_p95_seconds\""));
@@ -286,6 +286,108 @@ static void learn_cv__one_outlier_run__median_holds(void **state)
 	dtplan_calibration_fini(&cal);
 }
 
+/*
+ * The precedence: with records that taught 3% and no StepTimeCV=, the plan
+ * uses 3% and says so (text, JSON, read back); StepTimeCV=0.02, the
+ * default's own value, still wins as the site's; with neither, the default.
+ */
+static void plan__learned_cv__records_then_site_wins(void **state)
+{
+	struct dtplan_record recs[3];
+	struct dtplan_calibration cal;
+	struct dtplan_request r;
+	struct dtplan_config c;
+	struct dtplan_error err = {0};
+	struct dtplan_plan *p = NULL, *b = NULL;
+	enum dtplan_cv_from from;
+	char text[512], *json = NULL;
+
+	(void)state;
+	recs[0] = run_of(8, 1.0, 0.03, 100);
+	recs[1] = run_of(64, 1.0, 0.03, 100);
+	recs[2] = run_of(512, 1.0, 0.03, 100);
+	learn_of(recs, 3, &cal);
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 16;
+	assert_near(dtplan_request_step_cv(&r, &from), DTPLAN_STEP_CV_DEFAULT, 0.0);
+	assert_int_equal(from, DTPLAN_CV_FROM_DEFAULT);
+	r.calibration = &cal;
+	assert_near(dtplan_request_step_cv(&r, &from), 0.03, 1e-9);
+	assert_int_equal(from, DTPLAN_CV_FROM_RECORDS);
+
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_near(p->best.step_cv, 0.03, 1e-9);
+	assert_int_equal(p->best.step_cv_from, DTPLAN_CV_FROM_RECORDS);
+	assert_int_equal(p->best.step_cv_runs, 3);
+	dtplan_plan_spread_text(p, text, sizeof(text));
+	assert_non_null(strstr(text, "varying 3.0% (sd; learned from 3 runs' step spread)"));
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
+	assert_non_null(strstr(json, "\"records\""));
+	assert_int_equal(dtplan_plan_from_json(json, &b, &err), DTPLAN_OK);
+	assert_int_equal(b->best.step_cv_from, DTPLAN_CV_FROM_RECORDS);
+	assert_int_equal(b->best.step_cv_runs, 3);
+	assert_near(b->best.step_cv, 0.03, 1e-12);
+	free(json);
+	dtplan_plan_destroy(b);
+	dtplan_plan_destroy(p);
+
+	/* the site's StepTimeCV=0.02 over the records' 3% */
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "StepTimeCV=0.02\n", "test", &err),
+			 DTPLAN_OK);
+	dtplan_request_apply_config(&r, &c);
+	dtplan_config_fini(&c);
+	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
+	assert_near(p->best.step_cv, 0.02, 0.0);
+	assert_int_equal(p->best.step_cv_from, DTPLAN_CV_FROM_SITE);
+	assert_int_equal(p->best.step_cv_runs, 0);
+	dtplan_plan_spread_text(p, text, sizeof(text));
+	assert_non_null(strstr(text, "(sd; the site's StepTimeCV=)"));
+	dtplan_plan_destroy(p);
+
+	/* a site file without StepTimeCV= leaves the records' */
+	dtplan_request_init(&r);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 16;
+	dtplan_config_init(&c);
+	assert_int_equal(dtplan_config_parse_string(&c, "MtbfGpuHours=50000\n", "test", &err),
+			 DTPLAN_OK);
+	dtplan_request_apply_config(&r, &c);
+	dtplan_config_fini(&c);
+	r.calibration = &cal;
+	assert_near(dtplan_request_step_cv(&r, &from), 0.03, 1e-9);
+	assert_int_equal(from, DTPLAN_CV_FROM_RECORDS);
+	dtplan_calibration_fini(&cal);
+}
+
+/* No site, no records: the default, named; a plan written before
+ * step_cv_from reads back unknown and names no source. */
+static void plan__default_cv__named_and_old_json_unknown(void **state)
+{
+	struct dtplan_plan *p = plan_of("llama3-8b", 16, DTPLAN_STEP_CV_UNSET), *b = NULL;
+	struct dtplan_error err = {0};
+	char text[512], *json = NULL;
+
+	(void)state;
+	assert_near(p->best.step_cv, DTPLAN_STEP_CV_DEFAULT, 0.0);
+	assert_int_equal(p->best.step_cv_from, DTPLAN_CV_FROM_DEFAULT);
+	dtplan_plan_spread_text(p, text, sizeof(text));
+	assert_non_null(strstr(text, "varying 2.0% (sd; the default, Sinha et al. SC'22)"));
+	p->best.step_cv_from = DTPLAN_CV_FROM_UNKNOWN;
+	assert_int_equal(dtplan_plan_to_json(p, true, &json, NULL), DTPLAN_OK);
+	assert_null(strstr(json, "step_cv_from"));
+	assert_int_equal(dtplan_plan_from_json(json, &b, &err), DTPLAN_OK);
+	assert_int_equal(b->best.step_cv_from, DTPLAN_CV_FROM_UNKNOWN);
+	dtplan_plan_spread_text(b, text, sizeof(text));
+	assert_non_null(strstr(text, "varying 2.0% (sd), waits "));
+	assert_string_equal(dtplan_cv_from_name(DTPLAN_CV_FROM_RECORDS), "records");
+	assert_false(dtplan_cv_from_parse("measured", NULL));
+	free(json);
+	dtplan_plan_destroy(p);
+	dtplan_plan_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +399,8 @@ int main(void)
 		cmocka_unit_test(learn_cv__3pct_at_five_sizes__learned_back),
 		cmocka_unit_test(learn_cv__too_few_runs_or_steps__none),
 		cmocka_unit_test(learn_cv__one_outlier_run__median_holds),
+		cmocka_unit_test(plan__learned_cv__records_then_site_wins),
+		cmocka_unit_test(plan__default_cv__named_and_old_json_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
