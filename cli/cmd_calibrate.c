@@ -22,7 +22,10 @@ void cmd_calibrate_usage(FILE *out)
 		"prior of +-%.0f%% on the model, runs differing by at least %.0f%%) within\n"
 		"[%.1f, %.1f], at the runs' geometric-mean GPU count; and how it changes with\n"
 		"the job's size: the slope of log(measured / model) per e-fold of GPUs, shrunk\n"
-		"toward 0 (a prior of +-%.0f%% per e-fold), from runs at several GPU counts.\n\n"
+		"toward 0 (a prior of +-%.0f%% per e-fold), from runs at several GPU counts.\n"
+		"And the spread of one GPU's compute per step (cv) the plans' straggler term\n"
+		"uses unless the site sets StepTimeCV=: the median over the runs of at least\n"
+		"%d steps with a spread, from %d such runs on.\n\n"
 		"  --show           show them (the only action)\n"
 		"  --records FILE   the record database (default: the site's RecordDB=, else\n"
 		"                   $XDG_STATE_HOME/dtplan/records.db)\n"
@@ -31,7 +34,8 @@ void cmd_calibrate_usage(FILE *out)
 		"  --site FILE      dtplan.conf, for RecordDB=\n"
 		"  --json           print them as JSON (schema " CLI_CALIBRATION_SCHEMA ")\n",
 		DTPLAN_CALIB_PRIOR_LOG_SD * 100.0, DTPLAN_CALIB_RUN_LOG_SD * 100.0,
-		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX, DTPLAN_CALIB_PRIOR_SLOPE_SD * 100.0);
+		DTPLAN_CORRECTION_MIN, DTPLAN_CORRECTION_MAX, DTPLAN_CALIB_PRIOR_SLOPE_SD * 100.0,
+		DTPLAN_CALIB_CV_MIN_STEPS, DTPLAN_CALIB_CV_MIN_RUNS);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -94,21 +98,33 @@ int cmd_calibrate(int argc, char **argv)
 			}
 		}
 		rc = cli_json_print(
-			CMD, json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "schema",
-				       CLI_CALIBRATION_SCHEMA, "records", path, "cluster", cl,
-				       "records_read", (json_int_t)n, "prior_log_sd",
+			CMD, json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:i}",
+				       "schema", CLI_CALIBRATION_SCHEMA, "records", path, "cluster",
+				       cl, "records_read", (json_int_t)n, "prior_log_sd",
 				       cli_json_number(DTPLAN_CALIB_PRIOR_LOG_SD), "run_log_sd",
 				       cli_json_number(DTPLAN_CALIB_RUN_LOG_SD), "prior_slope_sd",
 				       cli_json_number(DTPLAN_CALIB_PRIOR_SLOPE_SD), "corrections",
-				       a != NULL ? a : json_null()));
+				       a != NULL ? a : json_null(), "step_cv",
+				       cal.cv_runs > 0 ? cli_json_number(cal.step_cv) : json_null(),
+				       "step_cv_runs", cal.cv_runs));
 		goto out;
 	}
 	printf("%zu record%s in %s%s%s\n", n, n == 1 ? "" : "s", path, cl[0] ? ", cluster " : "",
 	       cl);
+	/* a record that teaches a cv teaches a correction too */
 	if (cal.n == 0) {
 		printf("nothing learned: plans use the model alone\n");
 		goto out;
 	}
+	/* the step spread, learned apart from the corrections (over every GPU
+	 * type and framework) */
+	if (cal.cv_runs > 0)
+		printf("step spread: one GPU's compute varies %.1f%% (sd), learned from %d runs\n",
+		       cal.step_cv * 100.0, cal.cv_runs);
+	else
+		printf("step spread: none learned (needs %d runs of %d steps or more with a "
+		       "spread)\n",
+		       DTPLAN_CALIB_CV_MIN_RUNS, DTPLAN_CALIB_CV_MIN_STEPS);
 	printf("%-12s %-10s %-26s %5s %9s %7s %7s %7s %11s %7s\n", "gpu", "framework",
 	       "shape class", "runs", "measured", "spread", "weight", "factor", "gpus", "slope");
 	for (size_t i = 0; i < cal.n; i++) {

@@ -99,6 +99,11 @@ struct dtplan_calibration {
 	char cluster[64]; /* "" any cluster */
 	size_t n;
 	const struct dtplan_correction *corrections; /* n entries */
+	/* one GPU's compute-time coefficient of variation, learned from the
+	 * runs' step spread (dtplan/record.h, DTPLAN_CALIB_CV_MIN_RUNS);
+	 * cv_runs 0: none learned */
+	double step_cv;
+	int cv_runs;
 };
 
 struct dtplan_request {
@@ -132,8 +137,9 @@ struct dtplan_request {
 	double efficiency;                 /* kernel speed: 0.5 (the site default) is the calibrated
 				    * model, 0.6 kernels 20% faster (cost-model.md) */
 	double memory_headroom;            /* fraction of GPU memory kept free (0.1) */
-	double step_cv;                    /* one GPU's compute time per step: sd / mean (0: none;
-			 * dtplan_request_init(): DTPLAN_STEP_CV_DEFAULT) */
+	double step_cv;                    /* one GPU's compute time per step: sd / mean, the
+			 * site's (StepTimeCV=); DTPLAN_STEP_CV_UNSET:
+			 * dtplan_request_step_cv() resolves it */
 	struct dtplan_model_fit model_fit; /* unset: the built-in constants */
 	/* checkpoint */
 	double mtbf_gpu_hours;
@@ -166,10 +172,30 @@ void dtplan_request_init(struct dtplan_request *r);
  * "Not All GPUs Are Created Equal", SC'22 (arXiv 2208.11035), measured 8%
  * average performance variation between identical GPUs of five clusters
  * (Summit, Vortex, Frontera, Longhorn, Corona); read as the spread of the
- * central 95% of a normal, 4 sd: 0.08 / 4 = 0.02.  A site sets its own
- * with StepTimeCV= (dtplan.conf(5)).
+ * central 95% of a normal, 4 sd: 0.08 / 4 = 0.02.  A site's records
+ * teach its own (dtplan_calibration_learn()), and StepTimeCV=
+ * (dtplan.conf(5)) sets one over both.
  */
 #define DTPLAN_STEP_CV_DEFAULT 0.02
+/* The largest cv a site may set (StepTimeCV=) or the records teach. */
+#define DTPLAN_STEP_CV_MAX 0.5
+/* A request's or a site's step_cv nobody set (dtplan_request_init(),
+ * dtplan_config_init()): any value outside [0, 0.5] reads the same. */
+#define DTPLAN_STEP_CV_UNSET (-1.0)
+
+/* Where the coefficient of variation a plan used came from. */
+enum dtplan_cv_from {
+	DTPLAN_CV_FROM_UNKNOWN = 0, /* a plan read from JSON older than the field */
+	DTPLAN_CV_FROM_SITE,        /* the site's StepTimeCV= (or the request's own) */
+	DTPLAN_CV_FROM_RECORDS,     /* learned from the records' step spread */
+	DTPLAN_CV_FROM_DEFAULT,     /* DTPLAN_STEP_CV_DEFAULT */
+};
+
+/* "", "site", "records", "default" (the plan JSON's prediction.step_cv_from);
+ * static strings.  dtplan_cv_from_parse() reads them back: false for any
+ * other name. */
+const char *dtplan_cv_from_name(enum dtplan_cv_from from);
+bool dtplan_cv_from_parse(const char *name, enum dtplan_cv_from *from);
 
 /* Phi^-1(p), the standard normal's quantile (Acklam's approximation,
  * relative error < 1.2e-9); NAN outside (0, 1). */
@@ -180,9 +206,11 @@ double dtplan_normal_quantile(double p);
  * q-quantile at mu + cv mu z. */
 double dtplan_max_quantile_z(double q, int n);
 
-/* The coefficient of variation r plans with: its step_cv when in [0, 0.5],
- * else DTPLAN_STEP_CV_DEFAULT. */
-double dtplan_request_step_cv(const struct dtplan_request *r);
+/* The coefficient of variation r plans with: its step_cv when in [0, 0.5]
+ * (the site's StepTimeCV=), else its calibration's learned one when it has
+ * one (cv_runs > 0), else DTPLAN_STEP_CV_DEFAULT.  *from (NULL allowed)
+ * says which. */
+double dtplan_request_step_cv(const struct dtplan_request *r, enum dtplan_cv_from *from);
 
 struct dtplan_plan;
 /* The text plan's lines on the best candidate's step spread (p50, p95, the
@@ -333,6 +361,8 @@ struct dtplan_candidate {
 	/* the step's spread (lib/plan/straggler.c): step.total is its median */
 	double step_p95; /* the 95th percentile, the correction included */
 	double step_cv;  /* one GPU's compute-time coefficient of variation it used */
+	enum dtplan_cv_from step_cv_from; /* and where it came from */
+	int step_cv_runs;                 /* runs it was learned from (DTPLAN_CV_FROM_RECORDS) */
 };
 
 #define DTPLAN_WARN_CODE_MAX 32

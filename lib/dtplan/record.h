@@ -149,11 +149,33 @@ enum dtplan_err dtplan_recdb_list(struct dtplan_recdb *db, const char *cluster,
  * flat).
  */
 #define DTPLAN_CALIB_PRIOR_SLOPE_SD 0.10
+/*
+ * One GPU's compute-time coefficient of variation, from the runs' step
+ * spread (doc/internals/cost-model.md, "Step, throughput"): the planner's
+ * own model, each GPU's compute normal with sd cv mu, independent across
+ * GPUs and steps, the step the slowest of g, puts the step's q-quantile at
+ * mu (1 + cv z(q, g)), z = dtplan_max_quantile_z().  A run of median m and
+ * interquartile range s gives, with dz = z(0.75, g) - z(0.25, g):
+ * s = cv mu dz and m = mu (1 + cv z(0.5, g)), so cv = s / (m dz - s z(0.5, g)).
+ * The site's cv is the median over the cluster's runs (every GPU type and
+ * framework: the spread is the fleet's), bounded to [0, DTPLAN_STEP_CV_MAX].
+ *
+ * A run counts with at least DTPLAN_CALIB_CV_MIN_STEPS steps kept: the IQR
+ * of n normal samples (quantiles between neighbours, as
+ * dtplan_observation_summary() takes them) reads 13% low and scatters by
+ * 36% (sd) at n = 10, 7% low and 26% at 20, 3% low and 16% at 50; below 20
+ * one run's spread is mostly noise.  The cv is kept from
+ * DTPLAN_CALIB_CV_MIN_RUNS runs on: the first count whose median no single
+ * run sets.
+ */
+#define DTPLAN_CALIB_CV_MIN_STEPS 20
+#define DTPLAN_CALIB_CV_MIN_RUNS 3
 
 /*
  * Learns the corrections of cluster ("" or NULL: every cluster) from n
  * records (records of other clusters and without a measured or model step
- * are skipped).  out->corrections is allocated: free with
+ * are skipped), and the step spread's cv (out->step_cv, out->cv_runs; 0
+ * runs: none).  out->corrections is allocated: free with
  * dtplan_calibration_fini().
  */
 enum dtplan_err dtplan_calibration_learn(const struct dtplan_record *recs, size_t n,

@@ -227,7 +227,8 @@ struct dtplan_config {
 	double slowdown_threshold;     /* warn or refuse an allocation only when one on fewer
 				    * leaves would be faster by more than this fraction */
 	double mfu_efficiency;         /* achievable fraction of peak for compute */
-	double step_cv; /* one GPU's compute time per step, sd / mean (StepTimeCV=) */
+	double step_cv;                /* one GPU's compute time per step, sd / mean (StepTimeCV=);
+			 * DTPLAN_STEP_CV_UNSET: the records', else the default */
 	/* HTTP (probes/http.c): the fabric service and the plans' collector */
 	char fabric_url[256];      /* FabricURL: dtplan.fabric/1 JSON or topology.conf; "" none */
 	char fabric_cache[256];    /* file holding the last good answer; "" no cache */
@@ -299,9 +300,9 @@ const struct dtplan_site_nodeset *dtplan_config_nodeset_for(const struct dtplan_
  * Describes global setting i (0, 1, ... until it returns false) for
  * summaries: *key receives its site-file name ("" for plugstack-only
  * settings), *arg its plugstack argument name (static strings), value its
- * current value for people ("50.00 GB/s", "warn", "" for an unset path),
- * *is_default whether it equals dtplan_config_init()'s value.  Any output
- * pointer may be NULL.
+ * current value for people ("50.00 GB/s", "warn", "" for an unset path
+ * or an unset StepTimeCV=), *is_default whether it equals
+ * dtplan_config_init()'s value.  Any output pointer may be NULL.
  */
 bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char **key,
 			   const char **arg, char *value, size_t size, bool *is_default);

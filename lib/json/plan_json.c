@@ -107,6 +107,13 @@ static json_t *prediction_json(const struct dtplan_candidate *c)
 		json_decref(o);
 		o = NULL;
 	}
+	/* where step_cv came from; unknown (a plan read from older JSON): absent */
+	if (o != NULL && c->step_cv_from != DTPLAN_CV_FROM_UNKNOWN &&
+	    (!put(o, "step_cv_from", json_string(dtplan_cv_from_name(c->step_cv_from))) ||
+	     !put(o, "step_cv_runs", json_integer(c->step_cv_runs)))) {
+		json_decref(o);
+		o = NULL;
+	}
 	return o;
 }
 

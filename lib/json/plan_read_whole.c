@@ -251,6 +251,25 @@ static enum dtplan_err read_memory(json_t *root, struct dtplan_plan *p, struct d
 	return DTPLAN_OK;
 }
 
+/* prediction.step_cv_from and step_cv_runs; both absent in older plans */
+static enum dtplan_err read_cv_from(json_t *pr, struct dtplan_candidate *c,
+				    struct dtplan_error *err)
+{
+	char from[16] = "";
+	enum dtplan_err ret;
+
+	if ((ret = dtplan__jget_str(pr, SRC, "prediction", "step_cv_from", OPT, from, sizeof(from),
+				    err)) != DTPLAN_OK ||
+	    (ret = dtplan__jget_int(pr, SRC, "prediction", "step_cv_runs", OPT, 0, WHOLE_MAX,
+				    &c->step_cv_runs, err)) != DTPLAN_OK)
+		return ret;
+	if (from[0] != '\0' && !dtplan_cv_from_parse(from, &c->step_cv_from))
+		return dtplan__error(
+			err, DTPLAN_ERR_PARSE, SRC, 0,
+			"prediction.step_cv_from: '%s' is not site, records or default", from);
+	return DTPLAN_OK;
+}
+
 static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 				       struct dtplan_error *err)
 {
@@ -291,6 +310,9 @@ static enum dtplan_err read_prediction(json_t *root, struct dtplan_candidate *c,
 		if (ret != DTPLAN_OK)
 			return ret;
 	}
+	/* issue 34's cv source: absent in older plans (unknown) */
+	if (json_is_object(pr) && (ret = read_cv_from(pr, c, err)) != DTPLAN_OK)
+		return ret;
 	/* a static name, as the search sets it */
 	v = json_object_get(pr, "ep_links");
 	if (v == NULL || json_is_null(v))

@@ -43,7 +43,7 @@ void dtplan_request_init(struct dtplan_request *r)
 	r->attention = DTPLAN_ATTENTION_FLASH;
 	r->precision = DTPLAN_PRECISION_BF16;
 	r->memory_headroom = 0.1;
-	r->step_cv = DTPLAN_STEP_CV_DEFAULT;
+	r->step_cv = DTPLAN_STEP_CV_UNSET; /* dtplan_request_step_cv() resolves it */
 	/* Fabric, reliability and thresholds: the site defaults, which live in
 	 * dtplan_config_init() only, so a plan with and without a site file
 	 * that sets nothing agree. */
@@ -86,7 +86,7 @@ void dtplan_request_apply_config(struct dtplan_request *r, const struct dtplan_c
 		r->slowdown_threshold = c->slowdown_threshold;
 	if (c->mfu_efficiency > 0.0 && c->mfu_efficiency <= 1.0)
 		r->efficiency = c->mfu_efficiency;
-	if (c->step_cv >= 0.0 && c->step_cv <= 0.5)
+	if (c->step_cv >= 0.0 && c->step_cv <= DTPLAN_STEP_CV_MAX)
 		r->step_cv = c->step_cv;
 }
 

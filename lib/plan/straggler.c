@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * Phi^-1(p), the standard normal's quantile: Acklam's rational
@@ -61,14 +62,57 @@ double dtplan_max_quantile_z(double q, int n)
 	return dtplan_normal_quantile(exp(log(q) / n));
 }
 
-double dtplan_request_step_cv(const struct dtplan_request *r)
+static const char *const cv_from_names[] = {
+	[DTPLAN_CV_FROM_UNKNOWN] = "",
+	[DTPLAN_CV_FROM_SITE] = "site",
+	[DTPLAN_CV_FROM_RECORDS] = "records",
+	[DTPLAN_CV_FROM_DEFAULT] = "default",
+};
+
+const char *dtplan_cv_from_name(enum dtplan_cv_from from)
 {
-	return r->step_cv >= 0.0 && r->step_cv <= 0.5 ? r->step_cv : DTPLAN_STEP_CV_DEFAULT;
+	if ((size_t)from >= DTPLAN_ARRAY_SIZE(cv_from_names))
+		return "";
+	return cv_from_names[from];
+}
+
+bool dtplan_cv_from_parse(const char *name, enum dtplan_cv_from *from)
+{
+	for (size_t i = 0; name != NULL && i < DTPLAN_ARRAY_SIZE(cv_from_names); i++) {
+		if (strcmp(name, cv_from_names[i]) == 0) {
+			if (from != NULL)
+				*from = (enum dtplan_cv_from)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The site's word first: a StepTimeCV= set by hand is a decision about the
+ * fleet, the records only what its last jobs showed. */
+double dtplan_request_step_cv(const struct dtplan_request *r, enum dtplan_cv_from *from)
+{
+	const struct dtplan_calibration *cal = r->calibration;
+	enum dtplan_cv_from f = DTPLAN_CV_FROM_DEFAULT;
+	double cv = DTPLAN_STEP_CV_DEFAULT;
+
+	if (r->step_cv >= 0.0 && r->step_cv <= DTPLAN_STEP_CV_MAX) {
+		f = DTPLAN_CV_FROM_SITE;
+		cv = r->step_cv;
+	} else if (cal != NULL && cal->cv_runs > 0 && cal->step_cv >= 0.0 &&
+		   cal->step_cv <= DTPLAN_STEP_CV_MAX) {
+		f = DTPLAN_CV_FROM_RECORDS;
+		cv = cal->step_cv;
+	}
+	if (from != NULL)
+		*from = f;
+	return cv;
 }
 
 void dtplan__straggle(const struct dtplan_request *r, struct dtplan_candidate *c)
 {
-	double cv = dtplan_request_step_cv(r), sd = cv * c->step.compute;
+	enum dtplan_cv_from from;
+	double cv = dtplan_request_step_cv(r, &from), sd = cv * c->step.compute;
 	double z50 = dtplan_max_quantile_z(0.5, r->gpus),
 	       z95 = dtplan_max_quantile_z(0.95, r->gpus);
 
@@ -77,12 +121,39 @@ void dtplan__straggle(const struct dtplan_request *r, struct dtplan_candidate *c
 	c->step.total += c->step.straggler;
 	c->step_p95 = c->step.total + sd * (z95 - (z50 > 0.0 ? z50 : 0.0));
 	c->step_cv = cv;
+	c->step_cv_from = from;
+	c->step_cv_runs = from == DTPLAN_CV_FROM_RECORDS ? r->calibration->cv_runs : 0;
+}
+
+/* Where c's cv came from, for people: "; the site's StepTimeCV=", ...;
+ * "" unknown (a plan read from JSON older than step_cv_from). */
+static void cv_source(const struct dtplan_candidate *c, char *buf, size_t size)
+{
+	switch (c->step_cv_from) {
+	case DTPLAN_CV_FROM_SITE:
+		snprintf(buf, size, "; the site's StepTimeCV=");
+		break;
+	case DTPLAN_CV_FROM_RECORDS:
+		if (c->step_cv_runs > 0)
+			snprintf(buf, size, "; learned from %d run%s step spread", c->step_cv_runs,
+				 c->step_cv_runs == 1 ? "'s" : "s'");
+		else
+			snprintf(buf, size, "; learned from the records' step spread");
+		break;
+	case DTPLAN_CV_FROM_DEFAULT:
+		snprintf(buf, size, "; the default, Sinha et al. SC'22");
+		break;
+	case DTPLAN_CV_FROM_UNKNOWN:
+	default:
+		buf[0] = '\0';
+		break;
+	}
 }
 
 void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size)
 {
 	const struct dtplan_candidate *c;
-	char a[32], b[32], w[32];
+	char a[32], b[32], w[32], from[64];
 
 	if (buf == NULL || size == 0)
 		return;
@@ -91,13 +162,15 @@ void dtplan_plan_spread_text(const struct dtplan_plan *p, char *buf, size_t size
 	if (p == NULL || !(p->best.step_p95 > 0.0))
 		return;
 	c = &p->best;
+	cv_source(c, from, sizeof(from));
 	snprintf(buf, size,
-		 "  step spread  p50 %s, p95 %s: the slowest of %d GPUs, one GPU's compute "
-		 "varying %.1f%% (sd),\n"
-		 "               waits %s at the median; throughput, the checkpoint interval,\n"
-		 "               goodput and time to train use p50\n",
+		 "  step spread  p50 %s, p95 %s: the slowest of %d GPUs, one GPU's compute\n"
+		 "               varying %.1f%% (sd%s), waits %s at the\n"
+		 "               median; throughput, the checkpoint interval, goodput and time to "
+		 "train use p50\n",
 		 dtplan_format_time(c->step.total, a, sizeof(a)),
 		 dtplan_format_time(c->step_p95, b, sizeof(b)), p->request.gpus, c->step_cv * 100.0,
+		 from,
 		 dtplan_format_time(c->step.straggler * (c->correction > 0.0 ? c->correction : 1.0),
 				    w, sizeof(w)));
 }

@@ -109,7 +109,7 @@ static const struct dtplan__config_setting settings[] = {
 	 false},
 	{"ComputeEfficiency", "compute_efficiency", K_NUMBER, OFF(mfu_efficiency), 0, 0.01, 1,
 	 false},
-	{"StepTimeCV", "step_time_cv", K_NUMBER, OFF(step_cv), 0, 0, 0.5, false},
+	{"StepTimeCV", "step_time_cv", K_NUMBER, OFF(step_cv), 0, 0, DTPLAN_STEP_CV_MAX, false},
 	{"FabricURL", "fabric_url", K_URL, STR(fabric_url), 0, 0, false},
 	{"FabricCache", "fabric_cache", K_PATH, STR(fabric_cache), 0, 0, false},
 	{"FabricCacheTTL", "fabric_cache_ttl", K_TIME, OFF(fabric_cache_ttl_s), 0, 0, 1e7, false},
@@ -161,7 +161,7 @@ void dtplan_config_init(struct dtplan_config *c)
 	c->exposed_comm_threshold = 0.10;
 	c->slowdown_threshold = 0.05;
 	c->mfu_efficiency = 0.5;
-	c->step_cv = DTPLAN_STEP_CV_DEFAULT;
+	c->step_cv = DTPLAN_STEP_CV_UNSET; /* the records', else the default */
 	c->fabric_cache_ttl_s = 300.0;
 	c->fabric_timeout_s = 2.0;
 	c->report_timeout_s = 2.0;
@@ -790,7 +790,12 @@ bool dtplan_config_setting(const struct dtplan_config *c, size_t i, const char *
 		dtplan_format_bytes(cur.d, buf, sizeof(buf));
 		break;
 	default:
-		snprintf(buf, sizeof(buf), "%g", cur.d);
+		/* below its range: never set, as StepTimeCV= (DTPLAN_STEP_CV_UNSET)
+		 * is until the site sets it; "" like an unset path */
+		if (cur.d < s->min)
+			buf[0] = '\0';
+		else
+			snprintf(buf, sizeof(buf), "%g", cur.d);
 		break;
 	}
 	if (value != NULL && size > 0)

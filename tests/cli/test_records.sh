@@ -137,6 +137,68 @@ stderr_has "the plan's predicted step 1e-300 s (model 1e-300 s) outside the phys
 run 0 history --records "$db" --cluster c1 --json
 json_eq '[r["job_id"] for r in j][-1]' 105
 
+# the step spread (issue 34): three jobs of cluster c3 whose steps vary
+# teach one GPU's compute-time cv; the plans of c3 use it and say so, the
+# site's StepTimeCV= wins over it, --no-calibration gives the default
+# job_log_spread FILE STEP_SECONDS WIDTH: 30 iterations, the first 3x slower,
+# the others STEP x (1 + WIDTH x (k - 4.5) / 10), k = 7 it mod 10
+job_log_spread() {
+	python3 - "$1" "$2" "$3" <<'EOF_PY'
+import sys
+path, t, w = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+with open(path, "w") as f:
+    f.write("using world size: 16\n")
+    for it in range(1, 31):
+        ms = t * 1000.0 * (3.0 if it == 1 else 1.0 + w * ((7 * it) % 10 - 4.5) / 10.0)
+        f.write(" [2026-12-01 10:00:%02d.000000] iteration %8d/%8d | consumed samples: %12d |"
+                " elapsed time per iteration (ms): %.1f | learning rate: 3.000000E-04 |"
+                " global batch size:  1024 | lm loss: 7.000000E+00 |\n"
+                % (it % 60, it * 10, 300, it * 10240, ms))
+EOF_PY
+}
+c3="--records $db --cluster c3"
+for job in 201 202 203; do
+	job_log_spread "$tmp/slurm-$job.out" "$measured" "0.0$((job - 199))"
+	run 0 observe --plan "$tmp/plan.json" --output "$tmp/slurm-$job.out" --job-id $job \
+		$c3 --time $((1764583200 + job))
+	[ $job = 202 ] || continue
+	run 0 calibrate --show $c3
+	stdout_has "step spread: none learned (needs 3 runs of 20 steps or more with a spread)"
+done
+run 0 calibrate --show $c3
+stdout_has "step spread: one GPU's compute varies "
+stdout_has "(sd), learned from 3 runs"
+run 0 calibrate --show $c3 --json
+json_eq 'j["step_cv_runs"]' 3
+cv=$(jnum "$out" 'j["step_cv"]')
+# the same cv from the records by the formula (dtplan/record.h), z from
+# Python's own normal quantile: cv = s / (m dz - s z50) per run, the median
+run 0 history $c3 --json
+json_eq 'len([r for r in j if r["steps"] >= 20 and r["measured_step_spread_s"] > 0])' 3
+python3 - "$out" "$cv" <<'EOF_PY' && _pass "step_cv is the runs' median by the formula" || _fail "step_cv $cv is not the runs' median"
+import json, statistics, sys
+inv = statistics.NormalDist().inv_cdf
+z = lambda q, g: inv(q ** (1.0 / g))
+cvs = []
+for r in json.load(open(sys.argv[1])):
+    g, m, s = r["gpus"], r["measured_step_s"], r["measured_step_spread_s"]
+    cvs.append(s / (m * (z(0.75, g) - z(0.25, g)) - s * max(z(0.5, g), 0.0)))
+want, got = statistics.median(cvs), float(sys.argv[2])
+sys.exit(0 if abs(got / want - 1) < 1e-6 and 0 < got < 0.5 else 1)
+EOF_PY
+run 0 plan --model llama3-8b --gpus 16 $c3
+stdout_has "(sd; learned from 3 runs' step spread)"
+run 0 plan --model llama3-8b --gpus 16 $c3 --json
+json_eq 'j["prediction"]["step_cv_from"]' records
+json_eq 'j["prediction"]["step_cv_runs"]' 3
+json_eq 'j["prediction"]["step_cv"] == '"$cv" True
+printf 'StepTimeCV=0.02\n' >"$tmp/cv.conf"
+run 0 plan --model llama3-8b --gpus 16 $c3 --site "$tmp/cv.conf" --json
+json_eq 'j["prediction"]["step_cv_from"]' site
+json_eq 'j["prediction"]["step_cv"]' 0.02
+run 0 plan --model llama3-8b --gpus 16 $c3 --no-calibration
+stdout_has "(sd; the default, Sinha et al. SC'22)"
+
 run 2 observe --plan "$tmp/plan.json"; stderr_has "--output or --observe is required"
 run 2 calibrate; stderr_has "--show is required"
 run 0 history --help; stdout_starts "Usage: dtplan history"
