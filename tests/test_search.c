@@ -1081,6 +1081,24 @@ static double upper_end(const struct dtplan_candidate *c)
 	return c->step_p95 + exposed * (1.0 / DTPLAN__LINK_EFFICIENCY_LOW - 1.0);
 }
 
+/* The same without the spread: the pessimistic step the tie window starts from. */
+static double pessimistic_of(const struct dtplan_candidate *c)
+{
+	return upper_end(c) - c->step_p95 + c->step.total;
+}
+
+/* r searched freely into *free, then with TP and PP pinned into *pinned. */
+static void free_then_pinned(struct dtplan_request *r, int tp, int pp, struct dtplan__search *free,
+			     struct dtplan__search *pinned)
+{
+	assert_int_equal(dtplan__search_run(r, false, free, NULL), DTPLAN_OK);
+	assert_true(free->have_best);
+	r->tp = tp;
+	r->pp = pp;
+	assert_int_equal(dtplan__search_run(r, false, pinned, NULL), DTPLAN_OK);
+	assert_true(pinned->have_best);
+}
+
 /*
  * DeepSeek-V3's report recipe with TP, PP and EP left to the search (the
  * reference table's deepseek-v3-2048-h800 row): the choice is the report's
@@ -1098,20 +1116,15 @@ static void search_run__deepseek_v3_2048_h800__report_recipe__free_choice(void *
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
 	r.moments = DTPLAN_MOMENTS_BF16;
-	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
-	assert_true(s.have_best);
+	free_then_pinned(&r, 2, 4, &s, &two);
 	c = &s.best;
+	d = &two.best;
 	assert_int_equal(c->tp, 1);
 	assert_int_equal(c->pp, 16);
 	assert_int_equal(c->ep, 64);
-	r.tp = 2;
-	r.pp = 4;
-	assert_int_equal(dtplan__search_run(&r, false, &two, NULL), DTPLAN_OK);
-	assert_true(two.have_best);
-	d = &two.best;
-	if (!(d->step.total > upper_end(c) - c->step_p95 + c->step.total))
+	if (!(d->step.total > pessimistic_of(c)))
 		fail_msg("TP 2 x PP 4 %.3f s not slower than PP 16's pessimistic %.3f s",
-			 d->step.total, upper_end(c) - c->step_p95 + c->step.total);
+			 d->step.total, pessimistic_of(c));
 }
 
 /*
@@ -1140,17 +1153,12 @@ static void search_run__llama3_405b_256_gb200__fewer_mp_gpus_not_steadier(void *
 	r.net_bytes_per_s = 100e9;
 	r.framework = DTPLAN_FRAMEWORK_MEGATRON;
 	r.precision = DTPLAN_PRECISION_FP8;
-	assert_int_equal(dtplan__search_run(&r, false, &s, NULL), DTPLAN_OK);
-	assert_true(s.have_best);
+	free_then_pinned(&r, 1, 32, &s, &one);
 	c = &s.best;
+	d = &one.best;
 	assert_int_equal(c->tp, 4);
 	assert_int_equal(c->pp, 16);
-	r.tp = 1;
-	r.pp = 32;
-	assert_int_equal(dtplan__search_run(&r, false, &one, NULL), DTPLAN_OK);
-	assert_true(one.have_best);
-	d = &one.best;
-	pessimistic = upper_end(c) - c->step_p95 + c->step.total;
+	pessimistic = pessimistic_of(c);
 	if (!(d->step.total <= pessimistic * (1.0 + DTPLAN__TIE_FRACTION)))
 		fail_msg("TP 1 x PP 32 %.3f s outside the window of %.3f s", d->step.total,
 			 pessimistic);
