@@ -13,19 +13,21 @@
 
 void cmd_comm_usage(FILE *out)
 {
-	fprintf(out, "Usage: dtplan comm --op allreduce|allgather|reducescatter|p2p --bytes SIZE\n"
-		     "                   --ranks N --bandwidth RATE [--latency TIME] [--algo "
-		     "ring|tree]\n"
-		     "                   [--json]\n\n"
-		     "Predicts the time of one collective of SIZE bytes over N ranks.\n\n"
-		     "  --op OP            allreduce, allgather, reducescatter or p2p\n"
-		     "  --bytes SIZE       buffer size: 14GB, 33.6MB, 1GiB, 14e9\n"
-		     "  --ranks N          ranks taking part (2 for p2p)\n"
-		     "  --bandwidth RATE   link bandwidth per rank: 900GB/s, 400Gb/s\n"
-		     "  --latency TIME     per-message latency (default 0): 5us, 1.5ms\n"
-		     "  --algo ALGO        ring or tree (all-reduce only; default ring)\n"
-		     "  --json             print JSON (schema " CLI_COMM_SCHEMA
-		     ") instead of a table\n");
+	fprintf(out,
+		"Usage: dtplan comm --op allreduce|allgather|reducescatter|p2p --bytes SIZE\n"
+		"                   --ranks N --bandwidth RATE [--latency TIME] [--algo "
+		"ring|tree|nvls]\n"
+		"                   [--json]\n\n"
+		"Predicts the time of one collective of SIZE bytes over N ranks.\n\n"
+		"  --op OP            allreduce, allgather, reducescatter or p2p\n"
+		"  --bytes SIZE       buffer size: 14GB, 33.6MB, 1GiB, 14e9\n"
+		"  --ranks N          ranks taking part (2 for p2p)\n"
+		"  --bandwidth RATE   link bandwidth per rank: 900GB/s, 400Gb/s\n"
+		"  --latency TIME     per-message latency (default 0): 5us, 1.5ms\n"
+		"  --algo ALGO        ring, tree or nvls (NVLink SHARP, in-switch reduction);\n"
+		"                     tree and nvls: all-reduce only; default ring\n"
+		"  --json             print JSON (schema " CLI_COMM_SCHEMA
+		") instead of a table\n");
 }
 
 int cmd_comm(int argc, char **argv)
@@ -67,9 +69,9 @@ int cmd_comm(int argc, char **argv)
 		return rc;
 	if (op == DTPLAN_COLL_P2P && ranks != 2)
 		return cli_usage_error(CMD, "--ranks %d: p2p is between 2 ranks", ranks);
-	if (algo == DTPLAN_ALGO_TREE && op != DTPLAN_COLL_ALLREDUCE)
-		return cli_usage_error(CMD, "--algo tree applies to allreduce only, not %s",
-				       dtplan_coll_name(op));
+	if (algo != DTPLAN_ALGO_RING && op != DTPLAN_COLL_ALLREDUCE)
+		return cli_usage_error(CMD, "--algo %s applies to allreduce only, not %s",
+				       dtplan_algo_name(algo), dtplan_coll_name(op));
 	secs = dtplan_comm_seconds(op, algo, bytes, ranks, bw, lat);
 	per_rank = dtplan_comm_bytes_per_rank(op, algo, bytes, ranks);
 	if (json) {

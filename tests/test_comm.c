@@ -217,6 +217,10 @@ static void algo_parse__table__round_trips(void **state)
 	assert_int_equal(a, DTPLAN_ALGO_TREE);
 	assert_string_equal(dtplan_algo_name(a), "tree");
 	assert_string_equal(dtplan_algo_name(DTPLAN_ALGO_RING), "ring");
+	assert_int_equal(dtplan_algo_parse("NVLS", &a, NULL), DTPLAN_OK);
+	assert_int_equal(a, DTPLAN_ALGO_NVLS);
+	assert_string_equal(dtplan_algo_name(DTPLAN_ALGO_NVLS), "nvls");
+	a = DTPLAN_ALGO_TREE;
 	assert_string_equal(dtplan_algo_name((enum dtplan_algo)3), "unknown");
 	assert_int_equal(dtplan_algo_parse("butterfly", &a, &err), DTPLAN_ERR_INVAL);
 	assert_non_null(strstr(err.text, "butterfly"));
@@ -234,7 +238,7 @@ static void algo_parse__table__round_trips(void **state)
  * network) hops.  Links of 1 us and 5 us (dtplan's default NVLinkLatency
  * and NetworkLatency) are floors under the hops.
  */
-static const struct dtplan__nccl_path path_4096 = {400e9, 1e-6, 5e-6, 512};
+static const struct dtplan__nccl_path path_4096 = {400e9, 1e-6, 5e-6, 512, 0};
 
 static void nccl__ring_allreduce_4096__pays_2n_minus_2_hops(void **state)
 {
@@ -281,7 +285,7 @@ static void nccl__large_message_one_node__ring_simple(void **state)
 	/* 1 GB over 8 GPUs of one node at 400 GB/s: the ring's 2 x 7/8 GB at
 	 * the full bandwidth (Simple) beats the tree's 2 GB at 0.92 of it and
 	 * LL128's 0.92; the 14 NVLink hops of 3.4 us and 8.4 us launch add 56 us */
-	struct dtplan__nccl_path one = {400e9, 1e-6, 5e-6, 1};
+	struct dtplan__nccl_path one = {400e9, 1e-6, 5e-6, 1, 0};
 	double want = 2.0 * 7.0 / 8.0 * 1e9 / 400e9 + (8.4 + 14.0 * 3.4) * 1e-6;
 	enum dtplan_algo a = DTPLAN_ALGO_TREE;
 	enum dtplan__proto p = DTPLAN__PROTO_LL;
@@ -297,7 +301,7 @@ static void nccl__allgather__ring_only_and_hierarchical(void **state)
 	/* all-gather over 64 ranks on 8 nodes: n - 1 = 63 steps, 8 - 1 = 7 of
 	 * them across nodes; LL128: 14 + 56 x 1.9 + 7 x 5 (the link's floor
 	 * over 4.0) us + 63/64 S at 0.92 */
-	struct dtplan__nccl_path p8 = {100e9, 1e-6, 5e-6, 8};
+	struct dtplan__nccl_path p8 = {100e9, 1e-6, 5e-6, 8, 0};
 	double S = 1e6;
 	double want = (14.0 + 56.0 * 1.9 + 7.0 * 5.0) * 1e-6 + 63.0 / 64.0 * S / (0.92 * 100e9);
 
@@ -316,7 +320,7 @@ static void nccl__one_rank_per_node__tree_hops_and_link_floor(void **state)
 {
 	/* 16 ranks on 16 nodes: NCCL charges the ring the tree's network hop
 	 * (Simple 14 us); a measured 20 us link is the floor instead */
-	struct dtplan__nccl_path p = {50e9, 1e-6, 5e-6, 16};
+	struct dtplan__nccl_path p = {50e9, 1e-6, 5e-6, 16, 0};
 	double S = 1e3, bytes = 15.0 / 16.0 * S / 50e9;
 
 	(void)state;
@@ -329,9 +333,109 @@ static void nccl__one_rank_per_node__tree_hops_and_link_floor(void **state)
 		    (8.4 + 15.0 * 20.0) * 1e-6 + bytes, 1e-12);
 }
 
+/*
+ * NVLS (NVLink SHARP), NCCL's model at 5067397 (lib/cost/comm.c): Simple
+ * only, latency 25 us, bandwidth the link's x nvlsEfficiency (Hopper 0.85,
+ * Blackwell 0.74) x (c-1)/c of its c channels (Hopper 16, Blackwell 24);
+ * all-reduce (n-1)/n S over it, all-gather and reduce-scatter S over
+ * (n-1)/n of it.  Inside one NVLink domain (nodes == 1) only.
+ */
+static const struct dtplan__nccl_path h100_node = {400e9, 1e-6, 5e-6, 1, DTPLAN_NVLS_HOPPER};
+static const struct dtplan__nccl_path a100_node = {400e9, 1e-6, 5e-6, 1, DTPLAN_NVLS_NONE};
+
+static void nccl__h100_large_allreduce__picks_nvls(void **state)
+{
+	/* 1 GB over 8 H100s: 25 us + 7/8 GB at 0.85 x 15/16 x 400 GB/s =
+	 * 2.770 ms, against the ring's 2 x 7/8 GB at 400 GB/s + 56 us = 4.431 ms */
+	double nvls = 25e-6 + 7.0 / 8.0 * 1e9 / (0.85 * 15.0 / 16.0 * 400e9);
+	enum dtplan_algo a = DTPLAN_ALGO_RING;
+	enum dtplan__proto p = DTPLAN__PROTO_LL;
+
+	(void)state;
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_NVLS,
+					      DTPLAN__PROTO_SIMPLE, 1e9, 8, &h100_node),
+		    nvls, 1e-12);
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e9, 8, &h100_node, &a, &p), nvls,
+		    1e-12);
+	assert_int_equal(a, DTPLAN_ALGO_NVLS);
+	assert_int_equal(p, DTPLAN__PROTO_SIMPLE);
+	assert_near(nvls, 2.7701e-3, 1e-7);
+	/* Simple only */
+	assert_true(isnan(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_NVLS,
+						    DTPLAN__PROTO_LL, 1e9, 8, &h100_node)));
+	/* 1 GB all-gather: NVLS's 1 GB over 7/8 x 0.797 x 400 GB/s (3.59 ms)
+	 * loses to the ring's 7/8 GB at 400 GB/s + 8.4 + 7 x 3.4 us */
+	assert_near(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLGATHER, DTPLAN_ALGO_NVLS,
+					      DTPLAN__PROTO_SIMPLE, 1e9, 8, &h100_node),
+		    25e-6 + 1e9 / (7.0 / 8.0 * 0.85 * 15.0 / 16.0 * 400e9), 1e-12);
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLGATHER, 1e9, 8, &h100_node, &a, &p),
+		    7.0 / 8.0 * 1e9 / 400e9 + (8.4 + 7.0 * 3.4) * 1e-6, 1e-12);
+	assert_int_equal(a, DTPLAN_ALGO_RING);
+	assert_int_equal(p, DTPLAN__PROTO_SIMPLE);
+}
+
+static void nccl__a100_or_across_nodes__never_nvls(void **state)
+{
+	struct dtplan__nccl_path two = h100_node;
+	enum dtplan_algo a = DTPLAN_ALGO_NVLS;
+	enum dtplan__proto p = DTPLAN__PROTO_LL;
+
+	(void)state;
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e9, 8, &a100_node, &a, &p),
+		    2.0 * 7.0 / 8.0 * 1e9 / 400e9 + (8.4 + 14.0 * 3.4) * 1e-6, 1e-12);
+	assert_int_equal(a, DTPLAN_ALGO_RING);
+	assert_int_equal(p, DTPLAN__PROTO_SIMPLE);
+	assert_true(isnan(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_NVLS,
+						    DTPLAN__PROTO_SIMPLE, 1e9, 8, &a100_node)));
+	/* two nodes: NCCL's NVLS stays inside one (CollNet aside) */
+	two.nodes = 2;
+	assert_true(isnan(dtplan__nccl_algo_seconds(DTPLAN_COLL_ALLREDUCE, DTPLAN_ALGO_NVLS,
+						    DTPLAN__PROTO_SIMPLE, 1e9, 16, &two)));
+	dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e9, 16, &two, &a, &p);
+	assert_int_not_equal(a, DTPLAN_ALGO_NVLS);
+	/* no NVLS point to point */
+	assert_true(isnan(dtplan__nccl_algo_seconds(DTPLAN_COLL_P2P, DTPLAN_ALGO_NVLS,
+						    DTPLAN__PROTO_SIMPLE, 1e9, 2, &h100_node)));
+}
+
+static void nccl__h100_tiny_allreduce__ring_ll_not_nvls(void **state)
+{
+	/* 8 bytes over 8 H100s: the ring's LL 6.6 + 14 x max(1, 0.6) us =
+	 * 20.6 us (the tree's LL as much, plus more bytes' time) under NVLS's
+	 * 25 us */
+	double ll = (6.6 + 14.0 * 1.0) * 1e-6 + 2.0 * 7.0 / 8.0 * 8.0 / (0.5 * 400e9);
+	enum dtplan_algo a = DTPLAN_ALGO_NVLS;
+	enum dtplan__proto p = DTPLAN__PROTO_SIMPLE;
+
+	(void)state;
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 8.0, 8, &h100_node, &a, &p), ll,
+		    1e-15);
+	assert_int_equal(a, DTPLAN_ALGO_RING);
+	assert_int_equal(p, DTPLAN__PROTO_LL);
+}
+
+static void nccl__nvl72_allgather_middling__nvls(void **state)
+{
+	/* 64 MB all-gathered over 72 Blackwell GPUs of one domain at 900 GB/s:
+	 * NVLS 25 us + 64 MB / (71/72 x 0.74 x 23/24 x 900 GB/s) = 126.7 us
+	 * beats the ring's LL (77.6 us + 63.1 MB at half the bandwidth) and
+	 * its 71 Simple hops of 3.4 us */
+	struct dtplan__nccl_path nvl72 = {900e9, 1e-6, 5e-6, 1, DTPLAN_NVLS_BLACKWELL};
+	double want = 25e-6 + 64e6 / (71.0 / 72.0 * 0.74 * 23.0 / 24.0 * 900e9);
+	enum dtplan_algo a = DTPLAN_ALGO_RING;
+	enum dtplan__proto p = DTPLAN__PROTO_LL;
+
+	(void)state;
+	assert_near(dtplan__nccl_seconds(DTPLAN_COLL_ALLGATHER, 64e6, 72, &nvl72, &a, &p), want,
+		    1e-12);
+	assert_near(want, 126.7e-6, 0.1e-6);
+	assert_int_equal(a, DTPLAN_ALGO_NVLS);
+	assert_int_equal(p, DTPLAN__PROTO_SIMPLE);
+}
+
 static void nccl__bad_arguments__nan_or_zero(void **state)
 {
-	struct dtplan__nccl_path bad = {0.0, 1e-6, 5e-6, 1}, many = {1e9, 1e-6, 5e-6, 9};
+	struct dtplan__nccl_path bad = {0.0, 1e-6, 5e-6, 1, 0}, many = {1e9, 1e-6, 5e-6, 9, 0};
 
 	(void)state;
 	assert_true(isnan(dtplan__nccl_seconds(DTPLAN_COLL_ALLREDUCE, 1e6, 8, &bad, NULL, NULL)));
@@ -407,6 +511,10 @@ int main(void)
 		cmocka_unit_test(nccl__large_message_one_node__ring_simple),
 		cmocka_unit_test(nccl__allgather__ring_only_and_hierarchical),
 		cmocka_unit_test(nccl__one_rank_per_node__tree_hops_and_link_floor),
+		cmocka_unit_test(nccl__h100_large_allreduce__picks_nvls),
+		cmocka_unit_test(nccl__a100_or_across_nodes__never_nvls),
+		cmocka_unit_test(nccl__h100_tiny_allreduce__ring_ll_not_nvls),
+		cmocka_unit_test(nccl__nvl72_allgather_middling__nvls),
 		cmocka_unit_test(nccl__bad_arguments__nan_or_zero),
 		cmocka_unit_test(bucket_tail__by_formula),
 		cmocka_unit_test(dp_buckets__framework_defaults),

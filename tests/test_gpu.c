@@ -14,20 +14,31 @@ static const struct {
 	double hbm, matmul, fp8, fp8_eff;
 	int sms;
 	double fp4; /* dense FP4: Blackwell's block-scaled tensor cores */
+	int nvls;   /* NVLink SHARP: third-generation NVSwitch and later */
 } gpu_cases[] = {
-	{"a100-40gb", "nvidia", 42949672960.0, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 0},
-	{"a100-80gb", "nvidia", 85899345920.0, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 0},
+	{"a100-40gb", "nvidia", 42949672960.0, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 0,
+	 DTPLAN_NVLS_NONE},
+	{"a100-80gb", "nvidia", 85899345920.0, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 0,
+	 DTPLAN_NVLS_NONE},
 	{"h100-sxm", "nvidia", 85520809984.0, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
-	 0},
-	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132, 0},
-	{"h800", "nvidia", 85520809984.0, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 0},
-	{"h200", "nvidia", 150754820096.0, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132, 0},
-	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 148, 9e15},
-	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 1.0, 148, 10e15},
-	{"gb300", "nvidia", 288e9, 2.5e15, 1.8e12, 72, 8000e9, 0.801, 5e15, 1.0, 160, 15e15},
-	{"b300", "nvidia", 288e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 160, 13.125e15},
-	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 0},
-	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 0},
+	 0, DTPLAN_NVLS_HOPPER},
+	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132, 0,
+	 DTPLAN_NVLS_HOPPER},
+	{"h800", "nvidia", 85520809984.0, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 0,
+	 DTPLAN_NVLS_HOPPER},
+	{"h200", "nvidia", 150754820096.0, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132, 0,
+	 DTPLAN_NVLS_HOPPER},
+	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 148, 9e15,
+	 DTPLAN_NVLS_BLACKWELL},
+	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 1.0, 148, 10e15,
+	 DTPLAN_NVLS_BLACKWELL},
+	{"gb300", "nvidia", 288e9, 2.5e15, 1.8e12, 72, 8000e9, 0.801, 5e15, 1.0, 160, 15e15,
+	 DTPLAN_NVLS_BLACKWELL},
+	{"b300", "nvidia", 288e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 160, 13.125e15,
+	 DTPLAN_NVLS_BLACKWELL},
+	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 0, DTPLAN_NVLS_NONE},
+	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 0,
+	 DTPLAN_NVLS_NONE},
 };
 
 static void gpu_find__catalog_names__datasheet_numbers(void **state)
@@ -49,6 +60,7 @@ static void gpu_find__catalog_names__datasheet_numbers(void **state)
 		assert_near(g->fp8_efficiency, gpu_cases[i].fp8_eff, 0.0);
 		assert_int_equal(g->sms, gpu_cases[i].sms);
 		assert_near(g->peak_fp4_flops, gpu_cases[i].fp4, 0.0);
+		assert_int_equal(g->nvls, gpu_cases[i].nvls);
 		assert_true(g->host_bytes_per_s > 0);
 	}
 }

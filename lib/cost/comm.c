@@ -25,6 +25,7 @@ static const char *const coll_names[] = {
 static const char *const algo_names[] = {
 	[DTPLAN_ALGO_RING] = "ring",
 	[DTPLAN_ALGO_TREE] = "tree",
+	[DTPLAN_ALGO_NVLS] = "nvls",
 };
 
 const char *dtplan_coll_name(enum dtplan_coll c)
@@ -81,8 +82,8 @@ enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out, struc
 			return DTPLAN_OK;
 		}
 	}
-	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0, "algorithm: '%s' is not ring or tree",
-			     text ? text : "");
+	return dtplan__error(err, DTPLAN_ERR_INVAL, "", 0,
+			     "algorithm: '%s' is not ring, tree or nvls", text ? text : "");
 }
 
 static bool args_ok(enum dtplan_coll c, enum dtplan_algo a, double bytes)
@@ -96,8 +97,10 @@ static bool args_ok(enum dtplan_coll c, enum dtplan_algo a, double bytes)
  * all-gather, each moving (n-1)/n S (Patarasuk and Yuan, "Bandwidth optimal
  * all-reduce algorithms for clusters of workstations", JPDC 2009): 2(n-1)/n S.
  * Tree all-reduce (reduce up, broadcast down a pipelined binary tree, as in
- * NCCL 2.4) moves about S each way: 2S.  All-gather and reduce-scatter have
- * no tree variant here and use the ring.  Returns 0 for n <= 1 and NAN for an
+ * NCCL 2.4) moves about S each way: 2S.  NVLS all-reduce (NVLink SHARP:
+ * the NVSwitch reduces, then multicasts the result) as NCCL's model charges
+ * it: (n-1)/n S, half the ring's.  All-gather and reduce-scatter have no
+ * tree or NVLS variant here and use the ring.  Returns 0 for n <= 1 and NAN for an
  * unknown collective or algorithm or negative bytes.
  */
 double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n)
@@ -112,6 +115,8 @@ double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double
 	case DTPLAN_COLL_ALLREDUCE:
 		if (a == DTPLAN_ALGO_TREE)
 			return 2.0 * bytes;
+		if (a == DTPLAN_ALGO_NVLS)
+			return (fn - 1.0) / fn * bytes;
 		return 2.0 * (fn - 1.0) / fn * bytes;
 	case DTPLAN_COLL_ALLGATHER:
 	case DTPLAN_COLL_REDUCESCATTER:
@@ -128,6 +133,8 @@ double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double
  *   ring all-reduce                 2(n-1)/n S/B + 2(n-1) alpha
  *   all-gather, reduce-scatter      (n-1)/n S/B + (n-1) alpha
  *   tree all-reduce                 2 S/B + 2 log2(n) alpha
+ *   NVLS all-reduce                 (n-1)/n S/B + 2 alpha (to the switch
+ *                                   and back)
  *   point to point                  S/B + alpha
  * Returns 0 for n <= 1 or S == 0, NAN for bw <= 0, alpha < 0 or the cases
  * dtplan_comm_bytes_per_rank() rejects.
@@ -143,7 +150,9 @@ double dtplan_comm_seconds(enum dtplan_coll c, enum dtplan_algo a, double bytes,
 		return 0.0;
 	switch (c) {
 	case DTPLAN_COLL_ALLREDUCE:
-		steps = a == DTPLAN_ALGO_TREE ? 2.0 * log2(fn) : 2.0 * (fn - 1.0);
+		steps = a == DTPLAN_ALGO_TREE   ? 2.0 * log2(fn)
+			: a == DTPLAN_ALGO_NVLS ? 2.0
+						: 2.0 * (fn - 1.0);
 		break;
 	case DTPLAN_COLL_ALLGATHER:
 	case DTPLAN_COLL_REDUCESCATTER:
@@ -174,11 +183,46 @@ double dtplan_comm_seconds(enum dtplan_coll c, enum dtplan_algo a, double bytes,
  * The link's own latency, measured (lib/measure) or configured
  * (NetworkLatency, NVLinkLatency), is a floor under each hop: a fabric
  * slower than NCCL's defaults assume pays its own.
+ *
+ * NVLS (NVLink SHARP, NCCL 2.17+), the same file and commit, with the
+ * channel counts of src/transport/nvls.cc (ncclNvlsTuning()): the switches
+ * of one NVLink domain reduce (the GPU's enum dtplan_nvls says whether
+ * they can); NCCL runs it for all-reduce, reduce-scatter and all-gather,
+ * Simple only, inside one node or one multi-node NVLink domain (across
+ * nodes only with CollNet, or as NVLS tree: neither modelled).  Its latency
+ * is one term, 25 us (hwLatencies, NVLINK, NVLS, Simple; its base latency
+ * 0).  Its bandwidth is the link's times nvlsEfficiency (Hopper 0.85,
+ * Blackwell 0.74) times (c-1)/c of its c channels (16 on Hopper, 24 on
+ * Blackwell inside one domain).  An all-reduce pipelines the reduction and
+ * the multicast, so NCCL's bus bandwidth is twice that and the all-reduce
+ * costs (n-1)/n S over it, half the ring's bytes; an all-gather or a
+ * reduce-scatter gets (n-1)/n of that bandwidth for the whole S, which
+ * loses to the ring's but on large domains at middling sizes.
  */
 static const double nccl_launch_us[3] = {6.6, 14.0, 8.4};
 static const double nccl_nvlink_hop_us[3] = {0.6, 1.9, 3.4};
 static const double nccl_net_ring_hop_us[3] = {2.7, 4.0, 14.0};
 static const double nccl_net_tree_hop_us[3] = {5.0, 8.5, 14.0};
+static const double nccl_nvls_us = 25.0;
+
+/* NVLS's share of the link's bandwidth: nvlsEfficiency (c-1)/c; 0 none. */
+static double nvls_share(int nvls)
+{
+	switch (nvls) {
+	case DTPLAN_NVLS_HOPPER:
+		return 0.85 * 15.0 / 16.0;
+	case DTPLAN_NVLS_BLACKWELL:
+		return 0.74 * 23.0 / 24.0;
+	default:
+		return 0.0;
+	}
+}
+
+/* Whether NCCL would run NVLS for c on the path (n >= 2). */
+static bool nvls_runs(enum dtplan_coll c, const struct dtplan__nccl_path *path)
+{
+	return c != DTPLAN_COLL_P2P && path->nodes == 1 && nvls_share(path->nvls) > 0.0;
+}
 
 /*
  * The share of the link's bandwidth each protocol carries (the same file's
@@ -233,6 +277,14 @@ static double algo_time(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__pro
 	lat = nccl_launch_us[p] * 1e-6;
 	if (c == DTPLAN_COLL_P2P)
 		return bytes / path->bw + (nodes > 1 ? inter : intra);
+	if (a == DTPLAN_ALGO_NVLS) {
+		double bw = nvls_share(path->nvls) * path->bw;
+
+		lat = max2(path->intra_lat, nccl_nvls_us * 1e-6);
+		if (c == DTPLAN_COLL_ALLREDUCE)
+			return lat + (fn - 1.0) / fn * bytes / bw;
+		return lat + bytes / ((fn - 1.0) / fn * bw);
+	}
 	if (a == DTPLAN_ALGO_TREE) {
 		/* a chain through the node's ranks, a double binary tree over
 		 * the nodes, up and down */
@@ -255,6 +307,8 @@ double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dt
 	if (!args_ok(c, a, bytes) || (unsigned)p > DTPLAN__PROTO_SIMPLE || !path_ok(path, n))
 		return NAN;
 	if (a == DTPLAN_ALGO_TREE && c != DTPLAN_COLL_ALLREDUCE)
+		return NAN;
+	if (a == DTPLAN_ALGO_NVLS && (p != DTPLAN__PROTO_SIMPLE || !nvls_runs(c, path)))
 		return NAN;
 	if (n <= 1 || bytes == 0.0)
 		return 0.0;
@@ -290,6 +344,15 @@ double dtplan__nccl_seconds(enum dtplan_coll c, double bytes, int n,
 			best = t;
 			ba = (enum dtplan_algo)a;
 			bp = (enum dtplan__proto)p;
+		}
+	}
+	if (nvls_runs(c, path)) {
+		double t = algo_time(c, DTPLAN_ALGO_NVLS, DTPLAN__PROTO_SIMPLE, bytes, n, path, lg);
+
+		if (t < best) {
+			best = t;
+			ba = DTPLAN_ALGO_NVLS;
+			bp = DTPLAN__PROTO_SIMPLE;
 		}
 	}
 	if (algo != NULL)

@@ -142,10 +142,14 @@ struct dtplan__nccl_path {
 	double intra_lat; /* one hop inside a node (NVLink), measured or configured */
 	double inter_lat; /* one hop between nodes (network), measured or configured */
 	int nodes;        /* nodes the n ranks span, each holding n / nodes (1: one node) */
+	/* enum dtplan_nvls: the links are one NVLink domain whose switches
+	 * reduce (NCCL's NVLS); only with nodes == 1 */
+	int nvls;
 };
 
 /* One algorithm and protocol: seconds, NAN where NCCL does not run it (tree
- * for all-gather and reduce-scatter) or for bad arguments. */
+ * for all-gather and reduce-scatter; NVLS but Simple, across nodes, on a
+ * domain without it or point to point) or for bad arguments. */
 double dtplan__nccl_algo_seconds(enum dtplan_coll c, enum dtplan_algo a, enum dtplan__proto p,
 				 double bytes, int n, const struct dtplan__nccl_path *path);
 

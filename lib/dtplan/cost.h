@@ -218,6 +218,7 @@ enum dtplan_coll {
 enum dtplan_algo {
 	DTPLAN_ALGO_RING = 0,
 	DTPLAN_ALGO_TREE,
+	DTPLAN_ALGO_NVLS, /* NVLink SHARP: reduced in the NVSwitch (enum dtplan_nvls) */
 };
 
 const char *dtplan_coll_name(enum dtplan_coll c);
@@ -231,16 +232,17 @@ enum dtplan_err dtplan_algo_parse(const char *text, enum dtplan_algo *out,
  * Time of a collective of `bytes` (the buffer size S) over n ranks on links
  * of bandwidth bw (bytes/s) and latency alpha (s).  Ring all-reduce:
  * 2(n-1)/n S/B + 2(n-1) alpha; all-gather/reduce-scatter: (n-1)/n S/B +
- * (n-1) alpha; tree all-reduce: 2 S/B + 2 log2(n) alpha; p2p: S/B + alpha.
- * n <= 1 (or S == 0) costs 0.  All-gather and reduce-scatter use the ring
- * whatever the algorithm.  Returns NAN for bw <= 0, alpha < 0, negative or
+ * (n-1) alpha; tree all-reduce: 2 S/B + 2 log2(n) alpha; NVLS all-reduce:
+ * (n-1)/n S/B + 2 alpha; p2p: S/B + alpha.  n <= 1 (or S == 0) costs 0.
+ * All-gather and reduce-scatter use the ring whatever the algorithm.  Returns NAN for bw <= 0, alpha < 0, negative or
  * non-finite bytes, or an unknown collective or algorithm.
  */
 double dtplan_comm_seconds(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n, double bw,
 			   double alpha);
 
 /* Bytes each rank sends for that collective (ring all-reduce 2(n-1)/n S,
- * tree all-reduce 2S, p2p S; 0 for n <= 1; NAN for bad arguments). */
+ * tree all-reduce 2S, NVLS all-reduce (n-1)/n S, p2p S; 0 for n <= 1; NAN
+ * for bad arguments). */
 double dtplan_comm_bytes_per_rank(enum dtplan_coll c, enum dtplan_algo a, double bytes, int n);
 
 /* ------------------------------------------------------------------------

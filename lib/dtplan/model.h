@@ -175,6 +175,19 @@ enum dtplan_err dtplan_split_check_model(const struct dtplan_model *m, const str
  * GPU catalog (lib/model/gpu.c)
  * ---------------------------------------------------------------------- */
 
+/*
+ * NVLink SHARP: the domain's NVSwitches reduce in the switch (NCCL's NVLS
+ * algorithm, NCCL 2.17+): third-generation NVSwitch (HGX H100/H200/H800)
+ * and Blackwell's NVLink switch (HGX B200/B300, GB200/GB300 NVL72); not
+ * A100's second-generation NVSwitch, PCIe parts or AMD's xGMI.  The value
+ * names the generation, whose NCCL tuning differs.
+ */
+enum dtplan_nvls {
+	DTPLAN_NVLS_NONE = 0, /* no in-switch reduction, or not known */
+	DTPLAN_NVLS_HOPPER,
+	DTPLAN_NVLS_BLACKWELL,
+};
+
 struct dtplan_gpu {
 	char name[32];             /* "h100-sxm" */
 	char vendor[16];           /* "nvidia", "amd" */
@@ -197,6 +210,7 @@ struct dtplan_gpu {
 	/* Blackwell's block-scaled tensor cores (MXFP8, NVFP4): dense FP4
 	 * peak, FLOP/s; 0: none (Hopper has no MX formats) */
 	double peak_fp4_flops;
+	enum dtplan_nvls nvls; /* in-switch reductions in its NVLink domain */
 };
 
 /* Finds a GPU type by name (case-insensitive).  Returns NULL and fills err

@@ -7,7 +7,14 @@
  * decimal figure.  Peaks are the vendors' dense (not sparse) figures; NVLink /
  * Infinity Fabric bandwidth per GPU as marketed (both directions summed);
  * domain_size the usual NVLink/xGMI domain of a server or rack built from
- * that part; host_bytes_per_s the host link per direction.
+ * that part; host_bytes_per_s the host link per direction.  nvls whether
+ * that domain's switches reduce (NVLink SHARP, NCCL's NVLS algorithm):
+ * NVIDIA introduced it with the third-generation NVSwitch of HGX H100
+ * (NVIDIA's "NVLink and NVLink Switch" page; the H100 Tensor Core GPU
+ * Architecture whitepaper, "NVLink SHARP"), on the H800's HGX baseboard
+ * too, and kept it in Blackwell's NVLink switch (HGX B200/B300, GB200/GB300
+ * NVL72); A100's NVSwitch, PCIe parts and AMD's xGMI have none.  A GPU
+ * described outside the catalog has none.
  *
  * matmul_efficiency is the best bf16 matrix multiply measured on the part over
  * its peak: the "Maximum Achievable Matmul FLOPS" table of Stas Bekman's
@@ -80,42 +87,42 @@ static const struct dtplan_gpu catalog[] = {
 	 * HBM2 1,555 GB/s (40 GB) and HBM2e 2,039 GB/s (80 GB), 108 SMs, PCIe Gen4
 	 * 64 GB/s (32 each way).  nvidia-smi: 40960 MiB and 81920 MiB. */
 	{"a100-40gb", "nvidia", 40960 * MIB, 312e12, 600e9, 8, 1555e9, 0.859, 0, 0, 108, 32e9,
-	 AMPERE_GEMM, AMPERE_ATTN, 0},
+	 AMPERE_GEMM, AMPERE_ATTN, 0, DTPLAN_NVLS_NONE},
 	{"a100-80gb", "nvidia", 81920 * MIB, 312e12, 600e9, 8, 2039e9, 0.859, 0, 0, 108, 32e9,
-	 AMPERE_GEMM, AMPERE_ATTN, 0},
+	 AMPERE_GEMM, AMPERE_ATTN, 0, DTPLAN_NVLS_NONE},
 	/* H100 SXM5: 989 TFLOPS bf16 and 1979 fp8 dense, NVLink 4 900 GB/s, HGX 8,
 	 * HBM3 3.35 TB/s, 132 SMs, PCIe Gen5 128 GB/s.  nvidia-smi: 81559 MiB. */
 	{"h100-sxm", "nvidia", 81559 * MIB, 989e12, 900e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132,
-	 64e9, HOPPER_GEMM, HOPPER_ATTN, 0},
+	 64e9, HOPPER_GEMM, HOPPER_ATTN, 0, DTPLAN_NVLS_HOPPER},
 	/* H100 96 GB: the H100 SXM5 die with six HBM2e stacks, 96 GB at 2.4 TB/s,
 	 * as in Meta's Grand Teton hosts (torchtitan's benchmarks/llama3_h100_
 	 * 202412_torchtitan.md, "Hardware"), there capped at 500 W of the 700 W
 	 * TDP: a cap the model does not know, so its clocks are taken as
 	 * h100-sxm's.  No nvidia-smi report found: the decimal 96 GB. */
 	{"h100-96gb", "nvidia", 96e9, 989e12, 900e9, 8, 2400e9, 0.801, 1979e12, 0.698, 132, 64e9,
-	 HOPPER_GEMM, HOPPER_ATTN, 0},
+	 HOPPER_GEMM, HOPPER_ATTN, 0, DTPLAN_NVLS_HOPPER},
 	/* H800 SXM: the H100 part sold where the H100 was not, NVLink cut to 400
 	 * GB/s (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.1:
 	 * "about 160 GB/s" achieved one way); the rest H100's. */
 	{"h800", "nvidia", 81559 * MIB, 989e12, 400e9, 8, 3350e9, 0.801, 1979e12, 0.698, 132, 64e9,
-	 HOPPER_GEMM, HOPPER_ATTN, 0},
+	 HOPPER_GEMM, HOPPER_ATTN, 0, DTPLAN_NVLS_HOPPER},
 	/* H200 SXM: the H100 die with 141 GB HBM3e at 4.8 TB/s; matmul as GH200's
 	 * (the same die and memory); fp8 as H100's.  nvidia-smi: 143771 MiB. */
 	{"h200", "nvidia", 143771 * MIB, 989e12, 900e9, 8, 4800e9, 0.830, 1979e12, 0.698, 132, 64e9,
-	 HOPPER_GEMM, HOPPER_ATTN, 0},
+	 HOPPER_GEMM, HOPPER_ATTN, 0, DTPLAN_NVLS_HOPPER},
 	/* DGX B200: 1,440 GB over 8 GPUs, 2.25 PFLOPS bf16 and 4.5 fp8 dense, NVLink 5
 	 * 1.8 TB/s, HBM3e 8 TB/s, 148 SMs.  No bf16 measurement in the table:
 	 * H100's; fp8 and fp4 at their peak.  FP4: NVIDIA HGX B200 datasheet, "FP4 Tensor
 	 * Core" 144 PFLOPS with sparsity over 8 GPUs, 9 PFLOPS dense each. */
 	{"b200", "nvidia", 180e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 148, 64e9,
-	 BLACKWELL_GEMM, BLACKWELL_ATTN, 9e15},
+	 BLACKWELL_GEMM, BLACKWELL_ATTN, 9e15, DTPLAN_NVLS_BLACKWELL},
 	/* GB200 NVL72: 13.5 TB HBM3e over 72 GPUs (about 186 GB each), one NVLink
 	 * domain; 2.45 PFLOPS bf16 and 4.9 fp8 (NVIDIA's dgxc-benchmarking
 	 * recipes); NVLink-C2C 900 GB/s to the Grace CPU.  bf16 matmul: H100's.
 	 * FP4: NVIDIA GB200 NVL72 datasheet, "FP4 Tensor Core" 1,440 PFLOPS with
 	 * sparsity over 72 GPUs, 10 PFLOPS dense each. */
 	{"gb200", "nvidia", 186e9, 2.45e15, 1.8e12, 72, 8000e9, 0.801, 4.9e15, 1.0, 148, 450e9,
-	 BLACKWELL_GEMM, BLACKWELL_ATTN, 10e15},
+	 BLACKWELL_GEMM, BLACKWELL_ATTN, 10e15, DTPLAN_NVLS_BLACKWELL},
 	/* GB300 NVL72 (Blackwell Ultra), NVIDIA's GB300 NVL72 datasheet, its
 	 * specifications table, over 72 GPUs: "FP4 Tensor Core" 1,440 | 1,080
 	 * PFLOPS (sparse | dense): 15 PFLOPS dense each; "FP8/FP6 Tensor Core"
@@ -126,7 +133,7 @@ static const struct dtplan_gpu catalog[] = {
 	 * "Inside NVIDIA Blackwell Ultra" blog).  No nvidia-smi report found:
 	 * the decimal 288 GB.  No measured matmul yet: GB200's bf16 efficiency. */
 	{"gb300", "nvidia", 288e9, 2.5e15, 1.8e12, 72, 8000e9, 0.801, 5e15, 1.0, 160, 450e9,
-	 BLACKWELL_GEMM, BLACKWELL_ATTN, 15e15},
+	 BLACKWELL_GEMM, BLACKWELL_ATTN, 15e15, DTPLAN_NVLS_BLACKWELL},
 	/* HGX B300 (Blackwell Ultra), NVIDIA's HGX B300 datasheet, its
 	 * specifications table, over 8 GPUs: "FP4 Tensor Core" 144 | 105 PFLOPS
 	 * (sparse | dense): 13.1 PFLOPS dense each; "FP8/FP6" 72 PFLOPS with
@@ -135,15 +142,15 @@ static const struct dtplan_gpu catalog[] = {
 	 * bandwidth" 1.8 TB/s (NVLink 5), 8 a domain; PCIe Gen6 x16 to the host
 	 * (128 GB/s each way).  160 SMs; efficiencies as b200's. */
 	{"b300", "nvidia", 288e9, 2.25e15, 1.8e12, 8, 8000e9, 0.801, 4.5e15, 1.0, 160, 128e9,
-	 BLACKWELL_GEMM, BLACKWELL_ATTN, 13.125e15},
+	 BLACKWELL_GEMM, BLACKWELL_ATTN, 13.125e15, DTPLAN_NVLS_BLACKWELL},
 	/* MI250X: 128 GB HBM2e at 3.2768 TB/s, 383 TFLOPS bf16 over 2 GCDs of 110
 	 * CUs, 8 Infinity Fabric links of 100 GB/s, PCIe Gen4. */
 	{"mi250x", "amd", 128e9, 383e12, 800e9, 8, 3276.8e9, 0.767, 0, 0, 220, 32e9, AMPERE_GEMM,
-	 AMPERE_ATTN, 0},
+	 AMPERE_ATTN, 0, DTPLAN_NVLS_NONE},
 	/* MI300X: 192 GB HBM3 at 5.3 TB/s, 1307 TFLOPS bf16 and 2615 fp8 dense, 304
 	 * CUs, 7 links of 128 GB/s = 896 GB/s, PCIe Gen5.  fp8: its bf16 figure. */
 	{"mi300x", "amd", 192e9, 1307e12, 896e9, 8, 5300e9, 0.601, 2615e12, 0.601, 304, 64e9,
-	 HOPPER_GEMM, HOPPER_ATTN, 0},
+	 HOPPER_GEMM, HOPPER_ATTN, 0, DTPLAN_NVLS_NONE},
 };
 
 /* Other spellings people use for a catalog entry. */

@@ -167,6 +167,15 @@ static double zero3_overlap_tax(const struct ctx *x)
 				     : DTPLAN__ZERO3_OVERLAP_TAX;
 }
 
+/*
+ * The step's collectives do not run NVLS yet (lib/cost/comm.c models it,
+ * the GPU catalog says which parts have it): given the GPU's nvls on the
+ * paths that stay on NVLink, tests/calibrate.py fits gemm.hopper 0.856
+ * instead of 0.882 and its scaling series fall to 60% within 5 points, under
+ * the 86% it requires (doc/internals/cost-model.md, "Collectives at scale").
+ */
+#define DTPLAN__STEP_NVLS DTPLAN_NVLS_NONE
+
 /* dtplan__nccl_seconds(), through the search's memo when it has one (the
  * candidates of a split differ in what does not change their collectives). */
 static double nccl_time(const struct ctx *x, enum dtplan_coll coll, double bytes, int n,
@@ -179,13 +188,20 @@ static double nccl_time(const struct ctx *x, enum dtplan_coll coll, double bytes
 		return dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
 	e = &x->memo->comm[((unsigned)coll * 5u + (unsigned)n * 3u + (unsigned)path->nodes) & 15u];
 	if (e->set && e->coll == (int)coll && e->n == n && e->nodes == path->nodes &&
-	    e->bytes == bytes && e->bw == path->bw && e->intra_lat == path->intra_lat &&
-	    e->inter_lat == path->inter_lat)
+	    e->nvls == path->nvls && e->bytes == bytes && e->bw == path->bw &&
+	    e->intra_lat == path->intra_lat && e->inter_lat == path->inter_lat)
 		return e->seconds;
 	t = dtplan__nccl_seconds(coll, bytes, n, path, NULL, NULL);
-	*e = (struct comm_time){
-		true, (int)coll, n, path->nodes, bytes, path->bw, path->intra_lat, path->inter_lat,
-		t};
+	*e = (struct comm_time){true,
+				(int)coll,
+				n,
+				path->nodes,
+				path->nvls,
+				bytes,
+				path->bw,
+				path->intra_lat,
+				path->inter_lat,
+				t};
 	return t;
 }
 
@@ -391,7 +407,7 @@ static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	double layers = r->model.layers, moe = etp(c) != c->tp ? x->n_moe : 0.0, t;
 	int nodes = l->tp_net && c->tp > r->gpus_per_node ? c->tp / r->gpus_per_node : 1;
 	struct dtplan__nccl_path path = {l->tp_bw, nodes > 1 ? r->nvlink_latency_s : l->tp_lat,
-					 l->tp_lat, nodes};
+					 l->tp_lat, nodes, DTPLAN__STEP_NVLS};
 
 	c->step.tp_comm = 0.0;
 	if (c->tp > 1) {
@@ -410,7 +426,8 @@ static void tp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 			net = l->tp_net;
 		}
 		en = net && etp(c) > r->gpus_per_node ? etp(c) / r->gpus_per_node : 1;
-		path = (struct dtplan__nccl_path){bw, en > 1 ? r->nvlink_latency_s : lat, lat, en};
+		path = (struct dtplan__nccl_path){bw, en > 1 ? r->nvlink_latency_s : lat, lat, en,
+						  DTPLAN__STEP_NVLS};
 		t = nccl_time(x, DTPLAN_COLL_ALLREDUCE, p->act, etp(c), &path);
 		c->step.tp_comm += 0.5 * per * moe / c->pp * p->m * t;
 	}
@@ -480,7 +497,7 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 	/* the group's nodes: its members on each node share them */
 	int nodes = l->dp_net ? (int)fmax(1.0, floor(c->dp / l->dp_rails)) : 1;
 	struct dtplan__nccl_path pd = {l->dp_bw, r->nvlink_latency_s, l->dp_lat,
-				       nodes < n ? nodes : n};
+				       nodes < n ? nodes : n, DTPLAN__STEP_NVLS};
 	struct dtplan__nccl_path pe = pd;
 	struct dtplan__buckets bk;
 

@@ -49,7 +49,7 @@ struct kernel_time {
 /* One collective's time (dtplan__nccl_seconds()) and what it was asked. */
 struct comm_time {
 	bool set;
-	int coll, n, nodes;
+	int coll, n, nodes, nvls;
 	double bytes, bw, intra_lat, inter_lat, seconds;
 };
 

@@ -26,6 +26,11 @@ json_eq "round(j['seconds'], 6)" 0.8
 run 0 comm --op allreduce --algo tree --bytes 1GB --ranks 8 --bandwidth 100GB/s --latency 10us --json
 json_eq "round(j['seconds'] * 1e6, 3)" 20060.0
 json_eq "j['algo']" tree
+# NVLS all-reduce (the switch reduces): (n-1)/n S/B + 2 alpha = 0.875 * 1e9/1e11 + 2 * 1e-5 = 8.77 ms
+run 0 comm --op allreduce --algo nvls --bytes 1GB --ranks 8 --bandwidth 100GB/s --latency 10us --json
+json_eq "round(j['seconds'] * 1e6, 3)" 8770.0
+json_eq "j['algo']" nvls
+json_eq "j['bytes_per_rank']" 875000000
 run 0 comm --op reducescatter --bytes 1GiB --ranks 2 --bandwidth 1e9 --json
 json_eq "j['bytes_per_rank']" 536870912
 
@@ -46,6 +51,7 @@ run 2 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 50GB/s --latency 5pa
 run 2 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 50GB/s --latency 2d; stderr_has "over an hour"
 run 2 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 50GB/s --algo star; stderr_has "--algo"
 run 2 comm --op allgather --algo tree --bytes 1GB --ranks 8 --bandwidth 50GB/s; stderr_has "--algo tree applies to allreduce only"
+run 2 comm --op reducescatter --algo nvls --bytes 1GB --ranks 8 --bandwidth 50GB/s; stderr_has "--algo nvls applies to allreduce only"
 run 2 comm --op p2p --bytes 1GB --ranks 8 --bandwidth 50GB/s; stderr_has "p2p is between 2 ranks"
 run 2 comm --op allreduce --bytes 1GB --ranks 8 --bandwidth 50GB/s --verbose; stderr_has "unknown option '--verbose'"
 finish
