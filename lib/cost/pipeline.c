@@ -172,11 +172,18 @@ enum dtplan_err dtplan_pipeline_simulate(const struct dtplan_pipeline_in *in,
 			order_interleaved(pl->ops + (size_t)s * per_stage, p, m, v, s);
 	}
 
-	/* Advance every stage as far as its dependencies allow until all ran. */
-	while (done < n_ops) {
+	/*
+	 * Advance every stage as far as its dependencies allow until all ran.
+	 * Forwards flow down the stages and backwards up: the sweeps alternate
+	 * direction so that either chain crosses all stages in one sweep (one
+	 * direction only takes a sweep per stage a backward crosses: P^2).
+	 */
+	for (int sweep = 0; done < n_ops; sweep++) {
 		bool progress = false;
 
-		for (int s = 0; s < p; s++) {
+		for (int j = 0; j < p; j++) {
+			int s = sweep % 2 == 0 ? j : p - 1 - j;
+
 			while (next[s] < per_stage) {
 				struct dtplan_pipeline_op *op =
 					&pl->ops[(size_t)s * per_stage + next[s]];
