@@ -796,6 +796,55 @@ static void plan_create__two_leaves_where_one_would_do__warns_with_the_gain(void
 }
 
 /*
+ * The same allocation planned under a learned correction (every shape of
+ * this GPU and framework 40% slower than the model): the best plan on one
+ * leaf that the warning quotes is searched under it too, so its step is the
+ * one dtplan makes on gpu[01-08] with the same calibration, not the bare
+ * model's.
+ */
+static void plan_create__two_leaves_calibrated__the_leaf_plan_is_calibrated_too(void **state)
+{
+	struct accept a, one;
+	struct dtplan_plan *p = NULL, *q = NULL;
+	struct dtplan_error err = {0};
+	struct dtplan_correction k = {.shape_class = DTPLAN_SHAPE_ANY, .factor = 1.4, .runs = 3};
+	struct dtplan_calibration cal = {.n = 1, .corrections = &k};
+	const struct dtplan_warning *w;
+	char want[128], t[32];
+
+	(void)state;
+	if (!accept_setup(&a, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
+			  "gpu[01-04,09-12]") ||
+	    !accept_setup(&one, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
+			  "gpu[01-08]"))
+		skip();
+	request_7b(&a);
+	request_7b(&one);
+	snprintf(k.gpu, sizeof(k.gpu), "%s", a.req.gpu.name);
+	snprintf(k.framework, sizeof(k.framework), "%s", dtplan_framework_name(a.req.framework));
+	a.req.calibration = &cal;
+	one.req.calibration = &cal;
+	assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_plan_create(&one.req, &one.cl, &q, &err), DTPLAN_OK);
+	assert_float_equal(p->best.correction, 1.4, 1e-12);
+	assert_float_equal(q->best.correction, 1.4, 1e-12);
+	w = find_warning(p, "too-many-leaves");
+	assert_non_null(w);
+	snprintf(want, sizeof(want), "is predicted to take %s a step against",
+		 dtplan_format_time(q->best.step.total, t, sizeof(t)));
+	if (strstr(w->message, want) == NULL)
+		fail_msg("'%s' lacks '%s'", w->message, want);
+	/* the plan keeps no pointer to the caller's calibration */
+	assert_null(p->request.calibration);
+	dtplan_plan_destroy(p);
+	dtplan_plan_destroy(q);
+	dtplan_config_fini(&a.c);
+	dtplan_topology_destroy(a.t);
+	dtplan_config_fini(&one.c);
+	dtplan_topology_destroy(one.t);
+}
+
+/*
  * Issue 12: 16 nodes on the two leaves of 8 they need, behind 64:1 uplinks.
  * The uplinks cost the step more than the threshold, but no allocation of
  * 16 nodes spans fewer leaves: no warning asks for --switches=2, nothing is
@@ -1230,6 +1279,8 @@ int main(void)
 		cmocka_unit_test(plan_create__two_racks_4to1__dp_in_racks_pp_crosses),
 		cmocka_unit_test(plan_create__three_leaves_4_4_8__small_gain__no_warning),
 		cmocka_unit_test(plan_create__two_leaves_where_one_would_do__warns_with_the_gain),
+		cmocka_unit_test(
+			plan_create__two_leaves_calibrated__the_leaf_plan_is_calibrated_too),
 		cmocka_unit_test(plan_create__on_the_fewest_leaves__never_told_to_ask_for_them),
 		cmocka_unit_test(fabric_build__rings__ring_order_rings_named),
 		cmocka_unit_test(plan_create__blocks__plan_names_blocks_and_asks_for_segment),

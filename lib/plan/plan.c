@@ -422,8 +422,9 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 		rv = dtplan__error(err, DTPLAN_ERR_NOMEM, "", 0, "out of memory");
 		goto out;
 	}
+	/* the caller's calibration is borrowed: the warnings' searches (on the
+	 * fewest leaves) apply it as this search did; the plan drops it below */
 	p->request = *req;
-	p->request.calibration = NULL; /* borrowed; the candidates keep what it gave */
 	p->best = s.best;
 	p->have_runner_up = s.have_runner_up;
 	p->runner_up = s.runner_up;
@@ -442,6 +443,7 @@ enum dtplan_err dtplan_plan_create(const struct dtplan_request *req,
 	rv = dtplan__plan_warnings(p, fab, err);
 	if (rv != DTPLAN_OK)
 		goto out;
+	p->request.calibration = NULL; /* the candidates keep what it gave */
 	if (note.code[0] != '\0') {
 		rv = dtplan_plan_add_warning(p, note.code, "%s", note.text);
 		if (rv != DTPLAN_OK) {
