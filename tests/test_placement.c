@@ -730,6 +730,26 @@ static void request_7b(struct accept *a)
 	a->req.global_batch = 64;
 }
 
+/* 8 nodes of the 7B request on two leaves of three behind 64:1 uplinks (a),
+ * and the 8 that fit under leaf1 (one); false when the fixtures are absent */
+static bool two_leaves_and_one(struct accept *a, struct accept *one)
+{
+	if (!accept_setup(a, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
+			  "gpu[01-04,09-12]") ||
+	    !accept_setup(one, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
+			  "gpu[01-08]"))
+		return false;
+	request_7b(a);
+	request_7b(one);
+	return true;
+}
+
+static void accept_fini(struct accept *a)
+{
+	dtplan_config_fini(&a->c);
+	dtplan_topology_destroy(a->t);
+}
+
 /*
  * 8 nodes on two leaves of 8 behind 64:1 uplinks where one leaf would hold
  * them: the allocation warnings give the best plan predicted on one leaf,
@@ -746,13 +766,8 @@ static void plan_create__two_leaves_where_one_would_do__warns_with_the_gain(void
 	char want[256], t[32], u[32];
 
 	(void)state;
-	if (!accept_setup(&a, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
-			  "gpu[01-04,09-12]") ||
-	    !accept_setup(&one, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
-			  "gpu[01-08]"))
+	if (!two_leaves_and_one(&a, &one))
 		skip();
-	request_7b(&a);
-	request_7b(&one);
 	assert_int_equal(dtplan_plan_create(&a.req, &a.cl, &p, &err), DTPLAN_OK);
 	assert_int_equal(p->n_leaves_used, 2);
 	assert_int_equal(p->n_leaves_needed, 1);
@@ -789,10 +804,8 @@ static void plan_create__two_leaves_where_one_would_do__warns_with_the_gain(void
 	assert_false(dtplan_plan_refused(p, DTPLAN_MODE_STRICT, DTPLAN_POLICY_DENY, NULL, 0));
 	dtplan_plan_destroy(p);
 	dtplan_plan_destroy(q);
-	dtplan_config_fini(&a.c);
-	dtplan_topology_destroy(a.t);
-	dtplan_config_fini(&one.c);
-	dtplan_topology_destroy(one.t);
+	accept_fini(&a);
+	accept_fini(&one);
 }
 
 /*
@@ -813,13 +826,8 @@ static void plan_create__two_leaves_calibrated__the_leaf_plan_is_calibrated_too(
 	char want[128], t[32];
 
 	(void)state;
-	if (!accept_setup(&a, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
-			  "gpu[01-04,09-12]") ||
-	    !accept_setup(&one, "topology-three-leaves.conf", "dtplan-thin-three-leaves.conf",
-			  "gpu[01-08]"))
+	if (!two_leaves_and_one(&a, &one))
 		skip();
-	request_7b(&a);
-	request_7b(&one);
 	snprintf(k.gpu, sizeof(k.gpu), "%s", a.req.gpu.name);
 	snprintf(k.framework, sizeof(k.framework), "%s", dtplan_framework_name(a.req.framework));
 	a.req.calibration = &cal;
@@ -838,10 +846,8 @@ static void plan_create__two_leaves_calibrated__the_leaf_plan_is_calibrated_too(
 	assert_null(p->request.calibration);
 	dtplan_plan_destroy(p);
 	dtplan_plan_destroy(q);
-	dtplan_config_fini(&a.c);
-	dtplan_topology_destroy(a.t);
-	dtplan_config_fini(&one.c);
-	dtplan_topology_destroy(one.t);
+	accept_fini(&a);
+	accept_fini(&one);
 }
 
 /*
