@@ -219,22 +219,47 @@ probe_args_without_socket() {
 	[ "$(meas 'all(l["ok"] for l in m["links"])')" = True ]
 }
 
-@test "a 1 ms cross-leaf delay: the cross-leaf latency tier exceeds the intra-leaf one by 1 ms, within 0.2 ms" {
-	[ -x "$BATS_FILE_TMPDIR/nfq_delay" ] || skip "nfq_delay not built (libnetfilter-queue-dev)"
-	# the delay is the test's yardstick: at a real-time priority, so that a
-	# busy machine does not lengthen it (the probes' own scheduling is
-	# measured on both tiers alike)
-	chrt -f 50 "$BATS_FILE_TMPDIR/nfq_delay" 7 1000 >"$BATS_TEST_TMPDIR/nfq.out" 2>&1 &
+# queued_gap DELAY_US: the cross-leaf minus the intra-leaf latency tier (us)
+# of a measured job whose cross-leaf packets pass nfq_delay holding each
+# DELAY_US; the median time they were really held goes to held.DELAY_US.
+# The rule and the program are gone again when it returns (and in
+# teardown, if it fails).
+queued_gap() {
+	# at a real-time priority, so that a busy machine does not lengthen the
+	# holds (the probes' own scheduling is measured on both tiers alike)
+	chrt -f 50 "$BATS_FILE_TMPDIR/nfq_delay" 7 "$1" >"$BATS_TEST_TMPDIR/nfq.out" 2>&1 &
 	echo $! >"$BATS_TEST_TMPDIR/nfq.pid"
 	for ((i = 0; i < 50; i++)); do grep -q ready "$BATS_TEST_TMPDIR/nfq.out" && break; sleep 0.1; done
-	grep -q ready "$BATS_TEST_TMPDIR/nfq.out"
+	grep -q ready "$BATS_TEST_TMPDIR/nfq.out" || return 1
 	iptables -I FORWARD 1 -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
 		-j NFQUEUE --queue-num 7 --queue-bypass
-	measure_job
-	meas 'm["tiers"]'
-	diff_us=$(meas 'round(m["tiers"]["cross_leaf"]["latency_us"] - m["tiers"]["intra_leaf"]["latency_us"])')
-	echo "cross-leaf minus intra-leaf one-way latency: $diff_us us (added: 1000 us each way)"
-	[ "$diff_us" -ge 800 ] && [ "$diff_us" -le 1200 ]
+	measure_job >&2 || return 1
+	meas 'm["tiers"]' >&2
+	meas 'round(m["tiers"]["cross_leaf"]["latency_us"] - m["tiers"]["intra_leaf"]["latency_us"])'
+	iptables -D FORWARD -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
+		-j NFQUEUE --queue-num 7 --queue-bypass
+	kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")"
+	wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
+	rm -f "$BATS_TEST_TMPDIR/nfq.pid"
+	cat "$BATS_TEST_TMPDIR/nfq.out" >&2
+	sed -n 's/^held [0-9]* packets, median \([0-9]*\) us$/\1/p' "$BATS_TEST_TMPDIR/nfq.out" \
+		>"$BATS_TEST_TMPDIR/held.$1"
+	[ -s "$BATS_TEST_TMPDIR/held.$1" ]
+}
+
+@test "a 1 ms cross-leaf delay: the cross-leaf latency tier grows by what the packets were held, within 0.2 ms" {
+	[ -x "$BATS_FILE_TMPDIR/nfq_delay" ] || skip "nfq_delay not built (libnetfilter-queue-dev)"
+	# the same path with no delay first: the queue's own trip through user
+	# space is the harness's, not the link's.  The yardstick is the median
+	# time the packets were held, which a timer in a VM makes longer than
+	# the 1000 us asked (by 100-300 us here)
+	base_us=$(queued_gap 0)
+	diff_us=$(queued_gap 1000)
+	held_us=$(($(cat "$BATS_TEST_TMPDIR/held.1000") - $(cat "$BATS_TEST_TMPDIR/held.0")))
+	echo "cross-leaf minus intra-leaf one-way latency: $base_us us through the queue," \
+		"$diff_us us with 1000 us asked each way; packets held $held_us us longer"
+	[ "$held_us" -ge 1000 ]
+	[ $((diff_us - base_us - held_us)) -ge -200 ] && [ $((diff_us - base_us - held_us)) -le 200 ]
 }
 
 @test "node6 shaped to 100 Mbit/s: reported as a straggler, the plan warns by name" {

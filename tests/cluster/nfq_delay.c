@@ -7,7 +7,10 @@
  * and queues the packets that cross the racks' uplinks.
  *
  * Usage: nfq_delay QUEUE DELAY_US
- * Runs until killed (SIGTERM); prints "ready" once bound to the queue.
+ * Runs until killed (SIGTERM); prints "ready" once bound to the queue, and
+ * when killed "held N packets, median H us": how long the packets really
+ * waited from their arrival to their verdict (a timer in a VM wakes late:
+ * the yardstick is what was held, not what was asked).
  */
 #define _GNU_SOURCE /* ppoll */
 #include <arpa/inet.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #define RING 65536
+#define SAMPLES (1 << 20)
 
 static struct held {
 	uint32_t id;
@@ -33,6 +37,8 @@ static struct held {
 } ring[RING];
 static size_t head, tail; /* held packets: [tail, head) */
 static double delay_s;
+static double holds[SAMPLES]; /* seconds from arrival to verdict */
+static size_t n_holds;
 static volatile sig_atomic_t stop;
 
 static double now(void)
@@ -41,6 +47,22 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the verdict for the oldest held packet, its wait recorded */
+static void release(struct nfq_q_handle *qh, double t)
+{
+	if (n_holds < SAMPLES)
+		holds[n_holds++] = t - (ring[tail % RING].due - delay_s);
+	nfq_set_verdict(qh, ring[tail % RING].id, NF_ACCEPT, 0, NULL);
+	tail++;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
 }
 
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
@@ -101,10 +123,8 @@ int main(int argc, char **argv)
 		struct timespec ts = {0, 10000000}; /* idle: look at stop every 10 ms */
 		double t = now();
 
-		while (tail < head && ring[tail % RING].due <= t) {
-			nfq_set_verdict(qh, ring[tail % RING].id, NF_ACCEPT, 0, NULL);
-			tail++;
-		}
+		while (tail < head && ring[tail % RING].due <= t)
+			release(qh, t);
 		if (tail < head) {
 			double wait = ring[tail % RING].due - t;
 
@@ -120,11 +140,12 @@ int main(int argc, char **argv)
 				continue; /* the kernel dropped some: they pass by the bypass */
 		}
 	}
-	while (tail < head) {
-		nfq_set_verdict(qh, ring[tail % RING].id, NF_ACCEPT, 0, NULL);
-		tail++;
-	}
+	while (tail < head)
+		release(qh, now());
 	nfq_destroy_queue(qh);
 	nfq_close(h);
+	qsort(holds, n_holds, sizeof(*holds), cmp_double);
+	printf("held %zu packets, median %.0f us\n", n_holds,
+	       n_holds > 0 ? holds[n_holds / 2] * 1e6 : 0.0);
 	return 0;
 }
