@@ -61,8 +61,7 @@ teardown() {
 		shape_node "$node" "$CL_RACK_RATE"
 	fi
 	# iptables: the delay's queue rule, a node cut off
-	while iptables -D FORWARD -m physdev --physdev-in "${CL_PREFIX}u+" \
-		--physdev-out "${CL_PREFIX}u+" -j NFQUEUE --queue-num 7 --queue-bypass 2>/dev/null; do :; done
+	while nfq_rule -D FORWARD 2>/dev/null; do :; done
 	if [ -f "$BATS_TEST_TMPDIR/cut" ]; then
 		read -r node <"$BATS_TEST_TMPDIR/cut"
 		in_node "$node" iptables -D INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
@@ -72,8 +71,7 @@ teardown() {
 		holder_done >/dev/null
 	fi
 	if [ -f "$BATS_TEST_TMPDIR/nfq.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
-		wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
+		nfq_stop 2>/dev/null
 	fi
 	if [ -f "$BATS_TEST_TMPDIR/hosts.orig" ]; then
 		cat "$BATS_TEST_TMPDIR/hosts.orig" >"$CL_DIR/etc/hosts"
@@ -219,6 +217,21 @@ probe_args_without_socket() {
 	[ "$(meas 'all(l["ok"] for l in m["links"])')" = True ]
 }
 
+# nfq_rule IPTABLES-ACTION...: the rule that queues what crosses the
+# spine's uplink ports to nfq_delay (-I FORWARD 1 adds it, -D FORWARD
+# removes it)
+nfq_rule() {
+	iptables "$@" -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
+		-j NFQUEUE --queue-num 7 --queue-bypass
+}
+
+# nfq_stop: nfq_delay stopped (it prints what it held as it exits)
+nfq_stop() {
+	kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")"
+	wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")"
+	rm -f "$BATS_TEST_TMPDIR/nfq.pid"
+}
+
 # queued_gap DELAY_US: the cross-leaf minus the intra-leaf latency tier (us)
 # of a measured job whose cross-leaf packets pass nfq_delay holding each
 # DELAY_US; the median time they were really held goes to held.DELAY_US.
@@ -231,16 +244,12 @@ queued_gap() {
 	echo $! >"$BATS_TEST_TMPDIR/nfq.pid"
 	for ((i = 0; i < 50; i++)); do grep -q ready "$BATS_TEST_TMPDIR/nfq.out" && break; sleep 0.1; done
 	grep -q ready "$BATS_TEST_TMPDIR/nfq.out" || return 1
-	iptables -I FORWARD 1 -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
-		-j NFQUEUE --queue-num 7 --queue-bypass
+	nfq_rule -I FORWARD 1
 	measure_job >&2 || return 1
 	meas 'm["tiers"]' >&2
 	meas 'round(m["tiers"]["cross_leaf"]["latency_us"] - m["tiers"]["intra_leaf"]["latency_us"])'
-	iptables -D FORWARD -m physdev --physdev-in "${CL_PREFIX}u+" --physdev-out "${CL_PREFIX}u+" \
-		-j NFQUEUE --queue-num 7 --queue-bypass
-	kill "$(cat "$BATS_TEST_TMPDIR/nfq.pid")"
-	wait "$(cat "$BATS_TEST_TMPDIR/nfq.pid")" 2>/dev/null
-	rm -f "$BATS_TEST_TMPDIR/nfq.pid"
+	nfq_rule -D FORWARD
+	nfq_stop
 	cat "$BATS_TEST_TMPDIR/nfq.out" >&2
 	sed -n 's/^held [0-9]* packets, median \([0-9]*\) us$/\1/p' "$BATS_TEST_TMPDIR/nfq.out" \
 		>"$BATS_TEST_TMPDIR/held.$1"
