@@ -745,6 +745,21 @@ static void megatron_args__fsdp_fp8_offload_deepspeed_count__as_megatron_spells_
 		    "--sequence-parallel --use-distributed-optimizer --use-megatron-fsdp "
 		    "--data-parallel-sharding-strategy optim_grads --ckpt-format fsdp_dtensor "
 		    "--megatron-fsdp-main-grads-dtype bf16 --save-interval 250");
+	/* Megatron-LM's own count told grads=bf16 holds them so too; fp32
+	 * named is its default */
+	f->plan.request.framework = DTPLAN_FRAMEWORK_MEGATRON;
+	f->plan.request.grads = DTPLAN_GRADS_BF16;
+	c->zero = 1;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --grad-reduce-in-bf16 "
+		    "--save-interval 250");
+	f->plan.request.grads = DTPLAN_GRADS_FP32;
+	assert_text(dtplan_launch_megatron_args, &f->plan,
+		    "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
+		    "--micro-batch-size 1 --global-batch-size 512 --seq-length 8192 --bf16 "
+		    "--sequence-parallel --use-distributed-optimizer --save-interval 250");
 }
 
 /*

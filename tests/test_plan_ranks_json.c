@@ -632,15 +632,18 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	r.recompute = DTPLAN_RECOMPUTE_FINE;
 	r.schedule = DTPLAN_SCHEDULE_DUALPIPE;
 	r.moments = DTPLAN_MOMENTS_BF16;
+	r.grads = DTPLAN_GRADS_BF16;
 	assert_int_equal(dtplan_plan_create(&r, NULL, &p, &err), DTPLAN_OK);
 	assert_true(p->best.dualpipe);
 	back = read_back(p, false, &json);
 	assert_true(back->best.dualpipe);
 	assert_int_equal(back->best.recompute, DTPLAN_RECOMPUTE_FINE);
 	assert_int_equal(back->request.moments, DTPLAN_MOMENTS_BF16);
+	assert_int_equal(back->request.grads, DTPLAN_GRADS_BF16);
+	assert_near(back->best.memory.gradients, p->best.memory.gradients, 0.0);
 	a = assert_same_text(p, back);
 	assert_non_null(strstr(a, "DualPipe"));
-	assert_non_null(strstr(a, "bf16 Adam moments"));
+	assert_non_null(strstr(a, "bf16 gradients, bf16 Adam moments"));
 	/* 3 dense layers first, then every layer: 58 MoE layers of 61 */
 	assert_non_null(strstr(a, "in 58 MoE layers"));
 	dtplan_plan_destroy(back);

@@ -202,6 +202,50 @@ static void parse_train__deepseek_recipe_keys__set_and_checked(void **state)
 	assert_string_equal(dtplan_schedule_name(5), "unknown");
 }
 
+/* grads=: the framework's dtype by default; bf16 only where the framework
+ * can be told (Megatron-LM), fp32 refused where it cannot (DeepSpeed), and
+ * the gradients the ledger counts follow (2 bytes a parameter, not 4). */
+static void parse_train__grads__framework_default_megatron_either(void **state)
+{
+	struct dtplan_request r;
+	struct dtplan_error err = {0};
+	struct dtplan_ledger fp32, bf16;
+
+	(void)state;
+	request_base(&r);
+	assert_int_equal(r.grads, DTPLAN_GRADS_DEFAULT);
+	assert_int_equal(dtplan_model_parse("llama3-8b", &r.model, NULL), DTPLAN_OK);
+	r.gpus = 8;
+	assert_int_equal(dtplan_request_parse_train(&r, "framework=megatron,grads=BF16", NULL),
+			 DTPLAN_OK);
+	assert_int_equal(r.grads, DTPLAN_GRADS_BF16);
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_OK);
+	assert_int_equal(dtplan_request_model_state(&r, &bf16, NULL), DTPLAN_OK);
+	r.grads = DTPLAN_GRADS_DEFAULT;
+	assert_int_equal(dtplan_request_model_state(&r, &fp32, NULL), DTPLAN_OK);
+	assert_true(bf16.gradients > 0.0);
+	assert_near(bf16.gradients * 2.0, fp32.gradients, 1.0);
+	assert_near(bf16.weights, fp32.weights, 0.0);
+	/* DeepSpeed's bf16 keeps bf16 gradients: bf16 and default are its own */
+	r.framework = DTPLAN_FRAMEWORK_DEEPSPEED;
+	r.grads = DTPLAN_GRADS_BF16;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_OK);
+	r.grads = DTPLAN_GRADS_FP32;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.source, "grads");
+	assert_string_equal(err.text, "grads=fp32: DeepSpeed keeps bf16 gradients; grads=fp32 "
+				      "needs framework=megatron");
+	/* torchtitan reduces in fp32 alone */
+	r.framework = DTPLAN_FRAMEWORK_TORCHTITAN;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_OK);
+	r.grads = DTPLAN_GRADS_BF16;
+	assert_int_equal(dtplan__request_check_fixed(&r, &err), DTPLAN_ERR_INVAL);
+	assert_string_equal(err.text, "grads=bf16: torchtitan keeps fp32 gradients; grads=bf16 "
+				      "needs framework=megatron");
+	assert_string_equal(dtplan_grads_name(DTPLAN_GRADS_BF16), "bf16");
+	assert_string_equal(dtplan_grads_name(7), "unknown");
+}
+
 /* Every row of the framework table (lib/model/framework.c) is its enum
  * value's: its name parses back to it, and the aliases to their row. */
 static void framework_parse__table_names_and_aliases__rows(void **state)
@@ -288,6 +332,7 @@ static const struct {
 	{"precision=fp4", DTPLAN_ERR_INVAL, "precision: 'fp4' is not bf16, fp8, mxfp8 or nvfp4"},
 	{"schedule=zb", DTPLAN_ERR_INVAL, "schedule: 'zb' is not 1f1b or dualpipe"},
 	{"moments=fp16", DTPLAN_ERR_INVAL, "moments: 'fp16' is not fp32 or bf16"},
+	{"grads=fp16", DTPLAN_ERR_INVAL, "grads: 'fp16' is not default, fp32 or bf16"},
 	{"tokens=lots", DTPLAN_ERR_PARSE, "tokens"},
 	{"tokens=2e18", DTPLAN_ERR_RANGE, "more than the 1e+18 tokens"},
 };
@@ -331,6 +376,7 @@ int main(void)
 		cmocka_unit_test(parse_train__some_keys__others_kept),
 		cmocka_unit_test(parse_train__expert_keys__set_fields),
 		cmocka_unit_test(parse_train__deepseek_recipe_keys__set_and_checked),
+		cmocka_unit_test(parse_train__grads__framework_default_megatron_either),
 		cmocka_unit_test(framework_parse__table_names_and_aliases__rows),
 		cmocka_unit_test(parse_train__range_edges__accepted),
 		cmocka_unit_test(parse_train__bad_text__error_and_request_unchanged),

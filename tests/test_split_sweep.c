@@ -39,6 +39,7 @@ static const char *const pins[] = {
 	"recompute=full",
 	"schedule=dualpipe,pp=2",
 	"framework=megatron,recompute=fine,moments=bf16,zero=1",
+	"framework=megatron,grads=bf16,zero=1",
 	"framework=torchtitan",
 	"framework=torchtitan,zero=3,pp=2",
 	"framework=megatron,cp=2,ep=4,pp=2,vp=2",

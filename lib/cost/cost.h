@@ -67,12 +67,15 @@ double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_mome
 
 /*
  * Gradient bytes per parameter: held on the GPU (the framework's gradient
- * buffer: Megatron-LM's fp32 main gradients, DeepSpeed's bf16 ones), and
- * moved by the DP/ZeRO collectives, which the cost model counts in bf16 for
- * every framework.  The one home of both (lib/cost/ledger.c).
+ * buffer: Megatron-LM's fp32 main gradients, DeepSpeed's bf16 ones; 2 with
+ * grads=bf16, 4 with grads=fp32), and moved by the DP/ZeRO collectives (no
+ * more than are held).  The one home of both (lib/cost/ledger.c).
+ * dtplan__grads_held(): the dtype those bytes are, never
+ * DTPLAN_GRADS_DEFAULT.
  */
-double dtplan__grad_bytes(enum dtplan_framework f);
-double dtplan__grad_wire_bytes(enum dtplan_framework f);
+double dtplan__grad_bytes(enum dtplan_framework f, enum dtplan_grads g);
+double dtplan__grad_wire_bytes(enum dtplan_framework f, enum dtplan_grads g);
+enum dtplan_grads dtplan__grads_held(enum dtplan_framework f, enum dtplan_grads g);
 
 /*
  * Whether the gradients stay whole on every rank through the step and are

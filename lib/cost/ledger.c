@@ -61,6 +61,12 @@ static const char *const moments_names[] = {
 	[DTPLAN_MOMENTS_BF16] = "bf16",
 };
 
+static const char *const grads_names[] = {
+	[DTPLAN_GRADS_DEFAULT] = "default",
+	[DTPLAN_GRADS_FP32] = "fp32",
+	[DTPLAN_GRADS_BF16] = "bf16",
+};
+
 static const char *const schedule_names[] = {
 	[DTPLAN_SCHEDULE_1F1B] = "1f1b",
 	[DTPLAN_SCHEDULE_DUALPIPE] = "dualpipe",
@@ -82,9 +88,14 @@ static const struct dtplan__framework *row(enum dtplan_framework f)
 	return fw != NULL ? fw : dtplan__framework(DTPLAN_FRAMEWORK_MEGATRON);
 }
 
-double dtplan__grad_bytes(enum dtplan_framework f)
+double dtplan__grad_bytes(enum dtplan_framework f, enum dtplan_grads g)
 {
-	return row(f)->grad_bytes;
+	return g == DTPLAN_GRADS_BF16 ? 2.0 : g == DTPLAN_GRADS_FP32 ? 4.0 : row(f)->grad_bytes;
+}
+
+enum dtplan_grads dtplan__grads_held(enum dtplan_framework f, enum dtplan_grads g)
+{
+	return dtplan__grad_bytes(f, g) < 4.0 ? DTPLAN_GRADS_BF16 : DTPLAN_GRADS_FP32;
 }
 
 /* torchtitan reduces in fp32 (TrainingConfig.mixed_precision_reduce,
@@ -94,9 +105,9 @@ double dtplan__grad_bytes(enum dtplan_framework f)
  * d98e8a6), which also makes them bf16: counted here as 4 bytes held and 2
  * on the wire, its memory exact and its DP time a lower bound
  * (doc/launchers.md). */
-double dtplan__grad_wire_bytes(enum dtplan_framework f)
+double dtplan__grad_wire_bytes(enum dtplan_framework f, enum dtplan_grads g)
 {
-	return row(f)->grad_wire_bytes;
+	return fmin(row(f)->grad_wire_bytes, dtplan__grad_bytes(f, g));
 }
 
 bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp)
@@ -173,6 +184,16 @@ enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_e
 {
 	return parse_name(moments_names, DTPLAN_ARRAY_SIZE(moments_names), "moments", text, out,
 			  err);
+}
+
+const char *dtplan_grads_name(enum dtplan_grads g)
+{
+	return name_of(grads_names, DTPLAN_ARRAY_SIZE(grads_names), g);
+}
+
+enum dtplan_err dtplan_grads_parse(const char *text, int *out, struct dtplan_error *err)
+{
+	return parse_name(grads_names, DTPLAN_ARRAY_SIZE(grads_names), "grads", text, out, err);
 }
 
 /* A name or an alias of the table's; the message names every name. */
@@ -508,7 +529,7 @@ static void stage_ledger(const struct dtplan_ledger_in *in, const struct dtplan_
 	int stage = sh->stage, layers = sh->layers, n_moe = sh->n_moe;
 	double p, pe, n = (double)in->dp * cp, ne = n * in->tp / ((double)etp * ep), stage_acts;
 	double opt = dtplan__optimizer_bytes(in->offload, in->no_master_copy, in->bf16_moments);
-	double grad = dtplan__grad_bytes(in->framework);
+	double grad = dtplan__grad_bytes(in->framework, in->grads);
 	bool gshard;
 
 	/* DualPipe: the GPU of stage i also holds stage pp - 1 - i */

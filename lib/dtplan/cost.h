@@ -120,6 +120,21 @@ enum dtplan_err dtplan_schedule_parse(const char *text, int *out, struct dtplan_
 const char *dtplan_moments_name(enum dtplan_moments m);
 enum dtplan_err dtplan_moments_parse(const char *text, int *out, struct dtplan_error *err);
 
+/* The gradients' dtype, held and reduced: the framework's own by default
+ * (DeepSpeed's bf16, Megatron-LM's and torchtitan's fp32), or bf16 where the
+ * framework can be told (Megatron-LM's --grad-reduce-in-bf16,
+ * Megatron-Bridge's ddp.grad_reduce_in_fp32=false): 2 bytes a parameter
+ * instead of 4. */
+enum dtplan_grads {
+	DTPLAN_GRADS_DEFAULT = 0,
+	DTPLAN_GRADS_FP32,
+	DTPLAN_GRADS_BF16,
+};
+
+/* "default"/"fp32"/"bf16" <-> enum dtplan_grads, as the ones above. */
+const char *dtplan_grads_name(enum dtplan_grads g);
+enum dtplan_err dtplan_grads_parse(const char *text, int *out, struct dtplan_error *err);
+
 struct dtplan_ledger_in {
 	const struct dtplan_model *model;
 	/* tp, pp, dp >= 1 each; zero 0..3, sharded over dp; micro_batch b;
@@ -128,11 +143,12 @@ struct dtplan_ledger_in {
 	 * tensor parallelism (0: tp), etp x ep folded over tp x cp x dp; cp context parallelism (0 or 1: none); offload 1:
 	 * ZeRO-Offload, master copy and Adam in host memory */
 	DTPLAN_SPLIT_EMBED;
-	bool no_master_copy;    /* 12 bytes/param instead of 16 */
-	bool bf16_moments;      /* Adam's m and v in bf16: 2 + 2 bytes instead of 4 + 4 */
-	int seq;                /* sequence length s (0: no activations) */
-	int num_microbatches;   /* m; stage 0 holds min(m, pp) micro-batches */
-	bool sequence_parallel; /* divide the sbh*34 part by tp too (Megatron SP) */
+	bool no_master_copy;     /* 12 bytes/param instead of 16 */
+	bool bf16_moments;       /* Adam's m and v in bf16: 2 + 2 bytes instead of 4 + 4 */
+	enum dtplan_grads grads; /* the gradients' dtype (default: the framework's) */
+	int seq;                 /* sequence length s (0: no activations) */
+	int num_microbatches;    /* m; stage 0 holds min(m, pp) micro-batches */
+	bool sequence_parallel;  /* divide the sbh*34 part by tp too (Megatron SP) */
 	/* layers per stage when pp > 1 (NULL: dtplan_stage_split_model() of the
 	 * model and seq); borrowed */
 	const struct dtplan_stage_layers *stages;

@@ -128,6 +128,7 @@ struct dtplan_request {
 	enum dtplan_precision precision; /* of the matrix multiplies */
 	enum dtplan_schedule schedule;   /* (1F1B by default) */
 	enum dtplan_moments moments;     /* Adam's m and v (fp32 by default) */
+	enum dtplan_grads grads;         /* the gradients' dtype (the framework's by default) */
 	double train_tokens;             /* tokens of the whole run; 0: no time to train */
 	/* links */
 	double nvlink_bytes_per_s; /* 0: from gpu */
@@ -573,8 +574,8 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
  * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
  * [,recompute=none|selective|fine|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
  * [,framework=deepspeed|megatron|torchtitan][,attention=flash|unfused][,precision=bf16|fp8|mxfp8|nvfp4]
- * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,tokens=COUNT]" to r (tokens: the whole run, "15T", for the time to
- * train).  Keys not given keep
+  * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,grads=default|fp32|bf16][,tokens=COUNT]"
+ * to r (tokens: the whole run, "15T", for the time to train).  Keys not given keep
  * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
  * asks for exactly N (dtplan_parse_global_batch()).  On error r
  * is unchanged and err names the key and value (DTPLAN_ERR_PARSE for syntax,
@@ -590,7 +591,8 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
  * without PP, Megatron-LM with ZeRO-2/3 or offload, ZeRO-Offload with
  * ZeRO-0, CP without flash attention, DualPipe with an odd PP or
  * interleaving, recompute=fine and
- * moments=bf16 without framework=megatron; with gpu= (which the nodes' GPUs
+  * moments=bf16 without framework=megatron, grads= other than the
+ * framework's own where it cannot be told; with gpu= (which the nodes' GPUs
  * do not override), fp8 or offload on a GPU without fp8 tensor cores or a
  * host link.  DTPLAN_ERR_INVAL naming the key in err->source.  The plugin refuses such a --dt-train at submission;
  * planning checks it again with the rest.

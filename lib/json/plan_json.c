@@ -8,6 +8,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "cost/cost.h"
 #include "json/json_int.h"
 
 #include <jansson.h>
@@ -437,6 +438,8 @@ static json_t *plan_json(const struct dtplan_plan *p, const struct dtplan_launch
 	    !put(root, "attention", json_string(dtplan_attention_name(r->attention))) ||
 	    !put(root, "precision", json_string(dtplan_precision_name(r->precision))) ||
 	    !put(root, "moments", json_string(dtplan_moments_name(r->moments))) ||
+	    !put(root, "grads",
+		 json_string(dtplan_grads_name(dtplan__grads_held(r->framework, r->grads)))) ||
 	    !put(root, "parallelism", parallelism_json(&p->best)) ||
 	    !put(root, "memory", memory_json(&p->best.memory, dtplan_request_usable_memory(r))) ||
 	    !put(root, "prediction", prediction_json(&p->best)) ||

@@ -83,6 +83,7 @@ enum {
 	M_ATTENTION,
 	M_PRECISION,
 	M_MOMENTS,
+	M_GRADS,
 	M_TRAINING,
 	M__N
 };
@@ -110,6 +111,7 @@ static const char *const top_keys[M__N] = {
 	[M_ATTENTION] = "attention",
 	[M_PRECISION] = "precision",
 	[M_MOMENTS] = "moments",
+	[M_GRADS] = "grads",
 	[M_TRAINING] = "training",
 };
 
@@ -180,7 +182,7 @@ static enum dtplan_err member_trees(const struct dtplan__rd *r, const struct dtp
 				      M_PREDICTION,    M_RUNNER_UP, M_WARNINGS,  M_GPUS,
 				      M_GPUS_PER_NODE, M_BATCH,     M_EXACT,     M_CONSIDERED,
 				      M_FITTING,       M_FRAMEWORK, M_ATTENTION, M_PRECISION,
-				      M_MOMENTS,       M_TRAINING};
+				      M_MOMENTS,       M_GRADS,     M_TRAINING};
 	json_error_t jerr;
 	json_t *v;
 

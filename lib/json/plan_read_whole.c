@@ -196,6 +196,7 @@ static enum dtplan_err read_request(json_t *root, struct dtplan_plan *p, struct 
 			NAME_KEY(attention, dtplan_attention_parse),
 			NAME_KEY(precision, dtplan_precision_parse),
 			NAME_KEY(moments, dtplan_moments_parse),
+			NAME_KEY(grads, dtplan_grads_parse),
 #undef NAME_KEY
 		};
 

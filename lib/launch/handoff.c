@@ -8,6 +8,7 @@
 
 #include "dtplan.h"
 #include "base/base.h"
+#include "cost/cost.h"
 #include "model/model.h"
 #include "launch/launch_int.h"
 
@@ -88,7 +89,5 @@ const char *dtplan__plan_runs(const struct dtplan_plan *p, enum dtplan_framework
 
 bool dtplan__bf16_grads(const struct dtplan_plan *p)
 {
-	const struct dtplan__framework *fw = dtplan__framework(p->request.framework);
-
-	return fw != NULL && fw->grad_bytes < 4.0;
+	return dtplan__grads_held(p->request.framework, p->request.grads) == DTPLAN_GRADS_BF16;
 }

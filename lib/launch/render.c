@@ -363,9 +363,10 @@ enum dtplan_err dtplan_plan_render_text(const struct dtplan_plan *p, char **out,
 		fputs(", DualPipe (each GPU holds stage i and PP - 1 - i)", s.f);
 	fprintf(s.f, "\n  ZeRO         stage %d%s\n", c->zero,
 		c->offload ? ", optimizer state in host memory (ZeRO-Offload)" : "");
-	fprintf(s.f, "  kernels      %s, %s attention, %s memory count%s\n",
+	fprintf(s.f, "  kernels      %s, %s attention, %s memory count, %s gradients%s\n",
 		dtplan_precision_name(r->precision), dtplan_attention_name(r->attention),
 		dtplan_framework_name(r->framework),
+		dtplan_grads_name(dtplan__grads_held(r->framework, r->grads)),
 		r->moments == DTPLAN_MOMENTS_BF16 ? ", bf16 Adam moments" : "");
 	text_stages(s.f, c);
 	text_batch(s.f, p);

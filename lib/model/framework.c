@@ -101,6 +101,11 @@ static const struct dtplan__framework frameworks[] = {
 			.gathers_as_reduces = true,
 			.recompute = RECOMPUTE_ALL,
 			.bf16_moments = true,
+			/* fp32 main gradients by default, bf16 held and
+			 * reduced with --grad-reduce-in-bf16
+			 * (megatron/training/arguments.py, d98e8a6) or
+			 * Megatron-Bridge's ddp.grad_reduce_in_fp32=false */
+			.grads_either = true,
 			.zero = ZERO_ALL,
 			.zero_max = 1,
 			.shard_with_pp = true,

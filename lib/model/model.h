@@ -115,6 +115,7 @@ struct dtplan__framework {
 	bool selective_per_op;   /* its selective recomputation is a per-op policy */
 	unsigned recompute;      /* 1u << enum dtplan_recompute it runs */
 	bool bf16_moments;       /* Adam's moments in bf16 (moments=bf16) */
+	bool grads_either;       /* gradients in fp32 or bf16 (grads=), as told */
 	unsigned zero;           /* 1u << ZeRO stage it runs */
 	const char *zero_note;   /* what it runs instead of the others, for messages */
 	int zero_max;            /* the highest stage the search tries unasked */
@@ -162,6 +163,7 @@ struct dtplan__split {
 	enum dtplan_attention attention;
 	enum dtplan_schedule schedule;
 	enum dtplan_moments moments;
+	enum dtplan_grads grads;
 	int gpus;           /* 0: not known (the submission) */
 	int seq;            /* tokens of a sequence; 0: not known */
 	DTPLAN_SPLIT_EMBED; /* 0 (-1 for zero, offload, recompute): not known */

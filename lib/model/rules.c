@@ -141,6 +141,11 @@ static bool runs_bf16_moments(const struct dtplan__framework *fw)
 	return fw->bf16_moments;
 }
 
+static bool runs_grads_either(const struct dtplan__framework *fw)
+{
+	return fw->grads_either;
+}
+
 /*
  * What each framework runs, from its row (lib/model/framework.c names the
  * sources): DeepSpeed refuses ZeRO-2/3 with its pipeline engine and ZeRO-3
@@ -259,6 +264,20 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 				     "bf16 master weights)",
 				     err != NULL
 					     ? frameworks_with(alt, sizeof(alt), runs_bf16_moments)
+					     : "");
+	/* DeepSpeed's bf16 keeps bf16 gradients and torchtitan reduces in fp32
+	 * (TrainingConfig.mixed_precision_reduce takes "float32" alone,
+	 * torchtitan/config/configs.py, b5bcd76): grads= names their own */
+	if ((rules & DTPLAN__RULE_MEGATRON) && fw != NULL && !fw->grads_either &&
+	    s->grads != DTPLAN_GRADS_DEFAULT &&
+	    (s->grads == DTPLAN_GRADS_BF16) != (fw->grad_bytes < 4.0))
+		return dtplan__error(err, DTPLAN_ERR_INVAL, "grads", 0,
+				     "grads=%s: %s keeps %s gradients; grads=%s needs %s",
+				     s->grads == DTPLAN_GRADS_BF16 ? "bf16" : "fp32", fw->title,
+				     fw->grad_bytes < 4.0 ? "bf16" : "fp32",
+				     s->grads == DTPLAN_GRADS_BF16 ? "bf16" : "fp32",
+				     err != NULL
+					     ? frameworks_with(alt, sizeof(alt), runs_grads_either)
 					     : "");
 	/* TE's precision-aware optimizer runs under the distributed one
 	 * ("--use-precision-aware-optimizer only supported with distributed

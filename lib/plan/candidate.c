@@ -30,7 +30,7 @@ void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->nvlink_bw = (req->nvlink_bytes_per_s > 0.0 ? req->nvlink_bytes_per_s
 						      : req->gpu.nvlink_bytes_per_s) /
 		       2.0;
-	x->grad_bytes = dtplan__grad_bytes(req->framework);
+	x->grad_bytes = dtplan__grad_bytes(req->framework, req->grads);
 	x->kv_heads = req->model.kv_heads > 0 ? req->model.kv_heads : req->model.heads;
 	x->n_moe = dtplan_model_moe_layers(&req->model);
 	x->offload = false;
@@ -42,6 +42,7 @@ void dtplan__search_ctx_init(struct ctx *x, const struct dtplan_request *req)
 	x->rules.attention = req->attention;
 	x->rules.schedule = req->schedule;
 	x->rules.moments = req->moments;
+	x->rules.grads = req->grads;
 }
 
 /* Layers per stage for pp stages and the slowest stage's work over the mean. */

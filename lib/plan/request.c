@@ -107,6 +107,7 @@ void dtplan__ledger_in(const struct dtplan_request *r, const struct dtplan_candi
 		.model = &r->model,
 		.no_master_copy = r->no_master_copy,
 		.bf16_moments = r->moments == DTPLAN_MOMENTS_BF16,
+		.grads = r->grads,
 		.seq = r->seq,
 		.sequence_parallel = c->tp > 1,
 		.stages = &c->stages,
@@ -272,8 +273,9 @@ enum dtplan_err dtplan__request_check(const struct dtplan_request *req, struct d
 		 req->attention > DTPLAN_ATTENTION_FLASH || req->precision < 0 ||
 		 req->precision > DTPLAN_PRECISION_NVFP4 || req->schedule < 0 ||
 		 req->schedule > DTPLAN_SCHEDULE_DUALPIPE || req->moments < 0 ||
-		 req->moments > DTPLAN_MOMENTS_BF16)
-		bad = "framework, attention, precision, schedule or moments out of range";
+		 req->moments > DTPLAN_MOMENTS_BF16 || req->grads < 0 ||
+		 req->grads > DTPLAN_GRADS_BF16)
+		bad = "framework, attention, precision, schedule, moments or grads out of range";
 	else if (!(req->train_tokens >= 0.0) || !isfinite(req->train_tokens))
 		bad = "training tokens must be >= 0";
 	if (bad != NULL)
@@ -309,6 +311,7 @@ static void split_of(const struct dtplan_request *r, struct dtplan__split *s)
 	s->attention = r->attention;
 	s->schedule = r->schedule;
 	s->moments = r->moments;
+	s->grads = r->grads;
 	s->split = r->split;
 	s->seq = r->seq; /* 0 at submission without seq=: the model's, known later */
 }
@@ -498,6 +501,7 @@ TRAIN_NAME_FN(attention, dtplan_attention_parse)
 TRAIN_NAME_FN(precision, dtplan_precision_parse)
 TRAIN_NAME_FN(schedule, dtplan_schedule_parse)
 TRAIN_NAME_FN(moments, dtplan_moments_parse)
+TRAIN_NAME_FN(grads, dtplan_grads_parse)
 
 #define TRAIN_INT(n, field, lo, hi)                                                                \
 	{                                                                                          \
@@ -528,6 +532,7 @@ static const struct dtplan__kv_key train_keys[] = {
 	TRAIN_CUSTOM("precision", train_precision),
 	TRAIN_CUSTOM("schedule", train_schedule),
 	TRAIN_CUSTOM("moments", train_moments),
+	TRAIN_CUSTOM("grads", train_grads),
 	TRAIN_CUSTOM("tokens", train_tokens),
 	TRAIN_CUSTOM("calibration", train_calibration),
 };
