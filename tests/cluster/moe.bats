@@ -96,7 +96,7 @@ write_moe_script() {
 	[ "$(grep -c '^TASK .* DT_EP_RANK=[0-7] ' <<<"$LOG")" -eq 32 ]
 }
 
-@test "DeepSeek-V3's recipe in --dt-train: DualPipe, fine recomputation and bf16 moments reach the job" {
+@test "DeepSeek-V3's recipe in --dt-train: DualPipe, fine recomputation, bf16 moments and gradients reach the job" {
 	cat >"$CL_DIR/jobs/recipe-job.sh" <<-'EOF2'
 		#!/bin/sh
 		for v in DT_PP DT_RECOMPUTE DT_PP_SCHEDULE DTPLAN_PLAN_STATE DT_MEGATRON_ARGS; do
@@ -107,7 +107,7 @@ write_moe_script() {
 	chmod 755 "$CL_DIR/jobs/recipe-job.sh"
 	run_job 180 -N4 -w node1,node2,node3,node4 --ntasks-per-node=8 --gres=gpu:8 \
 		--dt-plan=auto --dt-model=mixtral-8x7b \
-		--dt-train=seq=4096,pp=2,framework=megatron,recompute=fine,schedule=dualpipe,moments=bf16 \
+		--dt-train=seq=4096,pp=2,framework=megatron,recompute=fine,schedule=dualpipe,moments=bf16,grads=bf16 \
 		"$CL_DIR/jobs/recipe-job.sh"
 	echo "$LOG" | head -n 30
 	grep -q '^done$' <<<"$LOG"
@@ -118,8 +118,9 @@ write_moe_script() {
 	args=$(batch_var DT_MEGATRON_ARGS)
 	[[ "$args" == *" --recompute-granularity selective --recompute-modules core_attn layernorm moe_act"* ]]
 	[[ "$args" == *" --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16"* ]]
+	[[ "$args" == *" --grad-reduce-in-bf16"* ]]
 	grep -q 'DualPipe (each GPU holds stage i and PP - 1 - i)' <<<"$LOG"
-	grep -q 'bf16 Adam moments' <<<"$LOG"
+	grep -q 'megatron memory count, bf16 gradients, bf16 Adam moments' <<<"$LOG"
 	grep -q 'the GPU of stages 0 and 1 is the fullest' <<<"$LOG"
 }
 
