@@ -657,6 +657,15 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_INVAL);
 	assert_non_null(strstr(err.text, "moments: 'bf17' is not fp32 or bf16"));
 	memcpy(bad, "\"bf16\"", 6);
+	/* "grads": "bf17" too, naming what it takes */
+	bad = strstr(json, "\"grads\"");
+	assert_non_null(bad);
+	bad = strstr(bad, "\"bf16\"");
+	assert_non_null(bad);
+	memcpy(bad, "\"bf17\"", 6);
+	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_INVAL);
+	assert_non_null(strstr(err.text, "grads: 'bf17' is not default, fp32 or bf16"));
+	memcpy(bad, "\"bf16\"", 6);
 	bad = strstr(json, "\"schedule\"");
 	assert_non_null(bad);
 	bad = strstr(bad, "\"dualpipe\"");

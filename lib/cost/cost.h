@@ -68,13 +68,14 @@ double dtplan__optimizer_bytes(bool offload, bool no_master_copy, bool bf16_mome
 /*
  * Gradient bytes per parameter: held on the GPU (the framework's gradient
  * buffer: Megatron-LM's fp32 main gradients, DeepSpeed's bf16 ones; 2 with
- * grads=bf16, 4 with grads=fp32), and moved by the DP/ZeRO collectives (no
- * more than are held).  The one home of both (lib/cost/ledger.c).
- * dtplan__grads_held(): the dtype those bytes are, never
- * DTPLAN_GRADS_DEFAULT.
+ * grads=bf16, 4 with grads=fp32), and moved by the DP/ZeRO collectives:
+ * bf16, torchtitan's fp32, whatever grads= says (the one framework it may
+ * change, lib/model/rules.c, is counted in bf16 on the wire already).  The
+ * one home of both (lib/cost/ledger.c).  dtplan__grads_held(): the dtype
+ * the held bytes are, never DTPLAN_GRADS_DEFAULT.
  */
 double dtplan__grad_bytes(enum dtplan_framework f, enum dtplan_grads g);
-double dtplan__grad_wire_bytes(enum dtplan_framework f, enum dtplan_grads g);
+double dtplan__grad_wire_bytes(enum dtplan_framework f);
 enum dtplan_grads dtplan__grads_held(enum dtplan_framework f, enum dtplan_grads g);
 
 /*

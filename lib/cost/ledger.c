@@ -105,9 +105,9 @@ enum dtplan_grads dtplan__grads_held(enum dtplan_framework f, enum dtplan_grads 
  * d98e8a6), which also makes them bf16: counted here as 4 bytes held and 2
  * on the wire, its memory exact and its DP time a lower bound
  * (doc/launchers.md). */
-double dtplan__grad_wire_bytes(enum dtplan_framework f, enum dtplan_grads g)
+double dtplan__grad_wire_bytes(enum dtplan_framework f)
 {
-	return fmin(row(f)->grad_wire_bytes, dtplan__grad_bytes(f, g));
+	return row(f)->grad_wire_bytes;
 }
 
 bool dtplan__grads_reduced_once(enum dtplan_framework f, int zero, int pp)

@@ -574,7 +574,7 @@ enum dtplan_err dtplan_parse_global_batch(const char *text, const char *what,
  * Applies a training spec "seq=8192,gbs=1024[!][,tp=N][,pp=N][,zero=0-3][,mb=N]
  * [,recompute=none|selective|fine|full|auto][,gpu=TYPE][,vp=N][,offload=auto|yes|no]
  * [,framework=deepspeed|megatron|torchtitan][,attention=flash|unfused][,precision=bf16|fp8|mxfp8|nvfp4]
-  * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,grads=default|fp32|bf16][,tokens=COUNT]"
+ * [,schedule=1f1b|dualpipe][,moments=fp32|bf16][,grads=default|fp32|bf16][,tokens=COUNT]"
  * to r (tokens: the whole run, "15T", for the time to train).  Keys not given keep
  * their value in r.  Each key at most once; mb must not exceed gbs; "gbs=N!"
  * asks for exactly N (dtplan_parse_global_batch()).  On error r
@@ -591,7 +591,7 @@ enum dtplan_err dtplan_request_parse_train(struct dtplan_request *r, const char 
  * without PP, Megatron-LM with ZeRO-2/3 or offload, ZeRO-Offload with
  * ZeRO-0, CP without flash attention, DualPipe with an odd PP or
  * interleaving, recompute=fine and
-  * moments=bf16 without framework=megatron, grads= other than the
+ * moments=bf16 without framework=megatron, grads= other than the
  * framework's own where it cannot be told; with gpu= (which the nodes' GPUs
  * do not override), fp8 or offload on a GPU without fp8 tensor cores or a
  * host link.  DTPLAN_ERR_INVAL naming the key in err->source.  The plugin refuses such a --dt-train at submission;

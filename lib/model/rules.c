@@ -270,15 +270,17 @@ static enum dtplan_err check_train(const struct dtplan__split *s, unsigned rules
 	 * torchtitan/config/configs.py, b5bcd76): grads= names their own */
 	if ((rules & DTPLAN__RULE_MEGATRON) && fw != NULL && !fw->grads_either &&
 	    s->grads != DTPLAN_GRADS_DEFAULT &&
-	    (s->grads == DTPLAN_GRADS_BF16) != (fw->grad_bytes < 4.0))
+	    (s->grads == DTPLAN_GRADS_BF16) != (fw->grad_bytes < 4.0)) {
+		const char *asked = s->grads == DTPLAN_GRADS_BF16 ? "bf16" : "fp32";
+
 		return dtplan__error(err, DTPLAN_ERR_INVAL, "grads", 0,
-				     "grads=%s: %s keeps %s gradients; grads=%s needs %s",
-				     s->grads == DTPLAN_GRADS_BF16 ? "bf16" : "fp32", fw->title,
-				     fw->grad_bytes < 4.0 ? "bf16" : "fp32",
-				     s->grads == DTPLAN_GRADS_BF16 ? "bf16" : "fp32",
+				     "grads=%s: %s keeps %s gradients; grads=%s needs %s", asked,
+				     fw->title, s->grads == DTPLAN_GRADS_BF16 ? "fp32" : "bf16",
+				     asked,
 				     err != NULL
 					     ? frameworks_with(alt, sizeof(alt), runs_grads_either)
 					     : "");
+	}
 	/* TE's precision-aware optimizer runs under the distributed one
 	 * ("--use-precision-aware-optimizer only supported with distributed
 	 * optimizer", megatron/core/optimizer/__init__.py, d98e8a6) */

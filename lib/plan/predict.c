@@ -486,7 +486,7 @@ static void dp_part(const struct ctx *x, const struct links *l, struct dtplan_ca
 {
 	const struct dtplan_request *r = x->req;
 	struct dtplan_step *st = &c->step;
-	double wire = dtplan__grad_wire_bytes(r->framework, r->grads);
+	double wire = dtplan__grad_wire_bytes(r->framework);
 	double grad_bytes = wire * c->memory.params_per_gpu, m = p->m;
 	double fwd_mb = p->fwd_mb, bwd_mb = p->bwd_mb;
 	/* the dense gradients over dp x cp ranks, the experts' over the expert
