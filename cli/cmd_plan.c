@@ -186,13 +186,22 @@ static int plan_failed(const struct plan_args *a, struct dtplan_error *err)
 	case DTPLAN_ALLOC_MEASURE:
 		return cli_report(CMD, err, false);
 	case DTPLAN_ALLOC_PLAN:
-		/* the library names a pinned choice by its field: show the flag */
+		/* the library names a pinned choice by its field: show the flag,
+		 * or "--train KEY" for the keys only --train sets */
 		if (err->code == DTPLAN_ERR_INVAL && err->source[0] != '\0' &&
 		    err->source[0] != '-') {
+			static const char *const train_only[] = {"vp",        "offload",
+								 "framework", "attention",
+								 "precision", "schedule",
+								 "moments",   "grads"};
 			char field[64];
 
 			snprintf(field, sizeof(field), "%.60s", err->source);
 			snprintf(err->source, sizeof(err->source), "--%s", field);
+			for (size_t i = 0; i < sizeof(train_only) / sizeof(train_only[0]); i++)
+				if (strcmp(field, train_only[i]) == 0)
+					snprintf(err->source, sizeof(err->source), "--train %s",
+						 field);
 		}
 		return cli_report(CMD, err, true);
 	case DTPLAN_ALLOC_NOTES:

@@ -58,7 +58,12 @@ stdout_has "  training     2.00T tokens in 476838 steps"
 run 0 plan --model llama2-7b --gpus 8 --train precision=fp8 --json
 json_eq "j['precision']" fp8
 run 2 plan --model llama2-7b --gpus 8 --gpu a100-80gb --train precision=fp8; stderr_has "a100-80gb has no fp8 tensor cores"
-run 2 plan --model llama2-7b --gpus 8 --pp 1 --train vp=2; stderr_has "interleaved stages need pipeline parallelism"
+run 2 plan --model llama2-7b --gpus 8 --pp 1 --train vp=2; stderr_has "--train vp: 2 interleaved stages need pipeline parallelism"
+# a --train key the library refuses is named as --train's, not as a flag
+run 2 plan --model llama2-7b --gpus 8 --train grads=fp32
+stderr_has "--train grads: grads=fp32: DeepSpeed keeps bf16 gradients; grads=fp32 needs framework=megatron"
+run 2 plan --model llama2-7b --gpus 8 --train framework=torchtitan,grads=bf16
+stderr_has "--train grads: grads=bf16: torchtitan keeps fp32 gradients"
 run 2 plan --model llama2-7b --gpus 8 --train bogus=1; stderr_has "--train: unknown key 'bogus'"
 run 2 plan --model llama2-7b --gpus 8 --tokens many; stderr_has "--tokens: 'many' is not a number"
 # other knobs
