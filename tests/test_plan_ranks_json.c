@@ -610,6 +610,20 @@ static void plan_from_json__interleaved_megatron_training__renders_as_made(void 
 	dtplan_plan_destroy(p);
 }
 
+/* Where in json the first `value` after member "key" starts (asserted). */
+static char *value_of(char *json, const char *key, const char *value)
+{
+	char quoted[64];
+	char *at;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+	at = strstr(json, quoted);
+	assert_non_null(at);
+	at = strstr(at, value);
+	assert_non_null(at);
+	return at;
+}
+
 /* DeepSeek-V3 with its recipe (fine recomputation, DualPipe, bf16 moments)
  * read back as made, its MoE layers and all-to-all included, and a bad
  * schedule or moments named. */
@@ -648,28 +662,19 @@ static void plan_from_json__deepseek_recipe__renders_as_made(void **state)
 	assert_non_null(strstr(a, "in 58 MoE layers"));
 	dtplan_plan_destroy(back);
 	back = NULL;
-	/* "moments": "bf17", refused as a bad precision is */
-	bad = strstr(json, "\"moments\"");
-	assert_non_null(bad);
-	bad = strstr(bad, "\"bf16\"");
-	assert_non_null(bad);
+	/* "moments": "bf17", refused as a bad precision is, and "grads" too,
+	 * each naming what it takes */
+	bad = value_of(json, "moments", "\"bf16\"");
 	memcpy(bad, "\"bf17\"", 6);
 	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_INVAL);
 	assert_non_null(strstr(err.text, "moments: 'bf17' is not fp32 or bf16"));
 	memcpy(bad, "\"bf16\"", 6);
-	/* "grads": "bf17" too, naming what it takes */
-	bad = strstr(json, "\"grads\"");
-	assert_non_null(bad);
-	bad = strstr(bad, "\"bf16\"");
-	assert_non_null(bad);
+	bad = value_of(json, "grads", "\"bf16\"");
 	memcpy(bad, "\"bf17\"", 6);
 	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_INVAL);
 	assert_non_null(strstr(err.text, "grads: 'bf17' is not default, fp32 or bf16"));
 	memcpy(bad, "\"bf16\"", 6);
-	bad = strstr(json, "\"schedule\"");
-	assert_non_null(bad);
-	bad = strstr(bad, "\"dualpipe\"");
-	assert_non_null(bad);
+	bad = value_of(json, "schedule", "\"dualpipe\"");
 	memcpy(bad, "\"gpipe_xx\"", 10);
 	assert_int_equal(dtplan_plan_from_json(json, &back, &err), DTPLAN_ERR_PARSE);
 	if (strstr(err.text, "parallelism.schedule: expected") == NULL)
