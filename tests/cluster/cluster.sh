@@ -623,6 +623,33 @@ cmd_up() {
 	say "clients: eval \"\$($0 env)\""
 }
 
+# daemon_by_cmdline slurmctld|slurmd@NODE: the pid of this cluster's live
+# daemon by its command line, for when its pid file is behind: Slurm 24.05+
+# re-executes slurmctld and slurmd on scontrol reconfigure, and the new
+# process's pid file has been seen to go missing (issue 24's re-executed
+# names, slurmctld-wlm and slurmd-wlm, included).
+daemon_by_cmdline() {
+	local want=$1 p comm cmd
+	for p in $(our_pids | sort -un); do
+		proc_alive "$p" || continue
+		{ read -r comm <"/proc/$p/comm"; } 2>/dev/null || continue
+		cmd=$({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null)
+		case $want in
+		slurmctld)
+			case $comm in slurmctld | slurmctld-*) echo "$p" && return 0 ;; esac
+			;;
+		slurmd@*)
+			case $comm in
+			slurmd | slurmd-*)
+				case " $cmd" in *" -N ${want#slurmd@} "*) echo "$p" && return 0 ;; esac
+				;;
+			esac
+			;;
+		esac
+	done
+	return 1
+}
+
 cmd_status() {
 	local node p rc=0 pidf
 	if [ ! -f "$CL_DIR/.dtplan-cluster" ]; then
@@ -642,6 +669,9 @@ cmd_status() {
 		p=$(cat "${pidf#*:}" 2>/dev/null)
 		if proc_alive "$p"; then
 			printf '%-16s pid %s\n' "${pidf%%:*}" "$p"
+		elif p=$(daemon_by_cmdline "${pidf%%:*}") && [ -n "$p" ]; then
+			printf '%-16s pid %s (pid file %s)\n' "${pidf%%:*}" "$p" \
+				"$([ -e "${pidf#*:}" ] && echo stale || echo missing)"
 		else
 			printf '%-16s DOWN\n' "${pidf%%:*}"
 			rc=1

@@ -326,21 +326,34 @@ cluster_is_up() {
 
 # reconfigure: slurmctld and every slurmd read slurm.conf and topology.conf
 # again (24.05+ re-executes the daemons: a new process writes its pid file
-# a while after the old one answered); waits until all nodes are idle and
-# every daemon's pid file names a live process again.
+# a while after the old one answered); waits up to 60 s until all nodes are
+# idle and every daemon runs again (cluster.sh status: by its pid file, or by
+# its command line where that file is behind).  If not, says which check
+# failed, the daemons and the end of their logs.
 reconfigure() {
-	local i
+	local deadline=$((SECONDS + 60)) why
 	scontrol reconfigure || return 1
-	for ((i = 0; i < 150; i++)); do
-		if scontrol ping 2>/dev/null | grep -q 'is UP' &&
-			[ "$(nodes_in_state idle)" = "$CL_NODES" ] &&
-			"$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
+	while :; do
+		if ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
+			why="slurmctld does not answer scontrol ping"
+		elif [ "$(nodes_in_state idle)" != "$CL_NODES" ]; then
+			why="not every node is idle"
+		elif ! "$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
+			why="a daemon's pid file names no live process"
+		else
 			return 0
 		fi
+		[ "$SECONDS" -lt "$deadline" ] || break
 		sleep 0.2
 	done
-	echo "reconfigure: the cluster did not come back within 30 s" >&2
-	sinfo -N >&2
+	echo "reconfigure: the cluster did not come back within 60 s: $why" >&2
+	scontrol ping >&2
+	"$BATS_TEST_DIRNAME/cluster.sh" status >&2
+	local log
+	for log in "$CL_DIR"/log/slurmctld.log "$CL_DIR"/log/slurmd-*.log; do
+		echo "== the end of $log" >&2
+		tail -n 4 "$log" >&2
+	done
 	return 1
 }
 
