@@ -625,9 +625,10 @@ cmd_up() {
 
 # daemon_by_cmdline slurmctld|slurmd@NODE: the pid of this cluster's live
 # daemon by its command line, for when its pid file is behind: Slurm 24.05+
-# re-executes slurmctld and slurmd on scontrol reconfigure, and the new
-# process's pid file has been seen to go missing (issue 24's re-executed
-# names, slurmctld-wlm and slurmd-wlm, included).
+# re-executes slurmctld and slurmd on scontrol reconfigure, and until the
+# new process has written that file (or if it never does) the file names
+# the old one.  Issue 24's re-executed names, slurmctld-wlm and slurmd-wlm,
+# included.
 daemon_by_cmdline() {
 	local want=$1 p comm cmd
 	for p in $(our_pids | sort -un); do
