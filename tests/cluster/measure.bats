@@ -23,6 +23,11 @@ SITE=$CLUSTER_TOP_SRCDIR/tests/data/dtplan-site-4to1.conf
 PLUGSTACK=$CL_DIR/etc/plugstack.conf
 FORGE=$CLUSTER_TOP_BUILDDIR/tests/probe_forge
 BUDGET=5
+# what a job that waited the whole budget may take beyond it and beyond
+# Slurm's own start (plain_delay, one sample): the prologs' work after the
+# wait and their completion messages.  A trixie run took 1,147 ms on a
+# loaded machine; a prolog that waited the budget twice would be 5,000 over.
+SLACK_MS=2000
 MB=1000000
 
 setup_file() {
@@ -283,7 +288,7 @@ queued_gap() {
 	grep -q '\[straggler\] node6 is a straggler: its links reach 1[0-9.]* MB/s' <<<"$LOG"
 }
 
-@test "node7's measurement killed mid-probe: the job starts within the budget plus a second, node7 named, no drain" {
+@test "node7's measurement killed mid-probe: the job starts within the budget plus two seconds, node7 named, no drain" {
 	plain_delay
 	JOB=$(sbatch --parsable -N8 --gres=gpu:8 --dt-plan=auto --dt-model=llama3-8b \
 		--wrap 'echo "START $(($(date +%s%N) / 1000000))"; cp "$DTPLAN_FILE" plan-$SLURM_JOB_ID.json')
@@ -307,20 +312,20 @@ queued_gap() {
 	PLAN=$CL_DIR/jobs/plan-$JOB.json
 	DELAY_MS=$(($(sed -n 's/^START //p' <<<"$LOG") - t0))
 	echo "job $JOB started $DELAY_MS ms after sbatch (without --dt-plan: $BASE_MS ms)"
-	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + SLACK_MS)) ]
 	[ "$(meas 'm["missing"]')" = "['node7']" ]
 	grep -q '\[measurement-incomplete\] 1 of 8 nodes did not finish the measurement .*: node7' <<<"$LOG"
 	no_drain
 }
 
-@test "node8 cut off (its prolog never joins): the job starts within the budget plus a second, node8 named, no drain" {
+@test "node8 cut off (its prolog never joins): the job starts within the budget plus two seconds, node8 named, no drain" {
 	plain_delay
 	echo node8 >"$BATS_TEST_TMPDIR/cut"
 	in_node node8 iptables -I INPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
 	in_node node8 iptables -I OUTPUT -p tcp --dport "${CL_PROBE_PORTS/-/:}" -j DROP
 	measure_job
 	echo "without --dt-plan: $BASE_MS ms"
-	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + SLACK_MS)) ]
 	[ "$(meas 'm["nodes_reported"]')" = 7 ]
 	[ "$(meas 'm["missing"]')" = "['node8']" ]
 	# node8's inventory came from node_xml= on the batch node, not the prolog
@@ -436,7 +441,7 @@ holder_done() {
 	grep -qF "dtplan: plan degraded: nothing measured by the prolog: $cause" <<<"$LOG"
 	grep -qF "  measured     nothing: the prolog failed ($cause)" <<<"$LOG"
 	! grep -q PrologFlags <<<"$LOG"
-	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + 1000)) ]
+	[ "$DELAY_MS" -le $((BASE_MS + BUDGET * 1000 + SLACK_MS)) ]
 	no_drain
 }
 
