@@ -339,7 +339,7 @@ reconfigure() {
 		elif [ "$(nodes_in_state idle)" != "$CL_NODES" ]; then
 			why="not every node is idle"
 		elif ! "$BATS_TEST_DIRNAME/cluster.sh" status >/dev/null 2>&1; then
-			why="a daemon's pid file names no live process"
+			why="a daemon is not running (cluster.sh status)"
 		else
 			return 0
 		fi
